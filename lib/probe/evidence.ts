@@ -1,0 +1,95 @@
+/**
+ * Probe evidence: what the catalog-monitor saw when it called a listing's endpoints without paying.
+ * Produced by lib/probe (the only code that fetches), consumed by the readiness rules (which never
+ * fetch). Check ids are seed 000's (R1–R3, C1–C5, S1, S4, S5) so a finding can be held against it.
+ */
+
+export type ChallengeKind = "x402-v2" | "x402-v1" | "mpp" | "none";
+export type FindingSeverity = "pass" | "info" | "warn" | "fail";
+
+export interface Finding {
+  /** Seed 000 check id (e.g. "C2", "S1") or a probe-level id ("PROBE"). */
+  check: string;
+  severity: FindingSeverity;
+  /** Stable machine code, e.g. "payto_not_checksummed". */
+  code: string;
+  /** Plain words for the seller. */
+  message: string;
+  /** JSON pointer into the decoded challenge when the finding is about one field. */
+  pointer?: string;
+}
+
+export interface TlsFacts {
+  /** The chain verified against the system's trust store. */
+  valid: boolean;
+  /** Days until the leaf certificate expires; null when not over TLS. */
+  daysToExpiry: number | null;
+}
+
+/** One accepted payment option, normalised across x402 v1/v2 (amount in atomic units). */
+export interface NormalisedRequirement {
+  scheme: string;
+  network: string;
+  amount: string;
+  asset: string;
+  payTo: string;
+  maxTimeoutSeconds: number | null;
+  extra: Record<string, unknown> | null;
+}
+
+export interface ChallengeEvidence {
+  kind: ChallengeKind;
+  /** The challenge decoded and well-formed enough to pay (C1 and C2 pass). */
+  valid: boolean;
+  /** The decoded x402 PaymentRequired (header or body) as received, for the report. */
+  x402?: unknown;
+  /** Which bazaar reading the seller used, when the extension is present. */
+  bazaarReading?: "coinbase" | "x402-foundation" | null;
+  /** Normalised x402 accepts entries. */
+  requirements?: NormalisedRequirement[];
+  /** Parsed MPP challenges from WWW-Authenticate: Payment. */
+  mpp?: Array<{ id: string; realm: string; method: string; intent: string; request: unknown; expires?: string | null }>;
+}
+
+export interface EndpointEvidence {
+  method: string;
+  path: string;
+  url: string;
+  /** R1: a response arrived within the deadline. */
+  reachable: boolean;
+  /** Set when the SSRF guard refused the URL before any request. */
+  refusal?: string | null;
+  status: number | null;
+  ttfbMs: number | null;
+  tls: TlsFacts | null;
+  contentType: string | null;
+  /** Selected response headers, lower-cased names (PAYMENT-REQUIRED, WWW-Authenticate …). */
+  headers: Record<string, string>;
+  challenge: ChallengeEvidence;
+  findings: Finding[];
+}
+
+export interface ResourceEvidence {
+  url: string;
+  ok: boolean;
+  status: number | null;
+  contentType: string | null;
+  refusal?: string | null;
+  findings: Finding[];
+}
+
+export interface ProbeEvidence {
+  version: 1;
+  probedAt: string;
+  /** Where the probe ran from (a region name, or "local"). */
+  vantage: string;
+  baseUrl: string;
+  endpoints: EndpointEvidence[];
+  /** M4: the logo was fetched and its bytes are an image. */
+  logo: (ResourceEvidence & { isImage: boolean }) | null;
+  /** D1 */
+  docs: ResourceEvidence | null;
+  /** D4: the first machine-readable discovery document found. */
+  discovery: (ResourceEvidence & { kind: "well-known-x402" | "openapi" | null }) | null;
+  findings: Finding[];
+}

@@ -1,0 +1,108 @@
+/**
+ * The two measured signals that readiness and rank share (seed 004: "H2 Liveness 5 × liveness (same
+ * formula as rank)", "H3 Settleability" from the same settle gate). Pure: callers pass the facts, and
+ * every function returns its value with the facts it used, so an admin can explain a number.
+ */
+
+export const MIN_DISTINCT_FAILING_BUYERS = 2;
+export const MIN_SETTLE_ATTEMPTS = 3;
+export const SETTLED_WITHIN_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+export type SettleGate = "settleable" | "unknown" | "unpayable";
+export const SETTLE_GATE_FACTOR: Record<SettleGate, number> = { settleable: 1.0, unknown: 0.85, unpayable: 0.25 };
+
+export interface SettleFacts {
+  /** Time of the most recent successful settlement, ISO string, or null if none ever. */
+  lastSettledAt: string | null;
+  /** Failed settlement attempts since the last success (all time when none). */
+  failedAttemptsSinceLastSettle: number;
+  /** Distinct payer wallets among those failed attempts. */
+  distinctFailingBuyersSinceLastSettle: number;
+}
+
+export interface SettleGateResult {
+  gate: SettleGate;
+  factor: number;
+  reason: string;
+  facts: SettleFacts & { now: string };
+}
+
+/**
+ * Unpayable needs ≥ MIN_SETTLE_ATTEMPTS failures from ≥ MIN_DISTINCT_FAILING_BUYERS buyers since the
+ * last success (SCORING-NOTES "SettleGate"); else settleable when settled within 30 days; else unknown.
+ */
+export function settleGate(facts: SettleFacts, now: Date): SettleGateResult {
+  const withNow = { ...facts, now: now.toISOString() };
+  if (
+    facts.failedAttemptsSinceLastSettle >= MIN_SETTLE_ATTEMPTS &&
+    facts.distinctFailingBuyersSinceLastSettle >= MIN_DISTINCT_FAILING_BUYERS
+  ) {
+    return {
+      gate: "unpayable",
+      factor: SETTLE_GATE_FACTOR.unpayable,
+      reason: `${facts.failedAttemptsSinceLastSettle} failed attempts from ${facts.distinctFailingBuyersSinceLastSettle} distinct buyers since the last settlement`,
+      facts: withNow,
+    };
+  }
+  if (facts.lastSettledAt) {
+    const age = now.getTime() - Date.parse(facts.lastSettledAt);
+    if (age >= 0 && age <= SETTLED_WITHIN_DAYS * DAY_MS) {
+      return { gate: "settleable", factor: SETTLE_GATE_FACTOR.settleable, reason: "a payment settled within 30 days", facts: withNow };
+    }
+  }
+  return { gate: "unknown", factor: SETTLE_GATE_FACTOR.unknown, reason: "no settlement within 30 days and no ledger-proven failure", facts: withNow };
+}
+
+export type HealthStatus = "operational" | "unverified" | "degraded" | "unavailable";
+export const HEALTH_BASELINE: Record<HealthStatus, number> = { operational: 0.9, unverified: 0.6, degraded: 0.5, unavailable: 0.1 };
+
+/** Monitor health confidence (SCORING-NOTES): it caps liveness. */
+export const HEALTH_CONFIDENCE = { validChallenge: 1.0, structured4xx: 0.6, otherAnswer: 0.3, noAnswer: 0 } as const;
+
+export interface LivenessFacts {
+  /** Percent uptime over 7 and 30 days from monitor samples; null when there are no samples. */
+  uptime7d: number | null;
+  uptime30d: number | null;
+  healthStatus: HealthStatus;
+  /** 0–1; the best confidence the monitor has in its latest reading. */
+  healthConfidence: number;
+  /** Buyers tried to pay (≥ MIN_DISTINCT_FAILING_BUYERS distinct) and none settled: withhold uptime. */
+  settlementUnproven: boolean;
+}
+
+export interface LivenessResult {
+  value: number;
+  source: "uptime7d" | "uptime30d" | "baseline";
+  cappedByConfidence: boolean;
+  uptimeWithheld: boolean;
+  facts: LivenessFacts;
+}
+
+export function liveness(facts: LivenessFacts): LivenessResult {
+  let raw: number;
+  let source: LivenessResult["source"];
+  const withheld = facts.settlementUnproven && (facts.uptime7d !== null || facts.uptime30d !== null);
+  if (!facts.settlementUnproven && facts.uptime7d !== null) {
+    raw = facts.uptime7d / 100;
+    source = "uptime7d";
+  } else if (!facts.settlementUnproven && facts.uptime30d !== null) {
+    raw = facts.uptime30d / 100;
+    source = "uptime30d";
+  } else {
+    raw = HEALTH_BASELINE[facts.healthStatus];
+    source = "baseline";
+  }
+  raw = clamp01(raw);
+  const cap = clamp01(facts.healthConfidence);
+  return { value: Math.min(raw, cap), source, cappedByConfidence: cap < raw, uptimeWithheld: withheld, facts };
+}
+
+/** Whether buyers tried and none settled (seed 004 `settlementUnprovenSince`), from 30-day counts. */
+export function settlementUnproven(distinctAttemptingBuyers30d: number, settled30d: number): boolean {
+  return settled30d === 0 && distinctAttemptingBuyers30d >= MIN_DISTINCT_FAILING_BUYERS;
+}
+
+export function clamp01(x: number): number {
+  return x < 0 ? 0 : x > 1 ? 1 : x;
+}
