@@ -1,0 +1,153 @@
+/**
+ * The asset registry for C3 ("asset real"): per CAIP-2 network, the token contracts we know and the
+ * EIP-712 domain (name, version) a payer signs against. This is the ONE table; every entry names
+ * where its figures come from so a reviewer can check them without trusting this file.
+ *
+ * Sources:
+ *  - ARCH: /work/shared/design/ARCHITECTURE.md, "Canonical USDC" (checked 2026-12-02).
+ *  - EVM:  @x402/evm 2.27.0 `DEFAULT_ASSETS` (dist/cjs/index.js, src/defaultAssets.ts), the
+ *          default asset table the x402 foundation's own EVM scheme signs with.
+ * Where the two disagree the entry lists both domains and says so: the probe cannot read the
+ * contract (no RPC from here), so it accepts either rather than fail a seller on our uncertainty.
+ */
+
+export interface Eip712Domain {
+  name: string;
+  /** null when the source gives no version (Avalanche in ARCH). */
+  version: string | null;
+  source: string;
+}
+
+export interface KnownAsset {
+  network: string;
+  /** Human name of the network, for messages. */
+  networkName: string;
+  symbol: string;
+  /** Contract address (EIP-55 checksummed) or SPL mint. */
+  address: string;
+  decimals: number;
+  /** Accepted EIP-712 domains; empty for non-EVM assets (no EIP-712 there). */
+  domains: Eip712Domain[];
+  source: string;
+}
+
+export const KNOWN_ASSETS: readonly KnownAsset[] = [
+  {
+    network: "eip155:8453", networkName: "Base", symbol: "USDC",
+    address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", decimals: 6,
+    domains: [{ name: "USD Coin", version: "2", source: "ARCH; EVM agrees" }],
+    source: "ARCH; EVM agrees",
+  },
+  {
+    network: "eip155:84532", networkName: "Base Sepolia", symbol: "USDC",
+    address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6,
+    domains: [{ name: "USDC", version: "2", source: "ARCH; EVM agrees" }],
+    source: "ARCH; EVM agrees",
+  },
+  {
+    network: "eip155:137", networkName: "Polygon", symbol: "USDC",
+    address: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359", decimals: 6,
+    domains: [{ name: "USD Coin", version: "2", source: "ARCH; EVM agrees" }],
+    source: "ARCH; EVM agrees",
+  },
+  {
+    network: "eip155:42161", networkName: "Arbitrum One", symbol: "USDC",
+    address: "0xaf88d065e77c8cC2239327C5EDb3A432268e5831", decimals: 6,
+    domains: [{ name: "USD Coin", version: "2", source: "ARCH; EVM agrees" }],
+    source: "ARCH; EVM agrees",
+  },
+  {
+    network: "eip155:43114", networkName: "Avalanche C-Chain", symbol: "USDC",
+    address: "0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E", decimals: 6,
+    // ARCH names the domain "USD Coin" without a version; EVM gives version "2".
+    domains: [{ name: "USD Coin", version: "2", source: "name: ARCH; version: EVM (ARCH gives none)" }],
+    source: "ARCH (address, name); EVM (version)",
+  },
+  {
+    network: "eip155:143", networkName: "Monad", symbol: "USDC",
+    address: "0x754704Bc059F8C67012fEd69BC8A327a5aafb603", decimals: 6,
+    // The sources disagree on the name: ARCH says "USD Coin", @x402/evm 2.27 says "USDC".
+    domains: [
+      { name: "USD Coin", version: "2", source: "ARCH" },
+      { name: "USDC", version: "2", source: "EVM (disagrees with ARCH; unverified on chain)" },
+    ],
+    source: "ARCH; EVM (name disputed)",
+  },
+  {
+    network: "eip155:1", networkName: "Ethereum", symbol: "USDC",
+    address: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", decimals: 6,
+    domains: [{ name: "USD Coin", version: "2", source: "EVM" }],
+    source: "EVM (not in ARCH)",
+  },
+  {
+    network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc", networkName: "Solana", symbol: "USDC",
+    address: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", decimals: 6,
+    domains: [],
+    source: "ARCH (mint); CAIP-2 id is Solana mainnet's genesis-hash prefix",
+  },
+];
+
+/**
+ * x402 v1 network names and the CAIP-2 id each stands for (v1 used bare names; v2 requires CAIP-2).
+ * Source: @x402/evm 2.27.0 `EVM_NETWORK_CHAIN_ID_MAP` for the EVM names, and the x402 v1 Solana
+ * names ("solana", "solana-devnet") mapped to their genesis-hash CAIP-2 ids.
+ */
+export const V1_NETWORK_NAMES: Readonly<Record<string, string>> = {
+  ethereum: "eip155:1",
+  sepolia: "eip155:11155111",
+  base: "eip155:8453",
+  "base-sepolia": "eip155:84532",
+  avalanche: "eip155:43114",
+  "avalanche-fuji": "eip155:43113",
+  polygon: "eip155:137",
+  "polygon-amoy": "eip155:80002",
+  abstract: "eip155:2741",
+  "abstract-testnet": "eip155:11124",
+  iotex: "eip155:4689",
+  sei: "eip155:1329",
+  "sei-testnet": "eip155:1328",
+  peaq: "eip155:3338",
+  story: "eip155:1514",
+  educhain: "eip155:41923",
+  monad: "eip155:143",
+  celo: "eip155:42220",
+  flare: "eip155:14",
+  solana: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc",
+  "solana-devnet": "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+};
+
+/** Extra tokens a listing declares (C3's "or a declared token"), same shape as the table. */
+export type DeclaredToken = Pick<KnownAsset, "network" | "address" | "decimals"> & Partial<Pick<KnownAsset, "symbol" | "domains">>;
+
+function sameAddress(network: string, a: string, b: string): boolean {
+  // EVM addresses compare case-insensitively (checksum is presentation); Solana mints are case-sensitive base58.
+  return network.startsWith("eip155:") ? a.toLowerCase() === b.toLowerCase() : a === b;
+}
+
+export function assetsOnNetwork(network: string): KnownAsset[] {
+  return KNOWN_ASSETS.filter((a) => a.network === network);
+}
+
+export function findAsset(network: string, address: string, declared: readonly DeclaredToken[] = []): (KnownAsset | DeclaredToken) | null {
+  return (
+    KNOWN_ASSETS.find((a) => a.network === network && sameAddress(network, a.address, address)) ??
+    declared.find((d) => d.network === network && sameAddress(network, d.address, address)) ??
+    null
+  );
+}
+
+/** The canonical USDC of a network, if we know it. */
+export function canonicalUsdc(network: string): KnownAsset | null {
+  return KNOWN_ASSETS.find((a) => a.network === network && a.symbol === "USDC") ?? null;
+}
+
+/** Map a v1 network name to CAIP-2; a value that already looks CAIP-2 passes through. */
+export function toCaip2(network: string): string | null {
+  if (isCaip2(network)) return network;
+  return V1_NETWORK_NAMES[network] ?? null;
+}
+
+/** CAIP-2: namespace (3–8 of [-a-z0-9]) ":" reference (1–32 of [-_a-zA-Z0-9]). */
+export function isCaip2(network: string): boolean {
+  return /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/.test(network);
+}

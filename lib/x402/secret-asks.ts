@@ -1,0 +1,62 @@
+/**
+ * S4 "No secret asks" (seed 000): the 402 and the docs never ask for keys, seed phrases or auth
+ * headers beyond x402. These are pattern checks of the published text, as the seed says: a clever
+ * ask in prose can pass. They aim at the asks an agent could act on: imperative phrasing, input
+ * fields named after secrets, and request headers that carry credentials.
+ */
+import type { Finding } from "@/lib/probe/evidence";
+import { walkStrings } from "./json";
+
+const SECRET =
+  "(?:private[\\s_-]?key|secret[\\s_-]?key|seed[\\s_-]?phrase|recovery[\\s_-]?phrase|mnemonic|wallet[\\s_-]?password|api[\\s_-]?key|access[\\s_-]?token|bearer[\\s_-]?token|auth(?:orization)?[\\s_-]?header|password)";
+const ASK = "(?:send|provide|include|enter|paste|supply|share|submit|attach|add|give|put|type|upload)";
+/** "send us your private key", "include your API key in the X-Api-Key header". */
+const IMPERATIVE = new RegExp(`\\b${ASK}\\b[^.!?\\n]{0,40}?\\b${SECRET}`, "i");
+/** A negation just before the verb turns an ask into advice ("never send your seed phrase"). */
+const NEGATED = /\b(?:never|not|don'?t|do not|no one|nobody|won'?t|will not)\b[^.!?\n]{0,12}$/i;
+/** A field whose name is a secret (an input schema asking for `privateKey`, `mnemonic` …). */
+const SECRET_FIELD = /^(?:private_?key|privkey|secret_?key|seed_?phrase|seed|mnemonic|recovery_?phrase|wallet_?password|password)$/i;
+/** Request headers that carry credentials other than x402's own. */
+const CREDENTIAL_HEADER = /^(?:authorization|proxy-authorization|x-api-key|api-key|x-auth-token|x-access-token|cookie)$/i;
+
+export interface SecretAskSource {
+  /** Decoded JSON (the PaymentRequired, the MPP request) whose strings and keys are checked. */
+  json?: unknown;
+  /** Free text (a docs page, a text body). */
+  text?: string;
+  /** Where the source came from, prefixed to pointers in messages ("header", "body", "docs"). */
+  label: string;
+}
+
+export function findSecretAsks(sources: SecretAskSource[]): Finding[] {
+  const findings: Finding[] = [];
+  for (const src of sources) {
+    if (src.json !== undefined) {
+      for (const { pointer, text, isKey } of walkStrings(src.json)) {
+        if (isKey && SECRET_FIELD.test(text.replace(/[\s-]/g, "_"))) {
+          findings.push({ check: "S4", severity: "fail", code: "asks_for_secret_field", message: `The ${src.label} asks for a field named "${text}", which is a wallet secret.`, pointer });
+        } else if (isKey && /\/headers\/[^/]+$/.test(pointer) && CREDENTIAL_HEADER.test(text)) {
+          findings.push({ check: "S4", severity: "fail", code: "asks_for_auth_header", message: `The ${src.label} asks the caller to send a "${text}" header; x402 needs no credential beyond the payment.`, pointer });
+        } else if (!isKey) {
+          const ask = imperativeAsk(text);
+          if (ask) findings.push({ check: "S4", severity: "fail", code: "asks_for_secret", message: `The ${src.label} asks for a secret: "${ask}".`, pointer });
+        }
+      }
+    }
+    if (src.text) {
+      const ask = imperativeAsk(src.text);
+      if (ask) findings.push({ check: "S4", severity: "fail", code: "asks_for_secret", message: `The ${src.label} asks for a secret: "${ask}".` });
+    }
+  }
+  return findings;
+}
+
+/** The first un-negated imperative ask in a text, trimmed for the message, or null. */
+function imperativeAsk(text: string): string | null {
+  const re = new RegExp(IMPERATIVE.source, "gi");
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const before = text.slice(Math.max(0, m.index - 40), m.index);
+    if (!NEGATED.test(before)) return m[0].slice(0, 120);
+  }
+  return null;
+}
