@@ -1,0 +1,1 @@
+export { parseMpp, splitPaymentChallenges, type MppChallenge, type MppParseResult } from "./parse";
