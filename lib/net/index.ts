@@ -1,0 +1,5 @@
+/** lib/net: the SSRF-guarded fetch, the only outbound HTTP in the product (docs/SSRF.md). */
+export { safeFetch, validateTarget, classifyAddress, defaultResolver } from "./safe-fetch";
+export { sniffType, contentTypeMatches, mediaType } from "./sniff";
+export { REFUSAL_CODES } from "./types";
+export type * from "./types";

@@ -1,0 +1,157 @@
+import ipaddr from "ipaddr.js";
+import { classifyAddress, isLoopback, parseIp } from "./classify-address";
+import type { RefusalCode, ValidateOptions, ValidateResult } from "./types";
+
+/**
+ * Pure checks on a target URL, before any DNS. Checks run in this order and the first failure is
+ * reported: ambiguous characters → parse → scheme → credentials → query → fragment → host → port.
+ * Raw-string checks run beside the WHATWG parse because the parser silently "repairs" input
+ * (drops tabs and newlines, turns `\` into `/`, hides an empty `?`, `#` or `@`) and other parsers
+ * in a chain may read the same bytes differently.
+ */
+
+// Names that are local by definition (RFC 6761, RFC 6762, RFC 8375, ICANN's .internal) and
+// single-label names, which the system resolver completes with search domains.
+const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".home.arpa", ".localdomain", ".arpa", ".intranet", ".lan"];
+const LOCAL_NAMES = new Set(["localhost", "localdomain", "local", "internal", "arpa"]);
+
+function refuse(refusal: RefusalCode, detail: string): ValidateResult {
+  return { ok: false, refusal, detail };
+}
+
+/** Lower-case, without trailing dots, IPv6 brackets kept (as URL.hostname gives them). */
+export function normaliseHostname(hostname: string): string {
+  return hostname.toLowerCase().replace(/\.+$/, "");
+}
+
+export function effectivePort(url: URL): number {
+  if (url.port) return Number(url.port);
+  return url.protocol === "https:" ? 443 : 80;
+}
+
+/** Parse "host:port" allow-list entries into a set of "hostname:port" keys ("" port = default). */
+export function allowListKeys(entries: readonly string[] | undefined): Set<string> {
+  const keys = new Set<string>();
+  for (const entry of entries ?? []) {
+    let parsed: URL;
+    try {
+      parsed = new URL(`http://${entry.trim()}`);
+    } catch {
+      continue; // an unparseable entry allows nothing
+    }
+    const host = normaliseHostname(parsed.hostname);
+    if (!host) continue;
+    if (parsed.port) keys.add(`${host}:${parsed.port}`);
+    else {
+      // "host" alone: its default ports (URL drops an explicit :80, so "host:80" lands here too).
+      keys.add(`${host}:80`);
+      keys.add(`${host}:443`);
+    }
+  }
+  return keys;
+}
+
+export function isAllowListed(url: URL, keys: Set<string>): boolean {
+  return keys.has(`${normaliseHostname(url.hostname)}:${effectivePort(url)}`);
+}
+
+/** The IP a host string denotes, if it is an IP literal in any encoding; else null. */
+export function ipLiteralOf(hostname: string): string | null {
+  const host = normaliseHostname(hostname);
+  if (host.startsWith("[") && host.endsWith("]")) {
+    const inner = host.slice(1, -1);
+    return ipaddr.IPv6.isValid(inner) ? inner : null;
+  }
+  if (ipaddr.IPv4.isValidFourPartDecimal(host)) return host;
+  // WHATWG URL normalises decimal/octal/hex/short IPv4 to dotted quads for http(s), but keep a
+  // second reading so a parser difference can never turn a numeric host into a DNS name.
+  if (/^[0-9a-fx.]+$/i.test(host) && ipaddr.IPv4.isValid(host)) return ipaddr.IPv4.parse(host).toString();
+  return null;
+}
+
+function isLocalName(host: string): boolean {
+  if (LOCAL_NAMES.has(host)) return true;
+  if (LOCAL_SUFFIXES.some((s) => host.endsWith(s))) return true;
+  return !host.includes(".");
+}
+
+/**
+ * A raw authority's host when the WHATWG parser refused the string (e.g. an IPv6 zone id such as
+ * [fe80::1%25eth0]), so the refusal can still say the target was a forbidden IP literal.
+ */
+function rawLiteralRefusal(raw: string, opts: ValidateOptions): ValidateResult | null {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?\[([^\]]+)\]/i.exec(raw);
+  if (!m) return null;
+  const inner = decodeURIComponent(m[1].replace(/%(?![0-9a-f]{2})/gi, "%25"));
+  const addr = parseIp(inner);
+  if (!addr) return null;
+  const verdict = (opts.addressPolicy ?? classifyAddress)(inner);
+  if (verdict.allowed) return null;
+  return refuse("ip_literal_forbidden", `host [${inner}] is an IP literal in ${verdict.range}`);
+}
+
+export function validateTarget(input: string, opts: ValidateOptions = {}): ValidateResult {
+  if (typeof input !== "string" || input.length === 0) return refuse("invalid_url", "empty URL");
+  if (input.length > 8192) return refuse("invalid_url", "URL longer than 8192 characters");
+  // Whitespace and control characters (incl. tab, CR, LF, which WHATWG strips silently), DEL,
+  // and backslashes (which WHATWG reads as "/" for http(s) but other parsers do not).
+  // eslint-disable-next-line no-control-regex
+  const odd = /[\u0000-\u0020\u007f\\\u00a0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]/.exec(input);
+  if (odd) {
+    const ch = odd[0] === "\\" ? "backslash" : `U+${odd[0].charCodeAt(0).toString(16).padStart(4, "0")}`;
+    return refuse("ambiguous_url", `URL contains ${ch} at index ${odd.index}`);
+  }
+
+  const schemeMatch = /^([a-z][a-z0-9+.-]*):/i.exec(input);
+  if (!schemeMatch) return refuse("invalid_url", "URL has no scheme");
+  const scheme = schemeMatch[1].toLowerCase();
+  if (scheme !== "https" && scheme !== "http") return refuse("scheme_not_allowed", `scheme ${scheme}: is not allowed`);
+  if (!input.slice(schemeMatch[0].length).startsWith("//")) return refuse("invalid_url", "URL has no authority (expected scheme://host)");
+
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return rawLiteralRefusal(input, opts) ?? refuse("invalid_url", "URL does not parse");
+  }
+
+  const keys = allowListKeys(opts.allowHosts);
+  const allowListed = isAllowListed(url, keys);
+
+  if (url.protocol === "http:" && !allowListed) return refuse("scheme_not_allowed", "plain http is allowed only for hosts on allowHosts");
+
+  // Authority as written: everything between "//" and the first "/", "?" or "#".
+  const afterSlashes = input.slice(schemeMatch[0].length + 2);
+  const authority = afterSlashes.split(/[/?#]/, 1)[0];
+  if (url.username || url.password || authority.includes("@")) {
+    return refuse("credentials_in_url", "URL carries credentials (userinfo before the host)");
+  }
+
+  const hashAt = input.indexOf("#");
+  const beforeHash = hashAt === -1 ? input : input.slice(0, hashAt);
+  if (beforeHash.includes("?") && !opts.allowQuery) return refuse("query_not_allowed", "URL carries a query string");
+  if (hashAt !== -1) return refuse("fragment_not_allowed", "URL carries a fragment");
+
+  const host = normaliseHostname(url.hostname);
+  if (!host) return refuse("invalid_url", "URL has an empty host");
+  const literal = ipLiteralOf(host);
+  if (literal !== null) {
+    const verdict = (opts.addressPolicy ?? classifyAddress)(literal);
+    const loopbackOk = allowListed && isLoopback(literal);
+    if (!verdict.allowed && !loopbackOk) {
+      return refuse("ip_literal_forbidden", `host ${host} is an IP literal in ${verdict.range}`);
+    }
+  } else if (!allowListed && isLocalName(host)) {
+    return refuse("host_forbidden", `host ${host} is a local name`);
+  }
+
+  const port = effectivePort(url);
+  if (!allowListed) {
+    const httpsPorts = opts.httpsPorts ?? [443];
+    if (!httpsPorts.includes(port)) return refuse("port_not_allowed", `port ${port} is not allowed (allowed: ${httpsPorts.join(", ")})`);
+  }
+
+  // Hand back a normalised URL: no trailing dot on the host (SNI and Host must not carry one).
+  if (url.hostname !== host) url.hostname = host;
+  return { ok: true, url, allowListed, ipLiteral: literal };
+}
