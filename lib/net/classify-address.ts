@@ -64,7 +64,15 @@ const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR("2000::/3");
 
 /** Parse an address in any form ipaddr.js accepts (dotted, decimal, octal, hex, short IPv4; IPv6 with zone). */
 export function parseIp(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  const raw = ip.startsWith("[") && ip.endsWith("]") ? ip.slice(1, -1) : ip;
+  let raw = ip.startsWith("[") && ip.endsWith("]") ? ip.slice(1, -1) : ip;
+  // ipaddr.js reads "::a.b.c.d" (IPv4-compatible) as "::ffff:a.b.c.d" (mapped): spell the dotted
+  // tail as two hex groups first, as the WHATWG parser does.
+  const tail = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(%.*)?$/.exec(raw);
+  if (tail) {
+    const [a, b, c, d] = tail.slice(2, 6).map(Number);
+    if ([a, b, c, d].some((n) => n > 255)) return null;
+    raw = `${tail[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}${tail[6] ?? ""}`;
+  }
   try {
     return ipaddr.parse(raw);
   } catch {
