@@ -1,0 +1,76 @@
+/**
+ * A rubric file turned into the lookup structures the engine needs, once per rubric object. Scoring
+ * 100,000 listings (bench/score.ts) must not rebuild sets or sort caps per call.
+ */
+import type { Rubric, RubricBand, RubricCap, RubricRule, RuleId } from "./rubric";
+import { countAlnum, hostOf, normaliseTitle, normaliseWords } from "./text";
+
+export interface CompiledRubric {
+  rubric: Rubric;
+  version: string;
+  rules: RubricRule[];
+  ruleById: Map<RuleId, RubricRule>;
+  placeholderTitles: Set<string>;
+  placeholderWords: Set<string>;
+  hostPrefixes: string[];
+  /** Caps by ascending value, so the first triggered one is the lowest. */
+  capsAscending: RubricCap[];
+  /** Rule id → the caps it clears. */
+  capsFixedBy: Map<RuleId, RubricCap["id"][]>;
+  bandsAscending: RubricBand[];
+}
+
+const cache = new WeakMap<Rubric, CompiledRubric>();
+
+export function compileRubric(rubric: Rubric): CompiledRubric {
+  const hit = cache.get(rubric);
+  if (hit) return hit;
+  const capsFixedBy = new Map<RuleId, RubricCap["id"][]>();
+  for (const cap of rubric.caps) {
+    for (const id of cap.fixedBy) capsFixedBy.set(id, [...(capsFixedBy.get(id) ?? []), cap.id]);
+  }
+  const compiled: CompiledRubric = {
+    rubric,
+    version: `${rubric.id}/${rubric.version}`,
+    rules: rubric.rules,
+    ruleById: new Map(rubric.rules.map((r) => [r.id, r])),
+    // The list is written in readable form; compare in the same normalised form as titles.
+    placeholderTitles: new Set(rubric.placeholders.titles.map(normaliseTitle)),
+    placeholderWords: new Set(rubric.placeholders.words.map(normaliseWords)),
+    hostPrefixes: rubric.placeholders.hostPrefixes.map((p) => p.toLowerCase()),
+    capsAscending: [...rubric.caps].sort((a, b) => a.value - b.value),
+    capsFixedBy,
+    bandsAscending: [...rubric.bands].sort((a, b) => a.min - b.min),
+  };
+  cache.set(rubric, compiled);
+  return compiled;
+}
+
+/**
+ * M1: why a title is a placeholder, or null when it is specific. Plain words, shown to the seller.
+ * See the rubric reading "title" for the list of tests.
+ */
+export function titlePlaceholderReason(title: string | null | undefined, baseUrl: string | null | undefined, c: CompiledRubric): string | null {
+  const raw = typeof title === "string" ? title.trim() : "";
+  if (raw.length === 0) return "the title is empty";
+  const letters = countAlnum(raw);
+  if (letters === 0) return "the title has no letters or digits";
+  const min = c.rubric.thresholds.titleMinChars;
+  if (letters < min) return `the title has fewer than ${min} letters or digits`;
+  const norm = normaliseTitle(raw);
+  if (norm.length === 0 || c.placeholderTitles.has(norm)) return `"${raw}" is a placeholder title`;
+  for (const word of norm.split(" ")) {
+    if (c.placeholderWords.has(word)) return `the title contains the placeholder word "${word}"`;
+  }
+  if (typeof baseUrl === "string" && baseUrl.length > 0) {
+    const host = hostOf(baseUrl);
+    if (normaliseWords(baseUrl) === norm) return "the title is just the base URL";
+    if (host) {
+      if (normaliseWords(host) === norm) return "the title is just the host name";
+      for (const p of c.hostPrefixes) {
+        if (host.startsWith(p) && normaliseWords(host.slice(p.length)) === norm) return "the title is just the host name";
+      }
+    }
+  }
+  return null;
+}
