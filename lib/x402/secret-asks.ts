@@ -48,7 +48,14 @@ export function findSecretAsks(sources: SecretAskSource[]): Finding[] {
       if (ask) findings.push({ check: "S4", severity: "fail", code: "asks_for_secret", message: `The ${src.label} asks for a secret: "${ask}".` });
     }
   }
-  return findings;
+  // The same ask in the header and the echoed body is one ask.
+  const seen = new Set<string>();
+  return findings.filter((f) => {
+    const key = `${f.code}|${f.pointer ?? ""}|${f.message.replace(/^The [^:]+ asks/, "")}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** The first un-negated imperative ask in a text, trimmed for the message, or null. */
