@@ -1,0 +1,289 @@
+/**
+ * Badge SVG renderer: our own, following the layout conventions people know from shields.io's
+ * badge-maker (Verdana 11px text measured from a width table, 5px padding, odd pixel widths, text drawn
+ * at 10× and scaled by .1 for sub-pixel placement, `textLength` pinning the measured width), in four
+ * styles: flat, flat-square, plastic, for-the-badge.
+ *
+ * Safety: everything goes through the escaping builder in xml.ts, and all visible user text passes
+ * through `visibleText` (bidi controls stripped, 40 characters max). Accessibility: every badge has
+ * role="img", an aria-label and a <title> (STYLE.md practice 9); decorative shadow copies of the text
+ * are aria-hidden.
+ */
+import { BAND_COLORS, LABEL_COLORS, UNSCORED_COLORS, colorsFor, type BadgeColors } from "./colors";
+import { canonicalJson } from "./canonical-json";
+import type { DsseEnvelope } from "./dsse";
+import type { BadgeStatement } from "./statement";
+import { visibleText } from "./text";
+import { textWidth, textWidth100, type BadgeFont } from "./widths";
+import { Prerendered, el, type XmlChild, type XmlElement } from "./xml";
+
+export const BADGE_STYLES = ["flat", "flat-square", "plastic", "for-the-badge"] as const;
+export type BadgeStyle = (typeof BADGE_STYLES)[number];
+
+export const DEFAULT_LABEL = "readiness";
+export const UNSCORED_VALUE = "not yet scored";
+/** The id of the <metadata> element that carries the DSSE envelope; the verifier looks for it. */
+export const ENVELOPE_METADATA_ID = "tollgate-badge-envelope";
+
+const FONT_FAMILY = "Verdana,Geneva,DejaVu Sans,sans-serif";
+const SVG_NS = "http://www.w3.org/2000/svg";
+const XLINK_NS = "http://www.w3.org/1999/xlink";
+
+export interface RenderBadgeOptions {
+  style: BadgeStyle;
+  /** Left-hand text; "" renders the value alone. */
+  label: string;
+  /** Right-hand text. */
+  value: string;
+  /** Background of the value side, #rgb or #rrggbb; the text colour is chosen for contrast. */
+  color: string | BadgeColors;
+  /** Where the badge links (the catalog page). http(s) only. */
+  link?: string;
+  /** Prefix for the accessible name, e.g. the listing's name. */
+  title?: string;
+  /** Text for a <metadata> child (the DSSE envelope JSON). */
+  metadata?: string;
+}
+
+interface Part {
+  text: string;
+  /** Text box width in px (what textLength pins). */
+  width: number;
+  colors: BadgeColors;
+}
+
+interface Layout {
+  height: number;
+  leftWidth: number;
+  rightWidth: number;
+  body: XmlChild[];
+}
+
+function roundUpToOdd(n: number): number {
+  // Odd widths put the text centre on a pixel boundary, as shields does.
+  return n % 2 === 0 ? n + 1 : n;
+}
+
+/** Decorative 1px shadow + the text itself, at 10× scale. */
+function shadowedText(x: number, y: number, part: Part): XmlElement[] {
+  const textLength = part.width * 10;
+  return [
+    el("text", { "aria-hidden": "true", x, y: y + 10, fill: part.colors.shadow, "fill-opacity": ".3", transform: "scale(.1)", textLength }, part.text),
+    el("text", { x, y, fill: part.colors.text, transform: "scale(.1)", textLength }, part.text),
+  ];
+}
+
+function foreground(fontSize: number, children: XmlChild[]): XmlElement {
+  return el("g", { "text-anchor": "middle", "font-family": FONT_FAMILY, "text-rendering": "geometricPrecision", "font-size": fontSize }, ...children);
+}
+
+// Style templates: the parts that never change are rendered once, at module load.
+const FLAT_GRADIENT = Prerendered.of(
+  el("linearGradient", { id: "tg-flat-s", x2: 0, y2: "100%" }, el("stop", { offset: 0, "stop-color": "#bbb", "stop-opacity": ".1" }), el("stop", { offset: 1, "stop-opacity": ".1" })),
+);
+const PLASTIC_GRADIENT = Prerendered.of(
+  el(
+    "linearGradient",
+    { id: "tg-plastic-s", x2: 0, y2: "100%" },
+    el("stop", { offset: 0, "stop-color": "#fff", "stop-opacity": ".7" }),
+    el("stop", { offset: ".1", "stop-color": "#aaa", "stop-opacity": ".1" }),
+    el("stop", { offset: ".9", "stop-color": "#000", "stop-opacity": ".3" }),
+    el("stop", { offset: 1, "stop-color": "#000", "stop-opacity": ".5" }),
+  ),
+);
+
+/** flat and plastic share a shape: rounded clip, gradient overlay, shadowed text. */
+function roundedLayout(kind: "flat" | "plastic", label: Part | null, value: Part): Layout {
+  const height = kind === "flat" ? 20 : 18;
+  const rx = kind === "flat" ? 3 : 4;
+  const textY = kind === "flat" ? 140 : 130;
+  const pad = 5;
+  const leftWidth = label ? label.width + 2 * pad : 0;
+  const rightWidth = value.width + 2 * pad;
+  const width = leftWidth + rightWidth;
+  // Ids include style and width: two identical-width badges inlined in one page share identical
+  // definitions, so an id collision between them is harmless.
+  const clipId = `tg-${kind}-r${width}`;
+  const texts: XmlChild[] = [];
+  if (label) texts.push(...shadowedText(10 * (1 + 0.5 * label.width + pad), textY, label));
+  const valueMargin = label ? leftWidth - 1 : 0;
+  texts.push(...shadowedText(10 * (valueMargin + 0.5 * value.width + pad), textY, value));
+  return {
+    height,
+    leftWidth,
+    rightWidth,
+    body: [
+      kind === "flat" ? FLAT_GRADIENT : PLASTIC_GRADIENT,
+      el("clipPath", { id: clipId }, el("rect", { width, height, rx })),
+      el(
+        "g",
+        { "clip-path": `url(#${clipId})` },
+        label && el("rect", { width: leftWidth, height, fill: label.colors.background }),
+        el("rect", { x: leftWidth, width: rightWidth, height, fill: value.colors.background }),
+        el("rect", { width, height, fill: `url(#tg-${kind}-s)` }),
+      ),
+      foreground(110, texts),
+    ],
+  };
+}
+
+function flatSquareLayout(label: Part | null, value: Part): Layout {
+  const height = 20;
+  const pad = 5;
+  const leftWidth = label ? label.width + 2 * pad : 0;
+  const rightWidth = value.width + 2 * pad;
+  const valueMargin = label ? leftWidth - 1 : 0;
+  const text = (x: number, part: Part) => el("text", { x, y: 140, fill: part.colors.text, transform: "scale(.1)", textLength: part.width * 10 }, part.text);
+  return {
+    height,
+    leftWidth,
+    rightWidth,
+    body: [
+      el(
+        "g",
+        { "shape-rendering": "crispEdges" },
+        label && el("rect", { width: leftWidth, height, fill: label.colors.background }),
+        el("rect", { x: leftWidth, width: rightWidth, height, fill: value.colors.background }),
+      ),
+      foreground(110, [label && text(10 * (1 + 0.5 * label.width + pad), label), text(10 * (valueMargin + 0.5 * value.width + pad), value)]),
+    ],
+  };
+}
+
+function forTheBadgeLayout(label: Part | null, value: Part): Layout {
+  const height = 28;
+  const margin = 12;
+  const leftWidth = label ? label.width + 2 * margin : 0;
+  const rightWidth = value.width + 2 * margin;
+  const text = (midX: number, part: Part, bold: boolean) =>
+    el("text", { x: 10 * midX, y: 175, fill: part.colors.text, "font-weight": bold ? "bold" : undefined, transform: "scale(.1)", textLength: 10 * part.width }, part.text);
+  return {
+    height,
+    leftWidth,
+    rightWidth,
+    body: [
+      el(
+        "g",
+        { "shape-rendering": "crispEdges" },
+        label && el("rect", { width: leftWidth, height, fill: label.colors.background }),
+        el("rect", { x: leftWidth, width: rightWidth, height, fill: value.colors.background }),
+      ),
+      foreground(100, [label && text(margin + 0.5 * label.width, label, false), text(leftWidth + margin + 0.5 * value.width, value, true)]),
+    ],
+  };
+}
+
+const FOR_THE_BADGE_LETTER_SPACING = 1.25;
+
+function codePointCount(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) n++;
+  }
+  return n;
+}
+
+function measure(style: BadgeStyle, text: string, bold: boolean): number {
+  if (style === "for-the-badge") {
+    // Capitals with letter spacing; widths are the font's own plus 1.25px per character (shields'
+    // formula, counting code points rather than UTF-16 units).
+    const font: BadgeFont = bold ? "bold 10px Verdana" : "10px Verdana";
+    return Math.floor(textWidth100(text, font) / 100) + FOR_THE_BADGE_LETTER_SPACING * codePointCount(text);
+  }
+  return roundUpToOdd(textWidth(text, "11px Verdana"));
+}
+
+function checkedLink(link: string): string {
+  let u: URL;
+  try {
+    u = new URL(link);
+  } catch {
+    throw new RangeError(`badge link is not a URL: ${JSON.stringify(link)}`);
+  }
+  // A javascript: or data: link inside an SVG is script; only web pages are ever linked.
+  if (u.protocol !== "https:" && u.protocol !== "http:") throw new RangeError(`badge link must be http(s), got ${u.protocol}`);
+  return u.href;
+}
+
+/** The accessible name: "<title> — <label>: <value>". The verifier reads the tail back. */
+export function accessibleText(label: string, value: string, title?: string): string {
+  const core = label ? `${label}: ${value}` : value;
+  return title ? `${title} \u2014 ${core}` : core;
+}
+
+export function renderBadge(opts: RenderBadgeOptions): string {
+  const style = opts.style;
+  if (!BADGE_STYLES.includes(style)) throw new RangeError(`unknown badge style ${JSON.stringify(style)}`);
+  const upper = style === "for-the-badge";
+  const labelText = visibleText(opts.label);
+  const valueText = visibleText(opts.value);
+  const shownLabel = upper ? labelText.toUpperCase() : labelText;
+  const shownValue = upper ? valueText.toUpperCase() : valueText;
+  const colors = typeof opts.color === "string" ? colorsFor(opts.color) : opts.color;
+
+  const label: Part | null = shownLabel ? { text: shownLabel, width: measure(style, shownLabel, false), colors: LABEL_COLORS } : null;
+  const value: Part = { text: shownValue, width: measure(style, shownValue, true), colors };
+
+  const layout =
+    style === "flat" || style === "plastic" ? roundedLayout(style, label, value) : style === "flat-square" ? flatSquareLayout(label, value) : forTheBadgeLayout(label, value);
+
+  const title = opts.title === undefined ? undefined : visibleText(opts.title);
+  const name = accessibleText(labelText, valueText, title);
+  const link = opts.link === undefined ? undefined : checkedLink(opts.link);
+  const body: XmlChild[] = link ? [el("a", { href: link, "xlink:href": link, target: "_blank" }, ...layout.body)] : layout.body;
+
+  return el(
+    "svg",
+    {
+      xmlns: SVG_NS,
+      "xmlns:xlink": link ? XLINK_NS : undefined,
+      width: layout.leftWidth + layout.rightWidth,
+      height: layout.height,
+      viewBox: `0 0 ${layout.leftWidth + layout.rightWidth} ${layout.height}`,
+      role: "img",
+      "aria-label": name,
+    },
+    el("title", {}, name),
+    opts.metadata !== undefined && el("metadata", { id: ENVELOPE_METADATA_ID }, opts.metadata),
+    ...body,
+  ).render();
+}
+
+/** "96 · Excellent": score and band, the only readiness facts a badge shows. */
+export function readinessValue(statement: Pick<BadgeStatement, "result">): string {
+  return `${statement.result.score} \u00b7 ${statement.result.band}`;
+}
+
+export interface ReadinessBadgeOptions {
+  style: BadgeStyle;
+  label?: string;
+  /** Defaults to the signed listing URL when there is a statement; null for no link. */
+  link?: string | null;
+  /** The DSSE envelope over exactly this statement, embedded as <metadata>. */
+  envelope?: DsseEnvelope;
+  title?: string;
+}
+
+/**
+ * The readiness badge. `null` means there is nothing publishable to state (no result, a provisional
+ * one, an unpublished listing): a neutral "not yet scored" badge, never signed.
+ */
+export function renderReadinessBadge(statement: BadgeStatement | null, opts: ReadinessBadgeOptions): string {
+  const label = opts.label ?? DEFAULT_LABEL;
+  if (statement === null) {
+    if (opts.envelope) throw new RangeError("an unscored badge carries no envelope");
+    return renderBadge({ style: opts.style, label, value: UNSCORED_VALUE, color: UNSCORED_COLORS, link: opts.link ?? undefined, title: opts.title });
+  }
+  let metadata: string | undefined;
+  if (opts.envelope) {
+    // Embedding an envelope for some other statement would make a badge that fails verification
+    // for reasons nobody could see; catch the wiring mistake here instead.
+    if (opts.envelope.payload !== Buffer.from(canonicalJson(statement), "utf8").toString("base64")) {
+      throw new RangeError("envelope payload does not match the statement being rendered");
+    }
+    metadata = JSON.stringify(opts.envelope);
+  }
+  const link = opts.link === null ? undefined : (opts.link ?? statement.listing.url);
+  return renderBadge({ style: opts.style, label, value: readinessValue(statement), color: BAND_COLORS[statement.result.band], link, title: opts.title, metadata });
+}
