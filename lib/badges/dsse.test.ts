@@ -84,7 +84,7 @@ describe("signStatement", () => {
 
 // Ed25519 by the RFC 8032 TEST 1 seed over PAE(BADGE_PAYLOAD_TYPE, canonicalJson(STATEMENT)).
 // Cross-checked outside Node: the same bytes built by hand with printf
-//   printf 'DSSEv1 %d %s %d %s' 56 "$TYPE" 318 "$PAYLOAD" > pae.bin
+//   printf 'DSSEv1 %d %s %d %s' 56 "$TYPE" 343 "$PAYLOAD" > pae.bin
 // and signed with `openssl pkeyutl -sign -rawin -inkey key.pem -in pae.bin` (key.pem = PKCS#8 of the
 // seed) give exactly this value (docs/BADGES.md has the full recipe). Any change to PAE,
 // canonicalisation, the statement fixture or the payload type changes it.
