@@ -181,6 +181,7 @@ const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ER
 /** Map a transport error to the closed set of failure codes. */
 function classifyError(err: unknown, https: boolean): SafeFetchFailure["error"] {
   const code = errorCode(err);
+  if ((err as Error)?.name === "HTTPParserError" || (err as { cause?: Error })?.cause?.name === "HTTPParserError") return "protocol_error";
   if (code === "UND_ERR_HEADERS_OVERFLOW") return "headers_too_large";
   if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT") return "timeout";
   if (TLS_CODE.test(code) || (https && /ssl|tls|certificate|handshake/i.test(errorMessage(err)))) return "tls_failed";
@@ -360,6 +361,11 @@ async function run(
     const afterHead = { ttfbMs, status, headers: resHeaders, address, tls: facts.tls, redirects };
     if (!read.ok) {
       if (signal.aborted) return { ok: false, error: timedOut(), detail: `reading the body: ${errorMessage(signal.reason)}`, url: origin, ...afterHead };
+      // A body that ends short of its Content-Length is the server breaking framing, not the network.
+      const declared = Number(resHeaders["content-length"]);
+      if (read.kind === "stream_failed" && Number.isFinite(declared) && read.wireBytes < declared) {
+        return { ok: false, error: "protocol_error", detail: `content-length said ${declared} bytes, the connection closed after ${read.wireBytes} (${read.detail})`, url: origin, ...afterHead };
+      }
       const error = read.kind === "stream_failed" ? classifyError(read.error, current.protocol === "https:") : "protocol_error";
       return { ok: false, error, detail: read.detail, url: origin, ...afterHead };
     }
