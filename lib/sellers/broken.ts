@@ -3,7 +3,8 @@
  * fault that caused it. Every one is a complete seller (docs, logo, discovery) unless the fault is
  * in those, and every 402 starts from the same valid challenge and changes one thing.
  */
-import { gzipSync } from "node:zlib";
+import { gzip } from "node:zlib";
+import { promisify } from "node:util";
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import type { PaymentRequiredV1 } from "@x402/core/types/v1";
@@ -31,7 +32,7 @@ export function baseChallenge(ctx: SellerRequest, slug: string): PaymentRequired
   };
 }
 
-function seller(slug: string, purpose: string, handle: (ctx: SellerRequest) => void, overrides: Partial<FixtureSeller> = {}): FixtureSeller {
+function seller(slug: string, purpose: string, handle: (ctx: SellerRequest) => void | Promise<void>, overrides: Partial<FixtureSeller> = {}): FixtureSeller {
   const name = slug.replace(/-/g, " ");
   return {
     slug,
@@ -65,11 +66,14 @@ function seller(slug: string, purpose: string, handle: (ctx: SellerRequest) => v
   };
 }
 
-/** A gzip member of 16 MiB of zeros is about 16 KiB; 64 members concatenated inflate to 1 GiB. */
-let bombMember: Buffer | null = null;
+/**
+ * A gzip member of 16 MiB of zeros is about 16 KiB; 64 members concatenated inflate to 1 GiB.
+ * Compressed once, off the event loop (zlib's thread pool), so the other sellers stay responsive.
+ */
+let bombMember: Promise<Buffer> | null = null;
 const BOMB_MEMBERS = 64;
-function gzipBombMember(): Buffer {
-  bombMember ??= gzipSync(Buffer.alloc(16 * 1024 * 1024), { level: 9 });
+export function gzipBombMember(): Promise<Buffer> {
+  bombMember ??= promisify(gzip)(Buffer.alloc(16 * 1024 * 1024), { level: 9 });
   return bombMember;
 }
 
@@ -154,8 +158,8 @@ export const brokenSellers: FixtureSeller[] = [
     pump();
   }),
 
-  seller("gzip-bomb", "a valid 402 header with a gzip body that inflates to 1 GiB.", (ctx) => {
-    const member = gzipBombMember();
+  seller("gzip-bomb", "a valid 402 header with a gzip body that inflates to 1 GiB.", async (ctx) => {
+    const member = await gzipBombMember();
     ctx.res.writeHead(402, {
       "payment-required": encodePaymentRequiredHeader(baseChallenge(ctx, "gzip-bomb")),
       "content-type": "application/json",

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { isIP } from "node:net";
 import { agentVerdict } from "./agent-verdict";
-import { brokenSellers } from "./broken";
+import { brokenSellers, gzipBombMember } from "./broken";
 import { docsPage, listingFor, openApi, wellKnownX402 } from "./documents";
 import { mppSeller } from "./mpp-seller";
 import { notFound, sendJson, sendText } from "./respond";
@@ -51,6 +51,7 @@ export function startFixtureSellers(options: StartOptions = {}): Promise<Fixture
   if (!isLoopbackHost(host)) return Promise.reject(new Error(`fixture sellers bind loopback only; refused host ${host}`));
   const sellers = [...(options.sellers ?? FIXTURE_SELLERS), ...(options.extraSellers ?? [])];
   const bySlug = new Map(sellers.map((s) => [s.slug, s]));
+  if (bySlug.has("gzip-bomb")) void gzipBombMember(); // warm it off the event loop before the first probe
 
   const server = createServer((req, res) => {
     handle(req, res, bySlug).catch(() => {

@@ -1,0 +1,167 @@
+/**
+ * Probe one endpoint without paying: send the documented example (as a JSON body for methods that
+ * carry one, nothing otherwise) through safeFetch, and turn what came back into EndpointEvidence.
+ * Everything a remote server does (refuse, stall, lie about its content type, send a bomb) ends up
+ * as evidence and findings; this function does not throw on any of it.
+ */
+import { safeFetch, type Resolver, type SafeFetchResult } from "@/lib/net";
+import { parseMpp } from "@/lib/mpp";
+import { parseX402 } from "@/lib/x402";
+import type { DeclaredToken } from "@/lib/x402/assets";
+import { isObject } from "@/lib/x402/json";
+import type { ChallengeEvidence, EndpointEvidence, Finding, NormalisedRequirement } from "./evidence";
+import { contentFindings, latencyFinding, tlsFacts, transportFindings } from "./transport";
+
+export interface ProbeTarget {
+  method: string;
+  /** The listing-relative path, for the evidence. */
+  path: string;
+  url: string;
+  requestExample: unknown;
+  /** Is the endpoint listed as charging per call (R2 expects a 402 only then)? */
+  payable: boolean;
+}
+
+export interface ProbeNetOptions {
+  allowHosts?: string[];
+  resolver?: Resolver;
+  /** Default 10 s (seed 000 R1: "an HTTP response within 10 s"). */
+  deadlineMs?: number;
+  /** Default 256 KiB: a 402 is small; its body is kept for C4 and S4. */
+  maxBodyBytes?: number;
+  now?: Date;
+  declaredTokens?: readonly DeclaredToken[];
+}
+
+export const DEFAULT_DEADLINE_MS = 10_000;
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
+/** Response headers kept in the evidence (the ones the rules or a reader need). */
+const KEPT_HEADERS = ["payment-required", "www-authenticate", "content-type", "content-encoding", "content-length", "location", "cache-control", "retry-after", "x-payment-response", "payment-response"];
+
+const NO_CHALLENGE: ChallengeEvidence = { kind: "none", valid: false };
+
+export async function probeEndpoint(target: ProbeTarget, opts: ProbeNetOptions = {}): Promise<EndpointEvidence> {
+  const method = target.method.toUpperCase();
+  const headers: Record<string, string> = { accept: "application/json, */*;q=0.5" };
+  let body: string | undefined;
+  if (BODY_METHODS.has(method)) {
+    body = JSON.stringify(target.requestExample ?? {});
+    headers["content-type"] = "application/json";
+  }
+  const result = await safeFetch(target.url, {
+    method,
+    headers,
+    body,
+    allowHosts: opts.allowHosts,
+    resolver: opts.resolver,
+    deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS,
+    maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    bodyOverflow: "truncate",
+  });
+  return evidenceFrom(target, result, opts);
+}
+
+function evidenceFrom(target: ProbeTarget, r: SafeFetchResult, opts: ProbeNetOptions): EndpointEvidence {
+  const base = { method: target.method.toUpperCase(), path: target.path, url: target.url };
+  const findings: Finding[] = [];
+
+  if (!r.ok && "refusal" in r) {
+    // A redirect the guard would not follow still means a server answered (R1), with a 3xx.
+    const lastHop = r.stage === "redirect" ? r.redirects?.[r.redirects.length - 1] : undefined;
+    if (lastHop) {
+      findings.push({ check: "R1", severity: "pass", code: "ok", message: "The server answered (with a redirect)." });
+      findings.push(r2Finding(target, lastHop.status));
+      findings.push(...transportFindings(target.url, null, r.redirects));
+      if (target.payable) findings.push(noChallenge(lastHop.status));
+      return { ...base, reachable: true, refusal: r.refusal, status: lastHop.status, ttfbMs: null, tls: null, contentType: null, headers: { location: lastHop.to }, challenge: NO_CHALLENGE, findings };
+    }
+    findings.push({ check: "R1", severity: "fail", code: "target_refused", message: `The probe refused to call ${target.url}: ${r.refusal} (${r.detail}).` });
+    return { ...base, reachable: false, refusal: r.refusal, status: null, ttfbMs: null, tls: null, contentType: null, headers: {}, challenge: NO_CHALLENGE, findings };
+  }
+
+  if (!r.ok) {
+    const headers = keepHeaders(r.headers ?? {});
+    const gotHead = r.status !== undefined;
+    findings.push(r.error === "timeout"
+      ? { check: "R1", severity: "fail", code: "timeout", message: gotHead ? `The response started but did not finish within the deadline (${opts.deadlineMs ?? DEFAULT_DEADLINE_MS} ms).` : `No response within ${opts.deadlineMs ?? DEFAULT_DEADLINE_MS} ms.` }
+      : { check: "R1", severity: "fail", code: r.error, message: `The call failed: ${r.error} (${r.detail}).` });
+    if (r.error === "tls_failed") findings.push({ check: "S1", severity: "fail", code: "tls_invalid", message: `The TLS handshake failed (${r.detail}).` });
+    // A head that arrived before the failure still carries the challenge (a 402 with a bad body).
+    const challenge = gotHead ? readChallenge(r.status!, headers, null, opts, findings, target.payable) : NO_CHALLENGE;
+    return { ...base, reachable: false, refusal: null, status: r.status ?? null, ttfbMs: r.ttfbMs ?? null, tls: tlsFacts(r.tls), contentType: headers["content-type"] ?? null, headers, challenge, findings };
+  }
+
+  findings.push({ check: "R1", severity: "pass", code: "ok", message: `Answered ${r.status}.` });
+  findings.push(r2Finding(target, r.status));
+  findings.push(latencyFinding(r.ttfbMs));
+  findings.push(...transportFindings(r.finalUrl, r.tls, r.redirects));
+  findings.push(...contentFindings(r));
+  const headers = keepHeaders(r.headers);
+  const challenge = readChallenge(r.status, r.headers, r.body, opts, findings, target.payable);
+  return { ...base, reachable: true, refusal: null, status: r.status, ttfbMs: Math.round(r.ttfbMs * 10) / 10, tls: tlsFacts(r.tls), contentType: r.contentType, headers, challenge, findings };
+}
+
+/** R2: "status == 402; not 5xx, not 200 without payment", for endpoints listed as payable. */
+function r2Finding(target: ProbeTarget, status: number): Finding {
+  if (!target.payable) {
+    return status === 402
+      ? { check: "R2", severity: "warn", code: "free_endpoint_charges", message: "The endpoint is listed as free but answers 402." }
+      : { check: "R2", severity: "info", code: "not_payable", message: `Listed as free; answered ${status}.` };
+  }
+  if (status === 402) return { check: "R2", severity: "pass", code: "ok", message: "The unpaid request answers 402." };
+  if (status >= 500) return { check: "R2", severity: "fail", code: "server_error", message: `The unpaid request answers ${status} instead of 402.` };
+  if (status >= 200 && status < 300) return { check: "R2", severity: "fail", code: "paid_without_payment", message: `The unpaid request answers ${status}: the paid endpoint serves without payment.` };
+  if (status >= 300 && status < 400) return { check: "R2", severity: "fail", code: "redirected", message: `The unpaid request answers ${status} (a redirect) instead of 402.` };
+  return { check: "R2", severity: "fail", code: "client_error", message: `The unpaid request with the documented example answers ${status} instead of 402 (the example or the docs may be at fault).` };
+}
+
+function noChallenge(status: number): Finding {
+  return { check: "C1", severity: "fail", code: "challenge_missing", message: `No x402 or MPP challenge in the ${status} answer: a caller cannot discover how to pay.` };
+}
+
+function readChallenge(status: number, headers: Record<string, string>, body: Uint8Array | null, opts: ProbeNetOptions, findings: Finding[], payable: boolean): ChallengeEvidence {
+  const x402 = parseX402({ status, headers, body }, { declaredTokens: opts.declaredTokens });
+  const mpp = parseMpp({ headers }, { now: opts.now });
+  const hasX402 = x402.kind !== "none";
+  const hasMpp = mpp.offered > 0;
+  if (hasX402) findings.push(...x402.findings);
+  if (hasMpp) findings.push(...mpp.findings);
+  if (!hasX402 && !hasMpp) {
+    if (status === 402 || payable) findings.push(noChallenge(status));
+    return NO_CHALLENGE;
+  }
+  const mppList = hasMpp ? mpp.challenges.map((c) => ({ id: c.id, realm: c.realm, method: c.method, intent: c.intent, request: c.request, expires: c.expires ?? null })) : undefined;
+  if (hasX402) {
+    return {
+      kind: x402.kind,
+      valid: x402.valid,
+      x402: x402.x402 ?? x402.header ?? x402.body,
+      bazaarReading: x402.bazaarReading ?? null,
+      requirements: x402.requirements ?? [],
+      ...(mppList ? { mpp: mppList } : {}),
+    };
+  }
+  return { kind: "mpp", valid: mpp.valid, mpp: mppList, requirements: mpp.challenges.map(mppRequirement) };
+}
+
+/** An MPP charge, normalised like an x402 requirement so H1 can compare prices across protocols. */
+function mppRequirement(c: { method: string; intent: string; request: unknown }): NormalisedRequirement {
+  const req = isObject(c.request) ? c.request : {};
+  const chainId = typeof req.chainId === "number" || typeof req.chainId === "string" ? String(req.chainId) : null;
+  return {
+    scheme: c.intent,
+    network: chainId ? `eip155:${chainId}` : c.method,
+    amount: typeof req.amount === "string" ? req.amount : "",
+    asset: typeof req.currency === "string" ? req.currency : "",
+    payTo: typeof req.recipient === "string" ? req.recipient : "",
+    maxTimeoutSeconds: null,
+    extra: { method: c.method },
+  };
+}
+
+function keepHeaders(all: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) if (all[name] !== undefined) out[name] = all[name].slice(0, 8192);
+  return out;
+}

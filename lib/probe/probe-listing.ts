@@ -1,0 +1,165 @@
+/**
+ * Probe a listing: every endpoint without paying (bounded concurrency), plus the listing-level
+ * facts the readiness rules read: the logo loads as an image (M4), the docs URL answers (D1), and a
+ * machine-readable discovery document exists (D4). Seed 004: a target URL with credentials, a
+ * query or a fragment is refused before any probe, so a refused baseUrl refuses the whole listing.
+ */
+import { safeFetch, validateTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
+import type { ListingDocument } from "@/lib/listing/document";
+import type { DeclaredToken } from "@/lib/x402/assets";
+import { findSecretAsks } from "@/lib/x402/secret-asks";
+import { bodyText, isObject } from "@/lib/x402/json";
+import { mapBounded } from "./bounded";
+import type { EndpointEvidence, Finding, ProbeEvidence, ResourceEvidence } from "./evidence";
+import { DEFAULT_DEADLINE_MS, probeEndpoint, type ProbeTarget } from "./probe-endpoint";
+
+export interface ProbeListingOptions {
+  /** host:port entries allowed over http and to loopback (fixture sellers, the demo). */
+  allowHosts?: string[];
+  /** Where the probe runs from; default "local". */
+  vantage?: string;
+  /** Endpoints in flight at once; default 8. */
+  concurrency?: number;
+  now?: Date;
+  resolver?: Resolver;
+  /** Per-request deadline; default 10 s (seed 000 R1). */
+  deadlineMs?: number;
+  /** Tokens the listing declares beyond canonical USDC (C3). */
+  declaredTokens?: readonly DeclaredToken[];
+}
+
+export type ProbeListingResult = { ok: true; evidence: ProbeEvidence } | { ok: false; refusal: string; detail: string };
+
+const IMAGE_TYPES = new Set(["png", "jpeg", "gif", "webp", "svg", "ico"]);
+const LOGO_MAX_BYTES = 512 * 1024;
+const DOC_MAX_BYTES = 1024 * 1024;
+
+/** Join a listing-relative path onto the baseUrl, keeping a path prefix the baseUrl carries. */
+export function endpointUrl(baseUrl: string, path: string): string {
+  return baseUrl.replace(/\/+$/, "") + "/" + path.replace(/^\/+/, "");
+}
+
+export async function probeListing(listing: ListingDocument, opts: ProbeListingOptions = {}): Promise<ProbeListingResult> {
+  const checked = validateTarget(listing.baseUrl, { allowHosts: opts.allowHosts });
+  if (!checked.ok) return { ok: false, refusal: checked.refusal, detail: checked.detail };
+  const now = opts.now ?? new Date();
+  const net = { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS, now, declaredTokens: opts.declaredTokens };
+
+  // Duplicate endpoints (same method and path) are probed once (seed 004 counts them once).
+  const unique = new Map<string, ProbeTarget>();
+  for (const e of listing.endpoints) {
+    const key = `${e.method.toUpperCase()} ${e.path}`;
+    if (!unique.has(key)) unique.set(key, { method: e.method, path: e.path, url: endpointUrl(listing.baseUrl, e.path), requestExample: e.requestExample, payable: e.payable });
+  }
+
+  const [endpoints, logo, docs, discovery] = await Promise.all([
+    mapBounded([...unique.values()], opts.concurrency ?? 8, (t) => probeEndpoint(t, net)),
+    listing.logoUrl ? probeLogo(listing.logoUrl, net) : Promise.resolve(null),
+    listing.docsUrl ? probeDocs(listing.docsUrl, net) : Promise.resolve(null),
+    probeDiscovery(listing, net),
+  ]);
+
+  const findings: Finding[] = [];
+  if (!logo) findings.push({ check: "M4", severity: "fail", code: "logo_missing", message: "The listing has no logo URL." });
+  else findings.push(...logo.findings);
+  if (!docs) findings.push({ check: "D1", severity: "fail", code: "docs_missing", message: "The listing has no docs URL." });
+  else findings.push(...docs.findings);
+  findings.push(...discovery.findings);
+  if (listing.endpoints.length === 0) findings.push({ check: "R1", severity: "fail", code: "no_endpoints", message: "The listing has no endpoints to probe." });
+
+  const evidence: ProbeEvidence = {
+    version: 1,
+    probedAt: now.toISOString(),
+    vantage: opts.vantage ?? "local",
+    baseUrl: listing.baseUrl,
+    endpoints: endpoints satisfies EndpointEvidence[],
+    logo,
+    docs,
+    discovery,
+    findings,
+  };
+  return { ok: true, evidence };
+}
+
+type Net = { allowHosts?: string[]; resolver?: Resolver; deadlineMs: number };
+
+async function get(url: string, net: Net, maxBodyBytes: number): Promise<SafeFetchResult> {
+  return safeFetch(url, { method: "GET", allowHosts: net.allowHosts, resolver: net.resolver, deadlineMs: net.deadlineMs, maxBodyBytes, bodyOverflow: "truncate" });
+}
+
+function resourceBase(url: string, r: SafeFetchResult): Omit<ResourceEvidence, "findings"> {
+  if (r.ok) return { url, ok: r.status >= 200 && r.status < 300, status: r.status, contentType: r.contentType, refusal: null };
+  if ("refusal" in r) return { url, ok: false, status: null, contentType: null, refusal: r.refusal };
+  return { url, ok: false, status: r.status ?? null, contentType: r.headers?.["content-type"] ?? null, refusal: null };
+}
+
+function why(r: SafeFetchResult): string {
+  if (r.ok) return `it answered ${r.status}`;
+  if ("refusal" in r) return `the probe refused it (${r.refusal}: ${r.detail})`;
+  return `${r.error}: ${r.detail}`;
+}
+
+async function probeLogo(url: string, net: Net): Promise<ResourceEvidence & { isImage: boolean }> {
+  const r = await get(url, net, LOGO_MAX_BYTES);
+  const base = resourceBase(url, r);
+  // The bytes decide, not the content-type header: an HTML page labelled image/png is no logo.
+  const isImage = r.ok && base.ok && IMAGE_TYPES.has(r.sniffedType);
+  const findings: Finding[] = isImage
+    ? [{ check: "M4", severity: "pass", code: "ok", message: `The logo loads as ${r.ok ? r.sniffedType : "an image"}.` }]
+    : base.ok && r.ok
+      ? [{ check: "M4", severity: "fail", code: "logo_not_image", message: `The logo URL answers, but its bytes are ${r.sniffedType}, not an image.` }]
+      : [{ check: "M4", severity: "fail", code: "logo_unreachable", message: `The logo did not load: ${why(r)}.` }];
+  return { ...base, isImage, findings };
+}
+
+async function probeDocs(url: string, net: Net): Promise<ResourceEvidence> {
+  const r = await get(url, net, DOC_MAX_BYTES);
+  const base = resourceBase(url, r);
+  const findings: Finding[] = [];
+  if (base.ok) {
+    findings.push({ check: "D1", severity: "pass", code: "ok", message: "The docs page answers." });
+    // S4 covers the docs too: "the 402 and the docs never ask for keys, seed phrases or auth headers".
+    const text = r.ok ? bodyText(r.body).replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, " ").replace(/<[^>]+>/g, " ") : "";
+    const asks = findSecretAsks([{ text, label: "docs page" }]);
+    findings.push(...(asks.length ? asks : [{ check: "S4", severity: "pass" as const, code: "ok", message: "The docs ask for no secret." }]));
+  } else {
+    findings.push({ check: "D1", severity: "fail", code: "docs_unreachable", message: `The docs URL did not answer with a page: ${why(r)}.` });
+  }
+  return { ...base, findings };
+}
+
+type Discovery = ResourceEvidence & { kind: "well-known-x402" | "openapi" | null };
+
+/** D4: the declared discoveryUrl, then /.well-known/x402 and /openapi.json beside the baseUrl. */
+async function probeDiscovery(listing: ListingDocument, net: Net): Promise<Discovery> {
+  const candidates = [...new Set([listing.discoveryUrl, endpointUrl(listing.baseUrl, "/.well-known/x402"), endpointUrl(listing.baseUrl, "/openapi.json")].filter((u): u is string => !!u))];
+  let last: Discovery | null = null;
+  for (const url of candidates) {
+    const r = await get(url, net, DOC_MAX_BYTES);
+    const base = resourceBase(url, r);
+    const kind = r.ok && base.ok ? discoveryKind(r.body) : null;
+    if (kind) {
+      return { ...base, kind, findings: [{ check: "D4", severity: "pass", code: "ok", message: `A ${kind === "openapi" ? "OpenAPI" : "/.well-known/x402"} discovery document is published at ${url}.` }] };
+    }
+    last ??= { ...base, ok: false, kind: null, findings: [] };
+  }
+  return {
+    ...(last ?? { url: candidates[0] ?? listing.baseUrl, ok: false, status: null, contentType: null, refusal: null }),
+    kind: null,
+    findings: [{ check: "D4", severity: "fail", code: "discovery_missing", message: `No machine-readable discovery document at ${candidates.join(", ")}.` }],
+  };
+}
+
+/** What a discovery document is, judged by its shape: x402's list of resources, or OpenAPI. */
+export function discoveryKind(body: Uint8Array): "well-known-x402" | "openapi" | null {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(bodyText(body));
+  } catch {
+    return null;
+  }
+  if (!isObject(doc)) return null;
+  if (typeof doc.openapi === "string" && isObject(doc.paths)) return "openapi";
+  if (Array.isArray(doc.resources) || Array.isArray(doc.items)) return "well-known-x402";
+  return null;
+}
