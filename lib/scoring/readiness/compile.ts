@@ -55,8 +55,7 @@ export function titlePlaceholderReason(title: string | null | undefined, baseUrl
   if (raw.length === 0) return "the title is empty";
   const letters = countAlnum(raw);
   if (letters === 0) return "the title has no letters or digits";
-  const min = c.rubric.thresholds.titleMinChars;
-  if (letters < min) return `the title has fewer than ${min} letters or digits`;
+  // The list comes before the length test so "API" is named a placeholder, not merely short.
   const norm = normaliseTitle(raw);
   if (norm.length === 0 || c.placeholderTitles.has(norm)) return `"${raw}" is a placeholder title`;
   for (const word of norm.split(" ")) {
@@ -72,5 +71,7 @@ export function titlePlaceholderReason(title: string | null | undefined, baseUrl
       }
     }
   }
+  const min = c.rubric.thresholds.titleMinChars;
+  if (letters < min) return `the title has fewer than ${min} letters or digits`;
   return null;
 }

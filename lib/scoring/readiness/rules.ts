@@ -170,6 +170,8 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
   },
 
   D1(ctx, points) {
+    // An observation only counts for the docs the listing points callers at.
+    if (!ctx.listing.docsUrl) return fail("no docs URL is declared", "/listing/docsUrl");
     return observedOrDeclared(points, "docs", ctx.listing.docsUrl, "/listing/docsUrl", ctx.evidence?.probe.docs, "/probe/docs");
   },
 
