@@ -1,0 +1,53 @@
+/**
+ * The badge route's query string: `?style=flat|flat-square|plastic|for-the-badge&label=…`. Anything
+ * else is refused by name (as shields' badge-maker rejects unknown fields), so a typo like
+ * `?stlye=plastic` is an error the embedder sees instead of a silently default badge.
+ */
+import { BADGE_STYLES, type BadgeStyle } from "./render";
+import { MAX_VISIBLE_CHARS, visibleText } from "./text";
+
+export const BADGE_QUERY_PARAMS = ["style", "label"] as const;
+
+export type BadgeQueryErrorCode = "unknown_parameter" | "duplicate_parameter" | "invalid_style" | "invalid_label";
+
+export interface BadgeQueryError {
+  code: BadgeQueryErrorCode;
+  param: string;
+  message: string;
+}
+
+export type BadgeQuery = { ok: true; style: BadgeStyle; label?: string } | { ok: false; error: BadgeQueryError };
+
+/** Longest raw label accepted before sanitising; beyond this it is not a label but a payload. */
+const MAX_RAW_LABEL = 4 * MAX_VISIBLE_CHARS;
+
+export function parseBadgeQuery(searchParams: URLSearchParams): BadgeQuery {
+  const seen = new Set<string>();
+  for (const name of searchParams.keys()) {
+    if (!(BADGE_QUERY_PARAMS as readonly string[]).includes(name)) {
+      // Echo the name back only as data (JSON-escaped by the route), cut so it cannot flood a log.
+      const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
+      return err("unknown_parameter", shown, `unknown query parameter "${shown}"; allowed: ${BADGE_QUERY_PARAMS.join(", ")}`);
+    }
+    if (seen.has(name)) return err("duplicate_parameter", name, `query parameter "${name}" given more than once`);
+    seen.add(name);
+  }
+  const styleRaw = searchParams.get("style");
+  let style: BadgeStyle = "flat";
+  if (styleRaw !== null) {
+    if (!(BADGE_STYLES as readonly string[]).includes(styleRaw)) {
+      return err("invalid_style", "style", `style must be one of ${BADGE_STYLES.join(", ")}`);
+    }
+    style = styleRaw as BadgeStyle;
+  }
+  const labelRaw = searchParams.get("label");
+  if (labelRaw === null) return { ok: true, style };
+  if (labelRaw.length > MAX_RAW_LABEL) return err("invalid_label", "label", `label must be at most ${MAX_RAW_LABEL} characters`);
+  const label = visibleText(labelRaw);
+  if (label === "") return err("invalid_label", "label", "label must contain visible characters");
+  return { ok: true, style, label };
+}
+
+function err(code: BadgeQueryErrorCode, param: string, message: string): BadgeQuery {
+  return { ok: false, error: { code, param, message } };
+}
