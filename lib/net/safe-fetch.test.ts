@@ -326,6 +326,9 @@ describe("request options the guard owns", () => {
   it.each(["Host", "connection", "Content-Length", "transfer-encoding", "proxy-authorization"])("refuses a caller-set %s header", async (name) => {
     expect(await safeFetch("https://example.com/", { headers: { [name]: "x" }, resolver: fakeResolver({}) })).toMatchObject({ ok: false, refusal: "header_not_allowed", stage: "validate" });
   });
+  it.each([[{ "x-a": "1\r\nHost: evil" }], [{ "bad name": "1" }], [{ "x-b": "a\u0000b" }]])("refuses header injection %j", async (headers) => {
+    expect(await safeFetch("https://example.com/", { headers, resolver: fakeResolver({}) })).toMatchObject({ ok: false, refusal: "header_not_allowed" });
+  });
   it.each(["CONNECT", "TRACE", "FOO"])("refuses method %s", async (method) => {
     expect(await safeFetch("https://example.com/", { method, resolver: fakeResolver({}) })).toMatchObject({ ok: false, refusal: "method_not_allowed" });
   });

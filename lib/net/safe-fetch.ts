@@ -245,6 +245,10 @@ async function run(
   for (const [name, value] of Object.entries(opts.headers ?? {})) {
     const lower = name.toLowerCase();
     if (OWNED_HEADERS.has(lower) || lower.startsWith("proxy-")) return refuse("header_not_allowed", `header ${lower} is set by the guard`, input, "validate");
+    // eslint-disable-next-line no-control-regex
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(lower) || /[\r\n\u0000]/.test(String(value))) {
+      return refuse("header_not_allowed", `header ${JSON.stringify(name)} has an invalid name or value`, input, "validate");
+    }
     headers[lower] = value;
   }
   headers["user-agent"] ??= USER_AGENT;

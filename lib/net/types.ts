@@ -37,7 +37,7 @@ export const REFUSAL_CODES: ReadonlyArray<{ code: RefusalCode; description: stri
   { code: "ip_literal_forbidden", description: "The host is an IP literal (in any encoding the parsers accept) inside a forbidden range." },
   { code: "port_not_allowed", description: "The port is not 443 (or one of httpsPorts) and the host:port is not on allowHosts." },
   { code: "method_not_allowed", description: "The method is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS." },
-  { code: "header_not_allowed", description: "A request header the guard owns (host, connection, content-length, transfer-encoding, …) was supplied by the caller." },
+  { code: "header_not_allowed", description: "The caller set a header the guard owns (host, connection, content-length, transfer-encoding, proxy-*, …) or one with an invalid name or a CR/LF/NUL in its value." },
   { code: "dns_failed", description: "The host did not resolve, resolved to nothing, or resolution outlived the deadline's share." },
   { code: "address_forbidden", description: "At least one resolved A/AAAA answer is not public unicast (the detail names the address and range)." },
   { code: "redirect_limit", description: "The server asked for more redirects than maxRedirects (default 3)." },
