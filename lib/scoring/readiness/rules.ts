@@ -104,6 +104,9 @@ function observedOrDeclared(
       if (problem === null) return pass(points, `the ${what} was fetched and answered`, obsPtr);
       return fail(problem, obsPtr);
     }
+    if (obs.status !== null && obs.status >= 200 && obs.status < 300) {
+      return fail(`the ${what} URL answered HTTP ${obs.status}, but not with a usable ${what}`, obsPtr);
+    }
     const why = obs.refusal
       ? `the probe refused the URL (${obs.refusal})`
       : obs.status !== null
