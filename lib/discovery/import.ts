@@ -1,0 +1,347 @@
+/**
+ * Draft a listing from a URL, for the seller to review: read `/.well-known/x402` and
+ * `/openapi.json` beside it, call each payable resource once WITHOUT paying to read its 402 (the
+ * bazaar extension's schemas and example, the quoted amount), and merge what they say into a
+ * ListingDocument. Discovery documents are advisory and the 402 is authoritative for the price
+ * (mppx's discovery says the same). A seed-style product document (JSON with `productId` or
+ * `criteria_id`) is handed to importProductDocument. Remote faults become warnings; a refused URL
+ * is a refusal; nothing here throws on what a server sends.
+ */
+import { safeFetch, validateTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
+import type { HttpMethod, ListingDocument, ListingEndpoint, PaymentProtocol } from "@/lib/listing/document";
+import { parseMpp } from "@/lib/mpp";
+import { parseX402, type X402ParseResult } from "@/lib/x402";
+import { bodyText, isObject } from "@/lib/x402/json";
+import { KNOWN_ASSETS } from "@/lib/x402/assets";
+import type { NormalisedRequirement } from "@/lib/probe/evidence";
+import { emptyService, machinePrice, pricingFromMachine, pricingFromRequirements, readOpenApi, readWellKnown, type EndpointFacts, type ServiceFacts } from "./import-sources";
+
+export interface DraftOptions {
+  allowHosts?: string[];
+  resolver?: Resolver;
+  /** Per request; default 10 s. */
+  deadlineMs?: number;
+  /** Call each payable resource unpaid to read its 402 (default true). */
+  probeChallenges?: boolean;
+  /** At most this many resources are drafted (default 50): a discovery list can be long. */
+  maxEndpoints?: number;
+}
+
+export interface DraftSource {
+  kind: "well-known-x402" | "openapi" | "challenge" | "product-document" | "page";
+  url: string;
+  ok: boolean;
+  status: number | null;
+  note?: string;
+}
+
+export type DraftResult =
+  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[] }
+  | { ok: false; refusal: string; detail: string }
+  | { ok: false; error: string; detail: string };
+
+const DISCOVERY_SUFFIXES = ["/.well-known/x402", "/openapi.json"];
+const MAX_DOC_BYTES = 2 * 1024 * 1024;
+
+export async function draftListingFromUrl(url: string, opts: DraftOptions = {}): Promise<DraftResult> {
+  const checked = validateTarget(url, { allowHosts: opts.allowHosts });
+  if (!checked.ok) return { ok: false, refusal: checked.refusal, detail: checked.detail };
+  const target = checked.url;
+  const net = { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs ?? 10_000 };
+  const sources: DraftSource[] = [];
+  const warnings: string[] = [];
+
+  // 1. The URL itself: a product document, a discovery document, an endpoint, or a site.
+  const first = await getJson(target.href, net);
+  if (first.json !== undefined && isObject(first.json) && ("productId" in first.json || "criteria_id" in first.json)) {
+    return importFromProductDocument(first.json, target.href, sources);
+  }
+  const base = baseOf(target);
+
+  // 2. The discovery documents beside the base (the one already fetched is reused).
+  const wkUrl = base + "/.well-known/x402";
+  const oaUrl = base + "/openapi.json";
+  const [wk, oa] = await Promise.all([
+    target.href === wkUrl ? first : getJson(wkUrl, net),
+    target.href === oaUrl ? first : getJson(oaUrl, net),
+  ]);
+  const wellKnown = wk.json !== undefined && isObject(wk.json) && (Array.isArray(wk.json.resources) || Array.isArray(wk.json.items)) ? readWellKnown(wk.json) : null;
+  const openapi = oa.json !== undefined && isObject(oa.json) && typeof oa.json.openapi === "string" ? readOpenApi(oa.json) : null;
+  sources.push({ kind: "well-known-x402", url: wkUrl, ok: !!wellKnown, status: wk.status, ...(wellKnown ? {} : { note: wk.note ?? "not an x402 discovery list" }) });
+  sources.push({ kind: "openapi", url: oaUrl, ok: !!openapi, status: oa.status, ...(openapi ? {} : { note: oa.note ?? "not an OpenAPI document" }) });
+  if (wellKnown) warnings.push(...wellKnown.warnings);
+  if (openapi) warnings.push(...openapi.warnings);
+
+  // 3. The endpoints: OpenAPI operations first (they carry methods), then well-known resources.
+  const service: ServiceFacts = openapi?.service ?? emptyService();
+  if (wellKnown?.instructions) service.walkthrough = wellKnown.instructions;
+  let baseUrl = base;
+  if (service.serverUrl) {
+    const s = resolveOn(service.serverUrl, target);
+    if (s && new URL(s).origin === target.origin) baseUrl = s.replace(/\/+$/, "");
+    else warnings.push(`OpenAPI servers[0] (${service.serverUrl}) is on another origin; the endpoints are drafted under ${base}.`);
+  }
+  const facts = new Map<string, EndpointFacts>();
+  for (const e of openapi?.endpoints ?? []) facts.set(`${e.method} ${e.path}`, e);
+  for (const resource of wellKnown?.resources ?? []) {
+    const abs = resolveOn(resource, target);
+    const path = abs ? relativePath(abs, baseUrl) : null;
+    if (!path) {
+      warnings.push(`/.well-known/x402 lists ${resource}, which is not under ${baseUrl}; it was left out.`);
+      continue;
+    }
+    if (![...facts.values()].some((f) => f.path === path)) {
+      facts.set(`? ${path}`, { method: null, path, description: null, requestSchema: null, responseSchema: null, requestExample: undefined, payable: true, pricing: null });
+    }
+  }
+  // No discovery at all: the URL may be an endpoint itself.
+  if (facts.size === 0 && target.href !== base + "/") {
+    const path = relativePath(target.href, target.origin);
+    if (path && path !== "/") {
+      baseUrl = target.origin;
+      facts.set(`? ${path}`, { method: null, path, description: null, requestSchema: null, responseSchema: null, requestExample: undefined, payable: null, pricing: null });
+    }
+  }
+  let list = [...facts.values()];
+  const cap = opts.maxEndpoints ?? 50;
+  if (list.length > cap) {
+    warnings.push(`${list.length} endpoints were found; the first ${cap} were drafted.`);
+    list = list.slice(0, cap);
+  }
+
+  // 4. The 402s: the authoritative price, and the bazaar's schemas where the documents had none.
+  const protocols = new Set<PaymentProtocol>();
+  const networks = new Set<string>();
+  const endpoints: ListingEndpoint[] = [];
+  for (const f of list) {
+    let merged = f;
+    if (opts.probeChallenges !== false && f.payable !== false) {
+      const seen = await readChallenge(baseUrl, f, net);
+      sources.push(seen.source);
+      if (seen.warning) warnings.push(seen.warning);
+      if (seen.facts) merged = fill(f, seen.facts);
+      for (const p of seen.protocols) protocols.add(p);
+      for (const n of seen.networks) networks.add(n);
+      if (seen.serviceName && !service.title) service.title = seen.serviceName;
+      if (seen.iconUrl && !service.logoUrl) service.logoUrl = seen.iconUrl;
+      if (seen.resourceDescription && !service.description) service.description = seen.resourceDescription;
+    }
+    if (!merged.method) {
+      warnings.push(`${merged.path}: the method could not be determined; POST was assumed.`);
+    }
+    if (merged.payable && merged.pricing && merged.pricing.mode === null) {
+      warnings.push(`${merged.method ?? "POST"} ${merged.path}: declare whether the price is fixed or dynamic (P3).`);
+    }
+    endpoints.push({
+      method: merged.method ?? "POST",
+      path: merged.path,
+      description: merged.description,
+      requestSchema: merged.requestSchema,
+      noParameters: false,
+      responseSchema: merged.responseSchema,
+      requestExample: merged.requestExample ?? null,
+      payable: merged.payable ?? false,
+      pricing: merged.payable ? merged.pricing : null,
+      docsUrl: null,
+    });
+  }
+  if (endpoints.length === 0) warnings.push("No endpoints were found: add them by hand.");
+  if (protocols.size === 0 && openapi) {
+    // No 402 was read: fall back on what the OpenAPI document's payment info names.
+    if (endpoints.some((e) => e.payable)) warnings.push("No 402 challenge was read; the payment protocol is not confirmed.");
+  }
+
+  const title = (service.title ?? new URL(baseUrl).host).slice(0, 120);
+  const draft: ListingDocument = {
+    slug: slugify(title),
+    title,
+    shortDescription: shortFrom(service.description),
+    description: service.description,
+    logoUrl: service.logoUrl ? resolveOn(service.logoUrl, target) : null,
+    category: service.category,
+    homepageUrl: service.homepageUrl ? resolveOn(service.homepageUrl, target) : null,
+    baseUrl,
+    docsUrl: service.docsUrl ? resolveOn(service.docsUrl, target) : null,
+    walkthrough: service.walkthrough,
+    discoveryUrl: wellKnown ? wkUrl : openapi ? oaUrl : null,
+    protocols: [...protocols],
+    networks: [...networks],
+    operations: {
+      authPreconditions: null,
+      networkRequirements: networks.size ? `Pays on ${[...networks].map(networkName).join(", ")}.` : null,
+      fundingRequirements: null,
+      limits: null,
+      timeouts: null,
+      syncMode: null,
+      errors: null,
+      idempotency: null,
+      supportChannel: null,
+    },
+    endpoints,
+  };
+  for (const [field, rule] of [["shortDescription", "M2"], ["description", "M3"], ["logoUrl", "M4"], ["category", "M5"], ["docsUrl", "D1"], ["walkthrough", "D2"]] as const) {
+    if (draft[field] === null) warnings.push(`${field} (${rule}) was not found in any source: fill it in.`);
+  }
+  return { ok: true, draft, sources, warnings };
+}
+
+type Net = { allowHosts?: string[]; resolver?: Resolver; deadlineMs: number };
+
+async function getJson(url: string, net: Net): Promise<{ json: unknown; status: number | null; note?: string }> {
+  const r = await safeFetch(url, { method: "GET", headers: { accept: "application/json" }, allowHosts: net.allowHosts, resolver: net.resolver, deadlineMs: net.deadlineMs, maxBodyBytes: MAX_DOC_BYTES, bodyOverflow: "error" });
+  if (!r.ok) return { json: undefined, status: "status" in r ? (r.status ?? null) : null, note: describe(r) };
+  if (r.status < 200 || r.status >= 300) return { json: undefined, status: r.status, note: `answered ${r.status}` };
+  try {
+    return { json: JSON.parse(bodyText(r.body)), status: r.status };
+  } catch {
+    return { json: undefined, status: r.status, note: "not JSON" };
+  }
+}
+
+function describe(r: SafeFetchResult): string {
+  if (r.ok) return `answered ${r.status}`;
+  return "refusal" in r ? `refused: ${r.refusal} (${r.detail})` : `${r.error}: ${r.detail}`;
+}
+
+interface ChallengeRead {
+  source: DraftSource;
+  facts: Partial<EndpointFacts> | null;
+  protocols: PaymentProtocol[];
+  networks: string[];
+  serviceName: string | null;
+  iconUrl: string | null;
+  resourceDescription: string | null;
+  warning: string | null;
+}
+
+/**
+ * Call one resource unpaid and read its 402. With no known method, GET first (it sends nothing),
+ * then POST with the example (or `{}`) when GET is not allowed there.
+ */
+async function readChallenge(baseUrl: string, f: EndpointFacts, net: Net): Promise<ChallengeRead> {
+  const url = baseUrl + f.path;
+  const methods: HttpMethod[] = f.method ? [f.method] : ["GET", "POST"];
+  let last: SafeFetchResult | null = null;
+  let used: HttpMethod = methods[0];
+  for (const method of methods) {
+    used = method;
+    const body = method === "GET" || method === "DELETE" ? undefined : JSON.stringify(f.requestExample ?? {});
+    last = await safeFetch(url, { method, body, headers: body ? { "content-type": "application/json", accept: "application/json" } : { accept: "application/json" }, allowHosts: net.allowHosts, resolver: net.resolver, deadlineMs: net.deadlineMs, maxBodyBytes: 256 * 1024, bodyOverflow: "truncate" });
+    if (!(last.ok && (last.status === 404 || last.status === 405))) break;
+  }
+  const none: ChallengeRead = { source: { kind: "challenge", url, ok: false, status: null }, facts: null, protocols: [], networks: [], serviceName: null, iconUrl: null, resourceDescription: null, warning: null };
+  if (!last || !last.ok) return { ...none, source: { ...none.source, note: last ? describe(last) : "not called" }, warning: `${f.path}: the unpaid call failed (${last ? describe(last) : "not called"}).` };
+  const source: DraftSource = { kind: "challenge", url, ok: last.status === 402, status: last.status };
+  if (last.status !== 402) {
+    const payable = f.payable === true ? true : last.status >= 200 && last.status < 300 ? false : f.payable;
+    return { ...none, source: { ...source, note: `answered ${last.status}, not 402` }, facts: { method: f.method ?? used, payable }, warning: f.payable ? `${used} ${f.path}: answered ${last.status} without payment instead of 402.` : null };
+  }
+  const x402 = parseX402({ status: last.status, headers: last.headers, body: last.body });
+  if (x402.kind !== "none" && x402.x402) return fromX402(x402, f, used, source);
+  const mpp = parseMpp({ headers: last.headers });
+  if (mpp.challenges.length > 0) {
+    const reqs: NormalisedRequirement[] = mpp.challenges.map((c) => {
+      const r = isObject(c.request) ? c.request : {};
+      const chainId = r.chainId !== undefined ? `eip155:${String(r.chainId)}` : c.method;
+      return { scheme: c.intent, network: chainId, amount: String(r.amount ?? ""), asset: String(r.currency ?? ""), payTo: String(r.recipient ?? ""), maxTimeoutSeconds: null, extra: null };
+    });
+    const pricing = pricingFromRequirements(reqs);
+    return {
+      ...none, source: { ...source, note: `mpp, ${mpp.challenges.length} challenge(s)` }, protocols: ["mpp"], networks: reqs.map((r) => r.network).filter((n) => n.includes(":")),
+      facts: { method: f.method ?? used, payable: true, pricing: pricing ?? undefined },
+      warning: pricing ? null : `${f.path}: the MPP challenge prices in an asset whose decimals are not in the table.`,
+    };
+  }
+  return { ...none, source: { ...source, ok: false, note: "a 402 without a readable challenge" }, facts: { method: f.method ?? used, payable: true }, warning: `${f.path}: answered 402 without a readable x402 or MPP challenge.` };
+}
+
+function fromX402(x: X402ParseResult, f: EndpointFacts, used: HttpMethod, source: DraftSource): ChallengeRead {
+  const reqs = x.requirements ?? [];
+  const bz = x.bazaar;
+  const method = (bz?.method && (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).find((m) => m === bz.method)) || f.method || used;
+  const pricing = pricingFromRequirements(reqs);
+  const resource = isObject(x.x402) && isObject(x.x402.resource) ? x.x402.resource : {};
+  return {
+    source: { ...source, note: `${x.kind}${bz?.present ? `, bazaar (${bz.reading})` : ""}` },
+    facts: {
+      method,
+      payable: true,
+      requestSchema: bz?.requestSchema ?? undefined,
+      responseSchema: bz?.responseSchema ?? undefined,
+      requestExample: bz?.requestExample,
+      description: typeof resource.description === "string" ? resource.description : undefined,
+      pricing: pricing ?? undefined,
+    },
+    protocols: ["x402"],
+    networks: [...new Set(reqs.map((r) => r.network).filter((n) => n.includes(":")))],
+    serviceName: bz?.serviceName ?? null,
+    iconUrl: bz?.iconUrl ?? null,
+    resourceDescription: typeof resource.description === "string" ? resource.description : null,
+    warning: pricing ? null : `${f.path}: the 402 quotes no asset the table knows; fill the price in by hand.`,
+  };
+}
+
+/** Fill what the documents left empty; the 402's price replaces a document's (it is authoritative). */
+function fill(doc: EndpointFacts, seen: Partial<EndpointFacts>): EndpointFacts {
+  return {
+    method: doc.method ?? seen.method ?? null,
+    path: doc.path,
+    description: doc.description ?? seen.description ?? null,
+    requestSchema: doc.requestSchema ?? seen.requestSchema ?? null,
+    responseSchema: doc.responseSchema ?? seen.responseSchema ?? null,
+    requestExample: doc.requestExample ?? seen.requestExample,
+    payable: seen.payable ?? doc.payable,
+    pricing: seen.pricing
+      ? // Keep the document's wording only while it describes the amount the 402 actually quotes.
+        { ...seen.pricing, label: doc.pricing?.machine?.amount === seen.pricing.machine?.amount ? (doc.pricing?.label ?? seen.pricing.label) : seen.pricing.label }
+      : doc.pricing,
+  };
+}
+
+async function importFromProductDocument(doc: Record<string, unknown>, url: string, sources: DraftSource[]): Promise<DraftResult> {
+  sources.push({ kind: "product-document", url, ok: true, status: 200 });
+  return { ok: false, error: "product_document_unsupported", detail: `${url} is a product document (productId/criteria_id); importing those is not available yet.` };
+}
+
+/** The listing's base: the URL without a discovery-document suffix or trailing slash. */
+function baseOf(url: URL): string {
+  let path = url.pathname;
+  for (const suffix of DISCOVERY_SUFFIXES) if (path.endsWith(suffix)) path = path.slice(0, -suffix.length);
+  return url.origin + path.replace(/\/+$/, "");
+}
+
+function resolveOn(ref: string, base: URL): string | null {
+  try {
+    return new URL(ref, base).href;
+  } catch {
+    return null;
+  }
+}
+
+function relativePath(abs: string, baseUrl: string): string | null {
+  const b = baseUrl.replace(/\/+$/, "");
+  if (abs === b) return "/";
+  if (!abs.startsWith(b + "/")) return null;
+  const rest = abs.slice(b.length);
+  return rest.includes("?") || rest.includes("#") ? null : rest;
+}
+
+function slugify(title: string): string {
+  const s = title.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80).replace(/-+$/, "");
+  return s || "listing";
+}
+
+/** M2 wants a short description that is not the title: the first sentence, if it is short enough. */
+function shortFrom(description: string | null): string | null {
+  if (!description) return null;
+  const sentence = description.split(/(?<=[.!?])\s/)[0];
+  return sentence.length <= 280 ? sentence : description.slice(0, 277) + "…";
+}
+
+function networkName(network: string): string {
+  const known = KNOWN_ASSETS.find((a) => a.network === network);
+  return known ? `${known.networkName} (${network})` : network;
+}
+
+// Exported for the CLI (a URL that is one endpoint) and tests.
+export { baseOf, relativePath, machinePrice, pricingFromMachine };
