@@ -91,6 +91,7 @@ describe("resolution: every answer must be public unicast", () => {
     const r = await safeFetch(`https://public.test:${pub.port}/start`, publicOpts(pub.port, { resolver }));
     expect(r).toMatchObject({ ok: false, refusal: "redirect_forbidden", cause: "address_forbidden", stage: "redirect" });
     expect(resolver.calls).toEqual(["public.test", "public.test"]);
+    if (!r.ok && "refusal" in r) expect(r.redirects).toEqual([expect.objectContaining({ status: 302, followed: false, reason: "address_forbidden" })]);
     expect(evil.hits).toHaveLength(0);
     expect(pub.hits.map((h) => h.url)).toEqual(["/start"]);
   });

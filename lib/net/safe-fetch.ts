@@ -262,6 +262,12 @@ async function run(
   let allowListed = first.allowListed;
   let ipLiteral = first.ipLiteral;
   const redirects: RedirectRecord[] = [];
+  // A later hop refused at resolution: the hop was not taken after all, so its record says why.
+  const hopRefused = (cause: RefusalCode, detail: string): SafeFetchRefusal => {
+    const last = redirects[redirects.length - 1];
+    if (last) Object.assign(last, { followed: false, reason: cause });
+    return refuse("redirect_forbidden", detail, origin, "redirect", { cause, redirects });
+  };
   const timedOut = (): SafeFetchFailure["error"] => (abortedBy() === "aborted" ? "aborted" : "timeout");
 
   for (let hop = 0; ; hop++) {
@@ -278,11 +284,11 @@ async function run(
       } catch (err) {
         if (signal.aborted) return { ok: false, error: timedOut(), detail: `resolving ${hostname}: ${errorMessage(signal.reason)}`, url: origin, redirects: hop ? redirects : undefined };
         const detail = `resolving ${hostname} failed: ${errorCode(err) || errorMessage(err)}`;
-        return hop === 0 ? refuse("dns_failed", detail, origin, stage) : refuse("redirect_forbidden", detail, origin, stage, { cause: "dns_failed", redirects });
+        return hop === 0 ? refuse("dns_failed", detail, origin, stage) : hopRefused("dns_failed", detail);
       }
       if (!Array.isArray(answers) || answers.length === 0) {
         const detail = `${hostname} resolved to no address`;
-        return hop === 0 ? refuse("dns_failed", detail, origin, stage) : refuse("redirect_forbidden", detail, origin, stage, { cause: "dns_failed", redirects });
+        return hop === 0 ? refuse("dns_failed", detail, origin, stage) : hopRefused("dns_failed", detail);
       }
       addresses = [];
       for (const answer of answers) {
@@ -290,7 +296,7 @@ async function run(
         const verdict = policy(address);
         if (!verdict.allowed && !(allowListed && isLoopback(address))) {
           const detail = `${hostname} resolved to ${address} (${verdict.range})`;
-          return hop === 0 ? refuse("address_forbidden", detail, origin, stage) : refuse("redirect_forbidden", detail, origin, stage, { cause: "address_forbidden", redirects });
+          return hop === 0 ? refuse("address_forbidden", detail, origin, stage) : hopRefused("address_forbidden", detail);
         }
         if (!addresses.includes(address)) addresses.push(address);
       }
