@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/lib/sellers";
+import type { ListingDocument } from "@/lib/listing/document";
+import { probeListing, type ProbeListingResult } from "./probe-listing";
+import type { ProbeEvidence } from "./evidence";
+
+let server: FixtureServer;
+let listings: Record<string, ListingDocument>;
+let allow: string[];
+const results = new Map<string, ProbeListingResult>();
+
+/** Every fixture seller and exactly the failing findings (check:code) its fault must produce. */
+const EXPECTED: Record<string, { kind: string; endpoint: string[]; listing?: string[]; warn?: string[] }> = {
+  "agent-verdict": { kind: "x402-v2", endpoint: [] },
+  "validity-check": { kind: "x402-v2", endpoint: [] },
+  "mpp-seller": { kind: "mpp", endpoint: [] },
+  "no-challenge": { kind: "none", endpoint: ["R2:paid_without_payment", "C1:challenge_missing"], listing: ["M4:logo_not_image", "D1:docs_unreachable"] },
+  "malformed-header": { kind: "x402-v2", endpoint: ["C1:header_not_base64"] },
+  "v1-only": { kind: "x402-v1", endpoint: [] },
+  disagree: { kind: "x402-v2", endpoint: ["C4:header_body_disagree"] },
+  "lowercase-payto": { kind: "x402-v2", endpoint: ["C2:payto_not_checksummed"] },
+  "wrong-asset": { kind: "x402-v2", endpoint: ["C3:asset_not_canonical"] },
+  "server-error": { kind: "none", endpoint: ["R2:server_error", "C1:challenge_missing"] },
+  redirect: { kind: "none", endpoint: ["R2:redirected", "S1:redirect_off_host", "C1:challenge_missing"] },
+  "endless-body": { kind: "x402-v2", endpoint: [], warn: ["S5:body_over_cap"] },
+  "gzip-bomb": { kind: "x402-v2", endpoint: ["S5:content_type_mismatch"], warn: ["S5:body_over_cap"] },
+  "secret-ask": { kind: "x402-v2", endpoint: ["S4:asks_for_secret"] },
+  "mpp-expired": { kind: "mpp", endpoint: ["C2:mpp_expired", "C1:mpp_realm_missing"] },
+};
+
+const codes = (findings: ProbeEvidence["findings"], severity: string) =>
+  findings.filter((f) => f.severity === severity && f.code !== "not_https").map((f) => `${f.check}:${f.code}`).sort();
+const evidence = (slug: string): ProbeEvidence => {
+  const r = results.get(slug);
+  if (!r?.ok) throw new Error(`${slug} was refused: ${JSON.stringify(r)}`);
+  return r.evidence;
+};
+
+beforeAll(async () => {
+  server = await startFixtureSellers({ port: 0 });
+  allow = [`127.0.0.1:${server.port}`];
+  listings = fixtureListings(server.url);
+  // All sellers at once, as the demo does; the slow seller has its own test with the real deadline.
+  await Promise.all(Object.keys(EXPECTED).map(async (slug) => results.set(slug, await probeListing(listings[slug], { allowHosts: allow, deadlineMs: 4000, now: new Date() }))));
+});
+afterAll(() => server?.close());
+
+describe("probeListing against every fixture seller", () => {
+  it("covers every fixture seller but the slow one", () => {
+    expect(Object.keys(listings).sort()).toEqual([...Object.keys(EXPECTED), "slow"].sort());
+  });
+
+  for (const [slug, want] of Object.entries(EXPECTED)) {
+    it(`${slug}: exactly the expected findings`, () => {
+      const e = evidence(slug);
+      const paid = e.endpoints.filter((x) => listings[slug].endpoints.find((l) => l.path === x.path)?.payable);
+      expect(paid.length).toBeGreaterThan(0);
+      for (const ep of paid) {
+        expect(ep.reachable).toBe(true);
+        expect(ep.challenge.kind).toBe(want.kind);
+        expect(codes(ep.findings, "fail")).toEqual([...want.endpoint].sort());
+        for (const w of want.warn ?? []) expect(codes(ep.findings, "warn")).toContain(w);
+        // Every fixture is plain http on loopback: S1 records it, honestly.
+        expect(ep.findings).toContainEqual(expect.objectContaining({ check: "S1", code: "not_https", severity: "fail" }));
+      }
+      expect(codes(e.findings, "fail")).toEqual([...(want.listing ?? [])].sort());
+    });
+  }
+
+  it("records TTFB, status and the kept challenge headers", () => {
+    const ep = evidence("agent-verdict").endpoints[0];
+    expect(ep.status).toBe(402);
+    expect(ep.ttfbMs).toBeGreaterThan(0);
+    expect(ep.headers["payment-required"]).toBeTruthy();
+    expect(ep.tls).toBeNull();
+    expect(ep.challenge.bazaarReading).toBe("x402-foundation");
+    expect(ep.challenge.requirements?.[0]).toMatchObject({ network: "eip155:8453", amount: "40000", payTo: "0x63aA5960943865e7d57FDdF0D899eE36B6D2046E" });
+    expect(ep.findings.filter((f) => f.code === "asset_unverified").length).toBe(3); // eip155:10, 1329, 5042: not in the table
+  });
+
+  it("reads the coinbase reading on validity-check and leaves its free routes alone", () => {
+    const e = evidence("validity-check");
+    const free = e.endpoints.filter((x) => x.path === "/criteria" || x.path === "/precheck");
+    expect(free.map((x) => x.status)).toEqual([200, 200]);
+    for (const f of free) expect(f.findings).toContainEqual(expect.objectContaining({ check: "R2", code: "not_payable" }));
+    expect(e.endpoints.find((x) => x.path === "/upto")?.challenge.bazaarReading).toBe("coinbase");
+  });
+
+  it("records the listing-level facts: logo, docs, discovery", () => {
+    const e = evidence("agent-verdict");
+    expect(e.logo).toMatchObject({ ok: true, isImage: true });
+    expect(e.docs).toMatchObject({ ok: true, status: 200 });
+    expect(e.discovery).toMatchObject({ ok: true, kind: "well-known-x402" });
+    expect(evidence("mpp-seller").discovery).toMatchObject({ ok: true, kind: "openapi" });
+    expect(evidence("validity-check").logo).toMatchObject({ isImage: true }); // an SVG
+  });
+
+  it("normalises MPP charges and lists every challenge", () => {
+    const ep = evidence("mpp-seller").endpoints[0];
+    expect(ep.challenge.mpp?.map((c) => c.method)).toEqual(["tempo", "evm"]);
+    expect(ep.challenge.requirements?.[1]).toMatchObject({ network: "eip155:8453", amount: "5000" });
+  });
+});
+
+describe("probeListing: refusals and deadlines", () => {
+  it("refuses a baseUrl with credentials, a query or a fragment before any request", async () => {
+    for (const [suffix, refusal] of [["?a=1", "query_not_allowed"], ["#x", "fragment_not_allowed"]] as const) {
+      const r = await probeListing({ ...listings["agent-verdict"], baseUrl: listings["agent-verdict"].baseUrl + suffix }, { allowHosts: allow });
+      expect(r).toMatchObject({ ok: false, refusal });
+    }
+    const creds = listings["agent-verdict"].baseUrl.replace("http://", "http://user:pw@");
+    expect(await probeListing({ ...listings["agent-verdict"], baseUrl: creds }, { allowHosts: allow })).toMatchObject({ ok: false, refusal: "credentials_in_url" });
+  });
+
+  it("refuses loopback without an allow-list entry", async () => {
+    const r = await probeListing(listings["agent-verdict"]);
+    expect(r.ok).toBe(false);
+  });
+
+  it("an endpoint the guard refuses is evidence, not a refusal of the listing", async () => {
+    const l = listings["agent-verdict"];
+    const r = await probeListing({ ...l, endpoints: [{ ...l.endpoints[0], path: "/x?y=1" }] }, { allowHosts: allow, deadlineMs: 2000 });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.evidence.endpoints[0]).toMatchObject({ reachable: false, refusal: "query_not_allowed" });
+    expect(r.evidence.endpoints[0].findings).toContainEqual(expect.objectContaining({ check: "R1", code: "target_refused" }));
+  });
+
+  it("the redirect seller reached as localhost redirects to 127.0.0.1: still off the host", async () => {
+    const asLocalhost = fixtureListings(`http://localhost:${server.port}`).redirect;
+    const r = await probeListing(asLocalhost, { allowHosts: [`localhost:${server.port}`], deadlineMs: 4000 });
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.evidence.endpoints[0].findings).toContainEqual(expect.objectContaining({ check: "S1", code: "redirect_off_host" }));
+  });
+
+  it("slow: the 402 after 15 s fails R1 at the 10 s deadline", async () => {
+    const started = Date.now();
+    const r = await probeListing(listings.slow, { allowHosts: allow });
+    const took = Date.now() - started;
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const ep = r.evidence.endpoints[0];
+    expect(ep).toMatchObject({ reachable: false, status: null });
+    expect(codes(ep.findings, "fail")).toEqual(["R1:timeout"]);
+    expect(took).toBeGreaterThanOrEqual(9_900);
+    expect(took).toBeLessThan(14_000);
+  }, 25_000);
+});
