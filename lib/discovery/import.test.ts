@@ -1,0 +1,108 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/lib/sellers";
+import { probeListing } from "@/lib/probe";
+import { atomicToDecimal } from "./import-sources";
+import { draftListingFromUrl } from "./import";
+
+let server: FixtureServer;
+let allow: string[];
+const schema = JSON.parse(readFileSync(path.resolve(__dirname, "../../public/schemas/listing.schema.json"), "utf8"));
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(ajv);
+const validateListing = ajv.compile(schema);
+
+beforeAll(async () => {
+  server = await startFixtureSellers({ port: 0 });
+  allow = [`127.0.0.1:${server.port}`];
+});
+afterAll(() => server?.close());
+
+async function draft(slug: string) {
+  const r = await draftListingFromUrl(`${server.url}/${slug}`, { allowHosts: allow, deadlineMs: 4000 });
+  if (!r.ok) throw new Error(JSON.stringify(r));
+  return r;
+}
+
+describe("draftListingFromUrl from the fixture sellers", () => {
+  for (const slug of ["agent-verdict", "validity-check", "mpp-seller", "v1-only", "lowercase-payto"]) {
+    it(`${slug}: the draft validates against public/schemas/listing.schema.json`, async () => {
+      const { draft: d } = await draft(slug);
+      const ok = validateListing(d);
+      expect(validateListing.errors ?? []).toEqual([]);
+      expect(ok).toBe(true);
+    });
+  }
+
+  it("agent-verdict: title, descriptions, schemas, example and the 402's price in USDC", async () => {
+    const { draft: d, sources } = await draft("agent-verdict");
+    const seller = fixtureListings(server.url)["agent-verdict"];
+    expect(d.title).toBe(seller.title);
+    expect(d.description).toBe(seller.description);
+    expect(d.baseUrl).toBe(seller.baseUrl);
+    expect(d.logoUrl).toBe(seller.logoUrl);
+    expect(d.docsUrl).toBe(seller.docsUrl);
+    expect(d.discoveryUrl).toBe(`${seller.baseUrl}/.well-known/x402`);
+    expect(d.protocols).toEqual(["x402"]);
+    expect(d.networks).toEqual(expect.arrayContaining(["eip155:8453", "eip155:137", "eip155:42161"]));
+    expect(d.endpoints).toHaveLength(1);
+    const e = d.endpoints[0];
+    expect(e).toMatchObject({ method: "POST", path: "/api/x402/AGENT_VERDICT", payable: true });
+    expect(e.requestSchema).toEqual(seller.endpoints[0].requestSchema);
+    expect(e.responseSchema).toEqual(seller.endpoints[0].responseSchema);
+    expect(e.requestExample).toEqual(seller.endpoints[0].requestExample);
+    expect(e.pricing).toMatchObject({ usd: "0.04", machine: { amount: "40000", network: "eip155:8453", decimals: 6 }, mode: null });
+    expect(e.pricing?.label).toBe("from $0.04 per verdict (dynamic quote)"); // the document's words, still true of the 402
+    expect(sources.map((s) => `${s.kind}:${s.ok}`)).toEqual(["well-known-x402:true", "openapi:true", "challenge:true"]);
+  });
+
+  it("validity-check: free routes drafted as free, paid routes priced at $0.01", async () => {
+    const { draft: d } = await draft("validity-check");
+    expect(d.endpoints.map((e) => `${e.method} ${e.path} ${e.payable} ${e.pricing?.usd ?? "-"}`)).toEqual([
+      "GET /criteria false -", "POST /precheck false -", "POST /upto true 0.01", "POST /validity true 0.01",
+    ]);
+  });
+
+  it("mpp-seller: OpenAPI only, the MPP challenge priced in Base USDC", async () => {
+    const { draft: d, warnings } = await draft("mpp-seller");
+    expect(d.protocols).toEqual(["mpp"]);
+    expect(d.discoveryUrl).toBe(`${server.url}/mpp-seller/openapi.json`);
+    expect(d.endpoints[0].pricing).toMatchObject({ usd: "0.005", machine: { amount: "5000", decimals: 6 } });
+    expect(warnings).toContain("walkthrough (D2) was not found in any source: fill it in.");
+  });
+
+  it("no-challenge: the paid route answering 200 is flagged in the warnings", async () => {
+    const { draft: d, warnings } = await draft("no-challenge");
+    expect(d.endpoints[0].payable).toBe(true);
+    expect(warnings.some((w) => w.includes("answered 200 without payment"))).toBe(true);
+  });
+
+  it("a draft can be probed as it stands", async () => {
+    const { draft: d } = await draft("validity-check");
+    const r = await probeListing(d, { allowHosts: allow, deadlineMs: 4000 });
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.evidence.endpoints.filter((e) => e.status === 402)).toHaveLength(2);
+  });
+
+  it("an endpoint URL on its own drafts that one endpoint", async () => {
+    const r = await draftListingFromUrl(`${server.url}/agent-verdict/api/x402/AGENT_VERDICT`, { allowHosts: allow, deadlineMs: 4000 });
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.draft.endpoints.map((e) => `${e.method} ${e.path} ${e.pricing?.usd}`)).toEqual(["POST /agent-verdict/api/x402/AGENT_VERDICT 0.04"]);
+  });
+
+  it("refuses a URL with a query, a fragment or credentials, and loopback without the allow-list", async () => {
+    expect(await draftListingFromUrl(`${server.url}/agent-verdict?x=1`, { allowHosts: allow })).toMatchObject({ ok: false, refusal: "query_not_allowed" });
+    expect(await draftListingFromUrl(`${server.url}/agent-verdict#x`, { allowHosts: allow })).toMatchObject({ ok: false, refusal: "fragment_not_allowed" });
+    expect(await draftListingFromUrl(server.url.replace("http://", "http://a:b@"), { allowHosts: allow })).toMatchObject({ ok: false, refusal: "credentials_in_url" });
+    expect((await draftListingFromUrl(`${server.url}/agent-verdict`)).ok).toBe(false);
+  });
+});
+
+describe("atomicToDecimal", () => {
+  it.each([["10000", 6, "0.01"], ["40000", 6, "0.04"], ["1", 6, "0.000001"], ["1000000", 6, "1"], ["1234567", 2, "12345.67"], ["0", 6, "0"], ["5", 0, "5"]] as const)("%s at %d decimals is %s", (amount, decimals, expected) => {
+    expect(atomicToDecimal(amount, decimals)).toBe(expected);
+  });
+});
