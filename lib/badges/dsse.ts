@@ -49,9 +49,24 @@ export function signEnvelope(payload: Uint8Array, payloadType: string, signer: S
   };
 }
 
-/** Canonicalise (RFC 8785) and sign a badge statement. */
+// Which statement object each envelope made here was signed from, so the renderer can confirm an
+// envelope belongs to the statement it is drawing without canonicalising it a second time. Only
+// deeply frozen statements (what buildStatement returns) are remembered: a mutable one could change
+// after signing. Weak: it keeps neither alive. Anything else takes the full comparison.
+const signedFrom = new WeakMap<DsseEnvelope, BadgeStatement>();
+const deepFrozen = (s: BadgeStatement) => Object.isFrozen(s) && Object.isFrozen(s.listing) && Object.isFrozen(s.result);
+
+/** Canonicalise (RFC 8785) and sign a badge statement. The envelope is frozen. */
 export function signStatement(statement: BadgeStatement, signer: Signer): DsseEnvelope {
-  return signEnvelope(Buffer.from(canonicalJson(statement), "utf8"), BADGE_PAYLOAD_TYPE, signer);
+  const envelope = Object.freeze(signEnvelope(Buffer.from(canonicalJson(statement), "utf8"), BADGE_PAYLOAD_TYPE, signer));
+  if (deepFrozen(statement)) signedFrom.set(envelope, statement);
+  return envelope;
+}
+
+/** True when `envelope`'s payload is exactly the canonical JSON of `statement`. */
+export function envelopeCarries(envelope: DsseEnvelope, statement: BadgeStatement): boolean {
+  if (signedFrom.get(envelope) === statement) return true;
+  return envelope.payload === Buffer.from(canonicalJson(statement), "utf8").toString("base64");
 }
 
 /** True when `sig` is a valid Ed25519 signature by `publicKey` over PAE(payloadType, payload). */

@@ -97,6 +97,14 @@ describe("layout follows shields", () => {
     expect(renderReadinessBadge(STATEMENT, { style: "flat", link: null })).not.toContain("<a ");
   });
 
+  it("notices a statement edited after signing (the envelope pairing is only trusted for frozen statements)", () => {
+    const mutable = structuredClone(STATEMENT);
+    const envelope = signStatement(mutable, signerFor(fixedKeyring()));
+    mutable.result.score = 99;
+    expect(() => renderReadinessBadge(mutable, { style: "flat", envelope })).toThrow(/does not match/);
+    expect(Object.isFrozen(envelope)).toBe(true);
+  });
+
   it("refuses to embed an envelope for a different statement", () => {
     const envelope = signStatement(withScore(40), signerFor(fixedKeyring()));
     expect(() => renderReadinessBadge(STATEMENT, { style: "flat", envelope })).toThrow(/does not match/);

@@ -10,8 +10,7 @@
  * are aria-hidden.
  */
 import { BAND_COLORS, LABEL_COLORS, UNSCORED_COLORS, colorsFor, type BadgeColors } from "./colors";
-import { canonicalJson } from "./canonical-json";
-import type { DsseEnvelope } from "./dsse";
+import { envelopeCarries, type DsseEnvelope } from "./dsse";
 import type { BadgeStatement } from "./statement";
 import { visibleText } from "./text";
 import { textWidth, textWidth100, type BadgeFont } from "./widths";
@@ -279,7 +278,7 @@ export function renderReadinessBadge(statement: BadgeStatement | null, opts: Rea
   if (opts.envelope) {
     // Embedding an envelope for some other statement would make a badge that fails verification
     // for reasons nobody could see; catch the wiring mistake here instead.
-    if (opts.envelope.payload !== Buffer.from(canonicalJson(statement), "utf8").toString("base64")) {
+    if (!envelopeCarries(opts.envelope, statement)) {
       throw new RangeError("envelope payload does not match the statement being rendered");
     }
     metadata = JSON.stringify(opts.envelope);

@@ -127,16 +127,15 @@ export function buildStatement(input: StatementInput, timing: StatementTiming): 
     const nb = Math.ceil(Date.parse(timing.notBefore) / 1000) * 1000;
     if (issuedMs < nb) issuedMs = Math.min(nb, Math.floor(nowMs / 1000) * 1000);
   }
-  return {
-    ok: true,
-    statement: {
-      _type: STATEMENT_TYPE,
-      listing: { id: listing.id, slug: listing.slug, url: listing.url },
-      result: { id: result.id, score: result.score, band, rubricVersion: result.rubricVersion, analysedAt: isoSeconds(analysedMs) },
-      issuedAt: isoSeconds(issuedMs),
-      expiresAt: isoSeconds(issuedMs + ttl * 1000),
-    },
-  };
+  // Frozen all the way down: what gets signed cannot be edited afterwards (dsse.ts relies on it).
+  const statement: BadgeStatement = Object.freeze({
+    _type: STATEMENT_TYPE,
+    listing: Object.freeze({ id: listing.id, slug: listing.slug, url: listing.url }),
+    result: Object.freeze({ id: result.id, score: result.score, band, rubricVersion: result.rubricVersion, analysedAt: isoSeconds(analysedMs) }),
+    issuedAt: isoSeconds(issuedMs),
+    expiresAt: isoSeconds(issuedMs + ttl * 1000),
+  });
+  return { ok: true, statement };
 }
 
 /**

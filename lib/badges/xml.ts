@@ -36,10 +36,12 @@ const ENTITY: Record<string, string> = {
   "\r": "&#13;",
 };
 
+// A cheap pre-check without lookarounds: any control, any surrogate at all, U+FFFE/U+FFFF. Only text
+// that has one pays for the exact (lookaround) pass, which keeps long ASCII (the envelope JSON) fast.
+const MAYBE_ILLEGAL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
+
 function dropIllegal(s: string): string {
-  // The regex test is cheap and the common case (plain ASCII) skips the replace entirely.
-  XML_ILLEGAL.lastIndex = 0;
-  return XML_ILLEGAL.test(s) ? s.replace(XML_ILLEGAL, "") : s;
+  return MAYBE_ILLEGAL.test(s) ? s.replace(XML_ILLEGAL, "") : s;
 }
 
 /** Escape character data (element content). `>` is escaped too, so `]]>` can never appear. */
