@@ -123,3 +123,13 @@ describe("input handling", () => {
     expect(extractJsonObject("no json here", 0)).toBeNull();
   });
 });
+
+describe("docs/SEED-IMPORT.md", () => {
+  it("holds every mapping row the importer produces for the two seeds", () => {
+    const doc = readFileSync(path.join(__dirname, "../../docs/SEED-IMPORT.md"), "utf8");
+    for (const r of [imported(seed002), imported(seed003, { sourceUrl: SOURCE_003 })]) {
+      for (const m of r.mapping) expect(doc).toContain(`| \`${m.source}\` | \`${m.target}\` |`);
+      for (const u of r.unmapped) expect(doc).toContain(`| \`${u.source}\` |`);
+    }
+  });
+});
