@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
-import { parseX402 } from "./parse";
+import { parseX402, type X402Response } from "./parse";
 
 const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 const PAY_TO = "0x63aA5960943865e7d57FDdF0D899eE36B6D2046E";
@@ -92,7 +92,7 @@ describe("parseX402: valid challenges", () => {
   });
 });
 
-const cases: Array<{ name: string; input: ReturnType<typeof header>; expected: string; pointer?: string }> = [
+const cases: Array<{ name: string; input: X402Response; expected: string; pointer?: string }> = [
   // C1
   { name: "header not base64", input: { status: 402, headers: { "payment-required": "not base64!" }, body: null }, expected: "C1:header_not_base64" },
   { name: "header base64 but not JSON", input: { status: 402, headers: { "payment-required": Buffer.from("hello").toString("base64") }, body: null }, expected: "C1:header_not_json" },

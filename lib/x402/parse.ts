@@ -158,9 +158,11 @@ export function parseX402(response: X402Response, options: ParseX402Options = {}
   findings.push(...bz.findings);
 
   // --- S4: no secret asks in anything the challenge publishes ---
+  // When the body echoes the header exactly (C4 passed), one scan covers both.
+  const bodyIsEcho = source === "both" && !findings.some((f) => f.code === "header_body_disagree");
   findings.push(...findSecretAsks([
     ...(header !== undefined ? [{ json: header, label: "PAYMENT-REQUIRED header" }] : []),
-    ...(body !== undefined ? [{ json: body, label: "402 body" }] : []),
+    ...(body !== undefined && !bodyIsEcho ? [{ json: body, label: "402 body" }] : []),
   ]));
 
   // C3 is unmeasured, not passed, when no requirement's asset could be looked up in the table.

@@ -1,0 +1,125 @@
+/**
+ * `npm run bench:probe`: 1,000 fixture endpoints (one loopback server, 1,000 distinct paths), each
+ * answering a real 402 after 200 ms, probed at concurrency 50 through the real path (probeListing →
+ * probeEndpoint → safeFetch → parseX402/parseMpp). The floor is 1000 ÷ 50 × 200 ms = 4 s; the target
+ * is within 1.5× of it. Prints wall time, the ratio to the floor and peak RSS; the last line is
+ * exactly `RESULT probe_floor_ratio <ratio>`.
+ *
+ * The fixture server runs in a child process (this file with `--server`), so the figures are the
+ * probe's own: a real seller does not share the prober's event loop. Loopback only.
+ */
+import { spawn } from "node:child_process";
+import { cpus } from "node:os";
+import { performance } from "node:perf_hooks";
+import type { PaymentRequired } from "@x402/core/types";
+import { probeListing } from "@/lib/probe";
+import { listingFor, startFixtureSellers, type FixtureSeller } from "@/lib/sellers";
+import { BASE, bazaarExtension, fixturePayTo, operations, usdcAccept } from "@/lib/sellers/common";
+import { sendX402 } from "@/lib/sellers/respond";
+
+const ENDPOINTS = 1000;
+const CONCURRENCY = 50;
+const DELAY_MS = 200;
+const FLOOR_MS = (ENDPOINTS / CONCURRENCY) * DELAY_MS;
+
+function benchSeller(): FixtureSeller {
+  const payTo = fixturePayTo("bench");
+  return {
+    slug: "bench",
+    purpose: "1,000 endpoints answering a 402 after 200 ms (bench/probe.ts).",
+    title: "Probe benchmark seller",
+    shortDescription: "One thousand paid endpoints that answer slowly.",
+    description: "A fixture with 1,000 distinct paid paths, each answering an x402 v2 402 after 200 ms, for the probe benchmark.",
+    category: "benchmark",
+    protocols: ["x402"],
+    networks: [BASE],
+    operations: operations(),
+    walkthrough: "Not for paying.",
+    logo: null,
+    docs: false,
+    discovery: { wellKnown: false, openapi: false },
+    endpoints: Array.from({ length: ENDPOINTS }, (_, i) => ({
+      method: "POST" as const,
+      path: `/api/e${String(i).padStart(4, "0")}`,
+      summary: `endpoint ${i}`,
+      description: `Benchmark endpoint ${i}.`,
+      payable: true,
+      requestSchema: { type: "object" },
+      responseSchema: { type: "object" },
+      requestExample: { i },
+      pricing: null,
+      handle(ctx) {
+        const timer = setTimeout(() => {
+          const pr: PaymentRequired = {
+            x402Version: 2,
+            resource: { url: `${ctx.sellerUrl}/api/e${i}`, description: `endpoint ${i}`, mimeType: "application/json" },
+            accepts: [usdcAccept(BASE, "10000", payTo, 120)],
+            extensions: bazaarExtension("POST", `/api/e${i}`, { bodyType: "json", input: { i }, inputSchema: { type: "object" }, output: { example: { ok: true }, schema: { type: "object" } } }),
+          };
+          sendX402(ctx.res, pr, "same");
+        }, DELAY_MS);
+        ctx.res.on("close", () => clearTimeout(timer));
+      },
+    })),
+  };
+}
+
+/** Child mode: serve the bench seller on 127.0.0.1 and print the port. */
+async function serve(): Promise<void> {
+  const server = await startFixtureSellers({ port: 0, host: "127.0.0.1", sellers: [benchSeller()] });
+  process.stdout.write(`PORT ${server.port}\n`);
+  process.on("disconnect", () => void server.close().then(() => process.exit(0)));
+}
+
+function startChild(): Promise<{ port: number; stop(): void }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, __filename, "--server"], { stdio: ["ignore", "pipe", "inherit", "ipc"] });
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /PORT (\d+)/.exec(out);
+      if (m) resolve({ port: Number(m[1]), stop: () => child.kill() });
+    });
+    child.once("exit", (code) => reject(new Error(`bench server exited (${code}) before listening`)));
+  });
+}
+
+async function main(): Promise<void> {
+  const seller = benchSeller();
+  const child = await startChild();
+  const origin = `http://127.0.0.1:${child.port}`;
+  const listing = { ...listingFor(seller, origin), logoUrl: null, docsUrl: null, discoveryUrl: null };
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 25);
+
+  const elu0 = performance.eventLoopUtilization();
+  const cpu0 = process.cpuUsage();
+  const started = performance.now();
+  const r = await probeListing(listing, { allowHosts: [`127.0.0.1:${child.port}`], concurrency: CONCURRENCY });
+  const wallMs = performance.now() - started;
+  const elu = performance.eventLoopUtilization(elu0).utilization;
+  const cpu = process.cpuUsage(cpu0);
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
+  child.stop();
+
+  if (!r.ok) throw new Error(`probe refused: ${r.refusal} ${r.detail}`);
+  const eps = r.evidence.endpoints;
+  const got402 = eps.filter((e) => e.status === 402 && e.challenge.kind === "x402-v2" && e.challenge.valid).length;
+  const ttfb = eps.map((e) => e.ttfbMs ?? NaN).filter(Number.isFinite).sort((a, b) => a - b);
+  const p = (q: number) => ttfb[Math.min(ttfb.length - 1, Math.floor(q * ttfb.length))]?.toFixed(0);
+  const ratio = wallMs / FLOOR_MS;
+  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), node ${process.version}`);
+  console.log(`endpoints: ${eps.length}, valid x402 v2 402s: ${got402}, concurrency ${CONCURRENCY}, server delay ${DELAY_MS} ms`);
+  console.log(`ttfb ms: p50 ${p(0.5)}, p95 ${p(0.95)}, max ${ttfb[ttfb.length - 1]?.toFixed(0)}`);
+  console.log(`wall: ${(wallMs / 1000).toFixed(2)} s; floor ${(FLOOR_MS / 1000).toFixed(2)} s; ratio ${ratio.toFixed(3)} (target ≤ 1.5)`);
+  console.log(`event loop busy ${(elu * 100).toFixed(0)}% of the wall; CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (probe process only)`);
+  console.log(`peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
+  if (got402 !== ENDPOINTS) console.log(`WARNING: ${ENDPOINTS - got402} endpoints did not yield a valid 402`);
+  console.log(`RESULT probe_floor_ratio ${ratio.toFixed(3)}`);
+}
+
+(process.argv.includes("--server") ? serve() : main()).catch((e) => {
+  console.error(e instanceof Error ? e.stack : e);
+  process.exit(1);
+});
