@@ -52,10 +52,23 @@ function metaValidator(): Ajv2020 {
   return ajv;
 }
 
+const problemsCache = new Map<string, string | null>();
+
 /** Meta-validate a JSON Schema (2020-12); returns ajv's first errors in plain words, or null when valid. */
 export function jsonSchemaProblems(schema: unknown): string | null {
   if (typeof schema === "boolean") return null;
   if (!isObject(schema)) return "is not a JSON Schema object";
+  // Sellers send the same schema on every 402: remember the verdict (bounded).
+  const key = JSON.stringify(schema);
+  const cached = problemsCache.get(key);
+  if (cached !== undefined) return cached;
+  const verdict = metaValidate(schema);
+  if (problemsCache.size >= 512) problemsCache.clear();
+  problemsCache.set(key, verdict);
+  return verdict;
+}
+
+function metaValidate(schema: Record<string, unknown>): string | null {
   try {
     const ok = metaValidator().validateSchema(schema);
     if (ok) return null;

@@ -58,8 +58,12 @@ export function findSecretAsks(sources: SecretAskSource[]): Finding[] {
   });
 }
 
+/** A cheap first pass: most strings in a 402 name no secret at all. */
+const SECRET_HINT = new RegExp(SECRET, "i");
+
 /** The first un-negated imperative ask in a text, trimmed for the message, or null. */
 function imperativeAsk(text: string): string | null {
+  if (!SECRET_HINT.test(text)) return null;
   const re = new RegExp(IMPERATIVE.source, "gi");
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const before = text.slice(Math.max(0, m.index - 40), m.index);
