@@ -3,7 +3,7 @@ import path from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/lib/sellers";
+import { FIXTURE_SELLERS, fixtureListings, startFixtureSellers, type FixtureServer } from "@/lib/sellers";
 import { probeListing } from "@/lib/probe";
 import { atomicToDecimal } from "./import-sources";
 import { draftListingFromUrl } from "./import";
@@ -98,6 +98,38 @@ describe("draftListingFromUrl from the fixture sellers", () => {
     expect(await draftListingFromUrl(`${server.url}/agent-verdict#x`, { allowHosts: allow })).toMatchObject({ ok: false, refusal: "fragment_not_allowed" });
     expect(await draftListingFromUrl(server.url.replace("http://", "http://a:b@"), { allowHosts: allow })).toMatchObject({ ok: false, refusal: "credentials_in_url" });
     expect((await draftListingFromUrl(`${server.url}/agent-verdict`)).ok).toBe(false);
+  });
+});
+
+describe("draftListingFromUrl: a seed-style product document", () => {
+  it("hands a JSON document with productId to importProductDocument", async () => {
+    // A seller that publishes its product document (seed 002's shape) at a docs path.
+    const av = fixtureListings(server.url)["agent-verdict"];
+    const doc = {
+      productId: "AGENT_VERDICT", title: av.title, summary: av.description, method: "POST",
+      resourceUrl: `${av.baseUrl}/api/x402/AGENT_VERDICT`, inputSchema: av.endpoints[0].requestSchema, outputSchema: av.endpoints[0].responseSchema,
+      pricing: { currency: "USD", floorUsd: 0.04, mode: "DYNAMIC_QUOTE", publicStartingPriceUsd: 0.04 },
+    };
+    const own = await startFixtureSellers({
+      port: 0,
+      sellers: [{
+        ...FIXTURE_SELLERS.find((s) => s.slug === "agent-verdict")!,
+        slug: "product-doc",
+        endpoints: [{ method: "GET", path: "/docs/AGENT_VERDICT.json", summary: "", description: "", payable: false, requestSchema: null, responseSchema: null, requestExample: null, pricing: null, handle: ({ res }) => { res.writeHead(200, { "content-type": "application/json" }); res.end(JSON.stringify(doc)); } }],
+      }],
+    });
+    try {
+      const r = await draftListingFromUrl(`${own.url}/product-doc/docs/AGENT_VERDICT.json`, { allowHosts: [`127.0.0.1:${own.port}`] });
+      expect(r.ok).toBe(true);
+      if (!r.ok) return;
+      expect(r.sources).toEqual([expect.objectContaining({ kind: "product-document", ok: true })]);
+      expect(r.draft.title).toBe(av.title);
+      expect(r.draft.endpoints[0].method).toBe("POST");
+      expect(r.draft.baseUrl.replace(/\/+$/, "") + r.draft.endpoints[0].path).toBe(doc.resourceUrl);
+      expect(validateListing(r.draft)).toBe(true);
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -14,6 +14,7 @@ import { parseX402, type X402ParseResult } from "@/lib/x402";
 import { bodyText, isObject } from "@/lib/x402/json";
 import { KNOWN_ASSETS } from "@/lib/x402/assets";
 import type { NormalisedRequirement } from "@/lib/probe/evidence";
+import { importProductDocument } from "./product-document";
 import { emptyService, machinePrice, pricingFromMachine, pricingFromRequirements, readOpenApi, readWellKnown, type EndpointFacts, type ServiceFacts } from "./import-sources";
 
 export interface DraftOptions {
@@ -298,9 +299,16 @@ function fill(doc: EndpointFacts, seen: Partial<EndpointFacts>): EndpointFacts {
   };
 }
 
-async function importFromProductDocument(doc: Record<string, unknown>, url: string, sources: DraftSource[]): Promise<DraftResult> {
-  sources.push({ kind: "product-document", url, ok: true, status: 200 });
-  return { ok: false, error: "product_document_unsupported", detail: `${url} is a product document (productId/criteria_id); importing those is not available yet.` };
+/** A seller's own product document (seeds 002/003) is mapped by lib/discovery/product-document.ts. */
+function importFromProductDocument(doc: Record<string, unknown>, url: string, sources: DraftSource[]): DraftResult {
+  const r = importProductDocument(doc, { sourceUrl: url });
+  if (!r.ok) {
+    return { ok: false, error: "product_document_invalid", detail: r.errors.map((e) => `${e.pointer || "(root)"}: ${e.message}`).join("; ") };
+  }
+  sources.push({ kind: "product-document", url, ok: true, status: 200, note: r.format });
+  // What the document has no home for is the seller's to review, as a warning each.
+  const warnings = r.unmapped.map((u) => `${u.source}: ${u.reason}`);
+  return { ok: true, draft: r.listing, sources, warnings };
 }
 
 /** The listing's base: the URL without a discovery-document suffix or trailing slash. */
