@@ -1,0 +1,144 @@
+/**
+ * The one Prisma client. With DATABASE_URL unset it opens PGlite (real PostgreSQL compiled to WASM)
+ * in the git-ignored data folder; with it set, a server PostgreSQL through @prisma/adapter-pg.
+ * Both speak the same schema and the same committed migrations (lib/migrate.ts applies them).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import { env } from "@/lib/env";
+
+export type Db = PrismaClient;
+
+export interface DatabaseHandle {
+  prisma: PrismaClient;
+  kind: "pglite" | "postgres";
+  /** Run a multi-statement SQL script (migrations). */
+  exec(sql: string): Promise<void>;
+  /** Run one parameterised statement outside Prisma (migrator bookkeeping, advisory locks). */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Run fn on one dedicated connection (session-level advisory locks need it). */
+  session<R>(fn: (conn: SqlConnection) => Promise<R>): Promise<R>;
+  close(): Promise<void>;
+}
+
+export interface SqlConnection {
+  exec(sql: string): Promise<void>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface OpenOptions {
+  /** A postgresql:// URL; when absent, PGlite is used. */
+  url?: string;
+  /** PGlite folder, or "memory" for an in-memory database (tests). */
+  pgliteDir?: string;
+  /** Server mode only: the schema to use (tests create a fresh one per run). */
+  schema?: string;
+  /** Pool size for server mode. */
+  poolSize?: number;
+}
+
+export async function openDatabase(opts: OpenOptions): Promise<DatabaseHandle> {
+  if (opts.url) return openPostgres(opts.url, opts.schema, opts.poolSize);
+  return openPglite(opts.pgliteDir ?? "memory");
+}
+
+async function openPglite(dir: string): Promise<DatabaseHandle> {
+  const [{ PGlite }, { pg_trgm }, { PrismaPGlite }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite/contrib/pg_trgm"),
+    import("pglite-prisma-adapter"),
+  ]);
+  if (dir !== "memory") fs.mkdirSync(dir, { recursive: true });
+  const pglite = new PGlite({ dataDir: dir === "memory" ? undefined : dir, extensions: { pg_trgm } });
+  await pglite.waitReady;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const conn: SqlConnection = {
+    exec: async (sql) => {
+      await pglite.exec(sql);
+    },
+    query: async <T,>(sql: string, params: unknown[] = []) => (await pglite.query<T>(sql, params)).rows,
+  };
+  return {
+    prisma,
+    kind: "pglite",
+    ...conn,
+    // PGlite is a single connection already.
+    session: (fn) => fn(conn),
+    close: async () => {
+      await prisma.$disconnect();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+async function openPostgres(url: string, schema?: string, poolSize = 10): Promise<DatabaseHandle> {
+  const [{ default: pg }, { PrismaPg }] = await Promise.all([import("pg"), import("@prisma/adapter-pg")]);
+  const options = schema ? `-c search_path=${quoteIdent(schema)},public` : undefined;
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, options });
+  // An idle client losing its server (a restart) must not crash the process; the pool reconnects.
+  pool.on("error", () => {});
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) });
+  return {
+    prisma,
+    kind: "postgres",
+    exec: async (sql) => {
+      await pool.query(sql);
+    },
+    query: async <T,>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as T[],
+    session: async (fn) => {
+      const client = await pool.connect();
+      try {
+        return await fn({
+          exec: async (sql) => {
+            await client.query(sql);
+          },
+          query: async <T,>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
+        });
+      } finally {
+        client.release();
+      }
+    },
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+function quoteIdent(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`invalid schema name ${JSON.stringify(name)}`);
+  return name;
+}
+
+/** The embedded default's PGlite folder. */
+export function pgliteDataDir(): string {
+  return path.join(env().dataDir, "pglite");
+}
+
+const globalForDb = globalThis as unknown as { tollgateDb?: Promise<DatabaseHandle> };
+
+/** The process-wide database handle (opened on first use, reused everywhere). */
+export function database(): Promise<DatabaseHandle> {
+  if (!globalForDb.tollgateDb) {
+    const e = env();
+    globalForDb.tollgateDb = openDatabase(e.DATABASE_URL ? { url: e.DATABASE_URL } : { pgliteDir: pgliteDataDir() });
+  }
+  return globalForDb.tollgateDb;
+}
+
+/** The Prisma client; the only way the product talks to its database. */
+export async function db(): Promise<PrismaClient> {
+  return (await database()).prisma;
+}
+
+/** Use a handle opened elsewhere (tests, the demo script) as the process-wide one. */
+export function setDatabase(handle: DatabaseHandle | undefined): void {
+  globalForDb.tollgateDb = handle ? Promise.resolve(handle) : undefined;
+}
+
+export async function closeDatabase(): Promise<void> {
+  const h = globalForDb.tollgateDb;
+  globalForDb.tollgateDb = undefined;
+  if (h) await (await h).close();
+}

@@ -1,0 +1,74 @@
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The validated environment. Every variable the product reads is named here; a missing or
+ * malformed one stops start-up with a message naming it (issue: "Bad input").
+ */
+const flag = z
+  .enum(["0", "1", "true", "false"])
+  .optional()
+  .transform((v) => v === "1" || v === "true");
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** Unset: the embedded PGlite default. Set: a server PostgreSQL through @prisma/adapter-pg. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/.+/, "must be a postgresql:// connection URL")
+    .optional(),
+  /** Where the embedded database, badge keys and generated secrets live (git-ignored). */
+  TOLLGATE_DATA_DIR: z.string().min(1).optional(),
+  /** The public origin of this deployment, used in badges and feeds. */
+  TOLLGATE_PUBLIC_URL: z.string().url("must be an absolute URL such as http://127.0.0.1:3000").optional(),
+  NEXTAUTH_URL: z.string().url("must be an absolute URL").optional(),
+  NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** Enables the development sign-in with seeded demo accounts. Never on unless asked for. */
+  TOLLGATE_DEMO_SIGNIN: flag,
+  /** Runs the catalog-monitor worker loop inside the web server (the embedded default does). */
+  TOLLGATE_INPROCESS_WORKER: flag,
+  /** Bearer token the catalog-monitor workers present to the ops API. */
+  TOLLGATE_WORKER_TOKEN: z.string().min(24, "must be at least 24 characters").optional(),
+  /** host:port entries the probe may reach over plain http on loopback (demo fixture sellers). */
+  TOLLGATE_PROBE_ALLOW_HOSTS: z
+    .string()
+    .regex(/^([A-Za-z0-9.-]+:\d{1,5})(,[A-Za-z0-9.-]+:\d{1,5})*$/, "must be a comma-separated list of host:port")
+    .optional(),
+  SELLERS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  BADGE_SIGNING_KEY: z.string().min(1).optional(),
+  BADGE_PREVIOUS_KEYS: z.string().min(1).optional(),
+});
+
+export type Env = z.infer<typeof schema> & { dataDir: string; probeAllowHosts: string[] };
+
+export class EnvError extends Error {
+  constructor(public readonly variable: string, message: string) {
+    super(`Environment variable ${variable} ${message}`);
+    this.name = "EnvError";
+  }
+}
+
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  // Empty strings mean "unset" (a common result of `VAR= cmd`).
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new EnvError(String(issue.path[0] ?? "?"), issue.message);
+  }
+  const e = parsed.data;
+  if (e.NODE_ENV === "production" && !e.NEXTAUTH_SECRET) {
+    throw new EnvError("NEXTAUTH_SECRET", "is required in production (npm run demo generates one for you)");
+  }
+  return {
+    ...e,
+    dataDir: path.resolve(e.TOLLGATE_DATA_DIR ?? path.join(process.cwd(), ".data")),
+    probeAllowHosts: e.TOLLGATE_PROBE_ALLOW_HOSTS ? e.TOLLGATE_PROBE_ALLOW_HOSTS.split(",") : [],
+  };
+}
+
+let cached: Env | undefined;
+/** The process environment, parsed once. */
+export function env(): Env {
+  return (cached ??= parseEnv());
+}
