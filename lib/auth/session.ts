@@ -1,0 +1,22 @@
+/** The signed-in user for the current request (pages, route handlers, server actions). */
+import { getServerSession } from "next-auth";
+import { authOptions } from "@/lib/auth/options";
+import { loadActor, requireRole, requireActor, type Actor } from "@/lib/auth/roles";
+import type { Role } from "@/lib/generated/prisma/client";
+
+export async function sessionUserId(): Promise<string | null> {
+  const session = await getServerSession(authOptions());
+  return (session as { uid?: string } | null)?.uid ?? null;
+}
+
+export async function currentActor(): Promise<Actor | null> {
+  return loadActor(await sessionUserId());
+}
+
+export async function requireSignedIn(): Promise<Actor> {
+  return requireActor(await sessionUserId());
+}
+
+export async function requireSessionRole(roles: Role[]): Promise<Actor> {
+  return requireRole(await sessionUserId(), roles);
+}

@@ -1,0 +1,55 @@
+/**
+ * Sign-In with Ethereum (EIP-4361): the wallet signs a message naming this site and a one-time nonce;
+ * viem parses, validates and verifies it. Verification is offline (ecrecover), so it covers externally
+ * owned accounts; contract wallets (ERC-1271) would need an RPC, which the embedded default lacks.
+ */
+import { getAddress, verifyMessage, type Hex } from "viem";
+import { generateSiweNonce, parseSiweMessage, validateSiweMessage } from "viem/siwe";
+import { db } from "@/lib/db";
+
+const NONCE_TTL_MS = 10 * 60_000;
+
+export async function issueNonce(now = new Date()): Promise<string> {
+  const nonce = generateSiweNonce();
+  const prisma = await db();
+  await prisma.authNonce.create({ data: { nonce, expiresAt: new Date(now.getTime() + NONCE_TTL_MS) } });
+  return nonce;
+}
+
+export type SiweOutcome = { ok: true; address: `0x${string}` } | { ok: false; reason: string };
+
+export async function verifySiwe(message: string, signature: string, expectedDomain: string, now = new Date()): Promise<SiweOutcome> {
+  const fields = parseSiweMessage(message);
+  if (!fields.address || !fields.nonce || !fields.domain) return { ok: false, reason: "message is not an EIP-4361 sign-in message" };
+  if (!validateSiweMessage({ message: fields, domain: expectedDomain, time: now })) {
+    return { ok: false, reason: `message is for another domain than ${expectedDomain}, or outside its validity window` };
+  }
+  if (!/^0x[0-9a-fA-F]+$/.test(signature)) return { ok: false, reason: "signature is not hex" };
+  const valid = await verifyMessage({ address: fields.address, message, signature: signature as Hex }).catch(() => false);
+  if (!valid) return { ok: false, reason: "signature does not match the address" };
+  // The nonce is spent only after the signature checks out, and only once.
+  const prisma = await db();
+  const spent = await prisma.authNonce.updateMany({
+    where: { nonce: fields.nonce, usedAt: null, expiresAt: { gt: now } },
+    data: { usedAt: now },
+  });
+  if (spent.count !== 1) return { ok: false, reason: "nonce unknown, expired or already used" };
+  return { ok: true, address: getAddress(fields.address) };
+}
+
+/** The user for a wallet, created as a seller with an organisation of its own on first sign-in. */
+export async function userForWallet(address: `0x${string}`) {
+  const prisma = await db();
+  const wallet = address.toLowerCase();
+  const existing = await prisma.user.findUnique({ where: { walletAddress: wallet } });
+  if (existing) return existing;
+  const short = `${address.slice(0, 6)}…${address.slice(-4)}`;
+  return prisma.user.create({
+    data: {
+      walletAddress: wallet,
+      name: short,
+      role: "seller",
+      organization: { create: { slug: `org-${wallet.slice(2, 12)}`, name: `Seller ${short}` } },
+    },
+  });
+}

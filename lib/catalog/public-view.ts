@@ -1,0 +1,110 @@
+/**
+ * What the public may see of a listing (seed 004 "Who sees what"): readiness score, band, rubric
+ * version and analysis date of the published, non-provisional result; never qualityScore,
+ * featuredLevel, rankScore or a provisional score. Every public page and feed goes through here.
+ */
+import type { Prisma } from "@/lib/generated/prisma/client";
+
+export const publicListingSelect = {
+  id: true,
+  slug: true,
+  title: true,
+  shortDescription: true,
+  description: true,
+  logoUrl: true,
+  category: true,
+  homepageUrl: true,
+  baseUrl: true,
+  docsUrl: true,
+  discoveryUrl: true,
+  protocols: true,
+  networks: true,
+  demo: true,
+  publishedAt: true,
+  organization: { select: { name: true, slug: true } },
+  currentResult: { select: { id: true, total: true, band: true, rubricVersion: true, createdAt: true, provisional: true } },
+  endpoints: {
+    orderBy: { position: "asc" },
+    select: {
+      method: true,
+      path: true,
+      description: true,
+      payable: true,
+      priceLabel: true,
+      priceUsd: true,
+      priceAmount: true,
+      priceAsset: true,
+      priceNetwork: true,
+      priceDecimals: true,
+      priceMode: true,
+      dynamicMin: true,
+      dynamicMax: true,
+      dynamicUnit: true,
+      requestSchema: true,
+      noParameters: true,
+      responseSchema: true,
+      requestExample: true,
+    },
+  },
+} satisfies Prisma.ListingSelect;
+
+export type PublicListingRow = Prisma.ListingGetPayload<{ select: typeof publicListingSelect }>;
+
+export interface PublicReadiness {
+  score: number;
+  band: string;
+  rubricVersion: string;
+  analysedAt: string;
+}
+
+export interface PublicListing {
+  id: string;
+  slug: string;
+  title: string;
+  shortDescription: string | null;
+  description: string | null;
+  logoUrl: string | null;
+  category: string | null;
+  homepageUrl: string | null;
+  docsUrl: string | null;
+  discoveryUrl: string | null;
+  baseUrl: string;
+  protocols: string[];
+  networks: string[];
+  seller: string;
+  demo: boolean;
+  readiness: PublicReadiness | null;
+  /** The lowest published per-call price in USD, for tiles and the price filter. */
+  fromPriceUsd: string | null;
+  endpoints: PublicListingRow["endpoints"];
+}
+
+export function toPublicListing(row: PublicListingRow): PublicListing {
+  const r = row.currentResult;
+  const prices = row.endpoints
+    .filter((e) => e.payable)
+    .map((e) => e.priceUsd ?? e.dynamicMin)
+    .filter((p): p is string => !!p && Number.isFinite(Number(p)))
+    .sort((a, b) => Number(a) - Number(b));
+  return {
+    id: row.id,
+    slug: row.slug,
+    title: row.title,
+    shortDescription: row.shortDescription,
+    description: row.description,
+    logoUrl: row.logoUrl,
+    category: row.category,
+    homepageUrl: row.homepageUrl,
+    docsUrl: row.docsUrl,
+    discoveryUrl: row.discoveryUrl,
+    baseUrl: row.baseUrl,
+    protocols: row.protocols,
+    networks: row.networks,
+    seller: row.organization.name,
+    demo: row.demo,
+    // The pointer never names a provisional result (a database trigger refuses it); checked again here.
+    readiness: r && !r.provisional ? { score: r.total, band: r.band, rubricVersion: r.rubricVersion, analysedAt: r.createdAt.toISOString() } : null,
+    fromPriceUsd: prices[0] ?? null,
+    endpoints: row.endpoints,
+  };
+}

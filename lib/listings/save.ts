@@ -1,0 +1,106 @@
+/**
+ * Saving a seller's listing document: validate (400 naming the first bad field by JSON pointer),
+ * then write the listing and its endpoints in one transaction, so nothing half-written is stored.
+ */
+import { db } from "@/lib/db";
+import { AppError } from "@/lib/errors";
+import { requireActor, isModerator, type Actor } from "@/lib/auth/roles";
+import { slugify, validateListingDocument } from "@/lib/listing/validate";
+import type { ListingDocument } from "@/lib/listing/document";
+import { endpointColumns, listingColumns, uniqueEndpoints } from "@/lib/listings/document-mapping";
+import type { PublicationState } from "@/lib/generated/prisma/client";
+
+export function parseListingDocument(input: unknown): ListingDocument {
+  const v = validateListingDocument(input);
+  if (!v.ok) {
+    const first = v.errors[0];
+    throw new AppError("invalid_document", `listing document is invalid at ${first.pointer || "/"}: ${first.message}`, v.errors);
+  }
+  return v.value;
+}
+
+export interface SaveOptions {
+  organizationId: string;
+  /** Update this listing instead of creating one. */
+  listingId?: string;
+  source?: string;
+  demo?: boolean;
+  publicationState?: PublicationState;
+}
+
+/** Write (create or replace) a listing from a validated document; returns the listing id. */
+export async function writeListing(doc: ListingDocument, opts: SaveOptions): Promise<{ id: string; slug: string }> {
+  const prisma = await db();
+  const endpoints = uniqueEndpoints(doc.endpoints);
+  return prisma.$transaction(async (tx) => {
+    const columns = listingColumns(doc);
+    const existing = opts.listingId
+      ? await tx.listing.findUnique({ where: { id: opts.listingId }, select: { id: true, slug: true } })
+      : null;
+    if (opts.listingId && !existing) throw new AppError("not_found", `listing ${opts.listingId} does not exist`);
+    let listing: { id: string; slug: string };
+    if (existing) {
+      listing = await tx.listing.update({
+        where: { id: existing.id },
+        data: { ...columns, ...(opts.publicationState ? { publicationState: opts.publicationState } : {}) },
+        select: { id: true, slug: true },
+      });
+      await tx.endpoint.deleteMany({ where: { listingId: existing.id } });
+    } else {
+      const slug = await freeSlug(tx, doc.slug ?? slugify(doc.title));
+      listing = await tx.listing.create({
+        data: {
+          ...columns,
+          slug,
+          organizationId: opts.organizationId,
+          source: opts.source ?? null,
+          demo: opts.demo ?? false,
+          publicationState: opts.publicationState ?? "draft",
+          publishedAt: opts.publicationState === "published" ? new Date() : null,
+        },
+        select: { id: true, slug: true },
+      });
+    }
+    if (endpoints.length) {
+      await tx.endpoint.createMany({ data: endpoints.map((e, i) => ({ ...endpointColumns(e, i), listingId: listing.id })) });
+    }
+    return listing;
+  });
+}
+
+type Tx = Parameters<Parameters<Awaited<ReturnType<typeof db>>["$transaction"]>[0]>[0];
+
+async function freeSlug(tx: Tx, wanted: string): Promise<string> {
+  const base = slugify(wanted);
+  for (let n = 1; n < 1000; n++) {
+    const candidate = n === 1 ? base : `${base}-${n}`;
+    if (!(await tx.listing.findUnique({ where: { slug: candidate }, select: { id: true } }))) return candidate;
+  }
+  throw new AppError("conflict", `no free slug near ${base}`);
+}
+
+/** The owner (a member of the listing's organisation) or a moderator may edit a listing. */
+export async function authoriseListingEdit(actorId: string | null, listingId: string): Promise<Actor> {
+  const actor = await requireActor(actorId);
+  const prisma = await db();
+  const listing = await prisma.listing.findUnique({ where: { id: listingId }, select: { organizationId: true } });
+  if (!listing) throw new AppError("not_found", `listing ${listingId} does not exist`);
+  if (listing.organizationId !== actor.organizationId && !isModerator(actor)) {
+    throw new AppError("forbidden", "Only the listing's own seller or a moderator can change it.");
+  }
+  return actor;
+}
+
+/** A seller creates a draft listing in their own organisation from a document (API and dashboard). */
+export async function createListingForSeller(actorId: string | null, input: unknown, source?: string) {
+  const actor = await requireActor(actorId);
+  if (!actor.organizationId) throw new AppError("forbidden", "Your account has no seller organisation.");
+  const doc = parseListingDocument(input);
+  return writeListing(doc, { organizationId: actor.organizationId, source });
+}
+
+export async function updateListingForSeller(actorId: string | null, listingId: string, input: unknown) {
+  const actor = await authoriseListingEdit(actorId, listingId);
+  const doc = parseListingDocument(input);
+  return writeListing(doc, { organizationId: actor.organizationId ?? "", listingId });
+}
