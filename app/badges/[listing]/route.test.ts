@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { addResult, ctx, seedListing, setCurrent, tempKeyring } from "@/lib/badges/db-fixtures";
+import { setBadgeKeyring } from "@/lib/badges/server";
+import { verifyBadge } from "@/lib/badges/verify";
+import { publicKeySet, type Keyring } from "@/lib/badges/keys";
+import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { GET } from "./route";
+
+let tdb: TestDatabase;
+let keyring: Keyring;
+const ORIGIN = "http://127.0.0.1:3999";
+
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+  keyring = await tempKeyring();
+});
+beforeEach(() => setBadgeKeyring(keyring));
+afterAll(async () => {
+  setBadgeKeyring(undefined);
+  await tdb?.close();
+});
+
+const get = (segment: string, query = "", headers: Record<string, string> = {}) =>
+  GET(new Request(`${ORIGIN}/badges/${encodeURIComponent(segment)}${query}`, { headers }), ctx({ listing: segment }));
+
+describe("GET /badges/<slug>.svg", () => {
+  it("serves a signed SVG for a published listing's current result, with ETag, Cache-Control and nosniff", async () => {
+    const l = await seedListing(tdb.prisma, { results: [{ total: 96 }] });
+    const res = await get(`${l.slug}.svg`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^image\/svg\+xml\b/);
+    expect(res.headers.get("etag")).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=300, stale-while-revalidate=3300");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    const svg = await res.text();
+    expect(svg).toContain('<metadata id="tollgate-badge-envelope">');
+    expect(svg).toContain("96 · Excellent");
+    expect(svg).toContain(`${ORIGIN}/catalog/${l.slug}`);
+    const v = await verifyBadge(svg, { keys: publicKeySet(keyring), now: new Date() });
+    expect(v.ok).toBe(true);
+    if (v.ok) expect(v.statement).toMatchObject({ listing: { id: l.id, slug: l.slug }, result: { id: l.resultIds[0], score: 96, band: "Excellent" } });
+  });
+
+  it("answers 304 to a matching If-None-Match (also a list and a weak tag), 200 otherwise", async () => {
+    const l = await seedListing(tdb.prisma, { results: [{ total: 81 }] });
+    const first = await get(`${l.slug}.svg`);
+    const etag = first.headers.get("etag")!;
+    for (const inm of [etag, `"nope", ${etag}`, `W/${etag}`, "*"]) {
+      const res = await get(`${l.slug}.svg`, "", { "if-none-match": inm });
+      expect(res.status).toBe(304);
+      expect(res.headers.get("etag")).toBe(etag);
+      expect(await res.text()).toBe("");
+    }
+    expect((await get(`${l.slug}.svg`, "", { "if-none-match": '"other"' })).status).toBe(200);
+  });
+
+  it("a new result changes the ETag and the badge", async () => {
+    const l = await seedListing(tdb.prisma, { results: [{ total: 65 }] });
+    const a = await get(`${l.slug}.svg`);
+    const next = await addResult(tdb.prisma, l.id, { total: 91 });
+    await setCurrent(tdb.prisma, l.id, next);
+    const b = await get(`${l.slug}.svg`, "", { "if-none-match": a.headers.get("etag")! });
+    expect(b.status).toBe(200);
+    expect(b.headers.get("etag")).not.toBe(a.headers.get("etag"));
+    expect(await b.text()).toContain("91 · Excellent");
+  });
+
+  it("style and label change the bytes; the same query gives the same ETag", async () => {
+    const l = await seedListing(tdb.prisma, { results: [{ total: 70 }] });
+    const tags = new Set<string>();
+    for (const q of ["", "?style=plastic", "?style=for-the-badge", "?label=ready"]) tags.add((await get(`${l.slug}.svg`, q)).headers.get("etag")!);
+    expect(tags.size).toBe(4);
+    expect((await get(`${l.slug}.svg`, "?style=plastic")).headers.get("etag")).toBe((await get(`${l.slug}.svg`, "?style=plastic")).headers.get("etag"));
+    const big = await (await get(`${l.slug}.svg`, "?style=for-the-badge")).text();
+    expect(big).toContain("70 · ALMOST READY".toUpperCase());
+  });
+
+  it("refuses unknown, duplicate and invalid query parameters by name with a 400 JSON", async () => {
+    const l = await seedListing(tdb.prisma, { results: [{ total: 70 }] });
+    const cases: [string, string, string][] = [
+      ["?stlye=plastic", "stlye", "unknown_parameter"],
+      ["?style=flat&style=plastic", "style", "duplicate_parameter"],
+      ["?style=round", "style", "invalid_style"],
+      ["?label=%E2%80%8B", "label", "invalid_label"],
+    ];
+    for (const [q, param, reason] of cases) {
+      const res = await get(`${l.slug}.svg`, q);
+      expect(res.status, q).toBe(400);
+      expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+      const body = await res.json();
+      expect(body.error).toMatchObject({ code: "bad_request", param, reason });
+      expect(body.error.message).toContain(param);
+    }
+  });
+
+  it("serves the neutral unsigned badge when there is no published result, linking only once published", async () => {
+    const none = await seedListing(tdb.prisma, { results: [] });
+    const draft = await seedListing(tdb.prisma, { published: false, results: [{ total: 90 }] });
+    for (const [l, linked] of [[none, true], [draft, false]] as const) {
+      const res = await get(`${l.slug}.svg`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("public, max-age=300");
+      const svg = await res.text();
+      expect(svg).toContain("not yet scored");
+      expect(svg).not.toContain("<metadata");
+      expect(svg.includes("/catalog/")).toBe(linked);
+      expect(svg).not.toMatch(/90 ·/);
+    }
+  });
+
+  it("never signs a provisional result, even if it is the newest", async () => {
+    const onlyProvisional = await seedListing(tdb.prisma, { results: [{ total: 99, provisional: true }] });
+    let svg = await (await get(`${onlyProvisional.slug}.svg`)).text();
+    expect(svg).toContain("not yet scored");
+    expect(svg).not.toMatch(/99 ·/);
+    // A provisional result after a published one: the badge keeps stating the published one.
+    const l = await seedListing(tdb.prisma, { results: [{ total: 62 }, { total: 97, provisional: true }] });
+    svg = await (await get(`${l.slug}.svg`)).text();
+    expect(svg).toContain("62 · Almost ready");
+    expect(svg).not.toMatch(/97 ·/);
+    // And the database refuses to make it the pointer in the first place.
+    await expect(setCurrent(tdb.prisma, l.id, l.resultIds[1])).rejects.toThrow();
+  });
+
+  it("a stored band that contradicts the score gets the unsigned badge, not a signed contradiction", async () => {
+    const l = await seedListing(tdb.prisma, { results: [{ total: 95, band: "Getting started" }] });
+    const svg = await (await get(`${l.slug}.svg`)).text();
+    expect(svg).toContain("not yet scored");
+    // The engine's band id spelling is accepted.
+    const ok = await seedListing(tdb.prisma, { results: [{ total: 65, band: "almost-ready" }] });
+    expect(await (await get(`${ok.slug}.svg`)).text()).toContain("65 · Almost ready");
+  });
+
+  it("finds a listing by id too; 404 JSON for an unknown listing or a path without the suffix", async () => {
+    const l = await seedListing(tdb.prisma, { results: [{ total: 85 }] });
+    expect(await (await get(`${l.id}.svg`)).text()).toContain("85 · Ready");
+    for (const seg of ["no-such-listing.svg", l.slug, `${l.slug}.png`, ".svg", `${l.slug}.svgz`]) {
+      const res = await get(seg);
+      expect(res.status, seg).toBe(404);
+      expect((await res.json()).error.code).toBe("not_found");
+    }
+  });
+});
+
+describe("GET /badges/<slug>.dsse.json", () => {
+  it("serves the same envelope the SVG carries, with its own ETag and 304", async () => {
+    const l = await seedListing(tdb.prisma, { results: [{ total: 88 }] });
+    const svg = await (await get(`${l.slug}.svg`)).text();
+    const res = await get(`${l.slug}.dsse.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const text = await res.text();
+    const envelope = JSON.parse(text);
+    expect(Object.keys(envelope).sort()).toEqual(["payload", "payloadType", "signatures"]);
+    expect(svg).toContain(text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"));
+    const v = await verifyBadge(text, { keys: publicKeySet(keyring), now: new Date() });
+    expect(v.ok && v.input).toBe("envelope");
+    expect((await get(`${l.slug}.dsse.json`, "", { "if-none-match": res.headers.get("etag")! })).status).toBe(304);
+  });
+
+  it("is 404 with the refusal reason when the badge is unsigned, and takes no query parameters", async () => {
+    const l = await seedListing(tdb.prisma, { results: [{ total: 40, provisional: true }] });
+    const res = await get(`${l.slug}.dsse.json`);
+    expect(res.status).toBe(404);
+    expect((await res.json()).error).toMatchObject({ code: "not_found", reason: "no_result" });
+    const q = await get(`${l.slug}.dsse.json`, "?style=flat");
+    expect(q.status).toBe(400);
+    expect((await q.json()).error).toMatchObject({ param: "style", reason: "unknown_parameter" });
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * GET /badges/<slug>.svg?style=…&label=…  the readiness badge (signed when the listing is published
+ *                                          with a non-provisional result; else "not yet scored").
+ * GET /badges/<slug>.dsse.json            the same badge's DSSE envelope on its own (404 when unsigned).
+ * docs/BADGES.md "Serving".
+ */
+import { etagOf, ifNoneMatchHits } from "@/lib/badges/issue";
+import { parseBadgeQuery } from "@/lib/badges/query";
+import { badgeForListing, parseBadgeSegment, publicOrigin } from "@/lib/badges/server";
+import { AppError, toResponse } from "@/lib/errors";
+
+const COMMON = { "x-content-type-options": "nosniff", "access-control-allow-origin": "*" };
+
+export async function GET(req: Request, ctx: { params: Promise<{ listing: string }> }): Promise<Response> {
+  try {
+    const target = parseBadgeSegment((await ctx.params).listing);
+    if (!target) throw new AppError("not_found", "badges are at /badges/<slug>.svg or /badges/<slug>.dsse.json");
+    const url = new URL(req.url);
+
+    let style: Parameters<typeof badgeForListing>[1] = "flat";
+    let label: string | undefined;
+    if (target.format === "svg") {
+      const q = parseBadgeQuery(url.searchParams);
+      if (!q.ok) throw new AppError("bad_request", q.error.message, [], { param: q.error.param, reason: q.error.code });
+      ({ style, label } = q);
+    } else {
+      const first = [...url.searchParams.keys()][0];
+      if (first !== undefined) throw new AppError("bad_request", `unknown query parameter "${first.slice(0, 40)}"; the envelope takes none`, [], { param: first.slice(0, 40), reason: "unknown_parameter" });
+    }
+
+    const found = await badgeForListing(target.slug, style, label, new Date(), { origin: publicOrigin(req) });
+    if (!found) throw new AppError("not_found", `no listing "${target.slug.slice(0, 80)}"`);
+    const { badge } = found;
+
+    let body: string;
+    let etag: string;
+    let contentType: string;
+    if (target.format === "svg") {
+      [body, etag, contentType] = [badge.svg, badge.etag, "image/svg+xml; charset=utf-8"];
+    } else {
+      if (!badge.signed) throw new AppError("not_found", `no signed statement for this listing: ${badge.refusal.message}`, [], { reason: badge.refusal.code });
+      body = JSON.stringify(badge.envelope);
+      [etag, contentType] = [etagOf(body), "application/json; charset=utf-8"];
+    }
+    const headers = { ...COMMON, etag, "cache-control": badge.cacheControl };
+    if (ifNoneMatchHits(req.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+    return new Response(body, { status: 200, headers: { ...headers, "content-type": contentType } });
+  } catch (e) {
+    return toResponse(e);
+  }
+}
