@@ -62,7 +62,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   }
   return {
     ...e,
-    dataDir: path.resolve(e.TOLLGATE_DATA_DIR ?? path.join(process.cwd(), ".data")),
+    dataDir: path.resolve(/*turbopackIgnore: true*/ e.TOLLGATE_DATA_DIR ?? path.join(/*turbopackIgnore: true*/ process.cwd(), ".data")),
     probeAllowHosts: e.TOLLGATE_PROBE_ALLOW_HOSTS ? e.TOLLGATE_PROBE_ALLOW_HOSTS.split(",") : [],
   };
 }

@@ -22,7 +22,7 @@ export const publicListingSelect = {
   demo: true,
   publishedAt: true,
   organization: { select: { name: true, slug: true } },
-  currentResult: { select: { id: true, total: true, band: true, rubricVersion: true, createdAt: true, provisional: true } },
+  currentResult: { select: { id: true, total: true, band: true, rubricVersion: true, createdAt: true, provisional: true, rules: true } },
   endpoints: {
     orderBy: { position: "asc" },
     select: {
@@ -92,7 +92,8 @@ export function toPublicListing(row: PublicListingRow): PublicListing {
     title: row.title,
     shortDescription: row.shortDescription,
     description: row.description,
-    logoUrl: row.logoUrl,
+    // Shown only once the monitor saw it load as an image (rule M4), so tiles never show a broken image.
+    logoUrl: r && !r.provisional && logoLoaded(r.rules) ? row.logoUrl : null,
     category: row.category,
     homepageUrl: row.homepageUrl,
     docsUrl: row.docsUrl,
@@ -107,4 +108,8 @@ export function toPublicListing(row: PublicListingRow): PublicListing {
     fromPriceUsd: prices[0] ?? null,
     endpoints: row.endpoints,
   };
+}
+
+function logoLoaded(rules: unknown): boolean {
+  return Array.isArray(rules) && rules.some((x) => (x as { id?: string; status?: string }).id === "M4" && (x as { status?: string }).status === "pass");
 }

@@ -1,0 +1,5 @@
+import CatalogPage from "./catalog/page";
+
+export const dynamic = "force-dynamic";
+
+export default CatalogPage;

@@ -1,0 +1,58 @@
+import Link from "next/link";
+import type { PublicListing } from "@/lib/catalog/public-view";
+import { Monogram } from "./monogram";
+import { ReadinessChip } from "./readiness-chip";
+import { formatUsd, networkName } from "@/lib/format";
+
+export function ListingTile({ listing }: { listing: PublicListing }) {
+  const r = listing.readiness;
+  return (
+    <li className="group relative flex flex-col rounded-xl border border-line bg-white p-4 shadow-sm transition hover:border-indigo-300 hover:shadow-md">
+      <div className="flex items-start gap-3">
+        <Monogram title={listing.title} logoUrl={listing.logoUrl} />
+        <div className="min-w-0 flex-1">
+          <h3 className="truncate font-semibold">
+            <Link href={`/listings/${listing.slug}`} className="after:absolute after:inset-0 focus:outline-none">
+              {listing.title}
+            </Link>
+          </h3>
+          <p className="truncate text-xs text-muted">
+            {listing.category ?? "Uncategorised"} · {listing.seller}
+          </p>
+        </div>
+        {listing.demo && <span className="rounded bg-slate-100 px-1.5 py-0.5 text-[10px] font-medium uppercase tracking-wide text-slate-600">demo</span>}
+      </div>
+      <p className="mt-3 line-clamp-2 min-h-10 text-sm text-slate-700">{listing.shortDescription ?? "No short description yet."}</p>
+      <div className="mt-3 flex flex-wrap items-center gap-1.5 text-xs">
+        {listing.protocols.map((p) => (
+          <span key={p} className="rounded bg-brand-soft px-1.5 py-0.5 font-medium text-brand">{p === "mpp" ? "MPP" : "x402"}</span>
+        ))}
+        {listing.networks.slice(0, 3).map((n) => (
+          <span key={n} className="rounded bg-slate-100 px-1.5 py-0.5 text-slate-700">{networkName(n)}</span>
+        ))}
+        {listing.networks.length > 3 && <span className="text-slate-600">+{listing.networks.length - 3}</span>}
+      </div>
+      <div className="mt-auto flex items-end justify-between gap-2 pt-4">
+        <div>
+          <ReadinessChip score={r?.score ?? null} band={r?.band ?? null} />
+          {r && (
+            <p className="mt-1 text-[11px] text-slate-600">
+              {r.rubricVersion} · {new Date(r.analysedAt).toISOString().slice(0, 10)}
+            </p>
+          )}
+        </div>
+        <p className="text-right text-sm">
+          {listing.fromPriceUsd ? (
+            <>
+              <span className="text-xs text-slate-600">from </span>
+              <span className="font-semibold tabular-nums">{formatUsd(listing.fromPriceUsd)}</span>
+              <span className="text-xs text-slate-600"> /call</span>
+            </>
+          ) : (
+            <span className="text-xs text-slate-600">price on request</span>
+          )}
+        </p>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,21 @@
+/** The seller's own listings, whatever their state (drafts included). */
+import { db } from "@/lib/db";
+import type { Actor } from "@/lib/auth/roles";
+
+export async function listOwnListings(actor: Actor) {
+  if (!actor.organizationId) return [];
+  const prisma = await db();
+  return prisma.listing.findMany({
+    where: { organizationId: actor.organizationId },
+    orderBy: { updatedAt: "desc" },
+    select: {
+      id: true,
+      slug: true,
+      title: true,
+      publicationState: true,
+      updatedAt: true,
+      currentResult: { select: { total: true, band: true, rubricVersion: true, createdAt: true } },
+      _count: { select: { endpoints: true } },
+    },
+  });
+}

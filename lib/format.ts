@@ -1,0 +1,34 @@
+/** Display helpers shared by pages (pure). */
+const NETWORKS: Record<string, string> = {
+  "eip155:8453": "Base",
+  "eip155:84532": "Base Sepolia",
+  "eip155:1": "Ethereum",
+  "eip155:10": "Optimism",
+  "eip155:137": "Polygon",
+  "eip155:42161": "Arbitrum",
+  "eip155:43114": "Avalanche",
+  "eip155:143": "Monad",
+  "eip155:1329": "Sei",
+  "eip155:5042": "Arc",
+  "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": "Solana",
+};
+
+export function networkName(caip2: string): string {
+  return NETWORKS[caip2] ?? caip2;
+}
+
+export function formatUsd(decimal: string | number): string {
+  const n = Number(decimal);
+  if (!Number.isFinite(n)) return String(decimal);
+  return n < 0.01 ? `$${n.toPrecision(2)}` : `$${n.toFixed(n < 1 ? 3 : 2).replace(/0$/, "")}`;
+}
+
+export function timeAgo(date: Date | string, now = new Date()): string {
+  const ms = now.getTime() - new Date(date).getTime();
+  const min = Math.round(ms / 60_000);
+  if (min < 1) return "just now";
+  if (min < 60) return `${min} min ago`;
+  const h = Math.round(min / 60);
+  if (h < 48) return `${h} h ago`;
+  return `${Math.round(h / 24)} days ago`;
+}

@@ -1,0 +1,139 @@
+/**
+ * npm run demo: the whole product on the embedded default, nothing to install.
+ * Migrate and seed PGlite in .data/, start the local fixture sellers, build (skipped when the
+ * sources have not changed since the last build), then serve in production mode with the
+ * in-process catalog-monitor worker and the development sign-in, and print where to look.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { openDatabase } from "@/lib/db";
+import { parseEnv } from "@/lib/env";
+import { migrate } from "@/lib/migrate";
+import { DEMO_ACCOUNTS, seedDemo } from "@/lib/seed/demo";
+import { seedDemoHistory } from "@/lib/seed/demo-history";
+import { startFixtureSellers } from "@/lib/sellers";
+
+const root = process.cwd();
+
+async function main() {
+  const started = Date.now();
+  const e = parseEnv({ ...process.env, NODE_ENV: "development" });
+  const dataDir = e.dataDir;
+  fs.mkdirSync(dataDir, { recursive: true });
+  const secrets = loadSecrets(path.join(dataDir, "secrets.json"));
+  const port = Number(process.env.PORT ?? 3000);
+  const host = process.env.HOST ?? "127.0.0.1";
+  const origin = `http://${host}:${port}`;
+
+  const sellers = await startFixtureSellers({ port: e.SELLERS_PORT ?? 4020, host: "127.0.0.1" });
+  step(`fixture sellers listening at ${sellers.url}`);
+
+  const handle = await openDatabase({ pgliteDir: path.join(dataDir, "pglite") });
+  const applied = await migrate(handle);
+  step(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
+  const seeded = await seedDemo(handle.prisma, { sellersOrigin: sellers.url });
+  await seedDemoHistory(handle.prisma, seeded);
+  step("demo data seeded (idempotent)");
+  await handle.close();
+
+  const stamp = sourceStamp();
+  const stampFile = path.join(root, ".next", "tollgate-build-stamp");
+  if (fs.existsSync(stampFile) && fs.readFileSync(stampFile, "utf8") === stamp && fs.existsSync(path.join(root, ".next", "BUILD_ID"))) {
+    step("build is current; skipping next build");
+  } else {
+    step("building (first run, or sources changed)…");
+    const build = spawnSync(process.execPath, [require.resolve("next/dist/bin/next"), "build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" } });
+    if (build.status !== 0) throw new Error("next build failed");
+    fs.writeFileSync(stampFile, stamp);
+  }
+
+  const server: ChildProcess = spawn(process.execPath, [require.resolve("next/dist/bin/next"), "start", "-p", String(port), "-H", host], {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      TOLLGATE_DATA_DIR: dataDir,
+      TOLLGATE_DEMO_SIGNIN: "1",
+      TOLLGATE_INPROCESS_WORKER: "1",
+      TOLLGATE_PROBE_ALLOW_HOSTS: `127.0.0.1:${sellers.port}`,
+      TOLLGATE_PUBLIC_URL: origin,
+      TOLLGATE_WORKER_TOKEN: secrets.workerToken,
+      NEXTAUTH_URL: origin,
+      NEXTAUTH_SECRET: secrets.nextAuthSecret,
+    },
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    server.kill(signal);
+  };
+  process.on("SIGINT", () => stop("SIGTERM"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  server.on("exit", async (code) => {
+    await sellers.close().catch(() => {});
+    process.exit(code ?? 0);
+  });
+
+  await waitFor(`${origin}/catalog`, 90_000);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`
+  Tollgate is running at ${origin}   (ready in ${seconds} s)
+
+  Demo accounts (development sign-in at ${origin}/signin):
+${DEMO_ACCOUNTS.map((a) => `    ${a.demoLogin.padEnd(16)} ${a.role.padEnd(10)} ${a.name}`).join("\n")}
+
+  Fixture sellers to submit as a seller:  ${sellers.url}/agent-verdict  ${sellers.url}/validity-check  ${sellers.url}/mpp-seller
+  Data lives in ${path.relative(root, dataDir) || dataDir}/ (delete it to start over). Ctrl-C stops.
+`);
+}
+
+function step(msg: string) {
+  console.log(`  · ${msg}`);
+}
+
+function loadSecrets(file: string): { nextAuthSecret: string; workerToken: string } {
+  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, "utf8"));
+  const s = { nextAuthSecret: crypto.randomBytes(32).toString("base64url"), workerToken: crypto.randomBytes(24).toString("base64url") };
+  fs.writeFileSync(file, JSON.stringify(s, null, 2), { mode: 0o600 });
+  return s;
+}
+
+/** A cheap fingerprint of everything `next build` reads: paths, sizes and modification times. */
+function sourceStamp(): string {
+  const h = crypto.createHash("sha256");
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (!entry.name.endsWith(".test.ts")) {
+        const st = fs.statSync(p);
+        h.update(`${path.relative(root, p)}:${st.size}:${st.mtimeMs}\n`);
+      }
+    }
+  };
+  for (const d of ["app", "components", "lib", "public", "prisma"]) if (fs.existsSync(path.join(root, d))) walk(path.join(root, d));
+  for (const f of ["next.config.mjs", "package-lock.json", "tsconfig.json", "postcss.config.mjs", "instrumentation.ts"]) {
+    if (fs.existsSync(path.join(root, f))) h.update(`${f}:${fs.statSync(path.join(root, f)).mtimeMs}\n`);
+  }
+  return h.digest("hex");
+}
+
+async function waitFor(url: string, timeoutMs: number) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+}
+
+main().catch((err) => {
+  console.error(`demo failed: ${(err as Error).message}`);
+  process.exit(1);
+});
