@@ -1,0 +1,138 @@
+/**
+ * Writes to the settlement ledger (`router_payments`), the monitor's health samples and the price
+ * quotes seen in 402 challenges: the raw facts the rank sweep aggregates (lib/ledger/aggregate.ts).
+ * Each writer validates its input, so a malformed row never reaches an aggregate.
+ */
+import { db } from "@/lib/db";
+import { AppError } from "@/lib/errors";
+import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
+
+const ATOMIC = /^[0-9]{1,38}$/;
+
+export interface PaymentInput {
+  listingId: string;
+  endpointId?: string | null;
+  /** The paying wallet. EVM addresses are compared lower-cased, so one wallet is one payer. */
+  payer: string;
+  status: "settled" | "failed";
+  /** Atomic units as integer strings (USDC: 6 decimals). */
+  advertisedAmount: string;
+  /** Required when settled: what the buyer actually paid. */
+  settledAmount?: string | null;
+  asset: string;
+  network: string;
+  transactionId?: string | null;
+  at?: Date;
+  demo?: boolean;
+}
+
+export async function recordPayment(input: PaymentInput): Promise<{ id: string }> {
+  const payer = normalisePayer(input.payer);
+  if (!payer) throw invalid("/payer", "must be a non-empty wallet id");
+  if (input.status !== "settled" && input.status !== "failed") throw invalid("/status", "must be settled or failed");
+  if (!ATOMIC.test(input.advertisedAmount)) throw invalid("/advertisedAmount", "must be an integer string of atomic units");
+  const settledAmount = input.settledAmount ?? null;
+  if (input.status === "settled" && (settledAmount === null || !ATOMIC.test(settledAmount))) {
+    throw invalid("/settledAmount", "a settled payment needs the settled amount as an integer string of atomic units");
+  }
+  if (input.status === "failed" && settledAmount !== null) throw invalid("/settledAmount", "a failed payment settled nothing");
+  if (!input.asset) throw invalid("/asset", "must be non-empty");
+  if (!input.network) throw invalid("/network", "must be non-empty");
+  const prisma = await db();
+  return prisma.routerPayment.create({
+    data: {
+      listingId: input.listingId,
+      endpointId: input.endpointId ?? null,
+      payer,
+      status: input.status,
+      advertisedAmount: input.advertisedAmount,
+      settledAmount,
+      asset: input.asset,
+      network: input.network,
+      transactionId: input.transactionId ?? null,
+      demo: input.demo ?? false,
+      ...(input.at ? { createdAt: input.at } : {}),
+    },
+    select: { id: true },
+  });
+}
+
+export type HealthOutcome = "up" | "down";
+
+export interface HealthSampleInput {
+  listingId: string;
+  at?: Date;
+  outcome: HealthOutcome;
+  httpStatus?: number | null;
+  latencyMs?: number | null;
+  /** One of HEALTH_CONFIDENCE's values (1.0, 0.6, 0.3, 0). */
+  confidence: number;
+  challengeKind?: string | null;
+  vantage: string;
+  demo?: boolean;
+}
+
+const CONFIDENCES: readonly number[] = Object.values(HEALTH_CONFIDENCE);
+
+export async function recordHealthSample(input: HealthSampleInput): Promise<{ id: string }> {
+  if (input.outcome !== "up" && input.outcome !== "down") throw invalid("/outcome", "must be up or down");
+  if (!CONFIDENCES.includes(input.confidence)) throw invalid("/confidence", `must be one of ${CONFIDENCES.join(", ")}`);
+  if (!input.vantage) throw invalid("/vantage", "must be non-empty");
+  const prisma = await db();
+  return prisma.healthSample.create({
+    data: {
+      listingId: input.listingId,
+      outcome: input.outcome,
+      httpStatus: input.httpStatus ?? null,
+      latencyMs: input.latencyMs === null || input.latencyMs === undefined ? null : Math.round(input.latencyMs),
+      confidence: input.confidence,
+      challengeKind: input.challengeKind ?? null,
+      vantage: input.vantage,
+      demo: input.demo ?? false,
+      ...(input.at ? { at: input.at } : {}),
+    },
+    select: { id: true },
+  });
+}
+
+export interface QuoteInput {
+  listingId: string;
+  endpointId?: string | null;
+  /** Atomic units as an integer string. */
+  amount: string;
+  asset: string;
+  network: string;
+  quotedAt: Date;
+  /** Where the quote was seen, e.g. "health-sweep:x402-v2". */
+  source: string;
+}
+
+export async function recordQuote(input: QuoteInput): Promise<{ id: string }> {
+  if (!ATOMIC.test(input.amount)) throw invalid("/amount", "must be an integer string of atomic units");
+  if (!input.asset) throw invalid("/asset", "must be non-empty");
+  if (!input.network) throw invalid("/network", "must be non-empty");
+  if (!input.source) throw invalid("/source", "must be non-empty");
+  const prisma = await db();
+  return prisma.priceQuote.create({
+    data: {
+      listingId: input.listingId,
+      endpointId: input.endpointId ?? null,
+      amount: input.amount,
+      asset: input.asset,
+      network: input.network,
+      quotedAt: input.quotedAt,
+      source: input.source,
+    },
+    select: { id: true },
+  });
+}
+
+/** EVM addresses are case-insensitive; counting `0xAbC…` and `0xabc…` as two payers would let one wallet pass the distinct-buyer floor. */
+export function normalisePayer(payer: string): string {
+  const p = payer.trim();
+  return /^0x[0-9a-fA-F]{40}$/.test(p) ? p.toLowerCase() : p;
+}
+
+function invalid(pointer: string, message: string): AppError {
+  return new AppError("bad_request", `${pointer} ${message}`, [{ pointer, message }]);
+}
