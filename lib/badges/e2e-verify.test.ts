@@ -106,7 +106,7 @@ function extractBadge(htmlFile: string, name: string): string {
   const svgs = html.match(/<svg\b[\s\S]*?<\/svg>/g) ?? [];
   expect(svgs).toHaveLength(1);
   const file = path.join(dir, `${name}.svg`);
-  writeFileSync(file, svgs[0]);
+  writeFileSync(file, svgs[0]!);
   return file;
 }
 
