@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "@/lib/env";
+
+describe("parseEnv", () => {
+  it("accepts an empty environment (the embedded default)", () => {
+    const e = parseEnv({});
+    expect(e.DATABASE_URL).toBeUndefined();
+    expect(e.dataDir).toMatch(/\.data$/);
+    expect(e.TOLLGATE_DEMO_SIGNIN).toBe(false);
+  });
+
+  it.each([
+    ["DATABASE_URL", { DATABASE_URL: "mysql://x" }, /DATABASE_URL must be a postgresql:\/\/ connection URL/],
+    ["TOLLGATE_DEMO_SIGNIN", { TOLLGATE_DEMO_SIGNIN: "yes" }, /TOLLGATE_DEMO_SIGNIN/],
+    ["NEXTAUTH_SECRET", { NEXTAUTH_SECRET: "short" }, /NEXTAUTH_SECRET must be at least 32 characters/],
+    ["TOLLGATE_PROBE_ALLOW_HOSTS", { TOLLGATE_PROBE_ALLOW_HOSTS: "127.0.0.1" }, /TOLLGATE_PROBE_ALLOW_HOSTS must be a comma-separated list of host:port/],
+    ["SELLERS_PORT", { SELLERS_PORT: "70000" }, /SELLERS_PORT/],
+    ["NEXTAUTH_SECRET in production", { NODE_ENV: "production" }, /NEXTAUTH_SECRET is required in production/],
+  ])("names %s when it is malformed or missing", (_name, source, message) => {
+    expect(() => parseEnv(source)).toThrow(EnvError);
+    expect(() => parseEnv(source)).toThrow(message);
+  });
+
+  it("treats empty strings as unset", () => {
+    expect(parseEnv({ DATABASE_URL: "" }).DATABASE_URL).toBeUndefined();
+  });
+
+  it("splits the probe allow-list", () => {
+    expect(parseEnv({ TOLLGATE_PROBE_ALLOW_HOSTS: "127.0.0.1:4020,localhost:4021" }).probeAllowHosts).toEqual(["127.0.0.1:4020", "localhost:4021"]);
+  });
+});

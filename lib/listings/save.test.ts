@@ -1,0 +1,66 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AppError } from "@/lib/errors";
+import { createListingForSeller, updateListingForSeller, parseListingDocument } from "@/lib/listings/save";
+import { listingToDocument } from "@/lib/listings/document-mapping";
+import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+
+const fixture = JSON.parse(fs.readFileSync(path.join(process.cwd(), "lib/scoring/readiness/fixtures/mature-and-honest.listing.json"), "utf8"));
+
+let t: TestDatabase;
+let sellerId: string;
+let otherSellerId: string;
+let moderatorId: string;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  const org = await t.prisma.organization.create({ data: { slug: "acme", name: "Acme" } });
+  const other = await t.prisma.organization.create({ data: { slug: "other", name: "Other" } });
+  sellerId = (await t.prisma.user.create({ data: { name: "S", role: "seller", organizationId: org.id } })).id;
+  otherSellerId = (await t.prisma.user.create({ data: { name: "O", role: "seller", organizationId: other.id } })).id;
+  moderatorId = (await t.prisma.user.create({ data: { name: "M", role: "moderator" } })).id;
+});
+afterAll(() => t.close());
+
+describe("saving a listing document", () => {
+  it("round-trips every field through the database", async () => {
+    const saved = await createListingForSeller(sellerId, fixture, "test");
+    const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: saved.id }, include: { endpoints: true } });
+    // $schema is a pointer to the format, not listing data, so it is not stored.
+    const { $schema: _pointer, ...expected } = parseListingDocument(fixture);
+    expect(listingToDocument(row)).toEqual({ ...expected, slug: saved.slug });
+  });
+
+  it("refuses an invalid document with a 400 naming the first bad field, and stores nothing", async () => {
+    const before = await t.prisma.listing.count();
+    const bad = { ...fixture, endpoints: [{ ...fixture.endpoints[0], method: "FETCH" }] };
+    const err = await createListingForSeller(sellerId, bad).catch((e) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.status).toBe(400);
+    expect(err.details[0].pointer).toBe("/endpoints/0/method");
+    expect(err.message).toContain("/endpoints/0/method");
+    expect(await t.prisma.listing.count()).toBe(before);
+  });
+
+  it("counts endpoints with the same method and path once", async () => {
+    const doc = { ...fixture, slug: "dupes", endpoints: [fixture.endpoints[0], fixture.endpoints[0], fixture.endpoints[1]] };
+    const saved = await createListingForSeller(sellerId, doc);
+    expect(await t.prisma.endpoint.count({ where: { listingId: saved.id } })).toBe(2);
+  });
+
+  it("lets only the owning seller or a moderator edit", async () => {
+    const saved = await createListingForSeller(sellerId, { ...fixture, slug: "owned" });
+    const edited = { ...fixture, title: "Geocodr, edited" };
+    await expect(updateListingForSeller(otherSellerId, saved.id, edited)).rejects.toMatchObject({ code: "forbidden" });
+    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id: saved.id } })).title).toBe(fixture.title);
+    await updateListingForSeller(moderatorId, saved.id, edited);
+    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id: saved.id } })).title).toBe("Geocodr, edited");
+  });
+
+  it("gives each new listing a free slug", async () => {
+    const a = await createListingForSeller(sellerId, { ...fixture, slug: undefined, title: "Same Title Service" });
+    const b = await createListingForSeller(sellerId, { ...fixture, slug: undefined, title: "Same Title Service" });
+    expect(a.slug).toBe("same-title-service");
+    expect(b.slug).toBe("same-title-service-2");
+  });
+});

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemo, SHAPES } from "@/lib/seed/demo";
+import { seedDemoHistory } from "@/lib/seed/demo-history";
+import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(() => t.close());
+
+async function counts() {
+  const [listings, endpoints, results, users, orgs, payments, samples] = await Promise.all([
+    t.prisma.listing.count(),
+    t.prisma.endpoint.count(),
+    t.prisma.readinessResult.count(),
+    t.prisma.user.count(),
+    t.prisma.organization.count(),
+    t.prisma.routerPayment.count(),
+    t.prisma.healthSample.count(),
+  ]);
+  return { listings, endpoints, results, users, orgs, payments, samples };
+}
+
+describe("demo seed", () => {
+  it("publishes the seed 004 shapes at their readiness, imports both seed products, and is idempotent", async () => {
+    const first = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
+    await seedDemoHistory(t.prisma, first);
+    const after1 = await counts();
+    const totals: Record<string, number> = {};
+    for (const shape of SHAPES) {
+      const l = await t.prisma.listing.findUniqueOrThrow({ where: { id: first.listingIdsByShape[shape.key] }, include: { currentResult: true } });
+      expect(l.publicationState).toBe("published");
+      expect(l.demo).toBe(true);
+      totals[shape.key] = l.currentResult!.total;
+    }
+    expect(totals).toEqual({ "mature-and-honest": 96, "popular-but-thin": 57, "well-built-brand-new": 87, "trafficked-but-unpayable": 39 });
+    expect(Object.keys(first.productListingIds)).toHaveLength(2);
+    expect(after1.users).toBe(4);
+
+    const second = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
+    await seedDemoHistory(t.prisma, second);
+    expect(second).toEqual(first);
+    expect(await counts()).toEqual(after1);
+  });
+
+  it("moves the fixture sellers' base URL when their port changes", async () => {
+    const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4999" });
+    const l = await t.prisma.listing.findUniqueOrThrow({ where: { id: seeded.fixtureListingIds["agent-verdict"] } });
+    expect(l.baseUrl.startsWith("http://127.0.0.1:4999")).toBe(true);
+  });
+});
