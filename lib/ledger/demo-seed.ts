@@ -146,16 +146,28 @@ function buildPayments(listingId: string, endpointId: string | null, decimals: n
  * uptime7d = up7/100 and uptime30d = (up7 + upRest)/400. "Down" samples (no answer, confidence 0)
  * are the oldest of each window, so the latest reading is an up sample at the fixture's confidence.
  */
+interface SampleRow {
+  listingId: string;
+  at: Date;
+  outcome: string;
+  httpStatus: number | null;
+  latencyMs: number | null;
+  confidence: number;
+  challengeKind: string | null;
+  vantage: string;
+  demo: boolean;
+}
+
 function buildSamples(listingId: string, inputs: RankInputs, now: Date) {
   const { uptime7d, uptime30d, healthConfidence } = inputs.monitor;
   const nowMs = now.getTime();
-  const up = (at: number) => ({ listingId, at: new Date(at), outcome: healthConfidence >= HEALTH_CONFIDENCE.structured4xx ? "up" : "down", httpStatus: 402, latencyMs: 120, confidence: healthConfidence, challengeKind: "x402-v2", vantage: "demo", demo: true });
-  const down = (at: number) => ({ listingId, at: new Date(at), outcome: "down", httpStatus: null, latencyMs: null, confidence: HEALTH_CONFIDENCE.noAnswer, challengeKind: null, vantage: "demo", demo: true });
+  const up = (at: number): SampleRow => ({ listingId, at: new Date(at), outcome: healthConfidence >= HEALTH_CONFIDENCE.structured4xx ? "up" : "down", httpStatus: 402, latencyMs: 120, confidence: healthConfidence, challengeKind: "x402-v2", vantage: "demo", demo: true });
+  const down = (at: number): SampleRow => ({ listingId, at: new Date(at), outcome: "down", httpStatus: null, latencyMs: null, confidence: HEALTH_CONFIDENCE.noAnswer, challengeKind: null, vantage: "demo", demo: true });
 
   if (uptime7d === null && uptime30d === null) {
     return Array.from({ length: SAMPLES_NEW }, (_, i) => up(nowMs - (SAMPLES_NEW - i) * 5 * MINUTE_MS));
   }
-  const samples: ReturnType<typeof up>[] = [];
+  const samples: SampleRow[] = [];
   const window = (count: number, upCount: number, fromMs: number, toMs: number) => {
     for (let i = 0; i < count; i++) {
       const at = fromMs + Math.floor(((toMs - fromMs) * (i + 1)) / (count + 1));

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { computeRank, DAY_MS } from "@/lib/scoring/rank";
+import { rankInputsFor } from "./rank-inputs";
+import { RANK_SWEEP_LOCK_KEY, rankInputsHash, recomputeListingRank, runRankSweep } from "./rank-sweep";
+import { recordPayment } from "./record";
+import { createTestListing } from "./testing";
+
+let t: TestDatabase;
+const NOW = new Date("2026-12-02T12:00:00.000Z");
+const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe("runRankSweep", () => {
+  let a: string, b: string, c: string;
+  beforeAll(async () => {
+    a = await createTestListing(t.prisma);
+    b = await createTestListing(t.prisma, { featuredLevel: 2 });
+    c = await createTestListing(t.prisma, { publicationState: "draft" });
+  });
+
+  it("ranks every listing, storing unrounded scores, components with facts, the hash and rankedAt", async () => {
+    const r = await runRankSweep({ now: NOW, batchSize: 2 });
+    expect(r).toMatchObject({ leader: true, scanned: 3, updated: 3, unchanged: 0, batches: 2 });
+    const inputs = (await rankInputsFor([b], NOW)).get(b)!;
+    const expected = computeRank(inputs);
+    const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: b } });
+    expect(row.qualityScore).toBe(expected.quality);
+    expect(row.rankScore).toBe(expected.rank);
+    expect(row.rankInputsHash).toBe(rankInputsHash(inputs));
+    expect(row.rankedAt?.toISOString()).toBe(NOW.toISOString());
+    expect(row.rankComponents).toEqual(JSON.parse(JSON.stringify(expected.components)));
+    expect((row.rankComponents as { featured: { facts: { level: number } } }).featured.facts.level).toBe(2);
+  });
+
+  it("skips listings whose inputs did not change, and re-ranks the one that did", async () => {
+    const later = new Date(NOW.getTime() + 60_000);
+    expect(await runRankSweep({ now: later })).toMatchObject({ leader: true, scanned: 3, updated: 0, unchanged: 3 });
+    await recordPayment({ listingId: a, payer: wallet(1), status: "settled", advertisedAmount: "10000", settledAmount: "10000", asset: "USDC", network: "eip155:8453", at: new Date(NOW.getTime() - DAY_MS) });
+    const before = await t.prisma.listing.findUniqueOrThrow({ where: { id: c }, select: { rankedAt: true } });
+    expect(await runRankSweep({ now: later })).toMatchObject({ updated: 1, unchanged: 2 });
+    const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: a } });
+    expect((row.rankComponents as { gate: { gate: string } }).gate.gate).toBe("settleable");
+    expect(row.rankedAt?.toISOString()).toBe(later.toISOString());
+    // The unchanged one keeps its old rankedAt: nothing was rewritten.
+    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id: c }, select: { rankedAt: true } })).rankedAt).toEqual(before.rankedAt);
+  });
+
+  it("time alone changes the hash when it changes a fact (a settlement leaving the 30-day window)", async () => {
+    const r = await runRankSweep({ now: new Date(NOW.getTime() + 31 * DAY_MS) });
+    expect(r.updated).toBeGreaterThanOrEqual(1);
+    const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: a } });
+    expect((row.rankComponents as { gate: { gate: string } }).gate.gate).toBe("unknown");
+  });
+
+  it("one sweep at a time in a process: a second concurrent call is not the leader and touches nothing", async () => {
+    const [first, second] = await Promise.all([runRankSweep({ now: NOW }), runRankSweep({ now: NOW })]);
+    expect([first.leader, second.leader].sort()).toEqual([false, true]);
+    expect((first.leader ? second : first).scanned).toBe(0);
+  });
+
+  it("holds the advisory lock while it runs and releases it after", async () => {
+    if (t.kind === "postgres") {
+      // Another session holding the lock (another process's sweep) keeps this one out.
+      await t.session(async (conn) => {
+        await conn.query("SELECT pg_advisory_lock($1)", [RANK_SWEEP_LOCK_KEY]);
+        try {
+          expect(await runRankSweep({ now: NOW })).toMatchObject({ leader: false, scanned: 0 });
+        } finally {
+          await conn.query("SELECT pg_advisory_unlock($1)", [RANK_SWEEP_LOCK_KEY]);
+        }
+      });
+    }
+    expect((await runRankSweep({ now: NOW })).leader).toBe(true);
+    // Released: no advisory lock with our key is left granted.
+    const held = await t.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted`, [RANK_SWEEP_LOCK_KEY]);
+    expect(held[0].n).toBe(0);
+  });
+
+  it("recomputeListingRank writes at once, hash or not", async () => {
+    await t.prisma.listing.update({ where: { id: b }, data: { featuredLevel: 5 } });
+    const r = (await recomputeListingRank(b, NOW))!;
+    const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: b } });
+    expect(row.rankScore).toBe(r.rank);
+    expect(r.components.featured.value).toBe(1.5);
+    expect(await recomputeListingRank("missing", NOW)).toBeNull();
+  });
+});
