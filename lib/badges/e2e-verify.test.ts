@@ -127,7 +127,7 @@ describe("badge → HTML page → badge:verify, over HTTP", () => {
     let r = await cli(extracted);
     expect(r.stderr).toEqual([]);
     expect(r.code).toBe(0);
-    expect(r.verdict).toMatchObject({ valid: true, keyid: keyring.active.keyid, statement: { listing: { id: l.id, slug: l.slug, url: `${base}/catalog/${l.slug}` }, result: { id: l.resultIds[0], score: 92, band: "Excellent" } } });
+    expect(r.verdict).toMatchObject({ valid: true, keyid: keyring.active.keyid, statement: { listing: { id: l.id, slug: l.slug, url: `${base}/listings/${l.slug}` }, result: { id: l.resultIds[0], score: 92, band: "Excellent" } } });
     expect(r.verdict!.checks.map((c) => c.status)).toEqual(Array(11).fill("pass"));
     expect(r.verdict!.checks.at(-1)!.detail).toMatch(/current/);
     // The CLI really asked our routes.

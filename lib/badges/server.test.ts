@@ -43,14 +43,14 @@ describe("badgeKeyring", () => {
 describe("publicOrigin and catalogUrl", () => {
   it("prefer TOLLGATE_PUBLIC_URL over the request's origin", () => {
     expect(publicOrigin(new Request("http://10.0.0.7:3000/badges/x.svg"))).toBe("https://tollgate.example");
-    expect(catalogUrl("https://tollgate.example", "a b")).toBe("https://tollgate.example/catalog/a%20b");
+    expect(catalogUrl("https://tollgate.example", "a b")).toBe("https://tollgate.example/listings/a%20b");
   });
 
   it("badgeForListing links the signed badge to the public catalog page", async () => {
     const l = await seedListing(tdb.prisma, { results: [{ total: 90 }] });
     const found = await badgeForListing(l.slug, "flat", undefined, new Date());
     expect(found?.badge.signed).toBe(true);
-    if (found?.badge.signed) expect(found.badge.statement.listing.url).toBe(`https://tollgate.example/catalog/${l.slug}`);
+    if (found?.badge.signed) expect(found.badge.statement.listing.url).toBe(`https://tollgate.example/listings/${l.slug}`);
     expect(await badgeForListing("no-such-listing", "flat", undefined, new Date())).toBeNull();
   });
 

@@ -61,7 +61,7 @@ export function publicOrigin(req: Request): string {
 
 /** The public catalog page of a listing (seed 004: the badge links there once published). */
 export function catalogUrl(origin: string, slug: string): string {
-  return `${origin}/catalog/${encodeURIComponent(slug)}`;
+  return `${origin}/listings/${encodeURIComponent(slug)}`;
 }
 
 export type BadgeFormat = "svg" | "envelope";

@@ -35,7 +35,7 @@ describe("GET /badges/<slug>.svg", () => {
     const svg = await res.text();
     expect(svg).toContain('<metadata id="tollgate-badge-envelope">');
     expect(svg).toContain("96 · Excellent");
-    expect(svg).toContain(`${ORIGIN}/catalog/${l.slug}`);
+    expect(svg).toContain(`${ORIGIN}/listings/${l.slug}`);
     const v = await verifyBadge(svg, { keys: publicKeySet(keyring), now: new Date() });
     expect(v.ok).toBe(true);
     if (v.ok) expect(v.statement).toMatchObject({ listing: { id: l.id, slug: l.slug }, result: { id: l.resultIds[0], score: 96, band: "Excellent" } });
@@ -103,7 +103,7 @@ describe("GET /badges/<slug>.svg", () => {
       const svg = await res.text();
       expect(svg).toContain("not yet scored");
       expect(svg).not.toContain("<metadata");
-      expect(svg.includes("/catalog/")).toBe(linked);
+      expect(svg.includes("/listings/")).toBe(linked);
       expect(svg).not.toMatch(/90 ·/);
     }
   });
