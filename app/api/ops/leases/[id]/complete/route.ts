@@ -1,0 +1,21 @@
+/**
+ * POST /api/ops/leases/:id/complete — the worker posts its evidence with the lease token; the API
+ * scores it and stores the result in one transaction. Expired or foreign token → 409 lease_lost.
+ */
+import { toResponse } from "@/lib/errors";
+import { readBody } from "@/lib/analyses/http";
+import { CompleteBody, opsComplete } from "@/lib/analyses/ops";
+import { requireWorkerToken } from "@/lib/analyses/ops-auth";
+import type { CompleteRequest } from "@/lib/analyses/ops-types";
+
+export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+  try {
+    requireWorkerToken(req);
+    const { id } = await ctx.params;
+    // Evidence of a listing with many endpoints can be large; 8 MB bounds it.
+    const body = (await readBody(req, CompleteBody, 8 << 20)) as CompleteRequest;
+    return Response.json(await opsComplete(id, body));
+  } catch (e) {
+    return toResponse(e);
+  }
+}

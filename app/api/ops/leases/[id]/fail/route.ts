@@ -1,0 +1,15 @@
+/** POST /api/ops/leases/:id/fail — the worker gives a job back with a reason: retry with backoff, or failed. */
+import { toResponse } from "@/lib/errors";
+import { readBody } from "@/lib/analyses/http";
+import { FailBody, opsFail } from "@/lib/analyses/ops";
+import { requireWorkerToken } from "@/lib/analyses/ops-auth";
+
+export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+  try {
+    requireWorkerToken(req);
+    const { id } = await ctx.params;
+    return Response.json(await opsFail(id, await readBody(req, FailBody)));
+  } catch (e) {
+    return toResponse(e);
+  }
+}

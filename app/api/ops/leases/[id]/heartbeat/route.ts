@@ -1,0 +1,15 @@
+/** POST /api/ops/leases/:id/heartbeat — extend a live lease, fenced by its token (409 lease_lost otherwise). */
+import { toResponse } from "@/lib/errors";
+import { readBody } from "@/lib/analyses/http";
+import { HeartbeatBody, opsHeartbeat } from "@/lib/analyses/ops";
+import { requireWorkerToken } from "@/lib/analyses/ops-auth";
+
+export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+  try {
+    requireWorkerToken(req);
+    const { id } = await ctx.params;
+    return Response.json(await opsHeartbeat(id, await readBody(req, HeartbeatBody)));
+  } catch (e) {
+    return toResponse(e);
+  }
+}

@@ -1,0 +1,14 @@
+/** POST /api/ops/leases — a catalog-monitor worker claims up to `limit` jobs (worker token). */
+import { toResponse } from "@/lib/errors";
+import { readBody } from "@/lib/analyses/http";
+import { ClaimBody, opsClaim } from "@/lib/analyses/ops";
+import { requireWorkerToken } from "@/lib/analyses/ops-auth";
+
+export async function POST(req: Request): Promise<Response> {
+  try {
+    requireWorkerToken(req);
+    return Response.json(await opsClaim(await readBody(req, ClaimBody)));
+  } catch (e) {
+    return toResponse(e);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The owner-facing side: submit a listing or URL, ask for a re-analysis, and read progress
+ * (GET /api/analyses/:id, polled by the seller page). Authorisation reads the role fresh (lib/auth).
+ */
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
+import { isModerator, requireActor } from "@/lib/auth/roles";
+import { requireListingOwner } from "./access";
+import { PRIORITY_OWNER, assertTargetAllowed, requestAnalysis, type EnqueuedAnalysis } from "./enqueue";
+import { clientOr, type Client } from "./sql";
+
+export interface AnalysisProgress {
+  id: string;
+  state: string;
+  step: string;
+  attempts: number;
+  maxAttempts: number;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  error: string | null;
+  resultId: string | null;
+  listingId: string | null;
+}
+
+export async function getAnalysisForActor(userId: string | null, analysisId: string, client?: Client): Promise<AnalysisProgress> {
+  const prisma = await clientOr(client);
+  const actor = await requireActor(userId);
+  const a = await prisma.analysis.findUnique({
+    where: { id: analysisId },
+    include: { listing: { select: { organizationId: true } } },
+  });
+  const mine = !!a && (a.submitter === actor.id || (!!actor.organizationId && a.listing?.organizationId === actor.organizationId));
+  if (!a || (!mine && !isModerator(actor))) throw new AppError("not_found", `analysis ${analysisId} does not exist or is not yours`);
+  return {
+    id: a.id,
+    state: a.state,
+    step: a.step,
+    attempts: a.attempts,
+    maxAttempts: a.maxAttempts,
+    createdAt: a.createdAt.toISOString(),
+    startedAt: a.startedAt?.toISOString() ?? null,
+    finishedAt: a.finishedAt?.toISOString() ?? null,
+    error: a.error,
+    resultId: a.resultId,
+    listingId: a.listingId,
+  };
+}
+
+/** POST /api/analyses body: exactly one of a listing id or a URL. */
+export const SubmitBody = z.union([
+  z.object({ listingId: z.string().min(1).max(64) }).strict(),
+  z.object({ url: z.string().min(1).max(2048) }).strict(),
+]);
+export type SubmitBody = z.infer<typeof SubmitBody>;
+
+export async function submitAnalysisForActor(userId: string | null, body: SubmitBody, client?: Client): Promise<EnqueuedAnalysis> {
+  const prisma = await clientOr(client);
+  if ("listingId" in body) return reanalyseForActor(userId, body.listingId, prisma, "submit");
+  const actor = await requireActor(userId);
+  if (!actor.organizationId) throw new AppError("forbidden", "Join or create an organization before submitting a service.");
+  assertTargetAllowed(body.url);
+  return requestAnalysis({ submitter: actor.id, listingId: null, targetUrl: body.url, trigger: "submit", priority: PRIORITY_OWNER }, prisma);
+}
+
+export async function reanalyseForActor(userId: string | null, listingId: string, client?: Client, trigger: "submit" | "reanalyse" = "reanalyse"): Promise<EnqueuedAnalysis> {
+  const prisma = await clientOr(client);
+  const { actor, listing } = await requireListingOwner(prisma, userId, listingId);
+  return requestAnalysis({ submitter: actor.id, listingId, targetUrl: listing.baseUrl, trigger, priority: PRIORITY_OWNER }, prisma);
+}
