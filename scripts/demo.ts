@@ -8,7 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { openDatabase } from "@/lib/db";
+import { openDatabase, setDatabase } from "@/lib/db";
 import { parseEnv } from "@/lib/env";
 import { migrate } from "@/lib/migrate";
 import { DEMO_ACCOUNTS, seedDemo } from "@/lib/seed/demo";
@@ -31,12 +31,16 @@ async function main() {
   step(`fixture sellers listening at ${sellers.url}`);
 
   const handle = await openDatabase({ pgliteDir: path.join(dataDir, "pglite") });
+  // Everything below (seeding included) goes through this one handle; the folder is closed again
+  // before the server opens it, because a PGlite folder belongs to one process.
+  setDatabase(handle);
   const applied = await migrate(handle);
   step(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
   const seeded = await seedDemo(handle.prisma, { sellersOrigin: sellers.url });
   await seedDemoHistory(handle.prisma, seeded);
   step("demo data seeded (idempotent)");
   await handle.close();
+  setDatabase(undefined);
 
   const stamp = sourceStamp();
   const stampFile = path.join(root, ".next", "tollgate-build-stamp");
