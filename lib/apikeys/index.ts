@@ -1,0 +1,102 @@
+/**
+ * API keys for `/router/select` and MCP `select_services` (seed 004 "Who sees what": rankScore goes
+ * to holders of an API key only). Admins create them; the secret `tg_<43 base64url chars>` is shown
+ * once and only its SHA-256 is stored (api_keys.hash, unique), beside a short display prefix.
+ * The role is read fresh on every admin call (lib/auth/roles.ts).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { db } from "@/lib/db";
+import { AppError } from "@/lib/errors";
+import { requireRole } from "@/lib/auth/roles";
+
+export const API_KEY_PREFIX = "tg_";
+/** tg_ + 32 random bytes in base64url. */
+const KEY_SHAPE = /^tg_[A-Za-z0-9_-]{43}$/;
+/** Characters kept for display, e.g. "tg_3fQa9c". */
+const DISPLAY_PREFIX_LENGTH = 9;
+/** lastUsedAt is a hint for admins, written at most once a minute per key rather than on every call. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  createdById: string;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export function hashApiKey(secret: string): string {
+  return createHash("sha256").update(secret, "utf8").digest("hex");
+}
+
+/** Parse `{name}`; a 400 names `/name`. */
+export function parseCreateApiKey(body: unknown): { name: string } {
+  const name = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).name : undefined;
+  const extra = typeof body === "object" && body !== null ? Object.keys(body).filter((k) => k !== "name") : [];
+  if (extra.length) throw new AppError("bad_request", `/${extra[0]} is not a known field`, extra.map((k) => ({ pointer: `/${k}`, message: "is not a known field" })));
+  if (typeof name !== "string" || name.trim() === "" || name.length > 100) {
+    throw new AppError("bad_request", "/name must be a non-empty string of at most 100 characters", [{ pointer: "/name", message: "must be a non-empty string of at most 100 characters" }]);
+  }
+  return { name: name.trim() };
+}
+
+/** Create a key (admin only). The secret is in this return value and nowhere else, ever. */
+export async function createApiKey(input: { actorId: string | null; name: string }): Promise<ApiKeyInfo & { secret: string }> {
+  const actor = await requireRole(input.actorId, ["admin"]);
+  const secret = API_KEY_PREFIX + randomBytes(32).toString("base64url");
+  const prisma = await db();
+  const row = await prisma.apiKey.create({
+    data: { name: input.name, prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), hash: hashApiKey(secret), createdById: actor.id },
+  });
+  return { ...info(row), secret };
+}
+
+export async function listApiKeys(input: { actorId: string | null }): Promise<ApiKeyInfo[]> {
+  await requireRole(input.actorId, ["admin"]);
+  const prisma = await db();
+  return (await prisma.apiKey.findMany({ orderBy: { createdAt: "desc" } })).map(info);
+}
+
+/** Revoke a key (admin only); revoking twice keeps the first revocation time. */
+export async function revokeApiKey(input: { actorId: string | null; id: string }): Promise<ApiKeyInfo> {
+  await requireRole(input.actorId, ["admin"]);
+  const prisma = await db();
+  const existing = await prisma.apiKey.findUnique({ where: { id: input.id } });
+  if (!existing) throw new AppError("not_found", `API key ${input.id} does not exist`);
+  if (existing.revokedAt) return info(existing);
+  return info(await prisma.apiKey.update({ where: { id: input.id }, data: { revokedAt: new Date() } }));
+}
+
+/**
+ * The key behind an `Authorization: Bearer tg_…` header, or a 401. Missing, malformed, unknown and
+ * revoked keys all get the same answer, so the response says nothing about which keys exist.
+ */
+export async function authenticateApiKey(authorization: string | null | undefined): Promise<{ id: string; name: string }> {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  const secret = m?.[1];
+  const refuse = () =>
+    new AppError("unauthorized", "An API key is required: send Authorization: Bearer tg_… (keys are issued by a Tollgate admin).", [], { scheme: "Bearer" });
+  if (!secret || !KEY_SHAPE.test(secret)) throw refuse();
+  const prisma = await db();
+  const key = await prisma.apiKey.findUnique({ where: { hash: hashApiKey(secret) }, select: { id: true, name: true, revokedAt: true, lastUsedAt: true } });
+  if (!key || key.revokedAt) throw refuse();
+  const now = new Date();
+  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    await prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
+  }
+  return { id: key.id, name: key.name };
+}
+
+function info(row: { id: string; name: string; prefix: string; createdAt: Date; createdById: string; revokedAt: Date | null; lastUsedAt: Date | null }): ApiKeyInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.createdAt.toISOString(),
+    createdById: row.createdById,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * The catalog browse view (no search term), in the order of seed 004 "Where rank decides the order":
+ *
+ *   tier ↑ → sortWeight ↓ → rankScore ↓ (unscored last) → seeded shuffle, rotates every 6 h → id ↑
+ *
+ * The order and the keyset predicate are the SQL that docs/RANK.md states and lib/scoring/rank/browse.ts
+ * mirrors in memory, written over negated columns so one row comparison expresses "after the cursor"
+ * and the prefix (tier, −sortWeight, −rankScore) is a range of the listings_browse_idx index. No OFFSET:
+ * a page costs the same at any depth. Ids come from raw SQL, rows from Prisma through
+ * publicListingSelect, so the output is the public shape and nothing else (no rank number).
+ */
+import { db } from "@/lib/db";
+import { AppError } from "@/lib/errors";
+import { publicListingSelect, toPublicListing, type PublicListing } from "@/lib/catalog/public-view";
+import { browseSeed, decodeCursor, encodeCursor, type BrowseCursor } from "@/lib/scoring/rank";
+
+export const BROWSE_MAX_LIMIT = 100;
+export const BROWSE_DEFAULT_LIMIT = 24;
+
+export interface BrowseFilters {
+  category?: string;
+  /** CAIP-2 network id the listing accepts, e.g. "eip155:8453". */
+  network?: string;
+  protocol?: "x402" | "mpp";
+  /** USD per call, against the listing's lowest payable price (the tile's "from" price). */
+  minPrice?: string;
+  maxPrice?: string;
+}
+
+export interface BrowseOptions {
+  cursor?: string | null;
+  limit: number;
+  filters?: BrowseFilters;
+  now?: Date;
+}
+
+export interface BrowsePage {
+  items: PublicListing[];
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+interface BrowseKeyRow {
+  id: string;
+  tier: number;
+  sortWeight: number;
+  rankScore: number | null;
+}
+
+const DECIMAL = /^[0-9]{1,20}(\.[0-9]{1,20})?$/;
+
+/** The listing's "from" price in SQL, as toPublicListing computes it (priceUsd, else dynamicMin). */
+export const FROM_PRICE_SQL = `(SELECT min(COALESCE(tollgate_decimal_or_null(e."priceUsd"), tollgate_decimal_or_null(e."dynamicMin")))
+   FROM "endpoints" e WHERE e."listingId" = l.id AND e."payable")`;
+
+/** Filter clauses over `l`, appended to `params`. Shared with search so both filter alike. */
+export function filterSql(filters: BrowseFilters, params: unknown[]): string {
+  const f = validateFilters(filters);
+  const clauses: string[] = [];
+  const p = (v: unknown) => `$${params.push(v)}`;
+  if (f.category !== undefined) clauses.push(`l."category" = ${p(f.category)}`);
+  if (f.network !== undefined) clauses.push(`${p(f.network)} = ANY(l."networks")`);
+  if (f.protocol !== undefined) clauses.push(`${p(f.protocol)} = ANY(l."protocols")`);
+  if (f.minPrice !== undefined) clauses.push(`${FROM_PRICE_SQL} >= ${p(f.minPrice)}::numeric`);
+  if (f.maxPrice !== undefined) clauses.push(`${FROM_PRICE_SQL} <= ${p(f.maxPrice)}::numeric`);
+  return clauses.map((c) => ` AND ${c}`).join("");
+}
+
+function validateFilters(filters: BrowseFilters): BrowseFilters {
+  const bad = (field: string, message: string) => new AppError("bad_request", `${field} ${message}`, [{ pointer: `/filters/${field}`, message }]);
+  const str = (field: keyof BrowseFilters) => {
+    const v = filters[field];
+    if (v === undefined) return;
+    if (typeof v !== "string" || v.length === 0 || v.length > 200) throw bad(field, "must be a non-empty string of at most 200 characters");
+  };
+  str("category");
+  str("network");
+  if (filters.protocol !== undefined && filters.protocol !== "x402" && filters.protocol !== "mpp") throw bad("protocol", "must be x402 or mpp");
+  for (const field of ["minPrice", "maxPrice"] as const) {
+    const v = filters[field];
+    if (v !== undefined && (typeof v !== "string" || !DECIMAL.test(v))) throw bad(field, "must be a USD decimal such as 0.05");
+  }
+  return filters;
+}
+
+/** The published listings' public rows for these ids, in the ids' order. */
+export async function publicListingsByIds(ids: readonly string[]): Promise<PublicListing[]> {
+  if (ids.length === 0) return [];
+  const prisma = await db();
+  const rows = await prisma.listing.findMany({ where: { id: { in: [...ids] }, publicationState: "published" }, select: publicListingSelect });
+  const byId = new Map(rows.map((r) => [r.id, toPublicListing(r)]));
+  return ids.map((id) => byId.get(id)).filter((x): x is PublicListing => !!x);
+}
+
+/** The browse order's ids for one page (key columns included, to build the next cursor). */
+export async function browseKeys(opts: BrowseOptions): Promise<{ rows: BrowseKeyRow[]; seed: number; more: boolean }> {
+  const limit = opts.limit;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > BROWSE_MAX_LIMIT) {
+    throw new AppError("bad_request", `limit must be an integer 1–${BROWSE_MAX_LIMIT}`, [{ pointer: "/limit", message: `must be an integer 1–${BROWSE_MAX_LIMIT}` }]);
+  }
+  const cursor = opts.cursor ? parseCursor(opts.cursor) : null;
+  const seed = cursor ? cursor.seed : browseSeed(opts.now ?? new Date());
+  const params: unknown[] = [seed];
+  let keyset = "";
+  if (cursor) {
+    const [t, sw, rs, sk, id] = [cursor.tier, cursor.sortWeight, cursor.rankScore, cursor.shuffleKey, cursor.id].map((v) => `$${params.push(v)}`);
+    // The first clause is the index range; the second is the exact "after the cursor" row order.
+    keyset = ` AND (l."tier", -l."sortWeight", -COALESCE(l."rankScore", -1)) >= (${t}::int, -(${sw}::int), -COALESCE(${rs}::float8, -1))
+      AND (l."tier", -l."sortWeight", -COALESCE(l."rankScore", -1), md5($1::text || ':' || l.id) COLLATE "C", l.id COLLATE "C")
+        > (${t}::int, -(${sw}::int), -COALESCE(${rs}::float8, -1), ${sk}::text COLLATE "C", ${id}::text COLLATE "C")`;
+  }
+  const filters = filterSql(opts.filters ?? {}, params);
+  const sql = `SELECT l.id, l."tier", l."sortWeight", l."rankScore" FROM "listings" l
+    WHERE l."publicationState" = 'published'${filters}${keyset}
+    ORDER BY l."tier" ASC, -l."sortWeight" ASC, -COALESCE(l."rankScore", -1) ASC,
+             md5($1::text || ':' || l.id) COLLATE "C" ASC, l.id COLLATE "C" ASC
+    LIMIT ${limit + 1}`;
+  const prisma = await db();
+  const rows = await prisma.$queryRawUnsafe<BrowseKeyRow[]>(sql, ...params);
+  return { rows: rows.slice(0, limit), seed, more: rows.length > limit };
+}
+
+export async function browseCatalog(opts: BrowseOptions): Promise<BrowsePage> {
+  const { rows, seed, more } = await browseKeys(opts);
+  const last = rows[rows.length - 1];
+  return {
+    items: await publicListingsByIds(rows.map((r) => r.id)),
+    nextCursor: more && last ? encodeCursor({ seed, id: last.id, tier: last.tier, sortWeight: last.sortWeight, rankScore: last.rankScore }) : null,
+  };
+}
+
+/** A client's cursor, or a 400 naming `cursor` (or the field inside it that is wrong). */
+function parseCursor(raw: string): BrowseCursor {
+  const decoded = decodeCursor(raw);
+  if (!decoded.ok) {
+    const where = decoded.field === "cursor" ? "" : ` (field ${decoded.field})`;
+    throw new AppError("bad_request", `cursor is invalid${where}: ${decoded.message}`, [{ pointer: "/cursor", message: `${decoded.field} ${decoded.message}` }]);
+  }
+  // Our tier and sortWeight are integer columns: a fractional position is a forged cursor.
+  for (const field of ["tier", "sortWeight"] as const) {
+    if (!Number.isSafeInteger(decoded.cursor[field]) || Math.abs(decoded.cursor[field]) > 2 ** 31 - 1) {
+      throw new AppError("bad_request", `cursor is invalid (field ${field}): must be an integer`, [{ pointer: "/cursor", message: `${field} must be an integer` }]);
+    }
+  }
+  return decoded.cursor;
+}
+
+export interface Facet {
+  value: string;
+  count: number;
+}
+
+/** What the browse filters can offer: the categories, networks and protocols published listings have. */
+export async function catalogFacets(): Promise<{ categories: Facet[]; networks: Facet[]; protocols: Facet[] }> {
+  const prisma = await db();
+  // `src` yields one column v per listing (a value, or one row per array element).
+  const facet = (src: string) =>
+    prisma.$queryRawUnsafe<Facet[]>(
+      `SELECT f.v AS value, count(*)::int AS count FROM "listings" l CROSS JOIN LATERAL ${src} AS f(v)
+        WHERE l."publicationState" = 'published' AND f.v IS NOT NULL AND f.v <> '' GROUP BY f.v ORDER BY f.v COLLATE "C"`,
+    );
+  const [categories, networks, protocols] = await Promise.all([facet(`(SELECT l."category")`), facet(`unnest(l."networks")`), facet(`unnest(l."protocols")`)]);
+  return { categories, networks, protocols };
+}

@@ -1,0 +1,172 @@
+/**
+ * The keyless feeds (docs/FEEDS.md): `/ai-catalog.json` and the ARD feed `/ard` (an agent-readable
+ * directory) list published listings in browse order, and `/ard/search` by relevance only. Seed 004
+ * "Who sees what": keyless feeds carry Readiness "—" and Rank "order only, no number", so an entry is
+ * built field by field from the public listing and carries no readiness score, no rankScore, no
+ * qualityScore and no featuredLevel; the order is the only trace of rank.
+ */
+import type { PublicListing } from "@/lib/catalog/public-view";
+import { browseCatalog, BROWSE_MAX_LIMIT } from "@/lib/catalog/browse";
+import { searchCatalog, validateQuery, type Matching, type MatchKind } from "@/lib/catalog/search";
+import { AppError } from "@/lib/errors";
+
+export const FEED_DEFAULT_LIMIT = 100;
+export const FEED_VERSION = "1.0";
+
+export interface FeedEndpoint {
+  method: string;
+  path: string;
+  url: string;
+  description: string | null;
+  payable: boolean;
+  price: {
+    usd: string | null;
+    label: string | null;
+    mode: string | null;
+    /** Machine-readable: atomic units of `asset` on `network` (CAIP-2). */
+    amount: string | null;
+    asset: string | null;
+    network: string | null;
+    decimals: number | null;
+    dynamic: { min: string | null; max: string | null; unit: string | null } | null;
+  };
+  requestSchema: unknown;
+  responseSchema: unknown;
+  requestExample: unknown;
+}
+
+export interface FeedEntry {
+  id: string;
+  slug: string;
+  title: string;
+  summary: string | null;
+  description: string | null;
+  category: string | null;
+  seller: string;
+  /** The catalog page. */
+  url: string;
+  homepageUrl: string | null;
+  docsUrl: string | null;
+  discoveryUrl: string | null;
+  logoUrl: string | null;
+  baseUrl: string;
+  protocols: string[];
+  networks: string[];
+  fromPriceUsd: string | null;
+  demo: boolean;
+  endpoints: FeedEndpoint[];
+}
+
+/** A feed entry from the public listing, naming every field it passes on (no readiness, no rank). */
+export function feedEntry(l: PublicListing, origin: string): FeedEntry {
+  return {
+    id: l.id,
+    slug: l.slug,
+    title: l.title,
+    summary: l.shortDescription,
+    description: l.description,
+    category: l.category,
+    seller: l.seller,
+    url: `${origin}/listings/${encodeURIComponent(l.slug)}`,
+    homepageUrl: l.homepageUrl,
+    docsUrl: l.docsUrl,
+    discoveryUrl: l.discoveryUrl,
+    logoUrl: l.logoUrl,
+    baseUrl: l.baseUrl,
+    protocols: l.protocols,
+    networks: l.networks,
+    fromPriceUsd: l.fromPriceUsd,
+    demo: l.demo,
+    endpoints: l.endpoints.map((e) => ({
+      method: e.method,
+      path: e.path,
+      url: l.baseUrl.replace(/\/+$/, "") + "/" + e.path.replace(/^\/+/, ""),
+      description: e.description,
+      payable: e.payable,
+      price: {
+        usd: e.priceUsd,
+        label: e.priceLabel,
+        mode: e.priceMode,
+        amount: e.priceAmount,
+        asset: e.priceAsset,
+        network: e.priceNetwork,
+        decimals: e.priceDecimals,
+        dynamic: e.dynamicMin !== null || e.dynamicMax !== null || e.dynamicUnit !== null ? { min: e.dynamicMin, max: e.dynamicMax, unit: e.dynamicUnit } : null,
+      },
+      requestSchema: e.requestSchema ?? (e.noParameters ? { type: "object", additionalProperties: false } : null),
+      responseSchema: e.responseSchema ?? null,
+      requestExample: e.requestExample ?? null,
+    })),
+  };
+}
+
+export interface FeedPageOptions {
+  origin: string;
+  cursor?: string | null;
+  limit?: number | null;
+  now?: Date;
+}
+
+/** `limit` from a query string: an integer 1–100, default 100; else a 400 naming `limit`. */
+export function parseFeedLimit(raw: string | null): number {
+  if (raw === null) return FEED_DEFAULT_LIMIT;
+  const n = Number(raw);
+  if (!/^\d{1,3}$/.test(raw) || n < 1 || n > BROWSE_MAX_LIMIT) {
+    throw new AppError("bad_request", `limit must be an integer 1–${BROWSE_MAX_LIMIT}`, [{ pointer: "/limit", message: `must be an integer 1–${BROWSE_MAX_LIMIT}` }]);
+  }
+  return n;
+}
+
+async function page(opts: FeedPageOptions, path: string) {
+  const limit = opts.limit ?? FEED_DEFAULT_LIMIT;
+  const { items, nextCursor } = await browseCatalog({ cursor: opts.cursor, limit, now: opts.now });
+  const next = nextCursor ? `${opts.origin}${path}?cursor=${encodeURIComponent(nextCursor)}&limit=${limit}` : null;
+  return { entries: items.map((l) => feedEntry(l, opts.origin)), next };
+}
+
+/** `/ai-catalog.json`: the catalog for AI agents, in browse order, one page at a time. */
+export async function aiCatalogFeed(opts: FeedPageOptions) {
+  const { entries, next } = await page(opts, "/ai-catalog.json");
+  return {
+    version: FEED_VERSION,
+    name: "Tollgate",
+    description: "Pay-per-call HTTP 402 APIs (x402 and MPP).",
+    url: `${opts.origin}/catalog`,
+    generatedAt: (opts.now ?? new Date()).toISOString(),
+    order: "catalog" as const,
+    orderNote: "Entries are in the catalog's browse order; no score or rank is published in this feed.",
+    search: `${opts.origin}/ard/search?q={query}`,
+    items: entries,
+    next,
+  };
+}
+
+/** `/ard`: the agent-readable directory feed, the same entries and order under ARD's envelope. */
+export async function ardFeed(opts: FeedPageOptions) {
+  const { entries, next } = await page(opts, "/ard");
+  return {
+    ard: FEED_VERSION,
+    directory: { name: "Tollgate", url: `${opts.origin}/catalog`, search: `${opts.origin}/ard/search?q={query}`, mcp: `${opts.origin}/mcp` },
+    generatedAt: (opts.now ?? new Date()).toISOString(),
+    order: "catalog" as const,
+    services: entries,
+    next,
+  };
+}
+
+export type ArdSearchEntry = FeedEntry & { relevance: number; match: MatchKind };
+
+/** `/ard/search?q=`: relevance only, never rank; results say they are keyword matches. */
+export async function ardSearch(opts: { origin: string; q: string | null; limit?: number | null }) {
+  const query = validateQuery(opts.q, "/q");
+  const { items, matching } = await searchCatalog({ query, limit: opts.limit ?? 20 });
+  const services: ArdSearchEntry[] = items.map((i) => ({ ...feedEntry(i, opts.origin), relevance: i.relevance, match: i.match }));
+  return {
+    ard: FEED_VERSION,
+    query,
+    order: "relevance" as const,
+    matching: matching satisfies Matching,
+    matchingNote: matching === "keyword" ? "Keyword matches (full-text and title similarity); no semantic search is configured." : "Semantic and keyword matches.",
+    services,
+  };
+}

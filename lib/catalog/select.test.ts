@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { createTestListing } from "@/lib/ledger/testing";
+import { parseSelectRequest, selectServices } from "./select";
+
+let t: TestDatabase;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  const gate = (g: string) => ({ gate: { gate: g } });
+  ids.best = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 0.8 });
+  ids.worse = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 0.2 });
+  ids.unscored = await createTestListing(t.prisma, { title: "Translate text API", rankScore: null });
+  ids.unpayable = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 2 });
+  await t.prisma.listing.update({ where: { id: ids.unpayable }, data: { rankComponents: gate("unpayable") } });
+  ids.free = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 3, endpoints: [{ payable: false }] });
+  ids.pricey = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 0.5, endpoints: [{ method: "GET", priceUsd: "2.00", priceNetwork: "eip155:1" }] });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe("selectServices", () => {
+  it("shortlists payable matches by relevance × (1 + 0.25·q); unpayable and free listings are left out", async () => {
+    const r = await selectServices(parseSelectRequest({ task: "translate text" }));
+    expect(r.matching).toBe("keyword");
+    expect(r.items.map((i) => i.id)).toEqual([ids.best, ids.pricey, ids.worse, ids.unscored]);
+    expect(r.items[0]).toMatchObject({ rankScore: 0.8, match: "keyword", endpoint: { method: "POST", path: "/run", url: "https://api.example.com/run", price: { usd: "0.01" } } });
+    expect(r.items.every((i) => i.relevance > 0 && i.relevance <= 1)).toBe(true);
+  });
+
+  it("filters by maxPrice (string or number), method and network", async () => {
+    const ids1 = async (filters: unknown) => (await selectServices(parseSelectRequest({ task: "translate", filters }))).items.map((i) => i.id);
+    expect(await ids1({ maxPrice: "0.05" })).not.toContain(ids.pricey);
+    expect(await ids1({ maxPrice: 5 })).toContain(ids.pricey);
+    expect(await ids1({ method: "get" })).toEqual([ids.pricey]);
+    expect(await ids1({ network: "eip155:1" })).toEqual([ids.pricey]);
+  });
+
+  it("gives rankScore: null to clients below Catalog-Api-Version 1.55, the number from 1.55", async () => {
+    const req = parseSelectRequest({ task: "translate", limit: 2 });
+    expect((await selectServices(req, { apiVersion: "1.54" })).items.map((i) => i.rankScore)).toEqual([null, null]);
+    expect((await selectServices(req, { apiVersion: "1.55" })).items.map((i) => i.rankScore)).toEqual([0.8, 0.5]);
+    await expect(selectServices(req, { apiVersion: "1.055" })).rejects.toMatchObject({ status: 400, extra: { header: "Catalog-Api-Version" } });
+  });
+
+  it.each([
+    [{}, "/task"],
+    [{ task: "" }, "/task"],
+    [{ task: "x".repeat(501) }, "/task"],
+    [{ task: "ok", limit: 0 }, "/limit"],
+    [{ task: "ok", limit: 51 }, "/limit"],
+    [{ task: "ok", limit: 2.5 }, "/limit"],
+    [{ task: "ok", filters: { maxPrice: "cheap" } }, "/filters/maxPrice"],
+    [{ task: "ok", filters: { maxPrice: -1 } }, "/filters/maxPrice"],
+    [{ task: "ok", filters: { method: "FETCH" } }, "/filters/method"],
+    [{ task: "ok", filters: { colour: "red" } }, "/filters/colour"],
+    [{ task: "ok", extra: 1 }, "/extra"],
+    [[], ""],
+  ])("rejects %j naming %s", (body, pointer) => {
+    try {
+      parseSelectRequest(body);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toMatchObject({ status: 400 });
+      expect((e as { details: { pointer: string }[] }).details[0].pointer).toBe(pointer);
+    }
+  });
+});

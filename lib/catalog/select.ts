@@ -1,0 +1,160 @@
+/**
+ * Router selection (`POST /router/select`, MCP `select_services`; seed 004 "Router selection"): a
+ * shortlist of the payable matches for a task, ordered by relevance × (1 + 0.25·q) with
+ * q = rankScore ÷ the best rankScore in the candidate pool, semantic matches ahead of keyword-only
+ * ones (lib/scoring/rank/select.ts does the maths). Each item carries `rankScore` and `relevance`;
+ * clients below Catalog-Api-Version 1.55 get `rankScore: null` (seed "Removed · paid tier").
+ *
+ * Readings:
+ * - "Payable" = the listing has a payable endpoint fitting the filters, and its settle gate is not
+ *   unpayable (a buyer routed there would fail to pay). The item names that endpoint: the first such
+ *   endpoint by position.
+ * - The pool is the ROUTER_POOL most relevant payable matches, whatever `limit` is, so a shorter
+ *   shortlist is always a prefix of a longer one and "the best in set" does not depend on `limit`.
+ */
+import { z } from "zod";
+import { db } from "@/lib/db";
+import { AppError, type ErrorDetail } from "@/lib/errors";
+import { rankScoresForApiVersion, selectShortlist, CATALOG_API_VERSION_HEADER } from "@/lib/scoring/rank";
+import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
+
+export const ROUTER_POOL = 100;
+export const SELECT_MAX_LIMIT = 50;
+export const SELECT_DEFAULT_LIMIT = 10;
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+const DECIMAL = /^[0-9]{1,20}(\.[0-9]{1,20})?$/;
+
+const usd = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const s = typeof v === "number" ? (Number.isFinite(v) && v >= 0 ? String(v) : "") : v.trim();
+  if (!DECIMAL.test(s)) {
+    ctx.addIssue({ code: "custom", message: `must be a USD amount such as "0.05" or 0.05, got ${JSON.stringify(v)}` });
+    return z.NEVER;
+  }
+  return s;
+});
+
+export const selectRequestSchema = z.strictObject({
+  task: z.string({ error: "is required and must be a string" }).trim().min(1, { error: "must not be empty" }).max(QUERY_MAX_LENGTH, { error: `must be at most ${QUERY_MAX_LENGTH} characters` }),
+  filters: z
+    .strictObject({
+      network: z.string().trim().min(1, { error: "must not be empty" }).max(200).optional(),
+      maxPrice: usd.optional(),
+      method: z
+        .string()
+        .transform((m) => m.toUpperCase())
+        .pipe(z.enum(METHODS, { error: `must be one of ${METHODS.join(", ")}` }))
+        .optional(),
+    })
+    .optional(),
+  limit: z.number({ error: "must be an integer 1–50" }).int({ error: "must be an integer 1–50" }).min(1, { error: "must be an integer 1–50" }).max(SELECT_MAX_LIMIT, { error: "must be an integer 1–50" }).optional(),
+});
+
+export type SelectRequest = z.output<typeof selectRequestSchema>;
+
+/** Parse a request body; a 400 names every bad field by JSON pointer. */
+export function parseSelectRequest(body: unknown): SelectRequest {
+  const parsed = selectRequestSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const details: ErrorDetail[] = parsed.error.issues.flatMap((issue) => {
+    const base = issue.path.map((p) => `/${String(p).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+    if (issue.code === "unrecognized_keys") return issue.keys.map((k) => ({ pointer: `${base}/${k}`, message: "is not a known field" }));
+    return [{ pointer: base, message: issue.message }];
+  });
+  const first = details[0];
+  throw new AppError("bad_request", `${first.pointer || "(body)"} ${first.message}`, details);
+}
+
+export interface SelectItem {
+  id: string;
+  slug: string;
+  title: string;
+  endpoint: {
+    method: string;
+    path: string;
+    url: string;
+    price: { usd: string | null; label: string | null; amount: string | null; asset: string | null; network: string | null; decimals: number | null };
+  };
+  relevance: number;
+  /** Null below Catalog-Api-Version 1.55, and for a listing not yet ranked. */
+  rankScore: number | null;
+  match: MatchKind;
+}
+
+export interface SelectResponse {
+  task: string;
+  /** "keyword" while no semantic provider is configured: the relevance is a keyword match. */
+  matching: Matching;
+  items: SelectItem[];
+}
+
+interface CandidateRow {
+  id: string;
+  slug: string;
+  title: string;
+  baseUrl: string;
+  rankScore: number | null;
+  gate: string | null;
+  method: string;
+  path: string;
+  priceUsd: string | null;
+  priceLabel: string | null;
+  priceAmount: string | null;
+  priceAsset: string | null;
+  priceNetwork: string | null;
+  priceDecimals: number | null;
+}
+
+export async function selectServices(
+  req: SelectRequest,
+  opts: { apiVersion?: string | null; semantic?: SemanticProvider | null } = {},
+): Promise<SelectResponse> {
+  // The version is checked before any work, so a malformed header is a 400 whatever the body.
+  const versionCheck = rankScoresForApiVersion([], opts.apiVersion);
+  if (!versionCheck.ok) {
+    throw new AppError("bad_request", versionCheck.message, [{ message: versionCheck.message }], { header: CATALOG_API_VERSION_HEADER });
+  }
+  const endpoint: EndpointFilter = { ...req.filters };
+  const { hits, matching } = await searchHits({ query: req.task, limit: ROUTER_POOL, endpoint, semantic: opts.semantic });
+  const rows = await candidateRows(hits.map((h) => h.listingId), endpoint);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+
+  const candidates = hits.flatMap((h) => {
+    const row = byId.get(h.listingId);
+    if (!row) return [];
+    return [{ id: h.listingId, relevance: h.relevance, semantic: h.match === "semantic", rankScore: row.rankScore, payable: row.gate !== "unpayable", row, match: h.match }];
+  });
+  const shortlist = selectShortlist(candidates, { limit: req.limit ?? SELECT_DEFAULT_LIMIT });
+  const items: SelectItem[] = shortlist.map((c) => ({
+    id: c.id,
+    slug: c.row.slug,
+    title: c.row.title,
+    endpoint: {
+      method: c.row.method,
+      path: c.row.path,
+      url: c.row.baseUrl.replace(/\/+$/, "") + "/" + c.row.path.replace(/^\/+/, ""),
+      price: { usd: c.row.priceUsd, label: c.row.priceLabel, amount: c.row.priceAmount, asset: c.row.priceAsset, network: c.row.priceNetwork, decimals: c.row.priceDecimals },
+    },
+    relevance: c.relevance,
+    rankScore: c.rankScore,
+    match: c.match,
+  }));
+  const gated = rankScoresForApiVersion(items, opts.apiVersion);
+  return { task: req.task, matching, items: gated.ok ? gated.items : items.map((i) => ({ ...i, rankScore: null })) };
+}
+
+/** The pool's listings with their rank, gate and the first payable endpoint fitting the filters. */
+async function candidateRows(ids: string[], f: EndpointFilter): Promise<CandidateRow[]> {
+  if (ids.length === 0) return [];
+  const params: unknown[] = [ids];
+  const clauses = endpointClauses(f, params).join(" AND ");
+  const prisma = await db();
+  return prisma.$queryRawUnsafe<CandidateRow[]>(
+    `SELECT l.id, l.slug, l."title", l."baseUrl", l."rankScore", l."rankComponents" -> 'gate' ->> 'gate' AS gate,
+            e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals"
+       FROM "listings" l
+       JOIN LATERAL (SELECT * FROM "endpoints" e WHERE ${clauses} ORDER BY e."position" LIMIT 1) e ON true
+      WHERE l.id = ANY($1::text[]) AND l."publicationState" = 'published'`,
+    ...params,
+  );
+}
