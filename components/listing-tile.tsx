@@ -4,10 +4,10 @@ import { Monogram } from "./monogram";
 import { ReadinessChip } from "./readiness-chip";
 import { formatUsd, networkName } from "@/lib/format";
 
-export function ListingTile({ listing }: { listing: PublicListing }) {
+export function ListingTile({ listing, match = null }: { listing: PublicListing; match?: "keyword" | "semantic" | null }) {
   const r = listing.readiness;
   return (
-    <li className="group relative flex flex-col rounded-xl border border-line bg-white p-4 shadow-sm transition hover:border-indigo-300 hover:shadow-md">
+    <li className="group relative flex flex-col rounded-xl border border-line bg-white p-4 shadow-sm transition focus-within:ring-2 focus-within:ring-brand hover:border-indigo-300 hover:shadow-md">
       <div className="flex items-start gap-3">
         <Monogram title={listing.title} logoUrl={listing.logoUrl} />
         <div className="min-w-0 flex-1">
@@ -21,6 +21,11 @@ export function ListingTile({ listing }: { listing: PublicListing }) {
           </p>
         </div>
         {listing.demo && <span className="rounded bg-slate-100 px-1.5 py-0.5 text-[10px] font-medium uppercase tracking-wide text-slate-600">demo</span>}
+        {match && (
+          <span className="rounded bg-sky-50 px-1.5 py-0.5 text-[10px] font-medium uppercase tracking-wide text-sky-900 ring-1 ring-sky-700/30">
+            {match === "keyword" ? "keyword match" : "semantic match"}
+          </span>
+        )}
       </div>
       <p className="mt-3 line-clamp-2 min-h-10 text-sm text-slate-700">{listing.shortDescription ?? "No short description yet."}</p>
       <div className="mt-3 flex flex-wrap items-center gap-1.5 text-xs">
@@ -37,7 +42,7 @@ export function ListingTile({ listing }: { listing: PublicListing }) {
           <ReadinessChip score={r?.score ?? null} band={r?.band ?? null} />
           {r && (
             <p className="mt-1 text-[11px] text-slate-600">
-              {r.rubricVersion} · {new Date(r.analysedAt).toISOString().slice(0, 10)}
+              {r.rubricVersion} · analysed <time dateTime={r.analysedAt}>{r.analysedAt.slice(0, 10)}</time>
             </p>
           )}
         </div>

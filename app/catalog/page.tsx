@@ -1,29 +1,121 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { ListingTile } from "@/components/listing-tile";
-import { listPublishedListings } from "@/lib/catalog/queries";
+import { catalogHref, catalogView, parseCatalogQuery } from "@/lib/surfaces/catalog";
+import { networkName } from "@/lib/format";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Catalog" };
 
-export default async function CatalogPage() {
-  const listings = await listPublishedListings();
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export default async function CatalogPage({ searchParams }: Props) {
+  const q = parseCatalogQuery(await searchParams);
+  const view = await catalogView(q);
+  const filtered = !!(q.category || q.network || q.protocol || q.minPrice || q.maxPrice);
+  const input = "mt-1 w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-ink";
   return (
     <div>
       <div className="mb-6">
         <h1 className="text-2xl font-semibold tracking-tight">Pay-per-call APIs</h1>
-        <p className="mt-1 text-sm text-muted">
+        <p className="mt-1 max-w-3xl text-sm text-muted">
           Services you can pay per request over HTTP 402 (x402 or MPP). Each shows its readiness: how complete the listing is for an agent to find, understand, pay and call it.
         </p>
       </div>
-      {listings.length === 0 ? (
-        <p className="rounded-lg border border-dashed border-line bg-white p-8 text-center text-muted">No published listings yet.</p>
-      ) : (
-        <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" aria-label="Listings">
-          {listings.map((l) => (
-            <ListingTile key={l.id} listing={l} />
-          ))}
-        </ul>
-      )}
+
+      <div className="grid gap-6 lg:grid-cols-[16rem_1fr]">
+        <form action="/catalog" method="get" role="search" aria-label="Search and filter the catalog" className="space-y-4 self-start rounded-xl border border-line bg-white p-4 text-sm">
+          <div>
+            <label htmlFor="search" className="font-medium">Search</label>
+            <input id="search" name="search" type="search" defaultValue={q.search ?? ""} placeholder="e.g. geocoding, verdict" className={input} maxLength={500} />
+            <p className="mt-1 text-xs text-muted">Ordered by relevance only.</p>
+          </div>
+          <div>
+            <label htmlFor="category" className="font-medium">Category</label>
+            <select id="category" name="category" defaultValue={q.category ?? ""} className={input}>
+              <option value="">Any category</option>
+              {view.facets.categories.map((f) => (
+                <option key={f.value} value={f.value}>{f.value} ({f.count})</option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="network" className="font-medium">Network</label>
+            <select id="network" name="network" defaultValue={q.network ?? ""} className={input}>
+              <option value="">Any network</option>
+              {view.facets.networks.map((f) => (
+                <option key={f.value} value={f.value}>{networkName(f.value)} ({f.count})</option>
+              ))}
+            </select>
+          </div>
+          <fieldset>
+            <legend className="font-medium">Protocol</legend>
+            <div className="mt-1 flex flex-wrap gap-3">
+              {[["", "Any"], ["x402", "x402"], ["mpp", "MPP"]].map(([value, label]) => (
+                <label key={value} className="inline-flex items-center gap-1.5">
+                  <input type="radio" name="protocol" value={value} defaultChecked={(q.protocol ?? "") === value} /> {label}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <fieldset>
+            <legend className="font-medium">Price per call (USD)</legend>
+            <div className="mt-1 grid grid-cols-2 gap-2">
+              <label className="text-xs text-muted">
+                From
+                <input name="minPrice" inputMode="decimal" defaultValue={q.minPrice ?? ""} placeholder="0.001" className={input} aria-invalid={view.problem?.field === "minPrice" || undefined} />
+              </label>
+              <label className="text-xs text-muted">
+                To
+                <input name="maxPrice" inputMode="decimal" defaultValue={q.maxPrice ?? ""} placeholder="0.10" className={input} aria-invalid={view.problem?.field === "maxPrice" || undefined} />
+              </label>
+            </div>
+          </fieldset>
+          <div className="flex items-center gap-3">
+            <button type="submit" className="rounded-md bg-brand px-3 py-1.5 font-medium text-white hover:bg-indigo-800">Apply</button>
+            {(filtered || q.search) && <Link href="/catalog" className="text-brand underline">Clear all</Link>}
+          </div>
+        </form>
+
+        <section aria-labelledby="results-h" className="min-w-0">
+          <h2 id="results-h" className="sr-only">Results</h2>
+          {view.problem && (
+            <p role="alert" className="mb-4 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900">
+              The {view.problem.field} filter was not applied: it {view.problem.message}. Correct it and press Apply.
+            </p>
+          )}
+          {view.mode === "search" && !view.problem && (
+            <p className="mb-4 text-sm text-muted" aria-live="polite">
+              {view.items.length} result{view.items.length === 1 ? "" : "s"} for <strong className="text-ink">“{q.search}”</strong>, ordered by relevance.
+              {view.matching === "keyword" && " These are keyword matches: the catalog has no semantic search configured."}
+            </p>
+          )}
+          {view.items.length === 0 ? (
+            !view.problem && (
+              <div className="rounded-lg border border-dashed border-line bg-white p-8 text-center text-muted">
+                <p>{view.mode === "search" ? "Nothing matches that search." : filtered ? "No published listing matches these filters." : "No published listings yet."}</p>
+                {(filtered || q.search) && <p className="mt-2 text-sm">Try fewer words or filters, or <Link href="/catalog" className="text-brand underline">clear them</Link>.</p>}
+              </div>
+            )
+          ) : (
+            <ul className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3" aria-label="Listings">
+              {view.items.map(({ listing, match }) => (
+                <ListingTile key={listing.id} listing={listing} match={match} />
+              ))}
+            </ul>
+          )}
+          {(view.nextCursor || q.cursor) && (
+            <nav aria-label="Pages" className="mt-6 flex items-center justify-between text-sm">
+              {q.cursor ? <Link href={catalogHref(q, { cursor: undefined })} className="text-brand underline">← First page</Link> : <span />}
+              {view.nextCursor && (
+                <Link href={catalogHref(q, { cursor: view.nextCursor })} rel="next" className="rounded-md border border-line bg-white px-4 py-2 font-medium hover:bg-slate-50">
+                  Load more
+                </Link>
+              )}
+            </nav>
+          )}
+        </section>
+      </div>
     </div>
   );
 }

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { ReadinessChip } from "@/components/readiness-chip";
+import { ReadinessChip, StaleChip } from "@/components/readiness-chip";
+import { isStale } from "@/lib/surfaces/band";
 import { currentActor } from "@/lib/auth/session";
 import { listOwnListings } from "@/lib/catalog/owner";
 import { timeAgo } from "@/lib/format";
@@ -20,10 +21,17 @@ export default async function DashboardPage() {
           <h1 className="text-2xl font-semibold tracking-tight">My listings</h1>
           <p className="mt-1 text-sm text-muted">Your services, their readiness, and what to fix next.</p>
         </div>
+        {actor.organizationId && (
+          <Link href="/dashboard/new" className="rounded-md bg-brand px-4 py-2 text-sm font-medium text-white hover:bg-indigo-800">Add a service</Link>
+        )}
       </div>
       {listings.length === 0 ? (
         <p className="mt-6 rounded-lg border border-dashed border-line bg-white p-8 text-center text-muted">
-          {actor.organizationId ? "You have no listings yet." : "Your account is not a seller account, so it has no listings."}
+          {actor.organizationId ? (
+            <>You have no listings yet. <Link href="/dashboard/new" className="text-brand underline">Add your first service</Link> from its URL.</>
+          ) : (
+            "Your account is not a seller account, so it has no listings."
+          )}
         </p>
       ) : (
         <ul className="mt-6 divide-y divide-line rounded-xl border border-line bg-white">
@@ -35,7 +43,10 @@ export default async function DashboardPage() {
                   {l.publicationState} · {l._count.endpoints} endpoint{l._count.endpoints === 1 ? "" : "s"} · updated {timeAgo(l.updatedAt)}
                 </p>
               </div>
-              <ReadinessChip score={l.currentResult?.total ?? null} band={l.currentResult?.band ?? null} />
+              <div className="flex items-center gap-2">
+                {l.currentResult && isStale(l.currentResult.createdAt) && <StaleChip />}
+                <ReadinessChip score={l.currentResult?.total ?? null} band={l.currentResult?.band ?? null} />
+              </div>
             </li>
           ))}
         </ul>

@@ -4,6 +4,7 @@ import { Monogram } from "@/components/monogram";
 import { ReadinessChip } from "@/components/readiness-chip";
 import { getPublishedListing } from "@/lib/catalog/queries";
 import { formatUsd, networkName } from "@/lib/format";
+import { bandLabel } from "@/lib/surfaces/band";
 
 export const dynamic = "force-dynamic";
 
@@ -55,6 +56,9 @@ export default async function ListingPage({ params }: Params) {
                 </span>
               </div>
               {e.description && <p className="mt-2 text-sm text-slate-700">{e.description}</p>}
+              {e.payable && e.dynamicMin && e.priceUsd && (
+                <p className="mt-1 text-xs text-muted">dynamic: {formatUsd(e.dynamicMin)}{e.dynamicMax && <> to {formatUsd(e.dynamicMax)}</>}{e.dynamicUnit && <> {e.dynamicUnit}</>}</p>
+              )}
               {e.priceAmount && e.priceNetwork && (
                 <p className="mt-1 text-xs text-muted">
                   {e.priceAmount} atomic units · {networkName(e.priceNetwork)} · {e.priceMode ?? "fixed"}
@@ -76,12 +80,20 @@ export default async function ListingPage({ params }: Params) {
           </div>
           {r ? (
             <p className="mt-2 text-xs text-muted">
-              Rubric {r.rubricVersion}, analysed {new Date(r.analysedAt).toISOString().slice(0, 10)}. Readiness measures listing completeness, not the quality of the answers.
+              Rubric {r.rubricVersion}, analysed <time dateTime={r.analysedAt}>{r.analysedAt.slice(0, 10)}</time>. Readiness measures listing completeness, not the quality of the answers.
             </p>
           ) : (
             <p className="mt-2 text-xs text-muted">The catalog has not published a readiness result for this listing yet.</p>
           )}
         </section>
+        {r && (
+          <section aria-labelledby="badge-h" className="rounded-xl border border-line bg-white p-4">
+            <h2 id="badge-h" className="text-sm font-semibold text-muted">Badge</h2>
+            {/* eslint-disable-next-line @next/next/no-img-element */}
+            <img src={`/badges/${listing.slug}.svg`} alt={`Readiness badge: ${r.score}, ${bandLabel(r.band)}`} className="mt-2 h-5" />
+            <p className="mt-2 text-xs text-muted">The seller can show this signed badge; it links back here.</p>
+          </section>
+        )}
         <section className="rounded-xl border border-line bg-white p-4 text-sm">
           <h2 className="text-sm font-semibold text-muted">Payment</h2>
           <p className="mt-2">{listing.protocols.length ? listing.protocols.map((p) => (p === "mpp" ? "MPP" : "x402")).join(" · ") : "Protocol not declared"}</p>

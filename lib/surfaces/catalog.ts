@@ -1,0 +1,87 @@
+/**
+ * The public catalog page's read model: the query string parsed into browse filters, then either the
+ * browse order (keyset pages) or a relevance-only search. Everything returned is the public shape
+ * (lib/catalog/public-view.ts) and nothing else: no rank number, quality score or Featured level.
+ */
+import { BROWSE_DEFAULT_LIMIT, browseCatalog, catalogFacets, type BrowseFilters, type Facet } from "@/lib/catalog/browse";
+import type { PublicListing } from "@/lib/catalog/public-view";
+import { QUERY_MAX_LENGTH, searchCatalog, type Matching } from "@/lib/catalog/search";
+import { isAppError } from "@/lib/errors";
+
+export type CatalogQuery = {
+  search?: string;
+  category?: string;
+  network?: string;
+  protocol?: string;
+  minPrice?: string;
+  maxPrice?: string;
+  cursor?: string;
+};
+
+export interface CatalogView {
+  mode: "browse" | "search";
+  query: CatalogQuery;
+  /** Tiles in order; on a search each carries `match` ("keyword" without an embedding provider). */
+  items: Array<{ listing: PublicListing; match: "keyword" | "semantic" | null }>;
+  nextCursor: string | null;
+  matching: Matching | null;
+  facets: { categories: Facet[]; networks: Facet[]; protocols: Facet[] };
+  /** A filter or cursor the catalog refused, in words, with the field it is about. */
+  problem: { field: string; message: string } | null;
+}
+
+const first = (v: string | string[] | undefined): string | undefined => {
+  const s = Array.isArray(v) ? v[0] : v;
+  const t = s?.trim();
+  return t ? t : undefined;
+};
+
+export function parseCatalogQuery(sp: Record<string, string | string[] | undefined>): CatalogQuery {
+  return {
+    search: first(sp.search)?.slice(0, QUERY_MAX_LENGTH),
+    category: first(sp.category),
+    network: first(sp.network),
+    protocol: first(sp.protocol),
+    minPrice: first(sp.minPrice),
+    maxPrice: first(sp.maxPrice),
+    cursor: first(sp.cursor),
+  };
+}
+
+function filtersOf(q: CatalogQuery): BrowseFilters {
+  return {
+    ...(q.category ? { category: q.category } : {}),
+    ...(q.network ? { network: q.network } : {}),
+    ...(q.protocol ? { protocol: q.protocol as BrowseFilters["protocol"] } : {}),
+    ...(q.minPrice ? { minPrice: q.minPrice } : {}),
+    ...(q.maxPrice ? { maxPrice: q.maxPrice } : {}),
+  };
+}
+
+export async function catalogView(q: CatalogQuery, now = new Date()): Promise<CatalogView> {
+  const facets = await catalogFacets();
+  const base = { query: q, facets, problem: null } as const;
+  try {
+    if (q.search) {
+      const { items, matching } = await searchCatalog({ query: q.search, limit: 48, filters: filtersOf(q) });
+      // Relevance orders the list but is not shown: only the listing's public shape and its match kind.
+      return { ...base, mode: "search", items: items.map(({ relevance: _r, match, ...listing }) => ({ listing, match })), nextCursor: null, matching };
+    }
+    const page = await browseCatalog({ cursor: q.cursor ?? null, limit: BROWSE_DEFAULT_LIMIT, filters: filtersOf(q), now });
+    return { ...base, mode: "browse", items: page.items.map((listing) => ({ listing, match: null })), nextCursor: page.nextCursor, matching: null };
+  } catch (e) {
+    if (!isAppError(e) || e.code !== "bad_request") throw e;
+    const pointer = e.details[0]?.pointer ?? "";
+    const field = pointer.split("/").pop() || "query";
+    return { ...base, mode: q.search ? "search" : "browse", items: [], nextCursor: null, matching: null, problem: { field, message: e.details[0]?.message ?? e.message } };
+  }
+}
+
+/** The catalog URL for a query (the GET form's own encoding), e.g. for "next page" links. */
+export function catalogHref(q: CatalogQuery, over: Partial<CatalogQuery> = {}): string {
+  const merged = { ...q, ...over };
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(merged)) if (v) params.set(k, v);
+  const s = params.toString();
+  return s ? `/catalog?${s}` : "/catalog";
+}

@@ -1,0 +1,110 @@
+"use server";
+/**
+ * The seller's server actions. Each authorises inside itself (the lib functions it calls read the
+ * role and organisation fresh), never relying on the page that rendered the form; an AppError
+ * becomes a result the form shows, with the field it is about when there is one.
+ */
+import { revalidatePath } from "next/cache";
+import { db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { AppError, isAppError } from "@/lib/errors";
+import { requireActor } from "@/lib/auth/roles";
+import { sessionUserId } from "@/lib/auth/session";
+import { requireListingOwner } from "@/lib/analyses/access";
+import { acknowledgeRubricNotice } from "@/lib/analyses/complete";
+import { onListingPublished } from "@/lib/analyses/enqueue";
+import { reanalyseForActor } from "@/lib/analyses/progress";
+import { draftListingFromUrl, type DraftSource } from "@/lib/discovery/import";
+import { createListingForSeller, updateListingForSeller } from "@/lib/listings/save";
+import type { ListingDocument } from "@/lib/listing/document";
+import { validateListingDocument } from "@/lib/listing/validate";
+import { refusalAdvice } from "./refusals";
+
+export type DraftActionResult =
+  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string }
+  | { ok: false; code: string; detail: string; advice: string };
+
+export async function draftFromUrlAction(url: string): Promise<DraftActionResult> {
+  try {
+    const actor = await requireActor(await sessionUserId());
+    if (!actor.organizationId) throw new AppError("forbidden", "Your account has no seller organisation, so it cannot list services.");
+    if (typeof url !== "string" || url.trim() === "" || url.length > 2048) {
+      return { ok: false, code: "invalid_url", detail: "Enter the URL of your service (up to 2048 characters).", advice: refusalAdvice("invalid_url") };
+    }
+    const drafted = await draftListingFromUrl(url.trim(), { allowHosts: env().probeAllowHosts });
+    if (drafted.ok) return { ok: true, draft: drafted.draft, sources: drafted.sources, warnings: drafted.warnings, url: url.trim() };
+    const code = "refusal" in drafted ? drafted.refusal : drafted.error;
+    return { ok: false, code, detail: drafted.detail, advice: refusalAdvice(code) };
+  } catch (e) {
+    return { ok: false, ...errorOf(e), advice: isAppError(e) && e.code === "unauthorized" ? "Sign in again, then retry." : "Check the URL and try again." };
+  }
+}
+
+export type SaveActionResult =
+  | { ok: true; listingId: string; analysisId: string | null; notice: string | null }
+  | { ok: false; code: string; message: string; errors: Array<{ pointer: string; message: string }> };
+
+export interface SaveActionInput {
+  listingId?: string | null;
+  document: unknown;
+  /** "draft": save only; "publish": save, publish, and queue the publish analysis; "reanalyse": save and re-analyse. */
+  intent: "draft" | "publish" | "reanalyse";
+  source?: string | null;
+}
+
+export async function saveListingAction(input: SaveActionInput): Promise<SaveActionResult> {
+  try {
+    const uid = await sessionUserId();
+    const saved = input.listingId
+      ? await updateListingForSeller(uid, input.listingId, input.document)
+      : await createListingForSeller(uid, input.document, input.source ? `import:${input.source.slice(0, 500)}` : undefined);
+    let analysisId: string | null = null;
+    let notice: string | null = null;
+    if (input.intent === "publish") {
+      analysisId = (await publishListing(uid, saved.id)).id;
+    } else if (input.intent === "reanalyse") {
+      try {
+        analysisId = (await reanalyseForActor(uid, saved.id)).id;
+      } catch (e) {
+        // Saved either way; an analysis already running will read the saved listing when it scores.
+        if (!isAppError(e) || e.code !== "conflict") throw e;
+        analysisId = (e.extra.activeAnalysisId as string | null) ?? null;
+        notice = "An analysis was already running; it is shown below. Re-analyse again once it finishes to score these changes.";
+      }
+    }
+    revalidatePath("/dashboard");
+    revalidatePath(`/dashboard/listings/${saved.id}`);
+    return { ok: true, listingId: saved.id, analysisId, notice };
+  } catch (e) {
+    const { code, detail } = errorOf(e);
+    const errors = isAppError(e) ? e.details.map((d) => ({ pointer: d.pointer ?? "", message: d.message })) : [];
+    return { ok: false, code, message: detail, errors };
+  }
+}
+
+/** Publish the owner's listing and queue its publish analysis (seed 004: "on publish"). */
+async function publishListing(userId: string | null, listingId: string) {
+  const prisma = await db();
+  const { actor } = await requireListingOwner(prisma, userId, listingId);
+  const l = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, select: { publishedAt: true } });
+  await prisma.listing.update({ where: { id: listingId }, data: { publicationState: "published", publishedAt: l.publishedAt ?? new Date() } });
+  return onListingPublished(listingId, actor.id);
+}
+
+export async function acknowledgeNoticeAction(listingId: string): Promise<void> {
+  await acknowledgeRubricNotice(listingId, await sessionUserId());
+  revalidatePath(`/dashboard/listings/${listingId}`);
+}
+
+function errorOf(e: unknown): { code: string; detail: string } {
+  if (isAppError(e)) return { code: e.code, detail: e.message };
+  console.error(e);
+  return { code: "internal", detail: "Something went wrong on our side. Try again in a moment." };
+}
+
+/** Inline validation while the seller edits: the same gate as saving, errors by JSON pointer. */
+export async function validateListingAction(document: unknown): Promise<Array<{ pointer: string; message: string }>> {
+  await requireActor(await sessionUserId());
+  const v = validateListingDocument(document);
+  return v.ok ? [] : v.errors.slice(0, 100);
+}

@@ -1,0 +1,125 @@
+/**
+ * Read models for the seller's pages (/dashboard/…). Each one authorises its caller inside itself:
+ * the listing's own organisation only (lib/analyses/access.ts reads the role and organisation fresh).
+ * The owner page is the one surface with the full report (seed 004 "Who sees what").
+ */
+import { db } from "@/lib/db";
+import { requireListingOwner } from "@/lib/analyses/access";
+import { ACTIVE_STATES } from "@/lib/analyses/enqueue";
+import { RUBRIC_NOTICE_TEXT } from "@/lib/analyses/complete";
+import { listingToDocument } from "@/lib/listings/document-mapping";
+import type { ListingDocument } from "@/lib/listing/document";
+import type { ProbeEvidence } from "@/lib/probe/evidence";
+import type { DimensionResult, Improvement, RuleResult, TriggeredCap } from "@/lib/scoring/readiness/types";
+import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
+import { bandLabel, isStale } from "./band";
+
+export interface ReportResult {
+  id: string;
+  total: number;
+  rawTotal: number;
+  band: string;
+  rubricVersion: string;
+  createdAt: string;
+  provisional: boolean;
+  stale: boolean;
+  caps: TriggeredCap[];
+  dimensions: Array<DimensionResult & { title: string }>;
+  rules: Array<RuleResult & { title: string; evidenceValue: unknown; evidenceResolved: boolean }>;
+  improvements: Array<Improvement & { title: string }>;
+}
+
+export interface SellerReport {
+  listing: { id: string; slug: string; title: string; publicationState: string; baseUrl: string; updatedAt: string };
+  result: ReportResult | null;
+  probe: (ProbeEvidence & { evidenceId: string }) | null;
+  history: Array<{ id: string; total: number; band: string; rubricVersion: string; createdAt: string }>;
+  activeAnalysisId: string | null;
+  lastFailure: { id: string; error: string | null; finishedAt: string | null } | null;
+  rubricNotice: { version: string; text: string } | null;
+}
+
+const ruleTitle = new Map(CURRENT_RUBRIC.rules.map((r) => [r.id, r.title]));
+const dimensionTitle = new Map(CURRENT_RUBRIC.dimensions.map((d) => [d.id, d.title]));
+
+/** Follow a JSON pointer ("/probe/endpoints/0") into a value; undefined when it leads nowhere. */
+export function resolvePointer(root: unknown, pointer: string): unknown {
+  if (pointer === "") return root;
+  let cur: unknown = root;
+  for (const raw of pointer.split("/").slice(1)) {
+    const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<string, unknown>)[token];
+  }
+  return cur;
+}
+
+/** A stored evidence JSON is either the probe alone (analysis queue) or {probe, settle, liveness} (demo seed). */
+function splitEvidence(json: unknown): { probe: ProbeEvidence | null; settle: unknown; liveness: unknown } {
+  if (json && typeof json === "object" && "probe" in json) {
+    const j = json as { probe: ProbeEvidence; settle?: unknown; liveness?: unknown };
+    return { probe: j.probe, settle: j.settle, liveness: j.liveness };
+  }
+  return { probe: (json as ProbeEvidence) ?? null, settle: undefined, liveness: undefined };
+}
+
+export async function sellerReport(userId: string | null, listingId: string, now = new Date()): Promise<SellerReport> {
+  const prisma = await db();
+  await requireListingOwner(prisma, userId, listingId);
+  const listing = await prisma.listing.findUniqueOrThrow({
+    where: { id: listingId },
+    select: { id: true, slug: true, title: true, publicationState: true, baseUrl: true, updatedAt: true, rubricNoticeVersion: true, currentResultId: true },
+  });
+  const [current, history, active, failed] = await Promise.all([
+    listing.currentResultId ? prisma.readinessResult.findUnique({ where: { id: listing.currentResultId } }) : null,
+    prisma.readinessResult.findMany({
+      where: { listingId, provisional: false },
+      orderBy: { createdAt: "asc" },
+      take: 200,
+      select: { id: true, total: true, band: true, rubricVersion: true, createdAt: true },
+    }),
+    prisma.analysis.findFirst({ where: { listingId, state: { in: [...ACTIVE_STATES] } }, orderBy: { createdAt: "desc" }, select: { id: true } }),
+    prisma.analysis.findFirst({ where: { listingId }, orderBy: { createdAt: "desc" }, select: { id: true, state: true, error: true, finishedAt: true } }),
+  ]);
+  const evidenceRow = current?.evidenceId ? await prisma.probeEvidence.findUnique({ where: { id: current.evidenceId } }) : null;
+  const ev = evidenceRow ? splitEvidence(evidenceRow.evidence) : { probe: null, settle: undefined, liveness: undefined };
+  const root = { listing: current?.document ?? null, probe: ev.probe, settle: ev.settle, liveness: ev.liveness };
+
+  let result: ReportResult | null = null;
+  if (current) {
+    result = {
+      id: current.id,
+      total: current.total,
+      rawTotal: current.rawTotal,
+      band: bandLabel(current.band) ?? current.band,
+      rubricVersion: current.rubricVersion,
+      createdAt: current.createdAt.toISOString(),
+      provisional: current.provisional,
+      stale: !current.provisional && isStale(current.createdAt, now),
+      caps: (current.caps as unknown as TriggeredCap[]) ?? [],
+      dimensions: ((current.dimensions as unknown as DimensionResult[]) ?? []).map((d) => ({ ...d, title: dimensionTitle.get(d.id) ?? d.id })),
+      rules: ((current.rules as unknown as RuleResult[]) ?? []).map((r) => {
+        const value = r.evidence ? resolvePointer(root, r.evidence) : undefined;
+        return { ...r, title: ruleTitle.get(r.id) ?? r.id, evidenceValue: value ?? null, evidenceResolved: value !== undefined };
+      }),
+      improvements: ((current.improvements as unknown as Improvement[]) ?? []).map((i) => ({ ...i, title: ruleTitle.get(i.ruleId) ?? i.ruleId })),
+    };
+  }
+  return {
+    listing: { ...listing, updatedAt: listing.updatedAt.toISOString() },
+    result,
+    probe: ev.probe && evidenceRow ? { ...ev.probe, evidenceId: evidenceRow.id } : null,
+    history: history.map((h) => ({ ...h, band: bandLabel(h.band) ?? h.band, createdAt: h.createdAt.toISOString() })),
+    activeAnalysisId: active?.id ?? null,
+    lastFailure: failed && failed.state === "failed" ? { id: failed.id, error: failed.error, finishedAt: failed.finishedAt?.toISOString() ?? null } : null,
+    rubricNotice: listing.rubricNoticeVersion ? { version: listing.rubricNoticeVersion, text: RUBRIC_NOTICE_TEXT } : null,
+  };
+}
+
+/** The listing as its editable document, for the edit page (owner only). */
+export async function sellerListingDocument(userId: string | null, listingId: string): Promise<{ id: string; title: string; publicationState: string; document: ListingDocument }> {
+  const prisma = await db();
+  await requireListingOwner(prisma, userId, listingId);
+  const l = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, include: { endpoints: true } });
+  return { id: l.id, title: l.title, publicationState: l.publicationState, document: listingToDocument(l) };
+}
