@@ -1,0 +1,93 @@
+/**
+ * /mcp — the catalog over the Model Context Protocol (Streamable HTTP, stateless: a fresh server and
+ * transport per request, so any instance can answer any request). Tools:
+ * - `search_catalog`: keyless search, relevance only (the same as /ard/search).
+ * - `select_services`: the /router/select shortlist; needs an API key sent as this HTTP request's
+ *   `Authorization: Bearer tg_…` header, and honours `Catalog-Api-Version` like the route does.
+ * The tools call the same lib functions as the HTTP routes, with the same validation.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { z } from "zod";
+import { isAppError, toResponse } from "@/lib/errors";
+import { authenticateApiKey } from "@/lib/apikeys";
+import { publicOrigin } from "@/lib/badges/server";
+import { feedEntry } from "@/lib/catalog/feeds";
+import { searchCatalog, validateQuery } from "@/lib/catalog/search";
+import { parseSelectRequest, selectServices } from "@/lib/catalog/select";
+import { CATALOG_API_VERSION_HEADER } from "@/lib/scoring/rank";
+
+export const dynamic = "force-dynamic";
+
+type ToolResult = { content: Array<{ type: "text"; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
+
+/** A tool's value as MCP content; an AppError (bad input, missing key) becomes a tool error the agent can read. */
+async function toolResult(fn: () => Promise<Record<string, unknown>>): Promise<ToolResult> {
+  try {
+    const value = await fn();
+    return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+  } catch (e) {
+    if (!isAppError(e)) throw e;
+    return { content: [{ type: "text", text: JSON.stringify(e.toJSON()) }], isError: true };
+  }
+}
+
+function catalogServer(req: Request): McpServer {
+  const origin = publicOrigin(req);
+  const server = new McpServer({ name: "tollgate", version: "1.0.0" });
+
+  server.registerTool(
+    "search_catalog",
+    {
+      title: "Search the catalog",
+      description: "Find pay-per-call HTTP 402 APIs (x402, MPP) matching a query. Ordered by relevance only; results are keyword matches.",
+      inputSchema: { query: z.string().describe("What you are looking for, in words"), limit: z.number().int().min(1).max(50).optional() },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ query, limit }) =>
+      toolResult(async () => {
+        const { items, matching } = await searchCatalog({ query: validateQuery(query, "/query"), limit: limit ?? 10 });
+        return { query, order: "relevance", matching, results: items.map((i) => ({ ...feedEntry(i, origin), relevance: i.relevance, match: i.match })) };
+      }),
+  );
+
+  server.registerTool(
+    "select_services",
+    {
+      title: "Select services for a task",
+      description:
+        "A shortlist of payable services for a task, best first, each with the endpoint to call, its price, relevance and rankScore. Needs a Tollgate API key in this MCP request's Authorization header (Bearer tg_…).",
+      inputSchema: {
+        task: z.string().describe("The task, in words (1–500 characters)"),
+        filters: z.object({ network: z.string().optional(), maxPrice: z.union([z.string(), z.number()]).optional(), method: z.string().optional() }).optional(),
+        limit: z.number().int().optional(),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      toolResult(async () => {
+        await authenticateApiKey(req.headers.get("authorization"));
+        const body = parseSelectRequest(args);
+        return { ...(await selectServices(body, { apiVersion: req.headers.get(CATALOG_API_VERSION_HEADER) })) };
+      }),
+  );
+  return server;
+}
+
+async function handle(req: Request): Promise<Response> {
+  try {
+    const server = catalogServer(req);
+    // Stateless and JSON-only: the whole answer is in the returned Response, so closing afterwards is safe.
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(req);
+    } finally {
+      await server.close();
+    }
+  } catch (e) {
+    return toResponse(e);
+  }
+}
+
+export { handle as GET, handle as POST, handle as DELETE };
