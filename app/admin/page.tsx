@@ -1,60 +1,109 @@
 import type { Metadata } from "next";
-import { forbidden, redirect } from "next/navigation";
+import Link from "next/link";
 import { ReadinessChip } from "@/components/readiness-chip";
 import { sessionUserId } from "@/lib/auth/session";
-import { adminOverview } from "@/lib/catalog/admin";
-import { isAppError } from "@/lib/errors";
+import { timeAgo } from "@/lib/format";
+import { ANALYSIS_STATES, adminDesk } from "@/lib/surfaces/admin";
+import { orPageError } from "@/lib/surfaces/guard";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Moderation" };
 
-export default async function AdminPage() {
+type Props = { searchParams: Promise<{ state?: string }> };
+
+const STATE_STYLE: Record<string, string> = {
+  deferred: "bg-slate-100 text-slate-700",
+  queued: "bg-sky-50 text-sky-900",
+  running: "bg-indigo-50 text-indigo-900",
+  succeeded: "bg-green-50 text-green-800",
+  failed: "bg-red-50 text-red-800",
+};
+
+export default async function AdminPage({ searchParams }: Props) {
+  const sp = await searchParams;
   const uid = await sessionUserId();
-  if (!uid) redirect("/signin?callbackUrl=/admin");
-  let data: Awaited<ReturnType<typeof adminOverview>>;
-  try {
-    data = await adminOverview(uid);
-  } catch (e) {
-    if (isAppError(e) && (e.code === "forbidden" || e.code === "unauthorized")) forbidden();
-    throw e;
-  }
-  const states = ["deferred", "queued", "running", "succeeded", "failed"];
+  const data = await orPageError(() => adminDesk(uid, { state: sp.state ?? null }), "/admin");
+  const now = Date.now();
   return (
-    <div>
-      <h1 className="text-2xl font-semibold tracking-tight">Moderation</h1>
-      <section aria-labelledby="queue-h" className="mt-6">
+    <div className="space-y-8">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight">Moderation</h1>
+          <p className="mt-1 text-sm text-muted">The analysis queue, every listing in browse order with its internal rank, and the levers. Nothing here is public.</p>
+        </div>
+        <Link href="/admin/audit" className="rounded-md border border-line bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50">Audit log</Link>
+      </div>
+
+      <section aria-labelledby="queue-h">
         <h2 id="queue-h" className="text-lg font-semibold">Analysis queue</h2>
-        <dl className="mt-3 grid grid-cols-2 gap-3 sm:grid-cols-5">
-          {states.map((s) => (
-            <div key={s} className="rounded-lg border border-line bg-white p-3">
-              <dt className="text-xs uppercase tracking-wide text-muted">{s}</dt>
-              <dd className="text-2xl font-semibold tabular-nums">{data.queue[s] ?? 0}</dd>
-            </div>
+        <nav aria-label="Filter by state" className="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-6">
+          <Link href="/admin" aria-current={!data.state ? "page" : undefined} className={`rounded-lg border p-3 ${!data.state ? "border-brand bg-brand-soft" : "border-line bg-white hover:bg-slate-50"}`}>
+            <span className="block text-xs uppercase tracking-wide text-muted">all</span>
+            <span className="text-2xl font-semibold tabular-nums">{Object.values(data.counts).reduce((a, b) => a + b, 0)}</span>
+          </Link>
+          {ANALYSIS_STATES.map((s) => (
+            <Link key={s} href={`/admin?state=${s}`} aria-current={data.state === s ? "page" : undefined} className={`rounded-lg border p-3 ${data.state === s ? "border-brand bg-brand-soft" : "border-line bg-white hover:bg-slate-50"}`}>
+              <span className="block text-xs uppercase tracking-wide text-muted">{s}</span>
+              <span className="text-2xl font-semibold tabular-nums">{data.counts[s] ?? 0}</span>
+            </Link>
           ))}
-        </dl>
+        </nav>
+        {data.analyses.length === 0 ? (
+          <p className="mt-3 rounded-lg border border-dashed border-line bg-white p-6 text-center text-sm text-muted">No analyses {data.state ? `in state ${data.state}` : "yet"}.</p>
+        ) : (
+          <div className="mt-3 overflow-x-auto rounded-xl border border-line bg-white">
+            <table className="w-full min-w-[52rem] text-sm">
+              <caption className="sr-only">Analyses, newest first{data.state ? `, state ${data.state}` : ""}</caption>
+              <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-muted">
+                <tr><th className="p-2.5">Listing / target</th><th className="p-2.5">Trigger</th><th className="p-2.5">State</th><th className="p-2.5">Step</th><th className="p-2.5">Attempts</th><th className="p-2.5">Lease expires</th><th className="p-2.5">Created</th><th className="p-2.5">Error</th></tr>
+              </thead>
+              <tbody className="divide-y divide-line">
+                {data.analyses.map((a) => (
+                  <tr key={a.id} className="align-top">
+                    <td className="p-2.5">
+                      {a.listing ? <Link href={`/admin/listings/${a.listing.id}`} className="font-medium text-brand underline">{a.listing.title}</Link> : <span className="text-muted">(URL submission)</span>}
+                      <div className="max-w-xs truncate font-mono text-[11px] text-muted" title={a.targetUrl}>{a.targetUrl}</div>
+                    </td>
+                    <td className="p-2.5">{a.trigger}</td>
+                    <td className="p-2.5"><span className={`rounded px-1.5 py-0.5 text-xs font-semibold ${STATE_STYLE[a.state] ?? ""}`}>{a.state}</span></td>
+                    <td className="p-2.5">{a.step}</td>
+                    <td className="p-2.5 tabular-nums">{a.attempts} / {a.maxAttempts}</td>
+                    <td className="p-2.5 text-xs">{a.leaseExpiresAt ? <time dateTime={a.leaseExpiresAt.toISOString()}>{a.leaseExpiresAt.getTime() > now ? `in ${Math.round((a.leaseExpiresAt.getTime() - now) / 1000)} s` : `expired ${timeAgo(a.leaseExpiresAt)}`}</time> : "—"}{a.leasedBy && <div className="text-muted">{a.leasedBy}</div>}</td>
+                    <td className="p-2.5 text-xs"><time dateTime={a.createdAt.toISOString()}>{timeAgo(a.createdAt)}</time></td>
+                    <td className="max-w-xs p-2.5 text-xs text-red-800">{a.error ?? ""}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
       </section>
-      <section aria-labelledby="listings-h" className="mt-8">
+
+      <section aria-labelledby="listings-h">
         <h2 id="listings-h" className="text-lg font-semibold">Listings in browse order</h2>
+        <p className="text-sm text-muted">Position is the public catalog&apos;s order (tier ↑, sort weight ↓, rank ↓, then the 6-hour shuffle). Quality and rank are shown ×100; rank is a sort key, not a percentage.</p>
         <div className="mt-3 overflow-x-auto rounded-xl border border-line bg-white">
-          <table className="w-full text-sm">
+          <table className="w-full min-w-[56rem] text-sm">
+            <caption className="sr-only">Listings with their internal rank</caption>
             <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-muted">
               <tr>
-                <th className="p-3">Listing</th><th className="p-3">State</th><th className="p-3">Tier</th><th className="p-3">Sort weight</th>
-                <th className="p-3">Featured</th><th className="p-3">Verification</th><th className="p-3">Quality</th><th className="p-3">Rank</th><th className="p-3">Readiness</th>
+                <th className="p-2.5">#</th><th className="p-2.5">Listing</th><th className="p-2.5">State</th><th className="p-2.5">Tier</th><th className="p-2.5">Sort weight</th>
+                <th className="p-2.5">Featured</th><th className="p-2.5">Verification</th><th className="p-2.5">Quality</th><th className="p-2.5">Rank</th><th className="p-2.5">Readiness</th>
               </tr>
             </thead>
             <tbody className="divide-y divide-line">
               {data.listings.map((l) => (
                 <tr key={l.id}>
-                  <td className="p-3 font-medium">{l.title}</td>
-                  <td className="p-3">{l.publicationState}</td>
-                  <td className="p-3 tabular-nums">{l.tier}</td>
-                  <td className="p-3 tabular-nums">{l.sortWeight}</td>
-                  <td className="p-3 tabular-nums">{l.featuredLevel}</td>
-                  <td className="p-3">{l.verificationStatus}</td>
-                  <td className="p-3 tabular-nums">{l.qualityScore === null ? "—" : Math.round(l.qualityScore * 100)}</td>
-                  <td className="p-3 tabular-nums">{l.rankScore === null ? "—" : Math.round(l.rankScore * 100)}</td>
-                  <td className="p-3"><ReadinessChip score={l.currentResult?.total ?? null} band={l.currentResult?.band ?? null} /></td>
+                  <td className="p-2.5 tabular-nums text-muted">{l.position ?? "—"}</td>
+                  <td className="p-2.5"><Link href={`/admin/listings/${l.id}`} className="font-medium text-brand underline">{l.title}</Link><div className="text-xs text-muted">{l.organization.name}</div></td>
+                  <td className="p-2.5">{l.publicationState}</td>
+                  <td className="p-2.5 tabular-nums">{l.tier}</td>
+                  <td className="p-2.5 tabular-nums">{l.sortWeight}</td>
+                  <td className="p-2.5 tabular-nums">{l.featuredLevel}</td>
+                  <td className="p-2.5">{l.verificationStatus}</td>
+                  <td className="p-2.5 tabular-nums">{l.qualityScore === null ? "—" : Math.round(l.qualityScore * 100)}</td>
+                  <td className="p-2.5 tabular-nums">{l.rankScore === null ? "—" : Math.round(l.rankScore * 100)}</td>
+                  <td className="p-2.5"><ReadinessChip score={l.currentResult?.total ?? null} band={l.currentResult?.band ?? null} /></td>
                 </tr>
               ))}
             </tbody>

@@ -1,0 +1,160 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { CurationForm, FeaturedForm, VerificationForm } from "@/components/admin/moderation-forms";
+import { ProbeEvidenceView } from "@/components/probe-evidence";
+import { ProvisionalChip, ReadinessChip } from "@/components/readiness-chip";
+import { sessionUserId } from "@/lib/auth/session";
+import { timeAgo } from "@/lib/format";
+import type { ProbeEvidence } from "@/lib/probe/evidence";
+import { adminListing } from "@/lib/surfaces/admin";
+import { orPageError } from "@/lib/surfaces/guard";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Listing · Moderation" };
+
+const COMPONENT_TITLE: Record<string, string> = {
+  gate: "SettleGate",
+  liveness: "Liveness (weight 0.25)",
+  traction: "Traction (weight 0.45)",
+  priceIntegrity: "Price integrity (weight 0.30)",
+  featured: "Featured (editorial)",
+  verification: "Verification (canary)",
+};
+
+const probeOf = (json: unknown): ProbeEvidence | null =>
+  json && typeof json === "object" ? ("probe" in json ? (json as { probe: ProbeEvidence }).probe : (json as ProbeEvidence)) : null;
+
+export default async function AdminListingPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const uid = await sessionUserId();
+  const d = await orPageError(() => adminListing(uid, id), `/admin/listings/${id}`);
+  const l = d.listing;
+  const latestProbe = d.evidence[0] ? probeOf(d.evidence[0].evidence) : null;
+  return (
+    <div className="space-y-6">
+      <p className="text-sm"><Link href="/admin" className="text-brand underline">← Moderation</Link></p>
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="min-w-0">
+          <h1 className="text-2xl font-semibold tracking-tight">{l.title}</h1>
+          <p className="text-sm text-muted">{l.organization.name} · {l.publicationState} · health {l.healthStatus} · <span className="break-all font-mono text-xs">{l.baseUrl}</span></p>
+        </div>
+        <div className="flex gap-2 text-sm">
+          {l.publicationState === "published" && <Link href={`/listings/${l.slug}`} className="rounded-md border border-line bg-white px-3 py-1.5 hover:bg-slate-50">Public page</Link>}
+          <Link href={`/admin/audit?listing=${l.id}`} className="rounded-md border border-line bg-white px-3 py-1.5 hover:bg-slate-50">Audit for this listing</Link>
+        </div>
+      </div>
+
+      <section aria-labelledby="rank-h" className="rounded-xl border border-line bg-white p-5">
+        <h2 id="rank-h" className="text-lg font-semibold">Quality and rank</h2>
+        <dl className="mt-3 grid grid-cols-2 gap-3 sm:grid-cols-4">
+          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">Browse position</dt><dd className="text-2xl font-semibold tabular-nums" data-testid="browse-position">{d.position.position === null ? "not listed" : `#${d.position.position}`}<span className="text-sm font-normal text-muted"> of {d.position.of}</span></dd></div>
+          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">Quality ×100</dt><dd className="text-2xl font-semibold tabular-nums">{l.qualityScore === null ? "—" : Math.round(l.qualityScore * 100)}</dd></div>
+          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">Rank ×100 (sort key)</dt><dd className="text-2xl font-semibold tabular-nums">{l.rankScore === null ? "—" : Math.round(l.rankScore * 100)}</dd></div>
+          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">Levers</dt><dd className="text-sm">featured {l.featuredLevel} · {l.verificationStatus} · tier {l.tier} · weight {l.sortWeight}</dd></div>
+        </dl>
+        <p className="mt-2 text-xs text-muted">quality = SettleGate × (0.25·Liveness + 0.45·Traction + 0.30·PriceIntegrity); rank = quality × Featured × Verification. {l.rankedAt ? `Ranked ${timeAgo(l.rankedAt)}.` : "Not ranked yet."}</p>
+        {d.components.length === 0 ? (
+          <p className="mt-3 text-sm text-muted">No rank components yet: the rank sweep has not scored this listing.</p>
+        ) : (
+          <ul className="mt-3 grid gap-3 md:grid-cols-2 xl:grid-cols-3">
+            {d.components.map((c) => (
+              <li key={c.key} className="rounded-lg border border-line p-3 text-sm">
+                <div className="flex items-baseline justify-between gap-2">
+                  <span className="font-medium">{COMPONENT_TITLE[c.key] ?? c.key}</span>
+                  <span className="font-mono font-semibold tabular-nums">{c.key === "featured" || c.key === "verification" || c.key === "gate" ? `×${c.value.toFixed(2)}` : c.value.toFixed(3)}</span>
+                </div>
+                <p className="mt-1 text-slate-700">{c.reason}</p>
+                <details className="mt-1 text-xs">
+                  <summary className="cursor-pointer text-muted hover:text-ink">Facts</summary>
+                  <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-2 gap-y-0.5">
+                    {Object.entries(c.facts).map(([k, v]) => (
+                      <div key={k} className="contents"><dt className="font-mono text-muted">{k}</dt><dd className="break-all font-mono">{typeof v === "object" ? JSON.stringify(v) : String(v)}</dd></div>
+                    ))}
+                  </dl>
+                </details>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section aria-labelledby="levers-h">
+        <h2 id="levers-h" className="text-lg font-semibold">Levers</h2>
+        <p className="text-sm text-muted">Each change is audited with its reason and re-ranks the listing at once.</p>
+        <div className="mt-3 grid gap-4 lg:grid-cols-3">
+          <FeaturedForm listingId={l.id} current={l.featuredLevel} />
+          <VerificationForm listingId={l.id} current={l.verificationStatus} />
+          <CurationForm listingId={l.id} tier={l.tier} sortWeight={l.sortWeight} />
+        </div>
+      </section>
+
+      <section aria-labelledby="results-h" className="rounded-xl border border-line bg-white p-5">
+        <h2 id="results-h" className="text-lg font-semibold">Readiness history</h2>
+        {d.results.length === 0 ? (
+          <p className="mt-2 text-sm text-muted">No results yet.</p>
+        ) : (
+          <div className="mt-2 overflow-x-auto">
+            <table className="w-full min-w-[36rem] text-sm">
+              <thead className="text-left text-xs uppercase tracking-wide text-muted"><tr><th className="py-1.5">When</th><th className="py-1.5">Readiness</th><th className="py-1.5">Raw</th><th className="py-1.5">Rubric</th><th className="py-1.5">Caps</th><th className="py-1.5">Evidence</th></tr></thead>
+              <tbody className="divide-y divide-line">
+                {d.results.map((r) => (
+                  <tr key={r.id}>
+                    <td className="py-1.5"><time dateTime={r.createdAt.toISOString()}>{r.createdAt.toISOString().slice(0, 16).replace("T", " ")}</time>{r.current && <span className="ml-2 rounded bg-brand-soft px-1.5 text-xs text-brand">current</span>}</td>
+                    <td className="py-1.5"><span className="inline-flex items-center gap-1"><ReadinessChip score={r.total} band={r.band} />{r.provisional && <ProvisionalChip />}</span></td>
+                    <td className="py-1.5 tabular-nums">{r.rawTotal.toFixed(2)}</td>
+                    <td className="py-1.5">{r.rubricVersion}</td>
+                    <td className="py-1.5 text-xs">{Array.isArray(r.caps) && r.caps.length ? (r.caps as Array<{ id: string }>).map((c) => c.id).join(", ") : "—"}</td>
+                    <td className="py-1.5 font-mono text-xs">{r.evidenceId ?? "—"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="evidence-h" className="rounded-xl border border-line bg-white p-5">
+        <h2 id="evidence-h" className="text-lg font-semibold">Probe evidence</h2>
+        {d.evidence.length === 0 ? (
+          <p className="mt-2 text-sm text-muted">The monitor has not probed this listing yet.</p>
+        ) : (
+          <>
+            <ul className="mt-2 space-y-1 text-sm">
+              {d.evidence.map((e) => (
+                <li key={e.id} className="flex flex-wrap gap-2"><time dateTime={e.probedAt.toISOString()} className="text-muted">{e.probedAt.toISOString().slice(0, 16).replace("T", " ")}</time><span>{e.vantage}</span><span>{e.ok ? "ok" : `refused: ${e.refusal ?? "?"}`}</span><span className="font-mono text-xs text-muted">{e.id}</span></li>
+              ))}
+            </ul>
+            {latestProbe && (
+              <>
+                <h3 className="mt-4 text-sm font-semibold">Latest probe in full</h3>
+                <ProbeEvidenceView probe={latestProbe} />
+              </>
+            )}
+          </>
+        )}
+      </section>
+
+      <section aria-labelledby="an-h" className="rounded-xl border border-line bg-white p-5">
+        <h2 id="an-h" className="text-lg font-semibold">Analyses</h2>
+        {d.analyses.length === 0 ? <p className="mt-2 text-sm text-muted">None yet.</p> : (
+          <ul className="mt-2 divide-y divide-line text-sm">
+            {d.analyses.map((a) => (
+              <li key={a.id} className="flex flex-wrap gap-3 py-1.5"><span className="w-28 text-muted">{timeAgo(a.createdAt)}</span><span>{a.trigger}</span><span className="font-medium">{a.state}</span><span>step {a.step}</span><span>attempt {a.attempts}/{a.maxAttempts}</span>{a.error && <span className="text-red-800">{a.error}</span>}</li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section aria-labelledby="aud-h" className="rounded-xl border border-line bg-white p-5">
+        <h2 id="aud-h" className="text-lg font-semibold">Moderation changes</h2>
+        {d.audits.length === 0 ? <p className="mt-2 text-sm text-muted">No moderation changes yet.</p> : (
+          <ul className="mt-2 divide-y divide-line text-sm">
+            {d.audits.map((a) => (
+              <li key={a.id} className="py-1.5"><span className="text-muted">{a.createdAt.toISOString().slice(0, 16).replace("T", " ")}</span> · <strong>{a.actor.name}</strong> · {a.action} · <code className="text-xs">{JSON.stringify(a.before)} → {JSON.stringify(a.after)}</code> · “{a.reason}”</li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,118 @@
+"use client";
+/** Moderation levers as forms (useActionState): each needs a reason, shows the outcome and the browse position before → after. */
+import { useActionState, type ReactNode } from "react";
+import { setCurationAction, setFeaturedAction, setVerificationAction, type ModerationState } from "@/lib/surfaces/admin-actions";
+
+const idle: ModerationState = { status: "idle" };
+const input = "mt-1 w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm aria-[invalid=true]:border-red-600";
+
+function Outcome({ state }: { state: ModerationState }) {
+  if (state.status === "idle") return null;
+  if (state.status === "error") {
+    return (
+      <p role="alert" className="mt-2 rounded-md bg-red-50 p-2 text-sm text-red-900">
+        Not saved: {state.message}
+      </p>
+    );
+  }
+  const pos = (p: number | null) => (p === null ? "not listed" : `#${p}`);
+  return (
+    <p role="status" className="mt-2 rounded-md bg-green-50 p-2 text-sm text-green-900">
+      {state.message} Browse position <strong data-testid="position-before">{pos(state.positionBefore)}</strong> → <strong data-testid="position-after">{pos(state.positionAfter)}</strong> of {state.of}
+      {state.rank100 !== null && ` · rank ${state.rank100} (quality ${state.quality100})`}.
+    </p>
+  );
+}
+
+function Reason({ id, invalid }: { id: string; invalid: boolean }) {
+  return (
+    <div>
+      <label htmlFor={id} className="text-sm font-medium">Reason <span className="text-red-800">(required)</span></label>
+      <textarea id={id} name="reason" required rows={2} maxLength={2000} className={input} aria-invalid={invalid} placeholder="Why this change? It is kept in the audit log." />
+    </div>
+  );
+}
+
+function Card({ title, hint, children }: { title: string; hint: string; children: ReactNode }) {
+  return (
+    <section className="rounded-xl border border-line bg-white p-4">
+      <h3 className="font-semibold">{title}</h3>
+      <p className="text-xs text-muted">{hint}</p>
+      {children}
+    </section>
+  );
+}
+
+export function FeaturedForm({ listingId, current }: { listingId: string; current: number }) {
+  const [state, action, pending] = useActionState(setFeaturedAction.bind(null, listingId), idle);
+  const bad = state.status === "error" ? state.field : null;
+  return (
+    <Card title="Featured level" hint="×(1 + 0.1 × level); forced to ×1.00 when the gate says unpayable. Internal only.">
+      <form action={action} className="mt-3 space-y-3">
+        <div>
+          <label htmlFor={`featured-${listingId}`} className="text-sm font-medium">Level (0–5)</label>
+          <select id={`featured-${listingId}`} name="level" defaultValue={String(current)} className={input} aria-invalid={bad === "level"}>
+            {[0, 1, 2, 3, 4, 5].map((l) => (
+              <option key={l} value={l}>{l} · ×{(1 + 0.1 * l).toFixed(2)}</option>
+            ))}
+          </select>
+        </div>
+        <Reason id={`featured-reason-${listingId}`} invalid={bad === "reason"} />
+        <button type="submit" disabled={pending} className="rounded-md bg-brand px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-800 disabled:opacity-60">
+          {pending ? "Saving…" : "Set featured level"}
+        </button>
+      </form>
+      <Outcome state={state} />
+    </Card>
+  );
+}
+
+export function VerificationForm({ listingId, current }: { listingId: string; current: string }) {
+  const [state, action, pending] = useActionState(setVerificationAction.bind(null, listingId), idle);
+  const bad = state.status === "error" ? state.field : null;
+  return (
+    <Card title="Verification" hint="verified ×1.00 · unverified ×0.85 · degraded ×0.50.">
+      <form action={action} className="mt-3 space-y-3">
+        <div>
+          <label htmlFor={`verification-${listingId}`} className="text-sm font-medium">Status</label>
+          <select id={`verification-${listingId}`} name="status" defaultValue={current} className={input} aria-invalid={bad === "status"}>
+            <option value="verified">verified by canary</option>
+            <option value="unverified">unverified</option>
+            <option value="degraded">degraded</option>
+          </select>
+        </div>
+        <Reason id={`verification-reason-${listingId}`} invalid={bad === "reason"} />
+        <button type="submit" disabled={pending} className="rounded-md bg-brand px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-800 disabled:opacity-60">
+          {pending ? "Saving…" : "Set verification"}
+        </button>
+      </form>
+      <Outcome state={state} />
+    </Card>
+  );
+}
+
+export function CurationForm({ listingId, tier, sortWeight }: { listingId: string; tier: number; sortWeight: number }) {
+  const [state, action, pending] = useActionState(setCurationAction.bind(null, listingId), idle);
+  const bad = state.status === "error" ? state.field : null;
+  return (
+    <Card title="Tier and sort weight" hint="Visible curation levers: tier ascending, then sort weight descending, come before rank.">
+      <form action={action} className="mt-3 space-y-3">
+        <div className="grid grid-cols-2 gap-3">
+          <div>
+            <label htmlFor={`tier-${listingId}`} className="text-sm font-medium">Tier</label>
+            <input id={`tier-${listingId}`} name="tier" type="number" min={0} step={1} defaultValue={tier} className={input} aria-invalid={bad === "tier"} />
+          </div>
+          <div>
+            <label htmlFor={`sw-${listingId}`} className="text-sm font-medium">Sort weight</label>
+            <input id={`sw-${listingId}`} name="sortWeight" type="number" step={1} defaultValue={sortWeight} className={input} aria-invalid={bad === "sortWeight"} />
+          </div>
+        </div>
+        <Reason id={`curation-reason-${listingId}`} invalid={bad === "reason"} />
+        <button type="submit" disabled={pending} className="rounded-md bg-brand px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-800 disabled:opacity-60">
+          {pending ? "Saving…" : "Set tier and weight"}
+        </button>
+      </form>
+      <Outcome state={state} />
+    </Card>
+  );
+}

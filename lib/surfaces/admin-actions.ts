@@ -1,0 +1,71 @@
+"use server";
+/**
+ * The moderators' server actions. Each calls one lib/ledger/moderation.ts lever, which authorises
+ * inside itself (moderator or admin, read fresh), writes the change with its audit row and re-ranks
+ * at once. A caller without the role gets a 403 (forbidden()) and nothing changes; a bad input comes
+ * back as a message for the form, naming the field.
+ */
+import { revalidatePath } from "next/cache";
+import { forbidden, unauthorized } from "next/navigation";
+import { sessionUserId } from "@/lib/auth/session";
+import { isAppError } from "@/lib/errors";
+import { setFeaturedLevel, setTierAndSortWeight, setVerificationStatus } from "@/lib/ledger/moderation";
+import { browsePosition } from "./admin";
+
+export type ModerationState =
+  | { status: "idle" }
+  | { status: "ok"; message: string; positionBefore: number | null; positionAfter: number | null; of: number; rank100: number | null; quality100: number | null }
+  | { status: "error"; message: string; field: string | null };
+
+const int = (v: FormDataEntryValue | null): number | string | null => {
+  if (v === null) return null;
+  const s = String(v).trim();
+  return /^-?\d+$/.test(s) ? Number(s) : s;
+};
+
+async function run(
+  listingId: string,
+  change: (actorId: string | null) => Promise<{ before: Record<string, unknown>; after: Record<string, unknown>; rank: { quality100: number; rank100: number } | null }>,
+): Promise<ModerationState> {
+  const actorId = await sessionUserId();
+  try {
+    const before = await browsePosition(listingId);
+    const r = await change(actorId);
+    const after = await browsePosition(listingId);
+    revalidatePath("/admin");
+    revalidatePath(`/admin/listings/${listingId}`);
+    revalidatePath("/admin/audit");
+    revalidatePath("/catalog");
+    const diff = Object.keys(r.after).map((k) => `${k} ${JSON.stringify(r.before[k])} → ${JSON.stringify(r.after[k])}`).join(", ");
+    return {
+      status: "ok",
+      message: `Saved: ${diff}. Rank recomputed.`,
+      positionBefore: before.position,
+      positionAfter: after.position,
+      of: after.of,
+      rank100: r.rank?.rank100 ?? null,
+      quality100: r.rank?.quality100 ?? null,
+    };
+  } catch (e) {
+    if (isAppError(e)) {
+      if (e.code === "forbidden") forbidden();
+      if (e.code === "unauthorized") unauthorized();
+      const pointer = e.details[0]?.pointer ?? null;
+      return { status: "error", message: e.details[0]?.message ? `${pointer?.slice(1) ?? "input"} ${e.details[0].message}` : e.message, field: pointer ? pointer.slice(1) : null };
+    }
+    console.error(e);
+    return { status: "error", message: "Something went wrong on our side; nothing was changed. Try again.", field: null };
+  }
+}
+
+export async function setFeaturedAction(listingId: string, _prev: ModerationState, form: FormData): Promise<ModerationState> {
+  return run(listingId, (actorId) => setFeaturedLevel({ listingId, level: int(form.get("level")), reason: form.get("reason") ?? "", actorId }));
+}
+
+export async function setVerificationAction(listingId: string, _prev: ModerationState, form: FormData): Promise<ModerationState> {
+  return run(listingId, (actorId) => setVerificationStatus({ listingId, status: form.get("status"), reason: form.get("reason") ?? "", actorId }));
+}
+
+export async function setCurationAction(listingId: string, _prev: ModerationState, form: FormData): Promise<ModerationState> {
+  return run(listingId, (actorId) => setTierAndSortWeight({ listingId, tier: int(form.get("tier")), sortWeight: int(form.get("sortWeight")), reason: form.get("reason") ?? "", actorId }));
+}

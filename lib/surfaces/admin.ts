@@ -1,0 +1,129 @@
+/**
+ * Read models for the moderators' desk (/admin/…). Every function authorises its caller itself
+ * (moderator or admin, read fresh), so a page check is never the only gate. This is the one surface
+ * that shows qualityScore, featuredLevel and the rank components (seed 004 "Who sees what").
+ */
+import { db } from "@/lib/db";
+import { MODERATION_ROLES, requireRole } from "@/lib/auth/roles";
+import { AppError } from "@/lib/errors";
+import { browseKeys, BROWSE_MAX_LIMIT } from "@/lib/catalog/browse";
+import type { AnalysisState } from "@/lib/generated/prisma/client";
+import { encodeCursor } from "@/lib/scoring/rank";
+import { bandLabel } from "./band";
+
+export const ANALYSIS_STATES: AnalysisState[] = ["deferred", "queued", "running", "succeeded", "failed"];
+
+/** Published listing ids in the public browse order (the very query and cursor the catalog pages use). */
+export async function browseOrder(now = new Date(), maxPages = 50): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < maxPages; page++) {
+    const { rows, seed, more }: Awaited<ReturnType<typeof browseKeys>> = await browseKeys({ cursor, limit: BROWSE_MAX_LIMIT, now });
+    ids.push(...rows.map((r) => r.id));
+    const last = rows[rows.length - 1];
+    if (!more || !last) break;
+    cursor = encodeCursor({ seed, id: last.id, tier: last.tier, sortWeight: last.sortWeight, rankScore: last.rankScore });
+  }
+  return ids;
+}
+
+/** 1-based position of a listing in the public browse order; null when not published. */
+export async function browsePosition(listingId: string, now = new Date()): Promise<{ position: number | null; of: number }> {
+  const ids = await browseOrder(now);
+  const i = ids.indexOf(listingId);
+  return { position: i === -1 ? null : i + 1, of: ids.length };
+}
+
+export async function adminDesk(userId: string | null, opts: { state?: string | null } = {}) {
+  await requireRole(userId, MODERATION_ROLES);
+  const state = opts.state && (ANALYSIS_STATES as string[]).includes(opts.state) ? (opts.state as AnalysisState) : null;
+  const prisma = await db();
+  const [byState, analyses, listings, order] = await Promise.all([
+    prisma.analysis.groupBy({ by: ["state"], _count: { _all: true } }),
+    prisma.analysis.findMany({
+      where: state ? { state } : {},
+      orderBy: [{ createdAt: "desc" }],
+      take: 100,
+      select: {
+        id: true, state: true, step: true, attempts: true, maxAttempts: true, leaseExpiresAt: true, leasedBy: true, error: true, trigger: true,
+        targetUrl: true, submitter: true, createdAt: true, runAfter: true, finishedAt: true, priority: true,
+        listing: { select: { id: true, title: true } },
+      },
+    }),
+    prisma.listing.findMany({
+      select: {
+        id: true, slug: true, title: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
+        qualityScore: true, rankScore: true, currentResult: { select: { total: true, band: true } }, organization: { select: { name: true } },
+      },
+    }),
+    browseOrder(),
+  ]);
+  const pos = new Map(order.map((id, i) => [id, i + 1]));
+  const sorted = [...listings].sort((a, b) => (pos.get(a.id) ?? 1e9) - (pos.get(b.id) ?? 1e9) || a.title.localeCompare(b.title));
+  return {
+    state,
+    counts: Object.fromEntries(byState.map((s) => [s.state, s._count._all])) as Record<string, number>,
+    analyses,
+    listings: sorted.map((l) => ({ ...l, position: pos.get(l.id) ?? null, currentResult: l.currentResult ? { ...l.currentResult, band: bandLabel(l.currentResult.band) ?? l.currentResult.band } : null })),
+  };
+}
+
+export type RankComponentView = { key: string; value: number; reason: string; facts: Record<string, unknown> };
+
+export async function adminListing(userId: string | null, listingId: string) {
+  await requireRole(userId, MODERATION_ROLES);
+  const prisma = await db();
+  const listing = await prisma.listing.findUnique({
+    where: { id: listingId },
+    select: {
+      id: true, slug: true, title: true, baseUrl: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
+      healthStatus: true, qualityScore: true, rankScore: true, rankComponents: true, rankedAt: true, currentResultId: true, rubricNoticeVersion: true,
+      organization: { select: { name: true } },
+    },
+  });
+  if (!listing) throw new AppError("not_found", `listing ${listingId} does not exist`);
+  const [results, evidence, analyses, audits, position] = await Promise.all([
+    prisma.readinessResult.findMany({
+      where: { listingId },
+      orderBy: { createdAt: "desc" },
+      take: 100,
+      select: { id: true, total: true, rawTotal: true, band: true, rubricVersion: true, provisional: true, createdAt: true, evidenceId: true, analysisId: true, caps: true },
+    }),
+    prisma.probeEvidence.findMany({ where: { listingId }, orderBy: { probedAt: "desc" }, take: 20, select: { id: true, probedAt: true, vantage: true, ok: true, refusal: true, analysisId: true, evidence: true } }),
+    prisma.analysis.findMany({
+      where: { listingId },
+      orderBy: { createdAt: "desc" },
+      take: 30,
+      select: { id: true, state: true, step: true, attempts: true, maxAttempts: true, leaseExpiresAt: true, error: true, trigger: true, createdAt: true, finishedAt: true },
+    }),
+    prisma.moderationAudit.findMany({ where: { listingId }, orderBy: { createdAt: "desc" }, take: 50, include: { actor: { select: { name: true, role: true } } } }),
+    browsePosition(listingId),
+  ]);
+  const comps = (listing.rankComponents ?? null) as Record<string, { value: number; reason: string; facts?: Record<string, unknown> }> | null;
+  const components: RankComponentView[] = comps
+    ? Object.entries(comps).map(([key, c]) => ({ key, value: c.value, reason: c.reason, facts: c.facts ?? {} }))
+    : [];
+  return {
+    listing,
+    components,
+    results: results.map((r) => ({ ...r, band: bandLabel(r.band) ?? r.band, current: r.id === listing.currentResultId })),
+    evidence,
+    analyses,
+    audits,
+    position,
+  };
+}
+
+export async function adminAudit(userId: string | null, opts: { listingId?: string | null; cursor?: string | null; take?: number } = {}) {
+  await requireRole(userId, MODERATION_ROLES);
+  const prisma = await db();
+  const take = Math.min(Math.max(opts.take ?? 50, 1), 200);
+  const rows = await prisma.moderationAudit.findMany({
+    where: opts.listingId ? { listingId: opts.listingId } : {},
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: take + 1,
+    ...(opts.cursor ? { cursor: { id: opts.cursor }, skip: 1 } : {}),
+    include: { actor: { select: { name: true, role: true } }, listing: { select: { id: true, title: true } } },
+  });
+  return { rows: rows.slice(0, take), nextCursor: rows.length > take ? rows[take - 1]!.id : null };
+}
