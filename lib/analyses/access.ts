@@ -4,10 +4,10 @@
  */
 import { AppError } from "@/lib/errors";
 import { isModerator, requireActor, type Actor } from "@/lib/auth/roles";
-import type { Client } from "./sql";
+import type { PrismaLike } from "./sql";
 
 export async function requireListingOwner(
-  client: Client,
+  client: PrismaLike,
   userId: string | null | undefined,
   listingId: string,
   opts: { allowModerator?: boolean } = {},

@@ -10,7 +10,7 @@ import { CURRENT_RUBRIC } from "@/lib/scoring/readiness";
 import { parseVersion } from "@/lib/scoring/readiness/rubric";
 import type { AnalysisTrigger } from "@/lib/generated/prisma/client";
 import { queueConfig } from "./config";
-import { NOW_UTC, clientOr, isUniqueViolation, rows, utcParam, type Client } from "./sql";
+import { NOW_UTC, clientOr, isUniqueViolation, prismaOf, rows, utcParam, type Client } from "./sql";
 
 /** The partial unique index behind "One active analysis per submitter" (constraints migration). */
 export const ACTIVE_SUBJECT_INDEX = "uniq_catalog_scoring_active_subject";
@@ -62,7 +62,7 @@ export function assertTargetAllowed(targetUrl: string, allowHosts: string[] = en
  */
 export async function requestAnalysis(input: RequestAnalysisInput, client?: Client): Promise<EnqueuedAnalysis> {
   assertTargetAllowed(input.targetUrl);
-  const prisma = await clientOr(client);
+  const prisma = await prismaOf(client);
   try {
     const row = await prisma.analysis.create({
       data: {
@@ -97,7 +97,7 @@ export async function requestAnalysis(input: RequestAnalysisInput, client?: Clie
  * is not refused; when an analysis of this listing is already active, that one is returned.
  */
 export async function onListingPublished(listingId: string, actorId: string, client?: Client): Promise<EnqueuedAnalysis> {
-  const prisma = await clientOr(client);
+  const prisma = await prismaOf(client);
   const listing = await prisma.listing.findUnique({ where: { id: listingId }, select: { id: true, baseUrl: true } });
   if (!listing) throw new AppError("not_found", `listing ${listingId} does not exist`);
   try {
@@ -242,7 +242,7 @@ export async function onRubricRelease(version: string, previousVersion: string |
  * against the newest recorded one (so deploying a MINOR bump re-queues the catalog exactly once).
  */
 export async function checkRubricRelease(client?: Client): Promise<ReleaseOutcome | null> {
-  const prisma = await clientOr(client);
+  const prisma = await prismaOf(client);
   const current = CURRENT_RUBRIC.version;
   const known = await prisma.rubricRelease.findMany({ select: { version: true } });
   if (known.some((k) => k.version === current)) return null;

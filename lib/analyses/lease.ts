@@ -238,15 +238,19 @@ export interface LockedLease {
   trigger: string;
   targetUrl: string;
   attempts: number;
+  /** Rubric version of the listing's current published result, if any (for the rubric notice). */
+  previousRubricVersion: string | null;
 }
 
 /** Inside a completion transaction: lock the row if and only if the caller still holds a live lease. */
 export async function lockLease(tx: Client, id: string, leaseToken: string): Promise<LockedLease | null> {
   const found = await rows<LockedLease>(
     tx,
-    `SELECT "id", "listingId", "submitter", "trigger"::text AS "trigger", "targetUrl", "attempts" FROM ${T}
-     WHERE "id" = $1 AND "state" = 'running' AND "leaseToken" = $2 AND "leaseExpiresAt" > ${NOW_UTC}
-     FOR UPDATE`,
+    `SELECT a."id", a."listingId", a."submitter", a."trigger"::text AS "trigger", a."targetUrl", a."attempts",
+            (SELECT r."rubricVersion" FROM "listings" l JOIN "catalog_scoring_results" r ON r."id" = l."currentResultId" WHERE l."id" = a."listingId") AS "previousRubricVersion"
+     FROM ${T} a
+     WHERE a."id" = $1 AND a."state" = 'running' AND a."leaseToken" = $2 AND a."leaseExpiresAt" > ${NOW_UTC}
+     FOR UPDATE OF a`,
     id,
     leaseToken,
   );

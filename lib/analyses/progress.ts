@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { isModerator, requireActor } from "@/lib/auth/roles";
 import { requireListingOwner } from "./access";
 import { PRIORITY_OWNER, assertTargetAllowed, requestAnalysis, type EnqueuedAnalysis } from "./enqueue";
-import { clientOr, type Client } from "./sql";
+import { prismaOf, type Client } from "./sql";
 
 export interface AnalysisProgress {
   id: string;
@@ -24,7 +24,7 @@ export interface AnalysisProgress {
 }
 
 export async function getAnalysisForActor(userId: string | null, analysisId: string, client?: Client): Promise<AnalysisProgress> {
-  const prisma = await clientOr(client);
+  const prisma = await prismaOf(client);
   const actor = await requireActor(userId);
   const a = await prisma.analysis.findUnique({
     where: { id: analysisId },
@@ -55,7 +55,7 @@ export const SubmitBody = z.union([
 export type SubmitBody = z.infer<typeof SubmitBody>;
 
 export async function submitAnalysisForActor(userId: string | null, body: SubmitBody, client?: Client): Promise<EnqueuedAnalysis> {
-  const prisma = await clientOr(client);
+  const prisma = await prismaOf(client);
   if ("listingId" in body) return reanalyseForActor(userId, body.listingId, prisma, "submit");
   const actor = await requireActor(userId);
   if (!actor.organizationId) throw new AppError("forbidden", "Join or create an organization before submitting a service.");
@@ -64,7 +64,7 @@ export async function submitAnalysisForActor(userId: string | null, body: Submit
 }
 
 export async function reanalyseForActor(userId: string | null, listingId: string, client?: Client, trigger: "submit" | "reanalyse" = "reanalyse"): Promise<EnqueuedAnalysis> {
-  const prisma = await clientOr(client);
+  const prisma = await prismaOf(client);
   const { actor, listing } = await requireListingOwner(prisma, userId, listingId);
   return requestAnalysis({ submitter: actor.id, listingId, targetUrl: listing.baseUrl, trigger, priority: PRIORITY_OWNER }, prisma);
 }
