@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { requireActor, isModerator, type Actor } from "@/lib/auth/roles";
 import { slugify, validateListingDocument } from "@/lib/listing/validate";
 import type { ListingDocument } from "@/lib/listing/document";
-import { endpointColumns, listingColumns, uniqueEndpoints } from "@/lib/listings/document-mapping";
+import { endpointColumns, listingColumns, listingToDocument, uniqueEndpoints } from "@/lib/listings/document-mapping";
 import type { PublicationState } from "@/lib/generated/prisma/client";
 
 export function parseListingDocument(input: unknown): ListingDocument {
@@ -103,4 +103,12 @@ export async function updateListingForSeller(actorId: string | null, listingId: 
   const actor = await authoriseListingEdit(actorId, listingId);
   const doc = parseListingDocument(input);
   return writeListing(doc, { organizationId: actor.organizationId ?? "", listingId });
+}
+
+/** The listing document as the owner's editor shows it. */
+export async function readListingDocumentForEditor(actorId: string | null, listingId: string) {
+  await authoriseListingEdit(actorId, listingId);
+  const prisma = await db();
+  const row = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, include: { endpoints: true } });
+  return { id: row.id, publicationState: row.publicationState, document: listingToDocument(row) };
 }

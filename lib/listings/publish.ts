@@ -1,0 +1,27 @@
+/**
+ * Publishing a listing: the owner (or a moderator) makes it live, which queues its analysis
+ * (seed 004 trigger "a listing is published"). The target is checked before anything changes, so
+ * a listing whose base URL the probe would refuse is never published half-way.
+ */
+import { db } from "@/lib/db";
+import { assertTargetAllowed, onListingPublished } from "@/lib/analyses/enqueue";
+import { authoriseListingEdit } from "@/lib/listings/save";
+
+export async function publishListing(actorId: string | null, listingId: string) {
+  const actor = await authoriseListingEdit(actorId, listingId);
+  const prisma = await db();
+  const listing = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, select: { baseUrl: true, publicationState: true, publishedAt: true } });
+  assertTargetAllowed(listing.baseUrl);
+  if (listing.publicationState !== "published") {
+    await prisma.listing.update({ where: { id: listingId }, data: { publicationState: "published", publishedAt: listing.publishedAt ?? new Date() } });
+  }
+  const analysis = await onListingPublished(listingId, actor.id);
+  return { listingId, publicationState: "published" as const, analysis };
+}
+
+export async function unpublishListing(actorId: string | null, listingId: string) {
+  await authoriseListingEdit(actorId, listingId);
+  const prisma = await db();
+  await prisma.listing.update({ where: { id: listingId }, data: { publicationState: "unlisted" } });
+  return { listingId, publicationState: "unlisted" as const };
+}
