@@ -291,6 +291,33 @@ export async function finishLease(client: Client, id: string, leaseToken: string
   return out.length === 1;
 }
 
+/**
+ * finishLease for many leases in one statement, each pair fenced on its own token and live lease;
+ * returns the ids that moved (the rest lost their lease). For callers that settle a batch without
+ * storing results — the benchmark's like-for-like peer of pg-boss's complete(ids[]); completions
+ * that score go through completeLease one by one.
+ */
+export async function finishLeases(client: Client, leases: Array<{ id: string; leaseToken: string }>, detail: string | null = null): Promise<string[]> {
+  if (leases.length === 0) return [];
+  const out = await rows<{ analysisId: string }>(
+    client,
+    `WITH pairs AS (
+       SELECT * FROM unnest($1::text[], $2::text[]) AS p("id", "token")
+     ), done AS (
+       UPDATE ${T} a SET "state" = 'succeeded', "step" = 'done', "error" = NULL, "leaseExpiresAt" = NULL, "finishedAt" = ${NOW_UTC}, "updatedAt" = ${NOW_UTC}
+       FROM pairs p WHERE a."id" = p."id" AND a."state" = 'running' AND a."leaseToken" = p."token" AND a."leaseExpiresAt" > ${NOW_UTC}
+       RETURNING a."id", a."attempts", a."leasedBy", a."leaseToken"
+     )
+     INSERT INTO ${LOG} ("analysisId", "attempt", "workerId", "leaseToken", "event", "detail", "at")
+     SELECT "id", "attempts", "leasedBy", "leaseToken", 'succeeded', $3, ${NOW_UTC} FROM done
+     RETURNING "analysisId"`,
+    leases.map((l) => l.id),
+    leases.map((l) => l.leaseToken),
+    detail,
+  );
+  return out.map((r) => r.analysisId);
+}
+
 /** Was this exact lease already completed (a retried completion whose first answer was lost)? */
 export async function completedWith(client: Client, id: string, leaseToken: string): Promise<{ resultId: string | null } | null> {
   const found = await rows<{ resultId: string | null }>(
