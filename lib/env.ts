@@ -34,6 +34,8 @@ const schema = z.object({
     .string()
     .regex(/^([A-Za-z0-9.-]+:\d{1,5})(,[A-Za-z0-9.-]+:\d{1,5})*$/, "must be a comma-separated list of host:port")
     .optional(),
+  /** Reach only TOLLGATE_PROBE_ALLOW_HOSTS (no DNS for anything else): sandboxed demos and staging. */
+  TOLLGATE_NET_ALLOWLIST_ONLY: flag,
   SELLERS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   BADGE_SIGNING_KEY: z.string().min(1).optional(),
   BADGE_PREVIOUS_KEYS: z.string().min(1).optional(),

@@ -63,6 +63,8 @@ async function main() {
       TOLLGATE_DEMO_SIGNIN: "1",
       TOLLGATE_INPROCESS_WORKER: "1",
       TOLLGATE_PROBE_ALLOW_HOSTS: `127.0.0.1:${sellers.port}`,
+      // The demo reaches its local fixture sellers and nothing else, not even DNS (docs/SSRF.md).
+      TOLLGATE_NET_ALLOWLIST_ONLY: "1",
       TOLLGATE_PUBLIC_URL: origin,
       TOLLGATE_WORKER_TOKEN: secrets.workerToken,
       NEXTAUTH_URL: origin,

@@ -233,7 +233,7 @@ async function run(
   const maxRedirects = Math.max(0, Math.min(10, Math.floor(opts.maxRedirects ?? DEFAULTS.maxRedirects)));
   const policy: AddressPolicy = opts.addressPolicy ?? classifyAddress;
   const resolver = opts.resolver ?? defaultResolver;
-  const validateOpts = { allowHosts: opts.allowHosts, allowQuery: opts.allowQuery, httpsPorts: opts.httpsPorts, addressPolicy: opts.addressPolicy };
+  const validateOpts = { allowHosts: opts.allowHosts, allowQuery: opts.allowQuery, httpsPorts: opts.httpsPorts, addressPolicy: opts.addressPolicy, allowListOnly: opts.allowListOnly };
 
   const refuse = (refusal: RefusalCode, detail: string, url: string, stage: SafeFetchStage, extra: Partial<SafeFetchRefusal> = {}): SafeFetchRefusal => ({
     ok: false, refusal, detail, url, stage, ...extra,

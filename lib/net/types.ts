@@ -23,7 +23,8 @@ export type RefusalCode =
   | "address_forbidden"
   | "redirect_limit"
   | "redirect_off_host"
-  | "redirect_forbidden";
+  | "redirect_forbidden"
+  | "host_not_allowlisted";
 
 /** Every refusal code with a one-line meaning (docs/SSRF.md carries the long form). */
 export const REFUSAL_CODES: ReadonlyArray<{ code: RefusalCode; description: string }> = [
@@ -43,6 +44,7 @@ export const REFUSAL_CODES: ReadonlyArray<{ code: RefusalCode; description: stri
   { code: "redirect_limit", description: "The server asked for more redirects than maxRedirects (default 3)." },
   { code: "redirect_off_host", description: "A redirect pointed at another host; recorded and not followed (the 3xx is returned as the final response)." },
   { code: "redirect_forbidden", description: "A redirect target failed validation (scheme switch, credentials, query, forbidden host or address); `cause` names the check." },
+  { code: "host_not_allowlisted", description: "Allow-list-only mode (a sandboxed demo or staging deployment) is on and the host:port is not on allowHosts; refused before any DNS lookup." },
 ];
 
 export type SniffedType =
@@ -77,6 +79,12 @@ export interface SafeFetchOptions {
   allowHosts?: string[];
   /** Default false: seed 004 refuses targets with a query string; a documented GET example may need one. */
   allowQuery?: boolean;
+  /**
+   * Reach nothing but allowHosts: every other host is refused before DNS (host_not_allowlisted).
+   * For sandboxed demos and staging, where even a DNS lookup must not leave the machine. Defaults to
+   * the environment variable TOLLGATE_NET_ALLOWLIST_ONLY=1 (npm run demo sets it).
+   */
+  allowListOnly?: boolean;
   /** Ports allowed for https on hosts not on allowHosts. Default [443]. */
   httpsPorts?: number[];
   /** Total deadline across every hop, DNS, connect, headers and body. Default 10_000 (seed 000 R1). */
@@ -195,7 +203,7 @@ export interface SafeFetchFailure {
 
 export type SafeFetchResult = SafeFetchSuccess | SafeFetchRefusal | SafeFetchFailure;
 
-export type ValidateOptions = Pick<SafeFetchOptions, "allowHosts" | "allowQuery" | "httpsPorts" | "addressPolicy">;
+export type ValidateOptions = Pick<SafeFetchOptions, "allowHosts" | "allowQuery" | "httpsPorts" | "addressPolicy" | "allowListOnly">;
 
 export type ValidateResult =
   | { ok: true; url: URL; allowListed: boolean; ipLiteral: string | null }

@@ -118,6 +118,9 @@ export function validateTarget(input: string, opts: ValidateOptions = {}): Valid
   const keys = allowListKeys(opts.allowHosts);
   const allowListed = isAllowListed(url, keys);
 
+  if (!allowListed && (opts.allowListOnly ?? process.env.TOLLGATE_NET_ALLOWLIST_ONLY === "1")) {
+    return refuse("host_not_allowlisted", `only ${keys.size ? [...keys].join(", ") : "allow-listed hosts"} may be reached in allow-list-only mode`);
+  }
   if (url.protocol === "http:" && !allowListed) return refuse("scheme_not_allowed", "plain http is allowed only for hosts on allowHosts");
 
   // Authority as written: everything between "//" and the first "/", "?" or "#".
