@@ -5,9 +5,9 @@
  * reading and the latest fresh quote from `price_quotes`, beside the listing's own price and levers.
  *
  * Readings this module makes (docs/RANK.md leaves them to the database layer):
- * - Amounts are atomic units of a USD stablecoin; decimals come from the payment's or quote's
- *   endpoint (`priceDecimals`), else 6 (USDC). No FX is captured (seed "Revenue in fiat"), so the
- *   catalog's prices are USD per call throughout.
+ * - Amounts are atomic units of a USD stablecoin. Settled amounts are converted with the listing's
+ *   decimals (its first payable endpoint's `priceDecimals`, else 6 for USDC), a quote with its own
+ *   endpoint's. No FX is captured (seed "Revenue in fiat"), so prices are USD per call throughout.
  * - The listing's advertised price is the lowest numeric `priceUsd` among its payable endpoints (the
  *   price a tile shows); its price label the first non-blank label by endpoint position.
  * - The 30-day window is inclusive at its old end (`createdAt >= now − 30 d`), matching
@@ -55,63 +55,47 @@ export interface LedgerFactsRow {
 export type BatchSelector = { ids: readonly string[] } | { afterId: string | null; limit: number };
 
 /**
- * `$1` is the batch (an id array, or the id to page after), `$2` now in epoch ms, `$3` the page size.
- * Timestamps are compared as UTC wall time (Prisma's timestamp(3) columns), independent of the
- * server's TimeZone.
+ * `$1` is the batch (an id array, or the id to page after), `$2` now as a UTC wall-clock timestamp
+ * (Prisma's timestamp(3) columns hold UTC), `$3` the page size. Shaped for the indexes of migration
+ * 20261202131000_rank: the windows are index ranges per listing, distinct buyers are counted after a
+ * hash GROUP BY (listing, payer) rather than by count(DISTINCT), which would sort every group, and the
+ * "latest" facts are one backward index probe each.
  */
 function batchSql(selector: BatchSelector): string {
   const ids =
     "ids" in selector
       ? `SELECT DISTINCT unnest($1::text[]) AS id`
       : `SELECT id FROM "listings" WHERE ($1::text IS NULL OR id > $1::text) ORDER BY id LIMIT $3::int`;
+  const now = `$2::timestamp`;
   return `
-WITH ids AS (${ids}),
-b AS (
-  SELECT (to_timestamp($2::float8 / 1000) AT TIME ZONE 'UTC') AS now
+WITH ids AS MATERIALIZED (${ids}),
+-- One row per (listing, payer) in the window: a hash GROUP BY, so distinct buyers are counted
+-- without count(DISTINCT)'s per-group sort.
+per_payer AS (
+  SELECT p."listingId", p."payer", bool_or(p."status" = 'settled') AS paid, count(*) FILTER (WHERE p."status" = 'settled') AS settled
+  FROM ids JOIN "router_payments" p ON p."listingId" = ids.id
+  WHERE p."status" IN ('settled', 'failed') AND p."createdAt" >= ${now} - interval '30 days' AND p."createdAt" <= ${now}
+  GROUP BY p."listingId", p."payer"
 ),
-pay AS (
-  SELECT p."listingId",
-         count(DISTINCT p."payer") FILTER (WHERE p."status" = 'settled')::int AS payers,
-         count(DISTINCT p."payer")::int AS attempting,
-         count(*) FILTER (WHERE p."status" = 'settled')::int AS settled,
-         percentile_cont(0.5) WITHIN GROUP (
-           ORDER BY tollgate_atomic_to_units(p."settledAmount", COALESCE(e."priceDecimals", ${DEFAULT_ASSET_DECIMALS}))
-         ) FILTER (WHERE p."status" = 'settled') AS median
-  FROM "router_payments" p
-  JOIN ids ON ids.id = p."listingId"
-  CROSS JOIN b
-  LEFT JOIN "endpoints" e ON e.id = p."endpointId"
-  WHERE p."createdAt" >= b.now - interval '30 days' AND p."createdAt" <= b.now
-  GROUP BY p."listingId"
+buyers AS (
+  SELECT d."listingId", count(*)::int AS attempting, count(*) FILTER (WHERE d.paid)::int AS payers, sum(d.settled)::int AS settled
+  FROM per_payer d GROUP BY d."listingId"
 ),
-last_settle AS (
-  SELECT ids.id AS "listingId", ls.at
-  FROM ids CROSS JOIN b
-  CROSS JOIN LATERAL (
-    SELECT p."createdAt" AS at FROM "router_payments" p
-    WHERE p."listingId" = ids.id AND p."status" = 'settled' AND p."createdAt" <= b.now
-    ORDER BY p."createdAt" DESC LIMIT 1
-  ) ls
-),
-fails AS (
-  SELECT p."listingId", count(*)::int AS failed, count(DISTINCT p."payer")::int AS buyers
-  FROM "router_payments" p
-  JOIN ids ON ids.id = p."listingId"
-  CROSS JOIN b
-  LEFT JOIN last_settle s ON s."listingId" = p."listingId"
-  WHERE p."status" = 'failed' AND p."createdAt" <= b.now AND (s.at IS NULL OR p."createdAt" > s.at)
+-- The median in atomic units; converted with the listing's decimals below.
+settled AS (
+  SELECT p."listingId", percentile_cont(0.5) WITHIN GROUP (ORDER BY tollgate_atomic_to_units(p."settledAmount", 0)) AS median_atomic
+  FROM ids JOIN "router_payments" p ON p."listingId" = ids.id
+  WHERE p."status" = 'settled' AND p."createdAt" >= ${now} - interval '30 days' AND p."createdAt" <= ${now}
   GROUP BY p."listingId"
 ),
 health AS (
   SELECT h."listingId",
-         count(*) FILTER (WHERE h."at" > b.now - interval '7 days')::int AS n7,
-         count(*) FILTER (WHERE h."at" > b.now - interval '7 days' AND h."outcome" = 'up')::int AS up7,
+         count(*) FILTER (WHERE h."at" > ${now} - interval '7 days')::int AS n7,
+         count(*) FILTER (WHERE h."at" > ${now} - interval '7 days' AND h."outcome" = 'up')::int AS up7,
          count(*)::int AS n30,
          count(*) FILTER (WHERE h."outcome" = 'up')::int AS up30
-  FROM "monitor_health_samples" h
-  JOIN ids ON ids.id = h."listingId"
-  CROSS JOIN b
-  WHERE h."at" > b.now - interval '30 days' AND h."at" <= b.now
+  FROM ids JOIN "monitor_health_samples" h ON h."listingId" = ids.id
+  WHERE h."at" > ${now} - interval '30 days' AND h."at" <= ${now}
   GROUP BY h."listingId"
 )
 SELECT l.id,
@@ -122,13 +106,13 @@ SELECT l.id,
        l."rankInputsHash",
        price."advertisedPrice",
        price."priceLabel",
-       COALESCE(pay.payers, 0) AS "distinctPayers30d",
-       COALESCE(pay.attempting, 0) AS "distinctAttemptingBuyers30d",
-       COALESCE(pay.settled, 0) AS "settled30d",
-       pay.median AS "medianSettledPrice30d",
-       (extract(epoch FROM s.at) * 1000)::float8 AS "lastSettledAtMs",
-       COALESCE(fails.failed, 0) AS "failedSinceLastSettle",
-       COALESCE(fails.buyers, 0) AS "failingBuyersSinceLastSettle",
+       COALESCE(buyers.payers, 0) AS "distinctPayers30d",
+       COALESCE(buyers.attempting, 0) AS "distinctAttemptingBuyers30d",
+       COALESCE(buyers.settled, 0) AS "settled30d",
+       (settled.median_atomic / power(10::float8, COALESCE(price.decimals, ${DEFAULT_ASSET_DECIMALS})))::float8 AS "medianSettledPrice30d",
+       (extract(epoch FROM ls.at) * 1000)::float8 AS "lastSettledAtMs",
+       fails.failed AS "failedSinceLastSettle",
+       fails.buyers AS "failingBuyersSinceLastSettle",
        COALESCE(health.n7, 0) AS "samples7d",
        COALESCE(health.up7, 0) AS "up7d",
        COALESCE(health.n30, 0) AS "samples30d",
@@ -138,40 +122,55 @@ SELECT l.id,
        (extract(epoch FROM quote."quotedAt") * 1000)::float8 AS "quotedAtMs"
 FROM ids
 JOIN "listings" l ON l.id = ids.id
-CROSS JOIN b
-LEFT JOIN pay ON pay."listingId" = l.id
-LEFT JOIN last_settle s ON s."listingId" = l.id
-LEFT JOIN fails ON fails."listingId" = l.id
+LEFT JOIN buyers ON buyers."listingId" = l.id
+LEFT JOIN settled ON settled."listingId" = l.id
 LEFT JOIN health ON health."listingId" = l.id
 LEFT JOIN LATERAL (
+  SELECT p."createdAt" AS at FROM "router_payments" p
+  WHERE p."listingId" = l.id AND p."status" = 'settled' AND p."createdAt" <= ${now}
+  ORDER BY p."createdAt" DESC LIMIT 1
+) ls ON true
+CROSS JOIN LATERAL (
+  -- Failures since the last success; all time when there was none.
+  SELECT count(*)::int AS failed, count(DISTINCT p."payer")::int AS buyers FROM "router_payments" p
+  WHERE p."listingId" = l.id AND p."status" = 'failed' AND p."createdAt" <= ${now}
+    AND (ls.at IS NULL OR p."createdAt" > ls.at)
+) fails
+LEFT JOIN LATERAL (
   SELECT min(tollgate_decimal_or_null(e."priceUsd"))::float8 AS "advertisedPrice",
-         (array_agg(e."priceLabel" ORDER BY e."position") FILTER (WHERE btrim(COALESCE(e."priceLabel", '')) <> ''))[1] AS "priceLabel"
+         (array_agg(e."priceLabel" ORDER BY e."position") FILTER (WHERE btrim(COALESCE(e."priceLabel", '')) <> ''))[1] AS "priceLabel",
+         (array_agg(e."priceDecimals" ORDER BY e."position") FILTER (WHERE e."priceDecimals" IS NOT NULL))[1] AS decimals
   FROM "endpoints" e WHERE e."listingId" = l.id AND e."payable"
 ) price ON true
 LEFT JOIN LATERAL (
   SELECT h."confidence" FROM "monitor_health_samples" h
-  WHERE h."listingId" = l.id AND h."at" <= b.now AND h."at" > b.now - interval '30 days'
+  WHERE h."listingId" = l.id AND h."at" <= ${now} AND h."at" > ${now} - interval '30 days'
   ORDER BY h."at" DESC LIMIT 1
 ) latest ON true
 LEFT JOIN LATERAL (
   SELECT tollgate_atomic_to_units(q."amount", COALESCE(e."priceDecimals", ${DEFAULT_ASSET_DECIMALS})) AS price, q."quotedAt"
   FROM "price_quotes" q LEFT JOIN "endpoints" e ON e.id = q."endpointId"
-  WHERE q."listingId" = l.id AND q."quotedAt" <= b.now AND q."quotedAt" > b.now - interval '30 days'
+  WHERE q."listingId" = l.id AND q."quotedAt" <= ${now} AND q."quotedAt" > ${now} - interval '30 days'
   ORDER BY q."quotedAt" DESC LIMIT 1
 ) quote ON true
 ORDER BY l.id`;
 }
 
+/** `now` as the UTC wall-clock timestamp the columns hold, e.g. "2026-12-02 12:00:00.000". */
+export function utcTimestamp(now: Date): string {
+  return now.toISOString().replace("T", " ").replace("Z", "");
+}
+
 /** The aggregate rows of one batch, in id order. */
 export async function ledgerFactsBatch(selector: BatchSelector, now: Date): Promise<LedgerFactsRow[]> {
   const prisma = await db();
-  const nowMs = now.getTime();
-  if (!Number.isFinite(nowMs)) throw new RangeError("ledgerFactsBatch needs a valid date");
+  if (!Number.isFinite(now.getTime())) throw new RangeError("ledgerFactsBatch needs a valid date");
+  const at = utcTimestamp(now);
   if ("ids" in selector) {
     if (selector.ids.length === 0) return [];
-    return prisma.$queryRawUnsafe<LedgerFactsRow[]>(batchSql(selector), [...selector.ids], nowMs);
+    return prisma.$queryRawUnsafe<LedgerFactsRow[]>(batchSql(selector), [...selector.ids], at);
   }
-  return prisma.$queryRawUnsafe<LedgerFactsRow[]>(batchSql(selector), selector.afterId, nowMs, selector.limit);
+  return prisma.$queryRawUnsafe<LedgerFactsRow[]>(batchSql(selector), selector.afterId, at, selector.limit);
 }
 
 /** The health status a sample of this confidence implies (signals.HEALTH_CONFIDENCE). */

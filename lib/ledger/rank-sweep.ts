@@ -67,13 +67,20 @@ export async function runRankSweep(opts: { now?: Date; batchSize?: number } = {}
 
 async function sweep(now: Date, batchSize: number): Promise<Omit<RankSweepResult, "leader" | "ms">> {
   const totals = { scanned: 0, updated: 0, unchanged: 0, lost: 0, batches: 0 };
-  let afterId: string | null = null;
+  const read = (afterId: string | null) => {
+    const p = ledgerFactsBatch({ afterId, limit: batchSize }, now);
+    p.catch(() => {}); // awaited below; this only stops an early exit from leaving it unhandled
+    return p;
+  };
+  // The next batch is read while this one is scored and written: on a server the two statements run
+  // on two connections (two cores) at once; on PGlite they simply queue.
+  let next = read(null);
   for (;;) {
-    const rows = await ledgerFactsBatch({ afterId, limit: batchSize }, now);
+    const rows = await next;
     if (rows.length === 0) break;
     totals.batches++;
     totals.scanned += rows.length;
-    afterId = rows[rows.length - 1].id;
+    next = rows.length < batchSize ? Promise.resolve([]) : read(rows[rows.length - 1].id);
     const changed: Ranked[] = [];
     for (const row of rows) {
       const ranked = rank(row, now);
@@ -83,7 +90,6 @@ async function sweep(now: Date, batchSize: number): Promise<Omit<RankSweepResult
     const written = await writeRanks(changed, now);
     totals.updated += written;
     totals.lost += changed.length - written;
-    if (rows.length < batchSize) break;
   }
   return totals;
 }

@@ -16,10 +16,11 @@ CREATE FUNCTION tollgate_decimal_or_null(value text) RETURNS numeric AS $$
   SELECT CASE WHEN value ~ '^[0-9]{1,20}(\.[0-9]{1,20})?$' THEN value::numeric END;
 $$ LANGUAGE sql IMMUTABLE PARALLEL SAFE;
 
--- The rank sweep's 30-day window reads payer, status and amount for each (listing, time) range;
--- carrying them in the index lets the scan skip the heap.
-CREATE INDEX "router_payments_rank_window_idx" ON "router_payments" ("listingId", "createdAt")
-  INCLUDE ("payer", "status", "settledAmount", "endpointId");
+-- The rank sweep reads, per listing, the 30-day window of each status, the last settlement and the
+-- failures since it: one (listing, status, time) range each. Carrying payer, amount and endpoint in
+-- the index lets all three skip the heap.
+CREATE INDEX "router_payments_rank_idx" ON "router_payments" ("listingId", "status", "createdAt")
+  INCLUDE ("payer", "settledAmount", "endpointId");
 
 -- Uptime windows and the latest sample per listing, likewise without the heap.
 CREATE INDEX "monitor_health_samples_rank_idx" ON "monitor_health_samples" ("listingId", "at")
