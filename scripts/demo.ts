@@ -11,7 +11,7 @@ import path from "node:path";
 import { openDatabase, setDatabase } from "@/lib/db";
 import { parseEnv } from "@/lib/env";
 import { migrate } from "@/lib/migrate";
-import { DEMO_ACCOUNTS, seedDemo } from "@/lib/seed/demo";
+import { DEMO_ACCOUNTS, queueDemoAnalyses, seedDemo } from "@/lib/seed/demo";
 import { seedDemoHistory } from "@/lib/seed/demo-history";
 import { startFixtureSellers } from "@/lib/sellers";
 
@@ -29,6 +29,9 @@ async function main() {
 
   const sellers = await startFixtureSellers({ port: e.SELLERS_PORT ?? 4020, host: "127.0.0.1" });
   step(`fixture sellers listening at ${sellers.url}`);
+  // This process queues the fixture sellers' analyses, so it shares the server's allow-list.
+  const allowHosts = `127.0.0.1:${sellers.port}`;
+  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = allowHosts;
 
   const handle = await openDatabase({ pgliteDir: path.join(dataDir, "pglite") });
   // Everything below (seeding included) goes through this one handle; the folder is closed again
@@ -38,7 +41,8 @@ async function main() {
   step(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
   const seeded = await seedDemo(handle.prisma, { sellersOrigin: sellers.url });
   await seedDemoHistory(handle.prisma, seeded);
-  step("demo data seeded (idempotent)");
+  const queued = await queueDemoAnalyses(handle.prisma, seeded);
+  step(`demo data seeded (idempotent)${queued.length ? `; ${queued.length} fixture-seller analyses queued` : ""}`);
   await handle.close();
   setDatabase(undefined);
 
@@ -62,7 +66,7 @@ async function main() {
       TOLLGATE_DATA_DIR: dataDir,
       TOLLGATE_DEMO_SIGNIN: "1",
       TOLLGATE_INPROCESS_WORKER: "1",
-      TOLLGATE_PROBE_ALLOW_HOSTS: `127.0.0.1:${sellers.port}`,
+      TOLLGATE_PROBE_ALLOW_HOSTS: allowHosts,
       // The demo reaches its local fixture sellers and nothing else, not even DNS (docs/SSRF.md).
       TOLLGATE_NET_ALLOWLIST_ONLY: "1",
       TOLLGATE_PUBLIC_URL: origin,

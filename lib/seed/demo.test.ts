@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedDemo, SHAPES } from "@/lib/seed/demo";
+import { queueDemoAnalyses, seedDemo, SHAPES } from "@/lib/seed/demo";
 import { seedDemoHistory } from "@/lib/seed/demo-history";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+
+// The fixture sellers' origin used below is on the probe's allow-list, as npm run demo arranges.
+process.env.TOLLGATE_PROBE_ALLOW_HOSTS = "127.0.0.1:4020";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -42,6 +45,15 @@ describe("demo seed", () => {
     await seedDemoHistory(t.prisma, second);
     expect(second).toEqual(first);
     expect(await counts()).toEqual(after1);
+  });
+
+  it("queues one analysis per unscored fixture-seller listing, and no second one on a re-run", async () => {
+    const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
+    const first = await queueDemoAnalyses(t.prisma, seeded);
+    expect(first).toHaveLength(Object.keys(seeded.fixtureListingIds).length);
+    const again = await queueDemoAnalyses(t.prisma, seeded);
+    expect(again.sort()).toEqual([...first].sort());
+    expect(await t.prisma.analysis.count({ where: { listingId: { in: Object.values(seeded.fixtureListingIds) } } })).toBe(first.length);
   });
 
   it("moves the fixture sellers' base URL when their port changes", async () => {

@@ -147,3 +147,19 @@ async function publishDemoResult(prisma: PrismaClient, listingId: string, doc: L
     await tx.listing.update({ where: { id: listingId }, data: { currentResultId: row.id } });
   });
 }
+
+/**
+ * Queue an analysis for every fixture-seller listing without a published result, so the in-process
+ * catalog-monitor probes them for real as soon as the server starts. Idempotent: an analysis already
+ * active for a listing is reused, not duplicated.
+ */
+export async function queueDemoAnalyses(prisma: PrismaClient, seeded: DemoSeedResult): Promise<string[]> {
+  const { onListingPublished } = await import("@/lib/analyses/enqueue");
+  const queued: string[] = [];
+  for (const id of Object.values(seeded.fixtureListingIds)) {
+    const l = await prisma.listing.findUniqueOrThrow({ where: { id }, select: { currentResultId: true } });
+    if (l.currentResultId) continue;
+    queued.push((await onListingPublished(id, "system:demo-seed")).id);
+  }
+  return queued;
+}
