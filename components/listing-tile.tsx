@@ -11,7 +11,7 @@ export function ListingTile({ listing, match = null }: { listing: PublicListing;
       <div className="flex items-start gap-3">
         <Monogram title={listing.title} logoUrl={listing.logoUrl} />
         <div className="min-w-0 flex-1">
-          <h3 className="truncate font-semibold">
+          <h3 className="line-clamp-2 font-semibold leading-snug">
             <Link href={`/listings/${listing.slug}`} className="after:absolute after:inset-0 focus:outline-none">
               {listing.title}
             </Link>

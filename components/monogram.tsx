@@ -1,8 +1,15 @@
-/** A listing's logo when the monitor saw it load, else a monogram (no broken-image icons). */
+"use client";
+/**
+ * A listing's logo when the monitor saw it load, else a monogram. The logo can still fail in the
+ * buyer's browser (moved, blocked, offline): then the monogram takes its place, never a broken image.
+ */
+import { useState } from "react";
+
 export function Monogram({ title, logoUrl, size = 44 }: { title: string; logoUrl?: string | null; size?: number }) {
-  if (logoUrl) {
+  const [failed, setFailed] = useState(false);
+  if (logoUrl && !failed) {
     // eslint-disable-next-line @next/next/no-img-element
-    return <img src={logoUrl} alt="" width={size} height={size} className="rounded-lg border border-line bg-white object-contain" style={{ width: size, height: size }} />;
+    return <img src={logoUrl} alt="" width={size} height={size} onError={() => setFailed(true)} className="shrink-0 rounded-lg border border-line bg-white object-contain" style={{ width: size, height: size }} />;
   }
   const letters = title.replace(/[^A-Za-z0-9 ]/g, "").split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0]!.toUpperCase()).join("") || "?";
   let h = 0;

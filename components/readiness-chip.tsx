@@ -15,12 +15,12 @@ export function bandStyle(band: string): string {
 export function ReadinessChip({ score, band, size = "sm" }: { score: number | null; band: string | null; size?: "sm" | "lg" }) {
   const label = bandLabel(band);
   if (score === null || !label) {
-    return <span className="inline-flex items-center rounded-full bg-slate-100 px-2.5 py-0.5 text-xs font-medium text-slate-700 ring-1 ring-slate-300">Not yet scored</span>;
+    return <span className="inline-flex items-center whitespace-nowrap rounded-full bg-slate-100 px-2.5 py-0.5 text-xs font-medium text-slate-700 ring-1 ring-slate-300">Not yet scored</span>;
   }
   const big = size === "lg";
   return (
     <span
-      className={`inline-flex items-baseline gap-1.5 rounded-full px-2.5 py-0.5 font-medium ring-1 ${bandStyle(label)} ${big ? "text-base" : "text-xs"}`}
+      className={`inline-flex items-baseline gap-1.5 whitespace-nowrap rounded-full px-2.5 py-0.5 font-medium ring-1 ${bandStyle(label)} ${big ? "text-base" : "text-xs"}`}
       aria-label={`Readiness ${score} of 100, ${label}`}
     >
       <span className={big ? "text-2xl font-bold tabular-nums" : "font-bold tabular-nums"}>{score}</span>

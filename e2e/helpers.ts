@@ -14,3 +14,11 @@ export async function signOut(page: Page) {
 export async function expectNoInternalNumbers(body: string) {
   for (const word of ["qualityScore", "featuredLevel", "rankScore"]) expect(body).not.toContain(word);
 }
+
+/** The fixture sellers the e2e server starts (playwright.config.ts: SELLERS_PORT, default 4120). */
+export const SELLERS_ORIGIN = `http://127.0.0.1:${process.env.E2E_SELLERS_PORT ?? 4120}`;
+
+/** Titles of the catalog tiles, in the order the page shows them. */
+export async function tileTitles(page: Page): Promise<string[]> {
+  return page.getByRole("list", { name: "Listings" }).getByRole("listitem").locator("h3").allTextContents();
+}

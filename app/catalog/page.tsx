@@ -98,7 +98,7 @@ export default async function CatalogPage({ searchParams }: Props) {
               </div>
             )
           ) : (
-            <ul className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3" aria-label="Listings">
+            <ul className="grid gap-4 sm:grid-cols-2" aria-label="Listings">
               {view.items.map(({ listing, match }) => (
                 <ListingTile key={listing.id} listing={listing} match={match} />
               ))}

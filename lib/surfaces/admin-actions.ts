@@ -2,11 +2,10 @@
 /**
  * The moderators' server actions. Each calls one lib/ledger/moderation.ts lever, which authorises
  * inside itself (moderator or admin, read fresh), writes the change with its audit row and re-ranks
- * at once. A caller without the role gets a 403 (forbidden()) and nothing changes; a bad input comes
- * back as a message for the form, naming the field.
+ * at once. A caller without the role is refused (403) and nothing changes; a bad input comes back as
+ * a message for the form, naming the field.
  */
 import { revalidatePath } from "next/cache";
-import { forbidden, unauthorized } from "next/navigation";
 import { sessionUserId } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
 import { setFeaturedLevel, setTierAndSortWeight, setVerificationStatus } from "@/lib/ledger/moderation";
@@ -48,8 +47,8 @@ async function run(
     };
   } catch (e) {
     if (isAppError(e)) {
-      if (e.code === "forbidden") forbidden();
-      if (e.code === "unauthorized") unauthorized();
+      // 403/401: nothing changed. The form says so; a non-JS post re-renders the page, which answers 403 itself.
+      if (e.code === "forbidden" || e.code === "unauthorized") return { status: "error", message: `${e.status} ${e.code === "forbidden" ? "Forbidden" : "Unauthorized"}: ${e.message} Nothing was changed.`, field: null };
       const pointer = e.details[0]?.pointer ?? null;
       return { status: "error", message: e.details[0]?.message ? `${pointer?.slice(1) ?? "input"} ${e.details[0].message}` : e.message, field: pointer ? pointer.slice(1) : null };
     }

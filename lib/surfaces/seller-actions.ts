@@ -5,16 +5,14 @@
  * becomes a result the form shows, with the field it is about when there is one.
  */
 import { revalidatePath } from "next/cache";
-import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError, isAppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
 import { sessionUserId } from "@/lib/auth/session";
-import { requireListingOwner } from "@/lib/analyses/access";
 import { acknowledgeRubricNotice } from "@/lib/analyses/complete";
-import { onListingPublished } from "@/lib/analyses/enqueue";
 import { reanalyseForActor } from "@/lib/analyses/progress";
 import { draftListingFromUrl, type DraftSource } from "@/lib/discovery/import";
+import { publishListing } from "@/lib/listings/publish";
 import { createListingForSeller, updateListingForSeller } from "@/lib/listings/save";
 import type { ListingDocument } from "@/lib/listing/document";
 import { validateListingDocument } from "@/lib/listing/validate";
@@ -61,7 +59,7 @@ export async function saveListingAction(input: SaveActionInput): Promise<SaveAct
     let analysisId: string | null = null;
     let notice: string | null = null;
     if (input.intent === "publish") {
-      analysisId = (await publishListing(uid, saved.id)).id;
+      analysisId = (await publishListing(uid, saved.id)).analysis.id;
     } else if (input.intent === "reanalyse") {
       try {
         analysisId = (await reanalyseForActor(uid, saved.id)).id;
@@ -80,15 +78,6 @@ export async function saveListingAction(input: SaveActionInput): Promise<SaveAct
     const errors = isAppError(e) ? e.details.map((d) => ({ pointer: d.pointer ?? "", message: d.message })) : [];
     return { ok: false, code, message: detail, errors };
   }
-}
-
-/** Publish the owner's listing and queue its publish analysis (seed 004: "on publish"). */
-async function publishListing(userId: string | null, listingId: string) {
-  const prisma = await db();
-  const { actor } = await requireListingOwner(prisma, userId, listingId);
-  const l = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, select: { publishedAt: true } });
-  await prisma.listing.update({ where: { id: listingId }, data: { publicationState: "published", publishedAt: l.publishedAt ?? new Date() } });
-  return onListingPublished(listingId, actor.id);
 }
 
 export async function acknowledgeNoticeAction(listingId: string): Promise<void> {

@@ -1,0 +1,60 @@
+import { expect, test } from "@playwright/test";
+import { signInAs, tileTitles } from "./helpers";
+
+const TARGET = "Tickr spot prices";
+
+test("a moderator sets Featured 3 with a reason, sees the listing move up the catalog, and finds the change in the audit log", async ({ page }) => {
+  await page.goto("/catalog");
+  const before = await tileTitles(page);
+  const from = before.indexOf(TARGET);
+  expect(from, `${TARGET} is in the catalog below the top`).toBeGreaterThan(0);
+
+  await signInAs(page, "moderator@demo", "/admin");
+  await expect(page.getByRole("heading", { name: "Analysis queue" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Listings in browse order" })).toBeVisible();
+  await page.screenshot({ path: "docs/screenshots/admin.png", fullPage: true });
+
+  // The queue filters by state.
+  await page.getByRole("link", { name: /^succeeded/i }).click();
+  await expect(page).toHaveURL(/state=succeeded/);
+  await page.getByRole("link", { name: /^all/i }).click();
+
+  await page.getByRole("link", { name: TARGET }).first().click();
+  await expect(page.getByRole("heading", { name: TARGET })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Quality and rank" })).toBeVisible();
+
+  // The reason is required: without it the server refuses and nothing changes.
+  await page.getByLabel("Level (0–5)").selectOption("3");
+  await page.getByLabel(/^Reason/).first().evaluate((el) => el.removeAttribute("required"));
+  await page.getByRole("button", { name: "Set featured level" }).click();
+  await expect(page.getByText(/Not saved: reason must be a non-empty string/)).toBeVisible();
+
+  const reason = `e2e: editorial pick for the price-feed roundup ${Date.now().toString(36)}`;
+  await page.getByLabel(/^Reason/).first().fill(reason);
+  await page.getByRole("button", { name: "Set featured level" }).click();
+  const outcome = page.getByRole("status").filter({ hasText: "Saved:" });
+  await expect(outcome).toContainText("featuredLevel 0 → 3");
+  const posBefore = Number((await page.getByTestId("position-before").textContent())!.replace("#", ""));
+  const posAfter = Number((await page.getByTestId("position-after").textContent())!.replace("#", ""));
+  expect(posAfter).toBeLessThan(posBefore);
+  await page.reload();
+  await expect(page.getByText(/featured 3 ·/)).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Moderation changes" })).toBeVisible();
+  await page.screenshot({ path: "docs/screenshots/admin-listing.png", fullPage: true });
+
+  // The public order follows at once.
+  await page.goto("/catalog");
+  const after = await tileTitles(page);
+  expect(after.indexOf(TARGET)).toBeLessThan(from);
+  expect(await page.content()).not.toContain("featuredLevel");
+
+  // And the audit log says who, when, before, after and why.
+  await page.goto("/admin/audit");
+  const row = page.getByRole("row").filter({ hasText: reason });
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText("Mo Moderator");
+  await expect(row).toContainText("featured.set");
+  await expect(row).toContainText('{"featuredLevel":0}');
+  await expect(row).toContainText('{"featuredLevel":3}');
+  await expect(row).toContainText(TARGET);
+});
