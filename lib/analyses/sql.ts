@@ -1,8 +1,8 @@
 /**
  * Raw SQL for the queue, on either path:
- * - server Postgres: straight through the pg pool of lib/db's handle (transactions on one pooled
- *   connection). Prisma's raw-query layer costs about 0.7 ms per statement on top of pg's 0.1–0.4 ms
- *   (measured here), and the hot path is all raw SQL, so the pool is the faster road;
+ * - server Postgres: single statements straight through the pg pool of lib/db's handle (Prisma's
+ *   raw-query layer costs about 0.7 ms per statement on top of pg's 0.1–0.4 ms, measured here);
+ *   transactions through Prisma (see transaction() for why);
  * - PGlite: through Prisma ($queryRawUnsafe / $transaction), because PGlite is one connection and
  *   Prisma's adapter serialises transactions on it; a side channel could interleave with them.
  * Model calls off the hot path (creating a row, reading progress) use Prisma either way: prismaOf().
@@ -55,26 +55,15 @@ export async function rows<T>(client: Client, sql: string, ...params: unknown[])
 }
 
 /**
- * Run fn in one transaction. A server handle: BEGIN/COMMIT on one pooled connection. A Prisma
- * client: an interactive transaction. Already inside one (a transaction client or connection):
- * the caller's transaction.
+ * Run fn in one transaction: Prisma's interactive transaction (both backends), or the caller's own
+ * when handed a transaction client or connection. Not handle.session() + BEGIN on server Postgres,
+ * though it is faster: lib/db's session() checks a pg client out without an 'error' listener, and a
+ * database restart then crashes the process with an uncaught "terminating connection" (seen in
+ * the restart test). Prisma's adapter guards its connections.
  */
 export async function transaction<R>(client: Client, fn: (tx: Client) => Promise<R>): Promise<R> {
-  if (isHandle(client)) {
-    if (client.kind !== "postgres") return client.prisma.$transaction((tx) => fn(tx), { timeout: 20_000, maxWait: 10_000 });
-    return client.session(async (conn) => {
-      await conn.query("BEGIN");
-      try {
-        const out = await fn(conn);
-        await conn.query("COMMIT");
-        return out;
-      } catch (e) {
-        await conn.query("ROLLBACK").catch(() => {});
-        throw e;
-      }
-    });
-  }
-  if (isPrisma(client) && "$transaction" in client) return client.$transaction((tx) => fn(tx), { timeout: 20_000, maxWait: 10_000 });
+  const prisma = isHandle(client) ? client.prisma : isPrisma(client) && "$transaction" in client ? client : null;
+  if (prisma) return prisma.$transaction((tx) => fn(tx), { timeout: 20_000, maxWait: 10_000 });
   return fn(client);
 }
 
