@@ -88,6 +88,14 @@ async function openPostgres(url: string, schema?: string, poolSize = 10): Promis
     query: async <T,>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as T[],
     session: async (fn) => {
       const client = await pool.connect();
+      // A checked-out client whose server goes away (a restart) emits 'error'; without a listener
+      // that is an uncaught exception. Record it, and hand the client back as broken so the pool
+      // discards it instead of reusing a dead connection.
+      let broken: Error | undefined;
+      const onError = (err: Error) => {
+        broken = err;
+      };
+      client.on("error", onError);
       try {
         return await fn({
           exec: async (sql) => {
@@ -95,8 +103,12 @@ async function openPostgres(url: string, schema?: string, poolSize = 10): Promis
           },
           query: async <T,>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
         });
+      } catch (err) {
+        broken ??= err instanceof Error && /terminat|connection/i.test(err.message) ? err : undefined;
+        throw err;
       } finally {
-        client.release();
+        client.off("error", onError);
+        client.release(broken);
       }
     },
     close: async () => {
