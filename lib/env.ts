@@ -27,6 +27,11 @@ const schema = z.object({
   TOLLGATE_DEMO_SIGNIN: flag,
   /** Runs the catalog-monitor worker loop inside the web server (the embedded default does). */
   TOLLGATE_INPROCESS_WORKER: flag,
+  /** The web server runs the periodic sweeps (default on; set 0 on instances that should not). */
+  TOLLGATE_SCHEDULER: z
+    .enum(["0", "1", "true", "false"])
+    .optional()
+    .transform((v) => v !== "0" && v !== "false"),
   /** Bearer token the catalog-monitor workers present to the ops API. */
   TOLLGATE_WORKER_TOKEN: z.string().min(24, "must be at least 24 characters").optional(),
   /** host:port entries the probe may reach over plain http on loopback (demo fixture sellers). */

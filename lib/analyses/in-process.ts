@@ -2,11 +2,11 @@
  * The embedded default (PGlite): a PGlite folder belongs to one process, so the catalog-monitor
  * worker runs inside the web server, started from instrumentation.ts. It uses the same runWorker
  * loop as `npm run worker`, with direct calls into the ops functions instead of loopback HTTP (the
- * server need not know its own port or hold a worker token), and it runs analysisTicks itself.
+ * server need not know its own port or hold a worker token). The periodic work (reaper, sweeps)
+ * runs in lib/jobs/server-jobs.ts's scheduler, beside it.
  */
 import { opsDirectClient } from "./ops";
 import { realProbe } from "./probes";
-import { analysisTicks } from "./ticks";
 import { runWorker, type WorkerStats } from "./worker";
 
 export interface InProcessHandle {
@@ -20,25 +20,10 @@ export function startInProcessWorker(opts: { concurrency?: number; log?: (l: str
   if (holder.tollgateInProcessWorker) return holder.tollgateInProcessWorker;
   const log = opts.log ?? ((l: string) => console.log(`[catalog-monitor] ${l}`));
   const controller = new AbortController();
-  const timers = analysisTicks.map((t) => {
-    let running = false;
-    const fire = () => {
-      if (running) return; // a slow run never overlaps itself
-      running = true;
-      t.run()
-        .catch((e) => log(`${t.name} failed: ${(e as Error).message}`))
-        .finally(() => (running = false));
-    };
-    setTimeout(fire, 1_000).unref();
-    const timer = setInterval(fire, t.intervalMs);
-    timer.unref();
-    return timer;
-  });
   const done = runWorker({ ops: opsDirectClient(), probe: realProbe({ vantage: "in-process" }), concurrency: opts.concurrency ?? 2, signal: controller.signal, log });
   const handle: InProcessHandle = {
     stop: async () => {
       controller.abort();
-      timers.forEach(clearInterval);
       holder.tollgateInProcessWorker = undefined;
       return done;
     },

@@ -90,3 +90,22 @@ describe("confidence from evidence", () => {
     expect(readingFromEvidence([free, paid], (e) => e.path === "/paid")).toMatchObject({ outcome: "down", confidence: 0.3, httpStatus: 500 });
   });
 });
+
+describe("health sweep in allow-list-only mode", () => {
+  it("records nothing for a listing this deployment may not reach", async () => {
+    const saved = process.env.TOLLGATE_NET_ALLOWLIST_ONLY;
+    process.env.TOLLGATE_NET_ALLOWLIST_ONLY = "1";
+    try {
+      const org = await t.prisma.organization.create({ data: { slug: "far", name: "Far" } });
+      const far = await t.prisma.listing.create({
+        data: { slug: "far-away", title: "Far away API", baseUrl: "https://api.far-away.example", organizationId: org.id, publicationState: "published" },
+      });
+      const r = await runHealthSweep({ allowHosts: [] });
+      expect(r.skipped).toBeGreaterThanOrEqual(1);
+      expect(await t.prisma.healthSample.count({ where: { listingId: far.id } })).toBe(0);
+    } finally {
+      if (saved === undefined) delete process.env.TOLLGATE_NET_ALLOWLIST_ONLY;
+      else process.env.TOLLGATE_NET_ALLOWLIST_ONLY = saved;
+    }
+  });
+});

@@ -73,6 +73,8 @@ export interface HealthSweepResult {
   up: number;
   down: number;
   refused: number;
+  /** Listings this deployment may not reach (allow-list-only mode): no sample, since it says nothing of the seller. */
+  skipped: number;
   quotes: number;
   ms: number;
 }
@@ -82,7 +84,7 @@ export async function runHealthSweep(opts: HealthSweepOptions = {}): Promise<Hea
   const prisma = await db();
   const allowHosts = opts.allowHosts ?? env().probeAllowHosts;
   const vantage = opts.vantage ?? "local";
-  const totals: HealthSweepResult = { probed: 0, up: 0, down: 0, refused: 0, quotes: 0, ms: 0 };
+  const totals: HealthSweepResult = { probed: 0, up: 0, down: 0, refused: 0, skipped: 0, quotes: 0, ms: 0 };
   let cursor: string | undefined;
   for (;;) {
     const listings = await prisma.listing.findMany({
@@ -97,6 +99,10 @@ export async function runHealthSweep(opts: HealthSweepOptions = {}): Promise<Hea
     await mapBounded(listings, opts.concurrency ?? HEALTH_SWEEP_CONCURRENCY, async (listing) => {
       const at = opts.now ?? new Date();
       const probe = await probeListing(listingToDocument(listing), { allowHosts, vantage, now: at, deadlineMs: opts.deadlineMs, concurrency: 4 });
+      if (!probe.ok && probe.refusal === "host_not_allowlisted") {
+        totals.skipped++;
+        return;
+      }
       const byKey = new Map(listing.endpoints.map((e) => [`${e.method} ${e.path}`, e]));
       const endpointOf = (e: EndpointEvidence) => byKey.get(`${e.method} ${e.path}`);
       const reading: HealthReading = probe.ok
