@@ -44,14 +44,28 @@ export interface ClaimOptions {
 }
 
 /**
+ * Claims reap at most this often per process (the analyses.reaper tick reaps every 5 s as well), so
+ * an expired lease goes back to the queue within about half a second of the next claim instead of
+ * costing every claim a round trip. Tests and callers that need a reap now call reapExpiredLeases.
+ */
+export const CLAIM_REAP_EVERY_MS = 500;
+let lastClaimReapAt = 0;
+
+/**
  * Claim up to `limit` queued jobs whose runAfter has come, highest priority first, in ONE statement:
  * SELECT … FOR UPDATE SKIP LOCKED picks rows no other claimer holds, the UPDATE leases them with a
  * fresh random token, and the INSERT appends the claim to the attempt log. Concurrent claimers never
- * block each other and never take the same row.
+ * block each other and never take the same row. The UPDATE finds the picked rows by primary key
+ * (`= ANY (ARRAY(…))`): written as a join (`FROM picked WHERE a.id = picked.id`) the planner chose a
+ * hash join over a sequential scan of the whole table, so every claim cost O(backlog) (EXPLAIN
+ * ANALYZE with 5,000 queued: 1–13 ms of the 13–26 ms statement).
  */
 export async function claimLeases(opts: ClaimOptions): Promise<LeasedRow[]> {
   const client = await clientOr(opts.client);
-  if (!opts.skipReap) await reapExpiredLeases({ client });
+  if (!opts.skipReap && Date.now() - lastClaimReapAt >= CLAIM_REAP_EVERY_MS) {
+    lastClaimReapAt = Date.now();
+    await reapExpiredLeases({ client });
+  }
   const limit = Math.max(1, Math.min(queueConfig().maxBatch, Math.floor(opts.limit)));
   const leaseMs = clampLeaseMs(opts.leaseMs);
   const claimed = await rows<LeasedRow>(
@@ -71,7 +85,7 @@ export async function claimLeases(opts: ClaimOptions): Promise<LeasedRow[]> {
          "attempts" = a."attempts" + 1,
          "startedAt" = coalesce(a."startedAt", ${NOW_UTC}),
          "updatedAt" = ${NOW_UTC}
-       FROM picked WHERE a."id" = picked."id" AND a."state" = 'queued'
+       WHERE a."id" = ANY (ARRAY(SELECT "id" FROM picked)) AND a."state" = 'queued'
        RETURNING a."id", a."listingId", a."submitter", a."trigger", a."targetUrl", a."attempts", a."maxAttempts", a."leaseToken", a."leaseExpiresAt", a."priority"
      ), logged AS (
        INSERT INTO ${LOG} ("analysisId", "attempt", "workerId", "leaseToken", "event", "at")
@@ -160,7 +174,7 @@ export async function failLease(id: string, input: FailInput, client?: Client): 
          "runAfter" = CASE WHEN NOT $4::boolean OR a."attempts" >= a."maxAttempts" THEN a."runAfter" ELSE ${NOW_UTC} + ${backoffSql(5, 6, 7)} END,
          "finishedAt" = CASE WHEN NOT $4::boolean OR a."attempts" >= a."maxAttempts" THEN ${NOW_UTC} ELSE NULL END,
          "leaseToken" = NULL, "leaseExpiresAt" = NULL, "leasedBy" = NULL, "updatedAt" = ${NOW_UTC}
-       FROM cur WHERE a."id" = cur."id"
+       FROM cur WHERE a."id" = $1 AND a."id" = cur."id"
        RETURNING a."id", a."state", a."attempts", a."maxAttempts", a."runAfter", cur."leaseToken" AS "oldToken", cur."leasedBy" AS "oldWorker"
      ), logged AS (
        INSERT INTO ${LOG} ("analysisId", "attempt", "workerId", "leaseToken", "event", "detail", "at")
@@ -210,7 +224,7 @@ export async function reapExpiredLeases(opts: { client?: Client; limit?: number 
          "runAfter" = CASE WHEN a."attempts" >= a."maxAttempts" THEN a."runAfter" ELSE ${NOW_UTC} + ${backoffSql(2, 3, 4)} END,
          "finishedAt" = CASE WHEN a."attempts" >= a."maxAttempts" THEN ${NOW_UTC} ELSE NULL END,
          "leaseToken" = NULL, "leaseExpiresAt" = NULL, "leasedBy" = NULL, "updatedAt" = ${NOW_UTC}
-       FROM expired e WHERE a."id" = e."id"
+       FROM expired e WHERE a."id" = ANY (ARRAY(SELECT "id" FROM expired)) AND a."id" = e."id"
        RETURNING a."id", a."state", a."attempts", a."error", e."leaseToken" AS "oldToken", e."leasedBy" AS "oldWorker"
      ), logged AS (
        INSERT INTO ${LOG} ("analysisId", "attempt", "workerId", "leaseToken", "event", "detail", "at")
@@ -305,7 +319,7 @@ export async function finishLeases(client: Client, leases: Array<{ id: string; l
        SELECT * FROM unnest($1::text[], $2::text[]) AS p("id", "token")
      ), done AS (
        UPDATE ${T} a SET "state" = 'succeeded', "step" = 'done', "error" = NULL, "leaseExpiresAt" = NULL, "finishedAt" = ${NOW_UTC}, "updatedAt" = ${NOW_UTC}
-       FROM pairs p WHERE a."id" = p."id" AND a."state" = 'running' AND a."leaseToken" = p."token" AND a."leaseExpiresAt" > ${NOW_UTC}
+       FROM pairs p WHERE a."id" = ANY ($1::text[]) AND a."id" = p."id" AND a."state" = 'running' AND a."leaseToken" = p."token" AND a."leaseExpiresAt" > ${NOW_UTC}
        RETURNING a."id", a."attempts", a."leasedBy", a."leaseToken"
      )
      INSERT INTO ${LOG} ("analysisId", "attempt", "workerId", "leaseToken", "event", "detail", "at")
