@@ -46,13 +46,13 @@ export async function seedDemoLedger(prisma: PrismaClient, opts: SeedDemoLedgerO
   for (const [shape, listingId] of entries) {
     const fixture = fixtures[shape];
     if (!fixture) throw new RangeError(`unknown listing shape ${shape}`);
-    const inputs = fixture.inputs;
     const listing = await prisma.listing.findUnique({
       where: { id: listingId },
       select: { id: true, endpoints: { where: { payable: true }, orderBy: { position: "asc" }, select: { id: true, priceUsd: true, priceLabel: true, priceDecimals: true } } },
     });
     if (!listing) throw new RangeError(`listing ${listingId} (${shape}) does not exist`);
     const endpoint = listing.endpoints[0] ?? null;
+    const inputs = atListingPrice(fixture.inputs, listing.endpoints);
     const decimals = endpoint?.priceDecimals ?? DEFAULT_ASSET_DECIMALS;
     result.warnings.push(...priceWarnings(shape, inputs, listing.endpoints));
 
@@ -191,6 +191,24 @@ function priceWarnings(shape: string, inputs: RankInputs, endpoints: Array<{ pri
   if (advertised !== inputs.price.advertisedPrice) out.push(`${shape}: the listing advertises ${advertised ?? "no price"}, the fixture ${inputs.price.advertisedPrice ?? "no price"}`);
   if ((label === null) !== (inputs.price.priceLabel === null)) out.push(`${shape}: the listing's price label is ${JSON.stringify(label)}, the fixture's ${JSON.stringify(inputs.price.priceLabel)}`);
   return out;
+}
+
+/**
+ * The fixture's prices moved onto the listing's own advertised price: the same ratio of settled to
+ * advertised (so the same divergence and price integrity), in the listing's own money. Without it a
+ * demo listing priced at $0.001 would "settle" at the fixture's $0.0275 and read as 100 % drift.
+ */
+export function atListingPrice(inputs: RankInputs, endpoints: Array<{ priceUsd: string | null }>): RankInputs {
+  const prices = endpoints.map((e) => (e.priceUsd !== null && /^\d+(\.\d+)?$/.test(e.priceUsd) ? Number(e.priceUsd) : null)).filter((p): p is number => p !== null && p > 0);
+  const listed = prices.length ? Math.min(...prices) : null;
+  const fixtureAdvertised = inputs.price.advertisedPrice;
+  if (listed === null || !fixtureAdvertised || listed === fixtureAdvertised) return inputs;
+  const k = listed / fixtureAdvertised;
+  return {
+    ...inputs,
+    price: { ...inputs.price, advertisedPrice: listed, quote: inputs.price.quote ? { ...inputs.price.quote, price: inputs.price.quote.price * k } : null },
+    ledger: { ...inputs.ledger, medianSettledPrice30d: inputs.ledger.medianSettledPrice30d === null ? null : inputs.ledger.medianSettledPrice30d * k },
+  };
 }
 
 /** A USD amount as atomic units (demo prices have at most 6 decimal places). */

@@ -47,6 +47,24 @@ describe("demo seed", () => {
     expect(await counts()).toEqual(after1);
   });
 
+  it("gives the demo's own shape listings the seed table's quality and rank (×100)", async () => {
+    const { rankForListing } = await import("@/lib/ledger/rank-inputs");
+    const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
+    await seedDemoHistory(t.prisma, seeded);
+    const got: Record<string, [number, number]> = {};
+    for (const [shape, id] of Object.entries(seeded.listingIdsByShape)) {
+      const r = await rankForListing(id);
+      got[shape] = [r!.quality100, r!.rank100];
+    }
+    // Seed 004 "Both scores on real shapes": 92/92, 95/81, 37/47 (featured 5), 13/6.
+    expect(got).toEqual({
+      "mature-and-honest": [92, 92],
+      "popular-but-thin": [95, 81],
+      "well-built-brand-new": [37, 47],
+      "trafficked-but-unpayable": [13, 6],
+    });
+  });
+
   it("queues one analysis per unscored fixture-seller listing, and no second one on a re-run", async () => {
     const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
     const first = await queueDemoAnalyses(t.prisma, seeded);
