@@ -28,19 +28,43 @@ test("a seller posting a moderator's server action directly gets 403 and nothing
   const auditBefore = await (await mod.request.get(`/admin/audit?listing=${listingId}`)).text();
   const reason = `authz e2e ${Date.now().toString(36)}`;
 
-  // The same action, posted by a seller.
+  // The action's id, as React's progressive-enhancement fields name it in the server-rendered form.
+  const actionId = (JSON.parse(Object.entries(fields).find(([k]) => /^\$ACTION_\d+:0$/.test(k))![1]) as { id: string }).id;
+  expect(actionId).toMatch(/^[0-9a-f]{20,}$/);
+
+  // The same action called as the browser calls it (Next-Action header, React's reply encoding of
+  // the arguments: listingId, previous state, FormData), by a seller.
+  const call = (page: typeof mod, level: string) =>
+    page.request.post(`${baseURL}${href}`, {
+      headers: { "next-action": actionId, accept: "text/x-component", origin: baseURL! },
+      multipart: { "0": JSON.stringify([listingId, { status: "idle" }, "$K1"]), "1_level": level, "1_reason": reason },
+      maxRedirects: 0,
+    });
   const seller = await pageAs(browser, "seller@demo");
-  const res = await seller.request.post(`${baseURL}${href}`, { multipart: { ...fields, level: "0", reason }, maxRedirects: 0 });
+  const res = await call(seller, "0");
   expect(res.status()).toBe(403);
   const body = await res.text();
   expect(body).not.toContain("Saved:");
   expect(body).not.toContain("qualityScore");
 
+  // A plain (no-JavaScript) form post of the same action by the seller changes nothing either.
+  const mpa = await seller.request.post(`${baseURL}${href}`, { multipart: { ...fields, level: "0", reason }, headers: { origin: baseURL! }, maxRedirects: 0 });
+  expect(mpa.status()).toBeGreaterThanOrEqual(400);
+  expect(await mpa.text()).not.toContain("Saved:");
+
   // The seller is refused every moderator page, too.
-  for (const path of ["/admin", "/admin/audit", href]) expect((await seller.request.get(path)).status(), path).toBe(403);
+  for (const path of ["/admin", "/admin/audit", href]) {
+    const r = await seller.goto(path);
+    expect(r?.status(), path).toBe(403);
+    await expect(seller.getByText("This page is for moderators")).toBeVisible();
+  }
+
+  // A seller of another organisation cannot open this listing's readiness report (404, not a hint it exists).
+  const other = await pageAs(browser, "seller2@demo");
+  expect((await other.goto(`/dashboard/listings/${listingId}`))?.status()).toBe(404);
 
   // Another seller's listing is not theirs to re-analyse either (owner-only route).
-  expect((await seller.request.post(`/api/listings/${listingId}/reanalyse`)).status()).toBe(404);
+  expect((await other.request.post(`/api/listings/${listingId}/reanalyse`)).status()).toBe(404);
 
   // Nothing changed: same levers, no audit row.
   await mod.reload();
@@ -49,9 +73,16 @@ test("a seller posting a moderator's server action directly gets 403 and nothing
   expect(auditAfter).not.toContain(reason);
   expect((auditAfter.match(/featured\.set|verification\.set|curation\.set/g) ?? []).length).toBe((auditBefore.match(/featured\.set|verification\.set|curation\.set/g) ?? []).length);
 
-  // The same post by a moderator does change it (the probe above could have failed for another reason).
-  const ok = await mod.request.post(href, { multipart: { ...fields, level: "4", reason }, maxRedirects: 0 });
+  // Control: the very same raw call by a moderator reaches the action (200 and an action result), so the
+  // seller's 403 above came from the action's own role check; and the lever does work for a moderator.
+  const ok = await call(mod, "4");
   expect(ok.status()).toBe(200);
+  expect(await ok.text()).toMatch(/"status":"(ok|error)"/);
+  await mod.goto(href);
+  await mod.getByLabel("Level (0–5)").selectOption("4");
+  await mod.getByLabel(/^Reason/).first().fill(reason);
+  await mod.getByRole("button", { name: "Set featured level" }).click();
+  await expect(mod.getByRole("status").filter({ hasText: "Saved:" })).toContainText("→ 4");
   await mod.reload();
   await expect(mod.getByText(/^featured 4 · /)).toBeVisible();
   expect(await (await mod.request.get(`/admin/audit?listing=${listingId}`)).text()).toContain(reason);

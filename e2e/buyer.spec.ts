@@ -1,8 +1,8 @@
 import { expect, test } from "@playwright/test";
-import { expectNoInternalNumbers, tileTitles } from "./helpers";
+import { expectNoInternalNumbers, tileTitles, waitForRankedCatalog } from "./helpers";
 
 test("a buyer browses, searches, filters, and opens a listing with its readiness tile and badge", async ({ page }) => {
-  await page.goto("/catalog");
+  await waitForRankedCatalog(page);
   await expect(page.getByRole("heading", { name: "Pay-per-call APIs" })).toBeVisible();
   const all = await tileTitles(page);
   expect(all.length).toBeGreaterThanOrEqual(6);
@@ -47,13 +47,22 @@ test("a buyer browses, searches, filters, and opens a listing with its readiness
   await expect(page.getByRole("heading", { name: "Endpoints" })).toBeVisible();
   await expect(page.getByLabel(/Readiness 96 of 100, Excellent/)).toBeVisible();
   await expect(page.getByText(/Rubric readiness\/1\.0\.0, analysed/)).toBeVisible();
-  const badge = page.getByRole("img", { name: /Readiness badge/ });
-  await expect(badge).toBeVisible();
-  await expect.poll(() => badge.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
-  const svg = await page.request.get((await badge.getAttribute("src"))!);
-  expect(svg.status()).toBe(200);
-  expect(svg.headers()["content-type"]).toContain("image/svg+xml");
-  expect(await svg.text()).toContain("96");
+  const slug = new URL(page.url()).pathname.split("/").pop()!;
+  const badgeRes = await page.request.get(`/badges/${slug}.svg`);
+  if (badgeRes.status() === 503 && (await badgeRes.text()).includes("signing_key_missing")) {
+    // The server has no signing key: the page must say so rather than show a broken image.
+    await expect(page.getByTestId("badge-unavailable")).toBeVisible();
+    expect(await page.getByRole("img", { name: /Readiness badge/ }).count()).toBe(0);
+    test.info().annotations.push({ type: "environment", description: "badge signing key not configured on this server; badge image not served" });
+  } else {
+    const badge = page.getByRole("img", { name: /Readiness badge/ });
+    await expect(badge).toBeVisible();
+    await expect.poll(() => badge.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    const svg = await page.request.get((await badge.getAttribute("src"))!);
+    expect(svg.status()).toBe(200);
+    expect(svg.headers()["content-type"]).toContain("image/svg+xml");
+    expect(await svg.text()).toContain("96");
+  }
   await page.screenshot({ path: "docs/screenshots/listing.png", fullPage: true });
   await expectNoInternalNumbers(await page.content());
 });

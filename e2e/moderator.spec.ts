@@ -1,10 +1,10 @@
 import { expect, test } from "@playwright/test";
-import { signInAs, tileTitles } from "./helpers";
+import { signInAs, tileTitles, waitForRankedCatalog } from "./helpers";
 
 const TARGET = "Tickr spot prices";
 
 test("a moderator sets Featured 3 with a reason, sees the listing move up the catalog, and finds the change in the audit log", async ({ page }) => {
-  await page.goto("/catalog");
+  await waitForRankedCatalog(page);
   const before = await tileTitles(page);
   const from = before.indexOf(TARGET);
   expect(from, `${TARGET} is in the catalog below the top`).toBeGreaterThan(0);
@@ -28,6 +28,8 @@ test("a moderator sets Featured 3 with a reason, sees the listing move up the ca
   await page.getByLabel(/^Reason/).first().evaluate((el) => el.removeAttribute("required"));
   await page.getByRole("button", { name: "Set featured level" }).click();
   await expect(page.getByText(/Not saved: reason must be a non-empty string/)).toBeVisible();
+  // What the moderator chose is kept after a refusal.
+  await expect(page.getByLabel("Level (0–5)")).toHaveValue("3");
 
   const reason = `e2e: editorial pick for the price-feed roundup ${Date.now().toString(36)}`;
   await page.getByLabel(/^Reason/).first().fill(reason);

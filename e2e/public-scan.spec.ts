@@ -39,7 +39,7 @@ test("no public page, RSC payload or keyless feed exposes qualityScore, featured
   // The listing pages do show what is public: score, band, rubric version and analysis date.
   const geocodr = await (await request.get("/catalog?search=geocoding")).text();
   const slug = geocodr.match(/href="\/listings\/([^"]+)"/)![1]!;
-  const page = await (await request.get(`/listings/${slug}`)).text();
+  const page = (await (await request.get(`/listings/${slug}`)).text()).replace(/<!-- -->/g, "").replace(/<[^>]+>/g, "");
   expect(page).toMatch(/Readiness 96 of 100, Excellent/);
   expect(page).toMatch(/Rubric readiness\/1\.0\.0, analysed/);
   test.info().annotations.push({ type: "scanned", description: `${scanned.length} responses` });

@@ -24,11 +24,14 @@ function Outcome({ state }: { state: ModerationState }) {
   );
 }
 
-function Reason({ id, invalid }: { id: string; invalid: boolean }) {
+const formKey = (state: ModerationState) => (state.status === "error" ? `e:${JSON.stringify(state.values)}:${state.message}` : state.status === "ok" ? `ok:${state.message}` : "idle");
+const kept = (state: ModerationState, key: string, fallback: string) => (state.status === "error" ? (state.values[key] ?? fallback) : fallback);
+
+function Reason({ id, invalid, defaultValue }: { id: string; invalid: boolean; defaultValue: string }) {
   return (
     <div>
       <label htmlFor={id} className="text-sm font-medium">Reason <span className="text-red-800">(required)</span></label>
-      <textarea id={id} name="reason" required rows={2} maxLength={2000} className={input} aria-invalid={invalid} placeholder="Why this change? It is kept in the audit log." />
+      <textarea id={id} name="reason" required rows={2} defaultValue={defaultValue} maxLength={2000} className={input} aria-invalid={invalid} placeholder="Why this change? It is kept in the audit log." />
     </div>
   );
 }
@@ -48,16 +51,16 @@ export function FeaturedForm({ listingId, current }: { listingId: string; curren
   const bad = state.status === "error" ? state.field : null;
   return (
     <Card title="Featured level" hint="×(1 + 0.1 × level); forced to ×1.00 when the gate says unpayable. Internal only.">
-      <form action={action} className="mt-3 space-y-3">
+      <form key={formKey(state)} action={action} className="mt-3 space-y-3">
         <div>
           <label htmlFor={`featured-${listingId}`} className="text-sm font-medium">Level (0–5)</label>
-          <select id={`featured-${listingId}`} name="level" defaultValue={String(current)} className={input} aria-invalid={bad === "level"}>
+          <select id={`featured-${listingId}`} name="level" defaultValue={kept(state, "level", String(current))} className={input} aria-invalid={bad === "level"}>
             {[0, 1, 2, 3, 4, 5].map((l) => (
               <option key={l} value={l}>{l} · ×{(1 + 0.1 * l).toFixed(2)}</option>
             ))}
           </select>
         </div>
-        <Reason id={`featured-reason-${listingId}`} invalid={bad === "reason"} />
+        <Reason id={`featured-reason-${listingId}`} invalid={bad === "reason"} defaultValue={kept(state, "reason", "")} />
         <button type="submit" disabled={pending} className="rounded-md bg-brand px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-800 disabled:opacity-60">
           {pending ? "Saving…" : "Set featured level"}
         </button>
@@ -72,16 +75,16 @@ export function VerificationForm({ listingId, current }: { listingId: string; cu
   const bad = state.status === "error" ? state.field : null;
   return (
     <Card title="Verification" hint="verified ×1.00 · unverified ×0.85 · degraded ×0.50.">
-      <form action={action} className="mt-3 space-y-3">
+      <form key={formKey(state)} action={action} className="mt-3 space-y-3">
         <div>
           <label htmlFor={`verification-${listingId}`} className="text-sm font-medium">Status</label>
-          <select id={`verification-${listingId}`} name="status" defaultValue={current} className={input} aria-invalid={bad === "status"}>
+          <select id={`verification-${listingId}`} name="status" defaultValue={kept(state, "status", current)} className={input} aria-invalid={bad === "status"}>
             <option value="verified">verified by canary</option>
             <option value="unverified">unverified</option>
             <option value="degraded">degraded</option>
           </select>
         </div>
-        <Reason id={`verification-reason-${listingId}`} invalid={bad === "reason"} />
+        <Reason id={`verification-reason-${listingId}`} invalid={bad === "reason"} defaultValue={kept(state, "reason", "")} />
         <button type="submit" disabled={pending} className="rounded-md bg-brand px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-800 disabled:opacity-60">
           {pending ? "Saving…" : "Set verification"}
         </button>
@@ -96,18 +99,18 @@ export function CurationForm({ listingId, tier, sortWeight }: { listingId: strin
   const bad = state.status === "error" ? state.field : null;
   return (
     <Card title="Tier and sort weight" hint="Visible curation levers: tier ascending, then sort weight descending, come before rank.">
-      <form action={action} className="mt-3 space-y-3">
+      <form key={formKey(state)} action={action} className="mt-3 space-y-3">
         <div className="grid grid-cols-2 gap-3">
           <div>
             <label htmlFor={`tier-${listingId}`} className="text-sm font-medium">Tier</label>
-            <input id={`tier-${listingId}`} name="tier" type="number" min={0} step={1} defaultValue={tier} className={input} aria-invalid={bad === "tier"} />
+            <input id={`tier-${listingId}`} name="tier" type="number" min={0} step={1} defaultValue={kept(state, "tier", String(tier))} className={input} aria-invalid={bad === "tier"} />
           </div>
           <div>
             <label htmlFor={`sw-${listingId}`} className="text-sm font-medium">Sort weight</label>
-            <input id={`sw-${listingId}`} name="sortWeight" type="number" step={1} defaultValue={sortWeight} className={input} aria-invalid={bad === "sortWeight"} />
+            <input id={`sw-${listingId}`} name="sortWeight" type="number" step={1} defaultValue={kept(state, "sortWeight", String(sortWeight))} className={input} aria-invalid={bad === "sortWeight"} />
           </div>
         </div>
-        <Reason id={`curation-reason-${listingId}`} invalid={bad === "reason"} />
+        <Reason id={`curation-reason-${listingId}`} invalid={bad === "reason"} defaultValue={kept(state, "reason", "")} />
         <button type="submit" disabled={pending} className="rounded-md bg-brand px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-800 disabled:opacity-60">
           {pending ? "Saving…" : "Set tier and weight"}
         </button>

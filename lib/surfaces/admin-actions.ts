@@ -2,10 +2,11 @@
 /**
  * The moderators' server actions. Each calls one lib/ledger/moderation.ts lever, which authorises
  * inside itself (moderator or admin, read fresh), writes the change with its audit row and re-ranks
- * at once. A caller without the role is refused (403) and nothing changes; a bad input comes back as
- * a message for the form, naming the field.
+ * at once. A caller without the role gets 403 (forbidden()) and nothing changes; a bad input comes
+ * back as a message for the form, naming the field, with the values the moderator entered.
  */
 import { revalidatePath } from "next/cache";
+import { forbidden, unauthorized } from "next/navigation";
 import { sessionUserId } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
 import { setFeaturedLevel, setTierAndSortWeight, setVerificationStatus } from "@/lib/ledger/moderation";
@@ -14,7 +15,7 @@ import { browsePosition } from "./admin";
 export type ModerationState =
   | { status: "idle" }
   | { status: "ok"; message: string; positionBefore: number | null; positionAfter: number | null; of: number; rank100: number | null; quality100: number | null }
-  | { status: "error"; message: string; field: string | null };
+  | { status: "error"; message: string; field: string | null; values: Record<string, string> };
 
 const int = (v: FormDataEntryValue | null): number | string | null => {
   if (v === null) return null;
@@ -24,6 +25,7 @@ const int = (v: FormDataEntryValue | null): number | string | null => {
 
 async function run(
   listingId: string,
+  form: FormData,
   change: (actorId: string | null) => Promise<{ before: Record<string, unknown>; after: Record<string, unknown>; rank: { quality100: number; rank100: number } | null }>,
 ): Promise<ModerationState> {
   const actorId = await sessionUserId();
@@ -47,24 +49,34 @@ async function run(
     };
   } catch (e) {
     if (isAppError(e)) {
-      // 403/401: nothing changed. The form says so; a non-JS post re-renders the page, which answers 403 itself.
-      if (e.code === "forbidden" || e.code === "unauthorized") return { status: "error", message: `${e.status} ${e.code === "forbidden" ? "Forbidden" : "Unauthorized"}: ${e.message} Nothing was changed.`, field: null };
+      // Nothing changed. The action answers 403 (401) itself and the client shows app/forbidden.tsx.
+      if (e.code === "forbidden") forbidden();
+      if (e.code === "unauthorized") unauthorized();
       const pointer = e.details[0]?.pointer ?? null;
-      return { status: "error", message: e.details[0]?.message ? `${pointer?.slice(1) ?? "input"} ${e.details[0].message}` : e.message, field: pointer ? pointer.slice(1) : null };
+      return { status: "error", message: e.details[0]?.message ? `${pointer?.slice(1) ?? "input"} ${e.details[0].message}` : e.message, field: pointer ? pointer.slice(1) : null, values: valuesOf(form) };
     }
     console.error(e);
-    return { status: "error", message: "Something went wrong on our side; nothing was changed. Try again.", field: null };
+    return { status: "error", message: "Something went wrong on our side; nothing was changed. Try again.", field: null, values: valuesOf(form) };
   }
 }
 
+function valuesOf(form: FormData): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of ["level", "status", "tier", "sortWeight", "reason"]) {
+    const v = form.get(k);
+    if (typeof v === "string") out[k] = v.slice(0, 2000);
+  }
+  return out;
+}
+
 export async function setFeaturedAction(listingId: string, _prev: ModerationState, form: FormData): Promise<ModerationState> {
-  return run(listingId, (actorId) => setFeaturedLevel({ listingId, level: int(form.get("level")), reason: form.get("reason") ?? "", actorId }));
+  return run(listingId, form, (actorId) => setFeaturedLevel({ listingId, level: int(form.get("level")), reason: form.get("reason") ?? "", actorId }));
 }
 
 export async function setVerificationAction(listingId: string, _prev: ModerationState, form: FormData): Promise<ModerationState> {
-  return run(listingId, (actorId) => setVerificationStatus({ listingId, status: form.get("status"), reason: form.get("reason") ?? "", actorId }));
+  return run(listingId, form, (actorId) => setVerificationStatus({ listingId, status: form.get("status"), reason: form.get("reason") ?? "", actorId }));
 }
 
 export async function setCurationAction(listingId: string, _prev: ModerationState, form: FormData): Promise<ModerationState> {
-  return run(listingId, (actorId) => setTierAndSortWeight({ listingId, tier: int(form.get("tier")), sortWeight: int(form.get("sortWeight")), reason: form.get("reason") ?? "", actorId }));
+  return run(listingId, form, (actorId) => setTierAndSortWeight({ listingId, tier: int(form.get("tier")), sortWeight: int(form.get("sortWeight")), reason: form.get("reason") ?? "", actorId }));
 }

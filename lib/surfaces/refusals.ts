@@ -8,6 +8,7 @@ const ADVICE: Record<string, string> = {
   fragment_not_allowed: "Remove the fragment (everything from #).",
   host_forbidden: "Use the service's public host name; local names (localhost, *.local, *.internal) cannot be probed.",
   ip_literal_forbidden: "Use a public host name rather than a private or reserved IP address.",
+  host_not_allowlisted: "This deployment only probes the hosts on its allow list (TOLLGATE_PROBE_ALLOW_HOSTS, e.g. the local demo sellers); submit one of those, or ask the operator to allow your host.",
   port_not_allowed: "Serve the API on port 443 (https), or use a URL without a port.",
   dns_failed: "Check the host name resolves publicly, then retry.",
   address_forbidden: "The host resolves to a private address; publish it on a public address.",

@@ -4,6 +4,7 @@ import { Monogram } from "@/components/monogram";
 import { ReadinessChip } from "@/components/readiness-chip";
 import { getPublishedListing } from "@/lib/catalog/queries";
 import { formatUsd, networkName } from "@/lib/format";
+import { badgeKeyring } from "@/lib/badges/server";
 import { bandLabel } from "@/lib/surfaces/band";
 
 export const dynamic = "force-dynamic";
@@ -19,6 +20,8 @@ export default async function ListingPage({ params }: Params) {
   const listing = await getPublishedListing((await params).slug);
   if (!listing) notFound();
   const r = listing.readiness;
+  // The badge is signed; a server without a signing key cannot serve it, so say so instead of showing a broken image.
+  const badgeReady = r ? await badgeKeyring().then(() => true, () => false) : false;
   return (
     <article className="grid gap-6 lg:grid-cols-[1fr_18rem]">
       <div className="min-w-0">
@@ -89,9 +92,15 @@ export default async function ListingPage({ params }: Params) {
         {r && (
           <section aria-labelledby="badge-h" className="rounded-xl border border-line bg-white p-4">
             <h2 id="badge-h" className="text-sm font-semibold text-muted">Badge</h2>
-            {/* eslint-disable-next-line @next/next/no-img-element */}
-            <img src={`/badges/${listing.slug}.svg`} alt={`Readiness badge: ${r.score}, ${bandLabel(r.band)}`} className="mt-2 h-5" />
-            <p className="mt-2 text-xs text-muted">The seller can show this signed badge; it links back here.</p>
+            {badgeReady ? (
+              <>
+                {/* eslint-disable-next-line @next/next/no-img-element */}
+                <img src={`/badges/${listing.slug}.svg`} alt={`Readiness badge: ${r.score}, ${bandLabel(r.band)}`} className="mt-2 h-5 max-w-full" />
+                <p className="mt-2 text-xs text-muted">The seller can show this signed badge; it links back here.</p>
+              </>
+            ) : (
+              <p className="mt-2 text-xs text-muted" data-testid="badge-unavailable">The badge cannot be served right now: this server has no badge signing key configured (BADGE_SIGNING_KEY).</p>
+            )}
           </section>
         )}
         <section className="rounded-xl border border-line bg-white p-4 text-sm">

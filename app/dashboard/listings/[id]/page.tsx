@@ -8,6 +8,7 @@ import { ReadinessChip, StaleChip } from "@/components/readiness-chip";
 import { ReanalyseButton } from "@/components/reanalyse-button";
 import { RuleStatusChip } from "@/components/rule-status";
 import { sessionUserId } from "@/lib/auth/session";
+import { badgeKeyring } from "@/lib/badges/server";
 import { timeAgo } from "@/lib/format";
 import { orPageError } from "@/lib/surfaces/guard";
 import { publicOriginFromRequest } from "@/lib/surfaces/origin";
@@ -30,6 +31,7 @@ export default async function ReportPage({ params, searchParams }: Props) {
   const published = listing.publicationState === "published";
   const analysisId = report.activeAnalysisId ?? (typeof sp.analysis === "string" ? sp.analysis : null);
   const origin = published && result ? await publicOriginFromRequest() : "";
+  const badgeReady = published && result ? await badgeKeyring().then(() => true, () => false) : false;
   const blockers = result?.improvements.filter((i) => i.blocker) ?? [];
   const dimensions = result?.dimensions ?? [];
 
@@ -221,8 +223,13 @@ export default async function ReportPage({ params, searchParams }: Props) {
         <section aria-labelledby="badge-h" className="rounded-xl border border-line bg-white p-5">
           <h2 id="badge-h" className="text-lg font-semibold">Your badge</h2>
           <p className="text-sm text-muted">Paste it in your README or docs. It shows the published score and band, is signed, and links to your catalog page.</p>
+          {!badgeReady && (
+            <p className="mt-3 rounded-md bg-amber-50 p-2 text-sm text-amber-900" data-testid="badge-unavailable">
+              This server has no badge signing key configured (BADGE_SIGNING_KEY), so the badge URLs below answer 503 until an operator sets one. The snippet itself is final.
+            </p>
+          )}
           <div className="mt-3">
-            <BadgeSnippet slug={listing.slug} origin={origin} />
+            <BadgeSnippet slug={listing.slug} origin={origin} preview={badgeReady} />
           </div>
         </section>
       )}
