@@ -20,7 +20,9 @@ export function networkName(caip2: string): string {
 export function formatUsd(decimal: string | number): string {
   const n = Number(decimal);
   if (!Number.isFinite(n)) return String(decimal);
-  return n < 0.01 ? `$${n.toPrecision(2)}` : `$${n.toFixed(n < 1 ? 3 : 2).replace(/0$/, "")}`;
+  // $2.00 and $12.50 for whole-cent prices; sub-dollar prices keep three significant digits
+  // without trailing zeros ($0.04, $0.003, $0.0275), since per-call prices are often fractions of a cent.
+  return n >= 1 ? `$${n.toFixed(2)}` : `$${Number(n.toPrecision(3))}`;
 }
 
 export function timeAgo(date: Date | string, now = new Date()): string {

@@ -73,6 +73,9 @@ async function main() {
       TOLLGATE_WORKER_TOKEN: secrets.workerToken,
       NEXTAUTH_URL: origin,
       NEXTAUTH_SECRET: secrets.nextAuthSecret,
+      // Production mode takes the badge key from the environment (lib/badges/keys.ts).
+      BADGE_SIGNING_KEY: secrets.badgeSigningKey,
+      BADGE_SIGNING_KEY_NOT_BEFORE: secrets.badgeSigningKeyNotBefore,
     },
   });
   const stop = (signal: NodeJS.Signals) => {
@@ -102,10 +105,24 @@ function step(msg: string) {
   console.log(`  · ${msg}`);
 }
 
-function loadSecrets(file: string): { nextAuthSecret: string; workerToken: string } {
-  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, "utf8"));
-  const s = { nextAuthSecret: crypto.randomBytes(32).toString("base64url"), workerToken: crypto.randomBytes(24).toString("base64url") };
-  fs.writeFileSync(file, JSON.stringify(s, null, 2), { mode: 0o600 });
+interface DemoSecrets {
+  nextAuthSecret: string;
+  workerToken: string;
+  /** Ed25519 seed (base64) for signing readiness badges, and when it came into use. */
+  badgeSigningKey: string;
+  badgeSigningKeyNotBefore: string;
+}
+
+/** Secrets the demo server needs, generated once and kept (0600) in the data folder. */
+function loadSecrets(file: string): DemoSecrets {
+  const existing: Partial<DemoSecrets> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : {};
+  const s: DemoSecrets = {
+    nextAuthSecret: existing.nextAuthSecret ?? crypto.randomBytes(32).toString("base64url"),
+    workerToken: existing.workerToken ?? crypto.randomBytes(24).toString("base64url"),
+    badgeSigningKey: existing.badgeSigningKey ?? crypto.randomBytes(32).toString("base64"),
+    badgeSigningKeyNotBefore: existing.badgeSigningKeyNotBefore ?? new Date().toISOString(),
+  };
+  if (JSON.stringify(s) !== JSON.stringify(existing)) fs.writeFileSync(file, JSON.stringify(s, null, 2), { mode: 0o600 });
   return s;
 }
 

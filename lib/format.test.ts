@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { formatUsd, networkName } from "@/lib/format";
+
+describe("formatUsd", () => {
+  it.each([
+    ["2", "$2.00"],
+    ["12.5", "$12.50"],
+    ["0.04", "$0.04"],
+    ["0.003", "$0.003"],
+    ["0.0275", "$0.0275"],
+    ["0.001", "$0.001"],
+    ["0.12345", "$0.123"],
+    ["not a number", "not a number"],
+  ])("%s → %s", (input, out) => expect(formatUsd(input)).toBe(out));
+});
+
+describe("networkName", () => {
+  it("names known CAIP-2 networks and passes others through", () => {
+    expect(networkName("eip155:8453")).toBe("Base");
+    expect(networkName("eip155:999999")).toBe("eip155:999999");
+  });
+});
