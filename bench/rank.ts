@@ -1,0 +1,178 @@
+/**
+ * bench:rank — the rank sweep at catalog scale, next to the floor of a bare aggregate scan.
+ *
+ * In its own schema of a server PostgreSQL (DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/test),
+ * dropped afterwards: 100,000 listings (one payable endpoint each), 1,000,000 router_payments rows and
+ * 1,000,000 monitor_health_samples rows over 40 days, bulk-loaded with INSERT … SELECT generate_series.
+ * Then, in the same run:
+ *   - floor: one bare aggregate scan over the same rows (GROUP BY listing over payments and samples);
+ *   - the full rank sweep (every listing's inputs new, so every listing aggregated, scored and written),
+ *     and a second sweep with nothing changed (hash-skipped);
+ *   - browseCatalog p50/p95 (first pages and pages deep in a cursor chain, with and without filters);
+ *   - selectServices p50/p95 (the /router/select lib function, keyword tasks).
+ * Target: sweep ÷ floor ≤ 3; browse p95 < 50 ms; select p95 < 100 ms.
+ *
+ *   npm run bench:rank [-- --listings 100000 --rows 1000000]
+ *
+ * The last line is always `RESULT rank_sweep_floor_ratio <ratio>`.
+ */
+import { performance } from "node:perf_hooks";
+import { openDatabase, setDatabase, type DatabaseHandle } from "../lib/db";
+import { migrate } from "../lib/migrate";
+import { runRankSweep } from "../lib/ledger/rank-sweep";
+import { browseCatalog } from "../lib/catalog/browse";
+import { parseSelectRequest, selectServices } from "../lib/catalog/select";
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
+  return Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback;
+}
+
+const LISTINGS = arg("listings", 100_000);
+const ROWS = arg("rows", 1_000_000);
+const URL_ = process.env.DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/test";
+const SCHEMA = `bench_rank_${process.pid}`;
+/** --load-only: load, print the schema name and stop without dropping it (for reading query plans). */
+const LOAD_ONLY = process.argv.includes("--load-only");
+const NOW = new Date("2026-12-02T12:00:00.000Z");
+const NOW_SQL = `TIMESTAMP '2026-12-02 12:00:00'`;
+
+const WORDS = ["weather", "forecast", "translate", "text", "image", "resize", "geocode", "address", "stock", "quotes", "summarise", "documents", "speech", "audio", "search", "web", "email", "verify", "invoice", "parse", "pdf", "ocr", "sentiment", "news", "crypto", "prices", "maps", "routing", "vision", "embeddings"];
+
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const s = (x: number) => `${(x / 1000).toFixed(2)} s`;
+const pct = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const t0 = performance.now();
+  const r = await fn();
+  return [r, performance.now() - t0];
+}
+
+async function load(h: DatabaseHandle): Promise<void> {
+  // Secondary indexes are built once after the load (as a restore does) rather than row by row.
+  const indexes = await h.query<{ indexname: string; indexdef: string }>(
+    `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1
+        AND tablename IN ('listings', 'endpoints', 'router_payments', 'monitor_health_samples', 'price_quotes') AND indexname NOT LIKE '%_pkey'`,
+    [SCHEMA],
+  );
+  for (const i of indexes) await h.exec(`DROP INDEX "${SCHEMA}"."${i.indexname}"`);
+  const words = `ARRAY[${WORDS.map((w) => `'${w}'`).join(",")}]`;
+  await h.exec(`INSERT INTO "organizations" ("id", "slug", "name") VALUES ('org-bench', 'bench', 'Bench Seller')`);
+  // Titles of two or three vocabulary words; 95 % published; a few curated tiers and weights.
+  await h.exec(`
+    INSERT INTO "listings" ("id", "slug", "organizationId", "title", "shortDescription", "category", "baseUrl", "protocols", "networks",
+                            "tier", "sortWeight", "featuredLevel", "verificationStatus", "publicationState", "publishedAt", "updatedAt")
+    SELECT 'l' || lpad(i::text, 7, '0'), 'listing-' || i, 'org-bench',
+           initcap(w[1 + (i * 7) % 30] || ' ' || w[1 + (i * 13) % 30] || CASE WHEN i % 3 = 0 THEN ' ' || w[1 + (i * 17) % 30] ELSE '' END) || ' API ' || i,
+           'Pay per call ' || w[1 + (i * 11) % 30] || ' and ' || w[1 + (i * 19) % 30] || ' for agents',
+           w[1 + i % 30], 'https://api' || i || '.example.com', ARRAY['x402'], ARRAY['eip155:8453'],
+           CASE WHEN i % 100 = 0 THEN 1 ELSE 2 END, CASE WHEN i % 250 = 0 THEN 5 ELSE 0 END, (i % 23) % 6,
+           (ARRAY['verified','unverified','unverified','degraded'])[1 + i % 4]::"VerificationStatus",
+           CASE WHEN i % 20 = 0 THEN 'draft' ELSE 'published' END::"PublicationState", ${NOW_SQL}, ${NOW_SQL}
+      FROM generate_series(1, ${LISTINGS}) AS i, (SELECT ${words} AS w) v`);
+  // The endpoint trigger re-derives a listing's search vector per endpoint row; at bulk-load time the
+  // listing rows were just written, so it is switched off for this insert only.
+  await h.exec(`ALTER TABLE "endpoints" DISABLE TRIGGER "endpoints_search"`);
+  await h.exec(`
+    INSERT INTO "endpoints" ("id", "listingId", "position", "method", "path", "payable", "priceUsd", "priceLabel", "priceAmount", "priceAsset", "priceNetwork", "priceDecimals", "priceMode")
+    SELECT 'e' || lpad(i::text, 7, '0'), 'l' || lpad(i::text, 7, '0'), 0, 'POST', '/run', true,
+           to_char((1 + i % 50) / 1000.0, 'FM0.000'), '$' || to_char((1 + i % 50) / 1000.0, 'FM0.000') || ' per call',
+           ((1 + i % 50) * 1000)::text, '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'eip155:8453', 6, 'fixed'
+      FROM generate_series(1, ${LISTINGS}) AS i`);
+  await h.exec(`ALTER TABLE "endpoints" ENABLE TRIGGER "endpoints_search"`);
+  // Payments over 40 days (so the 30-day window cuts), 5,000 wallets, 90 % settled near the price.
+  await h.exec(`
+    INSERT INTO "router_payments" ("id", "payer", "listingId", "endpointId", "advertisedAmount", "settledAmount", "asset", "network", "status", "createdAt")
+    SELECT 'p' || i, '0x' || lpad(to_hex(1 + (i * 7919) % 5000), 40, '0'), 'l' || lpad(li::text, 7, '0'), 'e' || lpad(li::text, 7, '0'),
+           ((1 + li % 50) * 1000)::text,
+           CASE WHEN i % 10 <> 0 THEN ((1 + li % 50) * 1000 + (i % 7) * 10)::text END,
+           '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'eip155:8453',
+           CASE WHEN i % 10 <> 0 THEN 'settled' ELSE 'failed' END::"PaymentStatus",
+           ${NOW_SQL} - ((i * 2654435761::bigint) % (40 * 86400)) * interval '1 second'
+      FROM (SELECT i, 1 + (i * 48271) % ${LISTINGS} AS li FROM generate_series(1::bigint, ${ROWS}) AS i) g`);
+  await h.exec(`
+    INSERT INTO "monitor_health_samples" ("id", "listingId", "at", "outcome", "httpStatus", "latencyMs", "confidence", "challengeKind", "vantage")
+    SELECT 'h' || i, 'l' || lpad((1 + (i * 69621) % ${LISTINGS})::text, 7, '0'),
+           ${NOW_SQL} - ((i * 40503::bigint) % (35 * 86400)) * interval '1 second',
+           CASE WHEN i % 15 = 0 THEN 'down' ELSE 'up' END, CASE WHEN i % 15 = 0 THEN NULL ELSE 402 END, 50 + i % 200,
+           CASE WHEN i % 15 = 0 THEN 0 WHEN i % 31 = 0 THEN 0.6 ELSE 1 END, 'x402-v2', 'bench'
+      FROM generate_series(1::bigint, ${ROWS}) AS i`);
+  await h.exec(`
+    INSERT INTO "price_quotes" ("id", "listingId", "endpointId", "amount", "asset", "network", "quotedAt", "source")
+    SELECT 'q' || i, 'l' || lpad(i::text, 7, '0'), 'e' || lpad(i::text, 7, '0'), ((1 + i % 50) * 1000)::text,
+           '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'eip155:8453', ${NOW_SQL} - (i % 45) * interval '1 day', 'bench'
+      FROM generate_series(1, ${LISTINGS}) AS i`);
+  for (const i of indexes) await h.exec(i.indexdef);
+  await h.exec(`VACUUM ANALYZE`);
+}
+
+async function main(): Promise<void> {
+  const admin = await openDatabase({ url: URL_, poolSize: 1 });
+  await admin.exec(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE; CREATE SCHEMA ${SCHEMA}`);
+  const h = await openDatabase({ url: URL_, schema: SCHEMA, poolSize: 4 });
+  try {
+    await migrate(h);
+    setDatabase(h);
+    const [, loadMs] = await timed(() => load(h));
+    console.log(`loaded ${LISTINGS.toLocaleString("en-US")} listings, ${ROWS.toLocaleString("en-US")} payments, ${ROWS.toLocaleString("en-US")} health samples in ${s(loadMs)} (schema ${SCHEMA})`);
+    if (LOAD_ONLY) return;
+
+    // The floor: one bare aggregate scan over the same rows the sweep reads.
+    const floorSql = `SELECT (SELECT count(*) FROM (SELECT "listingId", count(*) FROM "router_payments" GROUP BY 1) a)
+                           + (SELECT count(*) FROM (SELECT "listingId", count(*) FROM "monitor_health_samples" GROUP BY 1) b) AS n`;
+    await h.query(floorSql); // warm the cache for both sides alike
+    const floors: number[] = [];
+    for (let i = 0; i < 3; i++) floors.push((await timed(() => h.query(floorSql)))[1]);
+    const floor = pct(floors, 50);
+    console.log(`floor (bare GROUP BY scan of payments + samples), median of 3: ${s(floor)}`);
+
+    const [full, sweepMs] = await timed(() => runRankSweep({ now: NOW }));
+    console.log(`full rank sweep: ${s(sweepMs)} — scanned ${full.scanned.toLocaleString("en-US")}, updated ${full.updated.toLocaleString("en-US")}, ${full.batches} batches`);
+    const [again, againMs] = await timed(() => runRankSweep({ now: NOW }));
+    console.log(`repeat sweep, nothing changed: ${s(againMs)} — updated ${again.updated}, unchanged ${again.unchanged.toLocaleString("en-US")}`);
+    const ranked = await h.query<{ n: number }>(`SELECT count(*)::int AS n FROM "listings" WHERE "rankScore" IS NOT NULL`);
+    if (ranked[0].n !== LISTINGS) throw new Error(`expected ${LISTINGS} ranked listings, got ${ranked[0].n}`);
+
+    // The first sweep rewrote every listing row; measure reads in the steady state autovacuum reaches.
+    await h.exec(`VACUUM ANALYZE "listings"`);
+    // Browse: 40 first pages (with and without a filter) and 80 pages deep in cursor chains.
+    const browse: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const filters = i % 2 ? { category: WORDS[i % WORDS.length] } : undefined;
+      browse.push((await timed(() => browseCatalog({ limit: 24, now: NOW, filters })))[1]);
+    }
+    let cursor: string | null = null;
+    for (let i = 0; i < 80; i++) {
+      const [page, t] = await timed(() => browseCatalog({ limit: 24, now: NOW, cursor }));
+      browse.push(t);
+      cursor = page.nextCursor;
+    }
+    console.log(`browseCatalog (24 per page, 120 requests): p50 ${ms(pct(browse, 50))}, p95 ${ms(pct(browse, 95))}`);
+
+    const select: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const task = `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}`;
+      const req = parseSelectRequest({ task, limit: 10, ...(i % 3 === 0 ? { filters: { maxPrice: "0.02" } } : {}) });
+      select.push((await timed(() => selectServices(req, { apiVersion: "1.55" })))[1]);
+    }
+    console.log(`selectServices (limit 10, 100 tasks): p50 ${ms(pct(select, 50))}, p95 ${ms(pct(select, 95))}`);
+
+    const ratio = sweepMs / floor;
+    console.log(`targets: sweep/floor ≤ 3 (${ratio.toFixed(2)}), browse p95 < 50 ms, select p95 < 100 ms`);
+    console.log(`RESULT rank_sweep_floor_ratio ${ratio.toFixed(2)}`);
+  } finally {
+    setDatabase(undefined);
+    await h.close();
+    if (!LOAD_ONLY) await admin.exec(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+    await admin.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  process.exitCode = 1;
+});
