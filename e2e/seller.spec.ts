@@ -42,6 +42,8 @@ test("a seller adds a service from its URL, publishes, reads the report, applies
   const estimateBefore = Number((await estimate.getByLabel(/^Readiness \d+ of 100/).getAttribute("aria-label"))!.match(/\d+/)![0]);
   await walkthrough.fill(walkthroughText);
   await expect.poll(async () => Number((await estimate.getByLabel(/^Readiness \d+ of 100/).getAttribute("aria-label"))!.match(/\d+/)![0])).toBeGreaterThan(estimateBefore);
+  await expect(page.getByText(/needs? attention before this can be saved/)).toHaveCount(0);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: "docs/screenshots/add-service.png", fullPage: true });
   await walkthrough.fill("");
 

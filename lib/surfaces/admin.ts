@@ -100,8 +100,12 @@ export async function adminListing(userId: string | null, listingId: string) {
     browsePosition(listingId),
   ]);
   const comps = (listing.rankComponents ?? null) as Record<string, { value: number; reason: string; facts?: Record<string, unknown> }> | null;
+  // The formula's order: quality's gate and three measured parts, then the two multipliers.
+  const ORDER = ["gate", "liveness", "traction", "priceIntegrity", "featured", "verification"];
   const components: RankComponentView[] = comps
-    ? Object.entries(comps).map(([key, c]) => ({ key, value: c.value, reason: c.reason, facts: c.facts ?? {} }))
+    ? Object.entries(comps)
+        .map(([key, c]) => ({ key, value: c.value, reason: c.reason, facts: c.facts ?? {} }))
+        .sort((a, b) => (ORDER.indexOf(a.key) + 1 || 99) - (ORDER.indexOf(b.key) + 1 || 99))
     : [];
   return {
     listing,

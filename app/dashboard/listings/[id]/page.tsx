@@ -4,7 +4,7 @@ import { BadgeSnippet } from "@/components/badge-snippet";
 import { DimensionChart } from "@/components/charts/dimension-chart";
 import { HistoryChart } from "@/components/charts/history-chart";
 import { ProbeEvidenceView } from "@/components/probe-evidence";
-import { ReadinessChip, StaleChip } from "@/components/readiness-chip";
+import { bandStyle, ReadinessChip, StaleChip } from "@/components/readiness-chip";
 import { ReanalyseButton } from "@/components/reanalyse-button";
 import { RuleStatusChip } from "@/components/rule-status";
 import { sessionUserId } from "@/lib/auth/session";
@@ -79,7 +79,7 @@ export default async function ReportPage({ params, searchParams }: Props) {
               <div className="mt-1 flex flex-wrap items-baseline gap-3">
                 <p className="text-6xl font-bold tabular-nums tracking-tight" data-testid="readiness-total">{result.total}</p>
                 <p className="text-sm text-muted">of 100</p>
-                <ReadinessChip score={result.total} band={result.band} size="lg" />
+                <span className={`rounded-full px-3 py-1 text-base font-semibold ring-1 ${bandStyle(result.band)}`}>{result.band}</span>
                 {result.stale && <StaleChip />}
               </div>
               <p className="mt-2 text-sm text-muted">
