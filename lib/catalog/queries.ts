@@ -8,14 +8,3 @@ export async function getPublishedListing(slug: string): Promise<PublicListing |
   return row ? toPublicListing(row) : null;
 }
 
-/** Published listings in browse order (tier ↑, sortWeight ↓, rankScore ↓ unscored last). */
-export async function listPublishedListings(limit = 60): Promise<PublicListing[]> {
-  const prisma = await db();
-  const rows = await prisma.listing.findMany({
-    where: { publicationState: "published" },
-    orderBy: [{ tier: "asc" }, { sortWeight: "desc" }, { rankScore: { sort: "desc", nulls: "last" } }, { id: "asc" }],
-    take: limit,
-    select: publicListingSelect,
-  });
-  return rows.map(toPublicListing);
-}
