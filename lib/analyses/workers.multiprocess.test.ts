@@ -124,7 +124,8 @@ describe("catalog-monitor workers over the ops API", () => {
       const started = Date.now();
       const workers = Array.from({ length: 8 }, (_, i) => startWorker(`load-${i}`, ["--concurrency=16", "--lease-ms=10000"]));
       try {
-        await until("2,000 succeeded", async () => (await counts(ids)).succeeded === 2000, 90_000, 250);
+        // Correctness, not speed, is asserted here (bench:queue measures speed): generous room for a loaded CI machine.
+        await until("2,000 succeeded", async () => (await counts(ids)).succeeded === 2000, 240_000, 250);
       } finally {
         await Promise.all(workers.map((w) => stopWorker(w)));
       }
@@ -146,7 +147,7 @@ describe("catalog-monitor workers over the ops API", () => {
       expect(byWorker.length).toBeGreaterThan(1);
       for (const w of workers) expect(w.output()).toContain('"completed"');
     },
-    150_000,
+    300_000,
   );
 
   serverOnly(
