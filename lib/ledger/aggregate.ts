@@ -56,36 +56,58 @@ export type BatchSelector = { ids: readonly string[] } | { afterId: string | nul
 
 /**
  * `$1` is the batch (an id array, or the id to page after), `$2` now as a UTC wall-clock timestamp
- * (Prisma's timestamp(3) columns hold UTC), `$3` the page size. Shaped for the indexes of migration
- * 20261202131000_rank: the windows are index ranges per listing, distinct buyers are counted after a
- * hash GROUP BY (listing, payer) rather than by count(DISTINCT), which would sort every group, and the
- * "latest" facts are one backward index probe each.
+ * (Prisma's timestamp(3) columns hold UTC), `$3` the page size.
+ *
+ * Set-based, one pass per source table: a sweep batch is a contiguous id range, so its payments and
+ * health samples are ONE index range scan each (router_payments_rank_idx, monitor_health_samples_rank_idx,
+ * both covering) rather than one probe per listing. Every payment fact comes out of that single scan:
+ * the listing's last settlement as a window max over its rows, then one hash GROUP BY (listing, payer)
+ * (distinct buyers without count(DISTINCT)'s per-group sort, failures since the last settlement),
+ * then one GROUP BY listing. The median sorts only each listing's own settled amounts (~10 rows).
  */
 function batchSql(selector: BatchSelector): string {
-  const ids =
-    "ids" in selector
-      ? `SELECT DISTINCT unnest($1::text[]) AS id`
-      : `SELECT id FROM "listings" WHERE ($1::text IS NULL OR id > $1::text) ORDER BY id LIMIT $3::int`;
+  const byIds = "ids" in selector;
+  const ids = byIds
+    ? `SELECT DISTINCT unnest($1::text[]) AS id`
+    : `SELECT id FROM "listings" WHERE ($1::text IS NULL OR id > $1::text) ORDER BY id LIMIT $3::int`;
   const now = `$2::timestamp`;
+  // Which rows of a per-listing table belong to the batch: the id range (a sweep page is every
+  // listing in it, so the range is exactly the batch), or the explicit id list.
+  const inBatch = (col: string) =>
+    byIds ? `${col} IN (SELECT id FROM ids)` : `${col} >= (SELECT min(id) FROM ids) AND ${col} <= (SELECT max(id) FROM ids)`;
   return `
 WITH ids AS MATERIALIZED (${ids}),
--- One row per (listing, payer) in the window: a hash GROUP BY, so distinct buyers are counted
--- without count(DISTINCT)'s per-group sort.
+pay AS MATERIALIZED (
+  SELECT p."listingId", p."payer", p."status", p."createdAt", p."settledAmount",
+         max(p."createdAt") FILTER (WHERE p."status" = 'settled') OVER (PARTITION BY p."listingId") AS last_settled
+  FROM "router_payments" p
+  WHERE ${inBatch(`p."listingId"`)} AND p."createdAt" <= ${now}
+),
+-- One row per (listing, payer): a hash GROUP BY.
 per_payer AS (
-  SELECT p."listingId", p."payer", bool_or(p."status" = 'settled') AS paid, count(*) FILTER (WHERE p."status" = 'settled') AS settled
-  FROM ids JOIN "router_payments" p ON p."listingId" = ids.id
-  WHERE p."status" IN ('settled', 'failed') AND p."createdAt" >= ${now} - interval '30 days' AND p."createdAt" <= ${now}
-  GROUP BY p."listingId", p."payer"
+  SELECT p."listingId",
+         bool_or(p."createdAt" >= ${now} - interval '30 days') AS attempted,
+         bool_or(p."status" = 'settled' AND p."createdAt" >= ${now} - interval '30 days') AS paid,
+         count(*) FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${now} - interval '30 days') AS settled,
+         count(*) FILTER (WHERE p."status" = 'failed' AND (p.last_settled IS NULL OR p."createdAt" > p.last_settled)) AS failed,
+         max(p.last_settled) AS last_settled
+  FROM pay p GROUP BY p."listingId", p."payer"
 ),
 buyers AS (
-  SELECT d."listingId", count(*)::int AS attempting, count(*) FILTER (WHERE d.paid)::int AS payers, sum(d.settled)::int AS settled
+  SELECT d."listingId",
+         count(*) FILTER (WHERE d.attempted)::int AS attempting,
+         count(*) FILTER (WHERE d.paid)::int AS payers,
+         sum(d.settled)::int AS settled,
+         sum(d.failed)::int AS failed,
+         count(*) FILTER (WHERE d.failed > 0)::int AS failing,
+         max(d.last_settled) AS last_settled
   FROM per_payer d GROUP BY d."listingId"
 ),
 -- The median in atomic units; converted with the listing's decimals below.
 settled AS (
   SELECT p."listingId", percentile_cont(0.5) WITHIN GROUP (ORDER BY tollgate_atomic_to_units(p."settledAmount", 0)) AS median_atomic
-  FROM ids JOIN "router_payments" p ON p."listingId" = ids.id
-  WHERE p."status" = 'settled' AND p."createdAt" >= ${now} - interval '30 days' AND p."createdAt" <= ${now}
+  FROM pay p
+  WHERE p."status" = 'settled' AND p."createdAt" >= ${now} - interval '30 days'
   GROUP BY p."listingId"
 ),
 health AS (
@@ -93,9 +115,10 @@ health AS (
          count(*) FILTER (WHERE h."at" > ${now} - interval '7 days')::int AS n7,
          count(*) FILTER (WHERE h."at" > ${now} - interval '7 days' AND h."outcome" = 'up')::int AS up7,
          count(*)::int AS n30,
-         count(*) FILTER (WHERE h."outcome" = 'up')::int AS up30
-  FROM ids JOIN "monitor_health_samples" h ON h."listingId" = ids.id
-  WHERE h."at" > ${now} - interval '30 days' AND h."at" <= ${now}
+         count(*) FILTER (WHERE h."outcome" = 'up')::int AS up30,
+         (array_agg(h."confidence" ORDER BY h."at" DESC))[1] AS confidence
+  FROM "monitor_health_samples" h
+  WHERE ${inBatch(`h."listingId"`)} AND h."at" > ${now} - interval '30 days' AND h."at" <= ${now}
   GROUP BY h."listingId"
 )
 SELECT l.id,
@@ -110,14 +133,14 @@ SELECT l.id,
        COALESCE(buyers.attempting, 0) AS "distinctAttemptingBuyers30d",
        COALESCE(buyers.settled, 0) AS "settled30d",
        (settled.median_atomic / power(10::float8, COALESCE(price.decimals, ${DEFAULT_ASSET_DECIMALS})))::float8 AS "medianSettledPrice30d",
-       (extract(epoch FROM ls.at) * 1000)::float8 AS "lastSettledAtMs",
-       fails.failed AS "failedSinceLastSettle",
-       fails.buyers AS "failingBuyersSinceLastSettle",
+       (extract(epoch FROM buyers.last_settled) * 1000)::float8 AS "lastSettledAtMs",
+       COALESCE(buyers.failed, 0) AS "failedSinceLastSettle",
+       COALESCE(buyers.failing, 0) AS "failingBuyersSinceLastSettle",
        COALESCE(health.n7, 0) AS "samples7d",
        COALESCE(health.up7, 0) AS "up7d",
        COALESCE(health.n30, 0) AS "samples30d",
        COALESCE(health.up30, 0) AS "up30d",
-       latest.confidence AS "latestConfidence",
+       health.confidence AS "latestConfidence",
        quote.price AS "quotePrice",
        (extract(epoch FROM quote."quotedAt") * 1000)::float8 AS "quotedAtMs"
 FROM ids
@@ -126,27 +149,11 @@ LEFT JOIN buyers ON buyers."listingId" = l.id
 LEFT JOIN settled ON settled."listingId" = l.id
 LEFT JOIN health ON health."listingId" = l.id
 LEFT JOIN LATERAL (
-  SELECT p."createdAt" AS at FROM "router_payments" p
-  WHERE p."listingId" = l.id AND p."status" = 'settled' AND p."createdAt" <= ${now}
-  ORDER BY p."createdAt" DESC LIMIT 1
-) ls ON true
-CROSS JOIN LATERAL (
-  -- Failures since the last success; all time when there was none.
-  SELECT count(*)::int AS failed, count(DISTINCT p."payer")::int AS buyers FROM "router_payments" p
-  WHERE p."listingId" = l.id AND p."status" = 'failed' AND p."createdAt" <= ${now}
-    AND (ls.at IS NULL OR p."createdAt" > ls.at)
-) fails
-LEFT JOIN LATERAL (
   SELECT min(tollgate_decimal_or_null(e."priceUsd"))::float8 AS "advertisedPrice",
          (array_agg(e."priceLabel" ORDER BY e."position") FILTER (WHERE btrim(COALESCE(e."priceLabel", '')) <> ''))[1] AS "priceLabel",
          (array_agg(e."priceDecimals" ORDER BY e."position") FILTER (WHERE e."priceDecimals" IS NOT NULL))[1] AS decimals
   FROM "endpoints" e WHERE e."listingId" = l.id AND e."payable"
 ) price ON true
-LEFT JOIN LATERAL (
-  SELECT h."confidence" FROM "monitor_health_samples" h
-  WHERE h."listingId" = l.id AND h."at" <= ${now} AND h."at" > ${now} - interval '30 days'
-  ORDER BY h."at" DESC LIMIT 1
-) latest ON true
 LEFT JOIN LATERAL (
   SELECT tollgate_atomic_to_units(q."amount", COALESCE(e."priceDecimals", ${DEFAULT_ASSET_DECIMALS})) AS price, q."quotedAt"
   FROM "price_quotes" q LEFT JOIN "endpoints" e ON e.id = q."endpointId"
