@@ -14,6 +14,7 @@ import { migrate } from "@/lib/migrate";
 import { DEMO_ACCOUNTS, queueDemoAnalyses, seedDemo } from "@/lib/seed/demo";
 import { seedDemoHistory } from "@/lib/seed/demo-history";
 import { startFixtureSellers } from "@/lib/sellers";
+import { runRankSweep } from "@/lib/ledger/rank-sweep";
 
 const root = process.cwd();
 
@@ -42,6 +43,8 @@ async function main() {
   const seeded = await seedDemo(handle.prisma, { sellersOrigin: sellers.url });
   await seedDemoHistory(handle.prisma, seeded);
   const queued = await queueDemoAnalyses(handle.prisma, seeded);
+  // Rank once now, so the first page served is already in rank order (the server's sweep keeps it so).
+  await runRankSweep();
   step(`demo data seeded (idempotent)${queued.length ? `; ${queued.length} fixture-seller analyses queued` : ""}`);
   await handle.close();
   setDatabase(undefined);

@@ -118,7 +118,7 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
       result.rubricVersion,
       result.total,
       result.rawTotal,
-      result.band.id,
+      result.band.label,
       JSON.stringify(result.caps),
       JSON.stringify(result.dimensions),
       JSON.stringify(result.rules),
@@ -141,7 +141,7 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
     const resultRow = { id: stored.resultId };
     const finished = await finishLease(tx, id, input.leaseToken, { resultId: resultRow.id, evidenceId: evidenceRow.id, rubricVersion, detail: `total ${result.total}` });
     if (!finished) throw await leaseLost(tx, id);
-    return { analysisId: id, listingId, resultId: resultRow.id, evidenceId: evidenceRow.id, total: result.total, band: result.band.id, rubricVersion, alreadyCompleted: false };
+    return { analysisId: id, listingId, resultId: resultRow.id, evidenceId: evidenceRow.id, total: result.total, band: result.band.label, rubricVersion, alreadyCompleted: false };
   };
   // A URL submission creates its listing with Prisma model calls, so it takes the Prisma transaction;
   // every other completion is raw SQL on the fastest path the client offers (sql.ts).
@@ -215,7 +215,7 @@ function resultColumns(result: ReadinessResult, document: ListingDocument) {
     rubricVersion: result.rubricVersion,
     total: result.total,
     rawTotal: result.rawTotal,
-    band: result.band.id,
+    band: result.band.label,
     provisional: result.provisional,
     caps: j(result.caps),
     dimensions: j(result.dimensions),

@@ -1,6 +1,6 @@
 /**
- * Band names for people. Result rows store the band either as its label ("Excellent", the demo seed)
- * or as its rubric id ("excellent", the analysis queue); both read the same on every surface.
+ * Band names for people. Result rows store the band's label ("Excellent"); a rubric id
+ * ("excellent") is read the same, so a row written by another rubric version still displays right.
  */
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
 
