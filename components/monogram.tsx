@@ -3,13 +3,19 @@
  * A listing's logo when the monitor saw it load, else a monogram. The logo can still fail in the
  * buyer's browser (moved, blocked, offline): then the monogram takes its place, never a broken image.
  */
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 
 export function Monogram({ title, logoUrl, size = 44 }: { title: string; logoUrl?: string | null; size?: number }) {
   const [failed, setFailed] = useState(false);
+  const img = useRef<HTMLImageElement>(null);
+  // A server-rendered <img> can fail before React hydrates and attaches onError: check once mounted.
+  useEffect(() => {
+    const el = img.current;
+    if (el && el.complete && el.naturalWidth === 0) setFailed(true);
+  }, [logoUrl]);
   if (logoUrl && !failed) {
     // eslint-disable-next-line @next/next/no-img-element
-    return <img src={logoUrl} alt="" width={size} height={size} onError={() => setFailed(true)} className="shrink-0 rounded-lg border border-line bg-white object-contain" style={{ width: size, height: size }} />;
+    return <img ref={img} src={logoUrl} alt="" width={size} height={size} onError={() => setFailed(true)} className="shrink-0 rounded-lg border border-line bg-white object-contain" style={{ width: size, height: size }} />;
   }
   const letters = title.replace(/[^A-Za-z0-9 ]/g, "").split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0]!.toUpperCase()).join("") || "?";
   let h = 0;
