@@ -104,10 +104,17 @@ export async function browseKeys(opts: BrowseOptions): Promise<{ rows: BrowseKey
   let keyset = "";
   if (cursor) {
     const [t, sw, rs, sk, id] = [cursor.tier, cursor.sortWeight, cursor.rankScore, cursor.shuffleKey, cursor.id].map((v) => `$${params.push(v)}`);
-    // The first clause is the index range; the second is the exact "after the cursor" row order.
-    keyset = ` AND (l."tier", -l."sortWeight", -COALESCE(l."rankScore", -1)) >= (${t}::int, -(${sw}::int), -COALESCE(${rs}::float8, -1))
-      AND (l."tier", -l."sortWeight", -COALESCE(l."rankScore", -1), md5($1::text || ':' || l.id) COLLATE "C", l.id COLLATE "C")
-        > (${t}::int, -(${sw}::int), -COALESCE(${rs}::float8, -1), ${sk}::text COLLATE "C", ${id}::text COLLATE "C")`;
+    // The first clause is the index range; the second completes the exact "after the cursor" row
+    // order (docs/RANK.md): given prefix ≥ the cursor's, a row is after it when its prefix differs
+    // (is greater) or, in the cursor's tie group, its (shuffleKey, id) is greater. Written this way
+    // rather than as one 5-column row comparison because PostgreSQL estimates a row comparison from
+    // its first column alone: "tier > 2" reads as ~0 rows, and the planner then chose a full scan
+    // and a sort of every published listing over the ordered index (252 ms vs 9 ms on bench:rank).
+    const prefix = `(l."tier", -l."sortWeight", -COALESCE(l."rankScore", -1))`;
+    const at = `(${t}::int, -(${sw}::int), -COALESCE(${rs}::float8, -1))`;
+    keyset = ` AND ${prefix} >= ${at}
+      AND (${prefix} <> ${at}
+           OR (md5($1::text || ':' || l.id) COLLATE "C", l.id COLLATE "C") > (${sk}::text COLLATE "C", ${id}::text COLLATE "C"))`;
   }
   const filters = filterSql(opts.filters ?? {}, params);
   const sql = `SELECT l.id, l."tier", l."sortWeight", l."rankScore" FROM "listings" l
