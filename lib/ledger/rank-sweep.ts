@@ -74,22 +74,32 @@ async function sweep(now: Date, batchSize: number): Promise<Omit<RankSweepResult
   };
   // The next batch is read while this one is scored and written: on a server the two statements run
   // on two connections (two cores) at once; on PGlite they simply queue.
+  // Likewise one batch's UPDATE runs while the next batch is scored (batches are disjoint id ranges,
+  // so the statements never touch the same rows); at most one write is in flight.
   let next = read(null);
-  for (;;) {
-    const rows = await next;
-    if (rows.length === 0) break;
-    totals.batches++;
-    totals.scanned += rows.length;
-    next = rows.length < batchSize ? Promise.resolve([]) : read(rows[rows.length - 1].id);
-    const changed: Ranked[] = [];
-    for (const row of rows) {
-      const ranked = rank(row, now);
-      if (ranked.hash === row.rankInputsHash) totals.unchanged++;
-      else changed.push(ranked);
+  let writing: Promise<void> = Promise.resolve();
+  try {
+    for (;;) {
+      const rows = await next;
+      if (rows.length === 0) break;
+      totals.batches++;
+      totals.scanned += rows.length;
+      next = rows.length < batchSize ? Promise.resolve([]) : read(rows[rows.length - 1].id);
+      const changed: Ranked[] = [];
+      for (const row of rows) {
+        const ranked = rank(row, now);
+        if (ranked.hash === row.rankInputsHash) totals.unchanged++;
+        else changed.push(ranked);
+      }
+      await writing;
+      writing = writeRanks(changed, now).then((written) => {
+        totals.updated += written;
+        totals.lost += changed.length - written;
+      });
+      writing.catch(() => {}); // awaited on the next turn or below
     }
-    const written = await writeRanks(changed, now);
-    totals.updated += written;
-    totals.lost += changed.length - written;
+  } finally {
+    await writing;
   }
   return totals;
 }
