@@ -36,10 +36,12 @@ export interface OpenOptions {
   schema?: string;
   /** Pool size for server mode. */
   poolSize?: number;
+  /** Server mode: the application_name its connections carry (tests name them after their schema). */
+  applicationName?: string;
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<DatabaseHandle> {
-  if (opts.url) return openPostgres(opts.url, opts.schema, opts.poolSize);
+  if (opts.url) return openPostgres(opts.url, opts.schema, opts.poolSize, opts.applicationName);
   return openPglite(opts.pgliteDir ?? "memory");
 }
 
@@ -72,10 +74,10 @@ async function openPglite(dir: string): Promise<DatabaseHandle> {
   };
 }
 
-async function openPostgres(url: string, schema?: string, poolSize = 10): Promise<DatabaseHandle> {
+async function openPostgres(url: string, schema?: string, poolSize = 10, applicationName?: string): Promise<DatabaseHandle> {
   const [{ default: pg }, { PrismaPg }] = await Promise.all([import("pg"), import("@prisma/adapter-pg")]);
   const options = schema ? `-c search_path=${quoteIdent(schema)},public` : undefined;
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, options });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, options, application_name: applicationName });
   // An idle client losing its server (a restart) must not crash the process; the pool reconnects.
   pool.on("error", () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) });
@@ -112,8 +114,10 @@ async function openPostgres(url: string, schema?: string, poolSize = 10): Promis
       }
     },
     close: async () => {
-      await prisma.$disconnect();
-      await pool.end();
+      // A client lost in a server restart can keep pool.end() waiting forever: bound the wait.
+      const ended = prisma.$disconnect().then(() => pool.end());
+      const timedOut = await Promise.race([ended.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 10_000).unref())]);
+      if (timedOut) console.error("database pool did not drain within 10 s; closing anyway");
     },
   };
 }

@@ -69,17 +69,23 @@ describe("runRankSweep", () => {
     if (t.kind === "postgres") {
       // Another session holding the lock (another process's sweep) keeps this one out.
       await t.session(async (conn) => {
-        await conn.query("SELECT pg_advisory_lock($1)", [RANK_SWEEP_LOCK_KEY]);
+        // The sweep's key is (RANK_SWEEP_LOCK_KEY, this schema): a sweep in another schema of the
+        // same database holds a different lock.
+        await conn.query("SELECT pg_advisory_lock($1, hashtext(current_schema()))", [RANK_SWEEP_LOCK_KEY]);
         try {
           expect(await runRankSweep({ now: NOW })).toMatchObject({ leader: false, scanned: 0 });
         } finally {
-          await conn.query("SELECT pg_advisory_unlock($1)", [RANK_SWEEP_LOCK_KEY]);
+          await conn.query("SELECT pg_advisory_unlock($1, hashtext(current_schema()))", [RANK_SWEEP_LOCK_KEY]);
         }
       });
     }
     expect((await runRankSweep({ now: NOW })).leader).toBe(true);
     // Released: no advisory lock with our key is left granted.
-    const held = await t.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted`, [RANK_SWEEP_LOCK_KEY]);
+    const held = await t.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objsubid = 2
+         AND objid::bigint = ((hashtext(current_schema())::bigint + 4294967296) % 4294967296) AND granted`,
+      [RANK_SWEEP_LOCK_KEY],
+    );
     expect(held[0].n).toBe(0);
   });
 

@@ -51,13 +51,15 @@ export async function runRankSweep(opts: { now?: Date; batchSize?: number } = {}
   try {
     const handle = await database();
     return await handle.session(async (conn) => {
-      const [{ got }] = await conn.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1) AS got", [RANK_SWEEP_LOCK_KEY]);
+      // Keyed by schema as well: advisory locks are database-wide, and deployments (or test runs)
+      // that share a database in separate schemas each need their own leader.
+      const [{ got }] = await conn.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS got", [RANK_SWEEP_LOCK_KEY]);
       if (!got) return { ...idle, ms: Date.now() - started };
       try {
         const result = await sweep(opts.now ?? new Date(), opts.batchSize ?? DEFAULT_RANK_BATCH);
         return { ...result, leader: true, ms: Date.now() - started };
       } finally {
-        await conn.query("SELECT pg_advisory_unlock($1)", [RANK_SWEEP_LOCK_KEY]);
+        await conn.query("SELECT pg_advisory_unlock($1, hashtext(current_schema()))", [RANK_SWEEP_LOCK_KEY]);
       }
     });
   } finally {
