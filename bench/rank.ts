@@ -130,9 +130,9 @@ async function main(): Promise<void> {
     const floor = pct(floors, 50);
     console.log(`floor (bare GROUP BY scan of payments + samples), median of 3: ${s(floor)}`);
 
-    // The sweep's advisory lock key is per database, not per schema: another process's sweep on the
-    // same server (a test suite) makes runRankSweep return leader: false without doing anything.
-    // Such a run measures nothing, so wait and retry rather than report it.
+    // A sweep that is not the leader does nothing and would be reported as 0.00 s (it happened once,
+    // while the lock was still database-wide; commit 14accc6 keys it by schema too). Such a run
+    // measures nothing, so wait and retry rather than report it.
     const sweepOnce = async () => {
       for (let attempt = 1; ; attempt++) {
         const [r, t] = await timed(() => runRankSweep({ now: NOW }));
