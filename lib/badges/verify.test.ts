@@ -229,3 +229,23 @@ describe("result status", () => {
 it("refuses input that is neither SVG nor JSON", async () => {
   expect(await verifyBadge("hello", opts())).toMatchObject({ ok: false, reason: "input_unrecognised" });
 });
+
+describe("a badge pasted into an HTML page", () => {
+  const page = (body: string) => `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Acme docs</title></head><body><h1>Acme</h1>${body}</body></html>`;
+
+  it("verifies the inline badge of a plain HTML page (DOCTYPE and all)", async () => {
+    const r = await verifyBadge(page(`<p>Readiness: ${svgFor()}</p>`), opts());
+    expect(r).toMatchObject({ ok: true, statement: STATEMENT });
+    expect(r.checks[0].detail).toMatch(/inline in an HTML page/);
+  });
+
+  it("still catches a tampered badge inside the page", async () => {
+    const tampered = svgFor().replace(/96/g, "99");
+    expect(await verifyBadge(page(tampered), opts())).toMatchObject({ ok: false });
+  });
+
+  it("says so when the page holds no signed badge, or more than one", async () => {
+    expect(await verifyBadge(page("<p>no badge</p>"), opts())).toMatchObject({ ok: false, reason: "envelope_missing" });
+    expect(await verifyBadge(page(svgFor() + svgFor()), opts())).toMatchObject({ ok: false, reason: "input_unrecognised" });
+  });
+});

@@ -81,16 +81,26 @@ export async function verifyBadge(input: string, opts: VerifyOptions): Promise<V
 
   // 1. What were we given?
   if (input.length > MAX_INPUT_BYTES) return fail("input_unrecognised", "input", `input larger than ${MAX_INPUT_BYTES} bytes`);
-  const text = input.replace(/^\uFEFF/, "").trim();
+  let text = input.replace(/^\uFEFF/, "").trim();
   let svg: SvgFacts | null = null;
   let envelopeText: string;
+  // A seller pastes the badge into an HTML page (docs, a README rendered to HTML): verify the badge
+  // inside it. The SVG's own strictness (no DOCTYPE, no foreign elements) applies to the badge only.
+  let fromPage = false;
+  if (/^<!doctype html|^<html[\s>]/i.test(text)) {
+    const badges = [...text.matchAll(/<svg\b[\s\S]*?<\/svg>/g)].map((m) => m[0]).filter((x) => x.includes(`id="${ENVELOPE_METADATA_ID}"`));
+    if (badges.length === 0) return fail("envelope_missing", "input", "the HTML page holds no signed Tollgate badge (an inline <svg> with its envelope)");
+    if (badges.length > 1) return fail("input_unrecognised", "input", `the HTML page holds ${badges.length} signed badges; verify them one at a time`);
+    text = badges[0];
+    fromPage = true;
+  }
   if (text.startsWith("<")) {
     const read = readSvg(text);
     if (typeof read === "string") return fail("envelope_missing", "input", read);
     svg = read;
     if (read.envelopeText === null) return fail("envelope_missing", "input", "the SVG has no <metadata> envelope (an unscored or unsigned badge)");
     envelopeText = read.envelopeText;
-    pass("input", "SVG badge with an embedded envelope");
+    pass("input", fromPage ? "SVG badge (inline in an HTML page) with an embedded envelope" : "SVG badge with an embedded envelope");
   } else if (text.startsWith("{")) {
     envelopeText = text;
     pass("input", "DSSE envelope JSON");
