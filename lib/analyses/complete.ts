@@ -209,7 +209,8 @@ function newId(): string {
   return "r" + BigInt("0x" + crypto.randomBytes(16).toString("hex")).toString(36).padStart(25, "0").slice(0, 24);
 }
 
-function resultColumns(result: ReadinessResult, document: ListingDocument) {
+/** The columns of a catalog_scoring_results row for a result and the document it scored (every writer uses this). */
+export function resultColumns(result: ReadinessResult, document: ListingDocument) {
   const j = (v: unknown) => v as Prisma.InputJsonValue;
   return {
     rubricVersion: result.rubricVersion,

@@ -15,6 +15,7 @@ import { importProductDocument } from "@/lib/discovery/product-document";
 import { validateListingDocument } from "@/lib/listing/validate";
 import type { ListingDocument } from "@/lib/listing/document";
 import { writeListing } from "@/lib/listings/save";
+import { resultColumns } from "@/lib/analyses/complete";
 import { CURRENT_RUBRIC, checkReadinessEvidence, scoreReadiness, rubricVersionString } from "@/lib/scoring/readiness";
 import { fixtureListings } from "@/lib/sellers";
 
@@ -127,23 +128,7 @@ async function publishDemoResult(prisma: PrismaClient, listingId: string, doc: L
     const evidence = await tx.probeEvidence.create({
       data: { listingId, vantage: "demo", probedAt: new Date(ev.value.probe.probedAt), ok: true, evidence: ev.value as never },
     });
-    const row = await tx.readinessResult.create({
-      data: {
-        listingId,
-        rubricVersion: result.rubricVersion,
-        total: result.total,
-        rawTotal: result.rawTotal,
-        band: result.band.label,
-        provisional: false,
-        caps: result.caps as never,
-        dimensions: result.dimensions as never,
-        rules: result.rules as never,
-        improvements: result.improvements as never,
-        evidenceId: evidence.id,
-        document: doc as never,
-        createdAt: now,
-      },
-    });
+    const row = await tx.readinessResult.create({ data: { ...resultColumns(result, doc), listingId, evidenceId: evidence.id, createdAt: now } });
     await tx.listing.update({ where: { id: listingId }, data: { currentResultId: row.id } });
   });
 }
