@@ -9,7 +9,7 @@
  * The result passes validateListingDocument, or the import fails with its errors.
  */
 import type { EndpointPricing, HttpMethod, ListingDocument, ListingEndpoint, ListingOperations, PaymentProtocol } from "../listing/document";
-import { validateListingDocument, type ListingValidationError } from "../listing/validate";
+import { slugify, validateListingDocument, type ListingValidationError } from "../listing/validate";
 
 export type ProductDocumentFormat = "arbiter-product" | "criteria-document";
 
@@ -246,7 +246,7 @@ function importArbiterProduct(d: Obj): ProductImport {
   if (endpoint.responseSchema) rec.map("/outputSchema", "/endpoints/0/responseSchema", "verbatim (JSON Schema 2020-12)");
 
   const draft: ListingDocument = {
-    slug: String(d.productId).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, ""),
+    slug: slugify(String(d.productId)),
     title,
     shortDescription,
     description,
@@ -378,7 +378,7 @@ function importCriteriaDocument(d: Obj, opts: ImportOptions): ProductImport {
   }
 
   const draft: ListingDocument = {
-    slug: service.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, ""),
+    slug: slugify(service),
     title: service,
     shortDescription: null,
     description,
