@@ -69,7 +69,13 @@ type Mode = "batch" | "per-job" | "full";
 async function runOurs(url: string, schema: string, workers: number, jobs: number, batch: number, mode: Mode, listingIds: string[] = []): Promise<Run> {
   const main = await openDatabase({ url, schema, poolSize: 2 });
   const tag = `b${workers}${mode}${crypto.randomBytes(2).toString("hex")}`;
-  if (mode !== "full") await seedOurs(main, jobs, tag);
+  // Each queue-only run starts from empty queue tables, as pg-boss gets a fresh schema per run.
+  // TRUNCATE, not DELETE: the attempt log is append-only (its trigger refuses DELETE), and an analysis
+  // with a log cannot be deleted either. The full-completion run keeps the listings and their results.
+  if (mode !== "full") {
+    await main.exec(`TRUNCATE "catalog_scoring_attempts", "catalog_scoring_analyses"`);
+    await seedOurs(main, jobs, tag);
+  }
   else
     await main.query(
       `INSERT INTO "catalog_scoring_analyses" ("id", "listingId", "submitter", "trigger", "targetUrl") SELECT $1 || id, id, $1 || id, 'reanalyse', "baseUrl" FROM "listings" WHERE "id" = ANY($2::text[])`,
@@ -115,7 +121,7 @@ async function runPgBoss(url: string, schema: string, workers: number, jobs: num
   const { PgBoss } = await import("pg-boss");
   // A fresh pg-boss schema per run: its queues share one job table, and without maintenance
   // (supervise: false) earlier runs' completed jobs stay in it; with 15,000 of them its 4-worker fetch
-  // went to a 700 ms p50 and the ratio to 15. Ours keeps accumulating in one schema (conservative).
+  // went to a 700 ms p50 and the ratio to 15. Ours likewise starts each run from empty tables.
   schema = `${schema}_${crypto.randomBytes(3).toString("hex")}`;
   pgBossSchemas.push(schema);
   const queue = `bench-${workers}`;

@@ -16,7 +16,7 @@ export interface DatabaseHandle {
   /** Run a multi-statement SQL script (migrations). */
   exec(sql: string): Promise<void>;
   /** Run one parameterised statement outside Prisma (migrator bookkeeping, advisory locks). */
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]>;
   /** Run fn on one dedicated connection (session-level advisory locks need it). */
   session<R>(fn: (conn: SqlConnection) => Promise<R>): Promise<R>;
   close(): Promise<void>;
@@ -24,7 +24,16 @@ export interface DatabaseHandle {
 
 export interface SqlConnection {
   exec(sql: string): Promise<void>;
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]>;
+}
+
+export interface QueryOptions {
+  /**
+   * Server mode: run as a named prepared statement, parsed and planned once per connection and
+   * reused after (for the queue's hot statements). One name must always carry the same SQL text.
+   * PGlite ignores it.
+   */
+  prepare?: string;
 }
 
 export interface OpenOptions {
@@ -87,7 +96,8 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
     exec: async (sql) => {
       await pool.query(sql);
     },
-    query: async <T,>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as T[],
+    query: async <T,>(sql: string, params: unknown[] = [], opts?: QueryOptions) =>
+      (await pool.query(opts?.prepare ? { name: opts.prepare, text: sql, values: params } : { text: sql, values: params })).rows as T[],
     session: async (fn) => {
       const client = await pool.connect();
       // A checked-out client whose server goes away (a restart) emits 'error'; without a listener
@@ -103,7 +113,8 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
           exec: async (sql) => {
             await client.query(sql);
           },
-          query: async <T,>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
+          query: async <T,>(sql: string, params: unknown[] = [], opts?: QueryOptions) =>
+            (await client.query(opts?.prepare ? { name: opts.prepare, text: sql, values: params } : { text: sql, values: params })).rows as T[],
         });
       } catch (err) {
         broken ??= err instanceof Error && /terminat|connection/i.test(err.message) ? err : undefined;

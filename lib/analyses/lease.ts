@@ -7,7 +7,7 @@
 import { AppError } from "@/lib/errors";
 import { clampLeaseMs, queueConfig } from "./config";
 import { analysisMetrics } from "./metrics";
-import { NOW_UTC, clientOr, isoOf, rows, type Client } from "./sql";
+import { NOW_UTC, clientOr, isoOf, preparedRows, rows, type Client } from "./sql";
 
 const T = `"catalog_scoring_analyses"`;
 const LOG = `"catalog_scoring_attempts"`;
@@ -53,12 +53,18 @@ let lastClaimReapAt = 0;
 
 /**
  * Claim up to `limit` queued jobs whose runAfter has come, highest priority first, in ONE statement:
- * SELECT … FOR UPDATE SKIP LOCKED picks rows no other claimer holds, the UPDATE leases them with a
- * fresh random token, and the INSERT appends the claim to the attempt log. Concurrent claimers never
- * block each other and never take the same row. The UPDATE finds the picked rows by primary key
- * (`= ANY (ARRAY(…))`): written as a join (`FROM picked WHERE a.id = picked.id`) the planner chose a
- * hash join over a sequential scan of the whole table, so every claim cost O(backlog) (EXPLAIN
- * ANALYZE with 5,000 queued: 1–13 ms of the 13–26 ms statement).
+ * the SQL function tollgate_claim_analyses (migration 20261202152000_queue_lean, where its text is):
+ * SELECT … FOR UPDATE SKIP LOCKED picks rows no other claimer holds, in claim order through the
+ * partial index analyses_claim_order; the UPDATE leases them with a fresh random token and the INSERT
+ * appends the claim to the attempt log. Concurrent claimers never block each other and never take the
+ * same row. Why a function: its plan is cached per connection and it cannot fall back to sorting the
+ * whole backlog when statistics are missing or stale (it runs with enable_sort off, leaving the
+ * ordered index scan as the only plan without a sort; docs/QUEUE.md "Throughput"). Earlier lessons
+ * kept in it: the UPDATE finds picked rows by primary key (`= ANY (ARRAY(…))`; as a join the planner
+ * chose a hash join over a sequential scan of the whole table) and does not repeat `state = 'queued'`
+ * (`picked` holds each row's lock until commit, taken after re-checking that condition on the row's
+ * newest version; the repeat made the planner AND a bitmap of the whole claim-order index into the
+ * lookup). The state-machine trigger still refuses any illegal move.
  */
 export async function claimLeases(opts: ClaimOptions): Promise<LeasedRow[]> {
   const client = await clientOr(opts.client);
@@ -68,38 +74,19 @@ export async function claimLeases(opts: ClaimOptions): Promise<LeasedRow[]> {
   }
   const limit = Math.max(1, Math.min(queueConfig().maxBatch, Math.floor(opts.limit)));
   const leaseMs = clampLeaseMs(opts.leaseMs);
-  const claimed = await rows<LeasedRow>(
+  const claimed = await preparedRows<LeasedRow & { claimOrder: number }>(
     client,
-    `WITH picked AS (
-       SELECT "id" FROM ${T}
-       WHERE "state" = 'queued' AND "runAfter" <= ${NOW_UTC}
-       ORDER BY "priority" DESC, "runAfter", "createdAt"
-       LIMIT $1::int
-       FOR UPDATE SKIP LOCKED
-     ), leased AS (
-       UPDATE ${T} a SET
-         "state" = 'running',
-         "leaseToken" = gen_random_uuid()::text,
-         "leaseExpiresAt" = ${NOW_UTC} + make_interval(secs => $2::float8 / 1000.0),
-         "leasedBy" = $3,
-         "attempts" = a."attempts" + 1,
-         "startedAt" = coalesce(a."startedAt", ${NOW_UTC}),
-         "updatedAt" = ${NOW_UTC}
-       WHERE a."id" = ANY (ARRAY(SELECT "id" FROM picked)) AND a."state" = 'queued'
-       RETURNING a."id", a."listingId", a."submitter", a."trigger", a."targetUrl", a."attempts", a."maxAttempts", a."leaseToken", a."leaseExpiresAt", a."priority"
-     ), logged AS (
-       INSERT INTO ${LOG} ("analysisId", "attempt", "workerId", "leaseToken", "event", "at")
-       SELECT "id", "attempts", $3, "leaseToken", 'claimed', ${NOW_UTC} FROM leased
-     )
-     SELECT "id", "listingId", "submitter", "trigger"::text AS "trigger", "targetUrl", "attempts" AS "attempt", "maxAttempts",
-            "leaseToken", ${isoOf(`"leaseExpiresAt"`)} AS "leaseExpiresAt"
-     FROM leased ORDER BY "priority" DESC`,
+    "claim_analyses",
+    `SELECT "id", "listingId", "submitter", "trigger", "targetUrl", "attempt", "maxAttempts", "leaseToken", "leaseExpiresAt", "claimOrder"
+     FROM tollgate_claim_analyses($1::int, $2::float8, $3::text)`,
     limit,
     leaseMs,
     opts.workerId,
   );
+  // In claim order (priority, then runAfter, then createdAt): the function returns primary-key order.
+  claimed.sort((x, y) => x.claimOrder - y.claimOrder);
   analysisMetrics().claims.inc(claimed.length);
-  return claimed;
+  return claimed.map(({ claimOrder: _claimOrder, ...row }) => row);
 }
 
 export interface HeartbeatInput {
@@ -112,8 +99,9 @@ export interface HeartbeatInput {
 /** Extend a live lease. Fenced: an expired lease or a foreign token is lease_lost. */
 export async function heartbeatLease(id: string, input: HeartbeatInput, client?: Client): Promise<{ leaseExpiresAt: string; step: string }> {
   const c = await clientOr(client);
-  const out = await rows<{ leaseExpiresAt: string; step: string }>(
+  const out = await preparedRows<{ leaseExpiresAt: string; step: string }>(
     c,
+    "heartbeat_lease",
     `UPDATE ${T} SET "leaseExpiresAt" = ${NOW_UTC} + make_interval(secs => $3::float8 / 1000.0),
        "step" = coalesce($4::text, "step"), "updatedAt" = ${NOW_UTC}
      WHERE "id" = $1 AND "state" = 'running' AND "leaseToken" = $2 AND "leaseExpiresAt" > ${NOW_UTC}
@@ -284,8 +272,9 @@ export interface FinishInput {
  * token stays on the succeeded row so a retried completion of the same lease is recognised.
  */
 export async function finishLease(client: Client, id: string, leaseToken: string, input: FinishInput = {}): Promise<boolean> {
-  const out = await rows<{ analysisId: string }>(
+  const out = await preparedRows<{ analysisId: string }>(
     client,
+    "finish_lease",
     `WITH done AS (
        UPDATE ${T} SET "state" = 'succeeded', "step" = 'done', "resultId" = $3, "evidenceId" = $4, "rubricVersion" = $5,
          "error" = NULL, "leaseExpiresAt" = NULL, "finishedAt" = ${NOW_UTC}, "updatedAt" = ${NOW_UTC}
@@ -313,8 +302,9 @@ export async function finishLease(client: Client, id: string, leaseToken: string
  */
 export async function finishLeases(client: Client, leases: Array<{ id: string; leaseToken: string }>, detail: string | null = null): Promise<string[]> {
   if (leases.length === 0) return [];
-  const out = await rows<{ analysisId: string }>(
+  const out = await preparedRows<{ analysisId: string }>(
     client,
+    "finish_leases",
     `WITH pairs AS (
        SELECT * FROM unnest($1::text[], $2::text[]) AS p("id", "token")
      ), done AS (

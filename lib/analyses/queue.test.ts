@@ -145,8 +145,12 @@ describe("leases", () => {
     await expect(prisma.$executeRawUnsafe(`DELETE FROM "catalog_scoring_results" WHERE "id" = $1`, done.resultId)).rejects.toThrow();
     await expect(prisma.readinessResult.update({ where: { id: done.resultId! }, data: { total: 1 } })).rejects.toThrow();
     await expect(prisma.$executeRawUnsafe(`DELETE FROM "catalog_scoring_attempts" WHERE "analysisId" = $1`, id)).rejects.toThrow();
+    // The log has no foreign key (migration 20261202152000_queue_lean); what keeps it from naming a
+    // vanished analysis is that an analysis with a log cannot be deleted, directly or by cascade.
+    await expect(prisma.$executeRawUnsafe(`DELETE FROM "catalog_scoring_analyses" WHERE "id" = $1`, id)).rejects.toThrow();
     expect((await prisma.readinessResult.findUniqueOrThrow({ where: { id: done.resultId! } })).total).toBe(total);
     expect(await prisma.analysisAttempt.count({ where: { analysisId: id } })).toBe(2);
+    expect(await prisma.analysis.count({ where: { id } })).toBe(1);
   });
 
   it("a stale worker's completion is rejected with lease_lost and changes nothing", async () => {
@@ -239,6 +243,37 @@ describe("leases", () => {
     // Terminal: the state machine trigger refuses to revive it.
     await expect(prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "state" = 'queued' WHERE "id" = $1`, id)).rejects.toThrow();
     expect((await prisma.analysis.findUniqueOrThrow({ where: { id } })).state).toBe("failed");
+  });
+
+  it("a claim takes the highest priority first, then the earliest runAfter, skips future rows, and returns them in that order", async () => {
+    const db2 = await createTestDatabase({ register: false });
+    try {
+      const p = db2.prisma;
+      // [id, priority, runAfter offset in minutes]: a future row is not due; ties go to the earlier runAfter.
+      const rows: Array<[string, number, number]> = [["low-old", 0, -30], ["high-new", 5, -1], ["mid", 2, -10], ["high-old", 5, -20], ["future", 9, 60], ["low-new", 0, -5]];
+      for (const [id, priority, minutes] of rows) {
+        await p.$executeRawUnsafe(
+          `INSERT INTO "catalog_scoring_analyses" ("id", "submitter", "trigger", "targetUrl", "priority", "runAfter")
+           VALUES ($1, $1, 'submit', 'https://' || $1 || '.example.com', $2, (now() AT TIME ZONE 'UTC') + make_interval(mins => $3))`,
+          id,
+          priority,
+          minutes,
+        );
+      }
+      const first = await claimLeases({ workerId: "w", limit: 3, client: p, skipReap: true });
+      expect(first.map((c) => c.id)).toEqual(["high-old", "high-new", "mid"]);
+      const rest = await claimLeases({ workerId: "w", limit: 10, client: p, skipReap: true });
+      expect(rest.map((c) => c.id)).toEqual(["low-old", "low-new"]);
+      expect(await claimLeases({ workerId: "w", limit: 10, client: p, skipReap: true })).toEqual([]);
+      const log = await p.analysisAttempt.findMany({ orderBy: { id: "asc" } });
+      const byId = (x: string[], y: string[]) => x[0].localeCompare(y[0]);
+      expect(log.map((l) => [l.analysisId, l.event, String(l.attempt), l.workerId ?? ""]).sort(byId)).toEqual(
+        [...first, ...rest].map((c) => [c.id, "claimed", "1", "w"]).sort(byId),
+      );
+      expect(log.map((l) => l.leaseToken).sort()).toEqual([...first, ...rest].map((c) => c.leaseToken).sort());
+    } finally {
+      await db2.close();
+    }
   });
 
   it("a non-retryable worker failure (refused target) fails at once with its reason", async () => {
