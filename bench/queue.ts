@@ -48,7 +48,7 @@ function args() {
     if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} takes a positive integer`);
     return n;
   };
-  return { jobs: get("--jobs", 5000), batch: get("--batch", 100), rounds: get("--rounds", 3) };
+  return { jobs: get("--jobs", 20_000), batch: get("--batch", 100), rounds: get("--rounds", 3) };
 }
 
 const pct = (xs: number[], p: number) => {

@@ -4,17 +4,16 @@
 
 -- 1. The (state, runAfter, priority) index goes. The claim reads analyses_claim_order (partial,
 --    queued rows only, in claim order) and the reaper analyses_running_lease; this one served
---    neither, yet every claim and every completion inserted a new entry into it. Worse, on a table
---    without statistics (a fresh backlog before autovacuum's first ANALYZE) the planner preferred
---    it for the claim and sorted the whole backlog: 6.6 ms of a 9.2 ms claim of 100 with 20,000
---    queued, against 0.1 ms through analyses_claim_order. Counting analyses by state (the depth
---    gauge, the moderators' desk) now scans the table, which is small beside what it saves.
+--    neither, yet every claim and every completion inserted a new entry into it (on a table without
+--    statistics the planner even took it for the claim, then sorted the whole backlog; 4 below is
+--    what keeps the claim in index order). Counting analyses by state (the depth gauge, the
+--    moderators' desk) now reads the table itself, a scan that grows with the queue's history.
 DROP INDEX "catalog_scoring_analyses_state_runAfter_priority_idx";
 
 -- 2. The attempt log's foreign key goes. Its row check (SELECT … FOR KEY SHARE on the analysis the
 --    same statement has just updated) cost more than any other single part of a claim or a
 --    completion under concurrency: with 4 workers, claim-and-complete went from 21,500 to 27,400
---    jobs/s without it (bench/.scratch-style side-by-side runs, docs/QUEUE.md). What the key
+--    jobs/s without it (side-by-side runs of the same claim and completion SQL, docs/QUEUE.md). What the key
 --    guaranteed still holds by construction: lease.ts writes log rows only in the same statement
 --    that moves the analysis row, from that statement's RETURNING, so every logged analysisId
 --    exists; and analyses are never deleted (below), so none can go missing later.
@@ -36,7 +35,14 @@ $$ LANGUAGE plpgsql;
 CREATE TRIGGER "analyses_keep_history" BEFORE DELETE ON "catalog_scoring_analyses"
   FOR EACH ROW EXECUTE FUNCTION tollgate_analysis_keep_history();
 
--- 3. The claim becomes a function, for two reasons measured on the claim of 100 with 20,000 queued:
+-- 3. One index on the log instead of two: the primary key becomes (analysisId, id), which serves
+--    reading one analysis's log in order, and the separate analysisId index goes. Every claim and
+--    every completion appends a log row, so this is one index entry fewer per transition.
+DROP INDEX "catalog_scoring_attempts_analysisId_idx";
+ALTER TABLE "catalog_scoring_attempts" DROP CONSTRAINT "catalog_scoring_attempts_pkey",
+  ADD CONSTRAINT "catalog_scoring_attempts_pkey" PRIMARY KEY ("analysisId", "id");
+
+-- 4. The claim becomes a function, for two reasons measured on the claim of 100 with 20,000 queued:
 --    - its plan no longer depends on statistics. With none (a fresh table) or stale ones (a rubric
 --      release that queues every listing at once, before autovacuum's next ANALYZE) the planner
 --      estimated ~10 queued rows and chose a bitmap scan of analyses_claim_order plus a sort of the
