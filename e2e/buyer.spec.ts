@@ -1,3 +1,4 @@
+import { shot } from "./shots";
 import { expect, test } from "@playwright/test";
 import { expectNoInternalNumbers, tileTitles, waitForRankedCatalog } from "./helpers";
 
@@ -9,7 +10,7 @@ test("a buyer browses, searches, filters, and opens a listing with its readiness
   // Browse is in rank order: the seed's most mature, honest service comes before the unpayable one.
   expect(all.indexOf("Geocodr address geocoding")).toBeLessThan(all.indexOf("Serpwire search results API"));
   await expect(page.getByText(/readiness\/1\.0\.0 · analysed/).first()).toBeVisible();
-  await page.screenshot({ path: "docs/screenshots/catalog.png", fullPage: true });
+  await page.screenshot({ path: shot("catalog"), fullPage: true });
 
   // Search: relevance only, labelled as keyword matches.
   await page.getByRole("searchbox", { name: "Search" }).fill("geocoding");
@@ -63,7 +64,7 @@ test("a buyer browses, searches, filters, and opens a listing with its readiness
     expect(svg.headers()["content-type"]).toContain("image/svg+xml");
     expect(await svg.text()).toContain("96");
   }
-  await page.screenshot({ path: "docs/screenshots/listing.png", fullPage: true });
+  await page.screenshot({ path: shot("listing"), fullPage: true });
   await expectNoInternalNumbers(await page.content());
 });
 

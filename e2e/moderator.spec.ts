@@ -1,3 +1,4 @@
+import { shot } from "./shots";
 import { expect, test } from "@playwright/test";
 import { signInAs, tileTitles, waitForRankedCatalog } from "./helpers";
 
@@ -12,7 +13,7 @@ test("a moderator sets Featured 3 with a reason, sees the listing move up the ca
   await signInAs(page, "moderator@demo", "/admin");
   await expect(page.getByRole("heading", { name: "Analysis queue" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Listings in browse order" })).toBeVisible();
-  await page.screenshot({ path: "docs/screenshots/admin.png", fullPage: true });
+  await page.screenshot({ path: shot("admin"), fullPage: true });
 
   // The queue filters by state.
   await page.getByRole("link", { name: /^succeeded/i }).click();
@@ -42,7 +43,7 @@ test("a moderator sets Featured 3 with a reason, sees the listing move up the ca
   await page.reload();
   await expect(page.getByText(/featured 3 ·/)).toBeVisible();
   await expect(page.getByRole("heading", { name: "Moderation changes" })).toBeVisible();
-  await page.screenshot({ path: "docs/screenshots/admin-listing.png", fullPage: true });
+  await page.screenshot({ path: shot("admin-listing"), fullPage: true });
 
   // The public order follows at once.
   await page.goto("/catalog");

@@ -1,3 +1,4 @@
+import { shot } from "./shots";
 import { expect, test } from "@playwright/test";
 import { SELLERS_ORIGIN, signInAs } from "./helpers";
 
@@ -44,7 +45,7 @@ test("a seller adds a service from its URL, publishes, reads the report, applies
   await expect.poll(async () => Number((await estimate.getByLabel(/^Readiness \d+ of 100/).getAttribute("aria-label"))!.match(/\d+/)![0])).toBeGreaterThan(estimateBefore);
   await expect(page.getByText(/needs? attention before this can be saved/)).toHaveCount(0);
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: "docs/screenshots/add-service.png", fullPage: true });
+  await page.screenshot({ path: shot("add-service"), fullPage: true });
   await walkthrough.fill("");
 
   await page.getByRole("button", { name: "Publish and analyse" }).click();
@@ -63,7 +64,7 @@ test("a seller adds a service from its URL, publishes, reads the report, applies
   await expect(page.getByText(/challenge x402-v2/).first()).toBeVisible();
   await expect(page.getByRole("heading", { name: "Your badge" })).toBeVisible();
   await expect(page.getByText(`/badges/`).first()).toBeVisible();
-  await page.screenshot({ path: "docs/screenshots/seller-report.png", fullPage: true });
+  await page.screenshot({ path: shot("seller-report"), fullPage: true });
 
   // Apply the fix and re-analyse.
   await page.getByRole("link", { name: "Edit listing" }).click();
