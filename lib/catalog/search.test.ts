@@ -61,3 +61,38 @@ describe("search", () => {
     expect(hits.map((h) => h.listingId)).not.toContain(ids.draft);
   });
 });
+
+describe("search: full-text hits and typo-only hits", () => {
+  let u: TestDatabase;
+  const k: Record<string, string> = {};
+  beforeAll(async () => {
+    u = await createTestDatabase();
+    k.tides = await createTestListing(u.prisma, { title: "Tide tables", description: "Daily forecast of tides for harbours", category: "marine" });
+    k.typo = await createTestListing(u.prisma, { title: "Forcast hub", category: "weather" });
+    k.typo2 = await createTestListing(u.prisma, { title: "Forecst board", category: "marine" });
+  });
+  afterAll(async () => {
+    await u?.close();
+  });
+
+  it("a listing holding every query word ranks ahead of one found only by title similarity", async () => {
+    const { hits } = await searchHits({ query: "forecast", limit: 10 });
+    expect(hits[0]).toMatchObject({ listingId: k.tides, match: "keyword" });
+    expect(hits.slice(1).map((h) => h.listingId).sort()).toEqual([k.typo, k.typo2].sort());
+    // Full-text hits score above FUZZY_WEIGHT, typo-only hits at most FUZZY_WEIGHT (× word similarity).
+    expect(hits[0].relevance).toBeGreaterThan(0.2);
+    expect(hits.slice(1).every((h) => h.relevance > 0 && h.relevance <= 0.2)).toBe(true);
+  });
+
+  it("typo hits only fill what full text leaves, so a shorter list is a prefix of a longer one", async () => {
+    const all = (await searchHits({ query: "forecast", limit: 10 })).hits;
+    expect((await searchHits({ query: "forecast", limit: 1 })).hits).toEqual(all.slice(0, 1));
+    expect((await searchHits({ query: "forecast", limit: 2 })).hits).toEqual(all.slice(0, 2));
+  });
+
+  it("a typo alone still finds its listing, and filters hold on the typo side", async () => {
+    expect((await searchHits({ query: "forcast", limit: 10 })).hits.map((h) => h.listingId)).toContain(k.typo);
+    const marine = (await searchHits({ query: "forecast", limit: 10, filters: { category: "marine" } })).hits.map((h) => h.listingId);
+    expect(marine).toEqual([k.tides, k.typo2]);
+  });
+});

@@ -6,10 +6,16 @@
  * title so a typo still finds its listing.
  *
  * Relevance is in 0–1, because selectShortlist requires it:
- *   lexical   = ts_rank_cd(vector, query, 32)     -- normalisation 32: rank ÷ (rank + 1), in [0, 1)
- *   fuzzy     = word_similarity(query, title)     -- in [0, 1]
- *   relevance = 0.8·lexical + 0.2·fuzzy           -- full text leads; the trigram side lifts exact
- *                                                    title words a little and lets a typo match at all
+ *   full-text hit  (searchVector @@ query):  relevance = 0.2 + 0.8·ts_rank_cd(vector, query, 32)   in [0.2, 1)
+ *   typo-only hit  (title word similarity):  relevance = 0.2·word_similarity(query, title)          in [0.09, 0.2]
+ * (normalisation 32 is rank ÷ (rank + 1)). Read as 0.8·lexical + 0.2·fuzzy where a full-text hit,
+ * holding every query word, counts as a full title match (fuzzy 1) and a typo-only hit has no
+ * lexical rank (ts_rank_cd is 0 for a document the query does not match). So every full-text hit
+ * ranks ahead of every typo-only hit, and the typo side is searched only when full text found fewer
+ * than `limit` listings passing the filters, and then only for the rest: the answer is the same as
+ * ranking both sides together, at the cost of the full-text side alone for a common query. Within
+ * the full-text side the title counts through its weight A in the vector (docs/FEEDS.md "Search").
+ *
  * A title matches by trigram when word_similarity ≥ FUZZY_THRESHOLD (set per statement, since the
  * GUC's default 0.6 misses one-letter typos such as "wether"). A query using websearch operators
  * (quotes, `-word`, `or`) asks for precision, so it matches by full text only. Ties break by id,
@@ -81,27 +87,7 @@ export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit
     throw new AppError("bad_request", `limit must be an integer 1–${SEARCH_MAX_LIMIT}`, [{ pointer: "/limit", message: `must be an integer 1–${SEARCH_MAX_LIMIT}` }]);
   }
   const query = opts.query;
-  const params: unknown[] = [query];
-  const where = filterSql(opts.filters ?? {}, params) + endpointFilterSql(opts.endpoint, params);
-  const precise = /(^|\s)-\S|"|(^|\s)or(\s|$)/i.test(query);
-  const prisma = await db();
-  // One transaction, so the threshold set for this statement stays on its connection and ends with it.
-  const [, keyword] = await prisma.$transaction([
-    prisma.$queryRawUnsafe(`SELECT set_config('pg_trgm.word_similarity_threshold', '${FUZZY_THRESHOLD}', true)`),
-    prisma.$queryRawUnsafe<{ id: string; relevance: number }[]>(
-      `WITH q AS (SELECT websearch_to_tsquery('english', $1) AS tsq)
-       SELECT m.id, (${LEXICAL_WEIGHT} * m.lexical + ${FUZZY_WEIGHT} * m.fuzzy)::float8 AS relevance
-         FROM (SELECT l.id,
-                      ts_rank_cd(COALESCE(l."searchVector", ''::tsvector), q.tsq, 32)::float8 AS lexical,
-                      word_similarity($1, l."title")::float8 AS fuzzy
-                 FROM "listings" l, q
-                WHERE l."publicationState" = 'published'
-                  AND (l."searchVector" @@ q.tsq${precise ? "" : ` OR $1 <% l."title"`})${where}) m
-        ORDER BY relevance DESC, m.id COLLATE "C" ASC
-        LIMIT ${opts.limit}`,
-      ...params,
-    ),
-  ]);
+  const keyword = await keywordHits(query, opts.limit, opts.filters ?? {}, opts.endpoint);
   const provider = opts.semantic === undefined ? defaultSemanticProvider : opts.semantic;
   if (!provider) return { hits: keyword.map((k) => ({ listingId: k.id, relevance: k.relevance, match: "keyword" })), matching: "keyword" };
 
@@ -116,6 +102,59 @@ export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit
   for (const k of keyword) if (!seen.has(k.id)) hits.push({ listingId: k.id, relevance: k.relevance, match: "keyword" });
   hits.sort((a, b) => b.relevance - a.relevance || (a.listingId < b.listingId ? -1 : 1));
   return { hits: hits.slice(0, opts.limit), matching: "hybrid" };
+}
+
+interface KeywordRow {
+  id: string;
+  relevance: number;
+}
+
+/**
+ * The keyword side, best first, at most `limit`: every full-text hit ahead of every typo-only hit
+ * (relevance ≥ FUZZY_WEIGHT against ≤ FUZZY_WEIGHT), so the trigram statement runs only when full
+ * text found fewer than `limit` listings passing the filters, and then only for the rest.
+ */
+async function keywordHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined): Promise<KeywordRow[]> {
+  const prisma = await db();
+  const fullText = await prisma.$queryRawUnsafe<KeywordRow[]>(...rankedSql(query, limit, filters, endpoint, "fullText"));
+  const precise = /(^|\s)-\S|"|(^|\s)or(\s|$)/i.test(query);
+  if (precise || fullText.length >= limit) return fullText;
+  // One transaction, so the threshold set for this statement stays on its connection and ends with it.
+  const [, typo] = await prisma.$transaction([
+    prisma.$queryRawUnsafe(`SELECT set_config('pg_trgm.word_similarity_threshold', '${FUZZY_THRESHOLD}', true)`),
+    prisma.$queryRawUnsafe<KeywordRow[]>(...rankedSql(query, limit - fullText.length, filters, endpoint, "typo")),
+  ]);
+  return [...fullText, ...typo];
+}
+
+/**
+ * One side of the keyword search as a statement and its parameters. The inner query ranks the
+ * side's matches that pass the listing's own columns (published, category, network, protocol); the
+ * outer one walks them in that order and applies the filters that probe endpoints (price, and the
+ * payable-endpoint EXISTS of router selection) only until `limit` rows pass. OFFSET 0 keeps those
+ * probes out of the inner scan, where they would run once per match (~13,000 for a common pair of
+ * words at 100,000 listings) instead of once per row read.
+ */
+function rankedSql(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined, side: "fullText" | "typo"): [string, ...unknown[]] {
+  const params: unknown[] = [query];
+  const { minPrice, maxPrice, ...own } = filters;
+  const inner = filterSql(own, params);
+  const outer = filterSql({ minPrice, maxPrice }, params) + endpointFilterSql(endpoint, params);
+  const [relevance, match] =
+    side === "fullText"
+      ? [`${FUZZY_WEIGHT} + ${LEXICAL_WEIGHT} * ts_rank_cd(l."searchVector", q.tsq, 32)`, `l."searchVector" @@ q.tsq`]
+      : [`${FUZZY_WEIGHT} * word_similarity($1, l."title")`, `$1 <% l."title" AND NOT COALESCE(l."searchVector" @@ q.tsq, false)`];
+  const sql = `WITH q AS (SELECT websearch_to_tsquery('english', $1) AS tsq)
+    SELECT l.id, l.relevance
+      FROM (SELECT l.id, l."category", l."networks", l."protocols", (${relevance})::float8 AS relevance
+              FROM "listings" l, q
+             WHERE ${match} AND l."publicationState" = 'published'${inner}
+             ORDER BY relevance DESC, l.id COLLATE "C"
+            OFFSET 0) l
+     WHERE true${outer}
+     ORDER BY l.relevance DESC, l.id COLLATE "C"
+     LIMIT ${limit}`;
+  return [sql, ...params];
 }
 
 export type SearchResultItem = PublicListing & { relevance: number; match: MatchKind };
