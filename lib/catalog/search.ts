@@ -6,11 +6,11 @@
  * title so a typo still finds its listing.
  *
  * Relevance is in 0–1, because selectShortlist requires it:
- *   full-text hit  (searchVector @@ query):  relevance = 0.2 + 0.8·ts_rank_cd(vector, query, 32)   in [0.2, 1)
+ *   full-text hit  (searchVector @@ query):  relevance = 0.2 + 0.8·ts_rank(vector, query, 32)      in [0.2, 1)
  *   typo-only hit  (title word similarity):  relevance = 0.2·word_similarity(query, title)          in [0.09, 0.2]
  * (normalisation 32 is rank ÷ (rank + 1)). Read as 0.8·lexical + 0.2·fuzzy where a full-text hit,
  * holding every query word, counts as a full title match (fuzzy 1) and a typo-only hit has no
- * lexical rank (ts_rank_cd is 0 for a document the query does not match). So every full-text hit
+ * lexical rank (it is not a full-text match). So every full-text hit
  * ranks ahead of every typo-only hit, and the typo side is searched only when full text found fewer
  * than `limit` listings passing the filters, and then only for the rest: the answer is the same as
  * ranking both sides together, at the cost of the full-text side alone for a common query. Within
@@ -142,7 +142,7 @@ function rankedSql(query: string, limit: number, filters: BrowseFilters, endpoin
   const outer = filterSql({ minPrice, maxPrice }, params) + endpointFilterSql(endpoint, params);
   const [relevance, match] =
     side === "fullText"
-      ? [`${FUZZY_WEIGHT} + ${LEXICAL_WEIGHT} * ts_rank_cd(l."searchVector", q.tsq, 32)`, `l."searchVector" @@ q.tsq`]
+      ? [`${FUZZY_WEIGHT} + ${LEXICAL_WEIGHT} * ts_rank(l."searchVector", q.tsq, 32)`, `l."searchVector" @@ q.tsq`]
       : [`${FUZZY_WEIGHT} * word_similarity($1, l."title")`, `$1 <% l."title" AND NOT COALESCE(l."searchVector" @@ q.tsq, false)`];
   const sql = `WITH q AS (SELECT websearch_to_tsquery('english', $1) AS tsq)
     SELECT l.id, l.relevance
