@@ -128,10 +128,12 @@ async function keywordHits(query: string, limit: number, filters: BrowseFilters,
 }
 
 /**
- * One side of the keyword search as a statement and its parameters. The inner query ranks the
- * side's matches that pass the listing's own columns (published, category, network, protocol); the
- * outer one walks them in that order and applies the filters that probe endpoints (price, and the
- * payable-endpoint EXISTS of router selection) only until `limit` rows pass. OFFSET 0 keeps those
+ * One side of the keyword search as a statement and its parameters. The inner query reads
+ * "listing_search", the trigger-kept narrow copy of each listing's searchable columns (migration
+ * 20261202151000_listing_search), and ranks the side's matches that pass the listing's own columns
+ * (published, category, network, protocol); the outer one walks them in that order and applies the
+ * filters that probe endpoints (price, and the payable-endpoint EXISTS of router selection) only
+ * until `limit` rows pass. OFFSET 0 keeps those
  * probes out of the inner scan, where they would run once per match (~13,000 for a common pair of
  * words at 100,000 listings) instead of once per row read.
  */
@@ -147,7 +149,7 @@ function rankedSql(query: string, limit: number, filters: BrowseFilters, endpoin
   const sql = `WITH q AS (SELECT websearch_to_tsquery('english', $1) AS tsq)
     SELECT l.id, l.relevance
       FROM (SELECT l.id, l."category", l."networks", l."protocols", (${relevance})::float8 AS relevance
-              FROM "listings" l, q
+              FROM "listing_search" l, q
              WHERE ${match} AND l."publicationState" = 'published'${inner}
              ORDER BY relevance DESC, l.id COLLATE "C"
             OFFSET 0) l
