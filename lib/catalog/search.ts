@@ -28,7 +28,8 @@
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { PublicListing } from "@/lib/catalog/public-view";
-import { filterSql, publicListingsByIds, type BrowseFilters } from "@/lib/catalog/browse";
+import { filterSql, type BrowseFilters } from "@/lib/catalog/browse";
+import { publicListingsByIdsOneStatement } from "@/lib/catalog/public-rows";
 
 export interface SemanticProvider {
   /** Listings nearest in meaning to the query, similarity 0–1. */
@@ -164,7 +165,7 @@ export type SearchResultItem = PublicListing & { relevance: number; match: Match
 /** Search with the public listing shape per hit. */
 export async function searchCatalog(opts: SearchOptions): Promise<{ items: SearchResultItem[]; matching: Matching }> {
   const { hits, matching } = await searchHits(opts);
-  const listings = await publicListingsByIds(hits.map((h) => h.listingId));
+  const listings = await publicListingsByIdsOneStatement(hits.map((h) => h.listingId));
   const byId = new Map(listings.map((l) => [l.id, l]));
   const items = hits.flatMap((h) => {
     const l = byId.get(h.listingId);
