@@ -92,6 +92,18 @@ describe("search: full-text hits and typo-only hits", () => {
     expect((await searchHits({ query: "forecast", limit: 2 })).hits).toEqual(all.slice(0, 2));
   });
 
+  it("endpoint filters that reject the best ranked matches still find the first one passing", async () => {
+    // Five title matches (ranked first) with POST endpoints, one description match with GET: the
+    // first try ranks 4 × limit and finds no GET among them, so the side is ranked in full.
+    for (let i = 0; i < 5; i++) await createTestListing(u.prisma, { title: `Widget maker ${i}` });
+    const get = await createTestListing(u.prisma, { title: "Parts shop", description: "Sells a widget or two", endpoints: [{ method: "GET" }] });
+    expect((await searchHits({ query: "widget", limit: 1, endpoint: { method: "GET" } })).hits.map((h) => h.listingId)).toEqual([get]);
+    expect((await searchHits({ query: "widgte", limit: 1, endpoint: { method: "GET" } })).hits).toEqual([]);
+    const all = (await searchHits({ query: "widget", limit: 10 })).hits.map((h) => h.listingId);
+    expect(all).toHaveLength(6);
+    expect(all[5]).toBe(get);
+  });
+
   it("a typo alone still finds its listing, and filters hold on the typo side", async () => {
     expect((await searchHits({ query: "forcast", limit: 10 })).hits.map((h) => h.listingId)).toContain(k.typo);
     const marine = (await searchHits({ query: "forecast", limit: 10, filters: { category: "marine" } })).hits.map((h) => h.listingId);

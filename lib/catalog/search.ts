@@ -117,15 +117,36 @@ interface KeywordRow {
  */
 async function keywordHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined): Promise<KeywordRow[]> {
   const prisma = await db();
-  const fullText = await prisma.$queryRawUnsafe<KeywordRow[]>(...rankedSql(query, limit, filters, endpoint, "fullText"));
+  const fullText = await ranked(limit, filters, endpoint, (window) => prisma.$queryRawUnsafe<KeywordRow[]>(...rankedSql(query, limit, window, filters, endpoint, "fullText")));
   const precise = /(^|\s)-\S|"|(^|\s)or(\s|$)/i.test(query);
   if (precise || fullText.length >= limit) return fullText;
-  // One transaction, so the threshold set for this statement stays on its connection and ends with it.
-  const [, typo] = await prisma.$transaction([
-    prisma.$queryRawUnsafe(`SELECT set_config('pg_trgm.word_similarity_threshold', '${FUZZY_THRESHOLD}', true)`),
-    prisma.$queryRawUnsafe<KeywordRow[]>(...rankedSql(query, limit - fullText.length, filters, endpoint, "typo")),
-  ]);
+  const rest = limit - fullText.length;
+  const typo = await ranked(rest, filters, endpoint, async (window) => {
+    // One transaction, so the threshold set for this statement stays on its connection and ends with it.
+    const [, rows] = await prisma.$transaction([
+      prisma.$queryRawUnsafe(`SELECT set_config('pg_trgm.word_similarity_threshold', '${FUZZY_THRESHOLD}', true)`),
+      prisma.$queryRawUnsafe<KeywordRow[]>(...rankedSql(query, rest, window, filters, endpoint, "typo")),
+    ]);
+    return rows;
+  });
   return [...fullText, ...typo];
+}
+
+/** A side's first try ranks this many × `limit` of its best matches when filters may still reject some. */
+export const RANK_WINDOW_FACTOR = 4;
+
+/**
+ * Runs one side. Without endpoint or price filters every ranked row passes, so the statement ranks
+ * with a top-`limit` sort. With them, the first try ranks only the best RANK_WINDOW_FACTOR × `limit`
+ * (a bounded top-N sort instead of sorting every match: ~6 ms of ~24 for 13,000 matches) and
+ * filters those in order; that is the exact answer when `limit` of them pass, since the filters
+ * keep the order. Otherwise (few matches, or filters rejecting most of the window) it ranks them all.
+ */
+async function ranked(limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined, run: (window: number | null) => Promise<KeywordRow[]>): Promise<KeywordRow[]> {
+  const probing = endpoint !== undefined || filters.minPrice !== undefined || filters.maxPrice !== undefined;
+  if (!probing) return run(limit);
+  const first = await run(limit * RANK_WINDOW_FACTOR);
+  return first.length >= limit ? first : run(null);
 }
 
 /**
@@ -134,11 +155,11 @@ async function keywordHits(query: string, limit: number, filters: BrowseFilters,
  * 20261202151000_listing_search), and ranks the side's matches that pass the listing's own columns
  * (published, category, network, protocol); the outer one walks them in that order and applies the
  * filters that probe endpoints (price, and the payable-endpoint EXISTS of router selection) only
- * until `limit` rows pass. OFFSET 0 keeps those
+ * until `limit` rows pass. The inner LIMIT `window` (or, for all matches, OFFSET 0) keeps those
  * probes out of the inner scan, where they would run once per match (~13,000 for a common pair of
  * words at 100,000 listings) instead of once per row read.
  */
-function rankedSql(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined, side: "fullText" | "typo"): [string, ...unknown[]] {
+function rankedSql(query: string, limit: number, window: number | null, filters: BrowseFilters, endpoint: EndpointFilter | undefined, side: "fullText" | "typo"): [string, ...unknown[]] {
   const params: unknown[] = [query];
   const { minPrice, maxPrice, ...own } = filters;
   const inner = filterSql(own, params);
@@ -153,7 +174,7 @@ function rankedSql(query: string, limit: number, filters: BrowseFilters, endpoin
               FROM "listing_search" l, q
              WHERE ${match} AND l."publicationState" = 'published'${inner}
              ORDER BY relevance DESC, l.id COLLATE "C"
-            OFFSET 0) l
+            ${window === null ? "OFFSET 0" : `LIMIT ${window}`}) l
      WHERE true${outer}
      ORDER BY l.relevance DESC, l.id COLLATE "C"
      LIMIT ${limit}`;
