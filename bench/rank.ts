@@ -35,6 +35,8 @@ const URL_ = process.env.DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/t
 const SCHEMA = `bench_rank_${process.pid}`;
 /** --load-only: load, print the schema name and stop without dropping it (for reading query plans). */
 const LOAD_ONLY = process.argv.includes("--load-only");
+/** --only select: skip the floor, the sweep and browse (rank scores from one UPDATE instead) and time select alone. */
+const ONLY_SELECT = process.argv.join(" ").includes("--only select");
 const NOW = new Date("2026-12-02T12:00:00.000Z");
 const NOW_SQL = `TIMESTAMP '2026-12-02 12:00:00'`;
 
@@ -120,6 +122,17 @@ async function main(): Promise<void> {
     const [, loadMs] = await timed(() => load(h));
     console.log(`loaded ${LISTINGS.toLocaleString("en-US")} listings, ${ROWS.toLocaleString("en-US")} payments, ${ROWS.toLocaleString("en-US")} health samples in ${s(loadMs)} (schema ${SCHEMA})`);
     if (LOAD_ONLY) return;
+    if (ONLY_SELECT) {
+      await h.exec(`UPDATE "listings" SET "rankScore" = (('x' || substr(md5(id), 1, 8))::bit(32)::int & 1023) / 1023.0 * 1.2`);
+      await h.exec(`VACUUM ANALYZE "listings"`);
+      const times: number[] = [];
+      for (let i = 0; i < 100; i++) {
+        const req = parseSelectRequest({ task: `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}`, limit: 10, ...(i % 3 === 0 ? { filters: { maxPrice: "0.02" } } : {}) });
+        times.push((await timed(() => selectServices(req, { apiVersion: "1.55" })))[1]);
+      }
+      console.log(`selectServices (limit 10, 100 tasks; --only select, no sweep): p50 ${ms(pct(times, 50))}, p95 ${ms(pct(times, 95))}`);
+      return;
+    }
 
     // The floor: one bare aggregate scan over the same rows the sweep reads.
     const floorSql = `SELECT (SELECT count(*) FROM (SELECT "listingId", count(*) FROM "router_payments" GROUP BY 1) a)

@@ -61,3 +61,52 @@ describe("search", () => {
     expect(hits.map((h) => h.listingId)).not.toContain(ids.draft);
   });
 });
+
+describe("search: full-text hits and typo-only hits", () => {
+  let u: TestDatabase;
+  const k: Record<string, string> = {};
+  beforeAll(async () => {
+    u = await createTestDatabase();
+    k.tides = await createTestListing(u.prisma, { title: "Tide tables", description: "Daily forecast of tides for harbours", category: "marine" });
+    k.typo = await createTestListing(u.prisma, { title: "Forcast hub", category: "weather" });
+    k.typo2 = await createTestListing(u.prisma, { title: "Forecas board", category: "marine" });
+  });
+  afterAll(async () => {
+    await u?.close();
+  });
+
+  // Under the earlier 0.8·ts_rank_cd + 0.2·word_similarity, "Forecas board" (similarity 0.78, 0.156)
+  // passed the listing whose description says "forecast" (0.8 × 0.167 = 0.133).
+  it("a listing holding every query word ranks ahead of one found only by title similarity", async () => {
+    const { hits } = await searchHits({ query: "forecast", limit: 10 });
+    expect(hits[0]).toMatchObject({ listingId: k.tides, match: "keyword" });
+    expect(hits.slice(1).map((h) => h.listingId)).toEqual([k.typo2, k.typo]);
+    // Full-text hits score above FUZZY_WEIGHT, typo-only hits at most FUZZY_WEIGHT (× word similarity).
+    expect(hits[0].relevance).toBeGreaterThan(0.2);
+    expect(hits.slice(1).every((h) => h.relevance > 0 && h.relevance <= 0.2)).toBe(true);
+  });
+
+  it("typo hits only fill what full text leaves, so a shorter list is a prefix of a longer one", async () => {
+    const all = (await searchHits({ query: "forecast", limit: 10 })).hits;
+    expect((await searchHits({ query: "forecast", limit: 1 })).hits).toEqual(all.slice(0, 1));
+    expect((await searchHits({ query: "forecast", limit: 2 })).hits).toEqual(all.slice(0, 2));
+  });
+
+  it("endpoint filters that reject the best ranked matches still find the first one passing", async () => {
+    // Five title matches (ranked first) with POST endpoints, one description match with GET: the
+    // first try ranks 4 × limit and finds no GET among them, so the side is ranked in full.
+    for (let i = 0; i < 5; i++) await createTestListing(u.prisma, { title: `Widget maker ${i}` });
+    const get = await createTestListing(u.prisma, { title: "Parts shop", description: "Sells a widget or two", endpoints: [{ method: "GET" }] });
+    expect((await searchHits({ query: "widget", limit: 1, endpoint: { method: "GET" } })).hits.map((h) => h.listingId)).toEqual([get]);
+    expect((await searchHits({ query: "widgte", limit: 1, endpoint: { method: "GET" } })).hits).toEqual([]);
+    const all = (await searchHits({ query: "widget", limit: 10 })).hits.map((h) => h.listingId);
+    expect(all).toHaveLength(6);
+    expect(all[5]).toBe(get);
+  });
+
+  it("a typo alone still finds its listing, and filters hold on the typo side", async () => {
+    expect((await searchHits({ query: "forcast", limit: 10 })).hits.map((h) => h.listingId)).toContain(k.typo);
+    const marine = (await searchHits({ query: "forecast", limit: 10, filters: { category: "marine" } })).hits.map((h) => h.listingId);
+    expect(marine).toEqual([k.tides, k.typo2]);
+  });
+});

@@ -6,10 +6,16 @@
  * title so a typo still finds its listing.
  *
  * Relevance is in 0–1, because selectShortlist requires it:
- *   lexical   = ts_rank_cd(vector, query, 32)     -- normalisation 32: rank ÷ (rank + 1), in [0, 1)
- *   fuzzy     = word_similarity(query, title)     -- in [0, 1]
- *   relevance = 0.8·lexical + 0.2·fuzzy           -- full text leads; the trigram side lifts exact
- *                                                    title words a little and lets a typo match at all
+ *   full-text hit  (searchVector @@ query):  relevance = 0.2 + 0.8·ts_rank(vector, query, 32)      in [0.2, 1)
+ *   typo-only hit  (title word similarity):  relevance = 0.2·word_similarity(query, title)          in [0.09, 0.2]
+ * (normalisation 32 is rank ÷ (rank + 1)). Read as 0.8·lexical + 0.2·fuzzy where a full-text hit,
+ * holding every query word, counts as a full title match (fuzzy 1) and a typo-only hit has no
+ * lexical rank (it is not a full-text match). So every full-text hit
+ * ranks ahead of every typo-only hit, and the typo side is searched only when full text found fewer
+ * than `limit` listings passing the filters, and then only for the rest: the answer is the same as
+ * ranking both sides together, at the cost of the full-text side alone for a common query. Within
+ * the full-text side the title counts through its weight A in the vector (docs/FEEDS.md "Search").
+ *
  * A title matches by trigram when word_similarity ≥ FUZZY_THRESHOLD (set per statement, since the
  * GUC's default 0.6 misses one-letter typos such as "wether"). A query using websearch operators
  * (quotes, `-word`, `or`) asks for precision, so it matches by full text only. Ties break by id,
@@ -22,7 +28,8 @@
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { PublicListing } from "@/lib/catalog/public-view";
-import { filterSql, publicListingsByIds, type BrowseFilters } from "@/lib/catalog/browse";
+import { filterSql, type BrowseFilters } from "@/lib/catalog/browse";
+import { publicListingsByIdsOneStatement } from "@/lib/catalog/public-rows";
 
 export interface SemanticProvider {
   /** Listings nearest in meaning to the query, similarity 0–1. */
@@ -81,27 +88,7 @@ export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit
     throw new AppError("bad_request", `limit must be an integer 1–${SEARCH_MAX_LIMIT}`, [{ pointer: "/limit", message: `must be an integer 1–${SEARCH_MAX_LIMIT}` }]);
   }
   const query = opts.query;
-  const params: unknown[] = [query];
-  const where = filterSql(opts.filters ?? {}, params) + endpointFilterSql(opts.endpoint, params);
-  const precise = /(^|\s)-\S|"|(^|\s)or(\s|$)/i.test(query);
-  const prisma = await db();
-  // One transaction, so the threshold set for this statement stays on its connection and ends with it.
-  const [, keyword] = await prisma.$transaction([
-    prisma.$queryRawUnsafe(`SELECT set_config('pg_trgm.word_similarity_threshold', '${FUZZY_THRESHOLD}', true)`),
-    prisma.$queryRawUnsafe<{ id: string; relevance: number }[]>(
-      `WITH q AS (SELECT websearch_to_tsquery('english', $1) AS tsq)
-       SELECT m.id, (${LEXICAL_WEIGHT} * m.lexical + ${FUZZY_WEIGHT} * m.fuzzy)::float8 AS relevance
-         FROM (SELECT l.id,
-                      ts_rank_cd(COALESCE(l."searchVector", ''::tsvector), q.tsq, 32)::float8 AS lexical,
-                      word_similarity($1, l."title")::float8 AS fuzzy
-                 FROM "listings" l, q
-                WHERE l."publicationState" = 'published'
-                  AND (l."searchVector" @@ q.tsq${precise ? "" : ` OR $1 <% l."title"`})${where}) m
-        ORDER BY relevance DESC, m.id COLLATE "C" ASC
-        LIMIT ${opts.limit}`,
-      ...params,
-    ),
-  ]);
+  const keyword = await keywordHits(query, opts.limit, opts.filters ?? {}, opts.endpoint);
   const provider = opts.semantic === undefined ? defaultSemanticProvider : opts.semantic;
   if (!provider) return { hits: keyword.map((k) => ({ listingId: k.id, relevance: k.relevance, match: "keyword" })), matching: "keyword" };
 
@@ -118,12 +105,88 @@ export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit
   return { hits: hits.slice(0, opts.limit), matching: "hybrid" };
 }
 
+interface KeywordRow {
+  id: string;
+  relevance: number;
+}
+
+/**
+ * The keyword side, best first, at most `limit`: every full-text hit ahead of every typo-only hit
+ * (relevance ≥ FUZZY_WEIGHT against ≤ FUZZY_WEIGHT), so the trigram statement runs only when full
+ * text found fewer than `limit` listings passing the filters, and then only for the rest.
+ */
+async function keywordHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined): Promise<KeywordRow[]> {
+  const prisma = await db();
+  const fullText = await ranked(limit, filters, endpoint, (window) => prisma.$queryRawUnsafe<KeywordRow[]>(...rankedSql(query, limit, window, filters, endpoint, "fullText")));
+  const precise = /(^|\s)-\S|"|(^|\s)or(\s|$)/i.test(query);
+  if (precise || fullText.length >= limit) return fullText;
+  const rest = limit - fullText.length;
+  const typo = await ranked(rest, filters, endpoint, async (window) => {
+    // One transaction, so the threshold set for this statement stays on its connection and ends with it.
+    const [, rows] = await prisma.$transaction([
+      prisma.$queryRawUnsafe(`SELECT set_config('pg_trgm.word_similarity_threshold', '${FUZZY_THRESHOLD}', true)`),
+      prisma.$queryRawUnsafe<KeywordRow[]>(...rankedSql(query, rest, window, filters, endpoint, "typo")),
+    ]);
+    return rows;
+  });
+  return [...fullText, ...typo];
+}
+
+/** A side's first try ranks this many × `limit` of its best matches when filters may still reject some. */
+export const RANK_WINDOW_FACTOR = 4;
+
+/**
+ * Runs one side. Without endpoint or price filters every ranked row passes, so the statement ranks
+ * with a top-`limit` sort. With them, the first try ranks only the best RANK_WINDOW_FACTOR × `limit`
+ * (a bounded top-N sort instead of sorting every match: ~6 ms of ~24 for 13,000 matches) and
+ * filters those in order; that is the exact answer when `limit` of them pass, since the filters
+ * keep the order. Otherwise (few matches, or filters rejecting most of the window) it ranks them all.
+ */
+async function ranked(limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined, run: (window: number | null) => Promise<KeywordRow[]>): Promise<KeywordRow[]> {
+  const probing = endpoint !== undefined || filters.minPrice !== undefined || filters.maxPrice !== undefined;
+  if (!probing) return run(limit);
+  const first = await run(limit * RANK_WINDOW_FACTOR);
+  return first.length >= limit ? first : run(null);
+}
+
+/**
+ * One side of the keyword search as a statement and its parameters. The inner query reads
+ * "listing_search", the trigger-kept narrow copy of each listing's searchable columns (migration
+ * 20261202151000_listing_search), and ranks the side's matches that pass the listing's own columns
+ * (published, category, network, protocol); the outer one walks them in that order and applies the
+ * filters that probe endpoints (price, and the payable-endpoint EXISTS of router selection) only
+ * until `limit` rows pass. The inner LIMIT `window` (or, for all matches, OFFSET 0) keeps those
+ * probes out of the inner scan, where they would run once per match (~13,000 for a common pair of
+ * words at 100,000 listings) instead of once per row read.
+ */
+function rankedSql(query: string, limit: number, window: number | null, filters: BrowseFilters, endpoint: EndpointFilter | undefined, side: "fullText" | "typo"): [string, ...unknown[]] {
+  const params: unknown[] = [query];
+  const { minPrice, maxPrice, ...own } = filters;
+  const inner = filterSql(own, params);
+  const outer = filterSql({ minPrice, maxPrice }, params) + endpointFilterSql(endpoint, params);
+  const [relevance, match] =
+    side === "fullText"
+      ? [`${FUZZY_WEIGHT} + ${LEXICAL_WEIGHT} * ts_rank(l."searchVector", q.tsq, 32)`, `l."searchVector" @@ q.tsq`]
+      : [`${FUZZY_WEIGHT} * word_similarity($1, l."title")`, `$1 <% l."title" AND NOT COALESCE(l."searchVector" @@ q.tsq, false)`];
+  const sql = `WITH q AS (SELECT websearch_to_tsquery('english', $1) AS tsq)
+    SELECT l.id, l.relevance
+      FROM (SELECT l.id, l."category", l."networks", l."protocols", (${relevance})::float8 AS relevance
+              FROM "listing_search" l, q
+             WHERE ${match} AND l."publicationState" = 'published'${inner}
+             ORDER BY relevance DESC, l.id COLLATE "C"
+            ${window === null ? "OFFSET 0" : `LIMIT ${window}`}) l
+     WHERE true${outer}
+     ORDER BY l.relevance DESC, l.id COLLATE "C"
+     LIMIT ${limit}`;
+  return [sql, ...params];
+}
+
 export type SearchResultItem = PublicListing & { relevance: number; match: MatchKind };
 
 /** Search with the public listing shape per hit. */
 export async function searchCatalog(opts: SearchOptions): Promise<{ items: SearchResultItem[]; matching: Matching }> {
   const { hits, matching } = await searchHits(opts);
-  const listings = await publicListingsByIds(hits.map((h) => h.listingId));
+  const listings = await publicListingsByIdsOneStatement(hits.map((h) => h.listingId));
   const byId = new Map(listings.map((l) => [l.id, l]));
   const items = hits.flatMap((h) => {
     const l = byId.get(h.listingId);

@@ -30,6 +30,13 @@ describe("selectServices", () => {
     expect(r.items.every((i) => i.relevance > 0 && i.relevance <= 1)).toBe(true);
   });
 
+  it("a typo in the task still shortlists the payable matches, in the same order", async () => {
+    const r = await selectServices(parseSelectRequest({ task: "tramslate text" }));
+    expect(r.items.map((i) => i.id)).toEqual([ids.best, ids.pricey, ids.worse, ids.unscored]);
+    expect(r.items.every((i) => i.match === "keyword" && i.relevance > 0 && i.relevance <= 0.2)).toBe(true);
+    expect((await selectServices(parseSelectRequest({ task: "tramslate text", filters: { method: "GET" } }))).items.map((i) => i.id)).toEqual([ids.pricey]);
+  });
+
   it("filters by maxPrice (string or number), method and network", async () => {
     const ids1 = async (filters: unknown) => (await selectServices(parseSelectRequest({ task: "translate", filters }))).items.map((i) => i.id);
     expect(await ids1({ maxPrice: "0.05" })).not.toContain(ids.pricey);

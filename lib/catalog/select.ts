@@ -143,6 +143,13 @@ export async function selectServices(
   return { task: req.task, matching, items: gated.ok ? gated.items : items.map((i) => ({ ...i, rankScore: null })) };
 }
 
+/**
+ * The one place router selection reads rank storage: the listing's rankScore and its settle gate
+ * (from the components stored beside the score), as columns of listing `l`. Where rank lives may
+ * change; only this fragment needs to follow it.
+ */
+export const RANK_COLUMNS_SQL = `l."rankScore" AS "rankScore", l."rankComponents" -> 'gate' ->> 'gate' AS gate`;
+
 /** The pool's listings with their rank, gate and the first payable endpoint fitting the filters. */
 async function candidateRows(ids: string[], f: EndpointFilter): Promise<CandidateRow[]> {
   if (ids.length === 0) return [];
@@ -150,7 +157,7 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
   const clauses = endpointClauses(f, params).join(" AND ");
   const prisma = await db();
   return prisma.$queryRawUnsafe<CandidateRow[]>(
-    `SELECT l.id, l.slug, l."title", l."baseUrl", l."rankScore", l."rankComponents" -> 'gate' ->> 'gate' AS gate,
+    `SELECT l.id, l.slug, l."title", l."baseUrl", ${RANK_COLUMNS_SQL},
             e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals"
        FROM "listings" l
        JOIN LATERAL (SELECT * FROM "endpoints" e WHERE ${clauses} ORDER BY e."position" LIMIT 1) e ON true

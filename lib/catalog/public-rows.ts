@@ -1,0 +1,49 @@
+/**
+ * The public rows of a page of listings in ONE statement. Prisma's findMany with
+ * publicListingSelect sends one statement per relation (listings, organizations, results,
+ * endpoints), ≈ 5 ms p50 and 16–24 ms p95 for 20 search hits at 100,000 listings; here the
+ * relations come back as JSON from correlated subqueries. The columns are read off
+ * publicListingSelect itself, so the two cannot drift apart, and lib/catalog/public-rows.test.ts
+ * checks the rows equal Prisma's on both backends.
+ */
+import { db } from "@/lib/db";
+import { publicListingSelect, toPublicListing, type PublicListing, type PublicListingRow } from "@/lib/catalog/public-view";
+
+const quote = (column: string) => `"${column.replace(/"/g, '""')}"`;
+const scalars = (select: Record<string, unknown>) => Object.keys(select).filter((k) => select[k] === true);
+const jsonObject = (alias: string, columns: string[]) => `json_build_object(${columns.map((c) => `'${c}', ${alias}.${quote(c)}`).join(", ")})`;
+
+const { organization, currentResult, endpoints, ...own } = publicListingSelect;
+
+const SQL = `SELECT ${scalars(own).map((c) => `l.${quote(c)}`).join(", ")},
+       (SELECT ${jsonObject("o", scalars(organization.select))} FROM "organizations" o WHERE o."id" = l."organizationId") AS "organization",
+       (SELECT ${jsonObject("r", scalars(currentResult.select))} FROM "catalog_scoring_results" r WHERE r."id" = l."currentResultId") AS "currentResult",
+       COALESCE((SELECT json_agg(${jsonObject("e", scalars(endpoints.select))} ORDER BY e."position", e."id")
+                   FROM "endpoints" e WHERE e."listingId" = l."id"), '[]'::json) AS "endpoints"
+  FROM "listings" l
+ WHERE l."id" = ANY($1::text[]) AND l."publicationState" = 'published'`;
+
+/** A timestamp(3) column inside JSON is text without a zone; Prisma reads those columns as UTC. */
+function utc(value: unknown): Date {
+  if (value instanceof Date) return value;
+  const s = String(value);
+  return new Date(/(Z|[+-]\d\d:?\d\d)$/.test(s) ? s : `${s}Z`);
+}
+
+/** The published listings' rows for these ids, as Prisma's findMany with publicListingSelect returns them (any order). */
+export async function publicRowsByIds(ids: readonly string[]): Promise<PublicListingRow[]> {
+  if (ids.length === 0) return [];
+  const prisma = await db();
+  const rows = await prisma.$queryRawUnsafe<PublicListingRow[]>(SQL, [...ids]);
+  return rows.map((r) => ({
+    ...r,
+    publishedAt: r.publishedAt === null ? null : utc(r.publishedAt),
+    currentResult: r.currentResult === null ? null : { ...r.currentResult, createdAt: utc(r.currentResult.createdAt) },
+  }));
+}
+
+/** The published listings' public shape for these ids, in the ids' order. */
+export async function publicListingsByIdsOneStatement(ids: readonly string[]): Promise<PublicListing[]> {
+  const byId = new Map((await publicRowsByIds(ids)).map((r) => [r.id, toPublicListing(r)]));
+  return ids.map((id) => byId.get(id)).filter((x): x is PublicListing => !!x);
+}
