@@ -5,13 +5,13 @@
  *
  * The order and the keyset predicate are the SQL that docs/RANK.md states and lib/scoring/rank/browse.ts
  * mirrors in memory, written over negated columns so one row comparison expresses "after the cursor"
- * and the prefix (tier, −sortWeight, −rankScore) is a range of the listings_browse_idx index. No OFFSET:
- * a page costs the same at any depth. Ids come from raw SQL, rows from Prisma through
- * publicListingSelect, so the output is the public shape and nothing else (no rank number).
+ * and the prefix (tier, −sortWeight, −rankScore) is a range of the listing_ranks_browse_idx index. No
+ * OFFSET: a page costs the same at any depth. Ids come from the rank table, rows from one statement
+ * shaped as publicListingSelect, so the output is the public shape and nothing else (no rank number).
  */
-import { db } from "@/lib/db";
+import { database, db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
-import { publicListingSelect, toPublicListing, type PublicListing } from "@/lib/catalog/public-view";
+import { toPublicListing, type PublicListing, type PublicListingRow } from "@/lib/catalog/public-view";
 import { browseSeed, decodeCursor, encodeCursor, type BrowseCursor } from "@/lib/scoring/rank";
 
 export const BROWSE_MAX_LIMIT = 100;
@@ -83,13 +83,102 @@ function validateFilters(filters: BrowseFilters): BrowseFilters {
   return filters;
 }
 
-/** The published listings' public rows for these ids, in the ids' order. */
+/**
+ * The published listings' public rows for these ids, in the ids' order: ONE statement (the listing,
+ * its seller, its current result and its endpoints as one JSON array in position order) rather than
+ * Prisma's four, shaped exactly as `publicListingSelect` reads them.
+ */
 export async function publicListingsByIds(ids: readonly string[]): Promise<PublicListing[]> {
   if (ids.length === 0) return [];
-  const prisma = await db();
-  const rows = await prisma.listing.findMany({ where: { id: { in: [...ids] }, publicationState: "published" }, select: publicListingSelect });
-  const byId = new Map(rows.map((r) => [r.id, toPublicListing(r)]));
+  const handle = await database();
+  const rows = await handle.query<PublicRowSql>(PUBLIC_ROWS_SQL, [[...ids]]);
+  const byId = new Map(rows.map((r) => [r.id, toPublicListing(publicRowFromSql(r))]));
   return ids.map((id) => byId.get(id)).filter((x): x is PublicListing => !!x);
+}
+
+/** Every column publicListingSelect names, endpoints in its order and key order. */
+const PUBLIC_ROWS_SQL = `
+SELECT l.id, l.slug, l."title", l."shortDescription", l."description", l."logoUrl", l."category", l."homepageUrl", l."baseUrl",
+       l."docsUrl", l."discoveryUrl", l."protocols", l."networks", l."demo",
+       (extract(epoch FROM l."publishedAt") * 1000)::float8 AS "publishedAtMs",
+       o."name" AS "organizationName", o."slug" AS "organizationSlug",
+       r.id AS "resultId", r."total" AS "resultTotal", r."band" AS "resultBand", r."rubricVersion" AS "resultRubricVersion",
+       (extract(epoch FROM r."createdAt") * 1000)::float8 AS "resultCreatedAtMs", r."provisional" AS "resultProvisional", r."rules" AS "resultRules",
+       COALESCE((SELECT json_agg(json_build_object(
+                  'method', e."method", 'path', e."path", 'description', e."description", 'payable', e."payable",
+                  'priceLabel', e."priceLabel", 'priceUsd', e."priceUsd", 'priceAmount', e."priceAmount", 'priceAsset', e."priceAsset",
+                  'priceNetwork', e."priceNetwork", 'priceDecimals', e."priceDecimals", 'priceMode', e."priceMode",
+                  'dynamicMin', e."dynamicMin", 'dynamicMax', e."dynamicMax", 'dynamicUnit', e."dynamicUnit",
+                  'requestSchema', e."requestSchema", 'noParameters', e."noParameters", 'responseSchema', e."responseSchema",
+                  'requestExample', e."requestExample") ORDER BY e."position")
+                 FROM "endpoints" e WHERE e."listingId" = l.id), '[]'::json) AS endpoints
+  FROM "listings" l
+  JOIN "organizations" o ON o.id = l."organizationId"
+  LEFT JOIN "catalog_scoring_results" r ON r.id = l."currentResultId"
+ WHERE l.id = ANY($1::text[]) AND l."publicationState" = 'published'`;
+
+interface PublicRowSql {
+  id: string;
+  slug: string;
+  title: string;
+  shortDescription: string | null;
+  description: string | null;
+  logoUrl: string | null;
+  category: string | null;
+  homepageUrl: string | null;
+  baseUrl: string;
+  docsUrl: string | null;
+  discoveryUrl: string | null;
+  protocols: string[];
+  networks: string[];
+  demo: boolean;
+  publishedAtMs: number | null;
+  organizationName: string;
+  organizationSlug: string;
+  resultId: string | null;
+  resultTotal: number | null;
+  resultBand: string | null;
+  resultRubricVersion: string | null;
+  resultCreatedAtMs: number | null;
+  resultProvisional: boolean | null;
+  resultRules: unknown;
+  endpoints: PublicListingRow["endpoints"] | string;
+}
+
+function publicRowFromSql(r: PublicRowSql): PublicListingRow {
+  // json comes back parsed from node-pg; a driver that hands back text gets parsed here.
+  const endpoints = typeof r.endpoints === "string" ? (JSON.parse(r.endpoints) as PublicListingRow["endpoints"]) : r.endpoints;
+  return {
+    id: r.id,
+    slug: r.slug,
+    title: r.title,
+    shortDescription: r.shortDescription,
+    description: r.description,
+    logoUrl: r.logoUrl,
+    category: r.category,
+    homepageUrl: r.homepageUrl,
+    baseUrl: r.baseUrl,
+    docsUrl: r.docsUrl,
+    discoveryUrl: r.discoveryUrl,
+    protocols: r.protocols,
+    networks: r.networks,
+    demo: r.demo,
+    publishedAt: r.publishedAtMs === null ? null : new Date(r.publishedAtMs),
+    organization: { name: r.organizationName, slug: r.organizationSlug },
+    currentResult:
+      r.resultId === null
+        ? null
+        : {
+            id: r.resultId,
+            total: r.resultTotal as number,
+            band: r.resultBand as string,
+            rubricVersion: r.resultRubricVersion as string,
+            createdAt: new Date(r.resultCreatedAtMs as number),
+            provisional: r.resultProvisional as boolean,
+            rules: r.resultRules as NonNullable<PublicListingRow["currentResult"]>["rules"],
+          },
+    endpoints,
+  };
 }
 
 /** The browse order's ids for one page (key columns included, to build the next cursor). */
@@ -110,20 +199,23 @@ export async function browseKeys(opts: BrowseOptions): Promise<{ rows: BrowseKey
     // rather than as one 5-column row comparison because PostgreSQL estimates a row comparison from
     // its first column alone: "tier > 2" reads as ~0 rows, and the planner then chose a full scan
     // and a sort of every published listing over the ordered index (252 ms vs 9 ms on bench:rank).
-    const prefix = `(l."tier", -l."sortWeight", -COALESCE(l."rankScore", -1))`;
+    const prefix = `(r."tier", -r."sortWeight", -COALESCE(r."rankScore", -1))`;
     const at = `(${t}::int, -(${sw}::int), -COALESCE(${rs}::float8, -1))`;
     keyset = ` AND ${prefix} >= ${at}
       AND (${prefix} <> ${at}
-           OR (md5($1::text || ':' || l.id) COLLATE "C", l.id COLLATE "C") > (${sk}::text COLLATE "C", ${id}::text COLLATE "C"))`;
+           OR (md5($1::text || ':' || r."listingId") COLLATE "C", r."listingId" COLLATE "C") > (${sk}::text COLLATE "C", ${id}::text COLLATE "C"))`;
   }
+  // The browse key lives in listing_ranks (listing_ranks_browse_idx covers the order and carries the
+  // id); listings is joined only for filters.
   const filters = filterSql(opts.filters ?? {}, params);
-  const sql = `SELECT l.id, l."tier", l."sortWeight", l."rankScore" FROM "listings" l
-    WHERE l."publicationState" = 'published'${filters}${keyset}
-    ORDER BY l."tier" ASC, -l."sortWeight" ASC, -COALESCE(l."rankScore", -1) ASC,
-             md5($1::text || ':' || l.id) COLLATE "C" ASC, l.id COLLATE "C" ASC
+  const join = filters ? ` JOIN "listings" l ON l.id = r."listingId" AND l."publicationState" = 'published'` : "";
+  const sql = `SELECT r."listingId" AS id, r."tier", r."sortWeight", r."rankScore" FROM "listing_ranks" r${join}
+    WHERE r."published"${filters}${keyset}
+    ORDER BY r."tier" ASC, -r."sortWeight" ASC, -COALESCE(r."rankScore", -1) ASC,
+             md5($1::text || ':' || r."listingId") COLLATE "C" ASC, r."listingId" COLLATE "C" ASC
     LIMIT ${limit + 1}`;
-  const prisma = await db();
-  const rows = await prisma.$queryRawUnsafe<BrowseKeyRow[]>(sql, ...params);
+  const handle = await database();
+  const rows = await handle.query<BrowseKeyRow>(sql, params);
   return { rows: rows.slice(0, limit), seed, more: rows.length > limit };
 }
 

@@ -150,9 +150,10 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
   const clauses = endpointClauses(f, params).join(" AND ");
   const prisma = await db();
   return prisma.$queryRawUnsafe<CandidateRow[]>(
-    `SELECT l.id, l.slug, l."title", l."baseUrl", l."rankScore", l."rankComponents" -> 'gate' ->> 'gate' AS gate,
+    `SELECT l.id, l.slug, l."title", l."baseUrl", rk."rankScore", rk."gate",
             e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals"
        FROM "listings" l
+       LEFT JOIN "listing_ranks" rk ON rk."listingId" = l.id
        JOIN LATERAL (SELECT * FROM "endpoints" e WHERE ${clauses} ORDER BY e."position" LIMIT 1) e ON true
       WHERE l.id = ANY($1::text[]) AND l."publicationState" = 'published'`,
     ...params,
