@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
 import { computeRank, DAY_MS } from "@/lib/scoring/rank";
 import { rankInputsFor } from "./rank-inputs";
-import { explainStoredRank, RANK_SWEEP_LOCK_KEY, rankInputsHash, recomputeListingRank, runRankSweep } from "./rank-sweep";
+import { buildRankFixtures } from "@/lib/scoring/rank/fixtures";
+import { explainStoredRank, inputsFromDocument, RANK_SWEEP_LOCK_KEY, rankInputsDocument, rankInputsHash, recomputeListingRank, runRankSweep } from "./rank-sweep";
 import { recordPayment } from "./record";
 import { createTestListing } from "./testing";
 
@@ -15,6 +16,17 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
+});
+
+describe("the stored inputs document", () => {
+  it("reads back to the very inputs it was made from, for every seed-table fixture", () => {
+    for (const { inputs } of Object.values(buildRankFixtures(NOW))) {
+      const doc = JSON.parse(rankInputsDocument(inputs));
+      expect(inputsFromDocument(doc, inputs.now)).toEqual(inputs);
+      expect(computeRank(inputsFromDocument(doc, inputs.now)!)).toEqual(computeRank(inputs));
+    }
+    expect(inputsFromDocument(["rank-inputs/0"], NOW)).toBeNull();
+  });
 });
 
 describe("runRankSweep", () => {

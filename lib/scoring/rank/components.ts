@@ -6,7 +6,7 @@
  * Liveness and SettleGate are not here: they are the shared signals in ../signals.ts, which readiness
  * H2/H3 read too. This file builds on them and never restates them.
  */
-import { clamp01, SETTLE_GATE_FACTOR, type SettleGate } from "../signals";
+import { clamp01, isoString, SETTLE_GATE_FACTOR, type SettleGate } from "../signals";
 import {
   DAY_MS,
   FEATURED_FORCED_WHEN_UNPAYABLE,
@@ -165,7 +165,7 @@ export function priceIntegrity(input: PriceIntegrityInput): Component<PriceInteg
     priceLabel,
     referencePrice,
     referenceSource,
-    now: now.toISOString(),
+    now: isoString(now),
   };
 
   if (distinctPayers30d >= MIN_DISTINCT_PAYERS && referencePrice !== null && isNonNegative(medianSettledPrice)) {
@@ -277,9 +277,9 @@ export function quality(input: { gate: SettleGate; liveness: number; traction: n
 /** rankScore = qualityScore × Featured × Verification: a public sort key ≥ 0 that may exceed 1. */
 export function rank(input: { quality: number; featured: number; verification: number }): Component<{ quality: number; featured: number; verification: number }> {
   const { quality, featured, verification } = input;
-  for (const [name, x] of Object.entries(input)) {
-    if (!Number.isFinite(x) || x < 0) throw new RangeError(`${name} must be a finite number ≥ 0, got ${x}`);
-  }
+  assertNonNegative("quality", quality);
+  assertNonNegative("featured", featured);
+  assertNonNegative("verification", verification);
   return { value: quality * featured * verification, reason: `quality ${quality} × featured ${featured} × verification ${verification}`, facts: { quality, featured, verification } };
 }
 
@@ -297,6 +297,10 @@ export function to100(x: number): number {
 
 function assertUnit(name: string, x: number): void {
   if (typeof x !== "number" || !Number.isFinite(x) || x < 0 || x > 1) throw new RangeError(`${name} must be a number 0–1, got ${x}`);
+}
+
+function assertNonNegative(name: string, x: number): void {
+  if (!Number.isFinite(x) || x < 0) throw new RangeError(`${name} must be a finite number ≥ 0, got ${x}`);
 }
 
 function assertCount(name: string, x: number): void {

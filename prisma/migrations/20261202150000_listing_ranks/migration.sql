@@ -24,9 +24,9 @@ CREATE TABLE "listing_ranks" (
     "gate" TEXT,
     -- Compact components: each factor's value, e.g. {"gate":"settleable","liveness":0.95,...}.
     "components" JSONB,
-    -- The inputs the score was computed from (RankInputs without "now"), the very document the
-    -- inputs hash is taken over; with rankedAt as "now" computeRank reproduces every component,
-    -- reason and fact.
+    -- The inputs the score was computed from (RankInputs without "now", a flat positional array led
+    -- by its version: lib/ledger/rank-sweep.ts rankInputsDocument), the very document the inputs
+    -- hash is taken over; with rankedAt as "now" computeRank reproduces every component, reason and fact.
     "facts" JSONB,
     "inputsHash" TEXT,
     "rankedAt" TIMESTAMP(3),
