@@ -206,11 +206,13 @@ export async function browseKeys(opts: BrowseOptions): Promise<{ rows: BrowseKey
            OR (md5($1::text || ':' || r."listingId") COLLATE "C", r."listingId" COLLATE "C") > (${sk}::text COLLATE "C", ${id}::text COLLATE "C"))`;
   }
   // The browse key lives in listing_ranks (listing_ranks_browse_idx covers the order and carries the
-  // id); listings is joined only for filters.
-  const filters = filterSql(opts.filters ?? {}, params);
+  // id and the category); listings is joined only for the other filters.
+  const { category, ...others } = validateFilters(opts.filters ?? {});
+  const byCategory = category === undefined ? "" : ` AND r."category" = $${params.push(category)}`;
+  const filters = filterSql(others, params);
   const join = filters ? ` JOIN "listings" l ON l.id = r."listingId" AND l."publicationState" = 'published'` : "";
   const sql = `SELECT r."listingId" AS id, r."tier", r."sortWeight", r."rankScore" FROM "listing_ranks" r${join}
-    WHERE r."published"${filters}${keyset}
+    WHERE r."published"${byCategory}${filters}${keyset}
     ORDER BY r."tier" ASC, -r."sortWeight" ASC, -COALESCE(r."rankScore", -1) ASC,
              md5($1::text || ':' || r."listingId") COLLATE "C" ASC, r."listingId" COLLATE "C" ASC
     LIMIT ${limit + 1}`;

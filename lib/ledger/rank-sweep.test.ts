@@ -29,6 +29,23 @@ describe("the stored inputs document", () => {
   });
 });
 
+describe("listing_ranks rows", () => {
+  it("exist from a listing's insert on and copy its browse key: tier, sortWeight, publication, category", async () => {
+    const id = await createTestListing(t.prisma, { tier: 3, sortWeight: 2, category: "maps", publicationState: "draft" });
+    const copy = () => t.prisma.listingRank.findUnique({ where: { listingId: id }, select: { tier: true, sortWeight: true, published: true, category: true, rankScore: true } });
+    expect(await copy()).toEqual({ tier: 3, sortWeight: 2, published: false, category: "maps", rankScore: null });
+    await t.prisma.listing.update({ where: { id }, data: { tier: 1, sortWeight: -4, category: "vision", publicationState: "published" } });
+    expect(await copy()).toEqual({ tier: 1, sortWeight: -4, published: true, category: "vision", rankScore: null });
+    await t.prisma.listing.update({ where: { id }, data: { title: "Renamed" } });
+    expect(await copy()).toMatchObject({ tier: 1, published: true });
+    await t.prisma.listing.update({ where: { id }, data: { publicationState: "archived" } });
+    expect(await copy()).toMatchObject({ published: false });
+    await t.prisma.endpoint.deleteMany({ where: { listingId: id } });
+    await t.prisma.listing.delete({ where: { id } });
+    expect(await copy()).toBeNull();
+  });
+});
+
 describe("runRankSweep", () => {
   let a: string, b: string, c: string;
   beforeAll(async () => {

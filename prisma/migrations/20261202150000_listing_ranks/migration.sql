@@ -7,9 +7,10 @@
 -- by the sweep.
 --
 -- The browse key (tier, sortWeight, rankScore, published) must be covered by ONE index for keyset
--- pages to be index-ordered, so "listing_ranks" carries a copy of the listing's tier, sortWeight and
--- publication state, kept in step by triggers on "listings" (a row for every listing from its
--- INSERT on; a curation edit or a publication change updates the copy in the same statement).
+-- pages to be index-ordered, so "listing_ranks" carries a copy of the listing's tier, sortWeight,
+-- publication state and category (the browse view's main filter), kept in step by triggers on
+-- "listings" (a row for every listing from its INSERT on; a curation edit, a publication change or
+-- a new category updates the copy in the same statement).
 
 CREATE TABLE "listing_ranks" (
     "listingId" TEXT NOT NULL,
@@ -17,6 +18,7 @@ CREATE TABLE "listing_ranks" (
     "tier" INTEGER NOT NULL,
     "sortWeight" INTEGER NOT NULL,
     "published" BOOLEAN NOT NULL,
+    "category" TEXT,
     -- Internal only (admin): stored unrounded.
     "qualityScore" DOUBLE PRECISION,
     "rankScore" DOUBLE PRECISION,
@@ -36,19 +38,20 @@ CREATE TABLE "listing_ranks" (
 
 -- Every listing has its row; the scores of already ranked listings move across. The stored hash
 -- does not (the inputs document changed shape), so the next sweep re-ranks everyone once.
-INSERT INTO "listing_ranks" ("listingId", "tier", "sortWeight", "published", "qualityScore", "rankScore", "gate", "rankedAt")
-SELECT l."id", l."tier", l."sortWeight", l."publicationState" = 'published', l."qualityScore", l."rankScore",
+INSERT INTO "listing_ranks" ("listingId", "tier", "sortWeight", "published", "category", "qualityScore", "rankScore", "gate", "rankedAt")
+SELECT l."id", l."tier", l."sortWeight", l."publicationState" = 'published', l."category", l."qualityScore", l."rankScore",
        l."rankComponents" -> 'gate' ->> 'gate', l."rankedAt"
   FROM "listings" l;
 
 CREATE FUNCTION tollgate_listing_rank_row() RETURNS trigger AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    INSERT INTO "listing_ranks" ("listingId", "tier", "sortWeight", "published")
-    VALUES (NEW."id", NEW."tier", NEW."sortWeight", NEW."publicationState" = 'published');
+    INSERT INTO "listing_ranks" ("listingId", "tier", "sortWeight", "published", "category")
+    VALUES (NEW."id", NEW."tier", NEW."sortWeight", NEW."publicationState" = 'published', NEW."category");
   ELSE
     UPDATE "listing_ranks"
-       SET "tier" = NEW."tier", "sortWeight" = NEW."sortWeight", "published" = NEW."publicationState" = 'published'
+       SET "tier" = NEW."tier", "sortWeight" = NEW."sortWeight", "published" = NEW."publicationState" = 'published',
+           "category" = NEW."category"
      WHERE "listingId" = NEW."id";
   END IF;
   RETURN NULL;
@@ -58,18 +61,19 @@ $$ LANGUAGE plpgsql;
 CREATE TRIGGER "listings_rank_row_insert" AFTER INSERT ON "listings"
   FOR EACH ROW EXECUTE FUNCTION tollgate_listing_rank_row();
 -- Only when a browse-key column really changed, so ordinary listing edits cost nothing here.
-CREATE TRIGGER "listings_rank_row_update" AFTER UPDATE OF "tier", "sortWeight", "publicationState" ON "listings"
+CREATE TRIGGER "listings_rank_row_update" AFTER UPDATE OF "tier", "sortWeight", "publicationState", "category" ON "listings"
   FOR EACH ROW
   WHEN (OLD."tier" IS DISTINCT FROM NEW."tier" OR OLD."sortWeight" IS DISTINCT FROM NEW."sortWeight"
-        OR OLD."publicationState" IS DISTINCT FROM NEW."publicationState")
+        OR OLD."publicationState" IS DISTINCT FROM NEW."publicationState" OR OLD."category" IS DISTINCT FROM NEW."category")
   EXECUTE FUNCTION tollgate_listing_rank_row();
 
 -- Browse order (docs/RANK.md): tier ASC, sortWeight DESC, rankScore DESC NULLS LAST, then the seeded
 -- shuffle of the listing id. The keyset predicate compares negated columns, so the index holds those
--- expressions; the id is carried so a page, and the cursor's tie group sorted by the shuffle key, are
--- read from the index alone.
+-- expressions; it carries the id, the raw key columns and the category, so a page, the cursor's tie
+-- group sorted by the shuffle key, and a category filter are all read from the index alone
+-- (an index-only scan: listing_ranks is small and vacuumed often).
 CREATE INDEX "listing_ranks_browse_idx" ON "listing_ranks" ("tier", (-"sortWeight"), (-COALESCE("rankScore", -1)))
-  INCLUDE ("listingId") WHERE "published";
+  INCLUDE ("listingId", "sortWeight", "rankScore", "category") WHERE "published";
 
 DROP INDEX "listings_browse_idx";
 DROP INDEX "listings_publicationState_tier_sortWeight_rankScore_idx";
