@@ -133,14 +133,16 @@ async function sweep(now: Date, batchSize: number): Promise<Omit<RankSweepResult
       const batch = rows.slice(at, at + batchSize);
       totals.batches++;
       totals.scanned += batch.length;
-      const changed: Ranked[] = [];
+      // Each changed listing becomes its entry of the batch's write at once, so nothing of its
+      // scoring outlives the loop (less for the garbage collector to carry).
+      const changed: string[] = [];
       for (const row of batch) {
         // The hash first: an unchanged listing is not scored at all.
         const inputs = rankInputsFromRow(row, now);
         const document = rankInputsDocument(inputs);
         const hash = hashDocument(document);
         if (hash === row.rankInputsHash) totals.unchanged++;
-        else changed.push({ id: row.id, previousHash: row.rankInputsHash, hash, document, inputs, result: computeRank(inputs) });
+        else changed.push(writeEntry({ id: row.id, previousHash: row.rankInputsHash, hash, document, inputs, result: computeRank(inputs) }));
       }
       await writing;
       writing = writeRanks(changed, now).then((written) => {
@@ -180,17 +182,14 @@ function componentsDocument(r: RankResult): string {
 }
 
 /**
- * The batch as ONE jsonb parameter, [[id, quality, rank, gate, components, facts, hash, previousHash], …],
- * built by concatenation around the documents already serialised: one parse on the server, no
- * per-element array escaping, and the scores as JSON numbers, which read back as the same doubles.
+ * One listing's entry of a batch write, [id, quality, rank, gate, components, facts, hash, previousHash]:
+ * the batch goes as ONE jsonb parameter, built by concatenation around the documents already
+ * serialised (one parse on the server, no per-element array escaping), the scores as JSON numbers,
+ * which read back as the same doubles.
  */
-function batchDocument(items: readonly Ranked[]): string {
-  const parts: string[] = new Array(items.length);
-  for (let i = 0; i < items.length; i++) {
-    const it = items[i];
-    parts[i] = `[${JSON.stringify(it.id)},${it.result.quality},${it.result.rank},"${it.result.components.gate.gate}",${componentsDocument(it.result)},${it.document},"${it.hash}",${it.previousHash === null ? "null" : JSON.stringify(it.previousHash)}]`;
-  }
-  return `[${parts.join(",")}]`;
+function writeEntry(it: Ranked): string {
+  if (!Number.isFinite(it.result.quality) || !Number.isFinite(it.result.rank)) throw new RangeError(`listing ${it.id}: non-finite score`);
+  return `[${JSON.stringify(it.id)},${it.result.quality},${it.result.rank},"${it.result.components.gate.gate}",${componentsDocument(it.result)},${it.document},"${it.hash}",${it.previousHash === null ? "null" : JSON.stringify(it.previousHash)}]`;
 }
 
 /**
@@ -198,11 +197,8 @@ function batchDocument(items: readonly Ranked[]): string {
  * edit that re-ranked a listing meanwhile is never overwritten with facts from before it. Returns
  * rows written.
  */
-async function writeRanks(items: readonly Ranked[], now: Date, opts: { force?: boolean } = {}): Promise<number> {
-  if (items.length === 0) return 0;
-  for (const it of items) {
-    if (!Number.isFinite(it.result.quality) || !Number.isFinite(it.result.rank)) throw new RangeError(`listing ${it.id}: non-finite score`);
-  }
+async function writeRanks(entries: readonly string[], now: Date, opts: { force?: boolean } = {}): Promise<number> {
+  if (entries.length === 0) return 0;
   const handle = await database();
   const [{ n }] = await handle.query<{ n: number }>(
     `WITH v AS (
@@ -216,7 +212,7 @@ async function writeRanks(items: readonly Ranked[], now: Date, opts: { force?: b
         WHERE r."listingId" = v.id AND ($3::boolean OR r."inputsHash" IS NOT DISTINCT FROM v.prev)
         RETURNING 1)
      SELECT count(*)::int AS n FROM written`,
-    [batchDocument(items), now.getTime(), opts.force ?? false],
+    [`[${entries.join(",")}]`, now.getTime(), opts.force ?? false],
   );
   return n;
 }
@@ -229,7 +225,7 @@ export async function recomputeListingRank(listingId: string, now: Date = new Da
   const [row] = await ledgerFacts({ ids: [listingId] }, now);
   if (!row) return null;
   const ranked = rank(row, now);
-  await writeRanks([ranked], now, { force: true });
+  await writeRanks([writeEntry(ranked)], now, { force: true });
   return { listingId, inputs: ranked.inputs, ...ranked.result };
 }
 
