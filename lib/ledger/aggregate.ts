@@ -155,8 +155,7 @@ LEFT JOIN (
   WHERE q."quotedAt" <= ${now} AND q."quotedAt" > ${d30}${only(`q."listingId"`)}
   GROUP BY 1
 ) quote ON quote.lid = l.id
-${scope === "all" ? "" : "WHERE l.id = ANY($2::text[])"}
-ORDER BY l.id`;
+${scope === "all" ? "" : "WHERE l.id = ANY($2::text[]) ORDER BY l.id"}`;
   return { payments, health, listings };
 }
 
@@ -214,7 +213,10 @@ const SERVER_RESET = "RESET work_mem; RESET jit; RESET max_parallel_workers_per_
  */
 const PAYMENTS_SETTINGS = ["SET enable_sort = off"];
 
-/** The ledger, monitor and price facts of every listing in scope, in id order. */
+/**
+ * The ledger, monitor and price facts of every listing in scope: in id order for a list of ids, in
+ * no particular order for "all" (the sweep does not need one, and sorting 100,000 rows cost 80 ms).
+ */
 export async function ledgerFacts(scope: FactsScope, now: Date): Promise<LedgerFactsRow[]> {
   if (!Number.isFinite(now.getTime())) throw new RangeError("ledgerFacts needs a valid date");
   if (scope !== "all" && scope.ids.length === 0) return [];
