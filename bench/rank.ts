@@ -143,9 +143,9 @@ async function main(): Promise<void> {
       }
     };
     const [full, sweepMs] = await sweepOnce();
-    console.log(`full rank sweep: ${s(sweepMs)} — scanned ${full.scanned.toLocaleString("en-US")}, updated ${full.updated.toLocaleString("en-US")}, ${full.batches} batches (facts read in ${s(full.factsMs)})`);
+    console.log(`full rank sweep: ${s(sweepMs)} — scanned ${full.scanned.toLocaleString("en-US")}, updated ${full.updated.toLocaleString("en-US")}, ${full.batches} batches (facts read ${s(full.factsMs)}, scoring ${s(full.scoreMs)}, waiting for writes ${s(full.writeWaitMs)})`);
     const [again, againMs] = await sweepOnce();
-    console.log(`repeat sweep, nothing changed: ${s(againMs)} — updated ${again.updated}, unchanged ${again.unchanged.toLocaleString("en-US")} (facts read in ${s(again.factsMs)})`);
+    console.log(`repeat sweep, nothing changed: ${s(againMs)} — updated ${again.updated}, unchanged ${again.unchanged.toLocaleString("en-US")} (facts read ${s(again.factsMs)}, hashing ${s(again.scoreMs)})`);
     const ranked = await h.query<{ n: number }>(`SELECT count(*)::int AS n FROM "listing_ranks" WHERE "rankScore" IS NOT NULL AND "rankedAt" IS NOT NULL`);
     if (ranked[0].n !== LISTINGS) throw new Error(`expected ${LISTINGS} ranked listings, got ${ranked[0].n}`);
 
