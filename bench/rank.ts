@@ -113,7 +113,9 @@ async function load(h: DatabaseHandle): Promise<void> {
 async function main(): Promise<void> {
   const admin = await openDatabase({ url: URL_, poolSize: 1 });
   await admin.exec(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE; CREATE SCHEMA ${SCHEMA}`);
-  const h = await openDatabase({ url: URL_, schema: SCHEMA, poolSize: 4 });
+  // As many connections as the sweep uses at once (its lock, a range's three fact statements, two
+  // batch writes), so none of them queues for a connection; the app's pool is 10.
+  const h = await openDatabase({ url: URL_, schema: SCHEMA, poolSize: 8 });
   try {
     await migrate(h);
     setDatabase(h);

@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import { database } from "@/lib/db";
 import { computeRank, type RankInputs, type RankResult } from "@/lib/scoring/rank";
-import { ledgerFacts, type LedgerFactsRow } from "./aggregate";
+import { ledgerFacts, listingIdRanges, type LedgerFactsRow } from "./aggregate";
 import { rankInputsFromRow, type ListingRank } from "./rank-inputs";
 
 /** Arbitrary and fixed: "tollgate rank sweep" (lib/migrate.ts uses 724_021_402). */
@@ -23,6 +23,8 @@ export const RANK_SWEEP_LOCK_KEY = 724_021_406;
 export const RANK_INPUTS_VERSION = "rank-inputs/2";
 /** Listings scored and written per statement. */
 export const DEFAULT_RANK_BATCH = 10_000;
+/** Listings whose facts are read per id range (the next range is read while this one is scored). */
+const READ_RANGE = 20_000;
 /**
  * Batch writes in flight at once. A 10,000-row write took about twice as long as scoring the next
  * batch, so with one in flight the sweep waited on writes; with two, the server writes on two
@@ -95,7 +97,7 @@ export interface RankSweepResult {
   /** Listings whose hash moved under the sweep (a concurrent Featured edit); the next tick takes them. */
   lost: number;
   batches: number;
-  /** Of ms, the time to read every listing's facts (the aggregate statements). */
+  /** Of ms, the time spent waiting for facts (the aggregate statements; later ranges are read while earlier ones are scored). */
   factsMs: number;
   /** Of ms, the time spent hashing, scoring and serialising in this process. */
   scoreMs: number;
@@ -132,39 +134,52 @@ export async function runRankSweep(opts: { now?: Date; batchSize?: number } = {}
 
 async function sweep(now: Date, batchSize: number): Promise<Omit<RankSweepResult, "leader" | "ms">> {
   const totals = { scanned: 0, updated: 0, unchanged: 0, lost: 0, batches: 0, factsMs: 0, scoreMs: 0, writeWaitMs: 0 };
-  const t0 = Date.now();
-  const rows = await ledgerFacts("all", now);
-  totals.factsMs = Date.now() - t0;
-  // Scored batch by batch; earlier batches' writes run while the next batch is scored (disjoint
-  // rows, at most WRITES_IN_FLIGHT at once, each on its own connection).
+  // The catalog is read in a few id ranges, each range's facts read while the range before is
+  // scored; each range is scored batch by batch, earlier batches' writes running while the next
+  // batch is scored (disjoint rows, at most WRITES_IN_FLIGHT at once, each on its own connection).
+  const ranges = await listingIdRanges(READ_RANGE);
+  const read = (i: number) => {
+    const p = ledgerFacts(ranges[i], now);
+    p.catch(() => {}); // awaited below; this only stops an early exit from leaving it unhandled
+    return p;
+  };
   const writing: Promise<void>[] = [];
+
+  const scoreBatch = async (batch: readonly LedgerFactsRow[]) => {
+    totals.batches++;
+    totals.scanned += batch.length;
+    // Each changed listing becomes its entry of the batch's write at once, so nothing of its
+    // scoring outlives the loop (less for the garbage collector to carry).
+    const changed: string[] = [];
+    const scoring = Date.now();
+    for (const row of batch) {
+      // The hash first: an unchanged listing is not scored at all.
+      const inputs = rankInputsFromRow(row, now);
+      const document = rankInputsDocument(inputs);
+      const hash = hashDocument(document);
+      if (hash === row.rankInputsHash) totals.unchanged++;
+      else changed.push(writeEntry({ id: row.id, previousHash: row.rankInputsHash, hash, document, inputs, result: computeRank(inputs) }));
+    }
+    const waiting = Date.now();
+    totals.scoreMs += waiting - scoring;
+    if (writing.length >= WRITES_IN_FLIGHT) await writing.shift();
+    totals.writeWaitMs += Date.now() - waiting;
+    const write = writeRanks(changed, now).then((written) => {
+      totals.updated += written;
+      totals.lost += changed.length - written;
+    });
+    write.catch(() => {}); // awaited on a later turn or below
+    writing.push(write);
+  };
+
   try {
-    for (let at = 0; at < rows.length; at += batchSize) {
-      const batch = rows.slice(at, at + batchSize);
-      totals.batches++;
-      totals.scanned += batch.length;
-      // Each changed listing becomes its entry of the batch's write at once, so nothing of its
-      // scoring outlives the loop (less for the garbage collector to carry).
-      const changed: string[] = [];
-      const scoring = Date.now();
-      for (const row of batch) {
-        // The hash first: an unchanged listing is not scored at all.
-        const inputs = rankInputsFromRow(row, now);
-        const document = rankInputsDocument(inputs);
-        const hash = hashDocument(document);
-        if (hash === row.rankInputsHash) totals.unchanged++;
-        else changed.push(writeEntry({ id: row.id, previousHash: row.rankInputsHash, hash, document, inputs, result: computeRank(inputs) }));
-      }
+    let reading = read(0);
+    for (let r = 0; r < ranges.length; r++) {
       const waiting = Date.now();
-      totals.scoreMs += waiting - scoring;
-      if (writing.length >= WRITES_IN_FLIGHT) await writing.shift();
-      totals.writeWaitMs += Date.now() - waiting;
-      const write = writeRanks(changed, now).then((written) => {
-        totals.updated += written;
-        totals.lost += changed.length - written;
-      });
-      write.catch(() => {}); // awaited on a later turn or below
-      writing.push(write);
+      const rows = await reading;
+      totals.factsMs += Date.now() - waiting;
+      if (r + 1 < ranges.length) reading = read(r + 1);
+      for (let at = 0; at < rows.length; at += batchSize) await scoreBatch(rows.slice(at, at + batchSize));
     }
   } finally {
     const waiting = Date.now();
