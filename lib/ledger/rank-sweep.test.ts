@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
 import { computeRank, DAY_MS } from "@/lib/scoring/rank";
+import { ledgerFacts, listingIdRanges } from "./aggregate";
 import { rankInputsFor } from "./rank-inputs";
 import { buildRankFixtures } from "@/lib/scoring/rank/fixtures";
 import { explainStoredRank, inputsFromDocument, RANK_SWEEP_LOCK_KEY, rankInputsDocument, rankInputsHash, recomputeListingRank, runRankSweep } from "./rank-sweep";
@@ -73,6 +74,17 @@ describe("runRankSweep", () => {
     expect(explained.components.featured.facts.level).toBe(2);
     // The wide listings row is not written by the sweep.
     expect(Object.keys(await t.prisma.listing.findUniqueOrThrow({ where: { id: b } }))).not.toContain("rankScore");
+  });
+
+  it("reading the catalog in id ranges scores every listing once, whatever the range size", async () => {
+    await t.prisma.listingRank.updateMany({ data: { inputsHash: null } });
+    const r = await runRankSweep({ now: NOW, batchSize: 1, readRange: 2 });
+    expect(r).toMatchObject({ leader: true, scanned: 3, updated: 3, unchanged: 0, batches: 3 });
+    const ranges = await listingIdRanges(2);
+    expect(ranges).toHaveLength(2);
+    const byRange = (await Promise.all(ranges.map((g) => ledgerFacts(g, NOW)))).flat().map((x) => x.id);
+    expect([...byRange].sort()).toEqual([a, b, c].sort());
+    expect(await runRankSweep({ now: NOW, readRange: 1 })).toMatchObject({ scanned: 3, updated: 0, unchanged: 3 });
   });
 
   it("skips listings whose inputs did not change, and re-ranks the one that did", async () => {

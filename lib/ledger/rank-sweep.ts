@@ -108,7 +108,7 @@ export interface RankSweepResult {
 
 let running = false;
 
-export async function runRankSweep(opts: { now?: Date; batchSize?: number } = {}): Promise<RankSweepResult> {
+export async function runRankSweep(opts: { now?: Date; batchSize?: number; readRange?: number } = {}): Promise<RankSweepResult> {
   const started = Date.now();
   const idle: RankSweepResult = { leader: false, scanned: 0, updated: 0, unchanged: 0, lost: 0, batches: 0, factsMs: 0, scoreMs: 0, writeWaitMs: 0, ms: 0 };
   if (running) return idle;
@@ -121,7 +121,7 @@ export async function runRankSweep(opts: { now?: Date; batchSize?: number } = {}
       const [{ got }] = await conn.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS got", [RANK_SWEEP_LOCK_KEY]);
       if (!got) return { ...idle, ms: Date.now() - started };
       try {
-        const result = await sweep(opts.now ?? new Date(), opts.batchSize ?? DEFAULT_RANK_BATCH);
+        const result = await sweep(opts.now ?? new Date(), opts.batchSize ?? DEFAULT_RANK_BATCH, opts.readRange ?? READ_RANGE);
         return { ...result, leader: true, ms: Date.now() - started };
       } finally {
         await conn.query("SELECT pg_advisory_unlock($1, hashtext(current_schema()))", [RANK_SWEEP_LOCK_KEY]);
@@ -132,12 +132,12 @@ export async function runRankSweep(opts: { now?: Date; batchSize?: number } = {}
   }
 }
 
-async function sweep(now: Date, batchSize: number): Promise<Omit<RankSweepResult, "leader" | "ms">> {
+async function sweep(now: Date, batchSize: number, readRange: number): Promise<Omit<RankSweepResult, "leader" | "ms">> {
   const totals = { scanned: 0, updated: 0, unchanged: 0, lost: 0, batches: 0, factsMs: 0, scoreMs: 0, writeWaitMs: 0 };
   // The catalog is read in a few id ranges, each range's facts read while the range before is
   // scored; each range is scored batch by batch, earlier batches' writes running while the next
   // batch is scored (disjoint rows, at most WRITES_IN_FLIGHT at once, each on its own connection).
-  const ranges = await listingIdRanges(READ_RANGE);
+  const ranges = await listingIdRanges(readRange);
   const read = (i: number) => {
     const p = ledgerFacts(ranges[i], now);
     p.catch(() => {}); // awaited below; this only stops an early exit from leaving it unhandled
