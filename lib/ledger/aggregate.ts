@@ -27,7 +27,7 @@ import type { VerificationStatus } from "@/lib/scoring/rank";
 export const MIN_UPTIME_SAMPLES = 12;
 export const DEFAULT_ASSET_DECIMALS = 6;
 
-/** One row of the batch aggregate, as SQL returns it (dates as epoch milliseconds). */
+/** One listing's facts, as the aggregate statements give them (dates as epoch milliseconds). */
 export interface LedgerFactsRow {
   id: string;
   publicationState: string;
