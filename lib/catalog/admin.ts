@@ -8,7 +8,7 @@ export async function adminOverview(actorId: string | null) {
   const [byState, listings] = await Promise.all([
     prisma.analysis.groupBy({ by: ["state"], _count: { _all: true } }),
     prisma.listing.findMany({
-      orderBy: [{ tier: "asc" }, { sortWeight: "desc" }, { rankScore: { sort: "desc", nulls: "last" } }],
+      orderBy: [{ tier: "asc" }, { sortWeight: "desc" }, { rank: { rankScore: { sort: "desc", nulls: "last" } } }],
       select: {
         id: true,
         slug: true,
@@ -18,11 +18,14 @@ export async function adminOverview(actorId: string | null) {
         sortWeight: true,
         featuredLevel: true,
         verificationStatus: true,
-        qualityScore: true,
-        rankScore: true,
+        rank: { select: { qualityScore: true, rankScore: true } },
         currentResult: { select: { total: true, band: true } },
       },
     }),
   ]);
-  return { queue: Object.fromEntries(byState.map((s) => [s.state, s._count._all])) as Record<string, number>, listings };
+  return {
+    queue: Object.fromEntries(byState.map((s) => [s.state, s._count._all])) as Record<string, number>,
+    // The rank lives in listing_ranks; the read model keeps its flat shape.
+    listings: listings.map(({ rank, ...l }) => ({ ...l, qualityScore: rank?.qualityScore ?? null, rankScore: rank?.rankScore ?? null })),
+  };
 }

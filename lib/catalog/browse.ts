@@ -5,13 +5,14 @@
  *
  * The order and the keyset predicate are the SQL that docs/RANK.md states and lib/scoring/rank/browse.ts
  * mirrors in memory, written over negated columns so one row comparison expresses "after the cursor"
- * and the prefix (tier, −sortWeight, −rankScore) is a range of the listings_browse_idx index. No OFFSET:
- * a page costs the same at any depth. Ids come from raw SQL, rows from Prisma through
- * publicListingSelect, so the output is the public shape and nothing else (no rank number).
+ * and the prefix (tier, −sortWeight, −rankScore) is a range of the listing_ranks_browse_idx index. No
+ * OFFSET: a page costs the same at any depth. Ids come from the rank table, rows from one statement
+ * shaped as publicListingSelect, so the output is the public shape and nothing else (no rank number).
  */
-import { db } from "@/lib/db";
+import { database, db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
-import { publicListingSelect, toPublicListing, type PublicListing } from "@/lib/catalog/public-view";
+import { type PublicListing } from "@/lib/catalog/public-view";
+import { publicListingsByIdsOneStatement } from "@/lib/catalog/public-rows";
 import { browseSeed, decodeCursor, encodeCursor, type BrowseCursor } from "@/lib/scoring/rank";
 
 export const BROWSE_MAX_LIMIT = 100;
@@ -83,13 +84,12 @@ function validateFilters(filters: BrowseFilters): BrowseFilters {
   return filters;
 }
 
-/** The published listings' public rows for these ids, in the ids' order. */
-export async function publicListingsByIds(ids: readonly string[]): Promise<PublicListing[]> {
-  if (ids.length === 0) return [];
-  const prisma = await db();
-  const rows = await prisma.listing.findMany({ where: { id: { in: [...ids] }, publicationState: "published" }, select: publicListingSelect });
-  const byId = new Map(rows.map((r) => [r.id, toPublicListing(r)]));
-  return ids.map((id) => byId.get(id)).filter((x): x is PublicListing => !!x);
+/**
+ * The published listings' public rows for these ids, in the ids' order: ONE statement shaped as
+ * publicListingSelect (lib/catalog/public-rows.ts, shared with search), not Prisma's four.
+ */
+export function publicListingsByIds(ids: readonly string[]): Promise<PublicListing[]> {
+  return publicListingsByIdsOneStatement(ids);
 }
 
 /** The browse order's ids for one page (key columns included, to build the next cursor). */
@@ -110,20 +110,25 @@ export async function browseKeys(opts: BrowseOptions): Promise<{ rows: BrowseKey
     // rather than as one 5-column row comparison because PostgreSQL estimates a row comparison from
     // its first column alone: "tier > 2" reads as ~0 rows, and the planner then chose a full scan
     // and a sort of every published listing over the ordered index (252 ms vs 9 ms on bench:rank).
-    const prefix = `(l."tier", -l."sortWeight", -COALESCE(l."rankScore", -1))`;
+    const prefix = `(r."tier", -r."sortWeight", -COALESCE(r."rankScore", -1))`;
     const at = `(${t}::int, -(${sw}::int), -COALESCE(${rs}::float8, -1))`;
     keyset = ` AND ${prefix} >= ${at}
       AND (${prefix} <> ${at}
-           OR (md5($1::text || ':' || l.id) COLLATE "C", l.id COLLATE "C") > (${sk}::text COLLATE "C", ${id}::text COLLATE "C"))`;
+           OR (md5($1::text || ':' || r."listingId") COLLATE "C", r."listingId" COLLATE "C") > (${sk}::text COLLATE "C", ${id}::text COLLATE "C"))`;
   }
-  const filters = filterSql(opts.filters ?? {}, params);
-  const sql = `SELECT l.id, l."tier", l."sortWeight", l."rankScore" FROM "listings" l
-    WHERE l."publicationState" = 'published'${filters}${keyset}
-    ORDER BY l."tier" ASC, -l."sortWeight" ASC, -COALESCE(l."rankScore", -1) ASC,
-             md5($1::text || ':' || l.id) COLLATE "C" ASC, l.id COLLATE "C" ASC
+  // The browse key lives in listing_ranks (listing_ranks_browse_idx covers the order and carries the
+  // id and the category); listings is joined only for the other filters.
+  const { category, ...others } = validateFilters(opts.filters ?? {});
+  const byCategory = category === undefined ? "" : ` AND r."category" = $${params.push(category)}`;
+  const filters = filterSql(others, params);
+  const join = filters ? ` JOIN "listings" l ON l.id = r."listingId" AND l."publicationState" = 'published'` : "";
+  const sql = `SELECT r."listingId" AS id, r."tier", r."sortWeight", r."rankScore" FROM "listing_ranks" r${join}
+    WHERE r."published"${byCategory}${filters}${keyset}
+    ORDER BY r."tier" ASC, -r."sortWeight" ASC, -COALESCE(r."rankScore", -1) ASC,
+             md5($1::text || ':' || r."listingId") COLLATE "C" ASC, r."listingId" COLLATE "C" ASC
     LIMIT ${limit + 1}`;
-  const prisma = await db();
-  const rows = await prisma.$queryRawUnsafe<BrowseKeyRow[]>(sql, ...params);
+  const handle = await database();
+  const rows = await handle.query<BrowseKeyRow>(sql, params);
   return { rows: rows.slice(0, limit), seed, more: rows.length > limit };
 }
 

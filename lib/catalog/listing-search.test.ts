@@ -41,10 +41,11 @@ describe("listing_search follows listings", () => {
     expect(await found("gadget")).toEqual([]);
   });
 
-  it("a rank write leaves the copy alone", async () => {
+  it("a rank write, and a listing edit that changes no searchable column, leave the copy alone", async () => {
     const id = await createTestListing(t.prisma, { title: "Gamma sprocket" });
     const before = await t.query<{ xmin: string }>(`SELECT xmin::text FROM "listing_search" WHERE "id" = $1`, [id]);
-    await t.prisma.listing.update({ where: { id }, data: { rankScore: 0.5, qualityScore: 0.5, rankComponents: { gate: { gate: "settleable" } } } });
+    await t.prisma.listingRank.update({ where: { listingId: id }, data: { rankScore: 0.5, qualityScore: 0.5, gate: "settleable" } });
+    await t.prisma.listing.update({ where: { id }, data: { tier: 2, sortWeight: 3, featuredLevel: 1 } });
     expect(await t.query(`SELECT xmin::text FROM "listing_search" WHERE "id" = $1`, [id])).toEqual(before);
   });
 });

@@ -29,8 +29,8 @@ describe("search", () => {
 
   it("rankScore changes move nothing: same order, same relevance", async () => {
     const before = (await searchHits({ query: "weather", limit: 10 })).hits;
-    await t.prisma.listing.update({ where: { id: ids.forecast }, data: { rankScore: 5 } });
-    await t.prisma.listing.update({ where: { id: ids.alerts }, data: { rankScore: 0 } });
+    await t.prisma.listingRank.update({ where: { listingId: ids.forecast }, data: { rankScore: 5 } });
+    await t.prisma.listingRank.update({ where: { listingId: ids.alerts }, data: { rankScore: 0 } });
     expect((await searchHits({ query: "weather", limit: 10 })).hits).toEqual(before);
   });
 

@@ -8,12 +8,11 @@ const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  const gate = (g: string) => ({ gate: { gate: g } });
   ids.best = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 0.8 });
   ids.worse = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 0.2 });
   ids.unscored = await createTestListing(t.prisma, { title: "Translate text API", rankScore: null });
   ids.unpayable = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 2 });
-  await t.prisma.listing.update({ where: { id: ids.unpayable }, data: { rankComponents: gate("unpayable") } });
+  await t.prisma.listingRank.update({ where: { listingId: ids.unpayable }, data: { gate: "unpayable" } });
   ids.free = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 3, endpoints: [{ payable: false }] });
   ids.pricey = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 0.5, endpoints: [{ method: "GET", priceUsd: "2.00", priceNetwork: "eip155:1" }] });
 });

@@ -144,11 +144,10 @@ export async function selectServices(
 }
 
 /**
- * The one place router selection reads rank storage: the listing's rankScore and its settle gate
- * (from the components stored beside the score), as columns of listing `l`. Where rank lives may
- * change; only this fragment needs to follow it.
+ * The one place router selection reads rank storage: the listing's rankScore and its settle gate,
+ * from its listing_ranks row `rk` (joined below; docs/RANK.md "Storage and the sweep").
  */
-export const RANK_COLUMNS_SQL = `l."rankScore" AS "rankScore", l."rankComponents" -> 'gate' ->> 'gate' AS gate`;
+export const RANK_COLUMNS_SQL = `rk."rankScore" AS "rankScore", rk."gate" AS gate`;
 
 /** The pool's listings with their rank, gate and the first payable endpoint fitting the filters. */
 async function candidateRows(ids: string[], f: EndpointFilter): Promise<CandidateRow[]> {
@@ -160,6 +159,7 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
     `SELECT l.id, l.slug, l."title", l."baseUrl", ${RANK_COLUMNS_SQL},
             e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals"
        FROM "listings" l
+       LEFT JOIN "listing_ranks" rk ON rk."listingId" = l.id
        JOIN LATERAL (SELECT * FROM "endpoints" e WHERE ${clauses} ORDER BY e."position" LIMIT 1) e ON true
       WHERE l.id = ANY($1::text[]) AND l."publicationState" = 'published'`,
     ...params,

@@ -1,8 +1,9 @@
 /**
- * The rank inputs of a batch of listings, aggregated in SQL in ONE statement per batch (never one
- * query per listing): rolling 30-day settlement aggregates over `router_payments`, the settle facts
- * since the last success, 7- and 30-day uptime from `monitor_health_samples`, the latest health
- * reading and the latest fresh quote from `price_quotes`, beside the listing's own price and levers.
+ * The rank inputs of listings, aggregated in SQL set-based (never one query per listing): rolling
+ * 30-day settlement aggregates over `router_payments`, the settle facts since the last success, 7-
+ * and 30-day uptime from `monitor_health_samples`, the latest health reading and the latest fresh
+ * quote from `price_quotes`, beside the listing's own price and levers. The sweep reads every
+ * listing in one pass per table; a Featured edit or the CLI reads a few ids through the same SQL.
  *
  * Readings this module makes (docs/RANK.md leaves them to the database layer):
  * - Amounts are atomic units of a USD stablecoin. Settled amounts are converted with the listing's
@@ -19,14 +20,14 @@
  *   implies (healthStatusFor). With no reading, the listing's stored healthStatus is the baseline
  *   and nothing caps it (confidence 1): the seed's baselines exist for exactly that case.
  */
-import { db } from "@/lib/db";
+import { database } from "@/lib/db";
 import type { HealthStatus } from "@/lib/scoring/signals";
 import type { VerificationStatus } from "@/lib/scoring/rank";
 
 export const MIN_UPTIME_SAMPLES = 12;
 export const DEFAULT_ASSET_DECIMALS = 6;
 
-/** One row of the batch aggregate, as SQL returns it (dates as epoch milliseconds). */
+/** One listing's facts, as the aggregate statements give them (dates as epoch milliseconds). */
 export interface LedgerFactsRow {
   id: string;
   publicationState: string;
@@ -52,115 +53,157 @@ export interface LedgerFactsRow {
   quotedAtMs: number | null;
 }
 
-export type BatchSelector = { ids: readonly string[] } | { afterId: string | null; limit: number };
+/**
+ * Which listings to aggregate: every listing, a range of ids (the sweep reads the catalog in a few
+ * such ranges, the next read overlapping the scoring of the last), or these ids (a Featured edit,
+ * the CLI). All run the very same statements; a scope only adds its condition on the listing id to
+ * each source (`$2`, `$3`).
+ */
+export type FactsScope = "all" | { ids: readonly string[] } | IdRange;
+/** Listing ids `from ≤ id < below`; null is unbounded. */
+export interface IdRange {
+  from: string | null;
+  below: string | null;
+}
 
 /**
- * `$1` is the batch (an id array, or the id to page after), `$2` now as a UTC wall-clock timestamp
- * (Prisma's timestamp(3) columns hold UTC), `$3` the page size.
+ * The facts are three statements, one per source, each ONE set-based pass over its whole table
+ * (hash aggregates, no per-listing probe, no per-listing sort), run side by side on their own
+ * connections and joined by listing id in memory:
  *
- * Set-based, one pass per source table: a sweep batch is a contiguous id range, so its payments and
- * health samples are ONE index range scan each (router_payments_rank_idx, monitor_health_samples_rank_idx,
- * both covering) rather than one probe per listing. Every payment fact comes out of that single scan:
- * the listing's last settlement as a window max over its rows, then one hash GROUP BY (listing, payer)
- * (distinct buyers without count(DISTINCT)'s per-group sort, failures since the last settlement),
- * then one GROUP BY listing. The median sorts only each listing's own settled amounts (~10 rows).
+ * - payments: one hash GROUP BY (listing, payer), then one GROUP BY listing: distinct attempting and
+ *   paying buyers (without count(DISTINCT)'s per-group sort), settled count, the last settlement, the
+ *   last failure, and each listing's settled amounts (the median is taken from them in memory, see
+ *   medianOfAmounts: percentile_cont sorts per group and was the costliest aggregate). The failures
+ *   since the last settlement need that settlement first, so they are counted by an index probe
+ *   (router_payments_rank_idx) only for listings whose last failure is after it.
+ * - health samples: one GROUP BY listing (window counts; the latest reading as max of [time, confidence]).
+ * - the listing with its price facts (lowest payable price, first label and decimals by position),
+ *   its latest fresh quote and its stored inputs hash.
+ *
+ * `$1` is now as a UTC wall-clock timestamp (Prisma's timestamp(3) columns hold UTC), `$2` the ids.
  */
-function batchSql(selector: BatchSelector): string {
-  const byIds = "ids" in selector;
-  const ids = byIds
-    ? `SELECT DISTINCT unnest($1::text[]) AS id`
-    : `SELECT id FROM "listings" WHERE ($1::text IS NULL OR id > $1::text) ORDER BY id LIMIT $3::int`;
-  const now = `$2::timestamp`;
-  // Which rows of a per-listing table belong to the batch: the id range (a sweep page is every
-  // listing in it, so the range is exactly the batch), or the explicit id list.
-  const inBatch = (col: string) =>
-    byIds ? `${col} IN (SELECT id FROM ids)` : `${col} >= (SELECT min(id) FROM ids) AND ${col} <= (SELECT max(id) FROM ids)`;
-  return `
-WITH ids AS MATERIALIZED (${ids}),
-pay AS MATERIALIZED (
-  SELECT p."listingId", p."payer", p."status", p."createdAt", p."settledAmount",
-         max(p."createdAt") FILTER (WHERE p."status" = 'settled') OVER (PARTITION BY p."listingId") AS last_settled
-  FROM "router_payments" p
-  WHERE ${inBatch(`p."listingId"`)} AND p."createdAt" <= ${now}
-),
--- One row per (listing, payer): a hash GROUP BY.
-per_payer AS (
-  SELECT p."listingId",
-         bool_or(p."createdAt" >= ${now} - interval '30 days') AS attempted,
-         bool_or(p."status" = 'settled' AND p."createdAt" >= ${now} - interval '30 days') AS paid,
-         count(*) FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${now} - interval '30 days') AS settled,
-         count(*) FILTER (WHERE p."status" = 'failed' AND (p.last_settled IS NULL OR p."createdAt" > p.last_settled)) AS failed,
-         max(p.last_settled) AS last_settled
-  FROM pay p GROUP BY p."listingId", p."payer"
-),
-buyers AS (
-  SELECT d."listingId",
-         count(*) FILTER (WHERE d.attempted)::int AS attempting,
-         count(*) FILTER (WHERE d.paid)::int AS payers,
-         sum(d.settled)::int AS settled,
-         sum(d.failed)::int AS failed,
-         count(*) FILTER (WHERE d.failed > 0)::int AS failing,
-         max(d.last_settled) AS last_settled
-  FROM per_payer d GROUP BY d."listingId"
-),
--- The median in atomic units; converted with the listing's decimals below.
-settled AS (
-  SELECT p."listingId", percentile_cont(0.5) WITHIN GROUP (ORDER BY tollgate_atomic_to_units(p."settledAmount", 0)) AS median_atomic
-  FROM pay p
-  WHERE p."status" = 'settled' AND p."createdAt" >= ${now} - interval '30 days'
-  GROUP BY p."listingId"
-),
-health AS (
-  SELECT h."listingId",
-         count(*) FILTER (WHERE h."at" > ${now} - interval '7 days')::int AS n7,
-         count(*) FILTER (WHERE h."at" > ${now} - interval '7 days' AND h."outcome" = 'up')::int AS up7,
-         count(*)::int AS n30,
-         count(*) FILTER (WHERE h."outcome" = 'up')::int AS up30,
-         (array_agg(h."confidence" ORDER BY h."at" DESC))[1] AS confidence
-  FROM "monitor_health_samples" h
-  WHERE ${inBatch(`h."listingId"`)} AND h."at" > ${now} - interval '30 days' AND h."at" <= ${now}
-  GROUP BY h."listingId"
-)
+export function factsSql(scope: FactsScope): { payments: string; health: string; listings: string } {
+  const only = (col: string) =>
+    scope === "all"
+      ? ""
+      : "ids" in scope
+        ? ` AND ${col} = ANY($2::text[])`
+        : ` AND ($2::text IS NULL OR ${col} >= $2::text) AND ($3::text IS NULL OR ${col} < $3::text)`;
+  const now = `$1::timestamp`;
+  const d30 = `${now} - interval '30 days'`;
+  // The failures since the listing's last settlement: one range of router_payments_rank_idx.
+  const failures = (what: string) => `SELECT ${what} FROM "router_payments" x
+      WHERE x."listingId" = b.lid AND x."status" = 'failed'
+        AND x."createdAt" > COALESCE(b.last_settled, '-infinity'::timestamp) AND x."createdAt" <= ${now}`;
+  const payments = `
+SELECT b.lid AS id, b.attempting, b.payers, b.settled, b.amounts::text AS amounts,
+       (extract(epoch FROM b.last_settled) * 1000)::float8 AS "lastSettledAtMs",
+       -- Only a listing whose last failure is after its last settlement has failures since it.
+       CASE WHEN b.last_failed > COALESCE(b.last_settled, '-infinity'::timestamp) THEN (${failures("count(*)::int")}) ELSE 0 END AS failed,
+       CASE WHEN b.last_failed > COALESCE(b.last_settled, '-infinity'::timestamp) THEN (${failures(`count(DISTINCT x."payer")::int`)}) ELSE 0 END AS failing
+FROM (
+  SELECT pp.lid,
+         count(*) FILTER (WHERE pp.attempted)::int AS attempting,
+         count(*) FILTER (WHERE pp.settled > 0)::int AS payers,
+         sum(pp.settled)::int AS settled,
+         max(pp.last_settled) AS last_settled,
+         max(pp.last_failed) AS last_failed,
+         tollgate_array_cat_agg(pp.amounts) AS amounts
+  FROM (
+    SELECT p."listingId" AS lid, p."payer",
+           bool_or(p."createdAt" >= ${d30}) AS attempted,
+           count(*) FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30}) AS settled,
+           max(p."createdAt") FILTER (WHERE p."status" = 'settled') AS last_settled,
+           max(p."createdAt") FILTER (WHERE p."status" = 'failed') AS last_failed,
+           array_agg(p."settledAmount") FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30}) AS amounts
+    FROM "router_payments" p
+    WHERE p."createdAt" <= ${now}${only(`p."listingId"`)}
+    GROUP BY 1, 2
+  ) pp
+  GROUP BY 1
+) b`;
+  const health = `
+SELECT h."listingId" AS id,
+       count(*) FILTER (WHERE h."at" > ${now} - interval '7 days')::int AS n7,
+       count(*) FILTER (WHERE h."at" > ${now} - interval '7 days' AND h."outcome" = 'up')::int AS up7,
+       count(*)::int AS n30,
+       count(*) FILTER (WHERE h."outcome" = 'up')::int AS up30,
+       (max(ARRAY[date_part('epoch', h."at"), h."confidence"]))[2] AS confidence
+FROM "monitor_health_samples" h
+WHERE h."at" > ${d30} AND h."at" <= ${now}${only(`h."listingId"`)}
+GROUP BY 1`;
+  const listings = `
 SELECT l.id,
        l."publicationState"::text AS "publicationState",
        l."featuredLevel",
        l."verificationStatus"::text AS "verificationStatus",
        l."healthStatus"::text AS "listingHealthStatus",
-       l."rankInputsHash",
-       price."advertisedPrice",
-       price."priceLabel",
-       COALESCE(buyers.payers, 0) AS "distinctPayers30d",
-       COALESCE(buyers.attempting, 0) AS "distinctAttemptingBuyers30d",
-       COALESCE(buyers.settled, 0) AS "settled30d",
-       (settled.median_atomic / power(10::float8, COALESCE(price.decimals, ${DEFAULT_ASSET_DECIMALS})))::float8 AS "medianSettledPrice30d",
-       (extract(epoch FROM buyers.last_settled) * 1000)::float8 AS "lastSettledAtMs",
-       COALESCE(buyers.failed, 0) AS "failedSinceLastSettle",
-       COALESCE(buyers.failing, 0) AS "failingBuyersSinceLastSettle",
-       COALESCE(health.n7, 0) AS "samples7d",
-       COALESCE(health.up7, 0) AS "up7d",
-       COALESCE(health.n30, 0) AS "samples30d",
-       COALESCE(health.up30, 0) AS "up30d",
-       health.confidence AS "latestConfidence",
-       quote.price AS "quotePrice",
-       (extract(epoch FROM quote."quotedAt") * 1000)::float8 AS "quotedAtMs"
-FROM ids
-JOIN "listings" l ON l.id = ids.id
-LEFT JOIN buyers ON buyers."listingId" = l.id
-LEFT JOIN settled ON settled."listingId" = l.id
-LEFT JOIN health ON health."listingId" = l.id
-LEFT JOIN LATERAL (
-  SELECT min(tollgate_decimal_or_null(e."priceUsd"))::float8 AS "advertisedPrice",
-         (array_agg(e."priceLabel" ORDER BY e."position") FILTER (WHERE btrim(COALESCE(e."priceLabel", '')) <> ''))[1] AS "priceLabel",
-         (array_agg(e."priceDecimals" ORDER BY e."position") FILTER (WHERE e."priceDecimals" IS NOT NULL))[1] AS decimals
-  FROM "endpoints" e WHERE e."listingId" = l.id AND e."payable"
-) price ON true
-LEFT JOIN LATERAL (
-  SELECT tollgate_atomic_to_units(q."amount", COALESCE(e."priceDecimals", ${DEFAULT_ASSET_DECIMALS})) AS price, q."quotedAt"
+       r."inputsHash" AS "rankInputsHash",
+       price.advertised AS "advertisedPrice",
+       price.label AS "priceLabel",
+       price.decimals,
+       quote.latest[2] AS "quotePrice",
+       quote.latest[1] AS "quotedAtS"
+FROM "listings" l
+LEFT JOIN "listing_ranks" r ON r."listingId" = l.id${only(`r."listingId"`)}
+LEFT JOIN (
+  SELECT e."listingId" AS lid,
+         min(tollgate_decimal_or_null(e."priceUsd"))::float8 AS advertised,
+         -- "first by position" as the least [position, value]: hashable, unlike an ordered array_agg.
+         (min(ARRAY[lpad((e."position"::bigint + 2147483648)::text, 10, '0'), e."priceLabel"] COLLATE "C")
+            FILTER (WHERE btrim(COALESCE(e."priceLabel", '')) <> ''))[2] AS label,
+         (min(ARRAY[e."position", e."priceDecimals"]) FILTER (WHERE e."priceDecimals" IS NOT NULL))[2] AS decimals
+  FROM "endpoints" e
+  WHERE e."payable"${only(`e."listingId"`)}
+  GROUP BY 1
+) price ON price.lid = l.id
+LEFT JOIN (
+  -- The latest fresh quote: the greatest [epoch seconds, price].
+  SELECT q."listingId" AS lid,
+         max(ARRAY[date_part('epoch', q."quotedAt"),
+                   tollgate_atomic_to_units(q."amount", COALESCE(e."priceDecimals", ${DEFAULT_ASSET_DECIMALS}))]) AS latest
   FROM "price_quotes" q LEFT JOIN "endpoints" e ON e.id = q."endpointId"
-  WHERE q."listingId" = l.id AND q."quotedAt" <= ${now} AND q."quotedAt" > ${now} - interval '30 days'
-  ORDER BY q."quotedAt" DESC LIMIT 1
-) quote ON true
-ORDER BY l.id`;
+  WHERE q."quotedAt" <= ${now} AND q."quotedAt" > ${d30}${only(`q."listingId"`)}
+  GROUP BY 1
+) quote ON quote.lid = l.id
+${scope === "all" ? "" : "ids" in scope ? "WHERE l.id = ANY($2::text[]) ORDER BY l.id" : `WHERE true${only("l.id")}`}`;
+  return { payments, health, listings };
+}
+
+interface PaymentFacts {
+  id: string;
+  attempting: number;
+  payers: number;
+  settled: number;
+  /** The settled amounts as an array literal, e.g. "{9600,9700}" (parseAmounts). */
+  amounts: string | null;
+  lastSettledAtMs: number | null;
+  failed: number;
+  failing: number;
+}
+
+interface HealthFacts {
+  id: string;
+  n7: number;
+  up7: number;
+  n30: number;
+  up30: number;
+  confidence: number | null;
+}
+
+interface ListingFacts {
+  id: string;
+  publicationState: string;
+  featuredLevel: number;
+  verificationStatus: VerificationStatus;
+  listingHealthStatus: HealthStatus;
+  rankInputsHash: string | null;
+  advertisedPrice: number | null;
+  priceLabel: string | null;
+  decimals: number | null;
+  quotePrice: number | null;
+  quotedAtS: number | null;
 }
 
 /** `now` as the UTC wall-clock timestamp the columns hold, e.g. "2026-12-02 12:00:00.000". */
@@ -168,16 +211,177 @@ export function utcTimestamp(now: Date): string {
   return now.toISOString().replace("T", " ").replace("Z", "");
 }
 
-/** The aggregate rows of one batch, in id order. */
-export async function ledgerFactsBatch(selector: BatchSelector, now: Date): Promise<LedgerFactsRow[]> {
-  const prisma = await db();
-  if (!Number.isFinite(now.getTime())) throw new RangeError("ledgerFactsBatch needs a valid date");
-  const at = utcTimestamp(now);
-  if ("ids" in selector) {
-    if (selector.ids.length === 0) return [];
-    return prisma.$queryRawUnsafe<LedgerFactsRow[]>(batchSql(selector), [...selector.ids], at);
+/**
+ * Session settings for the aggregate statements on a server: no JIT (compiling these plans cost more
+ * than running them: ~0.9 s of a 3.7 s run), memory for the hash aggregates to stay in memory, and no
+ * parallel workers (the three statements already run side by side).
+ */
+const SERVER_SETTINGS = ["SET work_mem = '256MB'", "SET jit = off", "SET max_parallel_workers_per_gather = 0"];
+const SERVER_RESET = "RESET work_mem; RESET jit; RESET max_parallel_workers_per_gather; RESET enable_sort; RESET enable_incremental_sort";
+/**
+ * The payments statement's two GROUP BYs as hash aggregates: the planner, misjudging how many
+ * (listing, payer) groups there are, otherwise sorts a million rows by (listing, payer) off the
+ * index (0.7 s against 0.35 s on bench:rank), or, over an id range, an incremental sort of it.
+ */
+const PAYMENTS_SETTINGS = ["SET enable_sort = off", "SET enable_incremental_sort = off"];
+
+/**
+ * The ledger, monitor and price facts of every listing in scope: in id order for a list of ids, in
+ * no particular order for "all" (the sweep does not need one, and sorting 100,000 rows cost 80 ms).
+ */
+export async function ledgerFacts(scope: FactsScope, now: Date): Promise<LedgerFactsRow[]> {
+  if (!Number.isFinite(now.getTime())) throw new RangeError("ledgerFacts needs a valid date");
+  if (scope !== "all" && "ids" in scope && scope.ids.length === 0) return [];
+  const handle = await database();
+  const sql = factsSql(scope);
+  const params: unknown[] =
+    scope === "all" ? [utcTimestamp(now)] : "ids" in scope ? [utcTimestamp(now), [...new Set(scope.ids)]] : [utcTimestamp(now), scope.from, scope.below];
+  const run = <T,>(text: string, extra: string[] = []): Promise<T[]> =>
+    handle.kind === "postgres"
+      ? handle.session(async (conn) => {
+          for (const s of [...SERVER_SETTINGS, ...extra]) await conn.exec(s);
+          try {
+            return await conn.query<T>(text, params);
+          } finally {
+            await conn.exec(SERVER_RESET);
+          }
+        })
+      : handle.query<T>(text, params);
+  const [payments, health, listings] = await Promise.all([run<PaymentFacts>(sql.payments, PAYMENTS_SETTINGS), run<HealthFacts>(sql.health), run<ListingFacts>(sql.listings)]);
+  const pay = new Map(payments.map((p) => [p.id, p]));
+  const hea = new Map(health.map((h) => [h.id, h]));
+  return listings.map((l) => {
+    const p = pay.get(l.id);
+    const h = hea.get(l.id);
+    const median = p ? medianOfAmounts(parseAmounts(p.amounts)) : null;
+    return {
+      id: l.id,
+      publicationState: l.publicationState,
+      featuredLevel: l.featuredLevel,
+      verificationStatus: l.verificationStatus,
+      listingHealthStatus: l.listingHealthStatus,
+      rankInputsHash: l.rankInputsHash,
+      advertisedPrice: l.advertisedPrice,
+      priceLabel: l.priceLabel,
+      distinctPayers30d: p?.payers ?? 0,
+      distinctAttemptingBuyers30d: p?.attempting ?? 0,
+      settled30d: p?.settled ?? 0,
+      // Atomic units to whole units with the listing's decimals (its first payable endpoint's, else 6).
+      medianSettledPrice30d: median === null ? null : median / powerOf10(l.decimals ?? DEFAULT_ASSET_DECIMALS),
+      lastSettledAtMs: p?.lastSettledAtMs ?? null,
+      failedSinceLastSettle: p?.failed ?? 0,
+      failingBuyersSinceLastSettle: p?.failing ?? 0,
+      samples7d: h?.n7 ?? 0,
+      up7d: h?.up7 ?? 0,
+      samples30d: h?.n30 ?? 0,
+      up30d: h?.up30 ?? 0,
+      latestConfidence: h?.confidence ?? null,
+      quotePrice: l.quotePrice,
+      // Epoch seconds of a timestamp(3) as float8, back to its exact millisecond.
+      quotedAtMs: l.quotedAtS === null ? null : Math.round(l.quotedAtS * 1000),
+    };
+  });
+}
+
+/**
+ * The catalog cut into id ranges of about `size` listings each, in id order (one range when it is
+ * smaller): the sweep reads one range while it scores the one before.
+ */
+export async function listingIdRanges(size: number): Promise<IdRange[]> {
+  if (!Number.isSafeInteger(size) || size < 1) throw new RangeError("listingIdRanges needs a positive size");
+  const handle = await database();
+  const cuts = await handle.query<{ id: string }>(
+    // The column's own collation, as the range conditions compare: the ranges then partition the
+    // listings exactly, and each is an index range.
+    `SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM "listings") x
+      WHERE n > 1 AND n % $1::int = 1 ORDER BY id`,
+    [size],
+  );
+  const ranges: IdRange[] = [];
+  let from: string | null = null;
+  for (const { id } of cuts) {
+    ranges.push({ from, below: id });
+    from = id;
   }
-  return prisma.$queryRawUnsafe<LedgerFactsRow[]>(batchSql(selector), selector.afterId, at, selector.limit);
+  ranges.push({ from, below: null });
+  return ranges;
+}
+
+/** The aggregate rows of these listings (unknown ids are absent), in id order. */
+export async function ledgerFactsBatch(selector: { ids: readonly string[] }, now: Date): Promise<LedgerFactsRow[]> {
+  return ledgerFacts({ ids: selector.ids }, now);
+}
+
+/**
+ * A text[] literal of settled amounts. Well-formed amounts are digits only, so the common literal
+ * "{9600,9700}" splits directly; anything else (a NULL, a quoted or escaped element) goes through
+ * the driver's full array parser.
+ */
+export function parseAmounts(literal: string | null): (string | null)[] | null {
+  if (literal === null) return null;
+  if (/^\{[0-9]+(,[0-9]+)*\}$/.test(literal)) return literal.slice(1, -1).split(",");
+  if (literal === "{}") return [];
+  return parseTextArray(literal);
+}
+
+/** An atomic amount as a number, or null: a plain non-negative integer string only (tollgate_atomic_to_units). */
+const ATOMIC = /^[0-9]{1,38}$/;
+
+/**
+ * The median of a listing's settled amounts, in atomic units: PostgreSQL's percentile_cont(0.5) over
+ * tollgate_atomic_to_units(amount, 0), to the bit. Malformed amounts are left out (that function's
+ * NULL); an even count interpolates as percentile_cont does, lo + 0.5 × (hi − lo). Null when none.
+ */
+export function medianOfAmounts(amounts: readonly (string | null)[] | null): number | null {
+  if (!amounts || amounts.length === 0) return null;
+  const xs: number[] = [];
+  for (const a of amounts) if (a !== null && ATOMIC.test(a)) xs.push(Number(a));
+  const n = xs.length;
+  if (n === 0) return null;
+  xs.sort((a, b) => a - b);
+  const pos = 0.5 * (n - 1);
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return lo === hi ? xs[lo] : xs[lo] + (pos - lo) * (xs[hi] - xs[lo]);
+}
+
+/** A one-dimensional text[] literal: bare elements (NULL unquoted is null) or double-quoted with backslash escapes. */
+export function parseTextArray(literal: string): (string | null)[] {
+  if (literal[0] !== "{" || literal[literal.length - 1] !== "}") throw new Error(`not an array literal: ${literal.slice(0, 40)}`);
+  const out: (string | null)[] = [];
+  let i = 1;
+  const end = literal.length - 1;
+  if (i === end) return out;
+  for (;;) {
+    let value: string | null;
+    if (literal[i] === '"') {
+      let v = "";
+      i++;
+      while (literal[i] !== '"') {
+        if (literal[i] === "\\") i++;
+        v += literal[i++];
+      }
+      i++;
+      value = v;
+    } else {
+      let j = i;
+      while (j < end && literal[j] !== ",") j++;
+      const raw = literal.slice(i, j);
+      value = raw === "NULL" ? null : raw;
+      i = j;
+    }
+    out.push(value);
+    if (i >= end) return out;
+    i++; // the comma
+  }
+}
+
+const POWERS = new Map<number, number>();
+/** 10^d exactly as PostgreSQL's power(10::float8, d) gives it (correctly rounded; exact up to 10^22). */
+function powerOf10(d: number): number {
+  let p = POWERS.get(d);
+  if (p === undefined) POWERS.set(d, (p = Number(`1e${d}`)));
+  return p;
 }
 
 /** The health status a sample of this confidence implies (signals.HEALTH_CONFIDENCE). */

@@ -17,7 +17,8 @@ afterAll(async () => {
 });
 
 const snapshot = async () => ({
-  listing: await t.prisma.listing.findUniqueOrThrow({ where: { id: listing }, select: { featuredLevel: true, verificationStatus: true, tier: true, sortWeight: true, rankScore: true, rankedAt: true } }),
+  listing: await t.prisma.listing.findUniqueOrThrow({ where: { id: listing }, select: { featuredLevel: true, verificationStatus: true, tier: true, sortWeight: true } }),
+  rank: await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: listing } }),
   audits: await t.prisma.moderationAudit.count(),
 });
 
@@ -62,7 +63,8 @@ describe("moderation levers", () => {
     expect(audit.createdAt).toBeInstanceOf(Date);
     const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: listing } });
     expect(row.featuredLevel).toBe(3);
-    expect(row.rankScore).toBeCloseTo(r0.rank!.rank * 1.3, 12);
+    const stored = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: listing } });
+    expect(stored.rankScore).toBeCloseTo(r0.rank!.rank * 1.3, 12);
   });
 
   it("verification and curation levers write and audit too; a missing listing is 404", async () => {

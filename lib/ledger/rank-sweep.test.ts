@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
 import { computeRank, DAY_MS } from "@/lib/scoring/rank";
+import { ledgerFacts, listingIdRanges } from "./aggregate";
 import { rankInputsFor } from "./rank-inputs";
-import { RANK_SWEEP_LOCK_KEY, rankInputsHash, recomputeListingRank, runRankSweep } from "./rank-sweep";
+import { buildRankFixtures } from "@/lib/scoring/rank/fixtures";
+import { explainStoredRank, inputsFromDocument, RANK_SWEEP_LOCK_KEY, rankInputsDocument, rankInputsHash, recomputeListingRank, runRankSweep } from "./rank-sweep";
 import { recordPayment } from "./record";
 import { createTestListing } from "./testing";
 
@@ -15,6 +17,34 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
+});
+
+describe("the stored inputs document", () => {
+  it("reads back to the very inputs it was made from, for every seed-table fixture", () => {
+    for (const { inputs } of Object.values(buildRankFixtures(NOW))) {
+      const doc = JSON.parse(rankInputsDocument(inputs));
+      expect(inputsFromDocument(doc, inputs.now)).toEqual(inputs);
+      expect(computeRank(inputsFromDocument(doc, inputs.now)!)).toEqual(computeRank(inputs));
+    }
+    expect(inputsFromDocument(["rank-inputs/0"], NOW)).toBeNull();
+  });
+});
+
+describe("listing_ranks rows", () => {
+  it("exist from a listing's insert on and copy its browse key: tier, sortWeight, publication, category", async () => {
+    const id = await createTestListing(t.prisma, { tier: 3, sortWeight: 2, category: "maps", publicationState: "draft" });
+    const copy = () => t.prisma.listingRank.findUnique({ where: { listingId: id }, select: { tier: true, sortWeight: true, published: true, category: true, rankScore: true } });
+    expect(await copy()).toEqual({ tier: 3, sortWeight: 2, published: false, category: "maps", rankScore: null });
+    await t.prisma.listing.update({ where: { id }, data: { tier: 1, sortWeight: -4, category: "vision", publicationState: "published" } });
+    expect(await copy()).toEqual({ tier: 1, sortWeight: -4, published: true, category: "vision", rankScore: null });
+    await t.prisma.listing.update({ where: { id }, data: { title: "Renamed" } });
+    expect(await copy()).toMatchObject({ tier: 1, published: true });
+    await t.prisma.listing.update({ where: { id }, data: { publicationState: "archived" } });
+    expect(await copy()).toMatchObject({ published: false });
+    await t.prisma.endpoint.deleteMany({ where: { listingId: id } });
+    await t.prisma.listing.delete({ where: { id } });
+    expect(await copy()).toBeNull();
+  });
 });
 
 describe("runRankSweep", () => {
@@ -30,33 +60,53 @@ describe("runRankSweep", () => {
     expect(r).toMatchObject({ leader: true, scanned: 3, updated: 3, unchanged: 0, batches: 2 });
     const inputs = (await rankInputsFor([b], NOW)).get(b)!;
     const expected = computeRank(inputs);
-    const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: b } });
+    const row = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: b } });
     expect(row.qualityScore).toBe(expected.quality);
     expect(row.rankScore).toBe(expected.rank);
-    expect(row.rankInputsHash).toBe(rankInputsHash(inputs));
+    expect(row.inputsHash).toBe(rankInputsHash(inputs));
     expect(row.rankedAt?.toISOString()).toBe(NOW.toISOString());
-    expect(row.rankComponents).toEqual(JSON.parse(JSON.stringify(expected.components)));
-    expect((row.rankComponents as { featured: { facts: { level: number } } }).featured.facts.level).toBe(2);
+    // Beside the score: each component's value, and the facts that give back every reason.
+    const c = expected.components;
+    expect(row.gate).toBe(c.gate.gate);
+    expect(row.components).toEqual({ gate: c.gate.gate, gateFactor: c.gate.value, liveness: c.liveness.value, traction: c.traction.value, priceIntegrity: c.priceIntegrity.value, featured: c.featured.value, verification: c.verification.value });
+    const explained = explainStoredRank(row)!;
+    expect(JSON.parse(JSON.stringify(explained.components))).toEqual(JSON.parse(JSON.stringify(expected.components)));
+    expect(explained.components.featured.facts.level).toBe(2);
+    // The wide listings row is not written by the sweep.
+    expect(Object.keys(await t.prisma.listing.findUniqueOrThrow({ where: { id: b } }))).not.toContain("rankScore");
+  });
+
+  it("reading the catalog in id ranges scores every listing once, whatever the range size", async () => {
+    await t.prisma.listingRank.updateMany({ data: { inputsHash: null } });
+    const r = await runRankSweep({ now: NOW, batchSize: 1, readRange: 2 });
+    expect(r).toMatchObject({ leader: true, scanned: 3, updated: 3, unchanged: 0, batches: 3 });
+    const ranges = await listingIdRanges(2);
+    expect(ranges).toHaveLength(2);
+    const byRange = (await Promise.all(ranges.map((g) => ledgerFacts(g, NOW)))).flat().map((x) => x.id);
+    expect([...byRange].sort()).toEqual([a, b, c].sort());
+    expect(await runRankSweep({ now: NOW, readRange: 1 })).toMatchObject({ scanned: 3, updated: 0, unchanged: 3 });
   });
 
   it("skips listings whose inputs did not change, and re-ranks the one that did", async () => {
     const later = new Date(NOW.getTime() + 60_000);
     expect(await runRankSweep({ now: later })).toMatchObject({ leader: true, scanned: 3, updated: 0, unchanged: 3 });
     await recordPayment({ listingId: a, payer: wallet(1), status: "settled", advertisedAmount: "10000", settledAmount: "10000", asset: "USDC", network: "eip155:8453", at: new Date(NOW.getTime() - DAY_MS) });
-    const before = await t.prisma.listing.findUniqueOrThrow({ where: { id: c }, select: { rankedAt: true } });
+    const before = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: c }, select: { rankedAt: true } });
     expect(await runRankSweep({ now: later })).toMatchObject({ updated: 1, unchanged: 2 });
-    const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: a } });
-    expect((row.rankComponents as { gate: { gate: string } }).gate.gate).toBe("settleable");
+    const row = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: a } });
+    expect(row.gate).toBe("settleable");
+    expect(explainStoredRank(row)!.components.gate.gate).toBe("settleable");
     expect(row.rankedAt?.toISOString()).toBe(later.toISOString());
     // The unchanged one keeps its old rankedAt: nothing was rewritten.
-    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id: c }, select: { rankedAt: true } })).rankedAt).toEqual(before.rankedAt);
+    expect((await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: c }, select: { rankedAt: true } })).rankedAt).toEqual(before.rankedAt);
   });
 
   it("time alone changes the hash when it changes a fact (a settlement leaving the 30-day window)", async () => {
     const r = await runRankSweep({ now: new Date(NOW.getTime() + 31 * DAY_MS) });
     expect(r.updated).toBeGreaterThanOrEqual(1);
-    const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: a } });
-    expect((row.rankComponents as { gate: { gate: string } }).gate.gate).toBe("unknown");
+    const row = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: a } });
+    expect(row.gate).toBe("unknown");
+    expect(explainStoredRank(row)!.components.gate.gate).toBe("unknown");
   });
 
   it("one sweep at a time in a process: a second concurrent call is not the leader and touches nothing", async () => {
@@ -92,7 +142,7 @@ describe("runRankSweep", () => {
   it("recomputeListingRank writes at once, hash or not", async () => {
     await t.prisma.listing.update({ where: { id: b }, data: { featuredLevel: 5 } });
     const r = (await recomputeListingRank(b, NOW))!;
-    const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: b } });
+    const row = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: b } });
     expect(row.rankScore).toBe(r.rank);
     expect(r.components.featured.value).toBe(1.5);
     expect(await recomputeListingRank("missing", NOW)).toBeNull();

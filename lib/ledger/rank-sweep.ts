@@ -1,31 +1,95 @@
 /**
  * The rank sweep (seed 004: rank is computed "every tick; immediately on a Featured edit", over a
- * rolling 30-day window). Each tick walks every listing in id order, one aggregate statement per
- * batch (./aggregate.ts), hashes each listing's inputs and recomputes only those whose hash moved.
- * It stores the unrounded qualityScore and rankScore, the components with their facts, the hash and
- * rankedAt. Inputs are all read relative to the tick's `now` (windows, quote freshness), so the
- * passing of time changes the hash exactly when it changes a fact.
+ * rolling 30-day window). Each tick reads every listing's facts in one set-based pass per source
+ * table (./aggregate.ts), hashes each listing's inputs and recomputes only those whose hash moved.
+ * It stores, in the narrow `listing_ranks` row (never the wide listings row), the unrounded
+ * qualityScore and rankScore, the gate, each component's value, the inputs (facts) the score came
+ * from, their hash and rankedAt. Inputs are all read relative to the tick's `now` (windows, quote
+ * freshness), so the passing of time changes the hash exactly when it changes a fact.
  *
  * One leader at a time: a session-level `pg_try_advisory_lock` on one dedicated connection
  * (lib/db.ts handle.session). PGlite is a single connection, where that lock is re-entrant, so a
  * process-local flag also keeps two sweeps of one process from overlapping.
  */
 import { createHash } from "node:crypto";
-import { database, db } from "@/lib/db";
+import { database } from "@/lib/db";
 import { computeRank, type RankInputs, type RankResult } from "@/lib/scoring/rank";
-import { ledgerFactsBatch, type LedgerFactsRow } from "./aggregate";
+import { ledgerFacts, listingIdRanges, type LedgerFactsRow } from "./aggregate";
 import { rankInputsFromRow, type ListingRank } from "./rank-inputs";
 
 /** Arbitrary and fixed: "tollgate rank sweep" (lib/migrate.ts uses 724_021_402). */
 export const RANK_SWEEP_LOCK_KEY = 724_021_406;
 /** Part of every hash: bump it when the formula or the aggregate's readings change, and every listing is re-ranked once. */
-export const RANK_INPUTS_VERSION = "rank-inputs/1";
-export const DEFAULT_RANK_BATCH = 2_000;
+export const RANK_INPUTS_VERSION = "rank-inputs/2";
+/** Listings scored and written per statement. */
+export const DEFAULT_RANK_BATCH = 10_000;
+/**
+ * Listings whose facts are read per id range; the next range is read while this one is scored.
+ * Ranges bound the sweep's memory on a large catalog. Smaller ranges did not pay on bench:rank's 2
+ * shared cores (each range re-enters every index, and the overlap only moves CPU work around): 20,000
+ * gave 6.1–6.7 s against 5.1–6.1 s for one range, so the bench's 100,000 listings are one range.
+ */
+const READ_RANGE = 100_000;
+/**
+ * Batch writes in flight at once. A 10,000-row write took about twice as long as scoring the next
+ * batch, so with one in flight the sweep waited on writes; with two, the server writes on two
+ * connections while the next batch is scored. (PGlite has one connection: they simply queue.)
+ */
+const WRITES_IN_FLIGHT = 2;
 
-/** sha256 over the inputs without `now` (every time-relative fact is already resolved against it). */
+/**
+ * The inputs document: every fact of the inputs except `now` (every time-relative fact is already
+ * resolved against it), as one flat JSON array in a fixed order, led by RANK_INPUTS_VERSION. It is
+ * what listing_ranks.facts stores and what the change check hashes; inputsFromDocument reads it back.
+ * Positional rather than keyed to keep the sweep's writes small (about 150 bytes a listing, not 540).
+ * A new RankInputs field goes at the end, with a version bump.
+ */
+export function rankInputsDocument(inputs: RankInputs): string {
+  const { settle: s, ledger: l, monitor: m, price: p } = inputs;
+  return JSON.stringify([
+    RANK_INPUTS_VERSION,
+    s.lastSettledAt,
+    s.failedAttemptsSinceLastSettle,
+    s.distinctFailingBuyersSinceLastSettle,
+    l.distinctPayers30d,
+    l.distinctAttemptingBuyers30d,
+    l.settled30d,
+    l.medianSettledPrice30d,
+    m.uptime7d,
+    m.uptime30d,
+    m.healthStatus,
+    m.healthConfidence,
+    p.advertisedPrice,
+    p.priceLabel,
+    p.quote ? p.quote.price : null,
+    p.quote ? p.quote.quotedAt : null,
+    inputs.featuredLevel,
+    inputs.verification,
+  ]);
+}
+
+/** The inputs a stored document was made from, at `now` (rankedAt); null for a document of another version. */
+export function inputsFromDocument(doc: unknown, now: Date): RankInputs | null {
+  if (!Array.isArray(doc) || doc[0] !== RANK_INPUTS_VERSION || doc.length !== 18) return null;
+  const [, lastSettledAt, failed, failing, payers, attempting, settled, median, up7, up30, healthStatus, confidence, advertised, label, quotePrice, quotedAt, featuredLevel, verification] = doc;
+  return {
+    now,
+    settle: { lastSettledAt, failedAttemptsSinceLastSettle: failed, distinctFailingBuyersSinceLastSettle: failing },
+    ledger: { distinctPayers30d: payers, distinctAttemptingBuyers30d: attempting, settled30d: settled, medianSettledPrice30d: median },
+    monitor: { uptime7d: up7, uptime30d: up30, healthStatus, healthConfidence: confidence },
+    price: { advertisedPrice: advertised, priceLabel: label, quote: quotePrice === null && quotedAt === null ? null : { price: quotePrice, quotedAt } },
+    featuredLevel,
+    verification,
+  };
+}
+
+/** sha256 of rankInputsDocument. */
 export function rankInputsHash(inputs: RankInputs): string {
-  const { now: _now, ...facts } = inputs;
-  return createHash("sha256").update(JSON.stringify({ v: RANK_INPUTS_VERSION, ...facts })).digest("hex");
+  return hashDocument(rankInputsDocument(inputs));
+}
+
+function hashDocument(doc: string): string {
+  return createHash("sha256").update(doc).digest("hex");
 }
 
 export interface RankSweepResult {
@@ -38,14 +102,20 @@ export interface RankSweepResult {
   /** Listings whose hash moved under the sweep (a concurrent Featured edit); the next tick takes them. */
   lost: number;
   batches: number;
+  /** Of ms, the time spent waiting for facts (the aggregate statements; later ranges are read while earlier ones are scored). */
+  factsMs: number;
+  /** Of ms, the time spent hashing, scoring and serialising in this process. */
+  scoreMs: number;
+  /** Of ms, the time spent waiting for writes (one runs while the next batch is scored). */
+  writeWaitMs: number;
   ms: number;
 }
 
 let running = false;
 
-export async function runRankSweep(opts: { now?: Date; batchSize?: number } = {}): Promise<RankSweepResult> {
+export async function runRankSweep(opts: { now?: Date; batchSize?: number; readRange?: number } = {}): Promise<RankSweepResult> {
   const started = Date.now();
-  const idle: RankSweepResult = { leader: false, scanned: 0, updated: 0, unchanged: 0, lost: 0, batches: 0, ms: 0 };
+  const idle: RankSweepResult = { leader: false, scanned: 0, updated: 0, unchanged: 0, lost: 0, batches: 0, factsMs: 0, scoreMs: 0, writeWaitMs: 0, ms: 0 };
   if (running) return idle;
   running = true;
   try {
@@ -56,7 +126,7 @@ export async function runRankSweep(opts: { now?: Date; batchSize?: number } = {}
       const [{ got }] = await conn.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS got", [RANK_SWEEP_LOCK_KEY]);
       if (!got) return { ...idle, ms: Date.now() - started };
       try {
-        const result = await sweep(opts.now ?? new Date(), opts.batchSize ?? DEFAULT_RANK_BATCH);
+        const result = await sweep(opts.now ?? new Date(), opts.batchSize ?? DEFAULT_RANK_BATCH, opts.readRange ?? READ_RANGE);
         return { ...result, leader: true, ms: Date.now() - started };
       } finally {
         await conn.query("SELECT pg_advisory_unlock($1, hashtext(current_schema()))", [RANK_SWEEP_LOCK_KEY]);
@@ -67,41 +137,59 @@ export async function runRankSweep(opts: { now?: Date; batchSize?: number } = {}
   }
 }
 
-async function sweep(now: Date, batchSize: number): Promise<Omit<RankSweepResult, "leader" | "ms">> {
-  const totals = { scanned: 0, updated: 0, unchanged: 0, lost: 0, batches: 0 };
-  const read = (afterId: string | null) => {
-    const p = ledgerFactsBatch({ afterId, limit: batchSize }, now);
+async function sweep(now: Date, batchSize: number, readRange: number): Promise<Omit<RankSweepResult, "leader" | "ms">> {
+  const totals = { scanned: 0, updated: 0, unchanged: 0, lost: 0, batches: 0, factsMs: 0, scoreMs: 0, writeWaitMs: 0 };
+  // The catalog is read in a few id ranges, each range's facts read while the range before is
+  // scored; each range is scored batch by batch, earlier batches' writes running while the next
+  // batch is scored (disjoint rows, at most WRITES_IN_FLIGHT at once, each on its own connection).
+  const ranges = await listingIdRanges(readRange);
+  const read = (i: number) => {
+    const p = ledgerFacts(ranges[i], now);
     p.catch(() => {}); // awaited below; this only stops an early exit from leaving it unhandled
     return p;
   };
-  // The next batch is read while this one is scored and written: on a server the two statements run
-  // on two connections (two cores) at once; on PGlite they simply queue.
-  // Likewise one batch's UPDATE runs while the next batch is scored (batches are disjoint id ranges,
-  // so the statements never touch the same rows); at most one write is in flight.
-  let next = read(null);
-  let writing: Promise<void> = Promise.resolve();
+  const writing: Promise<void>[] = [];
+
+  const scoreBatch = async (batch: readonly LedgerFactsRow[]) => {
+    totals.batches++;
+    totals.scanned += batch.length;
+    // Each changed listing becomes its entry of the batch's write at once, so nothing of its
+    // scoring outlives the loop (less for the garbage collector to carry).
+    const changed: string[] = [];
+    const scoring = Date.now();
+    for (const row of batch) {
+      // The hash first: an unchanged listing is not scored at all.
+      const inputs = rankInputsFromRow(row, now);
+      const document = rankInputsDocument(inputs);
+      const hash = hashDocument(document);
+      if (hash === row.rankInputsHash) totals.unchanged++;
+      else changed.push(writeEntry({ id: row.id, previousHash: row.rankInputsHash, hash, document, inputs, result: computeRank(inputs) }));
+    }
+    const waiting = Date.now();
+    totals.scoreMs += waiting - scoring;
+    if (writing.length >= WRITES_IN_FLIGHT) await writing.shift();
+    totals.writeWaitMs += Date.now() - waiting;
+    const write = writeRanks(changed, now).then((written) => {
+      totals.updated += written;
+      totals.lost += changed.length - written;
+    });
+    write.catch(() => {}); // awaited on a later turn or below
+    writing.push(write);
+  };
+
   try {
-    for (;;) {
-      const rows = await next;
-      if (rows.length === 0) break;
-      totals.batches++;
-      totals.scanned += rows.length;
-      next = rows.length < batchSize ? Promise.resolve([]) : read(rows[rows.length - 1].id);
-      const changed: Ranked[] = [];
-      for (const row of rows) {
-        const ranked = rank(row, now);
-        if (ranked.hash === row.rankInputsHash) totals.unchanged++;
-        else changed.push(ranked);
-      }
-      await writing;
-      writing = writeRanks(changed, now).then((written) => {
-        totals.updated += written;
-        totals.lost += changed.length - written;
-      });
-      writing.catch(() => {}); // awaited on the next turn or below
+    let reading = read(0);
+    for (let r = 0; r < ranges.length; r++) {
+      const waiting = Date.now();
+      const rows = await reading;
+      totals.factsMs += Date.now() - waiting;
+      if (r + 1 < ranges.length) reading = read(r + 1);
+      for (let at = 0; at < rows.length; at += batchSize) await scoreBatch(rows.slice(at, at + batchSize));
     }
   } finally {
-    await writing;
+    const waiting = Date.now();
+    await Promise.all(writing);
+    totals.writeWaitMs += Date.now() - waiting;
   }
   return totals;
 }
@@ -110,39 +198,60 @@ interface Ranked {
   id: string;
   previousHash: string | null;
   hash: string;
+  document: string;
   inputs: RankInputs;
   result: RankResult;
 }
 
 function rank(row: LedgerFactsRow, now: Date): Ranked {
   const inputs = rankInputsFromRow(row, now);
-  return { id: row.id, previousHash: row.rankInputsHash, hash: rankInputsHash(inputs), inputs, result: computeRank(inputs) };
+  const document = rankInputsDocument(inputs);
+  return { id: row.id, previousHash: row.rankInputsHash, hash: hashDocument(document), document, inputs, result: computeRank(inputs) };
 }
 
 /**
- * One UPDATE for the batch, compare-and-set on the hash the batch read: a Featured edit that
- * re-ranked a listing meanwhile is never overwritten with facts from before it. Returns rows written.
+ * Each component's value, compact: the reasons and facts come back from computeRank over the stored
+ * facts (explainStoredRank). Numbers as String(x), the shortest form that reads back to the same double.
  */
-async function writeRanks(items: readonly Ranked[], now: Date, opts: { force?: boolean } = {}): Promise<number> {
-  if (items.length === 0) return 0;
-  const prisma = await db();
-  return prisma.$executeRawUnsafe(
-    `UPDATE "listings" AS l
-        SET "qualityScore" = v.q::float8, "rankScore" = v.r::float8, "rankComponents" = v.c::jsonb, "rankInputsHash" = v.h,
-            "rankedAt" = (to_timestamp($7::float8 / 1000) AT TIME ZONE 'UTC')
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS v(id, q, r, c, h, prev)
-      WHERE l.id = v.id AND ($8::boolean OR l."rankInputsHash" IS NOT DISTINCT FROM v.prev)`,
-    items.map((i) => i.id),
-    // As text: String(x) is the shortest exact form, where a float array parameter lost digits on
-    // one of the drivers; the scores are stored unrounded.
-    items.map((i) => String(i.result.quality)),
-    items.map((i) => String(i.result.rank)),
-    items.map((i) => JSON.stringify(i.result.components)),
-    items.map((i) => i.hash),
-    items.map((i) => i.previousHash),
-    now.getTime(),
-    opts.force ?? false,
+function componentsDocument(r: RankResult): string {
+  const c = r.components;
+  return `{"gate":"${c.gate.gate}","gateFactor":${c.gate.value},"liveness":${c.liveness.value},"traction":${c.traction.value},"priceIntegrity":${c.priceIntegrity.value},"featured":${c.featured.value},"verification":${c.verification.value}}`;
+}
+
+/**
+ * One listing's entry of a batch write, [id, quality, rank, gate, components, facts, hash, previousHash]:
+ * the batch goes as ONE jsonb parameter, built by concatenation around the documents already
+ * serialised (one parse on the server, no per-element array escaping), the scores as JSON numbers,
+ * which read back as the same doubles.
+ */
+function writeEntry(it: Ranked): string {
+  if (!Number.isFinite(it.result.quality) || !Number.isFinite(it.result.rank)) throw new RangeError(`listing ${it.id}: non-finite score`);
+  return `[${JSON.stringify(it.id)},${it.result.quality},${it.result.rank},"${it.result.components.gate.gate}",${componentsDocument(it.result)},${it.document},"${it.hash}",${it.previousHash === null ? "null" : JSON.stringify(it.previousHash)}]`;
+}
+
+/**
+ * One UPDATE of listing_ranks for the batch, compare-and-set on the hash the batch read: a Featured
+ * edit that re-ranked a listing meanwhile is never overwritten with facts from before it. Returns
+ * rows written.
+ */
+async function writeRanks(entries: readonly string[], now: Date, opts: { force?: boolean } = {}): Promise<number> {
+  if (entries.length === 0) return 0;
+  const handle = await database();
+  const [{ n }] = await handle.query<{ n: number }>(
+    `WITH v AS (
+       SELECT x ->> 0 AS id, (x -> 1)::float8 AS q, (x -> 2)::float8 AS r, x ->> 3 AS g, x -> 4 AS c, x -> 5 AS f, x ->> 6 AS h, x ->> 7 AS prev
+         FROM jsonb_array_elements($1::jsonb) AS x),
+     written AS (
+       UPDATE "listing_ranks" AS r
+          SET "qualityScore" = v.q, "rankScore" = v.r, "gate" = v.g, "components" = v.c, "facts" = v.f, "inputsHash" = v.h,
+              "rankedAt" = (to_timestamp($2::float8 / 1000) AT TIME ZONE 'UTC')
+         FROM v
+        WHERE r."listingId" = v.id AND ($3::boolean OR r."inputsHash" IS NOT DISTINCT FROM v.prev)
+        RETURNING 1)
+     SELECT count(*)::int AS n FROM written`,
+    [`[${entries.join(",")}]`, now.getTime(), opts.force ?? false],
   );
+  return n;
 }
 
 /**
@@ -150,9 +259,20 @@ async function writeRanks(items: readonly Ranked[], now: Date, opts: { force?: b
  * has just changed an input and wants the public order to follow at once. Null when unknown.
  */
 export async function recomputeListingRank(listingId: string, now: Date = new Date()): Promise<ListingRank | null> {
-  const [row] = await ledgerFactsBatch({ ids: [listingId] }, now);
+  const [row] = await ledgerFacts({ ids: [listingId] }, now);
   if (!row) return null;
   const ranked = rank(row, now);
-  await writeRanks([ranked], now, { force: true });
+  await writeRanks([writeEntry(ranked)], now, { force: true });
   return { listingId, inputs: ranked.inputs, ...ranked.result };
+}
+
+/**
+ * A stored rank explained: computeRank over the stored facts at rankedAt gives back every component
+ * with its value, reason and facts, exactly as the sweep computed them (computeRank is pure). Null
+ * when the listing has not been ranked.
+ */
+export function explainStoredRank(stored: { facts: unknown; rankedAt: Date | null }): RankResult | null {
+  if (!stored.facts || !stored.rankedAt) return null;
+  const inputs = inputsFromDocument(stored.facts, stored.rankedAt);
+  return inputs ? computeRank(inputs) : null;
 }

@@ -51,12 +51,14 @@ export async function createTestListing(prisma: PrismaClient, opts: TestListingO
       publishedAt: (opts.publicationState ?? "published") === "published" ? new Date("2026-11-01T00:00:00Z") : null,
       tier: opts.tier ?? 2,
       sortWeight: opts.sortWeight ?? 0,
-      rankScore: opts.rankScore ?? null,
-      qualityScore: opts.qualityScore ?? null,
       featuredLevel: opts.featuredLevel ?? 0,
     },
     select: { id: true },
   });
+  // The listing's rank row is created with it (a trigger); a test's scores go there.
+  if (opts.rankScore != null || opts.qualityScore != null) {
+    await prisma.listingRank.update({ where: { listingId: listing.id }, data: { rankScore: opts.rankScore ?? null, qualityScore: opts.qualityScore ?? null } });
+  }
   const endpoints = opts.endpoints ?? [{}];
   if (endpoints.length) {
     await prisma.endpoint.createMany({

@@ -33,7 +33,7 @@ export interface SettleGateResult {
  * last success (SCORING-NOTES "SettleGate"); else settleable when settled within 30 days; else unknown.
  */
 export function settleGate(facts: SettleFacts, now: Date): SettleGateResult {
-  const withNow = { ...facts, now: now.toISOString() };
+  const withNow = { ...facts, now: isoString(now) };
   if (
     facts.failedAttemptsSinceLastSettle >= MIN_SETTLE_ATTEMPTS &&
     facts.distinctFailingBuyersSinceLastSettle >= MIN_DISTINCT_FAILING_BUYERS
@@ -52,6 +52,24 @@ export function settleGate(facts: SettleFacts, now: Date): SettleGateResult {
     }
   }
   return { gate: "unknown", factor: SETTLE_GATE_FACTOR.unknown, reason: "no settlement within 30 days and no ledger-proven failure", facts: withNow };
+}
+
+let isoDate: Date | null = null;
+let isoMs = Number.NaN;
+let isoText = "";
+/**
+ * `date.toISOString()`, remembered for the last date asked: a sweep scores every listing against
+ * the same `now`, and formatting it once per listing and component was a measurable share of the
+ * scoring. Throws for an invalid date exactly as toISOString does (NaN never matches the memo).
+ */
+export function isoString(date: Date): string {
+  const ms = date.getTime();
+  if (date !== isoDate || ms !== isoMs) {
+    isoText = date.toISOString();
+    isoDate = date;
+    isoMs = ms;
+  }
+  return isoText;
 }
 
 export type HealthStatus = "operational" | "unverified" | "degraded" | "unavailable";

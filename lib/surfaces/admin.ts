@@ -9,6 +9,7 @@ import { AppError } from "@/lib/errors";
 import { browseKeys, BROWSE_MAX_LIMIT } from "@/lib/catalog/browse";
 import type { AnalysisState } from "@/lib/generated/prisma/client";
 import { encodeCursor } from "@/lib/scoring/rank";
+import { explainStoredRank } from "@/lib/ledger/rank-sweep";
 import { bandLabel } from "./band";
 
 export const ANALYSIS_STATES: AnalysisState[] = ["deferred", "queued", "running", "succeeded", "failed"];
@@ -53,9 +54,9 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
     prisma.listing.findMany({
       select: {
         id: true, slug: true, title: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
-        qualityScore: true, rankScore: true, currentResult: { select: { total: true, band: true } }, organization: { select: { name: true } },
+        rank: { select: { qualityScore: true, rankScore: true } }, currentResult: { select: { total: true, band: true } }, organization: { select: { name: true } },
       },
-    }),
+    }).then((rows) => rows.map(({ rank, ...l }) => ({ ...l, qualityScore: rank?.qualityScore ?? null, rankScore: rank?.rankScore ?? null }))),
     browseOrder(),
   ]);
   const pos = new Map(order.map((id, i) => [id, i + 1]));
@@ -73,15 +74,18 @@ export type RankComponentView = { key: string; value: number; reason: string; fa
 export async function adminListing(userId: string | null, listingId: string) {
   await requireRole(userId, MODERATION_ROLES);
   const prisma = await db();
-  const listing = await prisma.listing.findUnique({
+  const found = await prisma.listing.findUnique({
     where: { id: listingId },
     select: {
       id: true, slug: true, title: true, baseUrl: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
-      healthStatus: true, qualityScore: true, rankScore: true, rankComponents: true, rankedAt: true, currentResultId: true, rubricNoticeVersion: true,
+      healthStatus: true, currentResultId: true, rubricNoticeVersion: true,
       organization: { select: { name: true } },
+      rank: { select: { qualityScore: true, rankScore: true, facts: true, rankedAt: true } },
     },
   });
-  if (!listing) throw new AppError("not_found", `listing ${listingId} does not exist`);
+  if (!found) throw new AppError("not_found", `listing ${listingId} does not exist`);
+  const { rank: stored, ...rest } = found;
+  const listing = { ...rest, qualityScore: stored?.qualityScore ?? null, rankScore: stored?.rankScore ?? null, rankedAt: stored?.rankedAt ?? null };
   const [results, evidence, analyses, audits, position] = await Promise.all([
     prisma.readinessResult.findMany({
       where: { listingId },
@@ -99,7 +103,9 @@ export async function adminListing(userId: string | null, listingId: string) {
     prisma.moderationAudit.findMany({ where: { listingId }, orderBy: { createdAt: "desc" }, take: 50, include: { actor: { select: { name: true, role: true } } } }),
     browsePosition(listingId),
   ]);
-  const comps = (listing.rankComponents ?? null) as Record<string, { value: number; reason: string; facts?: Record<string, unknown> }> | null;
+  // The stored facts at rankedAt give back each component's value, reason and facts (computeRank is pure).
+  const explained = stored ? explainStoredRank(stored) : null;
+  const comps = (explained?.components ?? null) as Record<string, { value: number; reason: string; facts?: Record<string, unknown> }> | null;
   // The formula's order: quality's gate and three measured parts, then the two multipliers.
   const ORDER = ["gate", "liveness", "traction", "priceIntegrity", "featured", "verification"];
   const components: RankComponentView[] = comps

@@ -6,7 +6,7 @@
  * Liveness and SettleGate are not here: they are the shared signals in ../signals.ts, which readiness
  * H2/H3 read too. This file builds on them and never restates them.
  */
-import { clamp01, SETTLE_GATE_FACTOR, type SettleGate } from "../signals";
+import { clamp01, isoString, SETTLE_GATE_FACTOR, type SettleGate } from "../signals";
 import {
   DAY_MS,
   FEATURED_FORCED_WHEN_UNPAYABLE,
@@ -46,13 +46,13 @@ export interface TractionFacts {
 export function traction(input: { distinctPayers30d: number }): Component<TractionFacts> {
   const payers = input.distinctPayers30d;
   assertCount("distinctPayers30d", payers);
-  const facts = { distinctPayers30d: payers, floor: MIN_DISTINCT_PAYERS, fullAt: TRACTION_FULL_PAYERS };
+  const facts = (floored: boolean): TractionFacts => ({ distinctPayers30d: payers, floor: MIN_DISTINCT_PAYERS, fullAt: TRACTION_FULL_PAYERS, floored });
   if (payers < MIN_DISTINCT_PAYERS) {
     // One wallet, possibly the owner's, cannot manufacture demand.
     return {
       value: 0,
       reason: `${payers} distinct payer${payers === 1 ? "" : "s"} in 30 days, below the floor of ${MIN_DISTINCT_PAYERS} (MIN_DISTINCT_PAYERS)`,
-      facts: { ...facts, floored: true },
+      facts: facts(true),
     };
   }
   const value = Math.min(1, payers / TRACTION_FULL_PAYERS);
@@ -62,7 +62,7 @@ export function traction(input: { distinctPayers30d: number }): Component<Tracti
       value === 1
         ? `${payers} distinct payers in 30 days, at or above ${TRACTION_FULL_PAYERS}: full traction`
         : `${payers} distinct payers in 30 days ÷ ${TRACTION_FULL_PAYERS}`,
-    facts: { ...facts, floored: false },
+    facts: facts(false),
   };
 }
 
@@ -155,7 +155,9 @@ export function priceIntegrity(input: PriceIntegrityInput): Component<PriceInteg
     referenceSource = "quote";
   }
 
-  const base = {
+  // The facts, in one literal per basis (a spread of a shared base was a measurable share of the
+  // rank sweep's scoring); the key order is the same in all three.
+  const facts = (divergence: number | null, basis: PriceIntegrityBasis): PriceIntegrityFacts => ({
     distinctPayers30d,
     medianSettledPrice,
     advertisedPrice,
@@ -165,15 +167,17 @@ export function priceIntegrity(input: PriceIntegrityInput): Component<PriceInteg
     priceLabel,
     referencePrice,
     referenceSource,
-    now: now.toISOString(),
-  };
+    now: isoString(now),
+    divergence,
+    basis,
+  });
 
   if (distinctPayers30d >= MIN_DISTINCT_PAYERS && referencePrice !== null && isNonNegative(medianSettledPrice)) {
     const divergence = clamp01(Math.abs(medianSettledPrice - referencePrice) / referencePrice);
     return {
       value: 1 - divergence,
       reason: `median settled price ${medianSettledPrice} vs ${referenceSource === "quote" ? "quoted" : "advertised"} ${referencePrice} across ${distinctPayers30d} distinct payers: ${fmtPct(divergence)} divergence`,
-      facts: { ...base, divergence, basis: "settled" },
+      facts: facts(divergence, "settled"),
     };
   }
 
@@ -189,14 +193,14 @@ export function priceIntegrity(input: PriceIntegrityInput): Component<PriceInteg
     return {
       value: PRICE_INTEGRITY_ADVERTISED,
       reason: `${why}; a price is advertised (${what})`,
-      facts: { ...base, divergence: null, basis: "advertised" },
+      facts: facts(null, "advertised"),
     };
   }
   const stale = quote && !quoteFresh ? ` (the only quote is ${fmtDays(quoteAgeDays)} old, not under ${QUOTE_MAX_AGE_DAYS} days)` : "";
   return {
     value: PRICE_INTEGRITY_NO_PRICE,
     reason: `${why}; no price is advertised${stale}`,
-    facts: { ...base, divergence: null, basis: "none" },
+    facts: facts(null, "none"),
   };
 }
 
@@ -277,9 +281,9 @@ export function quality(input: { gate: SettleGate; liveness: number; traction: n
 /** rankScore = qualityScore × Featured × Verification: a public sort key ≥ 0 that may exceed 1. */
 export function rank(input: { quality: number; featured: number; verification: number }): Component<{ quality: number; featured: number; verification: number }> {
   const { quality, featured, verification } = input;
-  for (const [name, x] of Object.entries(input)) {
-    if (!Number.isFinite(x) || x < 0) throw new RangeError(`${name} must be a finite number ≥ 0, got ${x}`);
-  }
+  assertNonNegative("quality", quality);
+  assertNonNegative("featured", featured);
+  assertNonNegative("verification", verification);
   return { value: quality * featured * verification, reason: `quality ${quality} × featured ${featured} × verification ${verification}`, facts: { quality, featured, verification } };
 }
 
@@ -297,6 +301,10 @@ export function to100(x: number): number {
 
 function assertUnit(name: string, x: number): void {
   if (typeof x !== "number" || !Number.isFinite(x) || x < 0 || x > 1) throw new RangeError(`${name} must be a number 0–1, got ${x}`);
+}
+
+function assertNonNegative(name: string, x: number): void {
+  if (!Number.isFinite(x) || x < 0) throw new RangeError(`${name} must be a finite number ≥ 0, got ${x}`);
 }
 
 function assertCount(name: string, x: number): void {

@@ -104,12 +104,26 @@ export function computeRank(inputs: RankInputs): RankResult {
 
   // Seed `settlementUnprovenSince`: buyers tried and none settled, so the probe's uptime is withheld.
   const unproven = settlementUnproven(ledger.distinctAttemptingBuyers30d, ledger.settled30d);
-  const live = livenessSignal({ ...monitor, settlementUnproven: unproven });
-  const { value: livenessValue, ...livenessRest } = live;
+  const live = livenessSignal({
+    uptime7d: monitor.uptime7d,
+    uptime30d: monitor.uptime30d,
+    healthStatus: monitor.healthStatus,
+    healthConfidence: monitor.healthConfidence,
+    settlementUnproven: unproven,
+  });
   const liveness: LivenessComponent = {
-    value: livenessValue,
+    value: live.value,
     reason: livenessReason(live),
-    facts: { ...livenessRest, distinctAttemptingBuyers30d: ledger.distinctAttemptingBuyers30d, settled30d: ledger.settled30d },
+    // The liveness result without its value, then the ledger counts (written out: an object rest
+    // and a spread here were a measurable share of the rank sweep's scoring).
+    facts: {
+      source: live.source,
+      cappedByConfidence: live.cappedByConfidence,
+      uptimeWithheld: live.uptimeWithheld,
+      facts: live.facts,
+      distinctAttemptingBuyers30d: ledger.distinctAttemptingBuyers30d,
+      settled30d: ledger.settled30d,
+    },
   };
 
   const traction = tractionComponent({ distinctPayers30d: ledger.distinctPayers30d });

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { createTestListing } from "@/lib/ledger/testing";
+import { recordPayment } from "@/lib/ledger/record";
+import { runRankSweep } from "@/lib/ledger/rank-sweep";
+import { computeRank } from "@/lib/scoring/rank";
+import { rankInputsFor } from "@/lib/ledger/rank-inputs";
+import { adminDesk, adminListing } from "./admin";
+
+let t: TestDatabase;
+let moderator: string, listing: string;
+const NOW = new Date("2026-12-02T12:00:00.000Z");
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  moderator = (await t.prisma.user.create({ data: { name: "Mod", role: "moderator" } })).id;
+  listing = await createTestListing(t.prisma, { featuredLevel: 2 });
+  for (let i = 1; i <= 3; i++) {
+    await recordPayment({ listingId: listing, payer: `0x${i.toString(16).padStart(40, "0")}`, status: "settled", advertisedAmount: "10000", settledAmount: "9800", asset: "USDC", network: "eip155:8453", at: new Date(NOW.getTime() - i * 3_600_000) });
+  }
+  await runRankSweep({ now: NOW });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe("the moderators' desk reads the rank from listing_ranks", () => {
+  it("shows a ranked listing's scores and every component with the reason and facts computeRank gives", async () => {
+    const expected = computeRank((await rankInputsFor([listing], NOW)).get(listing)!);
+    const d = await adminListing(moderator, listing);
+    expect(d.listing).toMatchObject({ qualityScore: expected.quality, rankScore: expected.rank });
+    expect(d.listing.rankedAt?.toISOString()).toBe(NOW.toISOString());
+    expect(d.components.map((c) => c.key)).toEqual(["gate", "liveness", "traction", "priceIntegrity", "featured", "verification"]);
+    for (const c of d.components) {
+      const want = expected.components[c.key as keyof typeof expected.components];
+      expect(c).toEqual(JSON.parse(JSON.stringify({ key: c.key, value: want.value, reason: want.reason, facts: want.facts })));
+    }
+  });
+
+  it("lists every listing with its scores; an unranked one reads null", async () => {
+    const fresh = await createTestListing(t.prisma);
+    const desk = await adminDesk(moderator);
+    const ranked = desk.listings.find((l) => l.id === listing)!;
+    expect(typeof ranked.rankScore).toBe("number");
+    expect(desk.listings.find((l) => l.id === fresh)).toMatchObject({ qualityScore: null, rankScore: null });
+  });
+});
