@@ -192,15 +192,8 @@ interface HealthFacts {
   confidence: number | null;
 }
 
-interface ListingFacts {
-  id: string;
-  publicationState: string;
-  featuredLevel: number;
-  verificationStatus: VerificationStatus;
-  listingHealthStatus: HealthStatus;
-  rankInputsHash: string | null;
-  advertisedPrice: number | null;
-  priceLabel: string | null;
+interface ListingFacts
+  extends Pick<LedgerFactsRow, "id" | "publicationState" | "featuredLevel" | "verificationStatus" | "listingHealthStatus" | "rankInputsHash" | "advertisedPrice" | "priceLabel"> {
   decimals: number | null;
   quotePrice: number | null;
   quotedAtS: number | null;
