@@ -54,12 +54,12 @@ export interface LedgerFactsRow {
 }
 
 /**
- * Which listings to aggregate: every listing, a range of ids (the sweep reads the catalog in a few
- * such ranges, the next read overlapping the scoring of the last), or these ids (a Featured edit,
- * the CLI). All run the very same statements; a scope only adds its condition on the listing id to
- * each source (`$2`, `$3`).
+ * Which listings to aggregate: a range of ids (the sweep reads the catalog in a few such ranges, the
+ * next read overlapping the scoring of the last; both bounds null is every listing), or these ids (a
+ * Featured edit, the CLI). Both run the very same statements; a scope only adds its condition on the
+ * listing id to each source (`$2`, `$3`).
  */
-export type FactsScope = "all" | { ids: readonly string[] } | IdRange;
+export type FactsScope = { ids: readonly string[] } | IdRange;
 /** Listing ids `from ≤ id < below`; null is unbounded. */
 export interface IdRange {
   from: string | null;
@@ -85,11 +85,7 @@ export interface IdRange {
  */
 export function factsSql(scope: FactsScope): { payments: string; health: string; listings: string } {
   const only = (col: string) =>
-    scope === "all"
-      ? ""
-      : "ids" in scope
-        ? ` AND ${col} = ANY($2::text[])`
-        : ` AND ($2::text IS NULL OR ${col} >= $2::text) AND ($3::text IS NULL OR ${col} < $3::text)`;
+    "ids" in scope ? ` AND ${col} = ANY($2::text[])` : ` AND ($2::text IS NULL OR ${col} >= $2::text) AND ($3::text IS NULL OR ${col} < $3::text)`;
   const now = `$1::timestamp`;
   const d30 = `${now} - interval '30 days'`;
   // The failures since the listing's last settlement: one range of router_payments_rank_idx.
@@ -167,7 +163,7 @@ LEFT JOIN (
   WHERE q."quotedAt" <= ${now} AND q."quotedAt" > ${d30}${only(`q."listingId"`)}
   GROUP BY 1
 ) quote ON quote.lid = l.id
-${scope === "all" ? "" : "ids" in scope ? "WHERE l.id = ANY($2::text[]) ORDER BY l.id" : `WHERE true${only("l.id")}`}`;
+${"ids" in scope ? "WHERE l.id = ANY($2::text[]) ORDER BY l.id" : `WHERE true${only("l.id")}`}`;
   return { payments, health, listings };
 }
 
@@ -220,15 +216,14 @@ const PAYMENTS_SETTINGS = ["SET enable_sort = off", "SET enable_incremental_sort
 
 /**
  * The ledger, monitor and price facts of every listing in scope: in id order for a list of ids, in
- * no particular order for "all" (the sweep does not need one, and sorting 100,000 rows cost 80 ms).
+ * no particular order for an id range (the sweep does not need one, and sorting 100,000 rows cost 80 ms).
  */
 export async function ledgerFacts(scope: FactsScope, now: Date): Promise<LedgerFactsRow[]> {
   if (!Number.isFinite(now.getTime())) throw new RangeError("ledgerFacts needs a valid date");
-  if (scope !== "all" && "ids" in scope && scope.ids.length === 0) return [];
+  if ("ids" in scope && scope.ids.length === 0) return [];
   const handle = await database();
   const sql = factsSql(scope);
-  const params: unknown[] =
-    scope === "all" ? [utcTimestamp(now)] : "ids" in scope ? [utcTimestamp(now), [...new Set(scope.ids)]] : [utcTimestamp(now), scope.from, scope.below];
+  const params: unknown[] = "ids" in scope ? [utcTimestamp(now), [...new Set(scope.ids)]] : [utcTimestamp(now), scope.from, scope.below];
   const run = <T,>(text: string, extra: string[] = []): Promise<T[]> =>
     handle.kind === "postgres"
       ? handle.session(async (conn) => {
@@ -298,11 +293,6 @@ export async function listingIdRanges(size: number): Promise<IdRange[]> {
   }
   ranges.push({ from, below: null });
   return ranges;
-}
-
-/** The aggregate rows of these listings (unknown ids are absent), in id order. */
-export async function ledgerFactsBatch(selector: { ids: readonly string[] }, now: Date): Promise<LedgerFactsRow[]> {
-  return ledgerFacts({ ids: selector.ids }, now);
 }
 
 /**

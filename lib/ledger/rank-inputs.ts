@@ -4,7 +4,7 @@
  * `npm run rank -- <listing-id>` loads (scripts/rank.ts).
  */
 import { computeRank, type RankInputs, type RankResult } from "@/lib/scoring/rank";
-import { healthStatusFor, ledgerFactsBatch, MIN_UPTIME_SAMPLES, type LedgerFactsRow } from "./aggregate";
+import { healthStatusFor, ledgerFacts, MIN_UPTIME_SAMPLES, type LedgerFactsRow } from "./aggregate";
 
 /** RankInputs for one aggregate row, at `now`. */
 export function rankInputsFromRow(row: LedgerFactsRow, now: Date): RankInputs {
@@ -46,7 +46,7 @@ function uptime(up: number, n: number): number | null {
 
 /** RankInputs per listing id (unknown ids are absent from the map), one SQL statement for the lot. */
 export async function rankInputsFor(listingIds: readonly string[], now: Date = new Date()): Promise<Map<string, RankInputs>> {
-  const rows = await ledgerFactsBatch({ ids: listingIds }, now);
+  const rows = await ledgerFacts({ ids: listingIds }, now);
   return new Map(rows.map((r) => [r.id, rankInputsFromRow(r, now)]));
 }
 

@@ -159,11 +159,9 @@ async function sweep(now: Date, batchSize: number, readRange: number): Promise<O
     const scoring = Date.now();
     for (const row of batch) {
       // The hash first: an unchanged listing is not scored at all.
-      const inputs = rankInputsFromRow(row, now);
-      const document = rankInputsDocument(inputs);
-      const hash = hashDocument(document);
-      if (hash === row.rankInputsHash) totals.unchanged++;
-      else changed.push(writeEntry({ id: row.id, previousHash: row.rankInputsHash, hash, document, inputs, result: computeRank(inputs) }));
+      const hashed = hashInputs(row, now);
+      if (hashed.hash === row.rankInputsHash) totals.unchanged++;
+      else changed.push(writeEntry(scored(row, hashed)));
     }
     const waiting = Date.now();
     totals.scoreMs += waiting - scoring;
@@ -203,10 +201,21 @@ interface Ranked {
   result: RankResult;
 }
 
-function rank(row: LedgerFactsRow, now: Date): Ranked {
+type Hashed = Pick<Ranked, "inputs" | "document" | "hash">;
+
+/** A listing's inputs, their document and its hash: what the change check needs, before any scoring. */
+function hashInputs(row: LedgerFactsRow, now: Date): Hashed {
   const inputs = rankInputsFromRow(row, now);
   const document = rankInputsDocument(inputs);
-  return { id: row.id, previousHash: row.rankInputsHash, hash: hashDocument(document), document, inputs, result: computeRank(inputs) };
+  return { inputs, document, hash: hashDocument(document) };
+}
+
+function scored(row: LedgerFactsRow, h: Hashed): Ranked {
+  return { id: row.id, previousHash: row.rankInputsHash, hash: h.hash, document: h.document, inputs: h.inputs, result: computeRank(h.inputs) };
+}
+
+function rank(row: LedgerFactsRow, now: Date): Ranked {
+  return scored(row, hashInputs(row, now));
 }
 
 /**
