@@ -20,6 +20,7 @@
  *   implies (healthStatusFor). With no reading, the listing's stored healthStatus is the baseline
  *   and nothing caps it (confidence 1): the seed's baselines exist for exactly that case.
  */
+import pg from "pg";
 import { database } from "@/lib/db";
 import type { HealthStatus } from "@/lib/scoring/signals";
 import type { VerificationStatus } from "@/lib/scoring/rank";
@@ -328,35 +329,16 @@ export function medianOfAmounts(amounts: readonly (string | null)[] | null): num
   return lo === hi ? xs[lo] : xs[lo] + (pos - lo) * (xs[hi] - xs[lo]);
 }
 
+/**
+ * node-pg's own parser for text[] (type oid 1009), the one it applies to text[] columns. pg-types'
+ * TypeId enum lists scalar types only, hence the widened signature.
+ */
+const textArrayParser = (pg.types.getTypeParser as (oid: number) => (literal: string) => (string | null)[])(1009);
+
 /** A one-dimensional text[] literal: bare elements (NULL unquoted is null) or double-quoted with backslash escapes. */
 export function parseTextArray(literal: string): (string | null)[] {
   if (literal[0] !== "{" || literal[literal.length - 1] !== "}") throw new Error(`not an array literal: ${literal.slice(0, 40)}`);
-  const out: (string | null)[] = [];
-  let i = 1;
-  const end = literal.length - 1;
-  if (i === end) return out;
-  for (;;) {
-    let value: string | null;
-    if (literal[i] === '"') {
-      let v = "";
-      i++;
-      while (literal[i] !== '"') {
-        if (literal[i] === "\\") i++;
-        v += literal[i++];
-      }
-      i++;
-      value = v;
-    } else {
-      let j = i;
-      while (j < end && literal[j] !== ",") j++;
-      const raw = literal.slice(i, j);
-      value = raw === "NULL" ? null : raw;
-      i = j;
-    }
-    out.push(value);
-    if (i >= end) return out;
-    i++; // the comma
-  }
+  return textArrayParser(literal);
 }
 
 const POWERS = new Map<number, number>();
