@@ -25,7 +25,17 @@ export async function adminOverview(actorId: string | null) {
   ]);
   return {
     queue: Object.fromEntries(byState.map((s) => [s.state, s._count._all])) as Record<string, number>,
-    // The rank lives in listing_ranks; the read model keeps its flat shape.
-    listings: listings.map(({ rank, ...l }) => ({ ...l, qualityScore: rank?.qualityScore ?? null, rankScore: rank?.rankScore ?? null })),
+    listings: listings.map(withRankScores),
   };
+}
+
+/**
+ * A listing row read with its listing_ranks relation, in the flat shape the moderators' read models
+ * keep: qualityScore and rankScore beside the listing's own columns (null until ranked).
+ */
+export function withRankScores<R extends { rank: { qualityScore: number | null; rankScore: number | null } | null }>(
+  row: R,
+): Omit<R, "rank"> & { qualityScore: number | null; rankScore: number | null } {
+  const { rank, ...rest } = row;
+  return { ...rest, qualityScore: rank?.qualityScore ?? null, rankScore: rank?.rankScore ?? null };
 }

@@ -10,6 +10,7 @@ import { browseKeys, BROWSE_MAX_LIMIT } from "@/lib/catalog/browse";
 import type { AnalysisState } from "@/lib/generated/prisma/client";
 import { encodeCursor } from "@/lib/scoring/rank";
 import { explainStoredRank } from "@/lib/ledger/rank-sweep";
+import { withRankScores } from "@/lib/catalog/admin";
 import { bandLabel } from "./band";
 
 export const ANALYSIS_STATES: AnalysisState[] = ["deferred", "queued", "running", "succeeded", "failed"];
@@ -56,7 +57,7 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
         id: true, slug: true, title: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
         rank: { select: { qualityScore: true, rankScore: true } }, currentResult: { select: { total: true, band: true } }, organization: { select: { name: true } },
       },
-    }).then((rows) => rows.map(({ rank, ...l }) => ({ ...l, qualityScore: rank?.qualityScore ?? null, rankScore: rank?.rankScore ?? null }))),
+    }).then((rows) => rows.map(withRankScores)),
     browseOrder(),
   ]);
   const pos = new Map(order.map((id, i) => [id, i + 1]));
@@ -84,8 +85,8 @@ export async function adminListing(userId: string | null, listingId: string) {
     },
   });
   if (!found) throw new AppError("not_found", `listing ${listingId} does not exist`);
-  const { rank: stored, ...rest } = found;
-  const listing = { ...rest, qualityScore: stored?.qualityScore ?? null, rankScore: stored?.rankScore ?? null, rankedAt: stored?.rankedAt ?? null };
+  const stored = found.rank;
+  const listing = { ...withRankScores(found), rankedAt: stored?.rankedAt ?? null };
   const [results, evidence, analyses, audits, position] = await Promise.all([
     prisma.readinessResult.findMany({
       where: { listingId },
