@@ -96,8 +96,7 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
     exec: async (sql) => {
       await pool.query(sql);
     },
-    query: async <T,>(sql: string, params: unknown[] = [], opts?: QueryOptions) =>
-      (await pool.query(opts?.prepare ? { name: opts.prepare, text: sql, values: params } : { text: sql, values: params })).rows as T[],
+    query: async <T,>(sql: string, params: unknown[] = [], opts?: QueryOptions) => (await pool.query(queryConfig(sql, params, opts))).rows as T[],
     session: async (fn) => {
       const client = await pool.connect();
       // A checked-out client whose server goes away (a restart) emits 'error'; without a listener
@@ -113,8 +112,7 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
           exec: async (sql) => {
             await client.query(sql);
           },
-          query: async <T,>(sql: string, params: unknown[] = [], opts?: QueryOptions) =>
-            (await client.query(opts?.prepare ? { name: opts.prepare, text: sql, values: params } : { text: sql, values: params })).rows as T[],
+          query: async <T,>(sql: string, params: unknown[] = [], opts?: QueryOptions) => (await client.query(queryConfig(sql, params, opts))).rows as T[],
         });
       } catch (err) {
         broken ??= err instanceof Error && /terminat|connection/i.test(err.message) ? err : undefined;
@@ -131,6 +129,11 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
       if (timedOut) console.error("database pool did not drain within 10 s; closing anyway");
     },
   };
+}
+
+/** node-pg's query config: a named prepared statement when asked for (QueryOptions.prepare). */
+function queryConfig(sql: string, params: unknown[], opts?: QueryOptions): { text: string; values: unknown[]; name?: string } {
+  return opts?.prepare ? { name: opts.prepare, text: sql, values: params } : { text: sql, values: params };
 }
 
 function quoteIdent(name: string): string {
