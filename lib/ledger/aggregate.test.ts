@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
-import { medianOfAmounts, parseAmounts, parseTextArray } from "./aggregate";
+import { atomicToUnits, lowestPrice, medianOfAmounts } from "./aggregate";
+import { createTestListing } from "./testing";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -35,13 +36,52 @@ describe("the settled median, taken in memory", () => {
     expect(medianOfAmounts(null)).toBeNull();
     expect(medianOfAmounts([])).toBeNull();
   });
+});
 
-  it("reads the text[] literal the statement returns, the fast path and the general one alike", async () => {
-    const values: (string | null)[] = ["9600", null, 'a "quoted", {braced} \\ value', "NULL", ""];
-    const [{ lit }] = await t.query<{ lit: string }>(`SELECT $1::text[]::text AS lit`, [values]);
-    expect(parseTextArray(lit)).toEqual(values);
-    expect(parseAmounts("{9600,9700}")).toEqual(["9600", "9700"]);
-    expect(parseAmounts("{}")).toEqual([]);
-    expect(parseAmounts(null)).toBeNull();
+describe("prices converted in memory", () => {
+  it("lowestPrice is min(tollgate_decimal_or_null(price))::float8, malformed prices left out", async () => {
+    const cases: (string | null)[][] = [
+      ["0.01"],
+      ["0.035", "0.0349", "1"],
+      ["12345678901234567890.12345678901234567890", "0.1"],
+      ["0.1", "0.10000000000000000555"],
+      ["$0.01", "abc", "", null, "-1", "1e-3", " 0.5"],
+      ["007.50", "7.5"],
+      [],
+    ];
+    for (const prices of cases) {
+      const [{ m }] = await t.query<{ m: number | null }>(`SELECT min(tollgate_decimal_or_null(p))::float8 AS m FROM unnest($1::text[]) AS p`, [prices]);
+      expect(lowestPrice(prices), JSON.stringify(prices)).toBe(m);
+    }
+    expect(lowestPrice(null)).toBeNull();
+  });
+
+  it("atomicToUnits is tollgate_atomic_to_units(amount, decimals), to the bit", async () => {
+    const cases: [string, number][] = [
+      ["10000", 6], ["1", 6], ["0", 6], ["123456789", 0], ["9600", 2], ["35000", 6], ["1", 36],
+      ["999999999999999", 6], ["9007199254740993", 6], ["1234567890123456", 18], ["12345678901234567890123456789012345678", 36],
+      ["x", 6], ["-5", 6], ["1.5", 6], ["", 6], ["10", -1], ["10", 37],
+    ];
+    for (const [amount, decimals] of cases) {
+      const [{ u }] = await t.query<{ u: number | null }>(`SELECT tollgate_atomic_to_units($1, $2::int) AS u`, [amount, decimals]);
+      expect(atomicToUnits(amount, decimals), `${amount} × 10^-${decimals}`).toBe(u);
+    }
+  });
+});
+
+describe("the ledger's amounts are atomic units in the database too", () => {
+  it("refuses a payment or quote whose amount is not an integer string, and a settled payment without one", async () => {
+    const listingId = await createTestListing(t.prisma);
+    const pay = (status: "settled" | "failed", settledAmount: string | null, advertisedAmount = "10000") =>
+      t.prisma.routerPayment.create({ data: { payer: "0x" + "1".repeat(40), listingId, advertisedAmount, settledAmount, asset: "USDC", network: "eip155:8453", status } });
+    await expect(pay("settled", "10,000")).rejects.toThrow(/router_payments_amounts_atomic/);
+    await expect(pay("settled", "10000", "1e4")).rejects.toThrow(/router_payments_amounts_atomic/);
+    await expect(pay("settled", null)).rejects.toThrow(/router_payments_settled_amount/);
+    await expect(pay("failed", "10000")).rejects.toThrow(/router_payments_settled_amount/);
+    await expect(pay("settled", "10000")).resolves.toMatchObject({ settledAmount: "10000" });
+    await expect(pay("failed", null)).resolves.toMatchObject({ settledAmount: null });
+    const quote = (amount: string) => t.prisma.priceQuote.create({ data: { listingId, amount, asset: "USDC", network: "eip155:8453", quotedAt: new Date(), source: "test" } });
+    await expect(quote("0.01")).rejects.toThrow(/price_quotes_amount_atomic/);
+    await expect(quote("10000")).resolves.toMatchObject({ amount: "10000" });
   });
 });

@@ -148,3 +148,27 @@ describe("runRankSweep", () => {
     expect(await recomputeListingRank("missing", NOW)).toBeNull();
   });
 });
+
+describe("the facts documents", () => {
+  it("carry free text, several prices and a tie between quotes exactly (tabs, line breaks, quotes and all)", async () => {
+    const label = 'First\tlabel\nwith "quotes", a \\ backslash, ünïcode and {braces}';
+    const id = await createTestListing(t.prisma, {
+      endpoints: [
+        { priceUsd: "0.05", priceLabel: "  ", priceDecimals: null },
+        { priceUsd: "bad", priceLabel: label, priceDecimals: 2 },
+        { priceUsd: "0.020", priceLabel: "later", priceDecimals: 6 },
+      ],
+    });
+    const endpoints = await t.prisma.endpoint.findMany({ where: { listingId: id }, orderBy: { position: "asc" } });
+    const at = new Date(NOW.getTime() - 86_400_000);
+    // Two quotes at one instant: the greater id is the one read, whatever its amount.
+    const q1 = await t.prisma.priceQuote.create({ data: { id: "q-tie-a", listingId: id, endpointId: endpoints[1].id, amount: "900", asset: "USDC", network: "eip155:8453", quotedAt: at, source: "test" } });
+    const q2 = await t.prisma.priceQuote.create({ data: { id: "q-tie-b", listingId: id, endpointId: endpoints[1].id, amount: "700", asset: "USDC", network: "eip155:8453", quotedAt: at, source: "test" } });
+    expect(q1.id < q2.id).toBe(true);
+    const [row] = await ledgerFacts({ ids: [id] }, NOW);
+    expect(row).toMatchObject({ id, advertisedPrice: 0.02, priceLabel: label, quotePrice: 7, quotedAtMs: at.getTime() });
+    // The same facts whether the listing is read by id or within a range of the catalog.
+    const [inRange] = (await ledgerFacts({ from: id, below: null }, NOW)).filter((r) => r.id === id);
+    expect(inRange).toEqual(row);
+  });
+});
