@@ -31,9 +31,16 @@ export interface SettleGateResult {
 /**
  * Unpayable needs ≥ MIN_SETTLE_ATTEMPTS failures from ≥ MIN_DISTINCT_FAILING_BUYERS buyers since the
  * last success (SCORING-NOTES "SettleGate"); else settleable when settled within 30 days; else unknown.
+ * `explain = false` leaves the reason empty (the rank sweep keeps none).
  */
-export function settleGate(facts: SettleFacts, now: Date): SettleGateResult {
-  const withNow = { ...facts, now: isoString(now) };
+export function settleGate(facts: SettleFacts, now: Date, explain = true): SettleGateResult {
+  // Written out rather than spread: the rank sweep calls this 100,000 times a tick.
+  const withNow = {
+    lastSettledAt: facts.lastSettledAt,
+    failedAttemptsSinceLastSettle: facts.failedAttemptsSinceLastSettle,
+    distinctFailingBuyersSinceLastSettle: facts.distinctFailingBuyersSinceLastSettle,
+    now: isoString(now),
+  };
   if (
     facts.failedAttemptsSinceLastSettle >= MIN_SETTLE_ATTEMPTS &&
     facts.distinctFailingBuyersSinceLastSettle >= MIN_DISTINCT_FAILING_BUYERS
@@ -41,17 +48,17 @@ export function settleGate(facts: SettleFacts, now: Date): SettleGateResult {
     return {
       gate: "unpayable",
       factor: SETTLE_GATE_FACTOR.unpayable,
-      reason: `${facts.failedAttemptsSinceLastSettle} failed attempts from ${facts.distinctFailingBuyersSinceLastSettle} distinct buyers since the last settlement`,
+      reason: explain ? `${facts.failedAttemptsSinceLastSettle} failed attempts from ${facts.distinctFailingBuyersSinceLastSettle} distinct buyers since the last settlement` : "",
       facts: withNow,
     };
   }
   if (facts.lastSettledAt) {
     const age = now.getTime() - Date.parse(facts.lastSettledAt);
     if (age >= 0 && age <= SETTLED_WITHIN_DAYS * DAY_MS) {
-      return { gate: "settleable", factor: SETTLE_GATE_FACTOR.settleable, reason: "a payment settled within 30 days", facts: withNow };
+      return { gate: "settleable", factor: SETTLE_GATE_FACTOR.settleable, reason: explain ? "a payment settled within 30 days" : "", facts: withNow };
     }
   }
-  return { gate: "unknown", factor: SETTLE_GATE_FACTOR.unknown, reason: "no settlement within 30 days and no ledger-proven failure", facts: withNow };
+  return { gate: "unknown", factor: SETTLE_GATE_FACTOR.unknown, reason: explain ? "no settlement within 30 days and no ledger-proven failure" : "", facts: withNow };
 }
 
 let isoDate: Date | null = null;

@@ -1,7 +1,9 @@
 /**
  * The rank score's parts (seed 004 "Rank score"; SCORING-NOTES "Rank"). Pure: callers pass facts,
  * and each function returns its value with the facts it read and a one-line reason, so the
- * moderators' desk can explain a number without re-deriving it.
+ * moderators' desk can explain a number without re-deriving it. `explain = false` leaves the reason
+ * empty and changes nothing else: the rank sweep stores values and facts only (the reasons come back
+ * from the stored facts), and formatting them was most of its scoring time.
  *
  * Liveness and SettleGate are not here: they are the shared signals in ../signals.ts, which readiness
  * H2/H3 read too. This file builds on them and never restates them.
@@ -43,27 +45,32 @@ export interface TractionFacts {
 }
 
 /** Distinct payers in 30 days ÷ 50, capped at 1; fewer than 2 distinct payers scores 0. */
-export function traction(input: { distinctPayers30d: number }): Component<TractionFacts> {
+export function traction(input: { distinctPayers30d: number }, explain = true): Component<TractionFacts> {
   const payers = input.distinctPayers30d;
   assertCount("distinctPayers30d", payers);
-  const facts = (floored: boolean): TractionFacts => ({ distinctPayers30d: payers, floor: MIN_DISTINCT_PAYERS, fullAt: TRACTION_FULL_PAYERS, floored });
   if (payers < MIN_DISTINCT_PAYERS) {
     // One wallet, possibly the owner's, cannot manufacture demand.
     return {
       value: 0,
-      reason: `${payers} distinct payer${payers === 1 ? "" : "s"} in 30 days, below the floor of ${MIN_DISTINCT_PAYERS} (MIN_DISTINCT_PAYERS)`,
-      facts: facts(true),
+      reason: explain ? `${payers} distinct payer${payers === 1 ? "" : "s"} in 30 days, below the floor of ${MIN_DISTINCT_PAYERS} (MIN_DISTINCT_PAYERS)` : "",
+      facts: tractionFacts(payers, true),
     };
   }
   const value = Math.min(1, payers / TRACTION_FULL_PAYERS);
   return {
     value,
-    reason:
-      value === 1
+    reason: !explain
+      ? ""
+      : value === 1
         ? `${payers} distinct payers in 30 days, at or above ${TRACTION_FULL_PAYERS}: full traction`
         : `${payers} distinct payers in 30 days ÷ ${TRACTION_FULL_PAYERS}`,
-    facts: facts(false),
+    facts: tractionFacts(payers, false),
   };
+}
+
+// Module-level rather than a closure per call: the sweep calls these 100,000 times a tick.
+function tractionFacts(payers: number, floored: boolean): TractionFacts {
+  return { distinctPayers30d: payers, floor: MIN_DISTINCT_PAYERS, fullAt: TRACTION_FULL_PAYERS, floored };
 }
 
 /**
@@ -132,7 +139,7 @@ export interface PriceIntegrityFacts {
  * - With ≥ 2 payers but nothing numeric to compare against (or no positive reference), the settled
  *   signal cannot be read, so the advertised/none reading applies.
  */
-export function priceIntegrity(input: PriceIntegrityInput): Component<PriceIntegrityFacts> {
+export function priceIntegrity(input: PriceIntegrityInput, explain = true): Component<PriceIntegrityFacts> {
   const { distinctPayers30d, medianSettledPrice, advertisedPrice, quote, now } = input;
   assertCount("distinctPayers30d", distinctPayers30d);
   const priceLabel = input.priceLabel && input.priceLabel.trim() !== "" ? input.priceLabel : null;
@@ -155,52 +162,67 @@ export function priceIntegrity(input: PriceIntegrityInput): Component<PriceInteg
     referenceSource = "quote";
   }
 
-  // The facts, in one literal per basis (a spread of a shared base was a measurable share of the
-  // rank sweep's scoring); the key order is the same in all three.
-  const facts = (divergence: number | null, basis: PriceIntegrityBasis): PriceIntegrityFacts => ({
-    distinctPayers30d,
-    medianSettledPrice,
-    advertisedPrice,
-    quote,
-    quoteAgeDays,
-    quoteFresh,
-    priceLabel,
-    referencePrice,
-    referenceSource,
-    now: isoString(now),
-    divergence,
-    basis,
-  });
+  // The facts come from one literal (a spread of a shared base, and then a closure per call, were each
+  // a measurable share of the rank sweep's scoring), so the key order is the same for every basis.
 
   if (distinctPayers30d >= MIN_DISTINCT_PAYERS && referencePrice !== null && isNonNegative(medianSettledPrice)) {
     const divergence = clamp01(Math.abs(medianSettledPrice - referencePrice) / referencePrice);
     return {
       value: 1 - divergence,
-      reason: `median settled price ${medianSettledPrice} vs ${referenceSource === "quote" ? "quoted" : "advertised"} ${referencePrice} across ${distinctPayers30d} distinct payers: ${fmtPct(divergence)} divergence`,
-      facts: facts(divergence, "settled"),
+      reason: explain
+        ? `median settled price ${medianSettledPrice} vs ${referenceSource === "quote" ? "quoted" : "advertised"} ${referencePrice} across ${distinctPayers30d} distinct payers: ${fmtPct(divergence)} divergence`
+        : "",
+      facts: priceIntegrityFacts(input, priceLabel, quoteAgeDays, quoteFresh, referencePrice, referenceSource, divergence, "settled"),
     };
   }
 
-  const why =
-    distinctPayers30d < MIN_DISTINCT_PAYERS
+  const why = !explain
+    ? ""
+    : distinctPayers30d < MIN_DISTINCT_PAYERS
       ? `${distinctPayers30d} distinct payer${distinctPayers30d === 1 ? "" : "s"}, below the floor of ${MIN_DISTINCT_PAYERS}`
       : referencePrice === null
         ? "no numeric advertised price or fresh quote to compare the settled price against"
         : "no settled price to compare";
   const advertised = referencePrice !== null || priceLabel !== null;
   if (advertised) {
-    const what = referenceSource === "advertisedPrice" ? "the seller's price" : referenceSource === "quote" ? `a quote ${fmtDays(quoteAgeDays)} old` : "the seller's price label";
+    const what = !explain ? "" : referenceSource === "advertisedPrice" ? "the seller's price" : referenceSource === "quote" ? `a quote ${fmtDays(quoteAgeDays)} old` : "the seller's price label";
     return {
       value: PRICE_INTEGRITY_ADVERTISED,
-      reason: `${why}; a price is advertised (${what})`,
-      facts: facts(null, "advertised"),
+      reason: explain ? `${why}; a price is advertised (${what})` : "",
+      facts: priceIntegrityFacts(input, priceLabel, quoteAgeDays, quoteFresh, referencePrice, referenceSource, null, "advertised"),
     };
   }
-  const stale = quote && !quoteFresh ? ` (the only quote is ${fmtDays(quoteAgeDays)} old, not under ${QUOTE_MAX_AGE_DAYS} days)` : "";
+  const stale = explain && quote && !quoteFresh ? ` (the only quote is ${fmtDays(quoteAgeDays)} old, not under ${QUOTE_MAX_AGE_DAYS} days)` : "";
   return {
     value: PRICE_INTEGRITY_NO_PRICE,
-    reason: `${why}; no price is advertised${stale}`,
-    facts: facts(null, "none"),
+    reason: explain ? `${why}; no price is advertised${stale}` : "",
+    facts: priceIntegrityFacts(input, priceLabel, quoteAgeDays, quoteFresh, referencePrice, referenceSource, null, "none"),
+  };
+}
+
+function priceIntegrityFacts(
+  input: PriceIntegrityInput,
+  priceLabel: string | null,
+  quoteAgeDays: number | null,
+  quoteFresh: boolean,
+  referencePrice: number | null,
+  referenceSource: PriceIntegrityFacts["referenceSource"],
+  divergence: number | null,
+  basis: PriceIntegrityBasis,
+): PriceIntegrityFacts {
+  return {
+    distinctPayers30d: input.distinctPayers30d,
+    medianSettledPrice: input.medianSettledPrice,
+    advertisedPrice: input.advertisedPrice,
+    quote: input.quote,
+    quoteAgeDays,
+    quoteFresh,
+    priceLabel,
+    referencePrice,
+    referenceSource,
+    now: isoString(input.now),
+    divergence,
+    basis,
   };
 }
 
@@ -216,7 +238,7 @@ export interface FeaturedFacts {
 }
 
 /** 1 + 0.1 × level, level an integer 0–5; forced to 1.00 when the gate says unpayable. */
-export function featured(input: { level: number; gate: SettleGate }): Component<FeaturedFacts> {
+export function featured(input: { level: number; gate: SettleGate }, explain = true): Component<FeaturedFacts> {
   const { level, gate } = input;
   if (!Number.isInteger(level) || level < 0 || level > FEATURED_MAX_LEVEL) {
     throw new RangeError(`featured level must be an integer 0–${FEATURED_MAX_LEVEL}, got ${level}`);
@@ -226,19 +248,20 @@ export function featured(input: { level: number; gate: SettleGate }): Component<
     // Promotion must never lift a listing nobody can pay.
     return {
       value: FEATURED_FORCED_WHEN_UNPAYABLE,
-      reason: level === 0 ? "level 0" : `level ${level} ignored: forced to ×1.00 because the gate is unpayable`,
+      reason: !explain ? "" : level === 0 ? "level 0" : `level ${level} ignored: forced to ×1.00 because the gate is unpayable`,
       facts: { level, gate, forced: level !== 0 },
     };
   }
-  return { value: 1 + FEATURED_STEP * level, reason: `level ${level}: 1 + ${FEATURED_STEP} × ${level}`, facts: { level, gate, forced: false } };
+  return { value: 1 + FEATURED_STEP * level, reason: explain ? `level ${level}: 1 + ${FEATURED_STEP} × ${level}` : "", facts: { level, gate, forced: false } };
 }
 
-export function verification(status: VerificationStatus): Component<{ status: VerificationStatus }> {
+export function verification(status: VerificationStatus, explain = true): Component<{ status: VerificationStatus }> {
   if (!Object.hasOwn(VERIFICATION_FACTOR, status)) {
     throw new RangeError(`verification must be one of ${Object.keys(VERIFICATION_FACTOR).join(", ")}, got ${String(status)}`);
   }
-  const reason =
-    status === "verified"
+  const reason = !explain
+    ? ""
+    : status === "verified"
       ? "every listable endpoint passes the canary with a proven request example"
       : status === "degraded"
         ? "an endpoint is degraded, broken or hidden in the canary run"
@@ -262,7 +285,7 @@ export interface QualityFacts {
 }
 
 /** qualityScore = SettleGate × (0.25·L + 0.45·T + 0.30·P), 0–1, measured, internal. */
-export function quality(input: { gate: SettleGate; liveness: number; traction: number; priceIntegrity: number }): Component<QualityFacts> {
+export function quality(input: { gate: SettleGate; liveness: number; traction: number; priceIntegrity: number }, explain = true): Component<QualityFacts> {
   const { gate, liveness, traction, priceIntegrity } = input;
   assertGate(gate);
   assertUnit("liveness", liveness);
@@ -273,18 +296,25 @@ export function quality(input: { gate: SettleGate; liveness: number; traction: n
   const gateFactor = SETTLE_GATE_FACTOR[gate];
   return {
     value: gateFactor * weightedSum,
-    reason: `${gate} ×${gateFactor} × (${w.liveness}·${liveness} + ${w.traction}·${traction} + ${w.priceIntegrity}·${priceIntegrity})`,
+    reason: explain ? `${gate} ×${gateFactor} × (${w.liveness}·${liveness} + ${w.traction}·${traction} + ${w.priceIntegrity}·${priceIntegrity})` : "",
     facts: { gate, gateFactor, liveness, traction, priceIntegrity, weights: w, weightedSum },
   };
 }
 
 /** rankScore = qualityScore × Featured × Verification: a public sort key ≥ 0 that may exceed 1. */
-export function rank(input: { quality: number; featured: number; verification: number }): Component<{ quality: number; featured: number; verification: number }> {
+export function rank(
+  input: { quality: number; featured: number; verification: number },
+  explain = true,
+): Component<{ quality: number; featured: number; verification: number }> {
   const { quality, featured, verification } = input;
   assertNonNegative("quality", quality);
   assertNonNegative("featured", featured);
   assertNonNegative("verification", verification);
-  return { value: quality * featured * verification, reason: `quality ${quality} × featured ${featured} × verification ${verification}`, facts: { quality, featured, verification } };
+  return {
+    value: quality * featured * verification,
+    reason: explain ? `quality ${quality} × featured ${featured} × verification ${verification}` : "",
+    facts: { quality, featured, verification },
+  };
 }
 
 /**

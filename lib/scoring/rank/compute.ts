@@ -95,11 +95,20 @@ export interface RankResult {
   };
 }
 
-/** The rank score from raw facts. */
-export function computeRank(inputs: RankInputs): RankResult {
-  const { now, ledger, monitor, price } = inputs;
+export interface ComputeOptions {
+  /**
+   * False: every reason is left empty, and nothing else changes (the same values and facts). The rank
+   * sweep stores only values and facts, and explainStoredRank gives the reasons back from them.
+   */
+  explain?: boolean;
+}
 
-  const gateResult = settleGate(inputs.settle, now);
+/** The rank score from raw facts. */
+export function computeRank(inputs: RankInputs, opts?: ComputeOptions): RankResult {
+  const { now, ledger, monitor, price } = inputs;
+  const explain = opts?.explain ?? true;
+
+  const gateResult = settleGate(inputs.settle, now, explain);
   const gate: GateComponent = { value: gateResult.factor, gate: gateResult.gate, reason: gateResult.reason, facts: gateResult.facts };
 
   // Seed `settlementUnprovenSince`: buyers tried and none settled, so the probe's uptime is withheld.
@@ -113,7 +122,7 @@ export function computeRank(inputs: RankInputs): RankResult {
   });
   const liveness: LivenessComponent = {
     value: live.value,
-    reason: livenessReason(live),
+    reason: explain ? livenessReason(live) : "",
     // The liveness result without its value, then the ledger counts (written out: an object rest
     // and a spread here were a measurable share of the rank sweep's scoring).
     facts: {
@@ -126,7 +135,7 @@ export function computeRank(inputs: RankInputs): RankResult {
     },
   };
 
-  const traction = tractionComponent({ distinctPayers30d: ledger.distinctPayers30d });
+  const traction = tractionComponent({ distinctPayers30d: ledger.distinctPayers30d }, explain);
   const priceIntegrity = priceIntegrityComponent({
     distinctPayers30d: ledger.distinctPayers30d,
     medianSettledPrice: ledger.medianSettledPrice30d,
@@ -134,9 +143,9 @@ export function computeRank(inputs: RankInputs): RankResult {
     quote: price.quote,
     priceLabel: price.priceLabel,
     now,
-  });
+  }, explain);
 
-  return assemble(gate, liveness, traction, priceIntegrity, inputs.featuredLevel, inputs.verification);
+  return assemble(gate, liveness, traction, priceIntegrity, inputs.featuredLevel, inputs.verification, explain);
 }
 
 export interface RankComponentsInput {
@@ -169,11 +178,13 @@ function assemble(
   priceIntegrity: RankResult["components"]["priceIntegrity"],
   featuredLevel: number,
   verificationStatus: VerificationStatus,
+  explain = true,
 ): RankResult {
-  const featured = featuredFactor({ level: featuredLevel, gate: gate.gate });
-  const verification = verificationFactor(verificationStatus);
-  const q = qualityScore({ gate: gate.gate, liveness: liveness.value, traction: traction.value, priceIntegrity: priceIntegrity.value }).value;
-  const r = rankScore({ quality: q, featured: featured.value, verification: verification.value }).value;
+  const featured = featuredFactor({ level: featuredLevel, gate: gate.gate }, explain);
+  const verification = verificationFactor(verificationStatus, explain);
+  // Only the values are kept here, so their reasons are never formatted.
+  const q = qualityScore({ gate: gate.gate, liveness: liveness.value, traction: traction.value, priceIntegrity: priceIntegrity.value }, false).value;
+  const r = rankScore({ quality: q, featured: featured.value, verification: verification.value }, false).value;
   return {
     quality: q,
     rank: r,

@@ -24,6 +24,7 @@ export {
 export {
   computeRank,
   computeRankFromComponents,
+  type ComputeOptions,
   type GateComponent,
   type LedgerAggregates,
   type LivenessComponent,

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { SettleGate } from "../signals";
 import type { VerificationStatus } from "./constants";
-import { computeRank, computeRankFromComponents } from "./compute";
+import { computeRank, computeRankFromComponents, type RankInputs, type RankResult } from "./compute";
 import { buildRankFixtures, RANK_FIXTURES, type RankFixtureKey } from "./fixtures";
 
 interface Row {
@@ -100,5 +100,38 @@ describe("seed table end to end from raw facts", () => {
     expect(nw.components.liveness.facts).toMatchObject({ source: "baseline" });
     expect(nw.components.priceIntegrity.facts).toMatchObject({ basis: "advertised", quoteFresh: true });
     expect(nw.components.traction.reason).toMatch(/below the floor of 2/);
+  });
+});
+
+describe("computeRank without reasons (explain: false, the rank sweep's call)", () => {
+  const withoutReasons = (r: RankResult) => {
+    const c = r.components;
+    const strip = <T extends { reason: string }>(x: T) => ({ ...x, reason: "" });
+    return { ...r, components: { gate: strip(c.gate), liveness: strip(c.liveness), traction: strip(c.traction), priceIntegrity: strip(c.priceIntegrity), featured: strip(c.featured), verification: strip(c.verification) } };
+  };
+
+  it("gives the very values and facts, every reason empty, on every fixture and on varied facts", () => {
+    const inputs: RankInputs[] = Object.values(RANK_FIXTURES).map((f) => f.inputs);
+    // Varied facts around the fixtures: payers across the floor, failures across the unpayable gate,
+    // no uptime, a stale quote, every Featured level and verification status.
+    const base = RANK_FIXTURES.matureAndHonest.inputs;
+    for (let i = 0; i < 60; i++) {
+      inputs.push({
+        ...base,
+        settle: { lastSettledAt: i % 5 === 0 ? null : base.settle.lastSettledAt, failedAttemptsSinceLastSettle: i % 4, distinctFailingBuyersSinceLastSettle: i % 3 },
+        ledger: { distinctPayers30d: i % 7, distinctAttemptingBuyers30d: i % 9, settled30d: i % 6, medianSettledPrice30d: i % 8 === 0 ? null : 0.009 + i / 10000 },
+        monitor: { ...base.monitor, uptime7d: i % 3 === 0 ? null : 90 + (i % 10), uptime30d: i % 6 === 0 ? null : 95, healthConfidence: i % 5 === 1 ? 0.6 : 1 },
+        price: { ...base.price, advertisedPrice: i % 4 === 0 ? null : base.price.advertisedPrice, quote: i % 2 ? { price: 0.01, quotedAt: new Date(base.now.getTime() - (i % 40) * 86_400_000).toISOString() } : null },
+        featuredLevel: i % 6,
+        verification: (["verified", "unverified", "degraded"] as const)[i % 3],
+      });
+    }
+    for (const input of inputs) {
+      const full = computeRank(input);
+      const lean = computeRank(input, { explain: false });
+      expect(lean).toEqual(withoutReasons(full));
+      for (const c of Object.values(lean.components)) expect(c.reason).toBe("");
+      expect(Object.values(full.components).every((c) => c.reason.length > 0)).toBe(true);
+    }
   });
 });
