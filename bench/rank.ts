@@ -12,7 +12,7 @@
  *   - selectServices p50/p95 (the /router/select lib function, keyword tasks).
  * Target: sweep ÷ floor ≤ 3; browse p95 < 50 ms; select p95 < 100 ms.
  *
- *   npm run bench:rank [-- --listings 100000 --rows 1000000]
+ *   npm run bench:rank [-- --listings 100000 --rows 1000000 --payers 10]
  *
  * The last line is always `RESULT rank_sweep_floor_ratio <ratio>`.
  */
@@ -31,6 +31,11 @@ function arg(name: string, fallback: number): number {
 
 const LISTINGS = arg("listings", 100_000);
 const ROWS = arg("rows", 1_000_000);
+/**
+ * Distinct payers per listing (at most rows ÷ listings). Before 2026-12-02 evening every listing had
+ * exactly one (payer and listing both followed from i mod 100,000); `--payers 1` reproduces that.
+ */
+const PAYERS = arg("payers", 10);
 const URL_ = process.env.DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/test";
 const SCHEMA = `bench_rank_${process.pid}`;
 /** --load-only: load, print the schema name and stop without dropping it (for reading query plans). */
@@ -87,9 +92,11 @@ async function load(h: DatabaseHandle): Promise<void> {
       FROM generate_series(1, ${LISTINGS}) AS i`);
   await h.exec(`ALTER TABLE "endpoints" ENABLE TRIGGER "endpoints_search"`);
   // Payments over 40 days (so the 30-day window cuts), 5,000 wallets, 90 % settled near the price.
+  // A listing's payments are the i ≡ its index (mod listings); their round i ÷ listings picks one of
+  // PAYERS wallet offsets, so each listing has PAYERS distinct payers (some of whose payments fail).
   await h.exec(`
     INSERT INTO "router_payments" ("id", "payer", "listingId", "endpointId", "advertisedAmount", "settledAmount", "asset", "network", "status", "createdAt")
-    SELECT 'p' || i, '0x' || lpad(to_hex(1 + (i * 7919) % 5000), 40, '0'), 'l' || lpad(li::text, 7, '0'), 'e' || lpad(li::text, 7, '0'),
+    SELECT 'p' || i, '0x' || lpad(to_hex(1 + ((i * 7919) % 5000 + ((i / ${LISTINGS}) % ${PAYERS}) * 337) % 5000), 40, '0'), 'l' || lpad(li::text, 7, '0'), 'e' || lpad(li::text, 7, '0'),
            ((1 + li % 50) * 1000)::text,
            CASE WHEN i % 10 <> 0 THEN ((1 + li % 50) * 1000 + (i % 7) * 10)::text END,
            '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'eip155:8453',
@@ -122,7 +129,7 @@ async function main(): Promise<void> {
     await migrate(h);
     setDatabase(h);
     const [, loadMs] = await timed(() => load(h));
-    console.log(`loaded ${LISTINGS.toLocaleString("en-US")} listings, ${ROWS.toLocaleString("en-US")} payments, ${ROWS.toLocaleString("en-US")} health samples in ${s(loadMs)} (schema ${SCHEMA})`);
+    console.log(`loaded ${LISTINGS.toLocaleString("en-US")} listings, ${ROWS.toLocaleString("en-US")} payments (${PAYERS} payers a listing), ${ROWS.toLocaleString("en-US")} health samples in ${s(loadMs)} (schema ${SCHEMA})`);
     if (LOAD_ONLY) return;
     if (ONLY_SELECT) {
       await h.exec(`UPDATE "listing_ranks" SET "rankScore" = (('x' || substr(md5("listingId"), 1, 8))::bit(32)::int & 1023) / 1023.0 * 1.2, "gate" = 'settleable'`);
