@@ -25,9 +25,9 @@ export const RANK_INPUTS_VERSION = "rank-inputs/2";
 export const DEFAULT_RANK_BATCH = 10_000;
 /**
  * Listings whose facts are read per id range; the next range is read while this one is scored.
- * Ranges bound the sweep's memory on a large catalog. Smaller ranges did not pay on bench:rank's 2
- * shared cores (each range re-enters every index, and the overlap only moves CPU work around): 20,000
- * gave 6.1–6.7 s against 5.1–6.1 s for one range, so the bench's 100,000 listings are one range.
+ * Ranges bound the sweep's memory on a large catalog. Since the facts stream off index ranges (no
+ * hash table over the whole table), a range costs its share of one pass: on bench:rank, 25,000 gave
+ * 6.6–7.5 s against 7.6–8.1 s for one range of 100,000, interleaved on the same data.
  */
 const READ_RANGE = 25_000;
 /**
