@@ -429,7 +429,7 @@ describe("provisional estimates, ledger facts, progress and metrics", () => {
     const now = new Date();
     const ago = (h: number) => new Date(now.getTime() - h * 3_600_000);
     const pay = (payer: string, status: "settled" | "failed", at: Date) =>
-      prisma.routerPayment.create({ data: { payer, listingId, advertisedAmount: "1000", asset: "usdc", network: "eip155:8453", status, createdAt: at } });
+      prisma.routerPayment.create({ data: { payer, listingId, advertisedAmount: "1000", settledAmount: status === "settled" ? "1000" : null, asset: "usdc", network: "eip155:8453", status, createdAt: at } });
     await pay("0xa", "settled", ago(100));
     await pay("0xa", "failed", ago(50));
     await pay("0xb", "failed", ago(40));

@@ -28,3 +28,7 @@ ALTER TABLE "price_quotes"
 ALTER TABLE "listing_ranks"
   ALTER COLUMN "components" TYPE JSON USING "components"::json,
   ALTER COLUMN "facts" TYPE JSON USING "facts"::json;
+
+-- Settled amounts now travel as comma-separated digits (string_agg); the array aggregate that
+-- gathered them is unused.
+DROP AGGREGATE tollgate_array_cat_agg(anycompatiblearray);
