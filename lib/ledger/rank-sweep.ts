@@ -256,7 +256,8 @@ async function writeRanks(entries: readonly string[], now: Date, opts: { force?:
   const [{ n }] = await handle.query<{ n: number }>(
     `WITH v AS (
        SELECT a[1] AS id, a[2]::float8 AS q, a[3]::float8 AS r, a[4] AS g, a[5]::json AS c, a[6]::json AS f, a[7] AS h, NULLIF(a[8], '') AS prev
-         FROM (SELECT string_to_array(line, E'\\t') AS a FROM string_to_table($1, E'\\n') AS line) x),
+         -- OFFSET 0 keeps the split as its own step: flattened, each a[i] split the line again.
+         FROM (SELECT string_to_array(line, E'\\t') AS a FROM string_to_table($1, E'\\n') AS line OFFSET 0) x),
      written AS (
        UPDATE "listing_ranks" AS r
           SET "qualityScore" = v.q, "rankScore" = v.r, "gate" = v.g, "components" = v.c, "facts" = v.f, "inputsHash" = v.h,
