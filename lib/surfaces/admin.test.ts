@@ -45,3 +45,22 @@ describe("the moderators' desk reads the rank from listing_ranks", () => {
     expect(desk.listings.find((l) => l.id === fresh)).toMatchObject({ qualityScore: null, rankScore: null });
   });
 });
+
+describe("who may read the moderators' desk", () => {
+  it("refuses a seller, an unknown user and no user; serves a moderator and an admin", async () => {
+    const seller = await t.prisma.user.create({ data: { name: "S", role: "seller" } });
+    const admin = await t.prisma.user.create({ data: { name: "A", role: "admin" } });
+    await expect(adminDesk(seller.id)).rejects.toMatchObject({ code: "forbidden", status: 403 });
+    await expect(adminDesk("no-such-user")).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(adminDesk(null)).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(adminDesk(moderator)).resolves.toHaveProperty("counts");
+    await expect(adminDesk(admin.id)).resolves.toHaveProperty("listings");
+  });
+
+  it("reads the role fresh: a demoted moderator is refused at once", async () => {
+    const m = await t.prisma.user.create({ data: { name: "M2", role: "moderator" } });
+    await adminDesk(m.id);
+    await t.prisma.user.update({ where: { id: m.id }, data: { role: "seller" } });
+    await expect(adminDesk(m.id)).rejects.toMatchObject({ code: "forbidden" });
+  });
+});
