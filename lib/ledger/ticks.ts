@@ -1,8 +1,11 @@
 /**
  * The ledger's scheduled work, for the lead's scheduler to run: the health sweep probes every
  * published listing every 5 minutes (an hour of samples is aggregate.ts MIN_UPTIME_SAMPLES), and the
- * rank sweep re-ranks changed listings every 30 seconds (seed 004: "every tick"; cheap when nothing
- * changed, since unchanged inputs are skipped by hash).
+ * rank sweep re-ranks changed listings every 30 seconds (seed 004: "every tick"). Unchanged inputs
+ * are skipped by hash, so such a tick writes nothing, but it still reads every listing's facts: at
+ * bench:rank's 100,000 listings that is 3–4.5 s on 2 cores (docs/BENCHMARKS.md, "repeat sweep").
+ * Each new health sample moves its listing's uptime, so in steady state every listing changes about
+ * once per health sweep anyway.
  */
 import { runHealthSweep } from "./health-sweep";
 import { runRankSweep } from "./rank-sweep";
