@@ -9,6 +9,7 @@
  * OFFSET: a page costs the same at any depth. Ids come from the rank table, rows from one statement
  * shaped as publicListingSelect, so the output is the public shape and nothing else (no rank number).
  */
+import { USD_DECIMAL } from "@/lib/amounts";
 import { database, db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { type PublicListing } from "@/lib/catalog/public-view";
@@ -48,7 +49,6 @@ interface BrowseKeyRow {
   rankScore: number | null;
 }
 
-const DECIMAL = /^[0-9]{1,20}(\.[0-9]{1,20})?$/;
 
 /** The listing's "from" price in SQL, as toPublicListing computes it (priceUsd, else dynamicMin). */
 export const FROM_PRICE_SQL = `(SELECT min(COALESCE(tollgate_decimal_or_null(e."priceUsd"), tollgate_decimal_or_null(e."dynamicMin")))
@@ -79,7 +79,7 @@ function validateFilters(filters: BrowseFilters): BrowseFilters {
   if (filters.protocol !== undefined && filters.protocol !== "x402" && filters.protocol !== "mpp") throw bad("protocol", "must be x402 or mpp");
   for (const field of ["minPrice", "maxPrice"] as const) {
     const v = filters[field];
-    if (v !== undefined && (typeof v !== "string" || !DECIMAL.test(v))) throw bad(field, "must be a USD decimal such as 0.05");
+    if (v !== undefined && (typeof v !== "string" || !USD_DECIMAL.test(v))) throw bad(field, "must be a USD decimal such as 0.05");
   }
   return filters;
 }

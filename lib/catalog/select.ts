@@ -13,6 +13,7 @@
  *   shortlist is always a prefix of a longer one and "the best in set" does not depend on `limit`.
  */
 import { z } from "zod";
+import { USD_DECIMAL } from "@/lib/amounts";
 import { db } from "@/lib/db";
 import { AppError, type ErrorDetail } from "@/lib/errors";
 import { rankScoresForApiVersion, selectShortlist, CATALOG_API_VERSION_HEADER } from "@/lib/scoring/rank";
@@ -23,11 +24,10 @@ export const SELECT_MAX_LIMIT = 50;
 export const SELECT_DEFAULT_LIMIT = 10;
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-const DECIMAL = /^[0-9]{1,20}(\.[0-9]{1,20})?$/;
 
 const usd = z.union([z.string(), z.number()]).transform((v, ctx) => {
   const s = typeof v === "number" ? (Number.isFinite(v) && v >= 0 ? String(v) : "") : v.trim();
-  if (!DECIMAL.test(s)) {
+  if (!USD_DECIMAL.test(s)) {
     ctx.addIssue({ code: "custom", message: `must be a USD amount such as "0.05" or 0.05, got ${JSON.stringify(v)}` });
     return z.NEVER;
   }

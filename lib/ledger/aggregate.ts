@@ -20,6 +20,7 @@
  *   implies (healthStatusFor). With no reading, the listing's stored healthStatus is the baseline
  *   and nothing caps it (confidence 1): the seed's baselines exist for exactly that case.
  */
+import { ATOMIC_AMOUNT, USD_DECIMAL } from "@/lib/amounts";
 import { database } from "@/lib/db";
 import type { HealthStatus } from "@/lib/scoring/signals";
 import type { VerificationStatus } from "@/lib/scoring/rank";
@@ -355,9 +356,6 @@ export async function listingIdRanges(size: number): Promise<IdRange[]> {
   return ranges;
 }
 
-/** An atomic amount as a number, or null: a plain non-negative integer string only (tollgate_atomic_to_units). */
-const ATOMIC = /^[0-9]{1,38}$/;
-
 /**
  * The median of a listing's settled amounts, in atomic units: PostgreSQL's percentile_cont(0.5) over
  * tollgate_atomic_to_units(amount, 0), to the bit. Malformed amounts are left out (that function's
@@ -366,7 +364,7 @@ const ATOMIC = /^[0-9]{1,38}$/;
 export function medianOfAmounts(amounts: readonly (string | null)[] | null): number | null {
   if (!amounts || amounts.length === 0) return null;
   const xs: number[] = [];
-  for (const a of amounts) if (a !== null && ATOMIC.test(a)) xs.push(Number(a));
+  for (const a of amounts) if (a !== null && ATOMIC_AMOUNT.test(a)) xs.push(Number(a));
   const n = xs.length;
   if (n === 0) return null;
   xs.sort((a, b) => a - b);
@@ -375,9 +373,6 @@ export function medianOfAmounts(amounts: readonly (string | null)[] | null): num
   const hi = Math.ceil(pos);
   return lo === hi ? xs[lo] : xs[lo] + (pos - lo) * (xs[hi] - xs[lo]);
 }
-
-/** A decimal price string as tollgate_decimal_or_null reads one: up to 20 digits, optionally a point and up to 20 more. */
-const DECIMAL = /^[0-9]{1,20}(\.[0-9]{1,20})?$/;
 
 /**
  * The lowest numeric price among a listing's payable endpoints (min(tollgate_decimal_or_null(priceUsd))
@@ -388,7 +383,7 @@ export function lowestPrice(prices: readonly (string | null)[] | null): number |
   if (!prices) return null;
   let low: number | null = null;
   for (const p of prices) {
-    if (p === null || !DECIMAL.test(p)) continue;
+    if (p === null || !USD_DECIMAL.test(p)) continue;
     const x = Number(p);
     if (low === null || x < low) low = x;
   }
@@ -401,7 +396,7 @@ export function lowestPrice(prices: readonly (string | null)[] | null): number |
  * exact decimal, parsed once, so no second rounding).
  */
 export function atomicToUnits(amount: string, decimals: number): number | null {
-  if (!ATOMIC.test(amount) || !Number.isInteger(decimals) || decimals < 0 || decimals > 36) return null;
+  if (!ATOMIC_AMOUNT.test(amount) || !Number.isInteger(decimals) || decimals < 0 || decimals > 36) return null;
   return Number(`${amount}e-${decimals}`);
 }
 

@@ -3,11 +3,10 @@
  * quotes seen in 402 challenges: the raw facts the rank sweep aggregates (lib/ledger/aggregate.ts).
  * Each writer validates its input, so a malformed row never reaches an aggregate.
  */
+import { ATOMIC_AMOUNT } from "@/lib/amounts";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
-
-const ATOMIC = /^[0-9]{1,38}$/;
 
 export interface PaymentInput {
   listingId: string;
@@ -30,9 +29,9 @@ export async function recordPayment(input: PaymentInput): Promise<{ id: string }
   const payer = normalisePayer(input.payer);
   if (!payer) throw invalid("/payer", "must be a non-empty wallet id");
   if (input.status !== "settled" && input.status !== "failed") throw invalid("/status", "must be settled or failed");
-  if (!ATOMIC.test(input.advertisedAmount)) throw invalid("/advertisedAmount", "must be an integer string of atomic units");
+  if (!ATOMIC_AMOUNT.test(input.advertisedAmount)) throw invalid("/advertisedAmount", "must be an integer string of atomic units");
   const settledAmount = input.settledAmount ?? null;
-  if (input.status === "settled" && (settledAmount === null || !ATOMIC.test(settledAmount))) {
+  if (input.status === "settled" && (settledAmount === null || !ATOMIC_AMOUNT.test(settledAmount))) {
     throw invalid("/settledAmount", "a settled payment needs the settled amount as an integer string of atomic units");
   }
   if (input.status === "failed" && settledAmount !== null) throw invalid("/settledAmount", "a failed payment settled nothing");
@@ -108,7 +107,7 @@ export interface QuoteInput {
 }
 
 export async function recordQuote(input: QuoteInput): Promise<{ id: string }> {
-  if (!ATOMIC.test(input.amount)) throw invalid("/amount", "must be an integer string of atomic units");
+  if (!ATOMIC_AMOUNT.test(input.amount)) throw invalid("/amount", "must be an integer string of atomic units");
   if (!input.asset) throw invalid("/asset", "must be non-empty");
   if (!input.network) throw invalid("/network", "must be non-empty");
   if (!input.source) throw invalid("/source", "must be non-empty");
