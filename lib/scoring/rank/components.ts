@@ -185,10 +185,9 @@ export function priceIntegrity(input: PriceIntegrityInput, explain = true): Comp
         : "no settled price to compare";
   const advertised = referencePrice !== null || priceLabel !== null;
   if (advertised) {
-    const what = !explain ? "" : referenceSource === "advertisedPrice" ? "the seller's price" : referenceSource === "quote" ? `a quote ${fmtDays(quoteAgeDays)} old` : "the seller's price label";
     return {
       value: PRICE_INTEGRITY_ADVERTISED,
-      reason: explain ? `${why}; a price is advertised (${what})` : "",
+      reason: explain ? `${why}; a price is advertised (${advertisedBy(referenceSource, quoteAgeDays)})` : "",
       facts: priceIntegrityFacts(input, priceLabel, quoteAgeDays, quoteFresh, referencePrice, referenceSource, null, "advertised"),
     };
   }
@@ -198,6 +197,10 @@ export function priceIntegrity(input: PriceIntegrityInput, explain = true): Comp
     reason: explain ? `${why}; no price is advertised${stale}` : "",
     facts: priceIntegrityFacts(input, priceLabel, quoteAgeDays, quoteFresh, referencePrice, referenceSource, null, "none"),
   };
+}
+
+function advertisedBy(referenceSource: PriceIntegrityFacts["referenceSource"], quoteAgeDays: number | null): string {
+  return referenceSource === "advertisedPrice" ? "the seller's price" : referenceSource === "quote" ? `a quote ${fmtDays(quoteAgeDays)} old` : "the seller's price label";
 }
 
 function priceIntegrityFacts(
