@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
-import { atomicToUnits, lowestPrice, medianOfAmounts } from "./aggregate";
+import { atomicToUnits, ledgerFacts, lowestPrice, medianOfAmounts } from "./aggregate";
 import { createTestListing } from "./testing";
 
 let t: TestDatabase;
@@ -83,5 +83,27 @@ describe("the ledger's amounts are atomic units in the database too", () => {
     const quote = (amount: string) => t.prisma.priceQuote.create({ data: { listingId, amount, asset: "USDC", network: "eip155:8453", quotedAt: new Date(), source: "test" } });
     await expect(quote("0.01")).rejects.toThrow(/price_quotes_amount_atomic/);
     await expect(quote("10000")).resolves.toMatchObject({ amount: "10000" });
+  });
+});
+
+describe("the latest health reading", () => {
+  it("is the latest sample within 30 days; of two at the same instant, the greater confidence", async () => {
+    const now = new Date("2026-12-02T12:00:00.000Z");
+    const listingId = await createTestListing(t.prisma);
+    const sample = (minutesAgo: number, confidence: number) =>
+      t.prisma.healthSample.create({
+        data: { listingId, at: new Date(now.getTime() - minutesAgo * 60_000), outcome: confidence > 0 ? "up" : "down", confidence, vantage: "test" },
+      });
+    await sample(10, 1);
+    await sample(5, 0.6);
+    await sample(5, 0);
+    const facts = async () => (await ledgerFacts({ ids: [listingId] }, now))[0].latestConfidence;
+    expect(await facts()).toBe(0.6);
+    await sample(5, 1);
+    expect(await facts()).toBe(1);
+    // A sample after `now` is not yet a reading; one older than 30 days no longer is.
+    await sample(-1, 0);
+    expect(await facts()).toBe(1);
+    expect((await ledgerFacts({ ids: [listingId] }, new Date(now.getTime() + 31 * 86_400_000)))[0].latestConfidence).toBeNull();
   });
 });

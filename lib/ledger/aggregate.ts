@@ -147,7 +147,8 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
       "s.n30",
       "s.up30",
       // The latest reading's confidence (the greatest, should two samples share the instant).
-      `(SELECT x."confidence" FROM "monitor_health_samples" x WHERE x."listingId" = s.lid AND x."at" = s.latest ORDER BY x."confidence" DESC LIMIT 1)`,
+      // (max, not ORDER BY … LIMIT 1: the index is not in confidence order, so that sorted per listing.)
+      `(SELECT max(x."confidence") FROM "monitor_health_samples" x WHERE x."listingId" = s.lid AND x."at" = s.latest)`,
     ],
     `(
   SELECT h."listingId" AS lid,
