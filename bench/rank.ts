@@ -11,12 +11,16 @@
  *     then a sweep with nothing changed (hash-skipped);
  *   - browseCatalog p50/p95 (first pages and pages deep in a cursor chain, with and without filters);
  *   - selectServices p50/p95 (the /router/select lib function, keyword tasks).
- * Target: sweep ÷ floor ≤ 3; browse p95 < 50 ms; select p95 < 100 ms.
+ * Target: sweep ÷ floor ≤ 3; browse p95 < 50 ms; select p95 < 100 ms. When the server runs on this
+ * machine, each round also counts CPU time (PostgreSQL's processes and this one), and the summary says
+ * how many cores the sweep needs for its CPU time to fit in 3 × the floor's time.
  *
  *   npm run bench:rank [-- --listings 100000 --rows 1000000 --payers 10 --rounds 3]
  *
  * The last line is always `RESULT rank_sweep_floor_ratio <ratio>`.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { openDatabase, setDatabase, type DatabaseHandle } from "../lib/db";
 import { migrate } from "../lib/migrate";
@@ -60,6 +64,49 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   const t0 = performance.now();
   const r = await fn();
   return [r, performance.now() - t0];
+}
+
+/**
+ * CPU time, in ms, of every PostgreSQL process on this machine (backends, WAL writer, checkpointer)
+ * plus what the postmaster has reaped from exited children: /proc/<pid>/stat utime, stime, cutime,
+ * cstime, in USER_HZ ticks (100 a second on Linux). Null when no PostgreSQL process is visible (a
+ * server on another host): the CPU lines are then left out.
+ */
+function postgresCpuMs(): number | null {
+  let ticks = 0;
+  let seen = false;
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((p) => /^[0-9]+$/.test(p));
+  } catch {
+    return null;
+  }
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    const close = stat.lastIndexOf(")");
+    if (!stat.slice(stat.indexOf("(") + 1, close).startsWith("postgres")) continue;
+    const f = stat.slice(close + 2).split(" "); // fields from the 3rd (state) on
+    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    seen = true;
+  }
+  return seen ? ticks * 10 : null;
+}
+
+/** CPU ms spent while fn ran: this process's and PostgreSQL's (null when not measurable here). */
+async function cpuOf<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number; node: number; pg: number | null }> {
+  const pg0 = postgresCpuMs();
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const result = await fn();
+  const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  const pg1 = postgresCpuMs();
+  return { result, ms, node: (c.user + c.system) / 1000, pg: pg0 === null || pg1 === null ? null : pg1 - pg0 };
 }
 
 async function load(h: DatabaseHandle): Promise<void> {
@@ -174,18 +221,30 @@ async function main(): Promise<void> {
     // Three rounds, each a floor and then a full sweep from the same starting state (after a
     // checkpoint, so each sweep pays the same full-page writes): on 2 shared cores either figure
     // alone moved by ±20 % from run to run, so the ratio is taken of the medians.
+    // Each round also counts CPU time (PostgreSQL's processes and this one), when the server runs on
+    // this machine: the floor is one statement on one core, the sweep spreads over every core, so the
+    // ratio of their CPU times says how many cores the sweep needs to come within 3 × the floor.
     const floors: number[] = [];
     const sweeps: number[] = [];
+    const floorCpu: number[] = [];
+    const sweepCpu: number[] = [];
     let full: Awaited<ReturnType<typeof sweepOnce>>[0] | undefined;
     for (let round = 1; round <= ROUNDS; round++) {
       if (round > 1) await unrank();
       await h.exec("CHECKPOINT");
-      const [, floorMs] = await timed(() => h.query(floorSql));
-      floors.push(floorMs);
-      const [r, sweepMs] = await sweepOnce();
+      const floorRun = await cpuOf(() => h.query(floorSql));
+      floors.push(floorRun.ms);
+      const sweepRun = await cpuOf(sweepOnce);
+      const [r, sweepMs] = sweepRun.result;
       sweeps.push(sweepMs);
       full = r;
-      console.log(`round ${round}: floor ${s(floorMs)}; full rank sweep ${s(sweepMs)} — scanned ${r.scanned.toLocaleString("en-US")}, updated ${r.updated.toLocaleString("en-US")}, ${r.batches} batches (facts read ${s(r.factsMs)}, scoring ${s(r.scoreMs)}, waiting for writes ${s(r.writeWaitMs)})`);
+      let cpu = "";
+      if (floorRun.pg !== null && sweepRun.pg !== null) {
+        floorCpu.push(floorRun.pg + floorRun.node);
+        sweepCpu.push(sweepRun.pg + sweepRun.node);
+        cpu = `; CPU: floor ${s(floorRun.pg + floorRun.node)}, sweep ${s(sweepRun.pg + sweepRun.node)} (PostgreSQL ${s(sweepRun.pg)}, this process ${s(sweepRun.node)})`;
+      }
+      console.log(`round ${round}: floor ${s(floorRun.ms)}; full rank sweep ${s(sweepMs)} — scanned ${r.scanned.toLocaleString("en-US")}, updated ${r.updated.toLocaleString("en-US")}, ${r.batches} batches (facts read ${s(r.factsMs)}, scoring ${s(r.scoreMs)}, waiting for writes ${s(r.writeWaitMs)})${cpu}`);
       if (r.updated !== LISTINGS) throw new Error(`round ${round}: expected ${LISTINGS} listings written, got ${r.updated}`);
     }
     const floor = pct(floors, 50);
@@ -193,6 +252,14 @@ async function main(): Promise<void> {
     const range = (xs: number[]) => `${s(Math.min(...xs))}–${s(Math.max(...xs))}`;
     console.log(`floor (bare GROUP BY scan of payments + samples), median of ${ROUNDS}: ${s(floor)} (${range(floors)})`);
     console.log(`full rank sweep, median of ${ROUNDS}: ${s(sweepMs)} (${range(sweeps)}); last round's facts read ${s(full!.factsMs)}, scoring ${s(full!.scoreMs)}, waiting for writes ${s(full!.writeWaitMs)}`);
+    if (sweepCpu.length === ROUNDS) {
+      const cpuRatio = pct(sweepCpu, 50) / pct(floorCpu, 50);
+      console.log(
+        `CPU, median of ${ROUNDS}: sweep ${s(pct(sweepCpu, 50))} against the floor's ${s(pct(floorCpu, 50))}, ${cpuRatio.toFixed(2)}×; ` +
+          `on ${availableParallelism()} cores the sweep can take no less than ${(cpuRatio / availableParallelism()).toFixed(2)} × the floor's time, ` +
+          `and comes within 3 × only with ${Math.ceil(cpuRatio / 3)} cores or more, all busy`,
+      );
+    } else console.log("CPU: no PostgreSQL process visible on this machine; not counted");
     const [again, againMs] = await sweepOnce();
     console.log(`repeat sweep, nothing changed: ${s(againMs)} — updated ${again.updated}, unchanged ${again.unchanged.toLocaleString("en-US")} (facts read ${s(again.factsMs)}, hashing ${s(again.scoreMs)})`);
     const ranked = await h.query<{ n: number }>(`SELECT count(*)::int AS n FROM "listing_ranks" WHERE "rankScore" IS NOT NULL AND "rankedAt" IS NOT NULL`);
