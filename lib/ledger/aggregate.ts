@@ -52,6 +52,12 @@ export interface LedgerFactsRow {
   latestConfidence: number | null;
   quotePrice: number | null;
   quotedAtMs: number | null;
+  /** The oldest payment in the 30-day window, the oldest sample in the 7- and in the 30-day window (epoch ms). */
+  oldestPayment30dMs: number | null;
+  oldestSample7dMs: number | null;
+  oldestSample30dMs: number | null;
+  /** listing_ranks.rankDueAt as stored by the last ranking (epoch ms). */
+  storedDueAtMs: number | null;
 }
 
 /**
@@ -116,6 +122,7 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
       // Only a listing whose last failure is after its last settlement has failures since it: one
       // probe for both counts, as "count,distinct payers".
       `CASE WHEN ${since} THEN (${failures(`count(*)::int || ',' || count(DISTINCT x."payer")::int`)}) END`,
+      "(extract(epoch FROM b.oldest) * 1000)::float8",
     ],
     `(
   SELECT pp.lid,
@@ -124,14 +131,16 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
          sum(pp.settled)::int AS settled,
          max(pp.last_settled) AS last_settled,
          max(pp.last_failed) AS last_failed,
-         string_agg(pp.amounts, ',') AS amounts
+         string_agg(pp.amounts, ',') AS amounts,
+         min(pp.oldest) AS oldest
   FROM (
     SELECT p."listingId" AS lid, p."payer",
            bool_or(p."createdAt" >= ${d30}) AS attempted,
            count(*) FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30}) AS settled,
            max(p."createdAt") FILTER (WHERE p."status" = 'settled') AS last_settled,
            max(p."createdAt") FILTER (WHERE p."status" = 'failed') AS last_failed,
-           string_agg(p."settledAmount", ',') FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30}) AS amounts
+           string_agg(p."settledAmount", ',') FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30}) AS amounts,
+           min(p."createdAt") FILTER (WHERE p."createdAt" >= ${d30}) AS oldest
     FROM "router_payments" p
     WHERE p."createdAt" <= ${now}${only(`p."listingId"`)}
     GROUP BY 1, 2
@@ -149,6 +158,8 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
       // The latest reading's confidence (the greatest, should two samples share the instant).
       // (max, not ORDER BY … LIMIT 1: the index is not in confidence order, so that sorted per listing.)
       `(SELECT max(x."confidence") FROM "monitor_health_samples" x WHERE x."listingId" = s.lid AND x."at" = s.latest)`,
+      "(extract(epoch FROM s.oldest7) * 1000)::float8",
+      "(extract(epoch FROM s.oldest30) * 1000)::float8",
     ],
     `(
   SELECT h."listingId" AS lid,
@@ -156,7 +167,9 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
          count(*) FILTER (WHERE h."at" > ${now} - interval '7 days' AND h."outcome" = 'up')::int AS up7,
          count(*)::int AS n30,
          count(*) FILTER (WHERE h."outcome" = 'up')::int AS up30,
-         max(h."at") AS latest
+         max(h."at") AS latest,
+         min(h."at") FILTER (WHERE h."at" > ${now} - interval '7 days') AS oldest7,
+         min(h."at") AS oldest30
   FROM "monitor_health_samples" h
   WHERE h."at" > ${d30} AND h."at" <= ${now}${only(`h."listingId"`)}
   GROUP BY 1
@@ -176,6 +189,7 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
       `quote."amount"`,
       "quote.decimals",
       `(extract(epoch FROM quote."quotedAt") * 1000)::float8`,
+      `(extract(epoch FROM r."rankDueAt") * 1000)::float8`,
     ],
     `"listings" l
 LEFT JOIN "listing_ranks" r ON r."listingId" = l.id${only(`r."listingId"`)}
@@ -227,20 +241,23 @@ function parseDocument(doc: string | null, width: number, what: string): string[
 }
 
 const num = (f: string): number | null => (f === "" ? null : Number(f));
+/** Epoch milliseconds of a timestamp(3), exact as float8; rounded against any representation slack. */
+const epochMs = (f: string): number | null => (f === "" ? null : Math.round(Number(f)));
 const json = <T,>(f: string): T | null => (f === "" ? null : (JSON.parse(f) as T));
 
 /**
  * Fields per line: payments [id, attempting, payers, settled, settled amounts, last settlement (epoch
- * ms), "failed since,failing buyers since" (empty when none)].
+ * ms), "failed since,failing buyers since" (empty when none), oldest in the window (epoch ms)].
  */
-const PAYMENT_FIELDS = 7;
-/** Health [id, samples 7 d, up 7 d, samples 30 d, up 30 d, latest confidence]. */
-const HEALTH_FIELDS = 6;
+const PAYMENT_FIELDS = 8;
+/** Health [id, samples 7 d, up 7 d, samples 30 d, up 30 d, latest confidence, oldest in 7 d, oldest in 30 d]. */
+const HEALTH_FIELDS = 8;
 /**
  * Listing [id, publicationState, featuredLevel, verificationStatus, healthStatus, stored hash, payable
- * prices, label, decimals, quote amount, the quote's endpoint decimals, quotedAt (epoch ms)].
+ * prices, label, decimals, quote amount, the quote's endpoint decimals, quotedAt (epoch ms), stored
+ * rankDueAt (epoch ms)].
  */
-const LISTING_FIELDS = 12;
+const LISTING_FIELDS = 13;
 
 /** `now` as the UTC wall-clock timestamp the columns hold, e.g. "2026-12-02 12:00:00.000". */
 export function utcTimestamp(now: Date): string {
@@ -317,7 +334,6 @@ export async function ledgerFacts(scope: FactsScope, now: Date): Promise<LedgerF
       settled30d: p ? Number(p[3]) : 0,
       // Atomic units to whole units with the listing's decimals (its first payable endpoint's, else 6).
       medianSettledPrice30d: median === null ? null : median / powerOf10(decimals ?? DEFAULT_ASSET_DECIMALS),
-      // Epoch milliseconds of a timestamp(3), exact as float8; rounded against any representation slack.
       lastSettledAtMs: lastSettled === null ? null : Math.round(lastSettled),
       failedSinceLastSettle: failures ? Number(failures.slice(0, failures.indexOf(","))) : 0,
       failingBuyersSinceLastSettle: failures ? Number(failures.slice(failures.indexOf(",") + 1)) : 0,
@@ -328,6 +344,10 @@ export async function ledgerFacts(scope: FactsScope, now: Date): Promise<LedgerF
       latestConfidence: h ? num(h[5]) : null,
       quotePrice: quoteAmount === null ? null : atomicToUnits(quoteAmount, num(l[10]) ?? DEFAULT_ASSET_DECIMALS),
       quotedAtMs: quotedAt === null ? null : Math.round(quotedAt),
+      oldestPayment30dMs: p ? epochMs(p[7]) : null,
+      oldestSample7dMs: h ? epochMs(h[6]) : null,
+      oldestSample30dMs: h ? epochMs(h[7]) : null,
+      storedDueAtMs: epochMs(l[12]),
     };
   }
   return rows;
@@ -407,6 +427,29 @@ function powerOf10(d: number): number {
   let p = POWERS.get(d);
   if (p === undefined) POWERS.set(d, (p = Number(`1e${d}`)));
   return p;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The first instant (epoch ms) at which the passing of time alone changes this listing's facts: a
+ * payment leaves the 30-day window a millisecond after it is 30 days old (the window is inclusive at
+ * its old end), a sample leaves the 7- or 30-day window and the quote stops being fresh when it is
+ * exactly that old (both exclusive). The oldest row of each window leaves first; whatever follows is
+ * the next due time, taken when the listing is ranked again. Null when no window holds anything.
+ * (A row written with a time still in the future enters its window at that time; the sweep's periodic
+ * full read takes it then, runRankSweep "due".)
+ */
+export function factsDueAtMs(row: Pick<LedgerFactsRow, "oldestPayment30dMs" | "oldestSample7dMs" | "oldestSample30dMs" | "quotedAtMs">): number | null {
+  let due: number | null = null;
+  const at = (t: number | null, after: number) => {
+    if (t !== null && (due === null || t + after < due)) due = t + after;
+  };
+  at(row.oldestPayment30dMs, 30 * DAY_MS + 1);
+  at(row.oldestSample7dMs, 7 * DAY_MS);
+  at(row.oldestSample30dMs, 30 * DAY_MS);
+  at(row.quotedAtMs, 30 * DAY_MS);
+  return due;
 }
 
 /** The health status a sample of this confidence implies (signals.HEALTH_CONFIDENCE). */

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
 import { computeRank, DAY_MS } from "@/lib/scoring/rank";
-import { ledgerFacts, listingIdRanges } from "./aggregate";
+import { ledgerFacts, listingIdRanges, utcTimestamp } from "./aggregate";
 import { rankInputsFor } from "./rank-inputs";
 import { buildRankFixtures } from "@/lib/scoring/rank/fixtures";
-import { explainStoredRank, inputsFromDocument, RANK_SWEEP_LOCK_KEY, rankInputsDocument, rankInputsHash, recomputeListingRank, runRankSweep } from "./rank-sweep";
+import { DUE_FULL_SHARE, explainStoredRank, FULL_SWEEP_INTERVAL_MS, inputsFromDocument, RANK_SWEEP_LOCK_KEY, rankInputsDocument, rankInputsHash, recomputeListingRank, runRankSweep } from "./rank-sweep";
 import { recordPayment } from "./record";
 import { createTestListing } from "./testing";
 
@@ -170,5 +170,159 @@ describe("the facts documents", () => {
     // The same facts whether the listing is read by id or within a range of the catalog.
     const [inRange] = (await ledgerFacts({ from: id, below: null }, NOW)).filter((r) => r.id === id);
     expect(inRange).toEqual(row);
+  });
+});
+
+describe("the due sweep (the rank tick)", () => {
+  const marks = async () => (await t.query<{ id: string }>(`SELECT "listingId" AS id FROM "rank_dirty" ORDER BY 1`)).map((r) => r.id);
+  const clearMarks = () => t.query(`DELETE FROM "rank_dirty"`);
+  const pay = (listingId: string, at: Date, status: "settled" | "failed" = "settled", payer = wallet(7)) =>
+    recordPayment({ listingId, payer, status, advertisedAmount: "10000", settledAmount: status === "settled" ? "10000" : null, asset: "USDC", network: "eip155:8453", at });
+  const dueAt = async (listingId: string) => (await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId }, select: { rankDueAt: true } })).rankDueAt;
+
+  it("marks the listing of every write to a rank input, and of no other write", async () => {
+    const x = await createTestListing(t.prisma);
+    expect(await marks()).toContain(x); // its endpoints
+    await clearMarks();
+    await pay(x, new Date(NOW.getTime() - DAY_MS));
+    expect(await marks()).toEqual([x]);
+    await clearMarks();
+    await t.prisma.healthSample.create({ data: { listingId: x, at: NOW, outcome: "up", confidence: 1, vantage: "test" } });
+    expect(await marks()).toEqual([x]);
+    await clearMarks();
+    const q = await t.prisma.priceQuote.create({ data: { listingId: x, amount: "10000", asset: "USDC", network: "eip155:8453", quotedAt: NOW, source: "test" } });
+    expect(await marks()).toEqual([x]);
+    await clearMarks();
+    await t.prisma.priceQuote.update({ where: { id: q.id }, data: { amount: "20000" } });
+    expect(await marks()).toEqual([x]);
+    await clearMarks();
+    await t.prisma.priceQuote.delete({ where: { id: q.id } });
+    expect(await marks()).toEqual([x]);
+    await clearMarks();
+    await t.prisma.endpoint.updateMany({ where: { listingId: x }, data: { priceUsd: "0.02" } });
+    expect(await marks()).toEqual([x]);
+    await clearMarks();
+    // The listing's own columns: only those the facts read.
+    await t.prisma.listing.update({ where: { id: x }, data: { title: "Renamed", shortDescription: "Still the same inputs" } });
+    expect(await marks()).toEqual([]);
+    for (const data of [{ featuredLevel: 3 }, { verificationStatus: "verified" as const }, { healthStatus: "degraded" as const }, { publicationState: "unlisted" as const }]) {
+      await t.prisma.listing.update({ where: { id: x }, data });
+      expect(await marks(), JSON.stringify(data)).toEqual([x]);
+      await clearMarks();
+    }
+    await t.prisma.routerPayment.deleteMany({ where: { listingId: x } });
+    expect(await marks()).toEqual([x]);
+  });
+
+  it("reads only the marked, the due and the never-ranked listings, and claims the marks it read", async () => {
+    const y = await createTestListing(t.prisma);
+    const full = await runRankSweep({ now: NOW });
+    expect(full).toMatchObject({ leader: true, mode: "full" });
+    expect(await marks()).toEqual([]);
+    const soon = (s: number) => new Date(NOW.getTime() + s * 1000);
+    expect(await runRankSweep({ now: soon(1), mode: "due" })).toMatchObject({ leader: true, mode: "due", marked: 0, due: 0, scanned: 0, updated: 0 });
+
+    await pay(y, new Date(NOW.getTime() - DAY_MS));
+    expect(await runRankSweep({ now: soon(2), mode: "due" })).toMatchObject({ mode: "due", marked: 1, scanned: 1, updated: 1 });
+    expect(await marks()).toEqual([]);
+    const row = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: y } });
+    expect(row.gate).toBe("settleable");
+    expect(row.rankedAt?.toISOString()).toBe(soon(2).toISOString());
+    // Due when that payment leaves the 30-day window: a millisecond after it is 30 days old.
+    expect(row.rankDueAt?.toISOString()).toBe(new Date(NOW.getTime() - DAY_MS + 30 * DAY_MS + 1).toISOString());
+
+    // A mark whose facts did not change is read and let go: nothing written.
+    await t.prisma.listing.update({ where: { id: y }, data: { healthStatus: "operational" } });
+    await t.prisma.listing.update({ where: { id: y }, data: { healthStatus: "unverified" } });
+    expect(await runRankSweep({ now: soon(3), mode: "due" })).toMatchObject({ mode: "due", marked: 1, scanned: 1, updated: 0, unchanged: 1 });
+
+    // A listing created since is unranked, so due.
+    const z = await createTestListing(t.prisma);
+    await clearMarks();
+    expect(await runRankSweep({ now: soon(4), mode: "due" })).toMatchObject({ mode: "due", marked: 0, due: 1, scanned: 1, updated: 1 });
+    expect((await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: z } })).inputsHash).not.toBeNull();
+  });
+
+  it("re-ranks a listing the instant time changes its facts, and only reschedules it when they stay the same", async () => {
+    // One payer: an old failed attempt, then a settlement. The failure leaving the window changes no
+    // fact (the payer still attempted within 30 days), so only the due time moves; the settlement
+    // leaving changes the gate.
+    const w = await createTestListing(t.prisma);
+    const failedAt = new Date(NOW.getTime() - 20 * DAY_MS);
+    const settledAt = new Date(NOW.getTime() - 10 * DAY_MS);
+    await pay(w, failedAt, "failed");
+    await pay(w, settledAt, "settled");
+    const failureLeaves = new Date(failedAt.getTime() + 30 * DAY_MS + 1);
+    const settlementLeaves = new Date(settledAt.getTime() + 30 * DAY_MS + 1);
+    await runRankSweep({ now: new Date(failureLeaves.getTime() - 60_000) });
+    expect((await dueAt(w))?.toISOString()).toBe(failureLeaves.toISOString());
+    const before = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: w } });
+
+    expect(await runRankSweep({ now: new Date(failureLeaves.getTime() - 1), mode: "due" })).toMatchObject({ mode: "due", due: 0, scanned: 0 });
+    expect(await runRankSweep({ now: failureLeaves, mode: "due" })).toMatchObject({ mode: "due", due: 1, scanned: 1, updated: 0, unchanged: 1, rescheduled: 1 });
+    const after = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: w } });
+    expect(after.inputsHash).toBe(before.inputsHash);
+    expect(after.rankedAt).toEqual(before.rankedAt);
+    expect(after.rankDueAt?.toISOString()).toBe(settlementLeaves.toISOString());
+
+    await runRankSweep({ now: new Date(settlementLeaves.getTime() - 60_000) });
+    expect(await runRankSweep({ now: settlementLeaves, mode: "due" })).toMatchObject({ mode: "due", due: 1, scanned: 1, updated: 1 });
+    const gone = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: w } });
+    expect(gone.gate).toBe("unknown");
+    expect(gone.rankDueAt).toBeNull(); // nothing left in any window
+  });
+
+  it("reads every listing when its last full read is FULL_SWEEP_INTERVAL_MS old, or when most of the catalog is due", async () => {
+    const n = (await t.query<{ n: number }>(`SELECT count(*)::int AS n FROM "listing_ranks"`))[0].n;
+    await runRankSweep({ now: NOW });
+    expect(await runRankSweep({ now: new Date(NOW.getTime() + FULL_SWEEP_INTERVAL_MS - 1), mode: "due" })).toMatchObject({ mode: "due" });
+    expect(await runRankSweep({ now: new Date(NOW.getTime() + FULL_SWEEP_INTERVAL_MS), mode: "due" })).toMatchObject({ mode: "full", scanned: n });
+    // A clock that went back is no proof of a recent full read either.
+    expect(await runRankSweep({ now: NOW, mode: "due" })).toMatchObject({ mode: "full", scanned: n });
+    await t.query(`UPDATE "listing_ranks" SET "inputsHash" = NULL WHERE "listingId" IN (SELECT "listingId" FROM "listing_ranks" ORDER BY 1 LIMIT $1)`, [Math.floor(n * DUE_FULL_SHARE) + 1]);
+    const r = await runRankSweep({ now: new Date(NOW.getTime() + 1000), mode: "due" });
+    expect(r).toMatchObject({ mode: "full", scanned: n, updated: Math.floor(n * DUE_FULL_SHARE) + 1 });
+  });
+
+  it("puts its claimed marks back when it fails", async () => {
+    await runRankSweep({ now: NOW });
+    const ok = await createTestListing(t.prisma);
+    // An id the facts documents refuse (a tab splits its line: no app-made id has one).
+    const bad = await createTestListing(t.prisma, { id: "bad\tid" });
+    await expect(runRankSweep({ now: new Date(NOW.getTime() + 1000), mode: "due" })).rejects.toThrow(/a listing line has 14 fields, not 13/);
+    expect(await marks()).toEqual([ok, bad].sort());
+    await t.prisma.endpoint.deleteMany({ where: { listingId: bad } });
+    await t.prisma.listing.delete({ where: { id: bad } });
+    await runRankSweep({ now: new Date(NOW.getTime() + 2000), mode: "due" });
+    expect(await marks()).toEqual([]);
+  });
+
+  it("waits for a writer that holds a mark, and then reads its write (server PostgreSQL)", async () => {
+    if (t.kind !== "postgres") return;
+    const v = await createTestListing(t.prisma);
+    await runRankSweep({ now: NOW });
+    await pay(v, new Date(NOW.getTime() - DAY_MS)); // committed: its mark exists
+    let sweep: Promise<Awaited<ReturnType<typeof runRankSweep>>> | undefined;
+    await t.session(async (conn) => {
+      await conn.exec("BEGIN");
+      // A second payment, uncommitted: its trigger's upsert holds the existing mark's row lock.
+      await conn.query(
+        `INSERT INTO "router_payments" ("id", "payer", "listingId", "advertisedAmount", "settledAmount", "asset", "network", "status", "createdAt")
+         VALUES ('p-held', $1, $2, '10000', '10000', 'USDC', 'eip155:8453', 'settled', $3::timestamp)`,
+        [wallet(8), v, utcTimestamp(new Date(NOW.getTime() - DAY_MS))],
+      );
+      let done = false;
+      sweep = runRankSweep({ now: new Date(NOW.getTime() + 1000), mode: "due" });
+      void sweep.then(() => (done = true));
+      await new Promise((ok) => setTimeout(ok, 300));
+      expect(done).toBe(false); // the claim waits for the writer
+      await conn.exec("COMMIT");
+    });
+    expect(await sweep!).toMatchObject({ mode: "due", marked: 1, scanned: 1, updated: 1 });
+    const [facts] = await ledgerFacts({ ids: [v] }, NOW);
+    expect(facts.distinctPayers30d).toBe(2);
+    const row = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: v } });
+    expect(row.inputsHash).toBe(rankInputsHash((await rankInputsFor([v], NOW)).get(v)!));
+    expect(await marks()).toEqual([]);
   });
 });

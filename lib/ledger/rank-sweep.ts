@@ -7,6 +7,14 @@
  * from, their hash and rankedAt. Inputs are all read relative to the tick's `now` (windows, quote
  * freshness), so the passing of time changes the hash exactly when it changes a fact.
  *
+ * Two modes. A full sweep reads every listing (the catalog in id ranges). A due sweep (the 30-second
+ * tick) reads only the listings whose inputs may have moved: those marked in rank_dirty by the
+ * triggers on every rank input (migration 20261202200000_rank_dirty), those whose rankDueAt has come
+ * (a row leaving a rolling window: aggregate.ts factsDueAtMs) and those never ranked. A due sweep
+ * reads everything anyway when the last full sweep of this process is FULL_SWEEP_INTERVAL_MS old, or
+ * when more than DUE_FULL_SHARE of the catalog is due: the full read is the backstop for what no mark
+ * or due time can foresee (a row written with a time still in the future enters its window later).
+ *
  * One leader at a time: a session-level `pg_try_advisory_lock` on one dedicated connection
  * (lib/db.ts handle.session). PGlite is a single connection, where that lock is re-entrant, so a
  * process-local flag also keeps two sweeps of one process from overlapping.
@@ -14,7 +22,7 @@
 import { hash } from "node:crypto";
 import { database } from "@/lib/db";
 import { computeRank, type RankInputs, type RankResult } from "@/lib/scoring/rank";
-import { ledgerFacts, listingIdRanges, type LedgerFactsRow } from "./aggregate";
+import { factsDueAtMs, ledgerFacts, listingIdRanges, utcTimestamp, type LedgerFactsRow } from "./aggregate";
 import { rankInputsFromRow, type ListingRank } from "./rank-inputs";
 
 /** Arbitrary and fixed: "tollgate rank sweep" (lib/migrate.ts uses 724_021_402). */
@@ -36,6 +44,12 @@ const READ_RANGE = 25_000;
  * connections while the next batch is scored. (PGlite has one connection: they simply queue.)
  */
 const WRITES_IN_FLIGHT = 2;
+/** A due sweep reads every listing when the last full sweep (of this process) is this old. */
+export const FULL_SWEEP_INTERVAL_MS = 5 * 60_000;
+/** A due sweep reads every listing when more than this share of the catalog is due (one pass is then cheaper than lookups by id). */
+export const DUE_FULL_SHARE = 0.25;
+/** Listings read per lookup by id in a due sweep. */
+const DUE_READ_BATCH = 5_000;
 
 /**
  * The inputs document: every fact of the inputs except `now` (every time-relative fact is already
@@ -92,13 +106,22 @@ function hashDocument(doc: string): string {
   return hash("sha256", doc, "hex");
 }
 
+export type RankSweepMode = "full" | "due";
+
 export interface RankSweepResult {
   /** False when another sweep held the lock; nothing was read or written. */
   leader: boolean;
+  /** What was read: every listing ("full"), or the marked and due ones ("due"). */
+  mode: RankSweepMode;
+  /** Of a due sweep: listings marked by the triggers, and due by time or never ranked (before de-duplication). */
+  marked: number;
+  due: number;
   scanned: number;
   updated: number;
   /** Listings whose inputs had not changed since they were last ranked. */
   unchanged: number;
+  /** Of the unchanged, those whose due time moved (only rankDueAt written). */
+  rescheduled: number;
   /** Listings whose hash moved under the sweep (a concurrent Featured edit); the next tick takes them. */
   lost: number;
   batches: number;
@@ -112,10 +135,15 @@ export interface RankSweepResult {
 }
 
 let running = false;
+/** When this process last completed a full sweep (its `now`, epoch ms). */
+let lastFullSweepAt: number | null = null;
 
-export async function runRankSweep(opts: { now?: Date; batchSize?: number; readRange?: number } = {}): Promise<RankSweepResult> {
+export async function runRankSweep(
+  opts: { now?: Date; batchSize?: number; readRange?: number; mode?: RankSweepMode } = {},
+): Promise<RankSweepResult> {
   const started = Date.now();
-  const idle: RankSweepResult = { leader: false, scanned: 0, updated: 0, unchanged: 0, lost: 0, batches: 0, factsMs: 0, scoreMs: 0, writeWaitMs: 0, ms: 0 };
+  const mode = opts.mode ?? "full";
+  const idle: RankSweepResult = { leader: false, mode, marked: 0, due: 0, scanned: 0, updated: 0, unchanged: 0, rescheduled: 0, lost: 0, batches: 0, factsMs: 0, scoreMs: 0, writeWaitMs: 0, ms: 0 };
   if (running) return idle;
   running = true;
   try {
@@ -126,7 +154,7 @@ export async function runRankSweep(opts: { now?: Date; batchSize?: number; readR
       const [{ got }] = await conn.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS got", [RANK_SWEEP_LOCK_KEY]);
       if (!got) return { ...idle, ms: Date.now() - started };
       try {
-        const result = await sweep(opts.now ?? new Date(), opts.batchSize ?? DEFAULT_RANK_BATCH, opts.readRange ?? READ_RANGE);
+        const result = await sweep(opts.now ?? new Date(), mode, opts.batchSize ?? DEFAULT_RANK_BATCH, opts.readRange ?? READ_RANGE);
         return { ...result, leader: true, ms: Date.now() - started };
       } finally {
         await conn.query("SELECT pg_advisory_unlock($1, hashtext(current_schema()))", [RANK_SWEEP_LOCK_KEY]);
@@ -137,14 +165,72 @@ export async function runRankSweep(opts: { now?: Date; batchSize?: number; readR
   }
 }
 
-async function sweep(now: Date, batchSize: number, readRange: number): Promise<Omit<RankSweepResult, "leader" | "ms">> {
-  const totals = { scanned: 0, updated: 0, unchanged: 0, lost: 0, batches: 0, factsMs: 0, scoreMs: 0, writeWaitMs: 0 };
-  // The catalog is read in a few id ranges, each range's facts read while the range before is
-  // scored; each range is scored batch by batch, earlier batches' writes running while the next
-  // batch is scored (disjoint rows, at most WRITES_IN_FLIGHT at once, each on its own connection).
-  const ranges = await listingIdRanges(readRange);
+type SweepTotals = Omit<RankSweepResult, "leader" | "ms">;
+
+async function sweep(now: Date, mode: RankSweepMode, batchSize: number, readRange: number): Promise<SweepTotals> {
+  const totals: SweepTotals = { mode: "full", marked: 0, due: 0, scanned: 0, updated: 0, unchanged: 0, rescheduled: 0, lost: 0, batches: 0, factsMs: 0, scoreMs: 0, writeWaitMs: 0 };
+  const handle = await database();
+  const t = now.getTime();
+  const fullIsRecent = lastFullSweepAt !== null && t >= lastFullSweepAt && t - lastFullSweepAt < FULL_SWEEP_INTERVAL_MS;
+  // The marks are claimed before any facts are read: a mark whose write was still uncommitted held
+  // its row lock, so the claim waited for that commit and the read below sees the write. A mark made
+  // after the claim stays for the next sweep. Should this sweep fail, its claimed marks are put back.
+  const [claimed, ranges] = await Promise.all([claimMarks(), mode === "due" && fullIsRecent ? null : listingIdRanges(readRange)]);
+  try {
+    let reads: (() => Promise<LedgerFactsRow[]>)[];
+    if (ranges) {
+      reads = ranges.map((range) => () => ledgerFacts(range, now));
+    } else {
+      const due = await handle.query<{ id: string }>(
+        `SELECT "listingId" AS id FROM "listing_ranks" WHERE "rankDueAt" <= $1::timestamp OR "inputsHash" IS NULL`,
+        [utcTimestamp(now)],
+      );
+      totals.mode = "due";
+      totals.marked = claimed.length;
+      totals.due = due.length;
+      const ids = [...new Set([...claimed, ...due.map((d) => d.id)])];
+      const [{ n }] = ids.length ? await handle.query<{ n: number }>(`SELECT count(*)::int AS n FROM "listing_ranks"`) : [{ n: 0 }];
+      if (ids.length > n * DUE_FULL_SHARE) {
+        totals.mode = "full";
+        reads = (await listingIdRanges(readRange)).map((range) => () => ledgerFacts(range, now));
+      } else {
+        reads = [];
+        for (let at = 0; at < ids.length; at += DUE_READ_BATCH) {
+          const chunk = ids.slice(at, at + DUE_READ_BATCH);
+          reads.push(() => ledgerFacts({ ids: chunk }, now));
+        }
+      }
+    }
+    await rankAll(reads, now, batchSize, totals);
+  } catch (err) {
+    await restoreMarks(claimed).catch(() => {});
+    throw err;
+  }
+  if (totals.mode === "full") lastFullSweepAt = t;
+  return totals;
+}
+
+/** Takes every mark (DELETE … RETURNING): the listing ids whose inputs were written since the last claim. */
+async function claimMarks(): Promise<string[]> {
+  const handle = await database();
+  return (await handle.query<{ id: string }>(`DELETE FROM "rank_dirty" RETURNING "listingId" AS id`)).map((r) => r.id);
+}
+
+async function restoreMarks(ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const handle = await database();
+  await handle.query(`INSERT INTO "rank_dirty" ("listingId") SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`, [ids]);
+}
+
+/**
+ * Reads, scores and writes: each read's facts are fetched while the one before is scored, and each
+ * read is scored batch by batch, earlier batches' writes running while the next batch is scored
+ * (disjoint rows, at most WRITES_IN_FLIGHT at once, each on its own connection).
+ */
+async function rankAll(reads: readonly (() => Promise<LedgerFactsRow[]>)[], now: Date, batchSize: number, totals: SweepTotals): Promise<void> {
+  if (reads.length === 0) return;
   const read = (i: number) => {
-    const p = ledgerFacts(ranges[i], now);
+    const p = reads[i]();
     p.catch(() => {}); // awaited below; this only stops an early exit from leaving it unhandled
     return p;
   };
@@ -156,20 +242,27 @@ async function sweep(now: Date, batchSize: number, readRange: number): Promise<O
     // Each changed listing becomes its entry of the batch's write at once, so nothing of its
     // scoring outlives the loop (less for the garbage collector to carry).
     const changed: string[] = [];
+    const rescheduled: string[] = [];
     const scoring = Date.now();
     for (const row of batch) {
       // The hash first: an unchanged listing is not scored at all.
       const hashed = hashInputs(row, now);
-      if (hashed.hash === row.rankInputsHash) totals.unchanged++;
-      else changed.push(writeEntry(scored(row, hashed, false)));
+      const due = factsDueAtMs(row);
+      if (hashed.hash === row.rankInputsHash) {
+        totals.unchanged++;
+        // Same facts, but the next instant time changes them has moved (a row left a window
+        // without changing any fact): only that is written.
+        if (due !== row.storedDueAtMs) rescheduled.push(`${row.id}\t${due ?? ""}\t${hashed.hash}`);
+      } else changed.push(writeEntry(scored(row, hashed, false), due));
     }
     const waiting = Date.now();
     totals.scoreMs += waiting - scoring;
     if (writing.length >= WRITES_IN_FLIGHT) await writing.shift();
     totals.writeWaitMs += Date.now() - waiting;
-    const write = writeRanks(changed, now).then((written) => {
+    const write = Promise.all([writeRanks(changed, now), writeDueTimes(rescheduled)]).then(([written, moved]) => {
       totals.updated += written;
       totals.lost += changed.length - written;
+      totals.rescheduled += moved;
     });
     write.catch(() => {}); // awaited on a later turn or below
     writing.push(write);
@@ -177,11 +270,11 @@ async function sweep(now: Date, batchSize: number, readRange: number): Promise<O
 
   try {
     let reading = read(0);
-    for (let r = 0; r < ranges.length; r++) {
+    for (let r = 0; r < reads.length; r++) {
       const waiting = Date.now();
       const rows = await reading;
       totals.factsMs += Date.now() - waiting;
-      if (r + 1 < ranges.length) reading = read(r + 1);
+      if (r + 1 < reads.length) reading = read(r + 1);
       for (let at = 0; at < rows.length; at += batchSize) await scoreBatch(rows.slice(at, at + batchSize));
     }
   } finally {
@@ -189,7 +282,6 @@ async function sweep(now: Date, batchSize: number, readRange: number): Promise<O
     await Promise.all(writing);
     totals.writeWaitMs += Date.now() - waiting;
   }
-  return totals;
 }
 
 interface Ranked {
@@ -234,15 +326,15 @@ function componentsDocument(r: RankResult): string {
 
 /**
  * One listing's line of a batch write, its fields tab-separated: id, quality, rank, gate, components,
- * facts, hash, previous hash (empty for none). The batch goes as ONE text parameter, split on the
+ * facts, hash, previous hash (empty for none), due time (epoch ms; empty for none). The batch goes as ONE text parameter, split on the
  * server (string_to_table, string_to_array): the documents are JSON, in which a tab or a line break
  * is always escaped, and scores print as the shortest text that reads back to the same double. (As
  * one jsonb array it cost the server 0.16 s of parsing per 10,000 listings; as text, 0.05 s.)
  */
-function writeEntry(it: Ranked): string {
+function writeEntry(it: Ranked, dueAtMs: number | null): string {
   if (!Number.isFinite(it.result.quality) || !Number.isFinite(it.result.rank)) throw new RangeError(`listing ${it.id}: non-finite score`);
   if (/[\t\n]/.test(it.id)) throw new RangeError(`listing ${JSON.stringify(it.id)}: an id with a tab or a line break cannot be ranked`);
-  return `${it.id}\t${it.result.quality}\t${it.result.rank}\t${it.result.components.gate.gate}\t${componentsDocument(it.result)}\t${it.document}\t${it.hash}\t${it.previousHash ?? ""}`;
+  return `${it.id}\t${it.result.quality}\t${it.result.rank}\t${it.result.components.gate.gate}\t${componentsDocument(it.result)}\t${it.document}\t${it.hash}\t${it.previousHash ?? ""}\t${dueAtMs ?? ""}`;
 }
 
 /**
@@ -255,18 +347,41 @@ async function writeRanks(entries: readonly string[], now: Date, opts: { force?:
   const handle = await database();
   const [{ n }] = await handle.query<{ n: number }>(
     `WITH v AS (
-       SELECT a[1] AS id, a[2]::float8 AS q, a[3]::float8 AS r, a[4] AS g, a[5]::json AS c, a[6]::json AS f, a[7] AS h, NULLIF(a[8], '') AS prev
+       SELECT a[1] AS id, a[2]::float8 AS q, a[3]::float8 AS r, a[4] AS g, a[5]::json AS c, a[6]::json AS f, a[7] AS h, NULLIF(a[8], '') AS prev,
+              NULLIF(a[9], '')::float8 AS due
          -- OFFSET 0 keeps the split as its own step: flattened, each a[i] split the line again.
          FROM (SELECT string_to_array(line, E'\\t') AS a FROM string_to_table($1, E'\\n') AS line OFFSET 0) x),
      written AS (
        UPDATE "listing_ranks" AS r
           SET "qualityScore" = v.q, "rankScore" = v.r, "gate" = v.g, "components" = v.c, "facts" = v.f, "inputsHash" = v.h,
-              "rankedAt" = (to_timestamp($2::float8 / 1000) AT TIME ZONE 'UTC')
+              "rankedAt" = (to_timestamp($2::float8 / 1000) AT TIME ZONE 'UTC'), "rankDueAt" = (to_timestamp(v.due / 1000) AT TIME ZONE 'UTC')
          FROM v
         WHERE r."listingId" = v.id AND ($3::boolean OR r."inputsHash" IS NOT DISTINCT FROM v.prev)
         RETURNING 1)
      SELECT count(*)::int AS n FROM written`,
     [entries.join("\n"), now.getTime(), opts.force ?? false],
+  );
+  return n;
+}
+
+/**
+ * The due times of listings whose facts did not change, each line "id, due (epoch ms; empty for
+ * none), hash": written only while the row still holds that hash (a Featured edit meanwhile wrote its
+ * own). Returns rows written.
+ */
+async function writeDueTimes(entries: readonly string[]): Promise<number> {
+  if (entries.length === 0) return 0;
+  const handle = await database();
+  const [{ n }] = await handle.query<{ n: number }>(
+    `WITH v AS (
+       SELECT a[1] AS id, NULLIF(a[2], '')::float8 AS due, a[3] AS h
+         FROM (SELECT string_to_array(line, E'\\t') AS a FROM string_to_table($1, E'\\n') AS line OFFSET 0) x),
+     written AS (
+       UPDATE "listing_ranks" AS r SET "rankDueAt" = (to_timestamp(v.due / 1000) AT TIME ZONE 'UTC')
+         FROM v WHERE r."listingId" = v.id AND r."inputsHash" = v.h
+        RETURNING 1)
+     SELECT count(*)::int AS n FROM written`,
+    [entries.join("\n")],
   );
   return n;
 }
@@ -279,7 +394,7 @@ export async function recomputeListingRank(listingId: string, now: Date = new Da
   const [row] = await ledgerFacts({ ids: [listingId] }, now);
   if (!row) return null;
   const ranked = rank(row, now);
-  await writeRanks([writeEntry(ranked)], now, { force: true });
+  await writeRanks([writeEntry(ranked, factsDueAtMs(row))], now, { force: true });
   return { listingId, inputs: ranked.inputs, ...ranked.result };
 }
 
