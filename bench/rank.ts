@@ -8,7 +8,8 @@
  *   - floor: one bare aggregate scan over the same rows (GROUP BY listing over payments and samples);
  *   - the full rank sweep (every listing's inputs new, so every listing aggregated, scored and written),
  *     in ROUNDS rounds of (floor, sweep) from the same starting state, the ratio taken of the medians;
- *     then a sweep with nothing changed (hash-skipped);
+ *     then a full sweep with nothing changed (hash-skipped), and two ticks (due sweeps): one with
+ *     nothing marked or due, one after 1,000 payments on as many listings;
  *   - browseCatalog p50/p95 (first pages and pages deep in a cursor chain, with and without filters);
  *   - selectServices p50/p95 (the /router/select lib function, keyword tasks).
  * Target: sweep ÷ floor ≤ 3; browse p95 < 50 ms; select p95 < 100 ms. When the server runs on this
@@ -262,6 +263,26 @@ async function main(): Promise<void> {
     } else console.log("CPU: no PostgreSQL process visible on this machine; not counted");
     const [again, againMs] = await sweepOnce();
     console.log(`repeat sweep, nothing changed: ${s(againMs)} — updated ${again.updated}, unchanged ${again.unchanged.toLocaleString("en-US")} (facts read ${s(again.factsMs)}, hashing ${s(again.scoreMs)})`);
+    // The 30-second tick is a due sweep: it reads only the listings marked by the rank-input triggers
+    // or due by time. Nothing is marked or due right after a full sweep; then 1,000 payments on 1,000
+    // listings (one statement, so one trigger call) mark exactly those.
+    const tick = async () => {
+      const [r, t] = await timed(() => runRankSweep({ now: NOW, mode: "due" }));
+      if (!r.leader || r.mode !== "due") throw new Error(`the tick ran as ${r.leader ? r.mode : "no leader"}, not as a due sweep`);
+      return [r, t] as const;
+    };
+    const [idleTick, idleTickMs] = await tick();
+    console.log(`tick (due sweep), nothing marked or due: ${ms(idleTickMs)} — marked ${idleTick.marked}, due ${idleTick.due}, scanned ${idleTick.scanned}`);
+    const TICK_PAYMENTS = Math.min(1000, LISTINGS);
+    await h.exec(`
+      INSERT INTO "router_payments" ("id", "payer", "listingId", "endpointId", "advertisedAmount", "settledAmount", "asset", "network", "status", "createdAt")
+      SELECT 'tick-' || i, '0x' || lpad(to_hex(90000 + i), 40, '0'), 'l' || lpad((i * 97 % ${LISTINGS} + 1)::text, 7, '0'), NULL,
+             '10000', '10000', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'eip155:8453', 'settled', ${NOW_SQL} - interval '1 hour'
+        FROM generate_series(1, ${TICK_PAYMENTS}) AS i`);
+    const [busyTick, busyTickMs] = await tick();
+    console.log(`tick after ${TICK_PAYMENTS.toLocaleString("en-US")} payments on as many listings: ${ms(busyTickMs)} — marked ${busyTick.marked}, scanned ${busyTick.scanned}, updated ${busyTick.updated} (facts read ${ms(busyTick.factsMs)}, scoring ${ms(busyTick.scoreMs)})`);
+    if (busyTick.scanned !== TICK_PAYMENTS) throw new Error(`the tick read ${busyTick.scanned} listings, not the ${TICK_PAYMENTS} marked`);
+
     const ranked = await h.query<{ n: number }>(`SELECT count(*)::int AS n FROM "listing_ranks" WHERE "rankScore" IS NOT NULL AND "rankedAt" IS NOT NULL`);
     if (ranked[0].n !== LISTINGS) throw new Error(`expected ${LISTINGS} ranked listings, got ${ranked[0].n}`);
 
