@@ -23,7 +23,7 @@
 import { ATOMIC_AMOUNT, USD_DECIMAL } from "@/lib/amounts";
 import { database } from "@/lib/db";
 import type { HealthStatus } from "@/lib/scoring/signals";
-import type { VerificationStatus } from "@/lib/scoring/rank";
+import { DAY_MS, type VerificationStatus } from "@/lib/scoring/rank";
 
 export const MIN_UPTIME_SAMPLES = 12;
 export const DEFAULT_ASSET_DECIMALS = 6;
@@ -317,8 +317,6 @@ export async function ledgerFacts(scope: FactsScope, now: Date): Promise<LedgerF
     const median = p && p[4] !== "" ? medianOfAmounts(p[4].split(",")) : null;
     const decimals = num(l[8]);
     const quoteAmount = l[9] === "" ? null : l[9];
-    const lastSettled = p ? num(p[5]) : null;
-    const quotedAt = num(l[11]);
     const failures = p && p[6] !== "" ? p[6] : null;
     rows[i] = {
       id,
@@ -334,7 +332,7 @@ export async function ledgerFacts(scope: FactsScope, now: Date): Promise<LedgerF
       settled30d: p ? Number(p[3]) : 0,
       // Atomic units to whole units with the listing's decimals (its first payable endpoint's, else 6).
       medianSettledPrice30d: median === null ? null : median / powerOf10(decimals ?? DEFAULT_ASSET_DECIMALS),
-      lastSettledAtMs: lastSettled === null ? null : Math.round(lastSettled),
+      lastSettledAtMs: p ? epochMs(p[5]) : null,
       failedSinceLastSettle: failures ? Number(failures.slice(0, failures.indexOf(","))) : 0,
       failingBuyersSinceLastSettle: failures ? Number(failures.slice(failures.indexOf(",") + 1)) : 0,
       samples7d: h ? Number(h[1]) : 0,
@@ -343,7 +341,7 @@ export async function ledgerFacts(scope: FactsScope, now: Date): Promise<LedgerF
       up30d: h ? Number(h[4]) : 0,
       latestConfidence: h ? num(h[5]) : null,
       quotePrice: quoteAmount === null ? null : atomicToUnits(quoteAmount, num(l[10]) ?? DEFAULT_ASSET_DECIMALS),
-      quotedAtMs: quotedAt === null ? null : Math.round(quotedAt),
+      quotedAtMs: epochMs(l[11]),
       oldestPayment30dMs: p ? epochMs(p[7]) : null,
       oldestSample7dMs: h ? epochMs(h[6]) : null,
       oldestSample30dMs: h ? epochMs(h[7]) : null,
@@ -428,8 +426,6 @@ function powerOf10(d: number): number {
   if (p === undefined) POWERS.set(d, (p = Number(`1e${d}`)));
   return p;
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * The first instant (epoch ms) at which the passing of time alone changes this listing's facts: a
