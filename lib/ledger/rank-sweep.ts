@@ -175,11 +175,12 @@ async function sweep(now: Date, mode: RankSweepMode, batchSize: number, readRang
   // The marks are claimed before any facts are read: a mark whose write was still uncommitted held
   // its row lock, so the claim waited for that commit and the read below sees the write. A mark made
   // after the claim stays for the next sweep. Should this sweep fail, its claimed marks are put back.
-  const [claimed, ranges] = await Promise.all([claimMarks(), mode === "due" && fullIsRecent ? null : listingIdRanges(readRange)]);
+  const rangeReads = async () => (await listingIdRanges(readRange)).map((range) => () => ledgerFacts(range, now));
+  const [claimed, fullReads] = await Promise.all([claimMarks(), mode === "due" && fullIsRecent ? null : rangeReads()]);
   try {
     let reads: (() => Promise<LedgerFactsRow[]>)[];
-    if (ranges) {
-      reads = ranges.map((range) => () => ledgerFacts(range, now));
+    if (fullReads) {
+      reads = fullReads;
     } else {
       const due = await handle.query<{ id: string }>(
         `SELECT "listingId" AS id FROM "listing_ranks" WHERE "rankDueAt" <= $1::timestamp OR "inputsHash" IS NULL`,
@@ -192,7 +193,7 @@ async function sweep(now: Date, mode: RankSweepMode, batchSize: number, readRang
       const [{ n }] = ids.length ? await handle.query<{ n: number }>(`SELECT count(*)::int AS n FROM "listing_ranks"`) : [{ n: 0 }];
       if (ids.length > n * DUE_FULL_SHARE) {
         totals.mode = "full";
-        reads = (await listingIdRanges(readRange)).map((range) => () => ledgerFacts(range, now));
+        reads = await rangeReads();
       } else {
         reads = [];
         for (let at = 0; at < ids.length; at += DUE_READ_BATCH) {
@@ -338,6 +339,12 @@ function writeEntry(it: Ranked, dueAtMs: number | null): string {
 }
 
 /**
+ * A batch parameter ($1) as rows `a`, each the array of one line's tab-separated fields. OFFSET 0
+ * keeps the split as its own step: flattened, each a[i] split the line again.
+ */
+const BATCH_LINES = `(SELECT string_to_array(line, E'\\t') AS a FROM string_to_table($1, E'\\n') AS line OFFSET 0) x`;
+
+/**
  * One UPDATE of listing_ranks for the batch, compare-and-set on the hash the batch read: a Featured
  * edit that re-ranked a listing meanwhile is never overwritten with facts from before it. Returns
  * rows written.
@@ -349,8 +356,7 @@ async function writeRanks(entries: readonly string[], now: Date, opts: { force?:
     `WITH v AS (
        SELECT a[1] AS id, a[2]::float8 AS q, a[3]::float8 AS r, a[4] AS g, a[5]::json AS c, a[6]::json AS f, a[7] AS h, NULLIF(a[8], '') AS prev,
               NULLIF(a[9], '')::float8 AS due
-         -- OFFSET 0 keeps the split as its own step: flattened, each a[i] split the line again.
-         FROM (SELECT string_to_array(line, E'\\t') AS a FROM string_to_table($1, E'\\n') AS line OFFSET 0) x),
+         FROM ${BATCH_LINES}),
      written AS (
        UPDATE "listing_ranks" AS r
           SET "qualityScore" = v.q, "rankScore" = v.r, "gate" = v.g, "components" = v.c, "facts" = v.f, "inputsHash" = v.h,
@@ -375,7 +381,7 @@ async function writeDueTimes(entries: readonly string[]): Promise<number> {
   const [{ n }] = await handle.query<{ n: number }>(
     `WITH v AS (
        SELECT a[1] AS id, NULLIF(a[2], '')::float8 AS due, a[3] AS h
-         FROM (SELECT string_to_array(line, E'\\t') AS a FROM string_to_table($1, E'\\n') AS line OFFSET 0) x),
+         FROM ${BATCH_LINES}),
      written AS (
        UPDATE "listing_ranks" AS r SET "rankDueAt" = (to_timestamp(v.due / 1000) AT TIME ZONE 'UTC')
          FROM v WHERE r."listingId" = v.id AND r."inputsHash" = v.h
