@@ -46,14 +46,14 @@ export function WalletSignIn({ callbackUrl }: { callbackUrl: string }) {
     setBusy(true);
     try {
       const [account] = (await eth.request({ method: "eth_requestAccounts" })) as string[];
-      const chainHex = (await eth.request({ method: "eth_chainId" })) as string;
-      const { nonce } = (await (await fetch("/api/auth/siwe-nonce")).json()) as { nonce: string };
+      // The server names the domain, URI and chain the message must carry (its configured origin).
+      const { nonce, domain, uri, chainId } = (await (await fetch("/api/auth/siwe-nonce")).json()) as { nonce: string; domain: string; uri: string; chainId: number };
       const message = createSiweMessage({
         address: getAddress(account),
-        chainId: Number.parseInt(chainHex, 16),
-        domain: window.location.host,
+        chainId,
+        domain,
         nonce,
-        uri: window.location.origin,
+        uri,
         version: "1",
         statement: "Sign in to Tollgate to manage your listings.",
       });

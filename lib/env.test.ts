@@ -16,9 +16,19 @@ describe("parseEnv", () => {
     ["TOLLGATE_PROBE_ALLOW_HOSTS", { TOLLGATE_PROBE_ALLOW_HOSTS: "127.0.0.1" }, /TOLLGATE_PROBE_ALLOW_HOSTS must be a comma-separated list of host:port/],
     ["SELLERS_PORT", { SELLERS_PORT: "70000" }, /SELLERS_PORT/],
     ["NEXTAUTH_SECRET in production", { NODE_ENV: "production" }, /NEXTAUTH_SECRET is required in production/],
+    ["TOLLGATE_PUBLIC_URL in production", { NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(32) }, /TOLLGATE_PUBLIC_URL is required in production/],
+    ["TOLLGATE_SIWE_CHAIN_ID", { TOLLGATE_SIWE_CHAIN_ID: "base" }, /TOLLGATE_SIWE_CHAIN_ID/],
   ])("names %s when it is malformed or missing", (_name, source, message) => {
     expect(() => parseEnv(source)).toThrow(EnvError);
     expect(() => parseEnv(source)).toThrow(message);
+  });
+
+  it("takes the public origin from configuration only: TOLLGATE_PUBLIC_URL, then NEXTAUTH_URL", () => {
+    expect(parseEnv({}).publicOrigin).toBe("http://127.0.0.1:3000");
+    expect(parseEnv({ NEXTAUTH_URL: "https://auth.example/api/auth" }).publicOrigin).toBe("https://auth.example");
+    expect(parseEnv({ TOLLGATE_PUBLIC_URL: "https://tollgate.example/", NEXTAUTH_URL: "https://auth.example" }).publicOrigin).toBe("https://tollgate.example");
+    const production = { NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(32) };
+    expect(parseEnv({ ...production, NEXTAUTH_URL: "https://tollgate.example" }).publicOrigin).toBe("https://tollgate.example");
   });
 
   it("treats empty strings as unset", () => {

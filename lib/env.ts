@@ -19,7 +19,10 @@ const schema = z.object({
     .optional(),
   /** Where the embedded database, badge keys and generated secrets live (git-ignored). */
   TOLLGATE_DATA_DIR: z.string().min(1).optional(),
-  /** The public origin of this deployment, used in badges and feeds. */
+  /**
+   * The public origin of this deployment: the only origin Sign-In with Ethereum messages may name,
+   * and the one badges, feeds and snippets link to. Required in production (NEXTAUTH_URL stands in).
+   */
   TOLLGATE_PUBLIC_URL: z.string().url("must be an absolute URL such as http://127.0.0.1:3000").optional(),
   NEXTAUTH_URL: z.string().url("must be an absolute URL").optional(),
   NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
@@ -41,12 +44,26 @@ const schema = z.object({
     .optional(),
   /** Reach only TOLLGATE_PROBE_ALLOW_HOSTS (no DNS for anything else): sandboxed demos and staging. */
   TOLLGATE_NET_ALLOWLIST_ONLY: flag,
+  /** The EIP-155 chain id a Sign-In with Ethereum message must name (default 8453, Base). */
+  TOLLGATE_SIWE_CHAIN_ID: z.coerce.number().int().min(1).default(8453),
   SELLERS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   BADGE_SIGNING_KEY: z.string().min(1).optional(),
   BADGE_PREVIOUS_KEYS: z.string().min(1).optional(),
 });
 
-export type Env = z.infer<typeof schema> & { dataDir: string; probeAllowHosts: string[] };
+export type Env = z.infer<typeof schema> & {
+  dataDir: string;
+  probeAllowHosts: string[];
+  /**
+   * This deployment's public origin (scheme://host[:port]), from TOLLGATE_PUBLIC_URL, else
+   * NEXTAUTH_URL, else (development and tests only) DEVELOPMENT_ORIGIN. Never from a request: a Host
+   * or X-Forwarded-* header a client sends cannot change what a signed message or badge names.
+   */
+  publicOrigin: string;
+};
+
+/** The origin assumed outside production when none is configured (next dev's own). */
+export const DEVELOPMENT_ORIGIN = "http://127.0.0.1:3000";
 
 export class EnvError extends Error {
   constructor(public readonly variable: string, message: string) {
@@ -67,8 +84,13 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   if (e.NODE_ENV === "production" && !e.NEXTAUTH_SECRET) {
     throw new EnvError("NEXTAUTH_SECRET", "is required in production (npm run demo generates one for you)");
   }
+  const configuredUrl = e.TOLLGATE_PUBLIC_URL ?? e.NEXTAUTH_URL;
+  if (e.NODE_ENV === "production" && !configuredUrl) {
+    throw new EnvError("TOLLGATE_PUBLIC_URL", "is required in production: it is the only origin sign-in messages and badges may name (or set NEXTAUTH_URL)");
+  }
   return {
     ...e,
+    publicOrigin: new URL(configuredUrl ?? DEVELOPMENT_ORIGIN).origin,
     dataDir: path.resolve(/*turbopackIgnore: true*/ e.TOLLGATE_DATA_DIR ?? path.join(/*turbopackIgnore: true*/ process.cwd(), ".data")),
     probeAllowHosts: e.TOLLGATE_PROBE_ALLOW_HOSTS ? e.TOLLGATE_PROBE_ALLOW_HOSTS.split(",") : [],
   };

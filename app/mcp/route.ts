@@ -11,7 +11,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { z } from "zod";
 import { isAppError, toResponse } from "@/lib/errors";
 import { authenticateApiKey } from "@/lib/apikeys";
-import { publicOrigin } from "@/lib/badges/server";
+import { env } from "@/lib/env";
 import { feedEntry } from "@/lib/catalog/feeds";
 import { searchCatalog, validateQuery } from "@/lib/catalog/search";
 import { parseSelectRequest, selectServices } from "@/lib/catalog/select";
@@ -33,7 +33,7 @@ async function toolResult(fn: () => Promise<Record<string, unknown>>): Promise<T
 }
 
 function catalogServer(req: Request): McpServer {
-  const origin = publicOrigin(req);
+  const origin = env().publicOrigin;
   const server = new McpServer({ name: "tollgate", version: "1.0.0" });
 
   server.registerTool(

@@ -19,10 +19,11 @@ export function authOptions(): NextAuthOptions {
       id: "siwe",
       name: "Ethereum wallet",
       credentials: { message: { type: "text" }, signature: { type: "text" } },
-      async authorize(credentials, req) {
+      // The expected domain, URI and chain come from configuration only (lib/env publicOrigin); the
+      // request's Host and X-Forwarded-* headers are never read.
+      async authorize(credentials) {
         if (!credentials?.message || !credentials.signature) return null;
-        const host = (req.headers?.host as string | undefined) ?? new URL(env().NEXTAUTH_URL ?? "http://localhost").host;
-        const outcome = await verifySiwe(credentials.message, credentials.signature, host);
+        const outcome = await verifySiwe(credentials.message, credentials.signature);
         if (!outcome.ok) return null;
         const user = await userForWallet(outcome.address);
         return { id: user.id, name: user.name };

@@ -62,6 +62,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   hostPort = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   base = `http://${hostPort}`;
+  // The badge links to the configured origin, never the request's: configure this server's.
+  process.env.TOLLGATE_PUBLIC_URL = base;
 });
 
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { badgeForListing, badgeKeyring, catalogUrl, parseBadgeSegment, publicOrigin, setBadgeKeyring } from "./server";
+import { badgeForListing, badgeKeyring, catalogUrl, parseBadgeSegment, setBadgeKeyring } from "./server";
 import { seedListing } from "./db-fixtures";
 import { KEY_FILE_NAME } from "./keys";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
@@ -40,13 +40,12 @@ describe("badgeKeyring", () => {
   });
 });
 
-describe("publicOrigin and catalogUrl", () => {
-  it("prefer TOLLGATE_PUBLIC_URL over the request's origin", () => {
-    expect(publicOrigin(new Request("http://10.0.0.7:3000/badges/x.svg"))).toBe("https://tollgate.example");
+describe("catalogUrl", () => {
+  it("joins an origin and an escaped slug", () => {
     expect(catalogUrl("https://tollgate.example", "a b")).toBe("https://tollgate.example/listings/a%20b");
   });
 
-  it("badgeForListing links the signed badge to the public catalog page", async () => {
+  it("badgeForListing links the signed badge to the configured origin's catalog page", async () => {
     const l = await seedListing(tdb.prisma, { results: [{ total: 90 }] });
     const found = await badgeForListing(l.slug, "flat", undefined, new Date());
     expect(found?.badge.signed).toBe(true);

@@ -53,12 +53,6 @@ function badgeCache(): BadgeCache {
 // ---------------------------------------------------------------------------------------------
 // Issuing.
 
-/** Where the catalog lives for absolute links: TOLLGATE_PUBLIC_URL, else the request's own origin. */
-export function publicOrigin(req: Request): string {
-  const configured = env().TOLLGATE_PUBLIC_URL;
-  return (configured ? new URL(configured).origin : new URL(req.url).origin).replace(/\/+$/, "");
-}
-
 /** The public catalog page of a listing (seed 004: the badge links there once published). */
 export function catalogUrl(origin: string, slug: string): string {
   return `${origin}/listings/${encodeURIComponent(slug)}`;
@@ -82,7 +76,7 @@ export interface ListingBadge {
 }
 
 export interface BadgeForListingOptions {
-  /** Origin for the catalog link; defaults to TOLLGATE_PUBLIC_URL (required then). */
+  /** Origin for the catalog link; defaults to this deployment's configured origin (lib/env publicOrigin). */
   origin?: string;
 }
 
@@ -105,8 +99,7 @@ export async function badgeForListing(slugOrId: string, style: BadgeStyle, label
   const row = (await prisma.listing.findUnique({ where: { slug: slugOrId }, select })) ?? (await prisma.listing.findUnique({ where: { id: slugOrId }, select }));
   if (!row) return null;
 
-  const origin = opts.origin ?? env().TOLLGATE_PUBLIC_URL;
-  if (!origin) throw new AppError("internal", "badgeForListing needs an origin or TOLLGATE_PUBLIC_URL");
+  const origin = opts.origin ?? env().publicOrigin;
   const published = row.publicationState === "published";
   const r = row.currentResult;
   const input: StatementInput = {

@@ -8,7 +8,10 @@ import { GET } from "./route";
 
 let tdb: TestDatabase;
 let keyring: Keyring;
+// Requests arrive on some host; the badge always links to the configured origin (the development
+// default here), whatever Host or X-Forwarded-* the request carries.
 const ORIGIN = "http://127.0.0.1:3999";
+const CONFIGURED = "http://127.0.0.1:3000";
 
 beforeAll(async () => {
   tdb = await createTestDatabase();
@@ -26,7 +29,7 @@ const get = (segment: string, query = "", headers: Record<string, string> = {}) 
 describe("GET /badges/<slug>.svg", () => {
   it("serves a signed SVG for a published listing's current result, with ETag, Cache-Control and nosniff", async () => {
     const l = await seedListing(tdb.prisma, { results: [{ total: 96 }] });
-    const res = await get(`${l.slug}.svg`);
+    const res = await get(`${l.slug}.svg`, "", { host: "evil.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^image\/svg\+xml\b/);
     expect(res.headers.get("etag")).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
@@ -35,7 +38,9 @@ describe("GET /badges/<slug>.svg", () => {
     const svg = await res.text();
     expect(svg).toContain('<metadata id="tollgate-badge-envelope">');
     expect(svg).toContain("96 · Excellent");
-    expect(svg).toContain(`${ORIGIN}/listings/${l.slug}`);
+    expect(svg).toContain(`${CONFIGURED}/listings/${l.slug}`);
+    expect(svg).not.toContain("evil.example");
+    expect(svg).not.toContain(ORIGIN);
     const v = await verifyBadge(svg, { keys: publicKeySet(keyring), now: new Date() });
     expect(v.ok).toBe(true);
     if (v.ok) expect(v.statement).toMatchObject({ listing: { id: l.id, slug: l.slug }, result: { id: l.resultIds[0], score: 96, band: "Excellent" } });

@@ -6,7 +6,7 @@
  */
 import { etagOf, ifNoneMatchHits } from "@/lib/badges/issue";
 import { parseBadgeQuery } from "@/lib/badges/query";
-import { badgeForListing, parseBadgeSegment, publicOrigin } from "@/lib/badges/server";
+import { badgeForListing, parseBadgeSegment } from "@/lib/badges/server";
 import { AppError, toResponse } from "@/lib/errors";
 
 const COMMON = { "x-content-type-options": "nosniff", "access-control-allow-origin": "*" };
@@ -28,7 +28,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ listing: string
       if (first !== undefined) throw new AppError("bad_request", `unknown query parameter "${first.slice(0, 40)}"; the envelope takes none`, [], { param: first.slice(0, 40), reason: "unknown_parameter" });
     }
 
-    const found = await badgeForListing(target.slug, style, label, new Date(), { origin: publicOrigin(req) });
+    const found = await badgeForListing(target.slug, style, label, new Date());
     if (!found) throw new AppError("not_found", `no listing "${target.slug.slice(0, 80)}"`);
     const { badge } = found;
 

@@ -11,7 +11,7 @@ import { sessionUserId } from "@/lib/auth/session";
 import { badgeKeyring } from "@/lib/badges/server";
 import { timeAgo } from "@/lib/format";
 import { orPageError } from "@/lib/surfaces/guard";
-import { publicOriginFromRequest } from "@/lib/surfaces/origin";
+import { env } from "@/lib/env";
 import { acknowledgeNoticeAction } from "@/lib/surfaces/seller-actions";
 import { sellerReport } from "@/lib/surfaces/seller";
 
@@ -30,7 +30,7 @@ export default async function ReportPage({ params, searchParams }: Props) {
   const { listing, result, probe, history } = report;
   const published = listing.publicationState === "published";
   const analysisId = report.activeAnalysisId ?? (typeof sp.analysis === "string" ? sp.analysis : null);
-  const origin = published && result ? await publicOriginFromRequest() : "";
+  const origin = published && result ? env().publicOrigin : "";
   const badgeReady = published && result ? await badgeKeyring().then(() => true, () => false) : false;
   const blockers = result?.improvements.filter((i) => i.blocker) ?? [];
   const dimensions = result?.dimensions ?? [];
