@@ -22,7 +22,7 @@ import { BAND_COLORS } from "../lib/badges/colors";
 import { BADGE_STYLES, DEFAULT_LABEL, readinessValue, renderReadinessBadge, type BadgeStyle } from "../lib/badges/render";
 import { parseBadgeQuery } from "../lib/badges/query";
 import { DEFAULT_ISSUE_WINDOW_SECONDS, bandFor, type BadgeStatement } from "../lib/badges/statement";
-import { fixedKeyring } from "../lib/badges/testing";
+import { fixedKeyring } from "@/test/badges";
 import { publicKeySet } from "../lib/badges/keys";
 import { verifyBadge } from "../lib/badges/verify";
 

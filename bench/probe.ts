@@ -13,9 +13,9 @@ import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { PaymentRequired } from "@x402/core/types";
 import { probeListing } from "@/lib/probe";
-import { listingFor, startFixtureSellers, type FixtureSeller } from "@/lib/sellers";
-import { BASE, bazaarExtension, fixturePayTo, operations, usdcAccept } from "@/lib/sellers/common";
-import { sendX402 } from "@/lib/sellers/respond";
+import { listingFor, startFixtureSellers, type FixtureSeller } from "@/sellers";
+import { BASE, bazaarExtension, fixturePayTo, operations, usdcAccept } from "@/sellers/common";
+import { sendX402 } from "@/sellers/respond";
 
 const ENDPOINTS = 1000;
 const CONCURRENCY = 50;

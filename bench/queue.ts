@@ -22,12 +22,12 @@
 import crypto from "node:crypto";
 import { openDatabase, type DatabaseHandle } from "@/lib/db";
 import { migrate } from "@/lib/migrate";
-import { configureQueue } from "@/lib/analyses/config";
-import { claimLeases, finishLease, finishLeases } from "@/lib/analyses/lease";
-import { completeLease } from "@/lib/analyses/complete";
-import { fixtureEvidence } from "@/lib/analyses/probes";
-import { seedListings, seedOwner } from "@/lib/analyses/testing";
-import { fullListing } from "@/lib/scoring/readiness/testing";
+import { configureQueue } from "@/lib/queue/config";
+import { claimLeases, finishLease, finishLeases } from "@/lib/queue/lease";
+import { completeLease } from "@/lib/analyses/store-result";
+import { fixtureEvidence } from "@/lib/worker/probes";
+import { seedListings, seedOwner } from "@/test/analyses";
+import { fullListing } from "@/test/readiness";
 
 interface Run {
   workers: number;

@@ -25,7 +25,7 @@ import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { openDatabase, setDatabase, type DatabaseHandle } from "../lib/db";
 import { migrate } from "../lib/migrate";
-import { runRankSweep } from "../lib/ledger/rank-sweep";
+import { runRankSweep } from "@/lib/rank/sweep-ranks";
 import { browseCatalog } from "../lib/catalog/browse";
 import { parseSelectRequest, selectServices } from "../lib/catalog/select";
 

@@ -11,10 +11,10 @@
  * The last line is always `RESULT score_parse_ratio <ratio>`.
  */
 import { performance } from "node:perf_hooks";
-import { generateListingCorpus } from "../lib/scoring/readiness/corpus";
+import { generateListingCorpus } from "@/test/readiness-corpus";
 import { scoreReadiness } from "../lib/scoring/readiness/engine";
 import { CURRENT_RUBRIC } from "../lib/scoring/readiness/rubric";
-import type { ListingDocument } from "../lib/listing/document";
+import type { ListingDocument } from "@/lib/listing-document/document";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

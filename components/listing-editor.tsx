@@ -6,7 +6,7 @@
  */
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState, useTransition, type ReactNode } from "react";
-import type { EndpointPricing, HttpMethod, ListingDocument, ListingEndpoint } from "@/lib/listing/document";
+import type { EndpointPricing, HttpMethod, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { scoreReadiness } from "@/lib/scoring/readiness/engine";
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
 import type { ReadinessResult } from "@/lib/scoring/readiness/types";

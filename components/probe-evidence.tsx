@@ -1,5 +1,5 @@
-/** What the catalog-monitor saw (lib/probe/evidence.ts): per endpoint status, payment headers, the decoded challenge, findings with check ids. */
-import type { Finding, ProbeEvidence, ResourceEvidence } from "@/lib/probe/evidence";
+/** What the catalog-monitor saw (lib/evidence.ts): per endpoint status, payment headers, the decoded challenge, findings with check ids. */
+import type { Finding, ProbeEvidence, ResourceEvidence } from "@/lib/evidence";
 import { SeverityChip } from "./rule-status";
 
 function Findings({ findings }: { findings: Finding[] }) {

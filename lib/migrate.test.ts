@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, readMigrations } from "@/lib/migrate";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
 
 let t: TestDatabase;
 beforeAll(async () => {

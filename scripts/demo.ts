@@ -11,10 +11,10 @@ import path from "node:path";
 import { openDatabase, setDatabase } from "@/lib/db";
 import { parseEnv } from "@/lib/env";
 import { migrate } from "@/lib/migrate";
-import { DEMO_ACCOUNTS, queueDemoAnalyses, seedDemo } from "@/lib/seed/demo";
-import { seedDemoHistory } from "@/lib/seed/demo-history";
-import { startFixtureSellers } from "@/lib/sellers";
-import { runRankSweep } from "@/lib/ledger/rank-sweep";
+import { DEMO_ACCOUNTS, queueDemoAnalyses, seedDemo } from "@/demo/seed-demo";
+import { seedDemoHistory } from "@/demo/seed-history";
+import { startFixtureSellers } from "@/sellers";
+import { runRankSweep } from "@/lib/rank/sweep-ranks";
 
 const root = process.cwd();
 

@@ -1,9 +1,9 @@
 /**
- * `npm run rank -- <components.json | listing-id>` — see lib/scoring/rank/cli.ts for the logic and
+ * `npm run rank -- <components.json | listing-id>` — see lib/rank/score/cli.ts for the logic and
  * docs/RANK.md for the formulas. This file only wires real I/O to it.
  */
 import { readFile } from "node:fs/promises";
-import { isMissingModule, main, type RankInputsModule } from "../lib/scoring/rank/cli";
+import { isMissingModule, main, type RankInputsModule } from "@/lib/rank/score/cli";
 
 // Written by the database layer, possibly later than this script: import it only in listing-id mode,
 // through a non-literal specifier so the type-checker does not require it to exist.

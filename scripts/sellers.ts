@@ -2,7 +2,7 @@
  * `npm run sellers -- [--port 4020]`: the fixture sellers on 127.0.0.1 (loopback only), for the
  * demo and for trying the probe by hand. Port: --port, else SELLERS_PORT, else 4020.
  */
-import { startFixtureSellers } from "@/lib/sellers";
+import { startFixtureSellers } from "@/sellers";
 
 function parsePort(argv: string[]): number | string {
   let port: string | undefined = process.env.SELLERS_PORT;

@@ -4,10 +4,10 @@
  * Readiness "—", seed 004 "Who sees what"); rankScore appears only in /router/select with a key.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createApiKey } from "@/lib/apikeys";
-import { createTestListing } from "@/lib/ledger/testing";
-import { runRankSweep } from "@/lib/ledger/rank-sweep";
+import { createTestListing } from "@/test/ledger";
+import { runRankSweep } from "@/lib/rank/sweep-ranks";
 import { browseCatalog } from "@/lib/catalog/browse";
 import { GET as ard } from "./route";
 import { GET as ardSearch } from "./search/route";

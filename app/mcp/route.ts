@@ -15,7 +15,7 @@ import { env } from "@/lib/env";
 import { feedEntry } from "@/lib/catalog/feeds";
 import { searchCatalog, validateQuery } from "@/lib/catalog/search";
 import { parseSelectRequest, selectServices } from "@/lib/catalog/select";
-import { CATALOG_API_VERSION_HEADER } from "@/lib/scoring/rank";
+import { CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
 
 export const dynamic = "force-dynamic";
 

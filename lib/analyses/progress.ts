@@ -5,9 +5,9 @@
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { isModerator, requireActor } from "@/lib/auth/roles";
-import { requireListingOwner } from "./access";
-import { PRIORITY_OWNER, assertTargetAllowed, requestAnalysis, type EnqueuedAnalysis } from "./enqueue";
-import { prismaOf, type Client } from "./sql";
+import { requireListingOwner } from "@/lib/listings/access";
+import { PRIORITY_OWNER, assertTargetAllowed, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
+import { prismaOf, type Client } from "@/lib/sql";
 
 export interface AnalysisProgress {
   id: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { authenticateApiKey, createApiKey, hashApiKey, revokeApiKey } from "./index";
 
 // The admin routes read the signed-in user from next-auth; here the test says who is signed in.

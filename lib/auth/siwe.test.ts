@@ -3,7 +3,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { issueNonce, userForWallet, verifySiwe, type SiweExpectation } from "@/lib/auth/siwe";
 import { authOptions } from "@/lib/auth/options";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
 
 // A fixed test key (never funded anywhere): Sign-In with Ethereum is verified offline.
 const account = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");

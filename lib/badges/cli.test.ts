@@ -8,7 +8,7 @@ import { safeFetch } from "../net";
 import { runBadgeVerify, type CliDeps } from "./cli";
 import { issueReadinessBadge } from "./issue";
 import { WELL_KNOWN_KEYS_PATH, publicKeySet } from "./keys";
-import { NOW, PUBLISHED, fixedKeyring } from "./testing";
+import { NOW, PUBLISHED, fixedKeyring } from "@/test/badges";
 
 const keyring = fixedKeyring();
 const badge = issueReadinessBadge({ ...PUBLISHED, keyring, style: "flat", now: NOW });

@@ -14,7 +14,7 @@ import {
   verifyPae,
 } from "./dsse";
 import { keyidFor } from "./keys";
-import { RFC8032_TEST1_SEED_HEX, STATEMENT } from "./testing";
+import { RFC8032_TEST1_SEED_HEX, STATEMENT } from "@/test/badges";
 
 describe("PAE known answers", () => {
   it("matches the DSSE specification's example", () => {

@@ -17,9 +17,9 @@ import { GET as statusRoute } from "@/app/api/badges/status/route";
 import { POST as verifyRoute } from "@/app/api/badges/verify/route";
 import { GET as badgeRoute } from "@/app/badges/[listing]/route";
 import { safeFetch } from "@/lib/net";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { runBadgeVerify, type Verdict } from "./cli";
-import { addResult, ctx, revoke, seedListing, setCurrent, tempKeyring } from "./db-fixtures";
+import { addResult, ctx, revoke, seedListing, setCurrent, tempKeyring } from "@/test/badges-db";
 import { rotateKey, type Keyring } from "./keys";
 import { setBadgeKeyring } from "./server";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BadgeCache, badgeCacheKey, ifNoneMatchHits, issueReadinessBadge } from "./issue";
 import { publicKeySet } from "./keys";
-import { NOW, PUBLISHED, fixedKeyring } from "./testing";
+import { NOW, PUBLISHED, fixedKeyring } from "@/test/badges";
 import { verifyBadge } from "./verify";
 
 const keyring = fixedKeyring();

@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ed25519PrivateKeyFromSeed, rawPublicKey } from "./dsse";
 import { KEY_FILE_NAME, keyidFor, loadKeyring, parsePublicKeySet, publicKeySet, rotateKey, saveKeyring } from "./keys";
-import { RFC8032_TEST1_SEED_HEX } from "./testing";
+import { RFC8032_TEST1_SEED_HEX } from "@/test/badges";
 
 const tmp = () => mkdtemp(path.join(tmpdir(), "tollgate-badge-keys-"));
 const NOW = new Date("2026-12-02T10:00:00Z");

@@ -4,7 +4,7 @@ import { BAND_COLORS } from "./colors";
 import { signStatement } from "./dsse";
 import { BADGE_STYLES, renderBadge, renderReadinessBadge } from "./render";
 import { bandFor, type BadgeStatement } from "./statement";
-import { STATEMENT, fixedKeyring } from "./testing";
+import { STATEMENT, fixedKeyring } from "@/test/badges";
 import { signerFor } from "./keys";
 
 const withScore = (score: number): BadgeStatement => ({ ...STATEMENT, result: { ...STATEMENT.result, score, band: bandFor(score) } });

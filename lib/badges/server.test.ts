@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badgeForListing, badgeKeyring, catalogUrl, parseBadgeSegment, setBadgeKeyring } from "./server";
-import { seedListing } from "./db-fixtures";
+import { seedListing } from "@/test/badges-db";
 import { KEY_FILE_NAME } from "./keys";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
 
 // env() is parsed once per process (here: per test file), so set what it reads before anything calls it.
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "tollgate-badge-server-"));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bandFor, buildStatement, statementShapeError, type StatementInput } from "./statement";
-import { NOW, PUBLISHED, STATEMENT } from "./testing";
+import { NOW, PUBLISHED, STATEMENT } from "@/test/badges";
 
 const build = (over: { listing?: Partial<StatementInput["listing"]>; result?: Partial<NonNullable<StatementInput["result"]>> | null } = {}, now = NOW) =>
   buildStatement(

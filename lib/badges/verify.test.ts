@@ -3,7 +3,7 @@ import { signEnvelope, signStatement, type DsseEnvelope } from "./dsse";
 import { publicKeySet, rotateKey, signerFor, type Keyring } from "./keys";
 import { renderReadinessBadge } from "./render";
 import { bandFor, type BadgeStatement } from "./statement";
-import { STATEMENT, fixedKeyring } from "./testing";
+import { STATEMENT, fixedKeyring } from "@/test/badges";
 import { verifyBadge, type VerifyOptions } from "./verify";
 import { canonicalJson } from "./canonical-json";
 

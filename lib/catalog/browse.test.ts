@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
-import { browseSeed, decodeCursor, encodeCursor, isAfterCursor, orderForBrowse } from "@/lib/scoring/rank";
-import { createTestListing } from "@/lib/ledger/testing";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { browseSeed, decodeCursor, encodeCursor, isAfterCursor, orderForBrowse } from "@/lib/rank/score";
+import { createTestListing } from "@/test/ledger";
 import { browseCatalog, catalogFacets } from "./browse";
 
 let t: TestDatabase;

@@ -3,7 +3,7 @@
  *
  *   tier ↑ → sortWeight ↓ → rankScore ↓ (unscored last) → seeded shuffle, rotates every 6 h → id ↑
  *
- * The order and the keyset predicate are the SQL that docs/RANK.md states and lib/scoring/rank/browse.ts
+ * The order and the keyset predicate are the SQL that docs/RANK.md states and lib/rank/score/browse.ts
  * mirrors in memory, written over negated columns so one row comparison expresses "after the cursor"
  * and the prefix (tier, −sortWeight, −rankScore) is a range of the listing_ranks_browse_idx index. No
  * OFFSET: a page costs the same at any depth. Ids come from the rank table, rows from one statement
@@ -14,7 +14,7 @@ import { database, db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { type PublicListing } from "@/lib/catalog/public-view";
 import { publicListingsByIdsOneStatement } from "@/lib/catalog/public-rows";
-import { browseSeed, decodeCursor, encodeCursor, type BrowseCursor } from "@/lib/scoring/rank";
+import { browseSeed, decodeCursor, encodeCursor, type BrowseCursor } from "@/lib/rank/score";
 
 export const BROWSE_MAX_LIMIT = 100;
 export const BROWSE_DEFAULT_LIMIT = 24;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
-import { createTestListing } from "@/lib/ledger/testing";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { createTestListing } from "@/test/ledger";
 import { searchHits } from "./search";
 
 // Search reads "listing_search", a trigger-kept copy of the searchable columns of "listings"

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
-import { createTestListing } from "@/lib/ledger/testing";
-import { seedDemo } from "@/lib/seed/demo";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { createTestListing } from "@/test/ledger";
+import { seedDemo } from "@/demo/seed-demo";
 import { publicListingSelect, toPublicListing } from "./public-view";
 import { publicListingsByIdsOneStatement, publicRowsByIds } from "./public-rows";
 import { publicListingsByIds } from "./browse";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
-import { createTestListing } from "@/lib/ledger/testing";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { createTestListing } from "@/test/ledger";
 import { searchCatalog, searchHits, type SemanticProvider } from "./search";
 
 let t: TestDatabase;

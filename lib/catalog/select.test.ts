@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
-import { createTestListing } from "@/lib/ledger/testing";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { createTestListing } from "@/test/ledger";
 import { parseSelectRequest, selectServices } from "./select";
 
 let t: TestDatabase;

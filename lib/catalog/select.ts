@@ -2,7 +2,7 @@
  * Router selection (`POST /router/select`, MCP `select_services`; seed 004 "Router selection"): a
  * shortlist of the payable matches for a task, ordered by relevance × (1 + 0.25·q) with
  * q = rankScore ÷ the best rankScore in the candidate pool, semantic matches ahead of keyword-only
- * ones (lib/scoring/rank/select.ts does the maths). Each item carries `rankScore` and `relevance`;
+ * ones (lib/rank/score/select.ts does the maths). Each item carries `rankScore` and `relevance`;
  * clients below Catalog-Api-Version 1.55 get `rankScore: null` (seed "Removed · paid tier").
  *
  * Readings:
@@ -16,7 +16,7 @@ import { z } from "zod";
 import { USD_DECIMAL } from "@/lib/amounts";
 import { db } from "@/lib/db";
 import { AppError, type ErrorDetail } from "@/lib/errors";
-import { rankScoresForApiVersion, selectShortlist, CATALOG_API_VERSION_HEADER } from "@/lib/scoring/rank";
+import { rankScoresForApiVersion, selectShortlist, CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
 
 export const ROUTER_POOL = 100;

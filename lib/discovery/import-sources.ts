@@ -6,8 +6,8 @@
  * warnings; none of them fetches.
  */
 import { PaymentInfo, validate as validateOpenApiDiscovery } from "mppx/discovery";
-import type { EndpointPricing, HttpMethod, JsonSchema, MachinePrice } from "@/lib/listing/document";
-import type { NormalisedRequirement } from "@/lib/probe/evidence";
+import type { EndpointPricing, HttpMethod, JsonSchema, MachinePrice } from "@/lib/listing-document/document";
+import type { NormalisedRequirement } from "@/lib/evidence";
 import { findAsset, KNOWN_ASSETS } from "@/lib/x402/assets";
 import { isObject } from "@/lib/x402/json";
 

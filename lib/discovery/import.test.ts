@@ -3,7 +3,7 @@ import path from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURE_SELLERS, fixtureListings, startFixtureSellers, type FixtureServer } from "@/lib/sellers";
+import { FIXTURE_SELLERS, fixtureListings, startFixtureSellers, type FixtureServer } from "@/sellers";
 import { probeListing } from "@/lib/probe";
 import { atomicToDecimal } from "./import-sources";
 import { draftListingFromUrl } from "./import";

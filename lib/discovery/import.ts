@@ -8,12 +8,12 @@
  * is a refusal; nothing here throws on what a server sends.
  */
 import { safeFetch, validateTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
-import type { HttpMethod, ListingDocument, ListingEndpoint, PaymentProtocol } from "@/lib/listing/document";
+import type { HttpMethod, ListingDocument, ListingEndpoint, PaymentProtocol } from "@/lib/listing-document/document";
 import { parseMpp } from "@/lib/mpp";
 import { parseX402, type X402ParseResult } from "@/lib/x402";
 import { bodyText, isObject } from "@/lib/x402/json";
 import { KNOWN_ASSETS } from "@/lib/x402/assets";
-import type { NormalisedRequirement } from "@/lib/probe/evidence";
+import type { NormalisedRequirement } from "@/lib/evidence";
 import { importProductDocument } from "./product-document";
 import { emptyService, machinePrice, pricingFromMachine, pricingFromRequirements, readOpenApi, readWellKnown, type EndpointFacts, type ServiceFacts } from "./import-sources";
 

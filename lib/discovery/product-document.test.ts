@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { validateListingDocument } from "../listing/validate";
+import { validateListingDocument } from "@/lib/listing-document/validate";
 import { extractJsonObject, importProductDocument, parseEndpointLine } from "./product-document";
 
 // Byte-identical copies of seeds 002 and 003, kept in the repo so CI does not need /work/shared.

@@ -8,8 +8,8 @@
  * every filled field is returned in `mapping`. docs/SEED-IMPORT.md is the table of both mappings.
  * The result passes validateListingDocument, or the import fails with its errors.
  */
-import type { EndpointPricing, HttpMethod, ListingDocument, ListingEndpoint, ListingOperations, PaymentProtocol } from "../listing/document";
-import { slugify, validateListingDocument, type ListingValidationError } from "../listing/validate";
+import type { EndpointPricing, HttpMethod, ListingDocument, ListingEndpoint, ListingOperations, PaymentProtocol } from "@/lib/listing-document/document";
+import { slugify, validateListingDocument, type ListingValidationError } from "@/lib/listing-document/validate";
 
 export type ProductDocumentFormat = "arbiter-product" | "criteria-document";
 

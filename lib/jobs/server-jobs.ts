@@ -4,20 +4,21 @@
  * default, the catalog-monitor worker loop. Started once per process from instrumentation.ts.
  */
 import { env } from "@/lib/env";
-import { analysisTicks } from "@/lib/analyses/ticks";
-import { ledgerTicks } from "@/lib/ledger/ticks";
+import { analysisTicks } from "@/lib/queue/ticks";
+import { monitorTicks } from "@/lib/monitor/ticks";
+import { rankTicks } from "@/lib/rank/ticks";
 import { startScheduler, type Scheduler } from "@/lib/jobs/scheduler";
 
 const holder = globalThis as unknown as { tollgateServerJobs?: { scheduler: Scheduler | null } };
 
-export const serverTicks = [...analysisTicks, ...ledgerTicks];
+export const serverTicks = [...analysisTicks, ...monitorTicks, ...rankTicks];
 
 export async function startServerJobs(): Promise<void> {
   if (holder.tollgateServerJobs) return; // dev-mode reloads call register() again
   const e = env();
   holder.tollgateServerJobs = { scheduler: e.TOLLGATE_SCHEDULER ? startScheduler(serverTicks, { log: (m) => console.error(m) }) : null };
   if (e.TOLLGATE_INPROCESS_WORKER) {
-    const { startInProcessWorker } = await import("@/lib/analyses/in-process");
+    const { startInProcessWorker } = await import("@/lib/jobs/in-process-worker");
     startInProcessWorker();
   }
 }

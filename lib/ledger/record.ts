@@ -1,6 +1,6 @@
 /**
  * Writes to the settlement ledger (`router_payments`), the monitor's health samples and the price
- * quotes seen in 402 challenges: the raw facts the rank sweep aggregates (lib/ledger/aggregate.ts).
+ * quotes seen in 402 challenges: the raw facts the rank sweep aggregates (lib/facts/aggregate.ts).
  * Each writer validates its input, so a malformed row never reaches an aggregate.
  */
 import { ATOMIC_AMOUNT } from "@/lib/amounts";

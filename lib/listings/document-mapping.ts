@@ -1,9 +1,9 @@
 /**
- * The listing document (lib/listing/document.ts) ↔ database rows (listings + endpoints), field by
+ * The listing document (lib/listing-document/document.ts) ↔ database rows (listings + endpoints), field by
  * field. Both directions live here so a reader can check that nothing is dropped on the way.
  */
 import type { Endpoint, Listing, Prisma } from "@/lib/generated/prisma/client";
-import type { HttpMethod, JsonSchema, ListingDocument, ListingEndpoint } from "@/lib/listing/document";
+import type { HttpMethod, JsonSchema, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 
 export type ListingWithEndpoints = Listing & { endpoints: Endpoint[] };
 

@@ -4,7 +4,7 @@
  * a listing whose base URL the probe would refuse is never published half-way.
  */
 import { db } from "@/lib/db";
-import { assertTargetAllowed, onListingPublished } from "@/lib/analyses/enqueue";
+import { assertTargetAllowed, onListingPublished } from "@/lib/queue/enqueue-analysis";
 import { authoriseListingEdit } from "@/lib/listings/save";
 
 export async function publishListing(actorId: string | null, listingId: string) {

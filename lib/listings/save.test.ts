@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
 import { createListingForSeller, updateListingForSeller, parseListingDocument } from "@/lib/listings/save";
 import { listingToDocument } from "@/lib/listings/document-mapping";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
 
 const fixture = JSON.parse(fs.readFileSync(path.join(process.cwd(), "lib/scoring/readiness/fixtures/mature-and-honest.listing.json"), "utf8"));
 

@@ -5,8 +5,8 @@
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { requireActor, isModerator, type Actor } from "@/lib/auth/roles";
-import { slugify, validateListingDocument } from "@/lib/listing/validate";
-import type { ListingDocument } from "@/lib/listing/document";
+import { slugify, validateListingDocument } from "@/lib/listing-document/validate";
+import type { ListingDocument } from "@/lib/listing-document/document";
 import { endpointColumns, listingColumns, listingToDocument, uniqueEndpoints } from "@/lib/listings/document-mapping";
 import type { PublicationState } from "@/lib/generated/prisma/client";
 

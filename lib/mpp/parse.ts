@@ -11,7 +11,7 @@
  * token, a known intent, a future expiry), S4 "no secret asks" in the request and description.
  */
 import { Challenge, Constants } from "mppx";
-import type { Finding } from "@/lib/probe/evidence";
+import type { Finding } from "@/lib/evidence";
 import { getHeader, isObject, type HeaderBag } from "@/lib/x402/json";
 import { findSecretAsks } from "@/lib/x402/secret-asks";
 

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import zlib from "node:zlib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { safeFetch } from "./safe-fetch";
-import { listenHttp, listenRaw, type LocalServer } from "./test-servers";
+import { listenHttp, listenRaw, type LocalServer } from "@/test/net-servers";
 import type { SafeFetchOptions } from "./types";
 
 /** Deadline, head and body limits, decoding and content sniffing, against local servers. */

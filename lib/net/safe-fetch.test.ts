@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { safeFetch } from "./safe-fetch";
-import { fakeResolver, listenHttp, listenHttps, makeCert, testPolicy, type Cert, type LocalServer } from "./test-servers";
+import { fakeResolver, listenHttp, listenHttps, makeCert, testPolicy, type Cert, type LocalServer } from "@/test/net-servers";
 import type { SafeFetchOptions, SafeFetchResult } from "./types";
 
 /**

@@ -1,3 +1,3 @@
 export { probeListing, endpointUrl, discoveryKind, type ProbeListingOptions, type ProbeListingResult } from "./probe-listing";
 export { probeEndpoint, DEFAULT_DEADLINE_MS, type ProbeTarget, type ProbeNetOptions } from "./probe-endpoint";
-export type * from "./evidence";
+export type * from "@/lib/evidence";

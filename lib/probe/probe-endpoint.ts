@@ -9,7 +9,7 @@ import { parseMpp } from "@/lib/mpp";
 import { parseX402 } from "@/lib/x402";
 import type { DeclaredToken } from "@/lib/x402/assets";
 import { isObject } from "@/lib/x402/json";
-import type { ChallengeEvidence, EndpointEvidence, Finding, NormalisedRequirement } from "./evidence";
+import type { ChallengeEvidence, EndpointEvidence, Finding, NormalisedRequirement } from "@/lib/evidence";
 import { contentFindings, latencyFinding, tlsFacts, transportFindings } from "./transport";
 
 export interface ProbeTarget {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/lib/sellers";
-import type { ListingDocument } from "@/lib/listing/document";
+import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/sellers";
+import type { ListingDocument } from "@/lib/listing-document/document";
 import { probeListing, type ProbeListingResult } from "./probe-listing";
-import type { ProbeEvidence } from "./evidence";
+import type { ProbeEvidence } from "@/lib/evidence";
 
 let server: FixtureServer;
 let listings: Record<string, ListingDocument>;

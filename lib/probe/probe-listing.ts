@@ -5,12 +5,12 @@
  * query or a fragment is refused before any probe, so a refused baseUrl refuses the whole listing.
  */
 import { safeFetch, validateTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
-import type { ListingDocument } from "@/lib/listing/document";
+import type { ListingDocument } from "@/lib/listing-document/document";
 import type { DeclaredToken } from "@/lib/x402/assets";
 import { findSecretAsks } from "@/lib/x402/secret-asks";
 import { bodyText, isObject } from "@/lib/x402/json";
 import { mapBounded } from "./bounded";
-import type { EndpointEvidence, Finding, ProbeEvidence, ResourceEvidence } from "./evidence";
+import type { EndpointEvidence, Finding, ProbeEvidence, ResourceEvidence } from "@/lib/evidence";
 import { DEFAULT_DEADLINE_MS, probeEndpoint, type ProbeTarget } from "./probe-endpoint";
 
 export interface ProbeListingOptions {

@@ -3,7 +3,7 @@
  * certificate valid for more than 14 days, no redirect off the host, HTTPS only), S5 content type
  * (the declared type matches the bytes; nothing executable where JSON is promised), R3 latency.
  */
-import type { Finding, TlsFacts } from "./evidence";
+import type { Finding, TlsFacts } from "@/lib/evidence";
 import type { RedirectRecord, SafeFetchSuccess, TlsInfo } from "@/lib/net";
 
 /** Seed 000 S1: the certificate must stay valid for more than this many days. */

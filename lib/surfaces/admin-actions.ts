@@ -1,6 +1,6 @@
 "use server";
 /**
- * The moderators' server actions. Each calls one lib/ledger/moderation.ts lever, which authorises
+ * The moderators' server actions. Each calls one lib/moderation/set-levers.ts lever, which authorises
  * inside itself (moderator or admin, read fresh), writes the change with its audit row and re-ranks
  * at once. A caller without the role gets 403 (forbidden()) and nothing changes; a bad input comes
  * back as a message for the form, naming the field, with the values the moderator entered.
@@ -9,7 +9,7 @@ import { revalidatePath } from "next/cache";
 import { forbidden, unauthorized } from "next/navigation";
 import { sessionUserId } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
-import { setFeaturedLevel, setTierAndSortWeight, setVerificationStatus } from "@/lib/ledger/moderation";
+import { setFeaturedLevel, setTierAndSortWeight, setVerificationStatus } from "@/lib/moderation/set-levers";
 import { browsePosition } from "./admin";
 
 export type ModerationState =

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
-import { createTestListing } from "@/lib/ledger/testing";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { createTestListing } from "@/test/ledger";
 import { recordPayment } from "@/lib/ledger/record";
-import { runRankSweep } from "@/lib/ledger/rank-sweep";
-import { computeRank } from "@/lib/scoring/rank";
-import { rankInputsFor } from "@/lib/ledger/rank-inputs";
+import { runRankSweep } from "@/lib/rank/sweep-ranks";
+import { computeRank } from "@/lib/rank/score";
+import { rankInputsFor } from "@/lib/rank/inputs";
 import { adminDesk, adminListing } from "./admin";
 
 let t: TestDatabase;

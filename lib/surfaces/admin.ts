@@ -8,8 +8,8 @@ import { MODERATION_ROLES, requireRole } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
 import { browseKeys, BROWSE_MAX_LIMIT } from "@/lib/catalog/browse";
 import type { AnalysisState } from "@/lib/generated/prisma/client";
-import { encodeCursor } from "@/lib/scoring/rank";
-import { explainStoredRank } from "@/lib/ledger/rank-sweep";
+import { encodeCursor } from "@/lib/rank/score";
+import { explainStoredRank } from "@/lib/rank/sweep-ranks";
 import { withRankScores } from "@/lib/catalog/admin";
 import { bandLabel } from "./band";
 

@@ -9,13 +9,13 @@ import { env } from "@/lib/env";
 import { AppError, isAppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
 import { sessionUserId } from "@/lib/auth/session";
-import { acknowledgeRubricNotice } from "@/lib/analyses/complete";
+import { acknowledgeRubricNotice } from "@/lib/analyses/store-result";
 import { reanalyseForActor } from "@/lib/analyses/progress";
 import { draftListingFromUrl, type DraftSource } from "@/lib/discovery/import";
 import { publishListing } from "@/lib/listings/publish";
 import { createListingForSeller, updateListingForSeller } from "@/lib/listings/save";
-import type { ListingDocument } from "@/lib/listing/document";
-import { validateListingDocument } from "@/lib/listing/validate";
+import type { ListingDocument } from "@/lib/listing-document/document";
+import { validateListingDocument } from "@/lib/listing-document/validate";
 import { refusalAdvice } from "./refusals";
 
 export type DraftActionResult =

@@ -1,15 +1,15 @@
 /**
  * Read models for the seller's pages (/dashboard/…). Each one authorises its caller inside itself:
- * the listing's own organisation only (lib/analyses/access.ts reads the role and organisation fresh).
+ * the listing's own organisation only (lib/listings/access.ts reads the role and organisation fresh).
  * The owner page is the one surface with the full report (seed 004 "Who sees what").
  */
 import { db } from "@/lib/db";
-import { requireListingOwner } from "@/lib/analyses/access";
-import { ACTIVE_STATES } from "@/lib/analyses/enqueue";
-import { RUBRIC_NOTICE_TEXT } from "@/lib/analyses/complete";
+import { requireListingOwner } from "@/lib/listings/access";
+import { ACTIVE_STATES } from "@/lib/queue/enqueue-analysis";
+import { RUBRIC_NOTICE_TEXT } from "@/lib/analyses/store-result";
 import { listingToDocument } from "@/lib/listings/document-mapping";
-import type { ListingDocument } from "@/lib/listing/document";
-import type { ProbeEvidence } from "@/lib/probe/evidence";
+import type { ListingDocument } from "@/lib/listing-document/document";
+import type { ProbeEvidence } from "@/lib/evidence";
 import type { DimensionResult, Improvement, RuleResult, TriggeredCap } from "@/lib/scoring/readiness/types";
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
 import { bandLabel, isStale } from "./band";

@@ -15,8 +15,8 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import type { ValidateFunction } from "ajv";
 import { validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
-import type { Finding } from "@/lib/probe/evidence";
-import type { JsonSchema } from "@/lib/listing/document";
+import type { Finding } from "@/lib/evidence";
+import type { JsonSchema } from "@/lib/listing-document/document";
 import { isObject, pointer } from "./json";
 
 export type BazaarReading = "coinbase" | "x402-foundation";

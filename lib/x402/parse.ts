@@ -8,7 +8,7 @@
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { PaymentRequiredV1Schema, PaymentRequiredV2Schema } from "@x402/core/schemas";
 import { getAddress, isAddress } from "viem";
-import type { ChallengeEvidence, ChallengeKind, Finding, NormalisedRequirement } from "@/lib/probe/evidence";
+import type { ChallengeEvidence, ChallengeKind, Finding, NormalisedRequirement } from "@/lib/evidence";
 import { findAsset, assetsOnNetwork, isCaip2, toCaip2, type DeclaredToken } from "./assets";
 import { checkBazaarV1, checkBazaarV2, type BazaarFacts } from "./bazaar";
 import { bodyText, firstDifference, getHeader, isObject, pointer, type HeaderBag } from "./json";

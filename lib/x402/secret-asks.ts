@@ -4,7 +4,7 @@
  * ask in prose can pass. They aim at the asks an agent could act on: imperative phrasing, input
  * fields named after secrets, and request headers that carry credentials.
  */
-import type { Finding } from "@/lib/probe/evidence";
+import type { Finding } from "@/lib/evidence";
 import { walkStrings } from "./json";
 
 const SECRET =

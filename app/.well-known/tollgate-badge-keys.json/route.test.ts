@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { tempKeyring } from "@/lib/badges/db-fixtures";
+import { tempKeyring } from "@/test/badges-db";
 import { parsePublicKeySet, rotateKey } from "@/lib/badges/keys";
 import { setBadgeKeyring } from "@/lib/badges/server";
 import { GET } from "./route";

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { addResult, ctx, seedListing, setCurrent, tempKeyring } from "@/lib/badges/db-fixtures";
+import { addResult, ctx, seedListing, setCurrent, tempKeyring } from "@/test/badges-db";
 import { setBadgeKeyring } from "@/lib/badges/server";
 import { verifyBadge } from "@/lib/badges/verify";
 import { publicKeySet, type Keyring } from "@/lib/badges/keys";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { GET } from "./route";
 
 let tdb: TestDatabase;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createApiKey, revokeApiKey } from "@/lib/apikeys";
-import { createTestListing } from "@/lib/ledger/testing";
-import { runRankSweep } from "@/lib/ledger/rank-sweep";
+import { createTestListing } from "@/test/ledger";
+import { runRankSweep } from "@/lib/rank/sweep-ranks";
 import { POST } from "./route";
 
 let t: TestDatabase;

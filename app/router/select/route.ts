@@ -2,7 +2,7 @@
 import { readJson, toResponse } from "@/lib/errors";
 import { authenticateApiKey } from "@/lib/apikeys";
 import { parseSelectRequest, selectServices } from "@/lib/catalog/select";
-import { CATALOG_API_VERSION_HEADER } from "@/lib/scoring/rank";
+import { CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
 
 export const dynamic = "force-dynamic";
 

@@ -5,7 +5,7 @@
  * Exit codes: 0 scored (and at or above --min-score); 1 scored below --min-score; 2 the command could
  * not score: bad flags, an unreadable file, an invalid listing or evidence document.
  */
-import { validateListingDocument } from "../../listing/validate";
+import { validateListingDocument } from "@/lib/listing-document/validate";
 import { scoreReadiness } from "./engine";
 import { checkReadinessEvidence } from "./evidence";
 import { formatTextReport } from "./report";

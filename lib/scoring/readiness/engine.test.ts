@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ListingDocument } from "../../listing/document";
+import type { ListingDocument } from "@/lib/listing-document/document";
 import { bandFor, normalise, roundHalfUp, scoreReadiness } from "./engine";
 import { CURRENT_RUBRIC, type RuleId } from "./rubric";
-import { dynamicEndpoint, fullEndpoint, fullEvidence, fullListing, probedEndpoint, TEST_NOW } from "./testing";
+import { dynamicEndpoint, fullEndpoint, fullEvidence, fullListing, probedEndpoint, TEST_NOW } from "@/test/readiness";
 import type { ReadinessEvidence, ReadinessResult, RuleStatus } from "./types";
 
 const R = CURRENT_RUBRIC;

@@ -3,7 +3,7 @@
  * against one rubric version. Pure: no database, no network, no file system, no clock unless `now` is
  * omitted. Seed 004: readiness = min(Σ rule points, lowest triggered cap), rounded, then banded.
  */
-import type { ListingDocument, ListingEndpoint } from "../../listing/document";
+import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { liveness, settleGate } from "../signals";
 import { compileRubric, type CompiledRubric } from "./compile";
 import type { CapId, Rubric, RubricRule } from "./rubric";

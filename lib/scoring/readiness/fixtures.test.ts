@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { validateListingDocument } from "../../listing/validate";
+import { validateListingDocument } from "@/lib/listing-document/validate";
 import { scoreReadiness } from "./engine";
 import { checkReadinessEvidence } from "./evidence";
 import { CURRENT_RUBRIC } from "./rubric";

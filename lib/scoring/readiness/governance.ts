@@ -4,7 +4,7 @@
  * scores every listing of a corpus exactly as the base does. Every future patch release runs this
  * over the fixture corpus (see governance.test.ts).
  */
-import type { ListingDocument } from "../../listing/document";
+import type { ListingDocument } from "@/lib/listing-document/document";
 import { scoreReadiness } from "./engine";
 import { checkRubric, parseVersion, type Rubric } from "./rubric";
 import type { ReadinessEvidence, ReadinessResult } from "./types";

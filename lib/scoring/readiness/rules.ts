@@ -3,7 +3,7 @@
  * rubric file; these functions only decide pass/fail (per endpoint, or for the listing) and say why in
  * plain words. The readings each function implements are written out in the rubric's `readings`.
  */
-import type { ListingDocument, ListingEndpoint } from "../../listing/document";
+import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import type { LivenessResult, SettleGateResult } from "../signals";
 import type { CompiledRubric } from "./compile";
 import { titlePlaceholderReason } from "./compile";

@@ -1,4 +1,4 @@
-import type { ProbeEvidence } from "../../probe/evidence";
+import type { ProbeEvidence } from "@/lib/evidence";
 import type { LivenessFacts, SettleFacts } from "../signals";
 import type { CapId, DimensionId, Effort, RuleId } from "./rubric";
 

@@ -5,7 +5,7 @@ import { ProbeEvidenceView } from "@/components/probe-evidence";
 import { ProvisionalChip, ReadinessChip } from "@/components/readiness-chip";
 import { sessionUserId } from "@/lib/auth/session";
 import { timeAgo } from "@/lib/format";
-import type { ProbeEvidence } from "@/lib/probe/evidence";
+import type { ProbeEvidence } from "@/lib/evidence";
 import { adminListing } from "@/lib/surfaces/admin";
 import { orPageError } from "@/lib/surfaces/guard";
 

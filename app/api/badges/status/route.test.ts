@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addResult, revoke, seedListing, setCurrent } from "@/lib/badges/db-fixtures";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { addResult, revoke, seedListing, setCurrent } from "@/test/badges-db";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { GET } from "./route";
 
 let tdb: TestDatabase;

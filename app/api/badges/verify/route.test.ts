@@ -1,12 +1,12 @@
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GET as badge } from "@/app/badges/[listing]/route";
-import { addResult, ctx, revoke, seedListing, setCurrent, tempKeyring } from "@/lib/badges/db-fixtures";
+import { addResult, ctx, revoke, seedListing, setCurrent, tempKeyring } from "@/test/badges-db";
 import { rawPublicKey } from "@/lib/badges/dsse";
 import { loadKeyring, rotateKey, type Keyring } from "@/lib/badges/keys";
 import { MAX_INPUT_BYTES } from "@/lib/badges/verify";
 import { setBadgeKeyring } from "@/lib/badges/server";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/db";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { POST } from "./route";
 
 let tdb: TestDatabase;

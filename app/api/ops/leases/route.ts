@@ -1,8 +1,8 @@
 /** POST /api/ops/leases — a catalog-monitor worker claims up to `limit` jobs (worker token). */
 import { toResponse } from "@/lib/errors";
-import { readBody } from "@/lib/analyses/http";
-import { ClaimBody, opsClaim } from "@/lib/analyses/ops";
-import { requireWorkerToken } from "@/lib/analyses/ops-auth";
+import { readBody } from "@/lib/http";
+import { ClaimBody, opsClaim } from "@/lib/ops/handlers";
+import { requireWorkerToken } from "@/lib/ops/auth";
 
 export async function POST(req: Request): Promise<Response> {
   try {

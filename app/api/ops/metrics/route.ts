@@ -1,7 +1,7 @@
 /** GET /api/ops/metrics — the queue's Prometheus metrics (worker token required). */
 import { toResponse } from "@/lib/errors";
-import { opsMetricsText } from "@/lib/analyses/ops";
-import { requireWorkerToken } from "@/lib/analyses/ops-auth";
+import { opsMetricsText } from "@/lib/ops/handlers";
+import { requireWorkerToken } from "@/lib/ops/auth";
 
 export const dynamic = "force-dynamic";
 

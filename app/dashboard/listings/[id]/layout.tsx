@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { db } from "@/lib/db";
-import { requireListingOwner } from "@/lib/analyses/access";
+import { requireListingOwner } from "@/lib/listings/access";
 import { sessionUserId } from "@/lib/auth/session";
 import { orPageError } from "@/lib/surfaces/guard";
 

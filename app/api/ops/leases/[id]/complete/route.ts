@@ -3,10 +3,10 @@
  * scores it and stores the result in one transaction. Expired or foreign token → 409 lease_lost.
  */
 import { toResponse } from "@/lib/errors";
-import { readBody } from "@/lib/analyses/http";
-import { CompleteBody, opsComplete } from "@/lib/analyses/ops";
-import { requireWorkerToken } from "@/lib/analyses/ops-auth";
-import type { CompleteRequest } from "@/lib/analyses/ops-types";
+import { readBody } from "@/lib/http";
+import { CompleteBody, opsComplete } from "@/lib/ops/handlers";
+import { requireWorkerToken } from "@/lib/ops/auth";
+import type { CompleteRequest } from "@/lib/ops/protocol";
 
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
   try {

@@ -1,8 +1,8 @@
 /** POST /api/ops/leases/:id/fail — the worker gives a job back with a reason: retry with backoff, or failed. */
 import { toResponse } from "@/lib/errors";
-import { readBody } from "@/lib/analyses/http";
-import { FailBody, opsFail } from "@/lib/analyses/ops";
-import { requireWorkerToken } from "@/lib/analyses/ops-auth";
+import { readBody } from "@/lib/http";
+import { FailBody, opsFail } from "@/lib/ops/handlers";
+import { requireWorkerToken } from "@/lib/ops/auth";
 
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
   try {

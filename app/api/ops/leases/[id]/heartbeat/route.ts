@@ -1,8 +1,8 @@
 /** POST /api/ops/leases/:id/heartbeat — extend a live lease, fenced by its token (409 lease_lost otherwise). */
 import { toResponse } from "@/lib/errors";
-import { readBody } from "@/lib/analyses/http";
-import { HeartbeatBody, opsHeartbeat } from "@/lib/analyses/ops";
-import { requireWorkerToken } from "@/lib/analyses/ops-auth";
+import { readBody } from "@/lib/http";
+import { HeartbeatBody, opsHeartbeat } from "@/lib/ops/handlers";
+import { requireWorkerToken } from "@/lib/ops/auth";
 
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
   try {

@@ -1,0 +1,150 @@
+/**
+ * Demo data, idempotent: every row it writes is marked demo and found again by a stable key (slug,
+ * demo login), so a second run changes nothing but what moved (e.g. the fixture sellers' port).
+ *
+ * - the two seed product documents (002 agent verdict, 003 validity check), imported field by field;
+ * - the four services behind seed 004's five listing shapes (the "featured" row is the same service),
+ *   with their demo evidence scored into published results;
+ * - the local fixture sellers (npm run sellers), published so the monitor probes them for real;
+ * - seeded seller, moderator and admin accounts for the development sign-in.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { importProductDocument } from "@/lib/discovery/product-document";
+import { validateListingDocument } from "@/lib/listing-document/validate";
+import type { ListingDocument } from "@/lib/listing-document/document";
+import { writeListing } from "@/lib/listings/save";
+import { resultColumns } from "@/lib/analyses/store-result";
+import { CURRENT_RUBRIC, checkReadinessEvidence, scoreReadiness, rubricVersionString } from "@/lib/scoring/readiness";
+import { fixtureListings } from "@/sellers";
+
+const FIXTURES = path.join(process.cwd(), "lib", "scoring", "readiness", "fixtures");
+
+export const DEMO_ACCOUNTS = [
+  { demoLogin: "seller@demo", name: "Sam Seller", role: "seller" as const, org: "demo-sellers" },
+  { demoLogin: "seller2@demo", name: "Ana Other-Seller", role: "seller" as const, org: "arbiter" },
+  { demoLogin: "moderator@demo", name: "Mo Moderator", role: "moderator" as const, org: null },
+  { demoLogin: "admin@demo", name: "Ada Admin", role: "admin" as const, org: null },
+];
+
+const ORGS = [
+  { slug: "demo-sellers", name: "Demo Sellers Co." },
+  { slug: "arbiter", name: "Arbiter (seed 002)" },
+  { slug: "validity-check", name: "Validity Check (seed 003)" },
+];
+
+/** The seed 004 shapes: fixture file, editorial levers (rank-only), and the verification status. */
+export const SHAPES = [
+  { key: "mature-and-honest", featuredLevel: 0, verification: "verified" as const },
+  { key: "popular-but-thin", featuredLevel: 0, verification: "unverified" as const },
+  { key: "well-built-brand-new", featuredLevel: 5, verification: "unverified" as const },
+  { key: "trafficked-but-unpayable", featuredLevel: 5, verification: "degraded" as const },
+];
+
+/** Fixture sellers listed in the demo catalog (the broken ones stay test-only but "no-challenge"). */
+export const DEMO_FIXTURE_SELLERS = ["agent-verdict", "validity-check", "mpp-seller", "no-challenge"];
+
+export interface DemoSeedResult {
+  listingIdsByShape: Record<string, string>;
+  fixtureListingIds: Record<string, string>;
+  productListingIds: Record<string, string>;
+}
+
+export async function seedDemo(prisma: PrismaClient, opts: { sellersOrigin: string; now?: Date }): Promise<DemoSeedResult> {
+  const now = opts.now ?? new Date();
+  const orgIds: Record<string, string> = {};
+  for (const o of ORGS) {
+    const org = await prisma.organization.upsert({ where: { slug: o.slug }, update: { name: o.name }, create: { ...o, demo: true } });
+    orgIds[o.slug] = org.id;
+  }
+  for (const a of DEMO_ACCOUNTS) {
+    const data = { name: a.name, role: a.role, organizationId: a.org ? orgIds[a.org] : null, demo: true };
+    await prisma.user.upsert({ where: { demoLogin: a.demoLogin }, update: data, create: { ...data, demoLogin: a.demoLogin } });
+  }
+
+  const listingIdsByShape: Record<string, string> = {};
+  for (const shape of SHAPES) {
+    const doc = readDocument(path.join(FIXTURES, `${shape.key}.listing.json`));
+    const id = await upsertListing(prisma, doc, orgIds["demo-sellers"], `demo:shape:${shape.key}`);
+    await prisma.listing.update({
+      where: { id },
+      data: { featuredLevel: shape.featuredLevel, verificationStatus: shape.verification, publicationState: "published", publishedAt: now },
+    });
+    await publishDemoResult(prisma, id, doc, path.join(FIXTURES, `${shape.key}.evidence.json`), now);
+    listingIdsByShape[shape.key] = id;
+  }
+
+  const productListingIds: Record<string, string> = {};
+  for (const [file, org, sourceUrl] of [
+    ["002-agent-verdict.json", "arbiter", undefined],
+    ["003-validity-check.json", "validity-check", "https://validity-check.example"],
+  ] as const) {
+    const raw = fs.readFileSync(path.join(FIXTURES, "seed-products", file), "utf8");
+    const imported = importProductDocument(raw, sourceUrl ? { sourceUrl } : {});
+    if (!imported.ok) throw new Error(`seed product ${file} does not import: ${JSON.stringify(imported.errors[0])}`);
+    const id = await upsertListing(prisma, imported.listing, orgIds[org], `seed:${file.slice(0, 3)}`);
+    // Published, but their real hosts are out of reach here: they read "not yet scored" until probed.
+    await prisma.listing.update({ where: { id }, data: { publicationState: "published", publishedAt: now } });
+    productListingIds[file] = id;
+  }
+
+  const fixtureListingIds: Record<string, string> = {};
+  const fixtures = fixtureListings(opts.sellersOrigin);
+  for (const slug of DEMO_FIXTURE_SELLERS) {
+    const doc = fixtures[slug];
+    if (!doc) throw new Error(`fixture seller ${slug} is unknown`);
+    const id = await upsertListing(prisma, doc, orgIds["demo-sellers"], `fixture:${slug}`);
+    await prisma.listing.update({ where: { id }, data: { publicationState: "published", publishedAt: now } });
+    fixtureListingIds[slug] = id;
+  }
+  return { listingIdsByShape, fixtureListingIds, productListingIds };
+}
+
+function readDocument(file: string): ListingDocument {
+  const v = validateListingDocument(JSON.parse(fs.readFileSync(file, "utf8")));
+  if (!v.ok) throw new Error(`${file} is not a valid listing document: ${v.errors[0].pointer} ${v.errors[0].message}`);
+  return v.value;
+}
+
+/** Create the listing once (found again by its source key); later runs rewrite its document only. */
+async function upsertListing(prisma: PrismaClient, doc: ListingDocument, organizationId: string, source: string): Promise<string> {
+  const existing = await prisma.listing.findFirst({ where: { source, demo: true }, select: { id: true } });
+  const saved = await writeListing(doc, { organizationId, listingId: existing?.id, source, demo: true });
+  return saved.id;
+}
+
+/** Score the shape's demo evidence and publish it, unless the same rubric already scored it. */
+async function publishDemoResult(prisma: PrismaClient, listingId: string, doc: ListingDocument, evidenceFile: string, now: Date) {
+  const listing = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, select: { currentResult: { select: { rubricVersion: true } } } });
+  const version = rubricVersionString(CURRENT_RUBRIC);
+  if (listing.currentResult?.rubricVersion === version) return;
+  const ev = checkReadinessEvidence(JSON.parse(fs.readFileSync(evidenceFile, "utf8")));
+  if (!ev.ok) throw new Error(`${evidenceFile}: ${ev.errors[0].pointer} ${ev.errors[0].message}`);
+  // Scored at the instant the fixture was written for, so its ledger windows read as intended.
+  const index = JSON.parse(fs.readFileSync(path.join(FIXTURES, "index.json"), "utf8")) as { now: string };
+  const result = scoreReadiness(doc, ev.value, CURRENT_RUBRIC, { now: new Date(index.now) });
+  await prisma.$transaction(async (tx) => {
+    const evidence = await tx.probeEvidence.create({
+      data: { listingId, vantage: "demo", probedAt: new Date(ev.value.probe.probedAt), ok: true, evidence: ev.value as never },
+    });
+    const row = await tx.readinessResult.create({ data: { ...resultColumns(result, doc), listingId, evidenceId: evidence.id, createdAt: now } });
+    await tx.listing.update({ where: { id: listingId }, data: { currentResultId: row.id } });
+  });
+}
+
+/**
+ * Queue an analysis for every fixture-seller listing without a published result, so the in-process
+ * catalog-monitor probes them for real as soon as the server starts. Idempotent: an analysis already
+ * active for a listing is reused, not duplicated.
+ */
+export async function queueDemoAnalyses(prisma: PrismaClient, seeded: DemoSeedResult): Promise<string[]> {
+  const { onListingPublished } = await import("@/lib/queue/enqueue-analysis");
+  const queued: string[] = [];
+  for (const id of Object.values(seeded.fixtureListingIds)) {
+    const l = await prisma.listing.findUniqueOrThrow({ where: { id }, select: { currentResultId: true } });
+    if (l.currentResultId) continue;
+    queued.push((await onListingPublished(id, "system:demo-seed")).id);
+  }
+  return queued;
+}

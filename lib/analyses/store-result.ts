@@ -1,0 +1,259 @@
+/**
+ * Scoring and storage (seed 004 "Score" and "Store"): the API applies the readiness rubric to the
+ * evidence a worker posted, the listing and the ledger facts, then writes the evidence row, a new
+ * immutable result row stamped with its rubric version, marks the analysis succeeded and moves the
+ * listing pointer — all in ONE transaction, fenced by the lease, so a stale worker changes nothing.
+ */
+import crypto from "node:crypto";
+import { AppError } from "@/lib/errors";
+import { CURRENT_RUBRIC, checkReadinessEvidence, rubricVersionString, scoreReadiness, type ReadinessResult } from "@/lib/scoring/readiness";
+import { parseVersion } from "@/lib/scoring/readiness/rubric";
+import type { ProbeEvidence } from "@/lib/evidence";
+import type { ListingDocument } from "@/lib/listing-document/document";
+import { slugify, validateListingDocument } from "@/lib/listing-document/validate";
+import { endpointColumns, listingColumns, uniqueEndpoints } from "@/lib/listings/document-mapping";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { requireListingOwner } from "@/lib/listings/access";
+import { completedWith, finishLease, leaseLost, lockLease, type LockedLease } from "@/lib/queue/lease";
+import { ledgerFactsForScoring } from "@/lib/facts/ledger-facts";
+import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
+import { analysisMetrics, type ProbeOutcomeKind } from "@/lib/queue/metrics";
+import { NOW_UTC, clientOr, prismaOf, rows, transaction, type Client, type PrismaLike } from "@/lib/sql";
+
+/** Seed 004 Governance, verbatim: what the seller sees after a MAJOR or MINOR rubric re-score. */
+export const RUBRIC_NOTICE_TEXT = "Scoring criteria updated… this reflects the rubric, not your service.";
+
+export interface CompletionInput {
+  leaseToken: string;
+  evidence: ProbeEvidence;
+  /** For a URL submission (no listing yet): the listing the worker drafted from the URL. */
+  document?: ListingDocument | null;
+  /** How long the probe took on the worker, for the latency histogram. */
+  probeMs?: number;
+}
+
+export interface CompletionOutcome {
+  analysisId: string;
+  listingId: string;
+  resultId: string | null;
+  evidenceId: string | null;
+  total: number | null;
+  band: string | null;
+  rubricVersion: string;
+  /** True when this lease had already been completed (a retried request); nothing was written. */
+  alreadyCompleted: boolean;
+}
+
+const NEUTRAL_FACTS = {
+  settle: { lastSettledAt: null, failedAttemptsSinceLastSettle: 0, distinctFailingBuyersSinceLastSettle: 0 },
+  liveness: { uptime7d: null, uptime30d: null, healthStatus: "unverified", healthConfidence: 0, settlementUnproven: false },
+};
+
+/** Reject malformed evidence before any lock is taken, naming the field (STYLE.md practice 3). */
+export function checkProbeEvidence(evidence: unknown): ProbeEvidence {
+  const checked = checkReadinessEvidence({ probe: evidence, ...NEUTRAL_FACTS });
+  if (!checked.ok) {
+    const first = checked.errors[0];
+    throw new AppError("bad_request", `evidence is invalid at ${first.pointer}: ${first.message}`, checked.errors.map((e) => ({ pointer: `/evidence${e.pointer.replace(/^\/probe/, "")}`, message: e.message })));
+  }
+  return checked.value.probe;
+}
+
+/** major.minor of "readiness/1.2.3" or "1.2.3". */
+function minorOf(version: string): string {
+  const [a, b] = parseVersion(version.replace(/^readiness\//, ""));
+  return `${a}.${b}`;
+}
+
+export function probeOutcomeKinds(evidence: ProbeEvidence): ProbeOutcomeKind[] {
+  return evidence.endpoints.map((e) => (e.refusal ? "refused" : e.challenge.kind));
+}
+
+export async function completeLease(id: string, input: CompletionInput, opts: { client?: Client; now?: Date } = {}): Promise<CompletionOutcome> {
+  const probe = checkProbeEvidence(input.evidence);
+  const draft = input.document ? checkDraft(input.document) : null;
+  const client = await clientOr(opts.client);
+  const rubricVersion = rubricVersionString(CURRENT_RUBRIC);
+
+  // Visible progress while the transaction runs (it commits "done" or rolls back to this).
+  const marked = await rows<{ id: string; listingId: string | null }>(
+    client,
+    `UPDATE "catalog_scoring_analyses" SET "step" = 'scoring', "updatedAt" = ${NOW_UTC}
+     WHERE "id" = $1 AND "state" = 'running' AND "leaseToken" = $2 AND "leaseExpiresAt" > ${NOW_UTC} RETURNING "id", "listingId"`,
+    id,
+    input.leaseToken,
+  );
+  if (marked.length === 0) return replayOrLost(client, id, input.leaseToken, rubricVersion);
+
+  const started = performance.now();
+  const now = opts.now ?? new Date();
+  const run = async (tx: Client) => {
+    const lease = await lockLease(tx, id, input.leaseToken);
+    if (!lease) throw await leaseLost(tx, id);
+    const listingId = lease.listingId ?? (await createDraftListing(await prismaOf(tx), lease, draft));
+    const document = (await loadListingDocuments(tx, [listingId])).get(listingId);
+    if (!document) throw new AppError("not_found", `listing ${listingId} of analysis ${id} no longer exists`);
+    const facts = await ledgerFactsForScoring(tx, listingId, now, probe);
+    const result = scoreReadiness(document, { probe, ...facts }, CURRENT_RUBRIC, { now });
+
+    // Evidence and result in one statement (raw SQL: Prisma's model create costs several times more on this path).
+    const [stored] = await rows<{ evidenceId: string; resultId: string }>(
+      tx,
+      `WITH ev AS (
+         INSERT INTO "probe_evidence" ("id", "listingId", "analysisId", "vantage", "probedAt", "ok", "refusal", "evidence", "createdAt")
+         VALUES ($1, $3, $4, $5, ($6::timestamptz AT TIME ZONE 'UTC'), true, NULL, $7::jsonb, ${NOW_UTC})
+         RETURNING "id"
+       )
+       INSERT INTO "catalog_scoring_results" ("id", "listingId", "analysisId", "rubricVersion", "total", "rawTotal", "band", "provisional",
+         "caps", "dimensions", "rules", "improvements", "evidenceId", "document", "createdAt")
+       SELECT $2, $3, $4, $8, $9::int, $10::float8, $11, false, $12::jsonb, $13::jsonb, $14::jsonb, $15::jsonb, ev."id", $16::jsonb, ${NOW_UTC} FROM ev
+       RETURNING "evidenceId", "id" AS "resultId"`,
+      newId(),
+      newId(),
+      listingId,
+      id,
+      probe.vantage,
+      probe.probedAt,
+      JSON.stringify(probe),
+      result.rubricVersion,
+      result.total,
+      result.rawTotal,
+      result.band.label,
+      JSON.stringify(result.caps),
+      JSON.stringify(result.dimensions),
+      JSON.stringify(result.rules),
+      JSON.stringify(result.improvements),
+      JSON.stringify(document),
+    );
+    const previous = lease.listingId ? lease.previousRubricVersion : null;
+    // Seed Governance: a re-score caused by a MAJOR/MINOR release tells the seller the rubric moved, not their service.
+    const notice = lease.trigger === "rubric" && previous !== null && minorOf(previous) !== minorOf(rubricVersion);
+    await rows(
+      tx,
+      `UPDATE "listings" SET "currentResultId" = $2, "rubricNoticeVersion" = CASE WHEN $3::boolean THEN $4 ELSE "rubricNoticeVersion" END, "updatedAt" = ${NOW_UTC}
+       WHERE "id" = $1 RETURNING "id"`,
+      listingId,
+      stored.resultId,
+      notice,
+      rubricVersion,
+    );
+    const evidenceRow = { id: stored.evidenceId };
+    const resultRow = { id: stored.resultId };
+    const finished = await finishLease(tx, id, input.leaseToken, { resultId: resultRow.id, evidenceId: evidenceRow.id, rubricVersion, detail: `total ${result.total}` });
+    if (!finished) throw await leaseLost(tx, id);
+    return { analysisId: id, listingId, resultId: resultRow.id, evidenceId: evidenceRow.id, total: result.total, band: result.band.label, rubricVersion, alreadyCompleted: false };
+  };
+  // A URL submission creates its listing with Prisma model calls, so it takes the Prisma transaction;
+  // every other completion is raw SQL on the fastest path the client offers (sql.ts).
+  const outcome = await transaction(marked[0].listingId ? client : await prismaOf(opts.client), run);
+
+  const m = analysisMetrics();
+  m.scoringSeconds.observe((performance.now() - started) / 1000);
+  if (input.probeMs !== undefined) m.probeSeconds.observe(input.probeMs / 1000);
+  for (const k of probeOutcomeKinds(probe)) m.probeOutcomes.inc({ kind: k });
+  m.completions.inc({ outcome: "succeeded" });
+  return outcome;
+}
+
+async function replayOrLost(prisma: Client, id: string, leaseToken: string, rubricVersion: string): Promise<CompletionOutcome> {
+  const done = await completedWith(prisma, id, leaseToken);
+  if (!done) throw await leaseLost(prisma, id);
+  const [row] = await rows<{ listingId: string | null; evidenceId: string | null; rubricVersion: string | null }>(
+    prisma,
+    `SELECT "listingId", "evidenceId", "rubricVersion" FROM "catalog_scoring_analyses" WHERE "id" = $1`,
+    id,
+  );
+  return {
+    analysisId: id,
+    listingId: row.listingId ?? "",
+    resultId: done.resultId,
+    evidenceId: row.evidenceId,
+    total: null,
+    band: null,
+    rubricVersion: row.rubricVersion ?? rubricVersion,
+    alreadyCompleted: true,
+  };
+}
+
+function checkDraft(document: unknown): ListingDocument {
+  const v = validateListingDocument(document);
+  if (!v.ok) {
+    const first = v.errors[0];
+    throw new AppError("invalid_document", `drafted listing is invalid at ${first.pointer || "/"}: ${first.message}`, v.errors.map((e) => ({ pointer: `/document${e.pointer}`, message: e.message })));
+  }
+  return v.value;
+}
+
+/**
+ * A URL submission has no listing yet: the worker drafted one from the URL (discovery import); it
+ * becomes a draft listing of the submitter's organization, in the completion transaction.
+ */
+async function createDraftListing(tx: PrismaLike, lease: LockedLease, draft: ListingDocument | null): Promise<string> {
+  if (!draft) throw new AppError("bad_request", `analysis ${lease.id} is a URL submission: the completion must carry the drafted document`, [{ pointer: "/document", message: "is required" }]);
+  const user = await tx.user.findUnique({ where: { id: lease.submitter }, select: { organizationId: true } });
+  if (!user?.organizationId) throw new AppError("unprocessable", `submitter of analysis ${lease.id} belongs to no organization`);
+  // A random suffix instead of a probe-for-free-slug loop: this runs under the row lock.
+  const slug = `${slugify(draft.slug ?? draft.title).slice(0, 70)}-${crypto.randomBytes(3).toString("hex")}`;
+  const listing = await tx.listing.create({
+    data: { ...listingColumns(draft), slug, organizationId: user.organizationId, source: `import:${lease.targetUrl}`, publicationState: "draft" },
+    select: { id: true },
+  });
+  const endpoints = uniqueEndpoints(draft.endpoints);
+  if (endpoints.length) await tx.endpoint.createMany({ data: endpoints.map((e, i) => ({ ...endpointColumns(e, i), listingId: listing.id })) });
+  await tx.analysis.update({ where: { id: lease.id }, data: { listingId: listing.id } });
+  return listing.id;
+}
+
+/** Ids for rows written in raw SQL: 25 random base-36 characters, like Prisma's cuid() in length. */
+function newId(): string {
+  return "r" + BigInt("0x" + crypto.randomBytes(16).toString("hex")).toString(36).padStart(25, "0").slice(0, 24);
+}
+
+/** The columns of a catalog_scoring_results row for a result and the document it scored (every writer uses this). */
+export function resultColumns(result: ReadinessResult, document: ListingDocument) {
+  const j = (v: unknown) => v as Prisma.InputJsonValue;
+  return {
+    rubricVersion: result.rubricVersion,
+    total: result.total,
+    rawTotal: result.rawTotal,
+    band: result.band.label,
+    provisional: result.provisional,
+    caps: j(result.caps),
+    dimensions: j(result.dimensions),
+    rules: j(result.rules),
+    improvements: j(result.improvements),
+    document: j(document),
+  };
+}
+
+/**
+ * Seed 004 "Provisional estimate": the listing scored without live evidence — H1–H3 not observed
+ * (0 points), no cap evaluated. Pure; nothing is probed or stored.
+ */
+export function estimateProvisional(document: ListingDocument, now: Date = new Date()): ReadinessResult {
+  return scoreReadiness(document, null, CURRENT_RUBRIC, { provisional: true, now });
+}
+
+/**
+ * Store a provisional estimate for the owner's readiness page. It is a result row like any other
+ * (immutable) but flagged provisional, so it is never the published pointer (the pointer guard
+ * trigger refuses it as well), never on the badge and never stale.
+ */
+export async function saveProvisionalEstimate(listingId: string, actorId: string | null, client?: Client): Promise<{ resultId: string; result: ReadinessResult }> {
+  const prisma = await prismaOf(client);
+  await requireListingOwner(prisma, actorId, listingId, { allowModerator: true });
+  const document = (await loadListingDocuments(prisma, [listingId])).get(listingId);
+  if (!document) throw new AppError("not_found", `listing ${listingId} does not exist`);
+  const result = estimateProvisional(document);
+  const row = await prisma.readinessResult.create({ data: { ...resultColumns(result, document), listingId }, select: { id: true } });
+  return { resultId: row.id, result };
+}
+
+/** The seller has read the rubric-change notice; it stays until then. Owner only. */
+export async function acknowledgeRubricNotice(listingId: string, actorId: string | null, client?: Client): Promise<{ acknowledged: string | null }> {
+  const prisma = await prismaOf(client);
+  await requireListingOwner(prisma, actorId, listingId);
+  const before = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, select: { rubricNoticeVersion: true } });
+  await prisma.listing.update({ where: { id: listingId }, data: { rubricNoticeVersion: null } });
+  return { acknowledged: before.rubricNoticeVersion };
+}

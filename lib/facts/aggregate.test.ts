@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { atomicToUnits, ledgerFacts, lowestPrice, medianOfAmounts } from "./aggregate";
+import { createTestListing } from "@/test/ledger";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe("the settled median, taken in memory", () => {
+  it("is percentile_cont(0.5) over tollgate_atomic_to_units(amount, 0), to the bit", async () => {
+    let seed = 7;
+    const rnd = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const cases: (string | null)[][] = [
+      ["9600"],
+      ["9600", "9700"],
+      ["1", "2", "4"],
+      ["3", "1", "2", "10"],
+      ["25060", "25070", "25000", "25010", "25040", "25050"],
+      ["12345678901234567890123", "12345678901234567890125"],
+      ["x", "9600", null, "-5", "1.5", "9800"],
+      ["abc"],
+    ];
+    for (let i = 0; i < 40; i++) cases.push(Array.from({ length: 1 + Math.floor(rnd() * 12) }, () => String(Math.floor(rnd() * 10 ** (1 + Math.floor(rnd() * 9))))));
+    for (const amounts of cases) {
+      const [{ m }] = await t.query<{ m: number | null }>(
+        `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY tollgate_atomic_to_units(a, 0)) AS m FROM unnest($1::text[]) AS a`,
+        [amounts],
+      );
+      expect(medianOfAmounts(amounts), JSON.stringify(amounts)).toBe(m);
+    }
+    expect(medianOfAmounts(null)).toBeNull();
+    expect(medianOfAmounts([])).toBeNull();
+  });
+});
+
+describe("prices converted in memory", () => {
+  it("lowestPrice is min(tollgate_decimal_or_null(price))::float8, malformed prices left out", async () => {
+    const cases: (string | null)[][] = [
+      ["0.01"],
+      ["0.035", "0.0349", "1"],
+      ["12345678901234567890.12345678901234567890", "0.1"],
+      ["0.1", "0.10000000000000000555"],
+      ["$0.01", "abc", "", null, "-1", "1e-3", " 0.5"],
+      ["007.50", "7.5"],
+      [],
+    ];
+    for (const prices of cases) {
+      const [{ m }] = await t.query<{ m: number | null }>(`SELECT min(tollgate_decimal_or_null(p))::float8 AS m FROM unnest($1::text[]) AS p`, [prices]);
+      expect(lowestPrice(prices), JSON.stringify(prices)).toBe(m);
+    }
+    expect(lowestPrice(null)).toBeNull();
+  });
+
+  it("atomicToUnits is tollgate_atomic_to_units(amount, decimals), to the bit", async () => {
+    const cases: [string, number][] = [
+      ["10000", 6], ["1", 6], ["0", 6], ["123456789", 0], ["9600", 2], ["35000", 6], ["1", 36],
+      ["999999999999999", 6], ["9007199254740993", 6], ["1234567890123456", 18], ["12345678901234567890123456789012345678", 36],
+      ["x", 6], ["-5", 6], ["1.5", 6], ["", 6], ["10", -1], ["10", 37],
+    ];
+    for (const [amount, decimals] of cases) {
+      const [{ u }] = await t.query<{ u: number | null }>(`SELECT tollgate_atomic_to_units($1, $2::int) AS u`, [amount, decimals]);
+      expect(atomicToUnits(amount, decimals), `${amount} × 10^-${decimals}`).toBe(u);
+    }
+  });
+});
+
+describe("the ledger's amounts are atomic units in the database too", () => {
+  it("refuses a payment or quote whose amount is not an integer string, and a settled payment without one", async () => {
+    const listingId = await createTestListing(t.prisma);
+    const pay = (status: "settled" | "failed", settledAmount: string | null, advertisedAmount = "10000") =>
+      t.prisma.routerPayment.create({ data: { payer: "0x" + "1".repeat(40), listingId, advertisedAmount, settledAmount, asset: "USDC", network: "eip155:8453", status } });
+    await expect(pay("settled", "10,000")).rejects.toThrow(/router_payments_amounts_atomic/);
+    await expect(pay("settled", "10000", "1e4")).rejects.toThrow(/router_payments_amounts_atomic/);
+    await expect(pay("settled", null)).rejects.toThrow(/router_payments_settled_amount/);
+    await expect(pay("failed", "10000")).rejects.toThrow(/router_payments_settled_amount/);
+    await expect(pay("settled", "10000")).resolves.toMatchObject({ settledAmount: "10000" });
+    await expect(pay("failed", null)).resolves.toMatchObject({ settledAmount: null });
+    const quote = (amount: string) => t.prisma.priceQuote.create({ data: { listingId, amount, asset: "USDC", network: "eip155:8453", quotedAt: new Date(), source: "test" } });
+    await expect(quote("0.01")).rejects.toThrow(/price_quotes_amount_atomic/);
+    await expect(quote("10000")).resolves.toMatchObject({ amount: "10000" });
+  });
+});
+
+describe("the latest health reading", () => {
+  it("is the latest sample within 30 days; of two at the same instant, the greater confidence", async () => {
+    const now = new Date("2026-12-02T12:00:00.000Z");
+    const listingId = await createTestListing(t.prisma);
+    const sample = (minutesAgo: number, confidence: number) =>
+      t.prisma.healthSample.create({
+        data: { listingId, at: new Date(now.getTime() - minutesAgo * 60_000), outcome: confidence > 0 ? "up" : "down", confidence, vantage: "test" },
+      });
+    await sample(10, 1);
+    await sample(5, 0.6);
+    await sample(5, 0);
+    const facts = async () => (await ledgerFacts({ ids: [listingId] }, now))[0].latestConfidence;
+    expect(await facts()).toBe(0.6);
+    await sample(5, 1);
+    expect(await facts()).toBe(1);
+    // A sample after `now` is not yet a reading; one older than 30 days no longer is.
+    await sample(-1, 0);
+    expect(await facts()).toBe(1);
+    expect((await ledgerFacts({ ids: [listingId] }, new Date(now.getTime() + 31 * 86_400_000)))[0].latestConfidence).toBeNull();
+  });
+});

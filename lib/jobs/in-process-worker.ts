@@ -1,0 +1,33 @@
+/**
+ * The embedded default (PGlite): a PGlite folder belongs to one process, so the catalog-monitor
+ * worker runs inside the web server, started from instrumentation.ts. It uses the same runWorker
+ * loop as `npm run worker`, with direct calls into the ops functions instead of loopback HTTP (the
+ * server need not know its own port or hold a worker token). The periodic work (reaper, sweeps)
+ * runs in lib/jobs/server-jobs.ts's scheduler, beside it.
+ */
+import { opsDirectClient } from "@/lib/ops/handlers";
+import { realProbe } from "@/lib/worker/probes";
+import { runWorker, type WorkerStats } from "@/lib/worker/run-worker";
+
+export interface InProcessHandle {
+  stop(): Promise<WorkerStats>;
+}
+
+const holder = globalThis as unknown as { tollgateInProcessWorker?: InProcessHandle };
+
+export function startInProcessWorker(opts: { concurrency?: number; log?: (l: string) => void } = {}): InProcessHandle {
+  // Dev-mode module reloads call register() again: one loop per process.
+  if (holder.tollgateInProcessWorker) return holder.tollgateInProcessWorker;
+  const log = opts.log ?? ((l: string) => console.log(`[catalog-monitor] ${l}`));
+  const controller = new AbortController();
+  const done = runWorker({ ops: opsDirectClient(), probe: realProbe({ vantage: "in-process" }), concurrency: opts.concurrency ?? 2, signal: controller.signal, log });
+  const handle: InProcessHandle = {
+    stop: async () => {
+      controller.abort();
+      holder.tollgateInProcessWorker = undefined;
+      return done;
+    },
+  };
+  holder.tollgateInProcessWorker = handle;
+  return handle;
+}

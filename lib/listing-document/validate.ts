@@ -1,0 +1,142 @@
+/**
+ * The one gate every listing document passes (discovery import, API, the scoring CLI): validate against
+ * the published JSON Schema (public/schemas/listing.schema.json, 2020-12), report each problem with a
+ * JSON pointer, then fill every optional field so the rest of the code always holds a complete
+ * ListingDocument (missing text → null, noParameters/payable → false, protocols/networks → []).
+ */
+import Ajv2020, { type ErrorObject } from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import schema from "@/public/schemas/listing.schema.json";
+import type { EndpointPricing, ListingDocument, ListingEndpoint, ListingOperations } from "./document";
+
+export interface ListingValidationError {
+  /** JSON pointer to the offending field, e.g. "/endpoints/0/method"; "" for the document itself. */
+  pointer: string;
+  message: string;
+}
+
+export type ListingValidation = { ok: true; value: ListingDocument } | { ok: false; errors: ListingValidationError[] };
+
+// Compiled once per process: compiling a schema costs far more than validating a document.
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+addFormats(ajv);
+const validate = ajv.compile(schema);
+
+const escapeToken = (t: string) => t.replace(/~/g, "~0").replace(/\//g, "~1");
+
+function toError(e: ErrorObject): ListingValidationError {
+  const at = e.instancePath;
+  switch (e.keyword) {
+    case "required":
+      return { pointer: `${at}/${escapeToken(String(e.params.missingProperty))}`, message: "is required" };
+    case "additionalProperties":
+      return { pointer: `${at}/${escapeToken(String(e.params.additionalProperty))}`, message: "is not a field of the listing document" };
+    case "enum":
+      return { pointer: at, message: `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` };
+    case "type":
+      return { pointer: at, message: `must be of type ${Array.isArray(e.params.type) ? e.params.type.join(" or ") : e.params.type}` };
+    case "format":
+      return { pointer: at, message: `must be a valid ${e.params.format}` };
+    case "pattern":
+      return { pointer: at, message: `has the wrong shape (must match ${e.params.pattern})` };
+    default:
+      return { pointer: at, message: e.message ?? e.keyword };
+  }
+}
+
+/** Slug from a title: lower-case ASCII words joined by "-" (document.ts: "derived from the title when absent"). */
+export function slugify(title: string): string {
+  const s = title
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 80)
+    .replace(/-+$/g, "");
+  return s || "listing";
+}
+
+type Loose<T> = { [K in keyof T]?: T[K] | undefined };
+const orNull = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
+
+function completeOperations(o: Loose<ListingOperations> | null | undefined): ListingOperations {
+  const x = o ?? {};
+  return {
+    authPreconditions: orNull(x.authPreconditions),
+    networkRequirements: orNull(x.networkRequirements),
+    fundingRequirements: orNull(x.fundingRequirements),
+    limits: orNull(x.limits),
+    timeouts: orNull(x.timeouts),
+    syncMode: orNull(x.syncMode),
+    errors: orNull(x.errors),
+    idempotency: orNull(x.idempotency),
+    supportChannel: orNull(x.supportChannel),
+  };
+}
+
+function completePricing(p: Loose<EndpointPricing> | null | undefined): EndpointPricing | null {
+  if (p === null || p === undefined) return null;
+  const d = p.dynamic;
+  return {
+    label: orNull(p.label),
+    usd: orNull(p.usd),
+    machine: orNull(p.machine),
+    mode: orNull(p.mode),
+    dynamic: d === null || d === undefined ? null : { min: orNull(d.min), max: orNull(d.max), driver: orNull(d.driver), unit: orNull(d.unit) },
+  };
+}
+
+function completeEndpoint(e: Loose<ListingEndpoint>): ListingEndpoint {
+  return {
+    method: e.method as ListingEndpoint["method"],
+    path: e.path as string,
+    description: orNull(e.description),
+    requestSchema: orNull(e.requestSchema),
+    noParameters: e.noParameters ?? false,
+    responseSchema: orNull(e.responseSchema),
+    requestExample: orNull(e.requestExample),
+    payable: e.payable ?? false,
+    pricing: completePricing(e.pricing),
+    docsUrl: orNull(e.docsUrl),
+  };
+}
+
+/** A schema-valid document with every optional field filled. Does not mutate its input. */
+function complete(doc: Loose<ListingDocument>): ListingDocument {
+  const out: ListingDocument = {
+    slug: doc.slug ?? slugify(doc.title as string),
+    title: doc.title as string,
+    shortDescription: orNull(doc.shortDescription),
+    description: orNull(doc.description),
+    logoUrl: orNull(doc.logoUrl),
+    category: orNull(doc.category),
+    homepageUrl: orNull(doc.homepageUrl),
+    baseUrl: doc.baseUrl as string,
+    docsUrl: orNull(doc.docsUrl),
+    walkthrough: orNull(doc.walkthrough),
+    discoveryUrl: orNull(doc.discoveryUrl),
+    protocols: doc.protocols ? [...doc.protocols] : [],
+    networks: doc.networks ? [...doc.networks] : [],
+    operations: completeOperations(doc.operations),
+    endpoints: (doc.endpoints ?? []).map((e) => completeEndpoint(e as Loose<ListingEndpoint>)),
+  };
+  if (doc.$schema !== undefined) out.$schema = doc.$schema;
+  return out;
+}
+
+export function validateListingDocument(input: unknown): ListingValidation {
+  if (!validate(input)) {
+    const seen = new Set<string>();
+    const errors: ListingValidationError[] = [];
+    for (const e of validate.errors ?? []) {
+      const err = toError(e);
+      const key = `${err.pointer}\u0000${err.message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      errors.push(err);
+    }
+    return { ok: false, errors };
+  }
+  return { ok: true, value: complete(input as Loose<ListingDocument>) };
+}

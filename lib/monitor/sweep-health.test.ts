@@ -1,0 +1,111 @@
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/sellers";
+import { writeListing } from "@/lib/listings/save";
+import type { EndpointEvidence } from "@/lib/probe";
+import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
+import { endpointConfidence, readingFromEvidence, runHealthSweep } from "./sweep-health";
+import { createTestOrganization } from "@/test/ledger";
+
+let t: TestDatabase;
+let server: FixtureServer;
+let deadPort: number;
+const ids: Record<string, string> = {};
+
+/** A port with nothing listening: bind, note the port, close. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  server = await startFixtureSellers({ port: 0 });
+  deadPort = await freePort();
+  const docs = fixtureListings(server.url);
+  const org = await createTestOrganization(t.prisma);
+  for (const slug of ["agent-verdict", "no-challenge", "server-error"]) {
+    ids[slug] = (await writeListing(docs[slug], { organizationId: org, publicationState: "published" })).id;
+  }
+  ids.dead = (await writeListing({ ...docs["agent-verdict"], slug: "dead", baseUrl: `http://127.0.0.1:${deadPort}/x` }, { organizationId: org, publicationState: "published" })).id;
+  // Not on the allow list: the SSRF guard refuses loopback, so no request is made.
+  ids.refused = (await writeListing({ ...docs["agent-verdict"], slug: "refused", baseUrl: "http://127.0.0.1:9/x" }, { organizationId: org, publicationState: "published" })).id;
+  ids.draft = (await writeListing({ ...docs["agent-verdict"], slug: "draft" }, { organizationId: org, publicationState: "draft" })).id;
+});
+afterAll(async () => {
+  await server?.close();
+  await t?.close();
+});
+
+describe("runHealthSweep", () => {
+  it("probes every published listing once and records outcome, latency and confidence", async () => {
+    const allowHosts = [new URL(server.url).host, `127.0.0.1:${deadPort}`];
+    const r = await runHealthSweep({ allowHosts, deadlineMs: 3_000, concurrency: 3 });
+    expect(r).toMatchObject({ probed: 5, up: 1, down: 4, refused: 1 });
+    const sample = async (id: string) => t.prisma.healthSample.findMany({ where: { listingId: id } });
+    const [good] = await sample(ids["agent-verdict"]);
+    expect(good).toMatchObject({ outcome: "up", confidence: HEALTH_CONFIDENCE.validChallenge, httpStatus: 402, challengeKind: "x402-v2" });
+    expect(good.latencyMs).toBeGreaterThanOrEqual(0);
+    expect((await sample(ids["no-challenge"]))[0]).toMatchObject({ outcome: "down", confidence: HEALTH_CONFIDENCE.otherAnswer, httpStatus: 200 });
+    expect((await sample(ids["server-error"]))[0]).toMatchObject({ outcome: "down", confidence: HEALTH_CONFIDENCE.otherAnswer });
+    expect((await sample(ids.dead))[0]).toMatchObject({ outcome: "down", confidence: HEALTH_CONFIDENCE.noAnswer, httpStatus: null });
+    expect((await sample(ids.refused))[0]).toMatchObject({ outcome: "down", confidence: HEALTH_CONFIDENCE.noAnswer });
+    expect(await sample(ids.draft)).toEqual([]);
+    const status = await t.prisma.listing.findMany({ where: { id: { in: [ids["agent-verdict"], ids.dead] } }, select: { id: true, healthStatus: true } });
+    expect(Object.fromEntries(status.map((s) => [s.id, s.healthStatus]))).toEqual({ [ids["agent-verdict"]]: "operational", [ids.dead]: "unavailable" });
+
+    // The quote in the valid challenge is recorded, and not again while it is under a day old.
+    const quotes = await t.prisma.priceQuote.findMany({ where: { listingId: ids["agent-verdict"] } });
+    expect(quotes.length).toBeGreaterThanOrEqual(1);
+    expect(quotes[0].amount).toMatch(/^\d+$/);
+    expect(quotes[0].source).toBe("health-sweep:x402-v2");
+    await runHealthSweep({ allowHosts, deadlineMs: 3_000 });
+    expect(await t.prisma.priceQuote.count({ where: { listingId: ids["agent-verdict"] } })).toBe(quotes.length);
+    expect(await t.prisma.healthSample.count({ where: { listingId: ids["agent-verdict"] } })).toBe(2);
+  });
+});
+
+describe("confidence from evidence", () => {
+  const ev = (over: Partial<EndpointEvidence>): EndpointEvidence => ({
+    method: "POST", path: "/x", url: "http://x/x", reachable: true, status: 402, ttfbMs: 5, tls: null, contentType: "application/json",
+    headers: {}, challenge: { kind: "none", valid: false }, findings: [], ...over,
+  });
+  it.each([
+    ["a valid challenge", ev({ challenge: { kind: "x402-v2", valid: true } }), 1],
+    ["a structured 4xx without one", ev({ status: 400, contentType: "application/problem+json" }), 0.6],
+    ["an invalid challenge in a JSON 402", ev({ challenge: { kind: "x402-v2", valid: false } }), 0.6],
+    ["an HTML 404", ev({ status: 404, contentType: "text/html" }), 0.3],
+    ["a 200", ev({ status: 200 }), 0.3],
+    ["no answer", ev({ reachable: false, status: null }), 0],
+  ])("%s", (_n, e, c) => expect(endpointConfidence(e)).toBe(c));
+
+  it("a listing reads its best payable endpoint, not a free one", () => {
+    const free = ev({ path: "/free", challenge: { kind: "x402-v2", valid: true } });
+    const paid = ev({ path: "/paid", status: 500, contentType: "text/plain" });
+    expect(readingFromEvidence([free, paid], (e) => e.path === "/paid")).toMatchObject({ outcome: "down", confidence: 0.3, httpStatus: 500 });
+  });
+});
+
+describe("health sweep in allow-list-only mode", () => {
+  it("records nothing for a listing this deployment may not reach", async () => {
+    const saved = process.env.TOLLGATE_NET_ALLOWLIST_ONLY;
+    process.env.TOLLGATE_NET_ALLOWLIST_ONLY = "1";
+    try {
+      const org = await t.prisma.organization.create({ data: { slug: "far", name: "Far" } });
+      const far = await t.prisma.listing.create({
+        data: { slug: "far-away", title: "Far away API", baseUrl: "https://api.far-away.example", organizationId: org.id, publicationState: "published" },
+      });
+      const r = await runHealthSweep({ allowHosts: [] });
+      expect(r.skipped).toBeGreaterThanOrEqual(1);
+      expect(await t.prisma.healthSample.count({ where: { listingId: far.id } })).toBe(0);
+    } finally {
+      if (saved === undefined) delete process.env.TOLLGATE_NET_ALLOWLIST_ONLY;
+      else process.env.TOLLGATE_NET_ALLOWLIST_ONLY = saved;
+    }
+  });
+});

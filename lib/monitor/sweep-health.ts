@@ -1,0 +1,148 @@
+/**
+ * The health sweep: probe every published listing through lib/probe (SSRF-guarded, without paying)
+ * and record one monitor sample per listing, plus the prices quoted in valid challenges. Liveness
+ * (uptime share, health confidence) and price freshness in the rank read these rows.
+ *
+ * Confidence (SCORING-NOTES; signals.HEALTH_CONFIDENCE): 1.0 for a valid payment challenge, 0.6 for a
+ * structured (JSON) 4xx answer without one, 0.3 for any other answer, 0 for no answer. A listing's
+ * sample takes its best payable endpoint (the monitor's "best confidence in its latest reading");
+ * "up" means that endpoint behaved like a payable API (confidence ≥ 0.6), as the schema defines it.
+ * A target the SSRF guard refuses is recorded as no answer: no buyer can reach it either.
+ */
+import { db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { probeListing, type EndpointEvidence } from "@/lib/probe";
+import { mapBounded } from "@/lib/probe/bounded";
+import { listingToDocument } from "@/lib/listings/document-mapping";
+import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
+import { healthStatusFor } from "@/lib/facts/aggregate";
+import { recordHealthSample, recordQuote, type HealthOutcome } from "@/lib/ledger/record";
+
+export const HEALTH_SWEEP_CONCURRENCY = 8;
+/** Listings read per page of the sweep. */
+const PAGE = 200;
+/** An unchanged quote is re-recorded at most daily: enough to stay "fresh" (< 30 days) without a row per tick. */
+const QUOTE_REFRESH_MS = 24 * 3_600_000;
+
+export interface HealthReading {
+  outcome: HealthOutcome;
+  confidence: number;
+  httpStatus: number | null;
+  latencyMs: number | null;
+  challengeKind: string | null;
+}
+
+/** The confidence one endpoint's evidence earns. */
+export function endpointConfidence(e: EndpointEvidence): number {
+  if (e.status === null) return HEALTH_CONFIDENCE.noAnswer;
+  if (e.challenge.kind !== "none" && e.challenge.valid) return HEALTH_CONFIDENCE.validChallenge;
+  if (e.status >= 400 && e.status < 500 && /\bjson\b|\+json\b/i.test(e.contentType ?? "")) return HEALTH_CONFIDENCE.structured4xx;
+  return HEALTH_CONFIDENCE.otherAnswer;
+}
+
+/** One listing's reading from its endpoints' evidence: the best payable endpoint, else the best of all. */
+export function readingFromEvidence(endpoints: readonly EndpointEvidence[], payable: (e: EndpointEvidence) => boolean): HealthReading {
+  const pool = endpoints.some(payable) ? endpoints.filter(payable) : endpoints;
+  let best: EndpointEvidence | null = null;
+  let bestConfidence = -1;
+  for (const e of pool) {
+    const c = endpointConfidence(e);
+    if (c > bestConfidence) [best, bestConfidence] = [e, c];
+  }
+  if (!best) return { outcome: "down", confidence: HEALTH_CONFIDENCE.noAnswer, httpStatus: null, latencyMs: null, challengeKind: null };
+  return {
+    outcome: bestConfidence >= HEALTH_CONFIDENCE.structured4xx ? "up" : "down",
+    confidence: bestConfidence,
+    httpStatus: best.status,
+    latencyMs: best.ttfbMs,
+    challengeKind: best.challenge.kind === "none" ? null : best.challenge.kind,
+  };
+}
+
+export interface HealthSweepOptions {
+  now?: Date;
+  concurrency?: number;
+  /** host:port entries the probe may reach over http on loopback; default env().probeAllowHosts. */
+  allowHosts?: string[];
+  vantage?: string;
+  deadlineMs?: number;
+}
+
+export interface HealthSweepResult {
+  probed: number;
+  up: number;
+  down: number;
+  refused: number;
+  /** Listings this deployment may not reach (allow-list-only mode): no sample, since it says nothing of the seller. */
+  skipped: number;
+  quotes: number;
+  ms: number;
+}
+
+export async function runHealthSweep(opts: HealthSweepOptions = {}): Promise<HealthSweepResult> {
+  const started = Date.now();
+  const prisma = await db();
+  const allowHosts = opts.allowHosts ?? env().probeAllowHosts;
+  const vantage = opts.vantage ?? "local";
+  const totals: HealthSweepResult = { probed: 0, up: 0, down: 0, refused: 0, skipped: 0, quotes: 0, ms: 0 };
+  let cursor: string | undefined;
+  for (;;) {
+    const listings = await prisma.listing.findMany({
+      where: { publicationState: "published" },
+      orderBy: { id: "asc" },
+      take: PAGE,
+      ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
+      include: { endpoints: true },
+    });
+    if (listings.length === 0) break;
+    cursor = listings[listings.length - 1].id;
+    await mapBounded(listings, opts.concurrency ?? HEALTH_SWEEP_CONCURRENCY, async (listing) => {
+      const at = opts.now ?? new Date();
+      const probe = await probeListing(listingToDocument(listing), { allowHosts, vantage, now: at, deadlineMs: opts.deadlineMs, concurrency: 4 });
+      if (!probe.ok && probe.refusal === "host_not_allowlisted") {
+        totals.skipped++;
+        return;
+      }
+      const byKey = new Map(listing.endpoints.map((e) => [`${e.method} ${e.path}`, e]));
+      const endpointOf = (e: EndpointEvidence) => byKey.get(`${e.method} ${e.path}`);
+      const reading: HealthReading = probe.ok
+        ? readingFromEvidence(probe.evidence.endpoints, (e) => endpointOf(e)?.payable ?? false)
+        : { outcome: "down", confidence: HEALTH_CONFIDENCE.noAnswer, httpStatus: null, latencyMs: null, challengeKind: null };
+      await recordHealthSample({ listingId: listing.id, at, vantage, ...reading });
+      const status = healthStatusFor(reading.confidence);
+      if (status !== listing.healthStatus) {
+        // Raw SQL: a health reading is not an edit of the listing, so updatedAt must not move.
+        await prisma.$executeRawUnsafe(`UPDATE "listings" SET "healthStatus" = $2::"HealthStatus" WHERE id = $1`, listing.id, status);
+      }
+      totals.probed++;
+      if (!probe.ok) totals.refused++;
+      if (reading.outcome === "up") totals.up++;
+      else totals.down++;
+      if (probe.ok) totals.quotes += await recordQuotesSeen(listing.id, probe.evidence.endpoints, endpointOf, at);
+    });
+    if (listings.length < PAGE) break;
+  }
+  return { ...totals, ms: Date.now() - started };
+}
+
+/** The first accepted requirement of each valid challenge, unless the same quote is already under a day old. */
+async function recordQuotesSeen(
+  listingId: string,
+  endpoints: readonly EndpointEvidence[],
+  endpointOf: (e: EndpointEvidence) => { id: string } | undefined,
+  at: Date,
+): Promise<number> {
+  const prisma = await db();
+  let written = 0;
+  for (const e of endpoints) {
+    const req = e.challenge.valid ? e.challenge.requirements?.find((r) => /^[0-9]{1,38}$/.test(r.amount) && r.asset && r.network) : undefined;
+    const endpoint = endpointOf(e);
+    if (!req || !endpoint) continue;
+    const last = await prisma.priceQuote.findFirst({ where: { listingId, endpointId: endpoint.id }, orderBy: { quotedAt: "desc" }, select: { amount: true, asset: true, network: true, quotedAt: true } });
+    const same = last && last.amount === req.amount && last.asset === req.asset && last.network === req.network;
+    if (same && at.getTime() - last.quotedAt.getTime() < QUOTE_REFRESH_MS) continue;
+    await recordQuote({ listingId, endpointId: endpoint.id, amount: req.amount, asset: req.asset, network: req.network, quotedAt: at, source: `health-sweep:${e.challenge.kind}` });
+    written++;
+  }
+  return written;
+}

@@ -1,0 +1,82 @@
+/**
+ * The ops API's wire shapes, shared by the API (lib/ops/handlers.ts) and the catalog-monitor worker
+ * (lib/worker/run-worker.ts). Types only: the worker must not pull database code into its process.
+ */
+import type { ListingDocument } from "@/lib/listing-document/document";
+import type { ProbeEvidence } from "@/lib/evidence";
+
+export interface LeasedJob {
+  id: string;
+  /** Null for a URL submission: the worker drafts the listing from targetUrl first. */
+  listingId: string | null;
+  trigger: string;
+  targetUrl: string;
+  attempt: number;
+  maxAttempts: number;
+  leaseToken: string;
+  leaseExpiresAt: string;
+  /** The listing document to probe (null for a URL submission). */
+  document: ListingDocument | null;
+  /** host:port entries the probe may reach over plain http / loopback (TOLLGATE_PROBE_ALLOW_HOSTS). */
+  allowHosts: string[];
+}
+
+export interface ClaimRequest {
+  workerId: string;
+  limit: number;
+  leaseMs?: number;
+}
+export interface ClaimResponse {
+  jobs: LeasedJob[];
+}
+export interface HeartbeatRequest {
+  leaseToken: string;
+  leaseMs?: number;
+  step?: "probing";
+}
+export interface HeartbeatResponse {
+  leaseExpiresAt: string;
+  step: string;
+}
+export interface CompleteRequest {
+  leaseToken: string;
+  evidence: ProbeEvidence;
+  document?: ListingDocument | null;
+  probeMs?: number;
+}
+export interface CompleteResponse {
+  analysisId: string;
+  listingId: string;
+  resultId: string | null;
+  total: number | null;
+  band: string | null;
+  rubricVersion: string;
+  alreadyCompleted: boolean;
+}
+export interface FailRequest {
+  leaseToken: string;
+  reason: string;
+  retryable?: boolean;
+}
+export interface FailResponse {
+  state: "queued" | "failed";
+  attempts: number;
+  maxAttempts: number;
+  runAfter: string;
+}
+
+/** What a worker's transport does: over HTTP (separate processes) or direct calls (in-process). */
+export interface OpsClient {
+  claim(req: ClaimRequest): Promise<ClaimResponse>;
+  heartbeat(id: string, req: HeartbeatRequest): Promise<HeartbeatResponse>;
+  complete(id: string, req: CompleteRequest): Promise<CompleteResponse>;
+  fail(id: string, req: FailRequest): Promise<FailResponse>;
+}
+
+/** A fenced call missed: the lease expired or was re-issued. The worker drops the job. */
+export class LeaseLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "LeaseLostError";
+  }
+}

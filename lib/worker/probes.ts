@@ -1,0 +1,117 @@
+/**
+ * What a worker does with a job: the real probe (default), or a fixture that builds evidence
+ * without any network for load and crash tests (`--probe=noop-fixture`). The fixture's evidence
+ * says so in its vantage ("fixture:noop") and in a finding, so a result made from it is never
+ * mistaken for a probed one.
+ */
+import { draftListingFromUrl } from "@/lib/discovery/import";
+import type { ListingDocument } from "@/lib/listing-document/document";
+import { endpointUrl, probeListing } from "@/lib/probe";
+import type { EndpointEvidence, ProbeEvidence } from "@/lib/evidence";
+import type { LeasedJob } from "@/lib/ops/protocol";
+
+export type ProbeOutcome =
+  | { ok: true; evidence: ProbeEvidence; document: ListingDocument | null }
+  | { ok: false; reason: string; retryable: boolean };
+
+export type ProbeFn = (job: LeasedJob, signal: AbortSignal) => Promise<ProbeOutcome>;
+
+/** The default: draft the listing when the job is a bare URL, then probe it (SSRF-guarded, never paying). */
+export function realProbe(opts: { vantage?: string } = {}): ProbeFn {
+  return async (job) => {
+    let document = job.document;
+    let drafted: ListingDocument | null = null;
+    if (!document) {
+      const draft = await draftListingFromUrl(job.targetUrl, { allowHosts: job.allowHosts });
+      if (!draft.ok) {
+        // A refusal is the target's fault and will not change on retry; a fetch error might.
+        return "refusal" in draft
+          ? { ok: false, reason: `refused_target: ${draft.refusal}: ${draft.detail}`, retryable: false }
+          : { ok: false, reason: `draft failed: ${draft.error}: ${draft.detail}`, retryable: true };
+      }
+      document = drafted = draft.draft;
+    }
+    const probed = await probeListing(document, { allowHosts: job.allowHosts, vantage: opts.vantage ?? "local" });
+    if (!probed.ok) return { ok: false, reason: `refused_target: ${probed.refusal}: ${probed.detail}`, retryable: false };
+    return { ok: true, evidence: probed.evidence, document: drafted };
+  };
+}
+
+/**
+ * Evidence as if every endpoint answered 402 with a valid x402 v2 challenge, built from the
+ * document alone. Optional delay simulates a slow probe (the SIGKILL-mid-job test needs one).
+ */
+export function fixtureProbe(opts: { delayMs?: number } = {}): ProbeFn {
+  return async (job, signal) => {
+    if (opts.delayMs) await abortableSleep(opts.delayMs, signal);
+    const document = job.document ?? fixtureDraft(job.targetUrl);
+    return { ok: true, evidence: fixtureEvidence(document), document: job.document ? null : document };
+  };
+}
+
+export function fixtureEvidence(document: ListingDocument, now: Date = new Date()): ProbeEvidence {
+  const finding = { check: "PROBE", severity: "info" as const, code: "fixture_probe", message: "Evidence from the noop fixture probe: no request was sent." };
+  const endpoints: EndpointEvidence[] = document.endpoints.map((e) => ({
+    method: e.method,
+    path: e.path,
+    url: endpointUrl(document.baseUrl, e.path),
+    reachable: true,
+    refusal: null,
+    status: 402,
+    ttfbMs: 1,
+    tls: { valid: true, daysToExpiry: 90 },
+    contentType: "application/json",
+    headers: {},
+    challenge: { kind: "x402-v2", valid: true },
+    findings: [],
+  }));
+  const resource = (url: string | null) => (url ? { url, ok: true, status: 200, contentType: "text/html", findings: [] } : null);
+  const logo = resource(document.logoUrl);
+  const discovery = resource(document.discoveryUrl);
+  return {
+    version: 1,
+    probedAt: now.toISOString(),
+    vantage: "fixture:noop",
+    baseUrl: document.baseUrl,
+    endpoints,
+    logo: logo ? { ...logo, contentType: "image/png", isImage: true } : null,
+    docs: resource(document.docsUrl),
+    discovery: discovery ? { ...discovery, kind: "well-known-x402" } : null,
+    findings: [finding],
+  };
+}
+
+function fixtureDraft(url: string): ListingDocument {
+  const base = new URL(url);
+  return {
+    title: `Fixture service at ${base.hostname}`,
+    shortDescription: null,
+    description: null,
+    logoUrl: null,
+    category: null,
+    homepageUrl: null,
+    baseUrl: base.origin,
+    docsUrl: null,
+    walkthrough: null,
+    discoveryUrl: null,
+    protocols: ["x402"],
+    networks: [],
+    operations: { authPreconditions: null, networkRequirements: null, fundingRequirements: null, limits: null, timeouts: null, syncMode: null, errors: null, idempotency: null, supportChannel: null },
+    endpoints: [
+      { method: "GET", path: base.pathname || "/", description: null, requestSchema: null, noParameters: true, responseSchema: null, requestExample: null, payable: true, pricing: null, docsUrl: null },
+    ],
+  };
+}
+
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
