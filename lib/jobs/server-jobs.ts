@@ -7,7 +7,7 @@ import { env } from "@/lib/env";
 import { analysisTicks } from "@/lib/queue/ticks";
 import { monitorTicks } from "@/lib/monitor/ticks";
 import { rankTicks } from "@/lib/rank/ticks";
-import { startScheduler, type Scheduler } from "@/lib/jobs/scheduler";
+import { startScheduler, type Scheduler } from "@/lib/scheduler";
 
 const holder = globalThis as unknown as { tollgateServerJobs?: { scheduler: Scheduler | null } };
 

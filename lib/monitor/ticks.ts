@@ -2,7 +2,7 @@
  * The monitor's scheduled work: the health sweep probes every published listing every 5 minutes, so
  * an hour of samples is MIN_UPTIME_SAMPLES (lib/facts/aggregate.ts).
  */
-import type { Tick } from "@/lib/jobs/scheduler";
+import type { Tick } from "@/lib/scheduler";
 import { runHealthSweep } from "./sweep-health";
 
 export const HEALTH_SWEEP_INTERVAL_MS = 5 * 60_000;

@@ -3,7 +3,7 @@
  * scheduler; the in-process loop (lib/jobs/in-process-worker.ts) also runs these itself so the pipeline works end
  * to end on its own. Each run is idempotent, so running one twice (two schedulers) is harmless.
  */
-import type { Tick } from "@/lib/jobs/scheduler";
+import type { Tick } from "@/lib/scheduler";
 import { checkRubricRelease, staleSweep } from "./enqueue-analysis";
 import { reapExpiredLeases } from "./lease";
 

@@ -7,7 +7,7 @@
  * (lib/monitor/ticks.ts) marks every listing it probed, so the first tick after it reads most of the
  * catalog (a full read, DUE_FULL_SHARE), and the ticks between are cheap.
  */
-import type { Tick } from "@/lib/jobs/scheduler";
+import type { Tick } from "@/lib/scheduler";
 import { runRankSweep } from "./sweep-ranks";
 
 export const RANK_SWEEP_INTERVAL_MS = 30_000;

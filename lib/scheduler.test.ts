@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { startScheduler } from "@/lib/jobs/scheduler";
+import { startScheduler } from "@/lib/scheduler";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
