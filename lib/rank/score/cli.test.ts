@@ -1,16 +1,24 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { isFileArgument, isMissingModule, main, parseComponentsFile, toPointer, type CliIo, type RankInputsModule } from "./cli";
+import { isFileArgument, main, parseComponentsFile, toPointer, type CliIo, type RankInputsModule } from "./cli";
 import { computeRank } from "./compute";
 import { RANK_FIXTURES } from "@/test/rank-shapes";
+import { openDatabase } from "@/lib/db";
+import { migrate } from "@/lib/migrate";
 
 const ROW1 = { gate: "settleable", liveness: 0.95, traction: 0.88, priceIntegrity: 0.96, featuredLevel: 0, verification: "verified" };
 
-function fakeIo(files: Record<string, string>, rankInputs: Partial<RankInputsModule> | null = null) {
+const NO_DATABASE: RankInputsModule = {
+  rankForListing: async () => {
+    throw new Error("file mode must not read the database");
+  },
+};
+
+function fakeIo(files: Record<string, string>, rankInputs: RankInputsModule = NO_DATABASE) {
   const out: string[] = [];
   const err: string[] = [];
   const io: CliIo = {
@@ -98,12 +106,6 @@ describe("main: file mode", () => {
 });
 
 describe("main: listing-id mode", () => {
-  it("without the database layer: a clear error and exit 2", async () => {
-    const f = fakeIo({}, null);
-    expect(await main(["lst_1"], f.io)).toBe(2);
-    expect(f.err()).toMatch(/listing-id mode needs the database layer/);
-  });
-
   it("calls rankForListing(id) and prints its result", async () => {
     const seen: string[] = [];
     const f = fakeIo({}, {
@@ -123,30 +125,14 @@ describe("main: listing-id mode", () => {
     expect(await main(["lst_1"], broken.io)).toBe(1);
     expect(broken.err()).toMatch(/connection refused/);
   });
-
-  it("a module without rankForListing is reported as such", async () => {
-    const f = fakeIo({}, {});
-    expect(await main(["lst_1"], f.io)).toBe(2);
-    expect(f.err()).toMatch(/does not export rankForListing/);
-  });
-
-  it("isMissingModule recognises only the module itself being absent", () => {
-    const cjs = Object.assign(new Error("Cannot find module '../lib/ledger/rank-inputs'\nRequire stack:\n- /w/scripts/rank.ts"), { code: "MODULE_NOT_FOUND" });
-    const esm = Object.assign(new Error("Cannot find module '/w/lib/ledger/rank-inputs.ts' imported from /w/scripts/rank.ts"), { code: "ERR_MODULE_NOT_FOUND" });
-    const transitive = Object.assign(new Error("Cannot find module './prisma-helpers' imported from /w/lib/ledger/rank-inputs.ts"), { code: "ERR_MODULE_NOT_FOUND" });
-    expect(isMissingModule(cjs, "../lib/ledger/rank-inputs")).toBe(true);
-    expect(isMissingModule(esm, "../lib/ledger/rank-inputs")).toBe(true);
-    expect(isMissingModule(transitive, "../lib/ledger/rank-inputs")).toBe(false);
-    expect(isMissingModule(new Error("boom"), "../lib/ledger/rank-inputs")).toBe(false);
-  });
 });
 
 describe("scripts/rank.ts as a process", () => {
   const root = path.resolve(__dirname, "../../..");
   const tsx = path.join(root, "node_modules/.bin/tsx");
-  const run = async (...args: string[]) => {
+  const run = async (arg: string, env: Record<string, string> = {}) => {
     try {
-      const { stdout, stderr } = await promisify(execFile)(tsx, ["scripts/rank.ts", ...args], { cwd: root });
+      const { stdout, stderr } = await promisify(execFile)(tsx, ["scripts/rank.ts", arg], { cwd: root, env: { ...process.env, DATABASE_URL: "", ...env } });
       return { code: 0, stdout, stderr };
     } catch (e) {
       const err = e as { code: number; stdout: string; stderr: string };
@@ -179,9 +165,13 @@ describe("scripts/rank.ts as a process", () => {
     expect(nj.stderr).toMatch(/\(document\) is not JSON/);
   });
 
-  it.skipIf(existsSync(path.join(root, "lib/rank/inputs.ts")))("listing-id mode without lib/ledger exits 2 with a clear error", async () => {
-    const r = await run("lst_1");
+  it("listing-id mode reads the database: an unknown id on a migrated embedded database exits 2", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "rank-cli-db-"));
+    const handle = await openDatabase({ pgliteDir: path.join(dataDir, "pglite") });
+    await migrate(handle);
+    await handle.close();
+    const r = await run("lst_absent", { TOLLGATE_DATA_DIR: dataDir });
+    expect(r.stderr).toMatch(/no listing with id "lst_absent"/);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/listing-id mode needs the database layer/);
   });
 });

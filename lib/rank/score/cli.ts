@@ -31,8 +31,8 @@ export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   readFile(path: string): Promise<string>;
-  /** Imports lib/rank/inputs lazily; resolves null when that module does not exist yet. */
-  loadRankInputs(): Promise<Partial<RankInputsModule> | null>;
+  /** Imports lib/rank/inputs lazily, so file mode never opens the database. */
+  loadRankInputs(): Promise<RankInputsModule>;
 }
 
 const unit = (name: string) =>
@@ -133,14 +133,6 @@ async function fileMode(path: string, io: CliIo): Promise<number> {
 
 async function listingMode(id: string, io: CliIo): Promise<number> {
   const mod = await io.loadRankInputs();
-  if (!mod) {
-    io.stderr(`rank: listing-id mode needs the database layer (lib/rank/inputs.ts is not there yet); pass a components .json file instead\n`);
-    return 2;
-  }
-  if (typeof mod.rankForListing !== "function") {
-    io.stderr("rank: listing-id mode needs the database layer: lib/rank/inputs.ts does not export rankForListing(id)\n");
-    return 2;
-  }
   let result: RankResult | null;
   try {
     result = await mod.rankForListing(id);
@@ -154,19 +146,4 @@ async function listingMode(id: string, io: CliIo): Promise<number> {
   }
   io.stdout(JSON.stringify(result, null, 2) + "\n");
   return 0;
-}
-
-/**
- * True when `err` says that `specifier` itself could not be found — not a module it imports, whose
- * absence is a real fault in the database layer and must surface.
- */
-export function isMissingModule(err: unknown, specifier: string): boolean {
-  const e = err as NodeJS.ErrnoException | null;
-  if (!e || (e.code !== "MODULE_NOT_FOUND" && e.code !== "ERR_MODULE_NOT_FOUND")) return false;
-  // CJS: "Cannot find module '../lib/ledger/rank-inputs'"; ESM: "Cannot find module '/abs/…/rank-inputs'
-  // imported from …". Compare the module named in quotes, never the importer that follows it.
-  const named = /Cannot find (?:module|package) '([^']+)'/.exec(String(e.message))?.[1];
-  if (!named) return false;
-  const stem = (p: string) => p.replace(/^.*[\\/]/, "").replace(/\.[cm]?[jt]sx?$/, "");
-  return stem(named) === stem(specifier);
 }
