@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { DemoSignIn, WalletSignIn } from "@/components/sign-in-forms";
 import { demoSignInEnabled } from "@/lib/auth/options";
-import { db } from "@/lib/db";
+import { demoAccounts } from "@/lib/surfaces/signin";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in" };
@@ -13,13 +13,7 @@ export default async function SignInPage({ searchParams }: Props) {
   // Only same-site paths are followed after sign-in.
   const callbackUrl = sp.callbackUrl?.startsWith("/") && !sp.callbackUrl.startsWith("//") ? sp.callbackUrl : "/dashboard";
   const demo = demoSignInEnabled();
-  const accounts = demo
-    ? (await (await db()).user.findMany({ where: { demo: true, demoLogin: { not: null } }, orderBy: { role: "asc" } })).map((u) => ({
-        login: u.demoLogin!,
-        name: u.name,
-        role: u.role,
-      }))
-    : [];
+  const accounts = demo ? await demoAccounts() : [];
   return (
     <div className="mx-auto max-w-md">
       <h1 className="text-2xl font-semibold tracking-tight">Sign in</h1>
