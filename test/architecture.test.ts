@@ -368,9 +368,6 @@ const RULES: Rule[] = [
     says: "scripts/ are command lines over lib/, the demo seed and the fixture sellers",
     from: ["scripts/**"],
     only: ["scripts/**", "lib/**", "demo/**", "sellers/**", "npm:*", "node:*"],
-    except: {
-      "scripts/rank.ts": "loads the rank-inputs module through a non-literal specifier so the type check does not require it",
-    },
   },
   {
     kind: "imports",
