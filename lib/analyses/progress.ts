@@ -4,8 +4,8 @@
  */
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
-import { isModerator, requireActor } from "@/lib/auth/roles";
-import { requireListingOwner } from "@/lib/listings/access";
+import { requireActor } from "@/lib/auth/roles";
+import { analysisWhereForActor, requireListingAccess } from "@/lib/listings/access";
 import { PRIORITY_OWNER, assertTargetAllowed, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
 import { prismaOf, type Client } from "@/lib/sql";
 
@@ -26,12 +26,9 @@ export interface AnalysisProgress {
 export async function getAnalysisForActor(userId: string | null, analysisId: string, client?: Client): Promise<AnalysisProgress> {
   const prisma = await prismaOf(client);
   const actor = await requireActor(userId);
-  const a = await prisma.analysis.findUnique({
-    where: { id: analysisId },
-    include: { listing: { select: { organizationId: true } } },
-  });
-  const mine = !!a && (a.submitter === actor.id || (!!actor.organizationId && a.listing?.organizationId === actor.organizationId));
-  if (!a || (!mine && !isModerator(actor))) throw new AppError("not_found", `analysis ${analysisId} does not exist or is not yours`);
+  // The submitter, the listing's owner, or a moderator; anyone else is told it does not exist.
+  const a = await prisma.analysis.findFirst({ where: { AND: [{ id: analysisId }, analysisWhereForActor(actor, { moderators: true })] } });
+  if (!a) throw new AppError("not_found", `analysis ${analysisId} does not exist or is not yours`);
   return {
     id: a.id,
     state: a.state,
@@ -65,6 +62,6 @@ export async function submitAnalysisForActor(userId: string | null, body: Submit
 
 export async function reanalyseForActor(userId: string | null, listingId: string, client?: Client, trigger: "submit" | "reanalyse" = "reanalyse"): Promise<EnqueuedAnalysis> {
   const prisma = await prismaOf(client);
-  const { actor, listing } = await requireListingOwner(prisma, userId, listingId);
+  const { actor, listing } = await requireListingAccess(userId, listingId, { client: prisma });
   return requestAnalysis({ submitter: actor.id, listingId, targetUrl: listing.baseUrl, trigger, priority: PRIORITY_OWNER }, prisma);
 }

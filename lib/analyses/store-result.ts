@@ -13,7 +13,7 @@ import type { ListingDocument } from "@/lib/listing-document/document";
 import { slugify, validateListingDocument } from "@/lib/listing-document/validate";
 import { endpointColumns, listingColumns, uniqueEndpoints } from "@/lib/listings/document-mapping";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { requireListingOwner } from "@/lib/listings/access";
+import { requireListingAccess } from "@/lib/listings/access";
 import { completedWith, finishLease, leaseLost, lockLease, type LockedLease } from "@/lib/queue/lease";
 import { ledgerFactsForScoring } from "@/lib/facts/ledger-facts";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
@@ -241,7 +241,7 @@ export function estimateProvisional(document: ListingDocument, now: Date = new D
  */
 export async function saveProvisionalEstimate(listingId: string, actorId: string | null, client?: Client): Promise<{ resultId: string; result: ReadinessResult }> {
   const prisma = await prismaOf(client);
-  await requireListingOwner(prisma, actorId, listingId, { allowModerator: true });
+  await requireListingAccess(actorId, listingId, { moderators: true, client: prisma });
   const document = (await loadListingDocuments(prisma, [listingId])).get(listingId);
   if (!document) throw new AppError("not_found", `listing ${listingId} does not exist`);
   const result = estimateProvisional(document);
@@ -252,7 +252,7 @@ export async function saveProvisionalEstimate(listingId: string, actorId: string
 /** The seller has read the rubric-change notice; it stays until then. Owner only. */
 export async function acknowledgeRubricNotice(listingId: string, actorId: string | null, client?: Client): Promise<{ acknowledged: string | null }> {
   const prisma = await prismaOf(client);
-  await requireListingOwner(prisma, actorId, listingId);
+  await requireListingAccess(actorId, listingId, { client: prisma });
   const before = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, select: { rubricNoticeVersion: true } });
   await prisma.listing.update({ where: { id: listingId }, data: { rubricNoticeVersion: null } });
   return { acknowledged: before.rubricNoticeVersion };

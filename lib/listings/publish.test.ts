@@ -34,7 +34,7 @@ describe("publishing a listing", () => {
 
   it("refuses another seller and changes nothing", async () => {
     const { id } = await createListingForSeller(sellerId, { ...fixture, slug: "pub-2" });
-    await expect(publishListing(otherId, id)).rejects.toMatchObject({ code: "forbidden", status: 403 });
+    await expect(publishListing(otherId, id)).rejects.toMatchObject({ code: "not_found", status: 404 });
     expect((await t.prisma.listing.findUniqueOrThrow({ where: { id } })).publicationState).toBe("draft");
     expect(await t.prisma.analysis.count({ where: { listingId: id } })).toBe(0);
   });

@@ -5,10 +5,10 @@
  */
 import { db } from "@/lib/db";
 import { assertTargetAllowed, onListingPublished } from "@/lib/queue/enqueue-analysis";
-import { authoriseListingEdit } from "@/lib/listings/save";
+import { requireListingAccess } from "@/lib/listings/access";
 
 export async function publishListing(actorId: string | null, listingId: string) {
-  const actor = await authoriseListingEdit(actorId, listingId);
+  const { actor } = await requireListingAccess(actorId, listingId, { moderators: true });
   const prisma = await db();
   const listing = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, select: { baseUrl: true, publicationState: true, publishedAt: true } });
   assertTargetAllowed(listing.baseUrl);
@@ -20,7 +20,7 @@ export async function publishListing(actorId: string | null, listingId: string) 
 }
 
 export async function unpublishListing(actorId: string | null, listingId: string) {
-  await authoriseListingEdit(actorId, listingId);
+  await requireListingAccess(actorId, listingId, { moderators: true });
   const prisma = await db();
   await prisma.listing.update({ where: { id: listingId }, data: { publicationState: "unlisted" } });
   return { listingId, publicationState: "unlisted" as const };

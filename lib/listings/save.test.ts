@@ -51,7 +51,8 @@ describe("saving a listing document", () => {
   it("lets only the owning seller or a moderator edit", async () => {
     const saved = await createListingForSeller(sellerId, { ...fixture, slug: "owned" });
     const edited = { ...fixture, title: "Geocodr, edited" };
-    await expect(updateListingForSeller(otherSellerId, saved.id, edited)).rejects.toMatchObject({ code: "forbidden" });
+    // Another seller is told what a nonexistent id would tell them: 404, not a 403 confirming the listing.
+    await expect(updateListingForSeller(otherSellerId, saved.id, edited)).rejects.toMatchObject({ code: "not_found", status: 404 });
     expect((await t.prisma.listing.findUniqueOrThrow({ where: { id: saved.id } })).title).toBe(fixture.title);
     await updateListingForSeller(moderatorId, saved.id, edited);
     expect((await t.prisma.listing.findUniqueOrThrow({ where: { id: saved.id } })).title).toBe("Geocodr, edited");

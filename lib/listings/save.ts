@@ -4,7 +4,8 @@
  */
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
-import { requireActor, isModerator, type Actor } from "@/lib/auth/roles";
+import { requireActor } from "@/lib/auth/roles";
+import { requireListingAccess } from "@/lib/listings/access";
 import { slugify, validateListingDocument } from "@/lib/listing-document/validate";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { endpointColumns, listingColumns, listingToDocument, uniqueEndpoints } from "@/lib/listings/document-mapping";
@@ -79,18 +80,6 @@ async function freeSlug(tx: Tx, wanted: string): Promise<string> {
   throw new AppError("conflict", `no free slug near ${base}`);
 }
 
-/** The owner (a member of the listing's organisation) or a moderator may edit a listing. */
-export async function authoriseListingEdit(actorId: string | null, listingId: string): Promise<Actor> {
-  const actor = await requireActor(actorId);
-  const prisma = await db();
-  const listing = await prisma.listing.findUnique({ where: { id: listingId }, select: { organizationId: true } });
-  if (!listing) throw new AppError("not_found", `listing ${listingId} does not exist`);
-  if (listing.organizationId !== actor.organizationId && !isModerator(actor)) {
-    throw new AppError("forbidden", "Only the listing's own seller or a moderator can change it.");
-  }
-  return actor;
-}
-
 /** A seller creates a draft listing in their own organisation from a document (API and dashboard). */
 export async function createListingForSeller(actorId: string | null, input: unknown, source?: string) {
   const actor = await requireActor(actorId);
@@ -99,15 +88,16 @@ export async function createListingForSeller(actorId: string | null, input: unkn
   return writeListing(doc, { organizationId: actor.organizationId, source });
 }
 
+/** The owner or a moderator replaces a listing's document; anyone else gets 404 as for no such listing. */
 export async function updateListingForSeller(actorId: string | null, listingId: string, input: unknown) {
-  const actor = await authoriseListingEdit(actorId, listingId);
+  const { actor } = await requireListingAccess(actorId, listingId, { moderators: true });
   const doc = parseListingDocument(input);
   return writeListing(doc, { organizationId: actor.organizationId ?? "", listingId });
 }
 
-/** The listing document as the owner's editor shows it. */
+/** The listing document as the owner's editor shows it (the owner or a moderator). */
 export async function readListingDocumentForEditor(actorId: string | null, listingId: string) {
-  await authoriseListingEdit(actorId, listingId);
+  await requireListingAccess(actorId, listingId, { moderators: true });
   const prisma = await db();
   const row = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, include: { endpoints: true } });
   return { id: row.id, publicationState: row.publicationState, document: listingToDocument(row) };

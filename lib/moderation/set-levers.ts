@@ -8,6 +8,7 @@
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { requireRole, MODERATION_ROLES, type Actor } from "@/lib/auth/roles";
+import { listingWhereForActor } from "@/lib/listings/access";
 import { FEATURED_MAX_LEVEL, type VerificationStatus } from "@/lib/rank/score";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
@@ -66,7 +67,7 @@ async function change<T extends Record<string, unknown>>(
 ): Promise<ModerationResult<T>> {
   const prisma = await db();
   const { before, auditId } = await prisma.$transaction(async (tx) => {
-    const current = await tx.listing.findUnique({ where: { id: listingId }, select: select as Prisma.ListingSelect });
+    const current = await tx.listing.findFirst({ where: { AND: [{ id: listingId }, listingWhereForActor(actor, { moderators: true })] }, select: select as Prisma.ListingSelect });
     if (!current) throw new AppError("not_found", `listing ${listingId} does not exist`);
     await tx.listing.update({ where: { id: listingId }, data: data as Prisma.ListingUpdateInput });
     const audit = await tx.moderationAudit.create({

@@ -6,6 +6,7 @@
 import { db } from "@/lib/db";
 import { MODERATION_ROLES, requireRole } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
+import { listingWhereForActor } from "@/lib/listings/access";
 import { browseKeys, BROWSE_MAX_LIMIT } from "@/lib/catalog/browse";
 import type { AnalysisState } from "@/lib/generated/prisma/client";
 import { encodeCursor } from "@/lib/rank/score";
@@ -73,10 +74,10 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
 export type RankComponentView = { key: string; value: number; reason: string; facts: Record<string, unknown> };
 
 export async function adminListing(userId: string | null, listingId: string) {
-  await requireRole(userId, MODERATION_ROLES);
+  const actor = await requireRole(userId, MODERATION_ROLES);
   const prisma = await db();
-  const found = await prisma.listing.findUnique({
-    where: { id: listingId },
+  const found = await prisma.listing.findFirst({
+    where: { AND: [{ id: listingId }, listingWhereForActor(actor, { moderators: true })] },
     select: {
       id: true, slug: true, title: true, baseUrl: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
       healthStatus: true, currentResultId: true, rubricNoticeVersion: true,

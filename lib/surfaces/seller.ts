@@ -4,7 +4,7 @@
  * The owner page is the one surface with the full report (seed 004 "Who sees what").
  */
 import { db } from "@/lib/db";
-import { requireListingOwner } from "@/lib/listings/access";
+import { requireListingAccess } from "@/lib/listings/access";
 import { ACTIVE_STATES } from "@/lib/queue/enqueue-analysis";
 import { RUBRIC_NOTICE_TEXT } from "@/lib/analyses/store-result";
 import { listingToDocument } from "@/lib/listings/document-mapping";
@@ -65,7 +65,7 @@ function splitEvidence(json: unknown): { probe: ProbeEvidence | null; settle: un
 
 export async function sellerReport(userId: string | null, listingId: string, now = new Date()): Promise<SellerReport> {
   const prisma = await db();
-  await requireListingOwner(prisma, userId, listingId);
+  await requireListingAccess(userId, listingId, { client: prisma });
   const listing = await prisma.listing.findUniqueOrThrow({
     where: { id: listingId },
     select: { id: true, slug: true, title: true, publicationState: true, baseUrl: true, updatedAt: true, rubricNoticeVersion: true, currentResultId: true },
@@ -119,7 +119,7 @@ export async function sellerReport(userId: string | null, listingId: string, now
 /** The listing as its editable document, for the edit page (owner only). */
 export async function sellerListingDocument(userId: string | null, listingId: string): Promise<{ id: string; title: string; publicationState: string; document: ListingDocument }> {
   const prisma = await db();
-  await requireListingOwner(prisma, userId, listingId);
+  await requireListingAccess(userId, listingId, { client: prisma });
   const l = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, include: { endpoints: true } });
   return { id: l.id, title: l.title, publicationState: l.publicationState, document: listingToDocument(l) };
 }

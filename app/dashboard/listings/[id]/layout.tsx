@@ -1,6 +1,5 @@
 import type { ReactNode } from "react";
-import { db } from "@/lib/db";
-import { requireListingOwner } from "@/lib/listings/access";
+import { requireListingAccess } from "@/lib/listings/access";
 import { sessionUserId } from "@/lib/auth/session";
 import { orPageError } from "@/lib/surfaces/guard";
 
@@ -11,6 +10,6 @@ import { orPageError } from "@/lib/surfaces/guard";
 export default async function OwnListingLayout({ children, params }: { children: ReactNode; params: Promise<{ id: string }> }) {
   const { id } = await params;
   const uid = await sessionUserId();
-  await orPageError(async () => requireListingOwner(await db(), uid, id), `/dashboard/listings/${id}`);
+  await orPageError(() => requireListingAccess(uid, id), `/dashboard/listings/${id}`);
   return children;
 }
