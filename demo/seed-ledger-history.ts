@@ -23,7 +23,7 @@ const MINUTE_MS = 60_000;
 /** Samples laid down per uptime window: 100 in the last 7 days, 300 more over days 7–30. */
 const SAMPLES_7D = 100;
 const SAMPLES_REST = 300;
-/** A brand-new listing has a few readings but not yet an uptime (aggregate.ts MIN_UPTIME_SAMPLES). */
+/** A brand-new listing has a few readings but not yet an uptime (signals.ts MIN_UPTIME_SAMPLES). */
 const SAMPLES_NEW = 3;
 
 export interface SeedDemoLedgerOptions {

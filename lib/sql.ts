@@ -1,8 +1,9 @@
 /**
- * Raw SQL for the queue, on either path:
+ * Raw SQL for the queue, the facts and the rank sweep, on either path:
  * - server Postgres: single statements straight through the pg pool of lib/db's handle (Prisma's
  *   raw-query layer costs about 0.7 ms per statement on top of pg's 0.1–0.4 ms, measured here);
- *   transactions through Prisma (see transaction() for why);
+ *   a run of statements that needs one connection (session settings, a session advisory lock)
+ *   through session(); transactions through Prisma (see transaction() for why);
  * - PGlite: through Prisma ($queryRawUnsafe / $transaction), because PGlite is one connection and
  *   Prisma's adapter serialises transactions on it; a side channel could interleave with them.
  * Model calls off the hot path (creating a row, reading progress) use Prisma either way: prismaOf().
@@ -64,12 +65,41 @@ export async function preparedRows<T>(client: Client, name: string, sql: string,
   return client.query<T>(sql, params, { prepare: `tollgate_${name}` });
 }
 
+/** Session settings for session(): `set` statements run first on the connection, `reset` after. */
+export interface SessionSettings {
+  set: readonly string[];
+  reset: string;
+}
+
+/**
+ * Run fn on one connection of its own. On server Postgres (a handle): a pooled connection (lib/db's
+ * handle.session), with `settings` applied before fn and reset after, so they never reach another
+ * statement of the pool. Anywhere else fn runs on the client itself, which already is one connection:
+ * PGlite (through its Prisma client, as everywhere here), or a transaction or connection the caller
+ * holds; `settings` are then left out, so only give settings that no statement's answer depends on
+ * (planner settings).
+ */
+export async function session<R>(client: Client, fn: (conn: Client) => Promise<R>, settings?: SessionSettings): Promise<R> {
+  if (!isHandle(client)) return fn(client);
+  if (client.kind !== "postgres") return fn(client.prisma);
+  return client.session(async (conn) => {
+    if (!settings) return fn(conn);
+    for (const s of settings.set) await conn.exec(s);
+    try {
+      return await fn(conn);
+    } finally {
+      await conn.exec(settings.reset);
+    }
+  });
+}
+
 /**
  * Run fn in one transaction: Prisma's interactive transaction (both backends), or the caller's own
- * when handed a transaction client or connection. Not handle.session() + BEGIN on server Postgres,
- * though it is faster: lib/db's session() checks a pg client out without an 'error' listener, and a
- * database restart then crashes the process with an uncaught "terminating connection" (seen in
- * the restart test). Prisma's adapter guards its connections.
+ * when handed a transaction client or connection. One transaction path for both backends (on PGlite
+ * it must be Prisma's, see above). Not handle.session() + BEGIN on server Postgres, though that is
+ * faster: this was chosen when lib/db's session() checked a pg client out without an 'error' listener
+ * and a database restart crashed the process; session() now listens and discards a broken client,
+ * so that reason is gone, but the transactions have not been moved or measured since.
  */
 export async function transaction<R>(client: Client, fn: (tx: Client) => Promise<R>): Promise<R> {
   const prisma = isHandle(client) ? client.prisma : isPrisma(client) && "$transaction" in client ? client : null;

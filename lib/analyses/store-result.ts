@@ -15,7 +15,7 @@ import { endpointColumns, listingColumns, uniqueEndpoints } from "@/lib/listings
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { requireListingAccess } from "@/lib/listings/access";
 import { completedWith, finishLease, leaseLost, lockLease, type LockedLease } from "@/lib/queue/lease";
-import { ledgerFactsForScoring } from "@/lib/facts/ledger-facts";
+import { ledgerFactsForScoring } from "@/lib/facts/aggregate";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
 import { analysisMetrics, type ProbeOutcomeKind } from "@/lib/queue/metrics";
 import { NOW_UTC, clientOr, prismaOf, rows, transaction, type Client, type PrismaLike } from "@/lib/sql";
@@ -93,7 +93,7 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
     const listingId = lease.listingId ?? (await createDraftListing(await prismaOf(tx), lease, draft));
     const document = (await loadListingDocuments(tx, [listingId])).get(listingId);
     if (!document) throw new AppError("not_found", `listing ${listingId} of analysis ${id} no longer exists`);
-    const facts = await ledgerFactsForScoring(tx, listingId, now, probe);
+    const facts = await ledgerFactsForScoring(tx, listingId, now);
     const result = scoreReadiness(document, { probe, ...facts }, CURRENT_RUBRIC, { now });
 
     // Evidence and result in one statement (raw SQL: Prisma's model create costs several times more on this path).

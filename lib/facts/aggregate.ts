@@ -3,7 +3,10 @@
  * 30-day settlement aggregates over `router_payments`, the settle facts since the last success, 7-
  * and 30-day uptime from `monitor_health_samples`, the latest health reading and the latest fresh
  * quote from `price_quotes`, beside the listing's own price and levers. The sweep reads every
- * listing in one pass per table; a Featured edit or the CLI reads a few ids through the same SQL.
+ * listing in one pass per table; a Featured edit or the CLI reads a few ids through the same SQL,
+ * and so does readiness (ledgerFactsForScoring: H2 liveness, H3 settleability, the knownUnpayable
+ * cap), so readiness and rank read these facts through ONE set of statements and ONE row→facts
+ * mapping (settleFactsOf, monitorFactsOf, livenessFactsOf).
  *
  * Readings this module makes (docs/RANK.md leaves them to the database layer):
  * - Amounts are atomic units of a USD stablecoin. Settled amounts are converted with the listing's
@@ -15,17 +18,27 @@
  *   signals.settleGate's "settled within 30 days" (`age ≤ 30 d`), so the gate and settled30d flip at
  *   the same instant. A quote is fresh when `now − 30 d < quotedAt ≤ now` ("quote age < 30 days").
  * - Uptime over a window needs at least MIN_UPTIME_SAMPLES samples in it (an hour of the 5-minute
- *   sweep); below that the share is noise and the listing is "with no uptime yet".
+ *   sweep); below that the share is noise and the listing is "with no uptime yet"
+ *   (signals.uptimePercent).
  * - The health reading is the latest sample within 30 days: its confidence, and the status it
- *   implies (healthStatusFor). With no reading, the listing's stored healthStatus is the baseline
- *   and nothing caps it (confidence 1): the seed's baselines exist for exactly that case.
+ *   implies (signals.healthStatusFor). With no reading, the listing's stored healthStatus is the
+ *   baseline and nothing caps it (signals.NO_READING_CONFIDENCE, 1): the seed's baselines exist for
+ *   exactly that case.
  */
 import { ATOMIC_AMOUNT, USD_DECIMAL } from "@/lib/amounts";
-import { database } from "@/lib/db";
-import type { HealthStatus } from "@/lib/scoring/signals";
-import { DAY_MS, type VerificationStatus } from "@/lib/rank/score";
+import {
+  healthStatusFor,
+  NO_READING_CONFIDENCE,
+  settlementUnproven,
+  uptimePercent,
+  type HealthStatus,
+  type LivenessFacts,
+  type SettleFacts,
+} from "@/lib/scoring/signals";
+import { DAY_MS, type MonitorFacts, type VerificationStatus } from "@/lib/rank/score";
+import { clientOr, rows, session, type Client, type SessionSettings } from "@/lib/sql";
 
-export const MIN_UPTIME_SAMPLES = 12;
+export { healthStatusFor, MIN_UPTIME_SAMPLES } from "@/lib/scoring/signals";
 export const DEFAULT_ASSET_DECIMALS = 6;
 
 /** One listing's facts, as the aggregate statements give them (dates as epoch milliseconds). */
@@ -275,39 +288,32 @@ export function utcTimestamp(now: Date): string {
 const SERVER_SETTINGS = ["SET jit = off", "SET max_parallel_workers_per_gather = 0", "SET work_mem = '64MB'"];
 const STREAMING_SETTINGS = ["SET enable_hashagg = off", "SET enable_sort = off", "SET enable_incremental_sort = off"];
 const SERVER_RESET = "RESET jit; RESET max_parallel_workers_per_gather; RESET work_mem; RESET enable_hashagg; RESET enable_sort; RESET enable_incremental_sort";
+const STREAMING: SessionSettings = { set: [...SERVER_SETTINGS, ...STREAMING_SETTINGS], reset: SERVER_RESET };
+const LISTING: SessionSettings = { set: SERVER_SETTINGS, reset: SERVER_RESET };
 
 /**
  * The ledger, monitor and price facts of every listing in scope: in id order for a list of ids, in
- * no particular order for an id range (the sweep does not need one).
+ * no particular order for an id range (the sweep does not need one). On `client` when given (a
+ * transaction: readiness reads inside its completion), else the process's database (lib/sql
+ * clientOr). On a server handle each statement runs on its own pooled connection with the settings
+ * above (lib/sql session); on one connection (PGlite, a transaction) they run there, settings left
+ * out: they change plans, never answers.
  */
-export async function ledgerFacts(scope: FactsScope, now: Date): Promise<LedgerFactsRow[]> {
+export async function ledgerFacts(scope: FactsScope, now: Date, client?: Client): Promise<LedgerFactsRow[]> {
   if (!Number.isFinite(now.getTime())) throw new RangeError("ledgerFacts needs a valid date");
   if ("ids" in scope && scope.ids.length === 0) return [];
-  const handle = await database();
+  const c = await clientOr(client);
   const sql = factsSql(scope);
   const params: unknown[] = "ids" in scope ? [utcTimestamp(now), [...new Set(scope.ids)]] : [utcTimestamp(now), scope.from, scope.below];
-  const run = async (text: string, extra: string[] = []): Promise<string | null> => {
-    const rows =
-      handle.kind === "postgres"
-        ? await handle.session(async (conn) => {
-            for (const s of [...SERVER_SETTINGS, ...extra]) await conn.exec(s);
-            try {
-              return await conn.query<{ doc: string | null }>(text, params);
-            } finally {
-              await conn.exec(SERVER_RESET);
-            }
-          })
-        : await handle.query<{ doc: string | null }>(text, params);
-    return rows[0].doc;
-  };
-  const [payDoc, healthDoc, listingDoc] = await Promise.all([run(sql.payments, STREAMING_SETTINGS), run(sql.health, STREAMING_SETTINGS), run(sql.listings)]);
+  const run = (text: string, settings: SessionSettings) => session(c, async (conn) => (await rows<{ doc: string | null }>(conn, text, ...params))[0].doc, settings);
+  const [payDoc, healthDoc, listingDoc] = await Promise.all([run(sql.payments, STREAMING), run(sql.health, STREAMING), run(sql.listings, LISTING)]);
   const pay = new Map<string, string[]>();
   for (const p of parseDocument(payDoc, PAYMENT_FIELDS, "payments")) pay.set(p[0], p);
   const hea = new Map<string, string[]>();
   for (const h of parseDocument(healthDoc, HEALTH_FIELDS, "health")) hea.set(h[0], h);
   const listings = parseDocument(listingDoc, LISTING_FIELDS, "listing");
   if ("ids" in scope) listings.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const rows: LedgerFactsRow[] = new Array(listings.length);
+  const out: LedgerFactsRow[] = new Array(listings.length);
   for (let i = 0; i < listings.length; i++) {
     const l = listings[i];
     const id = l[0];
@@ -318,7 +324,7 @@ export async function ledgerFacts(scope: FactsScope, now: Date): Promise<LedgerF
     const decimals = num(l[8]);
     const quoteAmount = l[9] === "" ? null : l[9];
     const failures = p && p[6] !== "" ? p[6] : null;
-    rows[i] = {
+    out[i] = {
       id,
       publicationState: l[1],
       featuredLevel: Number(l[2]),
@@ -348,22 +354,22 @@ export async function ledgerFacts(scope: FactsScope, now: Date): Promise<LedgerF
       storedDueAtMs: epochMs(l[12]),
     };
   }
-  return rows;
+  return out;
 }
 
 /**
  * The catalog cut into id ranges of about `size` listings each, in id order (one range when it is
  * smaller): the sweep reads one range while it scores the one before.
  */
-export async function listingIdRanges(size: number): Promise<IdRange[]> {
+export async function listingIdRanges(size: number, client?: Client): Promise<IdRange[]> {
   if (!Number.isSafeInteger(size) || size < 1) throw new RangeError("listingIdRanges needs a positive size");
-  const handle = await database();
-  const cuts = await handle.query<{ id: string }>(
+  const cuts = await rows<{ id: string }>(
+    await clientOr(client),
     // The column's own collation, as the range conditions compare: the ranges then partition the
     // listings exactly, and each is an index range.
     `SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM "listings") x
       WHERE n > 1 AND n % $1::int = 1 ORDER BY id`,
-    [size],
+    size,
   );
   const ranges: IdRange[] = [];
   let from: string | null = null;
@@ -448,9 +454,44 @@ export function factsDueAtMs(row: Pick<LedgerFactsRow, "oldestPayment30dMs" | "o
   return due;
 }
 
-/** The health status a sample of this confidence implies (signals.HEALTH_CONFIDENCE). */
-export function healthStatusFor(confidence: number): HealthStatus {
-  if (confidence >= 1) return "operational";
-  if (confidence > 0) return "degraded";
-  return "unavailable";
+/**
+ * The facts both scores read from one aggregate row. Rank: settleFactsOf and monitorFactsOf
+ * (lib/rank/inputs rankInputsFromRow; computeRank derives settlementUnproven from the ledger counts).
+ * Readiness: settleFactsOf and livenessFactsOf (ledgerFactsForScoring; H2, H3 and knownUnpayable).
+ * The formulas are signals.ts's; nothing here is a second reading of the rows.
+ */
+export function settleFactsOf(row: LedgerFactsRow): SettleFacts {
+  return {
+    lastSettledAt: row.lastSettledAtMs === null ? null : new Date(row.lastSettledAtMs).toISOString(),
+    failedAttemptsSinceLastSettle: row.failedSinceLastSettle,
+    distinctFailingBuyersSinceLastSettle: row.failingBuyersSinceLastSettle,
+  };
+}
+
+/** Uptime (null below MIN_UPTIME_SAMPLES) and the latest reading's status and confidence; without a reading, the stored status, uncapped. */
+export function monitorFactsOf(row: LedgerFactsRow): MonitorFacts {
+  const reading = row.latestConfidence;
+  return {
+    uptime7d: uptimePercent(row.up7d, row.samples7d),
+    uptime30d: uptimePercent(row.up30d, row.samples30d),
+    healthStatus: reading === null ? row.listingHealthStatus : healthStatusFor(reading),
+    healthConfidence: reading === null ? NO_READING_CONFIDENCE : reading,
+  };
+}
+
+/** monitorFactsOf with settlementUnproven from the 30-day ledger counts, exactly as computeRank derives it. */
+export function livenessFactsOf(row: LedgerFactsRow): LivenessFacts {
+  return { ...monitorFactsOf(row), settlementUnproven: settlementUnproven(row.distinctAttemptingBuyers30d, row.settled30d) };
+}
+
+/**
+ * Readiness's ledger facts for one listing (lib/analyses/store-result: H2 liveness, H3 settleability
+ * and the knownUnpayable cap): ledgerFacts({ ids: [listingId] }) on the completion's own transaction,
+ * mapped by settleFactsOf and livenessFactsOf. The same statements and mapping as the rank sweep, so
+ * H2 and H3 come out of the same facts as rank's liveness and gate.
+ */
+export async function ledgerFactsForScoring(client: Client, listingId: string, now: Date): Promise<{ settle: SettleFacts; liveness: LivenessFacts }> {
+  const [row] = await ledgerFacts({ ids: [listingId] }, now, client);
+  if (!row) throw new Error(`ledger facts: no listing ${JSON.stringify(listingId)}`);
+  return { settle: settleFactsOf(row), liveness: livenessFactsOf(row) };
 }

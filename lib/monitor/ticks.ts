@@ -1,6 +1,6 @@
 /**
  * The monitor's scheduled work: the health sweep probes every published listing every 5 minutes, so
- * an hour of samples is MIN_UPTIME_SAMPLES (lib/facts/aggregate.ts).
+ * an hour of samples is MIN_UPTIME_SAMPLES (lib/scoring/signals.ts).
  */
 import type { Tick } from "@/lib/scheduler";
 import { runHealthSweep } from "./sweep-health";

@@ -12,7 +12,7 @@ import { acknowledgeRubricNotice, completeLease, estimateProvisional, RUBRIC_NOT
 import { fixtureEvidence } from "@/lib/worker/probes";
 import { getAnalysisForActor, reanalyseForActor, submitAnalysisForActor } from "@/lib/analyses/progress";
 import { opsClaim, opsMetricsText } from "@/lib/ops/handlers";
-import { ledgerFactsForScoring } from "@/lib/facts/ledger-facts";
+import { ledgerFactsForScoring } from "@/lib/facts/aggregate";
 import { seedListing, seedListings, seedOwner } from "@/test/analyses";
 import { fullListing } from "@/test/readiness";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
@@ -423,7 +423,7 @@ describe("provisional estimates, ledger facts, progress and metrics", () => {
     await expect(prisma.listing.update({ where: { id: listingId }, data: { currentResultId: saved.resultId } })).rejects.toThrow(/provisional/);
   });
 
-  it("ledger facts: unpayable needs 3 failures from 2 buyers since the last settlement; uptime from samples", async () => {
+  it("ledger facts: unpayable needs 3 failures from 2 buyers since the last settlement; uptime from samples (none below 12)", async () => {
     const { org } = await seedOwner(prisma);
     const listingId = await seedListing(prisma, org.id);
     const now = new Date();
@@ -437,9 +437,16 @@ describe("provisional estimates, ledger facts, progress and metrics", () => {
     for (let i = 0; i < 10; i++) {
       await prisma.healthSample.create({ data: { listingId, at: ago(i * 10 + 1), outcome: i < 9 ? "up" : "down", confidence: 0.6, vantage: "t" } });
     }
-    const f = await ledgerFactsForScoring(prisma, listingId, now, null);
+    const f = await ledgerFactsForScoring(prisma, listingId, now);
     expect(f.settle).toEqual({ lastSettledAt: ago(100).toISOString(), failedAttemptsSinceLastSettle: 3, distinctFailingBuyersSinceLastSettle: 2 });
-    expect(f.liveness).toMatchObject({ uptime7d: 90, uptime30d: 90, healthStatus: "unverified", healthConfidence: 0.6, settlementUnproven: false });
+    // Rank's rule, which readiness now shares (lib/facts/aggregate.ts): 10 samples are below
+    // MIN_UPTIME_SAMPLES (12), so no uptime yet; the health status is the latest reading's (0.6 is
+    // degraded), not the listing column's.
+    expect(f.liveness).toMatchObject({ uptime7d: null, uptime30d: null, healthStatus: "degraded", healthConfidence: 0.6, settlementUnproven: false });
+    // Two more samples make 12: the uptime counts.
+    for (const h of [0.5, 0.25]) await prisma.healthSample.create({ data: { listingId, at: ago(h), outcome: "up", confidence: 0.6, vantage: "t" } });
+    const g = await ledgerFactsForScoring(prisma, listingId, now);
+    expect(g.liveness).toMatchObject({ uptime7d: (100 * 11) / 12, uptime30d: (100 * 11) / 12, healthStatus: "degraded", healthConfidence: 0.6 });
   });
 
   it("progress is visible to the owner and moderators only", async () => {

@@ -1,34 +1,26 @@
 /**
  * RankInputs (lib/rank/score/compute.ts) from the ledger, the monitor and the listing: the bridge
- * between the batch aggregate (./aggregate.ts) and the pure maths. `rankForListing` is what
+ * between the batch aggregate (lib/facts/aggregate.ts) and the pure maths. `rankForListing` is what
  * `npm run rank -- <listing-id>` loads (scripts/rank.ts).
  */
 import { computeRank, type RankInputs, type RankResult } from "@/lib/rank/score";
-import { healthStatusFor, ledgerFacts, MIN_UPTIME_SAMPLES, type LedgerFactsRow } from "@/lib/facts/aggregate";
+import { ledgerFacts, monitorFactsOf, settleFactsOf, type LedgerFactsRow } from "@/lib/facts/aggregate";
 
-/** RankInputs for one aggregate row, at `now`. */
+/**
+ * RankInputs for one aggregate row, at `now`. The settle and monitor facts are the very ones
+ * readiness scores H2 and H3 from (aggregate.ts settleFactsOf, monitorFactsOf).
+ */
 export function rankInputsFromRow(row: LedgerFactsRow, now: Date): RankInputs {
-  const reading = row.latestConfidence;
   return {
     now,
-    settle: {
-      lastSettledAt: row.lastSettledAtMs === null ? null : new Date(row.lastSettledAtMs).toISOString(),
-      failedAttemptsSinceLastSettle: row.failedSinceLastSettle,
-      distinctFailingBuyersSinceLastSettle: row.failingBuyersSinceLastSettle,
-    },
+    settle: settleFactsOf(row),
     ledger: {
       distinctPayers30d: row.distinctPayers30d,
       distinctAttemptingBuyers30d: row.distinctAttemptingBuyers30d,
       settled30d: row.settled30d,
       medianSettledPrice30d: row.medianSettledPrice30d,
     },
-    monitor: {
-      uptime7d: uptime(row.up7d, row.samples7d),
-      uptime30d: uptime(row.up30d, row.samples30d),
-      // No reading yet: the stored status is the baseline and nothing caps it (aggregate.ts).
-      healthStatus: reading === null ? row.listingHealthStatus : healthStatusFor(reading),
-      healthConfidence: reading === null ? 1 : reading,
-    },
+    monitor: monitorFactsOf(row),
     price: {
       advertisedPrice: row.advertisedPrice,
       priceLabel: row.priceLabel,
@@ -37,11 +29,6 @@ export function rankInputsFromRow(row: LedgerFactsRow, now: Date): RankInputs {
     featuredLevel: row.featuredLevel,
     verification: row.verificationStatus,
   };
-}
-
-/** Percent of "up" samples, or null below MIN_UPTIME_SAMPLES. (100·up)/n keeps 388 of 400 at exactly 97. */
-function uptime(up: number, n: number): number | null {
-  return n >= MIN_UPTIME_SAMPLES ? (100 * up) / n : null;
 }
 
 /** RankInputs per listing id (unknown ids are absent from the map), one SQL statement for the lot. */

@@ -16,11 +16,13 @@
  * or due time can foresee (a row written with a time still in the future enters its window later).
  *
  * One leader at a time: a session-level `pg_try_advisory_lock` on one dedicated connection
- * (lib/db.ts handle.session). PGlite is a single connection, where that lock is re-entrant, so a
+ * (lib/sql.ts session). PGlite is a single connection, where that lock is re-entrant, so a
  * process-local flag also keeps two sweeps of one process from overlapping.
+ *
+ * Every statement goes through lib/sql.ts (rows, session) on the process's database (clientOr).
  */
 import { hash } from "node:crypto";
-import { database } from "@/lib/db";
+import { clientOr, rows, session, type Client } from "@/lib/sql";
 import { computeRank, type RankInputs, type RankResult } from "@/lib/rank/score";
 import { factsDueAtMs, ledgerFacts, listingIdRanges, utcTimestamp, type LedgerFactsRow } from "@/lib/facts/aggregate";
 import { rankInputsFromRow, type ListingRank } from "./inputs";
@@ -147,17 +149,17 @@ export async function runRankSweep(
   if (running) return idle;
   running = true;
   try {
-    const handle = await database();
-    return await handle.session(async (conn) => {
+    const client = await clientOr();
+    return await session(client, async (conn) => {
       // Keyed by schema as well: advisory locks are database-wide, and deployments (or test runs)
       // that share a database in separate schemas each need their own leader.
-      const [{ got }] = await conn.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS got", [RANK_SWEEP_LOCK_KEY]);
+      const [{ got }] = await rows<{ got: boolean }>(conn, "SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS got", RANK_SWEEP_LOCK_KEY);
       if (!got) return { ...idle, ms: Date.now() - started };
       try {
-        const result = await sweep(opts.now ?? new Date(), mode, opts.batchSize ?? DEFAULT_RANK_BATCH, opts.readRange ?? READ_RANGE);
+        const result = await sweep(client, opts.now ?? new Date(), mode, opts.batchSize ?? DEFAULT_RANK_BATCH, opts.readRange ?? READ_RANGE);
         return { ...result, leader: true, ms: Date.now() - started };
       } finally {
-        await conn.query("SELECT pg_advisory_unlock($1, hashtext(current_schema()))", [RANK_SWEEP_LOCK_KEY]);
+        await rows(conn, "SELECT pg_advisory_unlock($1, hashtext(current_schema()))", RANK_SWEEP_LOCK_KEY);
       }
     });
   } finally {
@@ -167,30 +169,30 @@ export async function runRankSweep(
 
 type SweepTotals = Omit<RankSweepResult, "leader" | "ms">;
 
-async function sweep(now: Date, mode: RankSweepMode, batchSize: number, readRange: number): Promise<SweepTotals> {
+async function sweep(client: Client, now: Date, mode: RankSweepMode, batchSize: number, readRange: number): Promise<SweepTotals> {
   const totals: SweepTotals = { mode: "full", marked: 0, due: 0, scanned: 0, updated: 0, unchanged: 0, rescheduled: 0, lost: 0, batches: 0, factsMs: 0, scoreMs: 0, writeWaitMs: 0 };
-  const handle = await database();
   const t = now.getTime();
   const fullIsRecent = lastFullSweepAt !== null && t >= lastFullSweepAt && t - lastFullSweepAt < FULL_SWEEP_INTERVAL_MS;
   // The marks are claimed before any facts are read: a mark whose write was still uncommitted held
   // its row lock, so the claim waited for that commit and the read below sees the write. A mark made
   // after the claim stays for the next sweep. Should this sweep fail, its claimed marks are put back.
-  const rangeReads = async () => (await listingIdRanges(readRange)).map((range) => () => ledgerFacts(range, now));
-  const [claimed, fullReads] = await Promise.all([claimMarks(), mode === "due" && fullIsRecent ? null : rangeReads()]);
+  const rangeReads = async () => (await listingIdRanges(readRange, client)).map((range) => () => ledgerFacts(range, now, client));
+  const [claimed, fullReads] = await Promise.all([claimMarks(client), mode === "due" && fullIsRecent ? null : rangeReads()]);
   try {
     let reads: (() => Promise<LedgerFactsRow[]>)[];
     if (fullReads) {
       reads = fullReads;
     } else {
-      const due = await handle.query<{ id: string }>(
+      const due = await rows<{ id: string }>(
+        client,
         `SELECT "listingId" AS id FROM "listing_ranks" WHERE "rankDueAt" <= $1::timestamp OR "inputsHash" IS NULL`,
-        [utcTimestamp(now)],
+        utcTimestamp(now),
       );
       totals.mode = "due";
       totals.marked = claimed.length;
       totals.due = due.length;
       const ids = [...new Set([...claimed, ...due.map((d) => d.id)])];
-      const [{ n }] = ids.length ? await handle.query<{ n: number }>(`SELECT count(*)::int AS n FROM "listing_ranks"`) : [{ n: 0 }];
+      const [{ n }] = ids.length ? await rows<{ n: number }>(client, `SELECT count(*)::int AS n FROM "listing_ranks"`) : [{ n: 0 }];
       if (ids.length > n * DUE_FULL_SHARE) {
         totals.mode = "full";
         reads = await rangeReads();
@@ -198,13 +200,13 @@ async function sweep(now: Date, mode: RankSweepMode, batchSize: number, readRang
         reads = [];
         for (let at = 0; at < ids.length; at += DUE_READ_BATCH) {
           const chunk = ids.slice(at, at + DUE_READ_BATCH);
-          reads.push(() => ledgerFacts({ ids: chunk }, now));
+          reads.push(() => ledgerFacts({ ids: chunk }, now, client));
         }
       }
     }
-    await rankAll(reads, now, batchSize, totals);
+    await rankAll(client, reads, now, batchSize, totals);
   } catch (err) {
-    await restoreMarks(claimed).catch(() => {});
+    await restoreMarks(client, claimed).catch(() => {});
     throw err;
   }
   if (totals.mode === "full") lastFullSweepAt = t;
@@ -212,15 +214,13 @@ async function sweep(now: Date, mode: RankSweepMode, batchSize: number, readRang
 }
 
 /** Takes every mark (DELETE … RETURNING): the listing ids whose inputs were written since the last claim. */
-async function claimMarks(): Promise<string[]> {
-  const handle = await database();
-  return (await handle.query<{ id: string }>(`DELETE FROM "rank_dirty" RETURNING "listingId" AS id`)).map((r) => r.id);
+async function claimMarks(client: Client): Promise<string[]> {
+  return (await rows<{ id: string }>(client, `DELETE FROM "rank_dirty" RETURNING "listingId" AS id`)).map((r) => r.id);
 }
 
-async function restoreMarks(ids: readonly string[]): Promise<void> {
+async function restoreMarks(client: Client, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  const handle = await database();
-  await handle.query(`INSERT INTO "rank_dirty" ("listingId") SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`, [ids]);
+  await rows(client, `INSERT INTO "rank_dirty" ("listingId") SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`, ids);
 }
 
 /**
@@ -228,7 +228,7 @@ async function restoreMarks(ids: readonly string[]): Promise<void> {
  * read is scored batch by batch, earlier batches' writes running while the next batch is scored
  * (disjoint rows, at most WRITES_IN_FLIGHT at once, each on its own connection).
  */
-async function rankAll(reads: readonly (() => Promise<LedgerFactsRow[]>)[], now: Date, batchSize: number, totals: SweepTotals): Promise<void> {
+async function rankAll(client: Client, reads: readonly (() => Promise<LedgerFactsRow[]>)[], now: Date, batchSize: number, totals: SweepTotals): Promise<void> {
   if (reads.length === 0) return;
   const read = (i: number) => {
     const p = reads[i]();
@@ -260,7 +260,7 @@ async function rankAll(reads: readonly (() => Promise<LedgerFactsRow[]>)[], now:
     totals.scoreMs += waiting - scoring;
     if (writing.length >= WRITES_IN_FLIGHT) await writing.shift();
     totals.writeWaitMs += Date.now() - waiting;
-    const write = Promise.all([writeRanks(changed, now), writeDueTimes(rescheduled)]).then(([written, moved]) => {
+    const write = Promise.all([writeRanks(client, changed, now), writeDueTimes(client, rescheduled)]).then(([written, moved]) => {
       totals.updated += written;
       totals.lost += changed.length - written;
       totals.rescheduled += moved;
@@ -349,10 +349,10 @@ const BATCH_LINES = `(SELECT string_to_array(line, E'\\t') AS a FROM string_to_t
  * edit that re-ranked a listing meanwhile is never overwritten with facts from before it. Returns
  * rows written.
  */
-async function writeRanks(entries: readonly string[], now: Date, opts: { force?: boolean } = {}): Promise<number> {
+async function writeRanks(client: Client, entries: readonly string[], now: Date, opts: { force?: boolean } = {}): Promise<number> {
   if (entries.length === 0) return 0;
-  const handle = await database();
-  const [{ n }] = await handle.query<{ n: number }>(
+  const [{ n }] = await rows<{ n: number }>(
+    client,
     `WITH v AS (
        SELECT a[1] AS id, a[2]::float8 AS q, a[3]::float8 AS r, a[4] AS g, a[5]::json AS c, a[6]::json AS f, a[7] AS h, NULLIF(a[8], '') AS prev,
               NULLIF(a[9], '')::float8 AS due
@@ -365,7 +365,9 @@ async function writeRanks(entries: readonly string[], now: Date, opts: { force?:
         WHERE r."listingId" = v.id AND ($3::boolean OR r."inputsHash" IS NOT DISTINCT FROM v.prev)
         RETURNING 1)
      SELECT count(*)::int AS n FROM written`,
-    [entries.join("\n"), now.getTime(), opts.force ?? false],
+    entries.join("\n"),
+    now.getTime(),
+    opts.force ?? false,
   );
   return n;
 }
@@ -375,10 +377,10 @@ async function writeRanks(entries: readonly string[], now: Date, opts: { force?:
  * none), hash": written only while the row still holds that hash (a Featured edit meanwhile wrote its
  * own). Returns rows written.
  */
-async function writeDueTimes(entries: readonly string[]): Promise<number> {
+async function writeDueTimes(client: Client, entries: readonly string[]): Promise<number> {
   if (entries.length === 0) return 0;
-  const handle = await database();
-  const [{ n }] = await handle.query<{ n: number }>(
+  const [{ n }] = await rows<{ n: number }>(
+    client,
     `WITH v AS (
        SELECT a[1] AS id, NULLIF(a[2], '')::float8 AS due, a[3] AS h
          FROM ${BATCH_LINES}),
@@ -387,7 +389,7 @@ async function writeDueTimes(entries: readonly string[]): Promise<number> {
          FROM v WHERE r."listingId" = v.id AND r."inputsHash" = v.h
         RETURNING 1)
      SELECT count(*)::int AS n FROM written`,
-    [entries.join("\n")],
+    entries.join("\n"),
   );
   return n;
 }
@@ -397,10 +399,11 @@ async function writeDueTimes(entries: readonly string[]): Promise<number> {
  * has just changed an input and wants the public order to follow at once. Null when unknown.
  */
 export async function recomputeListingRank(listingId: string, now: Date = new Date()): Promise<ListingRank | null> {
-  const [row] = await ledgerFacts({ ids: [listingId] }, now);
+  const client = await clientOr();
+  const [row] = await ledgerFacts({ ids: [listingId] }, now, client);
   if (!row) return null;
   const ranked = rank(row, now);
-  await writeRanks([writeEntry(ranked, factsDueAtMs(row))], now, { force: true });
+  await writeRanks(client, [writeEntry(ranked, factsDueAtMs(row))], now, { force: true });
   return { listingId, inputs: ranked.inputs, ...ranked.result };
 }
 

@@ -85,12 +85,36 @@ export const HEALTH_BASELINE: Record<HealthStatus, number> = { operational: 0.9,
 /** Monitor health confidence (SCORING-NOTES): it caps liveness. */
 export const HEALTH_CONFIDENCE = { validChallenge: 1.0, structured4xx: 0.6, otherAnswer: 0.3, noAnswer: 0 } as const;
 
+/**
+ * Samples a window needs before its uptime counts (an hour of the 5-minute sweep); below that the
+ * share is noise and the listing is "with no uptime yet" (the health baseline applies).
+ */
+export const MIN_UPTIME_SAMPLES = 12;
+
+/** Percent of "up" samples in a window, or null below MIN_UPTIME_SAMPLES. (100·up)/n keeps 388 of 400 at exactly 97. */
+export function uptimePercent(up: number, samples: number): number | null {
+  return samples >= MIN_UPTIME_SAMPLES ? (100 * up) / samples : null;
+}
+
+/** The health status a reading of this confidence implies (HEALTH_CONFIDENCE). */
+export function healthStatusFor(confidence: number): HealthStatus {
+  if (confidence >= 1) return "operational";
+  if (confidence > 0) return "degraded";
+  return "unavailable";
+}
+
+/**
+ * The health confidence with no reading in the window: the listing's stored health status is then
+ * the baseline, and nothing caps it (the baselines exist for exactly that case).
+ */
+export const NO_READING_CONFIDENCE = 1;
+
 export interface LivenessFacts {
-  /** Percent uptime over 7 and 30 days from monitor samples; null when there are no samples. */
+  /** Percent uptime over 7 and 30 days from monitor samples (uptimePercent); null below MIN_UPTIME_SAMPLES. */
   uptime7d: number | null;
   uptime30d: number | null;
   healthStatus: HealthStatus;
-  /** 0–1; the best confidence the monitor has in its latest reading. */
+  /** 0–1; the confidence of the monitor's latest reading (NO_READING_CONFIDENCE without one). */
   healthConfidence: number;
   /** Buyers tried to pay (≥ MIN_DISTINCT_FAILING_BUYERS distinct) and none settled: withhold uptime. */
   settlementUnproven: boolean;
