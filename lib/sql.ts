@@ -67,9 +67,10 @@ export async function preparedRows<T>(client: Client, name: string, sql: string,
 /**
  * Run fn in one transaction: Prisma's interactive transaction (both backends), or the caller's own
  * when handed a transaction client or connection. Not handle.session() + BEGIN on server Postgres,
- * though it is faster: lib/db's session() checks a pg client out without an 'error' listener, and a
- * database restart then crashes the process with an uncaught "terminating connection" (seen in
- * the restart test). Prisma's adapter guards its connections.
+ * though it is faster: that was chosen when session() checked a pg client out without an 'error'
+ * listener, and a database restart then crashed the process with an uncaught "terminating
+ * connection" (seen in the restart test). session() now listens and discards the broken client
+ * (lib/db), but transactions have stayed on Prisma's adapter, which guards its own connections.
  */
 export async function transaction<R>(client: Client, fn: (tx: Client) => Promise<R>): Promise<R> {
   const prisma = isHandle(client) ? client.prisma : isPrisma(client) && "$transaction" in client ? client : null;
