@@ -4,17 +4,14 @@
  */
 import type { ListingDocument } from "@/lib/listing-document/document";
 import type { ProbeEvidence } from "@/lib/evidence";
+// A type import, erased at build: no queue or database code reaches the worker through it.
+import type { LeasedRow } from "@/lib/queue/lease";
 
-export interface LeasedJob {
-  id: string;
-  /** Null for a URL submission: the worker drafts the listing from targetUrl first. */
-  listingId: string | null;
-  trigger: string;
-  targetUrl: string;
-  attempt: number;
-  maxAttempts: number;
-  leaseToken: string;
-  leaseExpiresAt: string;
+/**
+ * A claimed lease as the worker receives it: the queue's leased row without its submitter (the
+ * listingId is null for a URL submission: the worker drafts the listing from targetUrl first).
+ */
+export interface LeasedJob extends Omit<LeasedRow, "submitter"> {
   /** The listing document to probe (null for a URL submission). */
   document: ListingDocument | null;
   /** host:port entries the probe may reach over plain http / loopback (TOLLGATE_PROBE_ALLOW_HOSTS). */

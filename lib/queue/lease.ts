@@ -20,8 +20,10 @@ function backoffSql(b: number, c: number, j: number): string {
   return `make_interval(secs => least($${c}::float8, $${b}::float8 * power(2, greatest(a."attempts" - 1, 0))) * (CASE WHEN $${j}::boolean THEN random() ELSE 1 END) / 1000.0)`;
 }
 
+/** A claimed analysis (the ops API hands it to a worker as a LeasedJob, without the submitter). */
 export interface LeasedRow {
   id: string;
+  /** Null for a URL submission: the listing is drafted from targetUrl first. */
   listingId: string | null;
   submitter: string;
   trigger: string;
