@@ -2,7 +2,7 @@
 /** "Add a service": paste a URL, the discovery import drafts the listing, the seller reviews it in the editor. */
 import { useState, useTransition } from "react";
 import { draftFromUrlAction, type DraftActionResult } from "@/lib/surfaces/seller-actions";
-import { ListingEditor } from "./listing-editor";
+import { ListingEditor } from "./listing-editor/editor";
 
 export function AddService() {
   const [url, setUrl] = useState("");

@@ -8,14 +8,12 @@ import path from "node:path";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/env";
 
-export type Db = PrismaClient;
-
 export interface DatabaseHandle {
   prisma: PrismaClient;
   kind: "pglite" | "postgres";
   /** Run a multi-statement SQL script (migrations). */
   exec(sql: string): Promise<void>;
-  /** Run one parameterised statement outside Prisma (migrator bookkeeping, advisory locks). */
+  /** Run one parameterised statement outside Prisma (migrator bookkeeping, advisory locks, lib/sql.ts's raw SQL). */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]>;
   /** Run fn on one dedicated connection (session-level advisory locks need it). */
   session<R>(fn: (conn: SqlConnection) => Promise<R>): Promise<R>;
@@ -157,7 +155,7 @@ export function database(): Promise<DatabaseHandle> {
   return globalForDb.tollgateDb;
 }
 
-/** The Prisma client; the only way the product talks to its database. */
+/** The process-wide handle's Prisma client, for model calls; raw SQL goes through the handle itself (database(), lib/sql.ts). */
 export async function db(): Promise<PrismaClient> {
   return (await database()).prisma;
 }
@@ -165,10 +163,4 @@ export async function db(): Promise<PrismaClient> {
 /** Use a handle opened elsewhere (tests, the demo script) as the process-wide one. */
 export function setDatabase(handle: DatabaseHandle | undefined): void {
   globalForDb.tollgateDb = handle ? Promise.resolve(handle) : undefined;
-}
-
-export async function closeDatabase(): Promise<void> {
-  const h = globalForDb.tollgateDb;
-  globalForDb.tollgateDb = undefined;
-  if (h) await (await h).close();
 }

@@ -86,6 +86,3 @@ export const mppSeller: FixtureSeller = {
     },
   ],
 };
-
-export const MPP_PAY_TO = PAY_TO;
-export const MPP_CURRENCIES = { PATH_USD, BASE_USDC };

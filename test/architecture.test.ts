@@ -49,7 +49,7 @@ const DATABASE: Pattern[] = [
 const FOUNDATION: Pattern[] = ["lib/errors.ts", "lib/env.ts", "lib/amounts.ts", "lib/format.ts"];
 
 /** The queue's rooms register their ticks with the scheduler (moving to lib/scheduler.ts: both are named). */
-const SCHEDULER: Pattern[] = ["lib/jobs/scheduler.ts", "lib/scheduler.ts"];
+const SCHEDULER: Pattern[] = ["lib/scheduler.ts"];
 
 interface Room {
   /** A folder or a top-level file under lib/. */
@@ -111,8 +111,9 @@ const ROOMS: Room[] = [
   {
     path: "lib/queue",
     owns: "queue storage, leases, the reaper and the staleness and rubric sweeps",
-    // lib/net: enqueueing refuses a URL by the guard's pure (no DNS) checks.
-    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/net/**", "lib/scoring/**"],
+    // lib/net: enqueueing refuses a URL by the guard's pure (no DNS) checks. lib/ops/protocol.ts: a
+    // leased row is the wire's lease fields plus the submitter (types only).
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/net/**", "lib/scoring/**", "lib/ops/protocol.ts"],
   },
   {
     path: "lib/ops",

@@ -42,7 +42,7 @@ export async function createTestDatabase(opts: { register?: boolean; poolSize?: 
       await close();
       if (url && schema) {
         const admin = await openDatabase({ url, poolSize: 1 });
-        // Connections this test left behind (a child process, a client lost in a restart) would
+        // Connections this test left behind (a client lost in a restart) would
         // hold locks that make DROP SCHEMA wait: end them first. They are named after the schema.
         await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`, [schema]);
         await admin.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -50,13 +50,4 @@ export async function createTestDatabase(opts: { register?: boolean; poolSize?: 
       }
     },
   };
-}
-
-/** A connection string for a test schema, for child processes (workers) that open their own pool. */
-export function schemaUrl(url: string, schema: string): string {
-  const u = new URL(url);
-  u.searchParams.set("options", `-c search_path=${schema},public`);
-  // Named after the schema, so the test's teardown can end whatever a child left connected.
-  u.searchParams.set("application_name", schema);
-  return u.toString();
 }

@@ -1,16 +1,6 @@
 /** GET /ard — the agent-readable directory (ARD) feed in browse order, no scores (docs/FEEDS.md). */
-import { toResponse } from "@/lib/errors";
-import { env } from "@/lib/env";
-import { ardFeed, parseFeedLimit } from "@/lib/catalog/feeds";
+import { ardFeed, feedRoute } from "@/lib/catalog/feeds";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(req: Request): Promise<Response> {
-  try {
-    const q = new URL(req.url).searchParams;
-    const feed = await ardFeed({ origin: env().publicOrigin, cursor: q.get("cursor"), limit: parseFeedLimit(q.get("limit")) });
-    return Response.json(feed, { headers: { "cache-control": "public, max-age=60" } });
-  } catch (e) {
-    return toResponse(e);
-  }
-}
+export const GET = feedRoute(ardFeed);

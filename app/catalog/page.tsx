@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ListingTile } from "@/components/listing-tile";
 import { catalogHref, catalogView, parseCatalogQuery } from "@/lib/surfaces/catalog";
+import type { Facet } from "@/lib/catalog/browse";
 import { networkName } from "@/lib/format";
 
 export const dynamic = "force-dynamic";
@@ -30,24 +31,8 @@ export default async function CatalogPage({ searchParams }: Props) {
             <input id="search" name="search" type="search" defaultValue={q.search ?? ""} placeholder="e.g. geocoding, verdict" className={input} maxLength={500} />
             <p className="mt-1 text-xs text-muted">Ordered by relevance only.</p>
           </div>
-          <div>
-            <label htmlFor="category" className="font-medium">Category</label>
-            <select id="category" name="category" defaultValue={q.category ?? ""} className={input}>
-              <option value="">Any category</option>
-              {view.facets.categories.map((f) => (
-                <option key={f.value} value={f.value}>{f.value} ({f.count})</option>
-              ))}
-            </select>
-          </div>
-          <div>
-            <label htmlFor="network" className="font-medium">Network</label>
-            <select id="network" name="network" defaultValue={q.network ?? ""} className={input}>
-              <option value="">Any network</option>
-              {view.facets.networks.map((f) => (
-                <option key={f.value} value={f.value}>{networkName(f.value)} ({f.count})</option>
-              ))}
-            </select>
-          </div>
+          <FacetSelect name="category" label="Category" any="Any category" value={q.category} facets={view.facets.categories} className={input} />
+          <FacetSelect name="network" label="Network" any="Any network" value={q.network} facets={view.facets.networks} className={input} show={networkName} />
           <fieldset>
             <legend className="font-medium">Protocol</legend>
             <div className="mt-1 flex flex-wrap gap-3">
@@ -116,6 +101,22 @@ export default async function CatalogPage({ searchParams }: Props) {
           )}
         </section>
       </div>
+    </div>
+  );
+}
+
+/** A filter select over one facet: "any" first, then each value with its listing count. */
+function FacetSelect(props: { name: string; label: string; any: string; value: string | undefined; facets: Facet[]; className: string; show?: (value: string) => string }) {
+  const show = props.show ?? ((v: string) => v);
+  return (
+    <div>
+      <label htmlFor={props.name} className="font-medium">{props.label}</label>
+      <select id={props.name} name={props.name} defaultValue={props.value ?? ""} className={props.className}>
+        <option value="">{props.any}</option>
+        {props.facets.map((f) => (
+          <option key={f.value} value={f.value}>{show(f.value)} ({f.count})</option>
+        ))}
+      </select>
     </div>
   );
 }

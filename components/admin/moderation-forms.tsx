@@ -46,76 +46,92 @@ function Card({ title, hint, children }: { title: string; hint: string; children
   );
 }
 
-export function FeaturedForm({ listingId, current }: { listingId: string; current: number }) {
-  const [state, action, pending] = useActionState(setFeaturedAction.bind(null, listingId), idle);
+type LeverAction = (prev: ModerationState, form: FormData) => Promise<ModerationState>;
+/** A field's value to show: what was submitted when the save failed, else the current one. */
+type Kept = (key: string, fallback: string) => string;
+
+/** One lever's card: its fields, the required reason, the submit button and the outcome. */
+function LeverForm(props: { title: string; hint: string; action: LeverAction; reasonId: string; submit: string; fields: (kept: Kept, bad: string | null) => ReactNode }) {
+  const [state, action, pending] = useActionState(props.action, idle);
   const bad = state.status === "error" ? state.field : null;
   return (
-    <Card title="Featured level" hint="×(1 + 0.1 × level); forced to ×1.00 when the gate says unpayable. Internal only.">
+    <Card title={props.title} hint={props.hint}>
       <form key={formKey(state)} action={action} className="mt-3 space-y-3">
+        {props.fields((key, fallback) => kept(state, key, fallback), bad)}
+        <Reason id={props.reasonId} invalid={bad === "reason"} defaultValue={kept(state, "reason", "")} />
+        <button type="submit" disabled={pending} className="rounded-md bg-brand px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-800 disabled:opacity-60">
+          {pending ? "Saving…" : props.submit}
+        </button>
+      </form>
+      <Outcome state={state} />
+    </Card>
+  );
+}
+
+export function FeaturedForm({ listingId, current }: { listingId: string; current: number }) {
+  return (
+    <LeverForm
+      title="Featured level"
+      hint="×(1 + 0.1 × level); forced to ×1.00 when the gate says unpayable. Internal only."
+      action={setFeaturedAction.bind(null, listingId)}
+      reasonId={`featured-reason-${listingId}`}
+      submit="Set featured level"
+      fields={(kept, bad) => (
         <div>
           <label htmlFor={`featured-${listingId}`} className="text-sm font-medium">Level (0–5)</label>
-          <select id={`featured-${listingId}`} name="level" defaultValue={kept(state, "level", String(current))} className={input} aria-invalid={bad === "level"}>
+          <select id={`featured-${listingId}`} name="level" defaultValue={kept("level", String(current))} className={input} aria-invalid={bad === "level"}>
             {[0, 1, 2, 3, 4, 5].map((l) => (
               <option key={l} value={l}>{l} · ×{(1 + 0.1 * l).toFixed(2)}</option>
             ))}
           </select>
         </div>
-        <Reason id={`featured-reason-${listingId}`} invalid={bad === "reason"} defaultValue={kept(state, "reason", "")} />
-        <button type="submit" disabled={pending} className="rounded-md bg-brand px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-800 disabled:opacity-60">
-          {pending ? "Saving…" : "Set featured level"}
-        </button>
-      </form>
-      <Outcome state={state} />
-    </Card>
+      )}
+    />
   );
 }
 
 export function VerificationForm({ listingId, current }: { listingId: string; current: string }) {
-  const [state, action, pending] = useActionState(setVerificationAction.bind(null, listingId), idle);
-  const bad = state.status === "error" ? state.field : null;
   return (
-    <Card title="Verification" hint="verified ×1.00 · unverified ×0.85 · degraded ×0.50.">
-      <form key={formKey(state)} action={action} className="mt-3 space-y-3">
+    <LeverForm
+      title="Verification"
+      hint="verified ×1.00 · unverified ×0.85 · degraded ×0.50."
+      action={setVerificationAction.bind(null, listingId)}
+      reasonId={`verification-reason-${listingId}`}
+      submit="Set verification"
+      fields={(kept, bad) => (
         <div>
           <label htmlFor={`verification-${listingId}`} className="text-sm font-medium">Status</label>
-          <select id={`verification-${listingId}`} name="status" defaultValue={kept(state, "status", current)} className={input} aria-invalid={bad === "status"}>
+          <select id={`verification-${listingId}`} name="status" defaultValue={kept("status", current)} className={input} aria-invalid={bad === "status"}>
             <option value="verified">verified by canary</option>
             <option value="unverified">unverified</option>
             <option value="degraded">degraded</option>
           </select>
         </div>
-        <Reason id={`verification-reason-${listingId}`} invalid={bad === "reason"} defaultValue={kept(state, "reason", "")} />
-        <button type="submit" disabled={pending} className="rounded-md bg-brand px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-800 disabled:opacity-60">
-          {pending ? "Saving…" : "Set verification"}
-        </button>
-      </form>
-      <Outcome state={state} />
-    </Card>
+      )}
+    />
   );
 }
 
 export function CurationForm({ listingId, tier, sortWeight }: { listingId: string; tier: number; sortWeight: number }) {
-  const [state, action, pending] = useActionState(setCurationAction.bind(null, listingId), idle);
-  const bad = state.status === "error" ? state.field : null;
   return (
-    <Card title="Tier and sort weight" hint="Visible curation levers: tier ascending, then sort weight descending, come before rank.">
-      <form key={formKey(state)} action={action} className="mt-3 space-y-3">
+    <LeverForm
+      title="Tier and sort weight"
+      hint="Visible curation levers: tier ascending, then sort weight descending, come before rank."
+      action={setCurationAction.bind(null, listingId)}
+      reasonId={`curation-reason-${listingId}`}
+      submit="Set tier and weight"
+      fields={(kept, bad) => (
         <div className="grid grid-cols-2 gap-3">
           <div>
             <label htmlFor={`tier-${listingId}`} className="text-sm font-medium">Tier</label>
-            <input id={`tier-${listingId}`} name="tier" type="number" min={0} step={1} defaultValue={kept(state, "tier", String(tier))} className={input} aria-invalid={bad === "tier"} />
+            <input id={`tier-${listingId}`} name="tier" type="number" min={0} step={1} defaultValue={kept("tier", String(tier))} className={input} aria-invalid={bad === "tier"} />
           </div>
           <div>
             <label htmlFor={`sw-${listingId}`} className="text-sm font-medium">Sort weight</label>
-            <input id={`sw-${listingId}`} name="sortWeight" type="number" step={1} defaultValue={kept(state, "sortWeight", String(sortWeight))} className={input} aria-invalid={bad === "sortWeight"} />
+            <input id={`sw-${listingId}`} name="sortWeight" type="number" step={1} defaultValue={kept("sortWeight", String(sortWeight))} className={input} aria-invalid={bad === "sortWeight"} />
           </div>
         </div>
-        <Reason id={`curation-reason-${listingId}`} invalid={bad === "reason"} defaultValue={kept(state, "reason", "")} />
-        <button type="submit" disabled={pending} className="rounded-md bg-brand px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-800 disabled:opacity-60">
-          {pending ? "Saving…" : "Set tier and weight"}
-        </button>
-      </form>
-      <Outcome state={state} />
-    </Card>
+      )}
+    />
   );
 }

@@ -209,7 +209,10 @@ function newId(): string {
   return "r" + BigInt("0x" + crypto.randomBytes(16).toString("hex")).toString(36).padStart(25, "0").slice(0, 24);
 }
 
-/** The columns of a catalog_scoring_results row for a result and the document it scored (every writer uses this). */
+/**
+ * The columns of a catalog_scoring_results row for a result and the document it scored, for a Prisma
+ * create (the demo seed); completeLease writes the same columns in its raw SQL insert.
+ */
 export function resultColumns(result: ReadinessResult, document: ListingDocument) {
   const j = (v: unknown) => v as Prisma.InputJsonValue;
   return {
@@ -224,29 +227,6 @@ export function resultColumns(result: ReadinessResult, document: ListingDocument
     improvements: j(result.improvements),
     document: j(document),
   };
-}
-
-/**
- * Seed 004 "Provisional estimate": the listing scored without live evidence — H1–H3 not observed
- * (0 points), no cap evaluated. Pure; nothing is probed or stored.
- */
-export function estimateProvisional(document: ListingDocument, now: Date = new Date()): ReadinessResult {
-  return scoreReadiness(document, null, CURRENT_RUBRIC, { provisional: true, now });
-}
-
-/**
- * Store a provisional estimate for the owner's readiness page. It is a result row like any other
- * (immutable) but flagged provisional, so it is never the published pointer (the pointer guard
- * trigger refuses it as well), never on the badge and never stale.
- */
-export async function saveProvisionalEstimate(listingId: string, actorId: string | null, client?: Client): Promise<{ resultId: string; result: ReadinessResult }> {
-  const prisma = await prismaOf(client);
-  await requireListingAccess(actorId, listingId, { moderators: true, client: prisma });
-  const document = (await loadListingDocuments(prisma, [listingId])).get(listingId);
-  if (!document) throw new AppError("not_found", `listing ${listingId} does not exist`);
-  const result = estimateProvisional(document);
-  const row = await prisma.readinessResult.create({ data: { ...resultColumns(result, document), listingId }, select: { id: true } });
-  return { resultId: row.id, result };
 }
 
 /** The seller has read the rubric-change notice; it stays until then. Owner only. */

@@ -1,8 +1,7 @@
 /** The signed-in user for the current request (pages, route handlers, server actions). */
 import { getServerSession } from "next-auth";
 import { authOptions } from "@/lib/auth/options";
-import { loadActor, requireRole, requireActor, type Actor } from "@/lib/auth/roles";
-import type { Role } from "@/lib/generated/prisma/client";
+import { loadActor, type Actor } from "@/lib/auth/roles";
 
 export async function sessionUserId(): Promise<string | null> {
   const session = await getServerSession(authOptions());
@@ -11,12 +10,4 @@ export async function sessionUserId(): Promise<string | null> {
 
 export async function currentActor(): Promise<Actor | null> {
   return loadActor(await sessionUserId());
-}
-
-export async function requireSignedIn(): Promise<Actor> {
-  return requireActor(await sessionUserId());
-}
-
-export async function requireSessionRole(roles: Role[]): Promise<Actor> {
-  return requireRole(await sessionUserId(), roles);
 }

@@ -32,10 +32,6 @@ export const UNSCORED_COLORS: BadgeColors = pair("#9ea7b3"); // neutral grey, da
 
 const HEX = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
-export function isHexColor(s: string): boolean {
-  return HEX.test(s);
-}
-
 /** Colours for an arbitrary background (renderBadge callers may pass their own hex colour). */
 export function colorsFor(background: string): BadgeColors {
   if (!HEX.test(background)) throw new RangeError(`badge colour must be #rgb or #rrggbb, got ${JSON.stringify(background)}`);

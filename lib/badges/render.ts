@@ -76,6 +76,16 @@ function foreground(fontSize: number, children: XmlChild[]): XmlElement {
   return el("g", { "text-anchor": "middle", "font-family": FONT_FAMILY, "text-rendering": "geometricPrecision", "font-size": fontSize }, ...children);
 }
 
+/** The background rectangles: the label's (when there is one), then the value's. */
+function backgrounds(label: Part | null, value: Part, leftWidth: number, rightWidth: number, height: number): XmlChild[] {
+  return [label && el("rect", { width: leftWidth, height, fill: label.colors.background }), el("rect", { x: leftWidth, width: rightWidth, height, fill: value.colors.background })];
+}
+
+/** flat-square and for-the-badge share a shape: square edges, no gradient, the given text group. */
+function squareLayout(label: Part | null, value: Part, height: number, leftWidth: number, rightWidth: number, texts: XmlElement): Layout {
+  return { height, leftWidth, rightWidth, body: [el("g", { "shape-rendering": "crispEdges" }, ...backgrounds(label, value, leftWidth, rightWidth, height)), texts] };
+}
+
 // Style templates: the parts that never change are rendered once, at module load.
 const FLAT_GRADIENT = Prerendered.of(
   el("linearGradient", { id: "tg-flat-s", x2: 0, y2: "100%" }, el("stop", { offset: 0, "stop-color": "#bbb", "stop-opacity": ".1" }), el("stop", { offset: 1, "stop-opacity": ".1" })),
@@ -117,8 +127,7 @@ function roundedLayout(kind: "flat" | "plastic", label: Part | null, value: Part
       el(
         "g",
         { "clip-path": `url(#${clipId})` },
-        label && el("rect", { width: leftWidth, height, fill: label.colors.background }),
-        el("rect", { x: leftWidth, width: rightWidth, height, fill: value.colors.background }),
+        ...backgrounds(label, value, leftWidth, rightWidth, height),
         el("rect", { width, height, fill: `url(#tg-${kind}-s)` }),
       ),
       foreground(110, texts),
@@ -133,20 +142,7 @@ function flatSquareLayout(label: Part | null, value: Part): Layout {
   const rightWidth = value.width + 2 * pad;
   const valueMargin = label ? leftWidth - 1 : 0;
   const text = (x: number, part: Part) => el("text", { x, y: 140, fill: part.colors.text, transform: "scale(.1)", textLength: part.width * 10 }, part.text);
-  return {
-    height,
-    leftWidth,
-    rightWidth,
-    body: [
-      el(
-        "g",
-        { "shape-rendering": "crispEdges" },
-        label && el("rect", { width: leftWidth, height, fill: label.colors.background }),
-        el("rect", { x: leftWidth, width: rightWidth, height, fill: value.colors.background }),
-      ),
-      foreground(110, [label && text(10 * (1 + 0.5 * label.width + pad), label), text(10 * (valueMargin + 0.5 * value.width + pad), value)]),
-    ],
-  };
+  return squareLayout(label, value, height, leftWidth, rightWidth, foreground(110, [label && text(10 * (1 + 0.5 * label.width + pad), label), text(10 * (valueMargin + 0.5 * value.width + pad), value)]));
 }
 
 function forTheBadgeLayout(label: Part | null, value: Part): Layout {
@@ -156,20 +152,7 @@ function forTheBadgeLayout(label: Part | null, value: Part): Layout {
   const rightWidth = value.width + 2 * margin;
   const text = (midX: number, part: Part, bold: boolean) =>
     el("text", { x: 10 * midX, y: 175, fill: part.colors.text, "font-weight": bold ? "bold" : undefined, transform: "scale(.1)", textLength: 10 * part.width }, part.text);
-  return {
-    height,
-    leftWidth,
-    rightWidth,
-    body: [
-      el(
-        "g",
-        { "shape-rendering": "crispEdges" },
-        label && el("rect", { width: leftWidth, height, fill: label.colors.background }),
-        el("rect", { x: leftWidth, width: rightWidth, height, fill: value.colors.background }),
-      ),
-      foreground(100, [label && text(margin + 0.5 * label.width, label, false), text(leftWidth + margin + 0.5 * value.width, value, true)]),
-    ],
-  };
+  return squareLayout(label, value, height, leftWidth, rightWidth, foreground(100, [label && text(margin + 0.5 * label.width, label, false), text(leftWidth + margin + 0.5 * value.width, value, true)]));
 }
 
 const FOR_THE_BADGE_LETTER_SPACING = 1.25;

@@ -8,7 +8,8 @@
 import type { PublicListing } from "@/lib/catalog/public-view";
 import { browseCatalog, BROWSE_MAX_LIMIT } from "@/lib/catalog/browse";
 import { searchCatalog, validateQuery, type Matching, type MatchKind } from "@/lib/catalog/search";
-import { AppError } from "@/lib/errors";
+import { AppError, toResponse } from "@/lib/errors";
+import { env } from "@/lib/env";
 
 export const FEED_DEFAULT_LIMIT = 100;
 export const FEED_VERSION = "1.0";
@@ -115,6 +116,22 @@ export function parseFeedLimit(raw: string | null): number {
     throw new AppError("bad_request", `limit must be an integer 1–${BROWSE_MAX_LIMIT}`, [{ pointer: "/limit", message: `must be an integer 1–${BROWSE_MAX_LIMIT}` }]);
   }
   return n;
+}
+
+/**
+ * The GET handler of a paged feed route (`/ai-catalog.json`, `/ard`): `cursor` and `limit` from the
+ * query string, the page as JSON under the configured public origin, cacheable for a minute.
+ */
+export function feedRoute(feed: (opts: FeedPageOptions) => Promise<object>): (req: Request) => Promise<Response> {
+  return async (req) => {
+    try {
+      const q = new URL(req.url).searchParams;
+      const body = await feed({ origin: env().publicOrigin, cursor: q.get("cursor"), limit: parseFeedLimit(q.get("limit")) });
+      return Response.json(body, { headers: { "cache-control": "public, max-age=60" } });
+    } catch (e) {
+      return toResponse(e);
+    }
+  };
 }
 
 async function page(opts: FeedPageOptions, path: string) {

@@ -57,26 +57,16 @@ export interface PublicReadiness {
   analysedAt: string;
 }
 
-export interface PublicListing {
-  id: string;
-  slug: string;
-  title: string;
-  shortDescription: string | null;
-  description: string | null;
-  logoUrl: string | null;
-  category: string | null;
-  homepageUrl: string | null;
-  docsUrl: string | null;
-  discoveryUrl: string | null;
-  baseUrl: string;
-  protocols: string[];
-  networks: string[];
+/** The selected columns as they are (logoUrl only once it loaded), plus the seller, readiness and from-price. */
+export interface PublicListing
+  extends Pick<
+    PublicListingRow,
+    "id" | "slug" | "title" | "shortDescription" | "description" | "logoUrl" | "category" | "homepageUrl" | "docsUrl" | "discoveryUrl" | "baseUrl" | "protocols" | "networks" | "demo" | "endpoints"
+  > {
   seller: string;
-  demo: boolean;
   readiness: PublicReadiness | null;
   /** The lowest published per-call price in USD, for tiles and the price filter. */
   fromPriceUsd: string | null;
-  endpoints: PublicListingRow["endpoints"];
 }
 
 export function toPublicListing(row: PublicListingRow): PublicListing {

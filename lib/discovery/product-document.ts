@@ -106,7 +106,28 @@ function firstSentence(text: string): string {
   return (m ? m[1] : text).trim();
 }
 
-function finish(format: ProductDocumentFormat, draft: ListingDocument, rec: Recorder): ProductImport {
+/** The listing fields a product document can state; neither format states the rest (logo, category, homepage, walkthrough, discovery document). */
+type StatedFields = Pick<ListingDocument, "slug" | "title" | "shortDescription" | "description" | "docsUrl" | "protocols" | "networks" | "operations" | "endpoints">;
+
+/** The draft listing (the unstated fields null, the endpoints at the document's origin), validated. */
+function finish(format: ProductDocumentFormat, origin: string, f: StatedFields, rec: Recorder): ProductImport {
+  const draft: ListingDocument = {
+    slug: f.slug,
+    title: f.title,
+    shortDescription: f.shortDescription,
+    description: f.description,
+    logoUrl: null,
+    category: null,
+    homepageUrl: null,
+    baseUrl: origin,
+    docsUrl: f.docsUrl,
+    walkthrough: null,
+    discoveryUrl: null,
+    protocols: f.protocols,
+    networks: f.networks,
+    operations: f.operations,
+    endpoints: f.endpoints,
+  };
   const v = validateListingDocument(draft);
   if (!v.ok) return { ok: false, errors: v.errors };
   return { ok: true, format, listing: v.value, mapping: rec.mapping, unmapped: rec.unmapped };
@@ -245,24 +266,8 @@ function importArbiterProduct(d: Obj): ProductImport {
   if (endpoint.requestSchema) rec.map("/inputSchema", "/endpoints/0/requestSchema", "verbatim (JSON Schema 2020-12)");
   if (endpoint.responseSchema) rec.map("/outputSchema", "/endpoints/0/responseSchema", "verbatim (JSON Schema 2020-12)");
 
-  const draft: ListingDocument = {
-    slug: slugify(String(d.productId)),
-    title,
-    shortDescription,
-    description,
-    logoUrl: null,
-    category: null,
-    homepageUrl: null,
-    baseUrl: at.origin,
-    docsUrl,
-    walkthrough: null,
-    discoveryUrl: null,
-    protocols,
-    networks,
-    operations: ops,
-    endpoints: [endpoint],
-  };
-  return finish("arbiter-product", draft, rec);
+  const stated = { slug: slugify(String(d.productId)), title, shortDescription, description, docsUrl, protocols, networks, operations: ops, endpoints: [endpoint] };
+  return finish("arbiter-product", at.origin, stated, rec);
 }
 
 // ─────────────────────────────── seed 003: criteria document ───────────────────────────────
@@ -377,24 +382,8 @@ function importCriteriaDocument(d: Obj, opts: ImportOptions): ProductImport {
     if (k in d) rec.skip(`/${k}`, k === "family" ? "a product family id, not a catalog category" : k === "rails" ? "the rails the service analyses, not the networks it is paid on" : "the service's own contract and policy text; no listing field");
   }
 
-  const draft: ListingDocument = {
-    slug: slugify(service),
-    title: service,
-    shortDescription: null,
-    description,
-    logoUrl: null,
-    category: null,
-    homepageUrl: null,
-    baseUrl: at.origin,
-    docsUrl,
-    walkthrough: null,
-    discoveryUrl: null,
-    protocols: [],
-    networks: [],
-    operations: ops,
-    endpoints,
-  };
-  return finish("criteria-document", draft, rec);
+  const stated = { slug: slugify(service), title: service, shortDescription: null, description, docsUrl, protocols: [], networks: [], operations: ops, endpoints };
+  return finish("criteria-document", at.origin, stated, rec);
 }
 
 export function importProductDocument(raw: string | object, opts: ImportOptions = {}): ProductImport {

@@ -18,10 +18,3 @@ export async function publishListing(actorId: string | null, listingId: string) 
   const analysis = await onListingPublished(listingId, actor.id);
   return { listingId, publicationState: "published" as const, analysis };
 }
-
-export async function unpublishListing(actorId: string | null, listingId: string) {
-  await requireListingAccess(actorId, listingId, { moderators: true });
-  const prisma = await db();
-  await prisma.listing.update({ where: { id: listingId }, data: { publicationState: "unlisted" } });
-  return { listingId, publicationState: "unlisted" as const };
-}

@@ -4,10 +4,10 @@
  */
 import type { ListingDocument } from "@/lib/listing-document/document";
 import type { ProbeEvidence } from "@/lib/evidence";
-
-export interface LeasedJob {
+/** A claimed lease's own fields, as the queue stores them (lib/queue/lease.ts LeasedRow adds the submitter). */
+export interface LeaseFields {
   id: string;
-  /** Null for a URL submission: the worker drafts the listing from targetUrl first. */
+  /** Null for a URL submission: the listing is drafted from targetUrl first. */
   listingId: string | null;
   trigger: string;
   targetUrl: string;
@@ -15,6 +15,10 @@ export interface LeasedJob {
   maxAttempts: number;
   leaseToken: string;
   leaseExpiresAt: string;
+}
+
+/** A claimed lease as the worker receives it: the lease's fields (never the submitter) and what to probe. */
+export interface LeasedJob extends LeaseFields {
   /** The listing document to probe (null for a URL submission). */
   document: ListingDocument | null;
   /** host:port entries the probe may reach over plain http / loopback (TOLLGATE_PROBE_ALLOW_HOSTS). */

@@ -8,6 +8,7 @@ import { AppError } from "@/lib/errors";
 import { clampLeaseMs, queueConfig } from "./config";
 import { analysisMetrics } from "./metrics";
 import { NOW_UTC, clientOr, isoOf, preparedRows, rows, type Client } from "@/lib/sql";
+import type { LeaseFields } from "@/lib/ops/protocol";
 
 const T = `"catalog_scoring_analyses"`;
 const LOG = `"catalog_scoring_attempts"`;
@@ -20,16 +21,9 @@ function backoffSql(b: number, c: number, j: number): string {
   return `make_interval(secs => least($${c}::float8, $${b}::float8 * power(2, greatest(a."attempts" - 1, 0))) * (CASE WHEN $${j}::boolean THEN random() ELSE 1 END) / 1000.0)`;
 }
 
-export interface LeasedRow {
-  id: string;
-  listingId: string | null;
+/** A claimed analysis (the ops API hands it to a worker as a LeasedJob, without the submitter). */
+export interface LeasedRow extends LeaseFields {
   submitter: string;
-  trigger: string;
-  targetUrl: string;
-  attempt: number;
-  maxAttempts: number;
-  leaseToken: string;
-  leaseExpiresAt: string;
 }
 
 export interface ClaimOptions {

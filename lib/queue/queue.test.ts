@@ -8,7 +8,7 @@ import { AppError } from "@/lib/errors";
 import { configureQueue, backoffCeilingMs, DEFAULT_QUEUE_CONFIG } from "./config";
 import { onListingPublished, onRubricRelease, releaseKind, requestAnalysis, staleSweep, PRIORITY_RUBRIC_MISMATCH, checkRubricRelease } from "./enqueue-analysis";
 import { claimLeases, failLease, heartbeatLease, reapExpiredLeases } from "./lease";
-import { acknowledgeRubricNotice, completeLease, estimateProvisional, RUBRIC_NOTICE_TEXT, saveProvisionalEstimate } from "@/lib/analyses/store-result";
+import { acknowledgeRubricNotice, completeLease, RUBRIC_NOTICE_TEXT } from "@/lib/analyses/store-result";
 import { fixtureEvidence } from "@/lib/worker/probes";
 import { getAnalysisForActor, reanalyseForActor, submitAnalysisForActor } from "@/lib/analyses/progress";
 import { opsClaim, opsMetricsText } from "@/lib/ops/handlers";
@@ -409,20 +409,7 @@ describe("sweeps and rubric releases", () => {
   });
 });
 
-describe("provisional estimates, ledger facts, progress and metrics", () => {
-  it("a provisional estimate is stored but can never become the published pointer", async () => {
-    const { org, user } = await seedOwner(prisma);
-    const listingId = await seedListing(prisma, org.id);
-    const est = estimateProvisional(fullListing());
-    expect(est.provisional).toBe(true);
-    expect(est.caps).toEqual([]);
-    expect(est.rules.filter((r) => r.dimension === "health").every((r) => r.earned === 0)).toBe(true);
-    const saved = await saveProvisionalEstimate(listingId, user.id);
-    expect((await prisma.readinessResult.findUniqueOrThrow({ where: { id: saved.resultId } })).provisional).toBe(true);
-    expect((await prisma.listing.findUniqueOrThrow({ where: { id: listingId } })).currentResultId).toBeNull();
-    await expect(prisma.listing.update({ where: { id: listingId }, data: { currentResultId: saved.resultId } })).rejects.toThrow(/provisional/);
-  });
-
+describe("ledger facts, progress and metrics", () => {
   it("ledger facts: unpayable needs 3 failures from 2 buyers since the last settlement; uptime from samples (none below 12)", async () => {
     const { org } = await seedOwner(prisma);
     const listingId = await seedListing(prisma, org.id);

@@ -26,7 +26,6 @@ export const MIN_DISTINCT_PAYERS = MIN_DISTINCT_FAILING_BUYERS;
 
 /** Traction: distinct payers in 30 days ÷ 50, capped at 1 (seed: "Traction"). */
 export const TRACTION_FULL_PAYERS = 50;
-export const TRACTION_WINDOW_DAYS = 30;
 
 /** Price integrity without a settled-price signal: 0.7 with an advertised price, 0.3 without. */
 export const PRICE_INTEGRITY_ADVERTISED = 0.7;

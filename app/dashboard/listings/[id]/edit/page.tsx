@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { ListingEditor } from "@/components/listing-editor";
+import { ListingEditor } from "@/components/listing-editor/editor";
 import { sessionUserId } from "@/lib/auth/session";
 import { orPageError } from "@/lib/surfaces/guard";
 import { sellerListingDocument } from "@/lib/surfaces/seller";

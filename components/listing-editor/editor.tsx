@@ -1,0 +1,172 @@
+"use client";
+/**
+ * The listing editor: every field the readiness rules read, inline validation by JSON pointer (the
+ * same validateListingDocument gate as saving, run on the server so ajv stays out of the bundle),
+ * and a live provisional estimate (scoreReadiness with provisional: true, pure, in the browser).
+ * This is the client boundary; its parts (fields, listing sections, endpoint and pricing editors,
+ * error summary, save bar, estimate) are rendered inside it.
+ */
+import { useRouter } from "next/navigation";
+import { useEffect, useMemo, useRef, useState, useTransition } from "react";
+import type { EndpointPricing, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
+import { scoreReadiness } from "@/lib/scoring/readiness/engine";
+import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
+import type { ReadinessResult } from "@/lib/scoring/readiness/types";
+import { saveListingAction, validateListingAction, type SaveActionInput } from "@/lib/surfaces/seller-actions";
+import { emptyEndpoint, emptyPricing, initialJsonTexts, jsonKey, withoutEndpoint, type Err, type JsonField } from "./model";
+import { FieldErrors } from "./fields";
+import { ListingFields } from "./listing-fields";
+import { EndpointEditor } from "./endpoint-editor";
+import { ErrorSummary } from "./error-summary";
+import { SaveBar } from "./save-bar";
+import { Estimate } from "./estimate";
+
+export interface ListingEditorProps {
+  initial: ListingDocument;
+  listingId: string | null;
+  publicationState: string | null;
+  /** The URL the draft was imported from (kept as the listing's source). */
+  source?: string | null;
+}
+
+export function ListingEditor({ initial, listingId, publicationState, source }: ListingEditorProps) {
+  const router = useRouter();
+  const [doc, setDoc] = useState<ListingDocument>(initial);
+  const [json, setJson] = useState<Record<string, string>>(() => initialJsonTexts(initial.endpoints));
+  const [jsonErrors, setJsonErrors] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Err[]>([]);
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+  const [busyIntent, setBusyIntent] = useState<SaveActionInput["intent"] | null>(null);
+  const summaryRef = useRef<HTMLDivElement>(null);
+
+  // Inline validation: debounced, on the server (the very gate the save uses).
+  useEffect(() => {
+    let cancelled = false;
+    const t = setTimeout(() => {
+      validateListingAction(doc)
+        .then((e) => !cancelled && setErrors(e))
+        .catch(() => {});
+    }, 450);
+    return () => {
+      cancelled = true;
+      clearTimeout(t);
+    };
+  }, [doc]);
+
+  const estimate = useMemo<ReadinessResult | null>(() => {
+    try {
+      return scoreReadiness(doc, null, CURRENT_RUBRIC, { provisional: true });
+    } catch {
+      return null;
+    }
+  }, [doc]);
+
+  const errFor = (pointer: string) => {
+    const own = errors.filter((e) => e.pointer === pointer).map((e) => e.message);
+    return own.length ? own.join("; ") : null;
+  };
+
+  const set = <K extends keyof ListingDocument>(k: K, v: ListingDocument[K]) => setDoc((d) => ({ ...d, [k]: v }));
+  const setOp = (k: keyof ListingDocument["operations"], v: string | null) => setDoc((d) => ({ ...d, operations: { ...d.operations, [k]: v } }));
+  const setEp = (i: number, patch: Partial<ListingEndpoint>) => setDoc((d) => ({ ...d, endpoints: d.endpoints.map((e, j) => (j === i ? { ...e, ...patch } : e)) }));
+  const setPricing = (i: number, patch: Partial<EndpointPricing>) =>
+    setDoc((d) => ({ ...d, endpoints: d.endpoints.map((e, j) => (j === i ? { ...e, pricing: { ...(e.pricing ?? emptyPricing()), ...patch } } : e)) }));
+
+  function setJsonField(i: number, f: JsonField, text: string) {
+    const key = jsonKey(i, f);
+    setJson((j) => ({ ...j, [key]: text }));
+    if (text.trim() === "") {
+      setJsonErrors(({ [key]: _drop, ...rest }) => rest);
+      setEp(i, { [f]: null } as Partial<ListingEndpoint>);
+      return;
+    }
+    try {
+      const v = JSON.parse(text) as unknown;
+      setJsonErrors(({ [key]: _drop, ...rest }) => rest);
+      setEp(i, { [f]: v } as Partial<ListingEndpoint>);
+    } catch (e) {
+      setJsonErrors((j) => ({ ...j, [key]: `not valid JSON: ${(e as Error).message}` }));
+    }
+  }
+
+  function removeEndpoint(i: number) {
+    setDoc((d) => ({ ...d, endpoints: d.endpoints.filter((_, j) => j !== i) }));
+    setJson((j) => withoutEndpoint(j, i));
+    setJsonErrors({});
+  }
+
+  function submit(intent: SaveActionInput["intent"]) {
+    setSaveError(null);
+    if (Object.keys(jsonErrors).length) {
+      setSaveError("Some JSON fields do not parse; fix the fields marked below first.");
+      summaryRef.current?.focus();
+      return;
+    }
+    setBusyIntent(intent);
+    startTransition(async () => {
+      const r = await saveListingAction({ listingId, document: doc, intent, source: source ?? null });
+      setBusyIntent(null);
+      if (!r.ok) {
+        setErrors(r.errors);
+        setSaveError(r.message);
+        requestAnimationFrame(() => summaryRef.current?.focus());
+        return;
+      }
+      const q = r.analysisId ? `?analysis=${encodeURIComponent(r.analysisId)}` : "";
+      router.push(`/dashboard/listings/${r.listingId}${q}`);
+      router.refresh();
+    });
+  }
+
+  const allErrors: Err[] = [...Object.entries(jsonErrors).map(([k, message]) => ({ pointer: `/endpoints/${k}`, message })), ...errors];
+  const published = publicationState === "published";
+
+  return (
+    <div className="grid gap-6 lg:grid-cols-[1fr_20rem]">
+      <FieldErrors value={errFor}>
+        <form
+          className="min-w-0 space-y-6"
+          onSubmit={(e) => {
+            e.preventDefault();
+            submit(published ? "reanalyse" : "draft");
+          }}
+          noValidate
+        >
+          <ErrorSummary summaryRef={summaryRef} saveError={saveError} errors={allErrors} />
+
+          <ListingFields doc={doc} set={set} setOp={setOp} networkErrors={errors.filter((e) => e.pointer.startsWith("/networks"))} />
+
+          <section aria-labelledby="endpoints-h" className="rounded-xl border border-line bg-white p-4 sm:p-5">
+            <div className="flex flex-wrap items-center justify-between gap-2">
+              <h2 id="endpoints-h" className="text-lg font-semibold">Endpoints <span className="text-sm font-normal text-muted">({doc.endpoints.length})</span></h2>
+              <button type="button" onClick={() => setDoc((d) => ({ ...d, endpoints: [...d.endpoints, emptyEndpoint()] }))} className="rounded-md border border-line px-3 py-1.5 text-sm hover:bg-slate-50">
+                Add an endpoint
+              </button>
+            </div>
+            {doc.endpoints.length === 0 && <p className="mt-3 text-sm text-muted">No endpoints yet. E1 needs at least one: add the paid routes your service answers.</p>}
+            <ol className="mt-3 space-y-4">
+              {doc.endpoints.map((e, i) => (
+                <EndpointEditor
+                  key={i}
+                  index={i}
+                  endpoint={e}
+                  jsonText={(f) => json[jsonKey(i, f)] ?? ""}
+                  jsonError={(f) => jsonErrors[jsonKey(i, f)]}
+                  onJson={(f, text) => setJsonField(i, f, text)}
+                  onChange={(patch) => setEp(i, patch)}
+                  onPricing={(patch) => setPricing(i, patch)}
+                  onRemove={() => removeEndpoint(i)}
+                />
+              ))}
+            </ol>
+          </section>
+
+          <SaveBar published={published} pending={pending} busyIntent={busyIntent} submit={submit} />
+        </form>
+      </FieldErrors>
+
+      <Estimate estimate={estimate} />
+    </div>
+  );
+}
