@@ -32,6 +32,8 @@ export interface StartAnvilOptions {
   args?: string[];
   /** Attempts on fresh ports when a chosen port turns out to be taken. Default 5. */
   attempts?: number;
+  /** How a port is chosen for each attempt (default freePort); tests inject a taken one. */
+  pickPort?: () => Promise<number>;
 }
 
 export class AnvilError extends Error {
@@ -186,7 +188,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const attempts = options.port ? 1 : (options.attempts ?? 5);
   let last: Error | null = null;
   for (let i = 0; i < attempts; i++) {
-    const port = options.port ?? (await freePort());
+    const port = options.port ?? (await (options.pickPort ?? freePort)());
     try {
       return await startOnce(port, options);
     } catch (e) {
