@@ -33,6 +33,8 @@ export const TEST_USDC_ABI = parseAbi([
   "event Transfer(address indexed from, address indexed to, uint256 value)",
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
   "event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)",
+  "error OwnableUnauthorizedAccount(address account)",
+  "error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)",
 ]);
 
 /** The EIP-712 types an EIP-3009 authorization is signed with (the same as Circle's FiatToken). */
