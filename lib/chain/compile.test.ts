@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { formatAbiItem } from "viem/utils";
-import type { AbiError, AbiEvent, AbiFunction } from "viem";
+import type { Abi } from "viem";
 import { describe, expect, it } from "vitest";
 import { compileContract, CONTRACTS, type ContractArtifact } from "./compile";
 import { TEST_USDC_ABI } from "./test-usdc";
@@ -29,7 +29,7 @@ describe("committed contract artefacts", () => {
   it("the typed TEST_USDC_ABI is a subset of the artefact's ABI (same signatures)", () => {
     const saved = committed("lib/chain/artifacts/TestUSDC.json");
     const named = (i: { type: string }) => i.type === "function" || i.type === "event" || i.type === "error";
-    const sig = (item: unknown) => formatAbiItem(item as AbiFunction | AbiEvent | AbiError);
+    const sig = (item: unknown) => formatAbiItem(item as Abi[number]);
     const artefactSigs = new Set((saved.abi as { type: string }[]).filter(named).map(sig));
     for (const item of TEST_USDC_ABI.filter(named)) {
       expect(artefactSigs, sig(item)).toContain(sig(item));

@@ -1,6 +1,6 @@
 /** The local chain on a real anvil: the node's lifecycle, the test USDC's deployment and its EIP-3009 behaviour. */
 import net from "node:net";
-import { getContractAddress, hashDomain, hexToSignature, keccak256, parseEventLogs, toHex, type Address, type Hex, type PrivateKeyAccount } from "viem";
+import { domainSeparator, getContractAddress, hexToSignature, keccak256, parseEventLogs, toHex, type Address, type Hex, type PrivateKeyAccount } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, rpcAnswers, startAnvil, type AnvilNode } from "./anvil";
@@ -38,8 +38,8 @@ const now = () => BigInt(Math.floor(Date.now() / 1000));
 async function sign(from: PrivateKeyAccount, primaryType: "TransferWithAuthorization" | "ReceiveWithAuthorization", m: { to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex }): Promise<Hex> {
   return from.signTypedData({
     domain: { ...LOCAL_USDC_DOMAIN, chainId: 31337, verifyingContract: LOCAL_USDC_ADDRESS },
-    types: { [primaryType]: EIP3009_TYPES[primaryType] } as typeof EIP3009_TYPES,
-    primaryType,
+    types: { [primaryType]: EIP3009_TYPES[primaryType] } as unknown as Pick<typeof EIP3009_TYPES, "TransferWithAuthorization">,
+    primaryType: primaryType as "TransferWithAuthorization",
     message: { from: from.address, ...m },
   });
 }
@@ -54,7 +54,7 @@ describe("anvil from the npm package", () => {
     const mnemonic = "test test test test test test test test test test test junk";
     const derived = LOCAL_DEV_KEYS.map((_, i) => mnemonicToAccount(mnemonic, { addressIndex: i }).address);
     expect(local.accounts.map((a) => a.address)).toEqual(derived);
-    const nodeAccounts = (await local.publicClient.request({ method: "eth_accounts" })) as string[];
+    const nodeAccounts = (await local.publicClient.request({ method: "eth_accounts" as never })) as string[];
     expect(nodeAccounts.map((a) => a.toLowerCase())).toEqual(derived.map((a) => a.toLowerCase()));
   });
 
@@ -103,11 +103,11 @@ describe("the test USDC on the local chain", () => {
     expect(await read("decimals")).toBe(6);
     expect(await read("version")).toBe("2");
     expect(await read("owner")).toBe(LOCAL_DEPLOYER);
-    expect(await read("DOMAIN_SEPARATOR")).toBe(hashDomain({ domain: { name: "USD Coin", version: "2", chainId: 31337, verifyingContract: LOCAL_USDC_ADDRESS }, types: { EIP712Domain: [{ name: "name", type: "string" }, { name: "version", type: "string" }, { name: "chainId", type: "uint256" }, { name: "verifyingContract", type: "address" }] } }));
+    expect(await read("DOMAIN_SEPARATOR")).toBe(domainSeparator({ domain: { name: "USD Coin", version: "2", chainId: 31337, verifyingContract: LOCAL_USDC_ADDRESS } }));
   });
 
   it("mints to the funded address; only the owner may mint", async () => {
-    expect(await local.balanceOf(payer.address)).toBeGreaterThanOrEqual(1n);
+    expect(await local.balanceOf(payer.address)).toBeGreaterThan(0n);
     const before = await local.balanceOf(outsider.address);
     await local.mint(outsider.address, 5_000_000n);
     expect(await local.balanceOf(outsider.address)).toBe(before + 5_000_000n);
