@@ -25,7 +25,12 @@ export interface FacilitatorSetup {
   /** The signer that submits settlements (and pays their gas). */
   address: Address;
   network: Network;
+  /** How many of the signer's chain calls met an RPC outage so far (see chainCall). */
+  outages(): number;
 }
+
+/** The signer methods the exact EVM scheme calls; each is watched for RPC outages. */
+const SIGNER_METHODS = ["readContract", "verifyTypedData", "writeContract", "sendTransaction", "waitForTransactionReceipt", "getCode"] as const;
 
 /** A facilitator for the local chain at `rpcUrl`, signing with `privateKey`. */
 export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorSetup {
@@ -35,9 +40,26 @@ export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorS
   // a viem wallet client does not have (it has account.address): without it the signer list is
   // [undefined]. The cast bridges viem 2.57's stricter verifyTypedData parameter union and the
   // plain-record shape @x402/evm declares; the methods are viem's own.
-  const signer = toFacilitatorEvmSigner({ ...client, address: account.address } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
+  //
+  // @x402/evm 2.27 swallows some RPC failures: a getCode that cannot reach the node makes
+  // verify answer `invalid_exact_evm_signature`. Counting outages at the signer lets chainCall turn
+  // such an answer into 503 `unavailable` (unmeasured) instead of a verdict on the payment.
+  let outages = 0;
+  const watched: Record<string, unknown> = { ...client, address: account.address };
+  for (const name of SIGNER_METHODS) {
+    const method = (client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[name];
+    watched[name] = async (...args: unknown[]) => {
+      try {
+        return await method(...args);
+      } catch (e) {
+        if (isRpcOutage(e)) outages++;
+        throw e;
+      }
+    };
+  }
+  const signer = toFacilitatorEvmSigner(watched as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
   const facilitator = new x402Facilitator().register(LOCAL_NETWORK, new ExactEvmScheme(signer));
-  return { facilitator, address: account.address, network: LOCAL_NETWORK };
+  return { facilitator, address: account.address, network: LOCAL_NETWORK, outages: () => outages };
 }
 
 let cached: { key: string; setup: FacilitatorSetup } | undefined;
@@ -111,16 +133,24 @@ function unsupported(setup: FacilitatorSetup, r: PaymentRequirements): { reason:
   return null;
 }
 
-/** A chain that cannot be read is a 503, not a verdict on the payment. */
-async function chainCall<T>(run: () => Promise<T>): Promise<T> {
+const UNAVAILABLE = "The facilitator's chain RPC did not answer; try again later.";
+
+/**
+ * A chain that cannot be read is a 503, not a verdict on the payment: a thrown outage, or a refusal
+ * reached while the signer met an outage (`refused(result)` true and the outage count went up). A
+ * settlement already broadcast (it names a transaction) is returned as it is.
+ */
+async function chainCall<T>(setup: FacilitatorSetup, run: () => Promise<T>, refused: (result: T) => boolean): Promise<T> {
+  const before = setup.outages();
+  let result: T;
   try {
-    return await run();
+    result = await run();
   } catch (e) {
-    if (isRpcOutage(e) || /failed to check whether asset is a contract/.test((e as Error)?.message ?? "")) {
-      throw new AppError("unavailable", "The facilitator's chain RPC did not answer; try again later.");
-    }
+    if (isRpcOutage(e) || setup.outages() > before) throw new AppError("unavailable", UNAVAILABLE);
     throw e;
   }
+  if (refused(result) && setup.outages() > before) throw new AppError("unavailable", UNAVAILABLE);
+  return result;
 }
 
 export function supported(setup: FacilitatorSetup): SupportedResponse {
@@ -131,12 +161,12 @@ export async function verify(setup: FacilitatorSetup, body: FacilitatorRequest):
   const { payload, requirements } = toCore(body);
   const no = unsupported(setup, requirements);
   if (no) return { isValid: false, invalidReason: no.reason, invalidMessage: no.message };
-  return chainCall(() => setup.facilitator.verify(payload, requirements));
+  return chainCall(setup, () => setup.facilitator.verify(payload, requirements), (r) => !r.isValid);
 }
 
 export async function settle(setup: FacilitatorSetup, body: FacilitatorRequest): Promise<SettleResponse> {
   const { payload, requirements } = toCore(body);
   const no = unsupported(setup, requirements);
   if (no) return { success: false, errorReason: no.reason, errorMessage: no.message, transaction: "", network: requirements.network };
-  return chainCall(() => setup.facilitator.settle(payload, requirements));
+  return chainCall(setup, () => setup.facilitator.settle(payload, requirements), (r) => !r.success && !r.transaction);
 }
