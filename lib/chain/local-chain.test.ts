@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, rpcAnswers, startAnvil, type AnvilNode } from "./anvil";
 import { LOCAL_DEPLOYER, LOCAL_DEV_KEYS, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, MULTICALL3_ADDRESS, setupLocalChain, TRY_AGGREGATE_ABI, type LocalChain } from "./local-chain";
 import { EIP3009_TYPES, TEST_USDC_ABI } from "./test-usdc";
+import { canonicalUsdc, findAsset } from "@/lib/x402/assets";
 
 let node: AnvilNode;
 let local: LocalChain;
@@ -104,6 +105,19 @@ describe("the test USDC on the local chain", () => {
     expect(await read("version")).toBe("2");
     expect(await read("owner")).toBe(LOCAL_DEPLOYER);
     expect(await read("DOMAIN_SEPARATOR")).toBe(domainSeparator({ domain: { name: "USD Coin", version: "2", chainId: 31337, verifyingContract: LOCAL_USDC_ADDRESS } }));
+  });
+
+  it("is the local chain's entry in the asset table (marked local), with the domain the token reports", async () => {
+    const entry = canonicalUsdc("eip155:31337");
+    expect(entry).toMatchObject({ address: LOCAL_USDC_ADDRESS, decimals: 6, local: true, domains: [{ name: "USD Coin", version: "2" }] });
+    expect(findAsset("eip155:31337", LOCAL_USDC_ADDRESS.toLowerCase())).toBe(entry);
+    const [name, version, decimals] = await Promise.all([
+      local.publicClient.readContract({ address: entry!.address as Address, abi: TEST_USDC_ABI, functionName: "name" }),
+      local.publicClient.readContract({ address: entry!.address as Address, abi: TEST_USDC_ABI, functionName: "version" }),
+      local.publicClient.readContract({ address: entry!.address as Address, abi: TEST_USDC_ABI, functionName: "decimals" }),
+    ]);
+    expect({ name, version, decimals }).toEqual({ name: entry!.domains[0].name, version: entry!.domains[0].version, decimals: entry!.decimals });
+    expect(canonicalUsdc("eip155:8453")?.local).toBeUndefined();
   });
 
   it("mints to the funded address; only the owner may mint", async () => {
