@@ -95,11 +95,12 @@ function installExitHook(): void {
       }
     }
   });
+  // A signal's default action ends the process without "exit": stop the nodes first. When nobody
+  // else handles the signal, re-raise it so the process still ends the way it would have.
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       for (const child of running) child.kill("SIGKILL");
-      // Re-raise with the default behaviour once our children are gone.
-      process.kill(process.pid, signal);
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
     });
   }
 }
