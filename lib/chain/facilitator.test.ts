@@ -3,7 +3,10 @@
  * x402Client with @x402/evm's exact client scheme) verified and settled on chain; the refusals the
  * rank floors rely on; the HTTP routes through their exported handlers.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { x402Client } from "@x402/core/client";
+import { HTTPFacilitatorClient } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
@@ -204,5 +207,48 @@ describe("/api/facilitator routes", () => {
         if (c.pointer) expect(json.error.details[0].pointer).toBe(c.pointer);
       }
     }
+  });
+});
+
+describe("interoperability with @x402/core's HTTPFacilitatorClient (what seller middleware calls)", () => {
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    // The route handlers behind a plain node HTTP server, at the paths the client appends.
+    const routes: Record<string, (req: Request) => Promise<Response>> = {
+      "GET /facilitator/supported": () => supportedRoute(),
+      "POST /facilitator/verify": verifyRoute,
+      "POST /facilitator/settle": settleRoute,
+    };
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const handler = routes[`${req.method} ${req.url}`];
+      const response = handler
+        ? await handler(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === "GET" ? undefined : Buffer.concat(chunks) }))
+        : new Response("not found", { status: 404 });
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      res.end(Buffer.from(await response.arrayBuffer()));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/facilitator`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
+  it("getSupported, verify and settle parse our answers; a refusal comes back as data", async () => {
+    const client = new HTTPFacilitatorClient({ url });
+    const kinds = (await client.getSupported()).kinds;
+    expect(kinds).toContainEqual({ x402Version: 2, scheme: "exact", network: LOCAL_NETWORK });
+    const req = requirements("7000");
+    const payload = await pay(req);
+    expect(await client.verify(payload, req)).toMatchObject({ isValid: true, payer: payer.address });
+    const before = await local.balanceOf(seller);
+    const settled = await client.settle(payload, req);
+    expect(settled).toMatchObject({ success: true, network: LOCAL_NETWORK });
+    expect(await local.balanceOf(seller)).toBe(before + 7_000n);
+    expect(await client.verify(payload, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_nonce_already_used" });
   });
 });
