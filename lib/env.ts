@@ -47,6 +47,13 @@ const schema = z.object({
   /** The EIP-155 chain id a Sign-In with Ethereum message must name (default 8453, Base). */
   TOLLGATE_SIWE_CHAIN_ID: z.coerce.number().int().min(1).default(8453),
   SELLERS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** JSON-RPC of the local chain (anvil, eip155:31337) the built-in facilitator settles on. */
+  TOLLGATE_CHAIN_RPC_URL: z.string().url("must be an absolute URL such as http://127.0.0.1:8545").optional(),
+  /**
+   * The built-in facilitator's signer key (it pays gas and submits settlements). Unset: the
+   * facilitator routes answer 503. In the demo and tests an anvil development key (public; local only).
+   */
+  TOLLGATE_FACILITATOR_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key").optional(),
   BADGE_SIGNING_KEY: z.string().min(1).optional(),
   BADGE_PREVIOUS_KEYS: z.string().min(1).optional(),
 });
@@ -60,6 +67,11 @@ export type Env = z.infer<typeof schema> & {
    * or X-Forwarded-* header a client sends cannot change what a signed message or badge names.
    */
   publicOrigin: string;
+  /**
+   * JSON-RPC URL per CAIP-2 network, from TOLLGATE_RPC_URL_<network with ":" written "_"> (e.g.
+   * TOLLGATE_RPC_URL_eip155_8453 for Base). lib/chain/rpc.ts reads chains through these.
+   */
+  rpcUrls: Record<string, string>;
 };
 
 /** The origin assumed outside production when none is configured (next dev's own). */
@@ -90,10 +102,32 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   }
   return {
     ...e,
+    rpcUrls: parseRpcUrls(cleaned),
     publicOrigin: new URL(configuredUrl ?? DEVELOPMENT_ORIGIN).origin,
     dataDir: path.resolve(/*turbopackIgnore: true*/ e.TOLLGATE_DATA_DIR ?? path.join(/*turbopackIgnore: true*/ process.cwd(), ".data")),
     probeAllowHosts: e.TOLLGATE_PROBE_ALLOW_HOSTS ? e.TOLLGATE_PROBE_ALLOW_HOSTS.split(",") : [],
   };
+}
+
+const RPC_URL_PREFIX = "TOLLGATE_RPC_URL_";
+
+/** TOLLGATE_RPC_URL_<namespace>_<reference> → { "<namespace>:<reference>": url }; a bad one stops start-up. */
+function parseRpcUrls(source: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (!name.startsWith(RPC_URL_PREFIX) || value === undefined) continue;
+    const suffix = name.slice(RPC_URL_PREFIX.length);
+    // A CAIP-2 namespace has no "_" ([-a-z0-9]{3,8}), so the first "_" is the colon.
+    const network = suffix.replace("_", ":");
+    if (!/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/.test(network)) {
+      throw new EnvError(name, "must name a CAIP-2 network with \":\" written \"_\", e.g. TOLLGATE_RPC_URL_eip155_8453");
+    }
+    if (!z.string().url().safeParse(value).success || !/^(https?|wss?):\/\//.test(value)) {
+      throw new EnvError(name, "must be an http(s):// or ws(s):// JSON-RPC URL");
+    }
+    out[network] = value;
+  }
+  return out;
 }
 
 let cached: Env | undefined;

@@ -29,6 +29,11 @@ export interface KnownAsset {
   /** Accepted EIP-712 domains; empty for non-EVM assets (no EIP-712 there). */
   domains: Eip712Domain[];
   source: string;
+  /**
+   * A local development chain's asset (the test USDC on anvil, lib/chain): real on that chain only,
+   * worthless anywhere else. Absent for public networks.
+   */
+  local?: true;
 }
 
 export const KNOWN_ASSETS: readonly KnownAsset[] = [
@@ -78,6 +83,16 @@ export const KNOWN_ASSETS: readonly KnownAsset[] = [
     address: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", decimals: 6,
     domains: [{ name: "USD Coin", version: "2", source: "EVM" }],
     source: "EVM (not in ARCH)",
+  },
+  {
+    // The local chain (anvil) the demo and tests run: contracts/TestUSDC.sol, deployed by
+    // lib/chain/local-chain.ts as anvil account 0's first transaction, hence always at this address
+    // (lib/chain/local-chain.test.ts checks the address and the domain against the deployed token).
+    network: "eip155:31337", networkName: "Local chain (anvil)", symbol: "USDC",
+    address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", decimals: 6,
+    domains: [{ name: "USD Coin", version: "2", source: "contracts/TestUSDC.sol" }],
+    source: "contracts/TestUSDC.sol (local only)",
+    local: true,
   },
   {
     network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc", networkName: "Solana", symbol: "USDC",
