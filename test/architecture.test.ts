@@ -150,6 +150,11 @@ const ROOMS: Room[] = [
     owns: "the health sweep (probes in the server process) and its ticks",
     may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/probe/**", "lib/listings/**", "lib/scoring/**", "lib/facts/**", "lib/ledger/**", "lib/evidence.ts", "lib/listing-document/**"],
   },
+  {
+    path: "lib/chain",
+    owns: "the chain: a local anvil node, the test USDC and its compiled artefact, the x402 facilitator, and RPC reads where an outage is unmeasured",
+    may: [...FOUNDATION],
+  },
   { path: "lib/ledger", owns: "writers of the settlement ledger, health samples and quotes", may: [...FOUNDATION, ...DATABASE, "lib/scoring/**"] },
   { path: "lib/moderation", owns: "the moderators' levers", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/rank/**"] },
 
@@ -291,6 +296,7 @@ const RULES: Rule[] = [
         "httpOpsClient talks to our own ops API (TOLLGATE_API_URL, bearer token), never to a stranger's URL",
       "scripts/demo.ts": "waits for the demo server it started to answer on its own URL",
       "bench/badge.ts": "drives the badge stand-in server it forked on 127.0.0.1",
+      "lib/chain/anvil.ts": "asks the anvil node it started on 127.0.0.1 whether its RPC answers yet",
     },
   },
   {

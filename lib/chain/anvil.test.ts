@@ -31,7 +31,7 @@ async function reap(pid: number): Promise<boolean> {
 }
 
 async function run(mode: "exit" | "signal"): Promise<{ anvilPid: number; code: number | null; signal: NodeJS.Signals | null }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "lib/chain/fixtures/start-and-exit.ts"), mode], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "test/anvil-start-and-exit.ts"), mode], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
   const anvilPid = await new Promise<number>((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d: Buffer) => {
