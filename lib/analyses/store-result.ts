@@ -11,7 +11,7 @@ import { parseVersion } from "@/lib/scoring/readiness/rubric";
 import type { ProbeEvidence } from "@/lib/evidence";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { validateListingDocument } from "@/lib/listing-document/validate";
-import { writeListingIn } from "@/lib/listings/save";
+import { writeDraftedListing } from "@/lib/intake/register-listing";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { requireListingOwner } from "@/lib/listings/access";
 import { completedWith, finishLease, leaseLost, lockLease, type LockedLease } from "@/lib/queue/lease";
@@ -187,16 +187,13 @@ function checkDraft(document: unknown): ListingDocument {
 /**
  * A URL submission has no listing yet: the worker drafted one from the URL (discovery import); it
  * becomes a draft listing of the submitter's organization, in the completion transaction, written
- * by the one listing writer (lib/listings/save.ts; step 3 of lib/intake/register-listing.ts).
+ * by the one listing writer (step 3 of lib/intake/register-listing.ts, through lib/listings/save.ts).
  */
 async function createDraftListing(tx: PrismaLike, lease: LockedLease, draft: ListingDocument | null): Promise<string> {
   if (!draft) throw new AppError("bad_request", `analysis ${lease.id} is a URL submission: the completion must carry the drafted document`, [{ pointer: "/document", message: "is required" }]);
-  const user = await tx.user.findUnique({ where: { id: lease.submitter }, select: { organizationId: true } });
-  if (!user?.organizationId) throw new AppError("unprocessable", `submitter of analysis ${lease.id} belongs to no organization`);
-  // A random slug suffix instead of a probe-for-free-slug loop: this runs under the row lock.
-  const listing = await writeListingIn(tx, draft, { organizationId: user.organizationId, source: `import:${lease.targetUrl}`, publicationState: "draft", uniqueSlug: "suffix" });
-  await tx.analysis.update({ where: { id: lease.id }, data: { listingId: listing.id } });
-  return listing.id;
+  const listingId = await writeDraftedListing(tx, draft, { analysisId: lease.id, submitter: lease.submitter, targetUrl: lease.targetUrl });
+  await tx.analysis.update({ where: { id: lease.id }, data: { listingId } });
+  return listingId;
 }
 
 /** Ids for rows written in raw SQL: 25 random base-36 characters, like Prisma's cuid() in length. */
