@@ -4,8 +4,9 @@
  * bazaar extension's schemas and example, the quoted amount), and merge what they say into a
  * ListingDocument. The resources are called in parallel under a bound (`concurrency`), each once
  * (the URL itself, when it is a resource, is not called a second time); the calls are returned
- * (`calls`) so a probe in the same run can take them as its evidence instead of calling again. Discovery documents are advisory and the 402 is authoritative for the price
- * (mppx's discovery says the same). A seed-style product document (JSON with `productId` or
+ * (`calls`) so a probe in the same run can take them as its evidence instead of calling again.
+ * Discovery documents are advisory and the 402 is authoritative for the price (mppx's discovery
+ * says the same). A seed-style product document (JSON with `productId` or
  * `criteria_id`) is handed to importProductDocument. Remote faults become warnings; a refused URL
  * is a refusal; nothing here throws on what a server sends.
  */
@@ -216,7 +217,7 @@ async function getJson(url: string, net: Net): Promise<{ json: unknown; status: 
 
 /** A document's JSON; a body past MAX_DOC_BYTES (cut short) is not read. */
 function readJson(r: SafeFetchResult): { json: unknown; status: number | null; note?: string } {
-  if (r.ok && r.bodyTruncated) return { json: undefined, status: null, note: `body_too_large: the document is larger than ${MAX_DOC_BYTES} bytes` };
+  if (r.ok && r.bodyTruncated) return { json: undefined, status: r.status, note: `body_too_large: the document is larger than ${MAX_DOC_BYTES} bytes` };
   if (!r.ok) return { json: undefined, status: "status" in r ? (r.status ?? null) : null, note: describe(r) };
   if (r.status < 200 || r.status >= 300) return { json: undefined, status: r.status, note: `answered ${r.status}` };
   try {
