@@ -1,4 +1,6 @@
 /** Display helpers shared by pages (pure). */
+import { KNOWN_ASSETS } from "@/lib/x402/assets";
+
 const NETWORKS: Record<string, string> = {
   "eip155:8453": "Base",
   "eip155:84532": "Base Sepolia",
@@ -13,8 +15,9 @@ const NETWORKS: Record<string, string> = {
   "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": "Solana",
 };
 
+/** A network's display name: this table first, then the asset table's (lib/x402/assets), else the id itself. */
 export function networkName(caip2: string): string {
-  return NETWORKS[caip2] ?? caip2;
+  return NETWORKS[caip2] ?? KNOWN_ASSETS.find((a) => a.network === caip2)?.networkName ?? caip2;
 }
 
 export function formatUsd(decimal: string | number): string {

@@ -55,7 +55,8 @@ async function main(): Promise<number> {
     console.log(JSON.stringify("refusal" in drafted ? { ok: false, refusal: drafted.refusal, detail: drafted.detail } : { ok: false, error: drafted.error, detail: drafted.detail }));
     return "refusal" in drafted ? 3 : 1;
   }
-  const probed = await probeListing(drafted.draft, { ...net, vantage: args.vantage ?? "local" });
+  // The draft's unpaid calls stand as the probe's evidence for the same requests (one call each).
+  const probed = await probeListing(drafted.draft, { ...net, vantage: args.vantage ?? "local", prefetched: drafted.calls });
   if (!probed.ok) {
     console.log(JSON.stringify({ ok: false, refusal: probed.refusal, detail: probed.detail }));
     return 3;

@@ -68,7 +68,8 @@ interface Room {
 const ROOMS: Room[] = [
   // Leaves and foundations.
   { path: "lib/amounts.ts", owns: "the amount shapes the database constraints accept", may: [] },
-  { path: "lib/format.ts", owns: "pure display helpers", may: [] },
+  // Network names fall back to the asset table (data only).
+  { path: "lib/format.ts", owns: "pure display helpers", may: ["lib/x402/assets.ts"] },
   { path: "lib/errors.ts", owns: "AppError, the closed set of error codes and their HTTP statuses", may: [] },
   { path: "lib/env.ts", owns: "the validated environment", may: [] },
   { path: "lib/evidence.ts", owns: "probe evidence types, below the probe and the parsers", may: [] },
@@ -92,7 +93,8 @@ const ROOMS: Room[] = [
   {
     path: "lib/discovery",
     owns: "drafting a listing document from a URL",
-    may: ["lib/net/**", "lib/x402/**", "lib/mpp/**", "lib/evidence.ts", "lib/listing-document/**"],
+    // The probe's unpaid-request helper and bound: a draft's endpoint calls are the probe's first evidence.
+    may: ["lib/net/**", "lib/x402/**", "lib/mpp/**", "lib/evidence.ts", "lib/listing-document/**", "lib/format.ts", "lib/probe/request.ts", "lib/probe/bounded.ts"],
   },
 
   // Pure maths.
@@ -133,7 +135,8 @@ const ROOMS: Room[] = [
   {
     path: "lib/analyses",
     owns: "score and store a result; the owner's submit, reanalyse and progress",
-    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/queue/**", "lib/facts/**", "lib/scoring/**", "lib/evidence.ts", "lib/listing-document/**"],
+    // lib/intake: the API's submit is the intake's "queue" door; a completion writes the drafted listing through it.
+    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/intake/**", "lib/listings/**", "lib/queue/**", "lib/facts/**", "lib/scoring/**", "lib/evidence.ts", "lib/listing-document/**"],
   },
   {
     path: "lib/facts",

@@ -6,7 +6,8 @@ import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
 import { analysisWhereForActor, requireListingAccess } from "@/lib/listings/access";
-import { PRIORITY_OWNER, assertTargetAllowed, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
+import { registerListing } from "@/lib/intake/register-listing";
+import { PRIORITY_OWNER, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
 import { prismaOf, type Client } from "@/lib/sql";
 
 export interface AnalysisProgress {
@@ -54,10 +55,8 @@ export type SubmitBody = z.infer<typeof SubmitBody>;
 export async function submitAnalysisForActor(userId: string | null, body: SubmitBody, client?: Client): Promise<EnqueuedAnalysis> {
   const prisma = await prismaOf(client);
   if ("listingId" in body) return reanalyseForActor(userId, body.listingId, prisma, "submit");
-  const actor = await requireActor(userId);
-  if (!actor.organizationId) throw new AppError("forbidden", "Join or create an organization before submitting a service.");
-  assertTargetAllowed(body.url);
-  return requestAnalysis({ submitter: actor.id, listingId: null, targetUrl: body.url, trigger: "submit", priority: PRIORITY_OWNER }, prisma);
+  // A URL: the one intake (validate once, queue; the worker drafts, the completion writes).
+  return registerListing(userId, { url: body.url, mode: "queue" }, { client: prisma });
 }
 
 export async function reanalyseForActor(userId: string | null, listingId: string, client?: Client, trigger: "submit" | "reanalyse" = "reanalyse"): Promise<EnqueuedAnalysis> {

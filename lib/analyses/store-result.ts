@@ -10,8 +10,8 @@ import { CURRENT_RUBRIC, checkReadinessEvidence, rubricVersionString, scoreReadi
 import { parseVersion } from "@/lib/scoring/readiness/rubric";
 import type { ProbeEvidence } from "@/lib/evidence";
 import type { ListingDocument } from "@/lib/listing-document/document";
-import { slugify, validateListingDocument } from "@/lib/listing-document/validate";
-import { endpointColumns, listingColumns, uniqueEndpoints } from "@/lib/listings/document-mapping";
+import { validateListingDocument } from "@/lib/listing-document/validate";
+import { writeDraftedListing } from "@/lib/intake/register-listing";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { requireListingAccess } from "@/lib/listings/access";
 import { completedWith, finishLease, leaseLost, lockLease, type LockedLease } from "@/lib/queue/lease";
@@ -186,22 +186,14 @@ function checkDraft(document: unknown): ListingDocument {
 
 /**
  * A URL submission has no listing yet: the worker drafted one from the URL (discovery import); it
- * becomes a draft listing of the submitter's organization, in the completion transaction.
+ * becomes a draft listing of the submitter's organization, in the completion transaction, written
+ * by the one listing writer (step 3 of lib/intake/register-listing.ts, through lib/listings/save.ts).
  */
 async function createDraftListing(tx: PrismaLike, lease: LockedLease, draft: ListingDocument | null): Promise<string> {
   if (!draft) throw new AppError("bad_request", `analysis ${lease.id} is a URL submission: the completion must carry the drafted document`, [{ pointer: "/document", message: "is required" }]);
-  const user = await tx.user.findUnique({ where: { id: lease.submitter }, select: { organizationId: true } });
-  if (!user?.organizationId) throw new AppError("unprocessable", `submitter of analysis ${lease.id} belongs to no organization`);
-  // A random suffix instead of a probe-for-free-slug loop: this runs under the row lock.
-  const slug = `${slugify(draft.slug ?? draft.title).slice(0, 70)}-${crypto.randomBytes(3).toString("hex")}`;
-  const listing = await tx.listing.create({
-    data: { ...listingColumns(draft), slug, organizationId: user.organizationId, source: `import:${lease.targetUrl}`, publicationState: "draft" },
-    select: { id: true },
-  });
-  const endpoints = uniqueEndpoints(draft.endpoints);
-  if (endpoints.length) await tx.endpoint.createMany({ data: endpoints.map((e, i) => ({ ...endpointColumns(e, i), listingId: listing.id })) });
-  await tx.analysis.update({ where: { id: lease.id }, data: { listingId: listing.id } });
-  return listing.id;
+  const listingId = await writeDraftedListing(tx, draft, { analysisId: lease.id, submitter: lease.submitter, targetUrl: lease.targetUrl });
+  await tx.analysis.update({ where: { id: lease.id }, data: { listingId } });
+  return listingId;
 }
 
 /** Ids for rows written in raw SQL: 25 random base-36 characters, like Prisma's cuid() in length. */

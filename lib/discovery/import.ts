@@ -2,17 +2,23 @@
  * Draft a listing from a URL, for the seller to review: read `/.well-known/x402` and
  * `/openapi.json` beside it, call each payable resource once WITHOUT paying to read its 402 (the
  * bazaar extension's schemas and example, the quoted amount), and merge what they say into a
- * ListingDocument. Discovery documents are advisory and the 402 is authoritative for the price
- * (mppx's discovery says the same). A seed-style product document (JSON with `productId` or
+ * ListingDocument. The resources are called in parallel under a bound (`concurrency`), each once
+ * (the URL itself, when it is a resource, is not called a second time); the calls are returned
+ * (`calls`) so a probe in the same run can take them as its evidence instead of calling again.
+ * Discovery documents are advisory and the 402 is authoritative for the price (mppx's discovery
+ * says the same). A seed-style product document (JSON with `productId` or
  * `criteria_id`) is handed to importProductDocument. Remote faults become warnings; a refused URL
  * is a refusal; nothing here throws on what a server sends.
  */
-import { safeFetch, validateTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
+import { validateTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
 import type { HttpMethod, ListingDocument, ListingEndpoint, PaymentProtocol } from "@/lib/listing-document/document";
 import { parseMpp } from "@/lib/mpp";
 import { parseX402, type X402ParseResult } from "@/lib/x402";
 import { bodyText, isObject } from "@/lib/x402/json";
-import { KNOWN_ASSETS } from "@/lib/x402/assets";
+import { networkName } from "@/lib/format";
+import { slugify } from "@/lib/listing-document/validate";
+import { mapBounded } from "@/lib/probe/bounded";
+import { DEFAULT_MAX_BODY_BYTES, callUnpaid, getResource, unpaidKey, unpaidRequest, type Net, type UnpaidCalls } from "@/lib/probe/request";
 import type { NormalisedRequirement } from "@/lib/evidence";
 import { importProductDocument } from "./product-document";
 import { emptyService, machinePrice, pricingFromMachine, pricingFromRequirements, readOpenApi, readWellKnown, type EndpointFacts, type ServiceFacts } from "./import-sources";
@@ -26,6 +32,8 @@ export interface DraftOptions {
   probeChallenges?: boolean;
   /** At most this many resources are drafted (default 50): a discovery list can be long. */
   maxEndpoints?: number;
+  /** Resources called at once (default 8, as the probe). */
+  concurrency?: number;
 }
 
 export interface DraftSource {
@@ -37,7 +45,7 @@ export interface DraftSource {
 }
 
 export type DraftResult =
-  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[] }
+  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; calls: UnpaidCalls }
   | { ok: false; refusal: string; detail: string }
   | { ok: false; error: string; detail: string };
 
@@ -47,16 +55,29 @@ const MAX_DOC_BYTES = 2 * 1024 * 1024;
 export async function draftListingFromUrl(url: string, opts: DraftOptions = {}): Promise<DraftResult> {
   const checked = validateTarget(url, { allowHosts: opts.allowHosts });
   if (!checked.ok) return { ok: false, refusal: checked.refusal, detail: checked.detail };
-  const target = checked.url;
-  const net = { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs ?? 10_000 };
+  return draftListingFromTarget(checked.url, opts);
+}
+
+/**
+ * The draft of a target the caller has already validated (lib/net validateTarget with the same
+ * allowHosts; lib/intake does it once per submission). safeFetch still guards every request.
+ */
+export async function draftListingFromTarget(target: URL, opts: DraftOptions = {}): Promise<DraftResult> {
+  const net: Net = { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs ?? 10_000 };
   const sources: DraftSource[] = [];
   const warnings: string[] = [];
+  const calls = new Map<string, { result: SafeFetchResult; deadlineMs: number; maxBodyBytes: number }>();
 
-  // 1. The URL itself: a product document, a discovery document, an endpoint, or a site.
-  const first = await getJson(target.href, net);
+  // 1. The URL itself: a product document, a discovery document, an endpoint, or a site. It is
+  // read with the unpaid GET (a JSON document answers it the same), so when the URL is itself a
+  // resource its answer is the 402 read in step 4 and it is not called again.
+  const firstRequest = unpaidRequest("GET", target.href, undefined);
+  const firstResult = await callUnpaid(firstRequest, net, MAX_DOC_BYTES);
+  const first = readJson(firstResult);
   if (first.json !== undefined && isObject(first.json) && ("productId" in first.json || "criteria_id" in first.json)) {
-    return importFromProductDocument(first.json, target.href, sources);
+    return importFromProductDocument(first.json, target.href, sources, calls);
   }
+  if (firstResult.ok && !firstResult.bodyTruncated) calls.set(unpaidKey(firstRequest), { result: firstResult, deadlineMs: net.deadlineMs, maxBodyBytes: MAX_DOC_BYTES });
   const base = baseOf(target);
 
   // 2. The discovery documents beside the base (the one already fetched is reused).
@@ -111,13 +132,17 @@ export async function draftListingFromUrl(url: string, opts: DraftOptions = {}):
   }
 
   // 4. The 402s: the authoritative price, and the bazaar's schemas where the documents had none.
+  // Called in parallel (bounded), merged in list order, so the draft does not depend on timing.
+  const read = await mapBounded(list, opts.concurrency ?? 8, (f) =>
+    opts.probeChallenges !== false && f.payable !== false ? readChallenge(baseUrl, f, net, calls) : Promise.resolve(null),
+  );
   const protocols = new Set<PaymentProtocol>();
   const networks = new Set<string>();
   const endpoints: ListingEndpoint[] = [];
-  for (const f of list) {
+  for (const [i, f] of list.entries()) {
     let merged = f;
-    if (opts.probeChallenges !== false && f.payable !== false) {
-      const seen = await readChallenge(baseUrl, f, net);
+    const seen = read[i];
+    if (seen) {
       sources.push(seen.source);
       if (seen.warning) warnings.push(seen.warning);
       if (seen.facts) merged = fill(f, seen.facts);
@@ -169,7 +194,7 @@ export async function draftListingFromUrl(url: string, opts: DraftOptions = {}):
     networks: [...networks],
     operations: {
       authPreconditions: null,
-      networkRequirements: networks.size ? `Pays on ${[...networks].map(networkName).join(", ")}.` : null,
+      networkRequirements: networks.size ? `Pays on ${[...networks].map(networkLabel).join(", ")}.` : null,
       fundingRequirements: null,
       limits: null,
       timeouts: null,
@@ -183,13 +208,16 @@ export async function draftListingFromUrl(url: string, opts: DraftOptions = {}):
   for (const [field, rule] of [["shortDescription", "M2"], ["description", "M3"], ["logoUrl", "M4"], ["category", "M5"], ["docsUrl", "D1"], ["walkthrough", "D2"]] as const) {
     if (draft[field] === null) warnings.push(`${field} (${rule}) was not found in any source: fill it in.`);
   }
-  return { ok: true, draft, sources, warnings };
+  return { ok: true, draft, sources, warnings, calls };
 }
 
-type Net = { allowHosts?: string[]; resolver?: Resolver; deadlineMs: number };
-
 async function getJson(url: string, net: Net): Promise<{ json: unknown; status: number | null; note?: string }> {
-  const r = await safeFetch(url, { method: "GET", headers: { accept: "application/json" }, allowHosts: net.allowHosts, resolver: net.resolver, deadlineMs: net.deadlineMs, maxBodyBytes: MAX_DOC_BYTES, bodyOverflow: "error" });
+  return readJson(await getResource(url, net, { accept: "application/json", maxBodyBytes: MAX_DOC_BYTES, overflow: "error" }));
+}
+
+/** A document's JSON; a body past MAX_DOC_BYTES (cut short) is not read. */
+function readJson(r: SafeFetchResult): { json: unknown; status: number | null; note?: string } {
+  if (r.ok && r.bodyTruncated) return { json: undefined, status: r.status, note: `body_too_large: the document is larger than ${MAX_DOC_BYTES} bytes` };
   if (!r.ok) return { json: undefined, status: "status" in r ? (r.status ?? null) : null, note: describe(r) };
   if (r.status < 200 || r.status >= 300) return { json: undefined, status: r.status, note: `answered ${r.status}` };
   try {
@@ -217,17 +245,23 @@ interface ChallengeRead {
 
 /**
  * Call one resource unpaid and read its 402. With no known method, GET first (it sends nothing),
- * then POST with the example (or `{}`) when GET is not allowed there.
+ * then POST with the example (or `{}`) when GET is not allowed there. A request already answered
+ * in this run (the URL itself, step 1) is not sent again; every answer is recorded in `calls`.
  */
-async function readChallenge(baseUrl: string, f: EndpointFacts, net: Net): Promise<ChallengeRead> {
+async function readChallenge(baseUrl: string, f: EndpointFacts, net: Net, calls: Map<string, { result: SafeFetchResult; deadlineMs: number; maxBodyBytes: number }>): Promise<ChallengeRead> {
   const url = baseUrl + f.path;
   const methods: HttpMethod[] = f.method ? [f.method] : ["GET", "POST"];
   let last: SafeFetchResult | null = null;
   let used: HttpMethod = methods[0];
   for (const method of methods) {
     used = method;
-    const body = method === "GET" || method === "DELETE" ? undefined : JSON.stringify(f.requestExample ?? {});
-    last = await safeFetch(url, { method, body, headers: body ? { "content-type": "application/json", accept: "application/json" } : { accept: "application/json" }, allowHosts: net.allowHosts, resolver: net.resolver, deadlineMs: net.deadlineMs, maxBodyBytes: 256 * 1024, bodyOverflow: "truncate" });
+    const req = unpaidRequest(method, url, f.requestExample);
+    const key = unpaidKey(req);
+    last = calls.get(key)?.result ?? null;
+    if (!last) {
+      last = await callUnpaid(req, net, DEFAULT_MAX_BODY_BYTES);
+      calls.set(key, { result: last, deadlineMs: net.deadlineMs, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
+    }
     if (!(last.ok && (last.status === 404 || last.status === 405))) break;
   }
   const none: ChallengeRead = { source: { kind: "challenge", url, ok: false, status: null }, facts: null, protocols: [], networks: [], serviceName: null, iconUrl: null, resourceDescription: null, warning: null };
@@ -300,7 +334,7 @@ function fill(doc: EndpointFacts, seen: Partial<EndpointFacts>): EndpointFacts {
 }
 
 /** A seller's own product document (seeds 002/003) is mapped by lib/discovery/product-document.ts. */
-function importFromProductDocument(doc: Record<string, unknown>, url: string, sources: DraftSource[]): DraftResult {
+function importFromProductDocument(doc: Record<string, unknown>, url: string, sources: DraftSource[], calls: UnpaidCalls): DraftResult {
   const r = importProductDocument(doc, { sourceUrl: url });
   if (!r.ok) {
     return { ok: false, error: "product_document_invalid", detail: r.errors.map((e) => `${e.pointer || "(root)"}: ${e.message}`).join("; ") };
@@ -308,7 +342,7 @@ function importFromProductDocument(doc: Record<string, unknown>, url: string, so
   sources.push({ kind: "product-document", url, ok: true, status: 200, note: r.format });
   // What the document has no home for is the seller's to review, as a warning each.
   const warnings = r.unmapped.map((u) => `${u.source}: ${u.reason}`);
-  return { ok: true, draft: r.listing, sources, warnings };
+  return { ok: true, draft: r.listing, sources, warnings, calls };
 }
 
 /** The listing's base: the URL without a discovery-document suffix or trailing slash. */
@@ -334,11 +368,6 @@ function relativePath(abs: string, baseUrl: string): string | null {
   return rest.includes("?") || rest.includes("#") ? null : rest;
 }
 
-function slugify(title: string): string {
-  const s = title.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80).replace(/-+$/, "");
-  return s || "listing";
-}
-
 /** M2 wants a short description that is not the title: the first sentence, if it is short enough. */
 function shortFrom(description: string | null): string | null {
   if (!description) return null;
@@ -346,9 +375,10 @@ function shortFrom(description: string | null): string | null {
   return sentence.length <= 280 ? sentence : description.slice(0, 277) + "…";
 }
 
-function networkName(network: string): string {
-  const known = KNOWN_ASSETS.find((a) => a.network === network);
-  return known ? `${known.networkName} (${network})` : network;
+/** "Base (eip155:8453)"; an id no table names stays as it is. */
+function networkLabel(network: string): string {
+  const name = networkName(network);
+  return name === network ? network : `${name} (${network})`;
 }
 
 // Exported for the CLI (a URL that is one endpoint) and tests.

@@ -1,7 +1,11 @@
 /**
  * Saving a seller's listing document: validate (400 naming the first bad field by JSON pointer),
  * then write the listing and its endpoints in one transaction, so nothing half-written is stored.
+ * writeListing is the one listing writer: the seller's editor, the demo seed and a URL
+ * submission's analysis completion (lib/analyses/store-result.ts, inside its own transaction
+ * through writeListingIn) all create listings through it.
  */
+import crypto from "node:crypto";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
@@ -10,6 +14,7 @@ import { slugify, validateListingDocument } from "@/lib/listing-document/validat
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { endpointColumns, listingColumns, listingToDocument, uniqueEndpoints } from "@/lib/listings/document-mapping";
 import type { PublicationState } from "@/lib/generated/prisma/client";
+import type { PrismaLike } from "@/lib/sql";
 
 export function parseListingDocument(input: unknown): ListingDocument {
   const v = validateListingDocument(input);
@@ -27,51 +32,61 @@ export interface SaveOptions {
   source?: string;
   demo?: boolean;
   publicationState?: PublicationState;
+  /**
+   * How a new listing's slug is made unique: "free" (default) takes the first free one of `slug`,
+   * `slug-2`, …; "suffix" appends a random suffix without reading, for a writer that holds a row
+   * lock (the analysis completion) and must not probe for a free slug under it.
+   */
+  uniqueSlug?: "free" | "suffix";
 }
 
-/** Write (create or replace) a listing from a validated document; returns the listing id. */
+/** Write (create or replace) a listing from a validated document, in one transaction; returns the listing id. */
 export async function writeListing(doc: ListingDocument, opts: SaveOptions): Promise<{ id: string; slug: string }> {
   const prisma = await db();
-  const endpoints = uniqueEndpoints(doc.endpoints);
-  return prisma.$transaction(async (tx) => {
-    const columns = listingColumns(doc);
-    const existing = opts.listingId
-      ? await tx.listing.findUnique({ where: { id: opts.listingId }, select: { id: true, slug: true } })
-      : null;
-    if (opts.listingId && !existing) throw new AppError("not_found", `listing ${opts.listingId} does not exist`);
-    let listing: { id: string; slug: string };
-    if (existing) {
-      listing = await tx.listing.update({
-        where: { id: existing.id },
-        data: { ...columns, ...(opts.publicationState ? { publicationState: opts.publicationState } : {}) },
-        select: { id: true, slug: true },
-      });
-      await tx.endpoint.deleteMany({ where: { listingId: existing.id } });
-    } else {
-      const slug = await freeSlug(tx, doc.slug ?? slugify(doc.title));
-      listing = await tx.listing.create({
-        data: {
-          ...columns,
-          slug,
-          organizationId: opts.organizationId,
-          source: opts.source ?? null,
-          demo: opts.demo ?? false,
-          publicationState: opts.publicationState ?? "draft",
-          publishedAt: opts.publicationState === "published" ? new Date() : null,
-        },
-        select: { id: true, slug: true },
-      });
-    }
-    if (endpoints.length) {
-      await tx.endpoint.createMany({ data: endpoints.map((e, i) => ({ ...endpointColumns(e, i), listingId: listing.id })) });
-    }
-    return listing;
-  });
+  return prisma.$transaction((tx) => writeListingIn(tx, doc, opts));
 }
 
-type Tx = Parameters<Parameters<Awaited<ReturnType<typeof db>>["$transaction"]>[0]>[0];
+/** writeListing inside a transaction the caller already holds. */
+export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts: SaveOptions): Promise<{ id: string; slug: string }> {
+  const endpoints = uniqueEndpoints(doc.endpoints);
+  const columns = listingColumns(doc);
+  const existing = opts.listingId
+    ? await tx.listing.findUnique({ where: { id: opts.listingId }, select: { id: true, slug: true } })
+    : null;
+  if (opts.listingId && !existing) throw new AppError("not_found", `listing ${opts.listingId} does not exist`);
+  let listing: { id: string; slug: string };
+  if (existing) {
+    listing = await tx.listing.update({
+      where: { id: existing.id },
+      data: { ...columns, ...(opts.publicationState ? { publicationState: opts.publicationState } : {}) },
+      select: { id: true, slug: true },
+    });
+    await tx.endpoint.deleteMany({ where: { listingId: existing.id } });
+  } else {
+    const slug =
+      opts.uniqueSlug === "suffix"
+        ? `${slugify(doc.slug ?? doc.title).slice(0, 70)}-${crypto.randomBytes(3).toString("hex")}`
+        : await freeSlug(tx, doc.slug ?? slugify(doc.title));
+    listing = await tx.listing.create({
+      data: {
+        ...columns,
+        slug,
+        organizationId: opts.organizationId,
+        source: opts.source ?? null,
+        demo: opts.demo ?? false,
+        publicationState: opts.publicationState ?? "draft",
+        publishedAt: opts.publicationState === "published" ? new Date() : null,
+      },
+      select: { id: true, slug: true },
+    });
+  }
+  if (endpoints.length) {
+    await tx.endpoint.createMany({ data: endpoints.map((e, i) => ({ ...endpointColumns(e, i), listingId: listing.id })) });
+  }
+  return listing;
+}
 
-async function freeSlug(tx: Tx, wanted: string): Promise<string> {
+async function freeSlug(tx: PrismaLike, wanted: string): Promise<string> {
   const base = slugify(wanted);
   for (let n = 1; n < 1000; n++) {
     const candidate = n === 1 ? base : `${base}-${n}`;

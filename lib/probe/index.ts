@@ -1,3 +1,4 @@
 export { probeListing, endpointUrl, discoveryKind, type ProbeListingOptions, type ProbeListingResult } from "./probe-listing";
 export { probeEndpoint, DEFAULT_DEADLINE_MS, type ProbeTarget, type ProbeNetOptions } from "./probe-endpoint";
+export { type UnpaidCalls } from "./request";
 export type * from "@/lib/evidence";

@@ -4,13 +4,14 @@
  * Everything a remote server does (refuse, stall, lie about its content type, send a bomb) ends up
  * as evidence and findings; this function does not throw on any of it.
  */
-import { safeFetch, type Resolver, type SafeFetchResult } from "@/lib/net";
+import type { Resolver, SafeFetchResult } from "@/lib/net";
 import { parseMpp } from "@/lib/mpp";
 import { parseX402 } from "@/lib/x402";
 import type { DeclaredToken } from "@/lib/x402/assets";
 import { isObject } from "@/lib/x402/json";
 import type { ChallengeEvidence, EndpointEvidence, Finding, NormalisedRequirement } from "@/lib/evidence";
 import { contentFindings, latencyFinding, tlsFacts, transportFindings } from "./transport";
+import { DEFAULT_DEADLINE_MS, DEFAULT_MAX_BODY_BYTES, callUnpaid, reusableAnswer, unpaidRequest, type UnpaidCalls } from "./request";
 
 export interface ProbeTarget {
   method: string;
@@ -33,32 +34,22 @@ export interface ProbeNetOptions {
   declaredTokens?: readonly DeclaredToken[];
 }
 
-export const DEFAULT_DEADLINE_MS = 10_000;
-export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
-const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
+export { DEFAULT_DEADLINE_MS, DEFAULT_MAX_BODY_BYTES };
 /** Response headers kept in the evidence (the ones the rules or a reader need). */
 const KEPT_HEADERS = ["payment-required", "www-authenticate", "content-type", "content-encoding", "content-length", "location", "cache-control", "retry-after", "x-payment-response", "payment-response"];
 
 const NO_CHALLENGE: ChallengeEvidence = { kind: "none", valid: false };
 
-export async function probeEndpoint(target: ProbeTarget, opts: ProbeNetOptions = {}): Promise<EndpointEvidence> {
-  const method = target.method.toUpperCase();
-  const headers: Record<string, string> = { accept: "application/json, */*;q=0.5" };
-  let body: string | undefined;
-  if (BODY_METHODS.has(method)) {
-    body = JSON.stringify(target.requestExample ?? {});
-    headers["content-type"] = "application/json";
-  }
-  const result = await safeFetch(target.url, {
-    method,
-    headers,
-    body,
-    allowHosts: opts.allowHosts,
-    resolver: opts.resolver,
-    deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS,
-    maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    bodyOverflow: "truncate",
-  });
+/**
+ * `prefetched`: unpaid calls already answered in this run (the discovery draft's); when the same
+ * request (method, URL, body) is among them under the same deadline and a body cap that reads the
+ * same bytes (reusableAnswer), its answer is the evidence and the endpoint is not called again.
+ */
+export async function probeEndpoint(target: ProbeTarget, opts: ProbeNetOptions = {}, prefetched?: UnpaidCalls): Promise<EndpointEvidence> {
+  const req = unpaidRequest(target.method, target.url, target.requestExample);
+  const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const result = reusableAnswer(prefetched, req, deadlineMs, maxBodyBytes) ?? (await callUnpaid(req, { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs }, maxBodyBytes));
   return evidenceFrom(target, result, opts);
 }
 

@@ -4,7 +4,7 @@
  * machine-readable discovery document exists (D4). Seed 004: a target URL with credentials, a
  * query or a fragment is refused before any probe, so a refused baseUrl refuses the whole listing.
  */
-import { safeFetch, validateTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
+import { validateTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import type { DeclaredToken } from "@/lib/x402/assets";
 import { findSecretAsks } from "@/lib/x402/secret-asks";
@@ -12,6 +12,7 @@ import { bodyText, isObject } from "@/lib/x402/json";
 import { mapBounded } from "./bounded";
 import type { EndpointEvidence, Finding, ProbeEvidence, ResourceEvidence } from "@/lib/evidence";
 import { DEFAULT_DEADLINE_MS, probeEndpoint, type ProbeTarget } from "./probe-endpoint";
+import { getResource, type Net, type UnpaidCalls } from "./request";
 
 export interface ProbeListingOptions {
   /** host:port entries allowed over http and to loopback (fixture sellers, the demo). */
@@ -26,6 +27,11 @@ export interface ProbeListingOptions {
   deadlineMs?: number;
   /** Tokens the listing declares beyond canonical USDC (C3). */
   declaredTokens?: readonly DeclaredToken[];
+  /**
+   * Unpaid calls this run already made (the discovery draft of a URL submission, lib/worker): an
+   * endpoint whose request is among them is not called again; that answer is its evidence.
+   */
+  prefetched?: UnpaidCalls;
 }
 
 export type ProbeListingResult = { ok: true; evidence: ProbeEvidence } | { ok: false; refusal: string; detail: string };
@@ -53,7 +59,7 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
   }
 
   const [endpoints, logo, docs, discovery] = await Promise.all([
-    mapBounded([...unique.values()], opts.concurrency ?? 8, (t) => probeEndpoint(t, net)),
+    mapBounded([...unique.values()], opts.concurrency ?? 8, (t) => probeEndpoint(t, net, opts.prefetched)),
     listing.logoUrl ? probeLogo(listing.logoUrl, net) : Promise.resolve(null),
     listing.docsUrl ? probeDocs(listing.docsUrl, net) : Promise.resolve(null),
     probeDiscovery(listing, net),
@@ -81,10 +87,8 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
   return { ok: true, evidence };
 }
 
-type Net = { allowHosts?: string[]; resolver?: Resolver; deadlineMs: number };
-
-async function get(url: string, net: Net, maxBodyBytes: number): Promise<SafeFetchResult> {
-  return safeFetch(url, { method: "GET", allowHosts: net.allowHosts, resolver: net.resolver, deadlineMs: net.deadlineMs, maxBodyBytes, bodyOverflow: "truncate" });
+function get(url: string, net: Net, maxBodyBytes: number): Promise<SafeFetchResult> {
+  return getResource(url, net, { maxBodyBytes });
 }
 
 function resourceBase(url: string, r: SafeFetchResult): Omit<ResourceEvidence, "findings"> {

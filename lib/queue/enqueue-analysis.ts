@@ -30,7 +30,8 @@ export interface RequestAnalysisInput {
   /** A user id, or a system key such as "system:staleness:<listingId>". */
   submitter: string;
   listingId?: string | null;
-  targetUrl: string;
+  /** Checked here; an AllowedTarget was checked already (checkTarget) and is not checked twice. */
+  targetUrl: string | AllowedTarget;
   trigger: AnalysisTrigger;
   priority?: number;
 }
@@ -41,19 +42,38 @@ export interface EnqueuedAnalysis {
   listingId: string | null;
 }
 
+declare const allowedTarget: unique symbol;
+/** A target URL that passed checkTarget: `raw` as submitted, `url` as parsed. Only checkTarget makes one. */
+export type AllowedTarget = { readonly raw: string; readonly url: URL; readonly [allowedTarget]: true };
+
+export type TargetCheck = { ok: true; target: AllowedTarget } | { ok: false; refusal: RefusalCode; detail: string };
+
+/**
+ * The target check, not throwing: lib/net's validateTarget under the probe's allow-list
+ * (TOLLGATE_PROBE_ALLOW_HOSTS), the same check the worker's probe makes. Pure (no DNS).
+ */
+export function checkTarget(targetUrl: string, allowHosts: string[] = env().probeAllowHosts): TargetCheck {
+  const checked = validateTarget(targetUrl, { allowHosts });
+  if (!checked.ok) return { ok: false, refusal: checked.refusal, detail: checked.detail };
+  return { ok: true, target: { raw: targetUrl, url: checked.url } as AllowedTarget };
+}
+
+/** The 400 for a refused target (pointer /url, the refusal code in extra). */
+export function refusedTargetError(refused: { refusal: RefusalCode; detail: string }): AppError {
+  return new AppError("refused_target", `the target URL is refused: ${refused.detail}`, [{ pointer: "/url", message: refused.refusal }], {
+    refusal: refused.refusal satisfies RefusalCode,
+  });
+}
+
 /**
  * Refuse a target the probe would refuse, before any row exists (seed 004: "Target URLs that carry
  * credentials, a query string or a fragment are refused before any probe"). The checks are
  * lib/net's pure ones (no DNS): the worker re-checks with DNS when it probes.
  */
 export function assertTargetAllowed(targetUrl: string, allowHosts: string[] = env().probeAllowHosts): URL {
-  const checked = validateTarget(targetUrl, { allowHosts });
-  if (!checked.ok) {
-    throw new AppError("refused_target", `the target URL is refused: ${checked.detail}`, [{ pointer: "/url", message: checked.refusal }], {
-      refusal: checked.refusal satisfies RefusalCode,
-    });
-  }
-  return checked.url;
+  const checked = checkTarget(targetUrl, allowHosts);
+  if (!checked.ok) throw refusedTargetError(checked);
+  return checked.target.url;
 }
 
 /**
@@ -61,14 +81,18 @@ export function assertTargetAllowed(targetUrl: string, allowHosts: string[] = en
  * (not by a read-then-write, which races); the 409 names the analysis already in flight.
  */
 export async function requestAnalysis(input: RequestAnalysisInput, client?: Client): Promise<EnqueuedAnalysis> {
-  assertTargetAllowed(input.targetUrl);
+  let targetUrl: string;
+  if (typeof input.targetUrl === "string") {
+    assertTargetAllowed(input.targetUrl);
+    targetUrl = input.targetUrl;
+  } else targetUrl = input.targetUrl.raw;
   const prisma = await prismaOf(client);
   try {
     const row = await prisma.analysis.create({
       data: {
         submitter: input.submitter,
         listingId: input.listingId ?? null,
-        targetUrl: input.targetUrl,
+        targetUrl,
         trigger: input.trigger,
         priority: input.priority ?? PRIORITY_OWNER,
         maxAttempts: queueConfig().maxAttempts,

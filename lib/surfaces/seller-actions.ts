@@ -5,13 +5,13 @@
  * becomes a result the form shows, with the field it is about when there is one.
  */
 import { revalidatePath } from "next/cache";
-import { env } from "@/lib/env";
-import { AppError, isAppError } from "@/lib/errors";
+import { isAppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
 import { sessionUserId } from "@/lib/auth/session";
 import { acknowledgeRubricNotice } from "@/lib/analyses/store-result";
 import { reanalyseForActor } from "@/lib/analyses/progress";
-import { draftListingFromUrl, type DraftSource } from "@/lib/discovery/import";
+import type { DraftSource } from "@/lib/discovery/import";
+import { registerListing } from "@/lib/intake/register-listing";
 import { publishListing } from "@/lib/listings/publish";
 import { createListingForSeller, updateListingForSeller } from "@/lib/listings/save";
 import type { ListingDocument } from "@/lib/listing-document/document";
@@ -24,15 +24,9 @@ export type DraftActionResult =
 
 export async function draftFromUrlAction(url: string): Promise<DraftActionResult> {
   try {
-    const actor = await requireActor(await sessionUserId());
-    if (!actor.organizationId) throw new AppError("forbidden", "Your account has no seller organisation, so it cannot list services.");
-    if (typeof url !== "string" || url.trim() === "" || url.length > 2048) {
-      return { ok: false, code: "invalid_url", detail: "Enter the URL of your service (up to 2048 characters).", advice: refusalAdvice("invalid_url") };
-    }
-    const drafted = await draftListingFromUrl(url.trim(), { allowHosts: env().probeAllowHosts });
-    if (drafted.ok) return { ok: true, draft: drafted.draft, sources: drafted.sources, warnings: drafted.warnings, url: url.trim() };
-    const code = "refusal" in drafted ? drafted.refusal : drafted.error;
-    return { ok: false, code, detail: drafted.detail, advice: refusalAdvice(code) };
+    // The one intake (lib/intake): validate once and draft for review; nothing is saved here.
+    const drafted = await registerListing(await sessionUserId(), { url, mode: "review" });
+    return drafted.ok ? drafted : { ...drafted, advice: refusalAdvice(drafted.code) };
   } catch (e) {
     return { ok: false, ...errorOf(e), advice: isAppError(e) && e.code === "unauthorized" ? "Sign in again, then retry." : "Check the URL and try again." };
   }

@@ -6,7 +6,7 @@
  */
 import { draftListingFromUrl } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
-import { endpointUrl, probeListing } from "@/lib/probe";
+import { endpointUrl, probeListing, type UnpaidCalls } from "@/lib/probe";
 import type { EndpointEvidence, ProbeEvidence } from "@/lib/evidence";
 import type { LeasedJob } from "@/lib/ops/protocol";
 
@@ -16,11 +16,16 @@ export type ProbeOutcome =
 
 export type ProbeFn = (job: LeasedJob, signal: AbortSignal) => Promise<ProbeOutcome>;
 
-/** The default: draft the listing when the job is a bare URL, then probe it (SSRF-guarded, never paying). */
+/**
+ * The default: draft the listing when the job is a bare URL (step 2 of lib/intake's
+ * register-listing.ts), then probe it (SSRF-guarded, never paying). The draft's unpaid calls are
+ * the probe's evidence for the same requests, so each endpoint is called once in the run.
+ */
 export function realProbe(opts: { vantage?: string } = {}): ProbeFn {
   return async (job) => {
     let document = job.document;
     let drafted: ListingDocument | null = null;
+    let prefetched: UnpaidCalls | undefined;
     if (!document) {
       const draft = await draftListingFromUrl(job.targetUrl, { allowHosts: job.allowHosts });
       if (!draft.ok) {
@@ -30,8 +35,9 @@ export function realProbe(opts: { vantage?: string } = {}): ProbeFn {
           : { ok: false, reason: `draft failed: ${draft.error}: ${draft.detail}`, retryable: true };
       }
       document = drafted = draft.draft;
+      prefetched = draft.calls;
     }
-    const probed = await probeListing(document, { allowHosts: job.allowHosts, vantage: opts.vantage ?? "local" });
+    const probed = await probeListing(document, { allowHosts: job.allowHosts, vantage: opts.vantage ?? "local", prefetched });
     if (!probed.ok) return { ok: false, reason: `refused_target: ${probed.refusal}: ${probed.detail}`, retryable: false };
     return { ok: true, evidence: probed.evidence, document: drafted };
   };

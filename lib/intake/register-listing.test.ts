@@ -1,0 +1,187 @@
+/**
+ * The one intake, through both doors: the seller's form (draftFromUrlAction) and the API
+ * (POST /api/analyses {url}), against loopback fixture sellers whose endpoint handlers count the
+ * calls they get and hold each one open a while, so calls in flight together can be seen.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { FIXTURE_SELLERS, startFixtureSellers, type FixtureSeller, type FixtureServer } from "@/sellers";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { seedOwner } from "@/test/analyses";
+
+// validateTarget as lib/net exports it, counted (the real function does the work).
+vi.mock("@/lib/net", async (importOriginal) => {
+  const real = await importOriginal<typeof import("@/lib/net")>();
+  return { ...real, validateTarget: vi.fn(real.validateTarget) };
+});
+// The server action and the route read the signed-in user from next-auth; here the test says who.
+const session = vi.hoisted(() => ({ uid: null as string | null }));
+vi.mock("@/lib/auth/session", () => ({ sessionUserId: async () => session.uid }));
+
+import { validateTarget } from "@/lib/net";
+import { draftFromUrlAction } from "@/lib/surfaces/seller-actions";
+import { POST as submitRoute } from "@/app/api/analyses/route";
+import { opsClaim } from "@/lib/ops/handlers";
+import { realProbe } from "@/lib/worker/probes";
+import { completeLease } from "@/lib/analyses/store-result";
+import { createListingForSeller } from "@/lib/listings/save";
+import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
+import { registerListing } from "./register-listing";
+
+const HOLD_MS = 150;
+const hits = new Map<string, number>();
+let inFlight = 0;
+let maxInFlight = 0;
+
+/** The seller with every endpoint handler counting its calls and holding each for HOLD_MS. */
+function counted(s: FixtureSeller): FixtureSeller {
+  const slug = s.slug;
+  return {
+    ...s,
+    endpoints: s.endpoints.map((e) => ({
+      ...e,
+      handle: async (ctx) => {
+        const key = `${e.method} /${slug}${e.path}`;
+        hits.set(key, (hits.get(key) ?? 0) + 1);
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        try {
+          await new Promise((r) => setTimeout(r, HOLD_MS));
+          await e.handle(ctx);
+        } finally {
+          inFlight--;
+        }
+      },
+    })),
+  };
+}
+
+const fixture = (slug: string) => FIXTURE_SELLERS.find((x) => x.slug === slug)!;
+/** A paid GET endpoint (agent-verdict's 402, answered to a GET): a URL that is a resource itself. */
+const av = fixture("agent-verdict");
+const getQuote: FixtureSeller = {
+  ...av,
+  slug: "get-quote",
+  discovery: { wellKnown: false, openapi: false },
+  endpoints: [{ ...av.endpoints[0], method: "GET", path: "/quote", handle: (ctx) => av.endpoints[0].handle({ ...ctx, body: Buffer.from("{}") }) }],
+};
+
+let server: FixtureServer;
+let t: TestDatabase;
+const savedAllow = process.env.TOLLGATE_PROBE_ALLOW_HOSTS;
+
+beforeAll(async () => {
+  server = await startFixtureSellers({ port: 0, sellers: [counted(fixture("validity-check")), counted(getQuote)] });
+  // Before anything reads lib/env (it parses once): the probe's allow-list names this loopback seller.
+  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = `127.0.0.1:${server.port}`;
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  if (savedAllow === undefined) delete process.env.TOLLGATE_PROBE_ALLOW_HOSTS;
+  else process.env.TOLLGATE_PROBE_ALLOW_HOSTS = savedAllow;
+  await server?.close();
+  await t?.close();
+});
+beforeEach(() => {
+  hits.clear();
+  maxInFlight = 0;
+  vi.mocked(validateTarget).mockClear();
+});
+
+const VALIDITY_ENDPOINTS = ["GET /validity-check/criteria", "POST /validity-check/precheck", "POST /validity-check/upto", "POST /validity-check/validity"];
+
+describe("the form's door (draftFromUrlAction → registerListing, review)", () => {
+  it("calls each endpoint exactly once, several at a time, and validates the target once", async () => {
+    const { user } = await seedOwner(t.prisma);
+    session.uid = user.id;
+    const r = await draftFromUrlAction(`  ${server.url}/validity-check  `);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.url).toBe(`${server.url}/validity-check`);
+    expect(r.draft.endpoints.map((e) => `${e.method} /validity-check${e.path}`).sort()).toEqual([...VALIDITY_ENDPOINTS].sort());
+    expect(Object.fromEntries(hits)).toEqual(Object.fromEntries(VALIDITY_ENDPOINTS.map((k) => [k, 1])));
+    expect(maxInFlight).toBeGreaterThan(1);
+    expect(validateTarget).toHaveBeenCalledTimes(1);
+    expect("calls" in r).toBe(false); // the raw answers stay on the server
+  });
+
+  it("a URL that is an endpoint itself is called once, not once as a document and again for its 402", async () => {
+    const { user } = await seedOwner(t.prisma);
+    session.uid = user.id;
+    const r = await draftFromUrlAction(`${server.url}/get-quote/quote`);
+    expect(r.ok).toBe(true);
+    // (The 402's bazaar names POST, so the draft says POST; the point here is the one GET.)
+    if (r.ok) expect(r.draft.endpoints.map((e) => `${e.path} ${e.payable} ${e.pricing?.usd}`)).toEqual(["/get-quote/quote true 0.04"]);
+    expect(Object.fromEntries(hits)).toEqual({ "GET /get-quote/quote": 1 });
+  });
+
+  it("a refused target is the form's refusal, with advice, and nothing is called", async () => {
+    const { user } = await seedOwner(t.prisma);
+    session.uid = user.id;
+    const r = await draftFromUrlAction(`${server.url}/validity-check?key=1`);
+    expect(r).toMatchObject({ ok: false, code: "query_not_allowed" });
+    if (!r.ok) expect(r.advice).toBeTruthy();
+    expect(hits.size).toBe(0);
+    expect(validateTarget).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("the API's door (POST /api/analyses {url} → registerListing, queue)", () => {
+  it("validates once and queues; the worker drafts and probes with one call per endpoint; the completion writes what the form's save writes", async () => {
+    const { user } = await seedOwner(t.prisma);
+    session.uid = user.id;
+    const url = `${server.url}/validity-check`;
+
+    // The form: draft, then the seller saves it as it stands (saveListingAction's create).
+    const form = await draftFromUrlAction(url);
+    if (!form.ok) throw new Error(JSON.stringify(form));
+    const saved = await createListingForSeller(user.id, form.draft, `import:${url}`);
+
+    // The API: 202 with the queued analysis and no listing yet.
+    vi.mocked(validateTarget).mockClear();
+    const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", body: JSON.stringify({ url }) }));
+    expect(res.status).toBe(202);
+    const queued = (await res.json()) as { id: string; state: string; listingId: string | null };
+    expect(queued).toMatchObject({ state: "queued", listingId: null });
+    expect(validateTarget).toHaveBeenCalledTimes(1);
+    expect((await t.prisma.analysis.findUniqueOrThrow({ where: { id: queued.id } })).targetUrl).toBe(url);
+
+    // The worker: draft (step 2) then probe, each endpoint called once in the run.
+    hits.clear();
+    const { jobs } = await opsClaim({ workerId: "intake-test", limit: 5 });
+    const job = jobs.find((j) => j.id === queued.id)!;
+    expect(job.document).toBeNull();
+    const probed = await realProbe()(job, new AbortController().signal);
+    if (!probed.ok) throw new Error(probed.reason);
+    expect(Object.fromEntries(hits)).toEqual(Object.fromEntries(VALIDITY_ENDPOINTS.map((k) => [k, 1])));
+    expect(probed.evidence.endpoints.filter((e) => e.status === 402).map((e) => e.path).sort()).toEqual(["/upto", "/validity"]);
+    expect(probed.evidence.endpoints.every((e) => e.findings.some((f) => f.check === "R1" && f.severity === "pass"))).toBe(true);
+
+    // The completion (step 3) writes the listing through the same writer: the same document as the form's save.
+    const done = await completeLease(job.id, { leaseToken: job.leaseToken, evidence: probed.evidence, document: probed.document });
+    expect(done.listingId).not.toBe(saved.id);
+    const docs = await loadListingDocuments(t.prisma, [saved.id, done.listingId]);
+    const { slug: formSlug, ...fromForm } = docs.get(saved.id)!;
+    const { slug: apiSlug, ...fromApi } = docs.get(done.listingId)!;
+    expect(fromApi).toEqual(fromForm);
+    expect(apiSlug).toMatch(new RegExp(`^${formSlug}-[0-9a-f]{6}$`));
+    const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: done.listingId } });
+    expect(row).toMatchObject({ organizationId: user.organizationId, publicationState: "draft", source: `import:${url}`, currentResultId: done.resultId });
+  });
+
+  it("a refused target is a 400 naming the refusal, before any row", async () => {
+    const { user } = await seedOwner(t.prisma);
+    session.uid = user.id;
+    const before = await t.prisma.analysis.count();
+    const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", body: JSON.stringify({ url: "https://user:pw@api.example.com/" }) }));
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toContain("credentials_in_url");
+    expect(await t.prisma.analysis.count()).toBe(before);
+    expect(validateTarget).toHaveBeenCalledTimes(1);
+  });
+
+  it("registerListing is the entry both doors share: a seller without an organisation is refused at either", async () => {
+    const lone = await t.prisma.user.create({ data: { name: "No org", role: "seller" } });
+    await expect(registerListing(lone.id, { url: `${server.url}/validity-check`, mode: "queue" })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(registerListing(lone.id, { url: `${server.url}/validity-check`, mode: "review" })).rejects.toMatchObject({ code: "forbidden" });
+    expect(validateTarget).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * Intake: the one use case for a URL a seller submits, whichever door it came through — the
+ * seller's "Add a service" form (draftFromUrlAction, lib/surfaces/seller-actions.ts) or the API
+ * (POST /api/analyses `{url}`, submitAnalysisForActor in lib/analyses/progress.ts). Both call
+ * registerListing; the steps are numbered below and each runs exactly once per submission:
+ *
+ *   (1) validate the target once: lib/net's validateTarget under the probe's allow-list
+ *       (checkTarget, lib/queue/enqueue-analysis.ts). The checked target is handed on, so neither
+ *       the draft nor the queue checks it again.
+ *   (2) draft the listing from the URL (lib/discovery: the discovery documents, and each resource
+ *       called once, unpaid, in parallel under a bound).
+ *   (3) write the listing through the one listing writer (lib/listings/save.ts writeListing /
+ *       writeListingIn).
+ *   (4) enqueue the analysis (lib/queue/enqueue-analysis.ts requestAnalysis).
+ *
+ * Where steps 2–4 run differs by door, and that is decided here on purpose:
+ *
+ * - "review" (the form): (1) and (2) run here, in the request, and the draft goes back to the
+ *   seller to review — the form promises "Nothing is saved until you choose to". (3) runs when the
+ *   seller saves (saveListingAction → createListingForSeller → writeListing) and (4) when they
+ *   publish (publishListing → onListingPublished → requestAnalysis).
+ * - "queue" (the API): (1) and (4) run here and the API answers 202 at once with the queued
+ *   analysis and `listingId: null` (its contract, docs/QUEUE.md). (2) runs in the catalog-monitor
+ *   worker (lib/worker/probes.ts realProbe → lib/discovery draftListingFromUrl), because that run
+ *   probes the same endpoints next: the draft's unpaid calls become the probe's evidence, so each
+ *   endpoint is called once per submission, not once to draft and again to probe. The worker holds
+ *   no database credentials and cannot import this file, so it calls lib/discovery directly, and it
+ *   re-checks the target it received over the ops API (its own SSRF guard; safeFetch guards every
+ *   request besides). (3) runs in the analysis completion (lib/analyses/store-result.ts
+ *   completeLease), inside its transaction, through writeDraftedListing below and so through the
+ *   same writer as the form.
+ */
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { requireActor } from "@/lib/auth/roles";
+import type { Resolver } from "@/lib/net";
+import { draftListingFromTarget, type DraftSource } from "@/lib/discovery/import";
+import type { ListingDocument } from "@/lib/listing-document/document";
+import { writeListingIn } from "@/lib/listings/save";
+import { PRIORITY_OWNER, checkTarget, refusedTargetError, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
+import type { Client, PrismaLike } from "@/lib/sql";
+
+export type IntakeMode = "review" | "queue";
+
+export interface IntakeRequest {
+  url: string;
+  /** "review": draft for the seller's form; "queue": queue the analysis (the API). See the header. */
+  mode: IntakeMode;
+}
+
+export interface IntakeOptions {
+  /** The probe's allow-list; default TOLLGATE_PROBE_ALLOW_HOSTS. */
+  allowHosts?: string[];
+  /** For the draft (review): DNS and the per-request deadline. */
+  resolver?: Resolver;
+  deadlineMs?: number;
+  client?: Client;
+}
+
+export type ReviewOutcome =
+  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string }
+  | { ok: false; code: string; detail: string };
+
+/** Each door's own words for a seller without an organisation (unchanged from before the intake). */
+const NO_ORGANISATION: Record<IntakeMode, string> = {
+  review: "Your account has no seller organisation, so it cannot list services.",
+  queue: "Join or create an organization before submitting a service.",
+};
+
+export async function registerListing(actorId: string | null, req: IntakeRequest & { mode: "review" }, opts?: IntakeOptions): Promise<ReviewOutcome>;
+export async function registerListing(actorId: string | null, req: IntakeRequest & { mode: "queue" }, opts?: IntakeOptions): Promise<EnqueuedAnalysis>;
+export async function registerListing(actorId: string | null, req: IntakeRequest, opts: IntakeOptions = {}): Promise<ReviewOutcome | EnqueuedAnalysis> {
+  // (0) Who: a seller with an organisation (the role is read fresh, lib/auth).
+  const actor = await requireActor(actorId);
+  if (!actor.organizationId) throw new AppError("forbidden", NO_ORGANISATION[req.mode]);
+  let url = req.url;
+  if (req.mode === "review") {
+    // The form's field: a non-empty URL of up to 2048 characters (the API's body schema says the same).
+    if (typeof url !== "string" || url.trim() === "" || url.length > 2048) {
+      return { ok: false, code: "invalid_url", detail: "Enter the URL of your service (up to 2048 characters)." };
+    }
+    url = url.trim();
+  }
+
+  // (1) Validate the target, once.
+  const allowHosts = opts.allowHosts ?? env().probeAllowHosts;
+  const checked = checkTarget(url, allowHosts);
+  if (!checked.ok) {
+    if (req.mode === "queue") throw refusedTargetError(checked);
+    return { ok: false, code: checked.refusal, detail: checked.detail };
+  }
+
+  if (req.mode === "review") {
+    // (2) Draft here; (3) and (4) wait for the seller to save and publish (header).
+    const drafted = await draftListingFromTarget(checked.target.url, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
+    if (!drafted.ok) return { ok: false, code: "refusal" in drafted ? drafted.refusal : drafted.error, detail: drafted.detail };
+    return { ok: true, draft: drafted.draft, sources: drafted.sources, warnings: drafted.warnings, url };
+  }
+
+  // (4) Enqueue; (2) runs in the worker and (3) in the completion, through writeDraftedListing (header).
+  return requestAnalysis({ submitter: actor.id, listingId: null, targetUrl: checked.target, trigger: "submit", priority: PRIORITY_OWNER }, opts.client);
+}
+
+/**
+ * (3) for the API door: the draft the worker made becomes a draft listing of the submitter's
+ * organisation, inside the completion's transaction (lib/analyses/store-result.ts), through the
+ * one listing writer. A random slug suffix instead of a probe-for-free-slug loop: the completion
+ * holds the analysis row's lock.
+ */
+export async function writeDraftedListing(tx: PrismaLike, draft: ListingDocument, submission: { analysisId: string; submitter: string; targetUrl: string }): Promise<string> {
+  const user = await tx.user.findUnique({ where: { id: submission.submitter }, select: { organizationId: true } });
+  if (!user?.organizationId) throw new AppError("unprocessable", `submitter of analysis ${submission.analysisId} belongs to no organization`);
+  const listing = await writeListingIn(tx, draft, { organizationId: user.organizationId, source: `import:${submission.targetUrl}`, publicationState: "draft", uniqueSlug: "suffix" });
+  return listing.id;
+}
