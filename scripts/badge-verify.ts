@@ -1,6 +1,6 @@
 /**
  * npm run badge:verify -- <file.svg|envelope.json|url> [--keys <url|file>] [--base <origin>] [--allow-host host:port]
- * Prints the verdict JSON; exit 0 valid, 1 invalid, 2 bad usage. Logic and docs: lib/badges/cli.ts, docs/BADGES.md.
+ * Prints the verdict JSON; exit 0 valid, 1 invalid, 2 bad usage, 3 superseded (authentic, but a newer result replaced it). Logic and docs: lib/badges/cli.ts, docs/BADGES.md.
  */
 import { readFile } from "node:fs/promises";
 import { runBadgeVerify } from "../lib/badges/cli";

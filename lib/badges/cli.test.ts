@@ -32,7 +32,7 @@ let dir: string;
 let server: Server;
 let origin: string;
 let host: string;
-let statusRoute: "missing" | "current" | "revoked" = "missing";
+let statusRoute: "missing" | "current" | "revoked" | "superseded" = "missing";
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "tollgate-badge-cli-"));
@@ -45,7 +45,8 @@ beforeAll(async () => {
     if (url.pathname === "/badge.svg") return void res.writeHead(200, { "content-type": "image/svg+xml" }).end(badge.svg);
     if (url.pathname === WELL_KNOWN_KEYS_PATH) return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(publicKeySet(keyring)));
     if (url.pathname === "/api/badges/status" && statusRoute !== "missing") {
-      return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: statusRoute, result: url.searchParams.get("result") }));
+      const body = statusRoute === "superseded" ? { status: statusRoute, currentResultId: "res_02" } : { status: statusRoute, result: url.searchParams.get("result") };
+      return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
     }
     res.writeHead(404).end();
   });
@@ -100,6 +101,14 @@ describe("badge:verify", () => {
     statusRoute = "current";
     const d2 = deps();
     expect(await runBadgeVerify([`${origin}/badge.svg`, "--base", origin, "--allow-host", host], d2)).toBe(0);
+  });
+
+  it("a superseded result is its own verdict and exit code 3, not valid (issue 20 item 2)", async () => {
+    statusRoute = "superseded";
+    const d = deps();
+    expect(await runBadgeVerify([`${origin}/badge.svg`, "--base", origin, "--allow-host", host], d)).toBe(3);
+    expect(JSON.parse(d.out.join("\n"))).toMatchObject({ valid: false, verdict: "superseded", reason: "result_superseded", currentResultId: "res_02", statement: { result: { id: "res_01" } } });
+    statusRoute = "missing";
   });
 
   it("refuses plain http to a host not allowed (safeFetch's policy), as bad usage", async () => {

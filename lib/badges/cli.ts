@@ -6,11 +6,12 @@
  *                   [--allow-host host:port]... [--now <ISO time>]
  *
  * URLs are fetched only through lib/net's safeFetch (https, or plain http to a host:port given with
- * --allow-host, for a local demo). Exit codes: 0 valid, 1 invalid, 2 bad usage or nothing to verify with.
+ * --allow-host, for a local demo). Exit codes: 0 valid, 1 invalid, 2 bad usage or nothing to verify
+ * with, 3 superseded (authentic, but the catalog has a newer result for the listing: not valid).
  */
 import type { SafeFetchOptions, SafeFetchResult } from "../net";
 import { WELL_KNOWN_KEYS_PATH, parsePublicKeySet, type PublicKeySet } from "./keys";
-import { MAX_INPUT_BYTES, verifyBadge, type ResultStatus, type VerifyResult } from "./verify";
+import { MAX_INPUT_BYTES, verifyBadge, type ResultStatusAnswer, type VerifyResult } from "./verify";
 
 export const USAGE =
   "usage: npm run badge:verify -- <file.svg|envelope.json|url> [--keys <url|file>] [--base <catalog origin>] [--allow-host host:port]... [--now <ISO time>]";
@@ -92,7 +93,10 @@ async function load(source: string, args: Args, deps: CliDeps, opts: { allowQuer
 
 export interface Verdict {
   valid: boolean;
+  verdict: VerifyResult["verdict"];
   reason?: string;
+  /** With verdict "superseded": the listing's current result, when the catalog named it. */
+  currentResultId?: string | null;
   keyid?: string;
   statement?: unknown;
   checks: VerifyResult["checks"];
@@ -135,18 +139,20 @@ export async function runBadgeVerify(argv: string[], deps: CliDeps): Promise<num
   if (!args.base) notes.push("result status not checked (no --base)");
 
   const verdict: Verdict = result.ok
-    ? { valid: true, keyid: result.keyid, statement: result.statement, checks: result.checks, notes }
-    : { valid: false, reason: result.reason, checks: result.checks, notes };
+    ? { valid: true, verdict: result.verdict, keyid: result.keyid, statement: result.statement, checks: result.checks, notes }
+    : result.verdict === "superseded"
+      ? { valid: false, verdict: result.verdict, reason: result.reason, currentResultId: result.currentResultId, keyid: result.keyid, statement: result.statement, checks: result.checks, notes }
+      : { valid: false, verdict: result.verdict, reason: result.reason, checks: result.checks, notes };
   deps.stdout(JSON.stringify(verdict, null, 2));
-  return result.ok ? 0 : 1;
+  return result.ok ? 0 : result.verdict === "superseded" ? 3 : 1;
 }
 
 /**
  * The catalog's answer for a result: GET <base>/api/badges/status?result=…&listing=… →
- * {"status": "current"|"superseded"|"revoked"|"unknown"}. A 404 means the route does not exist
- * (or not yet), which is "not checked", said out loud, not "valid".
+ * {"status": "current"|"superseded"|"revoked"|"unknown", "currentResultId"?: string|null}. A 404
+ * means the route does not exist (or not yet), which is "not checked", said out loud, not "valid".
  */
-async function statusFromCatalog(args: Args, deps: CliDeps, resultId: string, listingId: string): Promise<ResultStatus | { unchecked: string }> {
+async function statusFromCatalog(args: Args, deps: CliDeps, resultId: string, listingId: string): Promise<ResultStatusAnswer> {
   const url = `${args.base}/api/badges/status?${new URLSearchParams({ result: resultId, listing: listingId })}`;
   const r = await load(url, args, deps, { allowQuery: true });
   if (!r.ok) {
@@ -160,6 +166,10 @@ async function statusFromCatalog(args: Args, deps: CliDeps, resultId: string, li
     throw new Error(`${url} did not answer JSON`);
   }
   const status = (body as { status?: unknown } | null)?.status;
-  if (status === "current" || status === "superseded" || status === "revoked" || status === "unknown") return status;
+  if (status === "superseded") {
+    const current = (body as { currentResultId?: unknown }).currentResultId;
+    return { status, currentResultId: typeof current === "string" ? current : null };
+  }
+  if (status === "current" || status === "revoked" || status === "unknown") return status;
   throw new Error(`${url} answered an unexpected status ${JSON.stringify(status)}`);
 }

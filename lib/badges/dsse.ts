@@ -7,6 +7,7 @@
 import { createPrivateKey, createPublicKey, sign as edSign, verify as edVerify, type KeyObject } from "node:crypto";
 import { canonicalJson } from "./canonical-json";
 import type { BadgeStatement } from "./statement";
+import { parseJsonStrict } from "./strict-json";
 
 export const BADGE_PAYLOAD_TYPE = "application/vnd.tollgate.badge-statement+json; version=1";
 
@@ -93,12 +94,16 @@ export function decodeBase64Strict(s: string): Buffer | null {
 
 export type ParseEnvelopeResult = { ok: true; envelope: DsseEnvelope; payload: Buffer } | { ok: false; message: string };
 
-/** Parse and shape-check an envelope (JSON text or an already-parsed value). Unknown fields are refused. */
+/**
+ * Parse and shape-check an envelope (JSON text or an already-parsed value). Unknown fields are
+ * refused, and so is JSON text with a repeated member name (parsed strictly: JSON.parse would keep
+ * the last `"payload"` where another verifier might keep the first).
+ */
 export function parseEnvelope(input: string | unknown): ParseEnvelopeResult {
   let v: unknown = input;
   if (typeof input === "string") {
     try {
-      v = JSON.parse(input);
+      v = parseJsonStrict(input);
     } catch (e) {
       return { ok: false, message: `envelope is not JSON: ${(e as Error).message}` };
     }

@@ -141,10 +141,13 @@ describe("badge → HTML page → badge:verify, over HTTP", () => {
     expect(child.code).toBe(0);
     expect(JSON.parse(child.stdout)).toMatchObject({ valid: true, statement: { result: { id: l.resultIds[0] } } });
 
-    // A re-analysis: the old badge in the page still verifies, as superseded.
-    await setCurrent(tdb.prisma, l.id, await addResult(tdb.prisma, l.id, { total: 94 }));
+    // A re-analysis: the old badge in the page is authentic but superseded, which is not valid
+    // (issue 20 item 2; it used to exit 0 as valid): exit 3, naming the newer result.
+    const newer = await addResult(tdb.prisma, l.id, { total: 94 });
+    await setCurrent(tdb.prisma, l.id, newer);
     r = await cli(extracted);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(3);
+    expect(r.verdict).toMatchObject({ valid: false, verdict: "superseded", reason: "result_superseded", currentResultId: newer });
     expect(r.verdict!.checks.at(-1)!.detail).toMatch(/superseded/);
 
     // A moderator revokes it: the same page no longer verifies.

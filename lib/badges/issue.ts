@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import { signStatement, type DsseEnvelope } from "./dsse";
 import { signerFor, type Keyring } from "./keys";
+import { DEFAULT_LABEL, labelRuleError } from "./label";
 import { renderReadinessBadge, type BadgeStyle } from "./render";
 import { buildStatement, type BadgeStatement, type StatementInput, type StatementRefusal, type StatementTiming } from "./statement";
 
@@ -33,15 +34,19 @@ export function etagOf(svg: string): string {
 }
 
 export function issueReadinessBadge(input: IssueBadgeInput): IssuedBadge {
+  // The route's query parser applies the label rule first; a label that breaks it here is a wiring
+  // mistake, and must not reach even the unsigned badge.
+  const labelError = input.label === undefined || input.label === DEFAULT_LABEL ? null : labelRuleError(input.label);
+  if (labelError) throw new RangeError(`badge label ${JSON.stringify(input.label)}: ${labelError}`);
   const timing: StatementTiming = { now: input.now, ttlSeconds: input.ttlSeconds, issueWindowSeconds: input.issueWindowSeconds, notBefore: input.keyring.active.notBefore };
-  const built = buildStatement({ listing: input.listing, result: input.result }, timing);
+  const built = buildStatement({ listing: input.listing, result: input.result, label: input.label }, timing);
   if (!built.ok) {
     // Link to the catalog page only once it exists (seed 004: "linking to the catalog page once published").
     const svg = renderReadinessBadge(null, { style: input.style, label: input.label, link: input.listing.published ? input.listing.url : undefined });
     return { signed: false, svg, etag: etagOf(svg), refusal: built.error, cacheControl: "public, max-age=300" };
   }
   const envelope = signStatement(built.statement, signerFor(input.keyring));
-  const svg = renderReadinessBadge(built.statement, { style: input.style, label: input.label, envelope });
+  const svg = renderReadinessBadge(built.statement, { style: input.style, envelope });
   // Caches may keep it for the rest of the issue window at most; the statement itself lives longer.
   return { signed: true, svg, etag: etagOf(svg), statement: built.statement, envelope, cacheControl: "public, max-age=300, stale-while-revalidate=3300" };
 }

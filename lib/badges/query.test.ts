@@ -38,6 +38,15 @@ describe("parseBadgeQuery", () => {
     expect(q(`label=${"a".repeat(500)}`)).toMatchObject({ ok: false, error: { code: "invalid_label" } });
   });
 
+  it("refuses a label that could imitate a score, naming the rule (issue 20 item 2)", () => {
+    for (const label of ["readiness 99 · Excellent", "readiness 99", "99", "٩٩", "Excellent", "READY", "almost ready", "Getting started", "a/b", "100%", "x·y", "lOO", "SO", "a  b:", "Ƽ"]) {
+      const r = q(`${new URLSearchParams({ label })}`);
+      expect(r, label).toMatchObject({ ok: false, error: { code: "invalid_label", param: "label" } });
+      if (!r.ok) expect(r.error.message, label).toContain("label rule");
+    }
+    for (const label of ["readiness", "api", "quality check", "x-api", "Tollgate"]) expect(q(`${new URLSearchParams({ label })}`), label).toEqual({ ok: true, style: "flat", label });
+  });
+
   it("cuts an absurd parameter name in the error", () => {
     const r = q(`${"x".repeat(100)}=1`);
     expect(r.ok).toBe(false);

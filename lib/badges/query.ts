@@ -1,9 +1,11 @@
 /**
  * The badge route's query string: `?style=flat|flat-square|plastic|for-the-badge&label=…`. Anything
  * else is refused by name (as shields' badge-maker rejects unknown fields), so a typo like
- * `?stlye=plastic` is an error the embedder sees instead of a silently default badge.
+ * `?stlye=plastic` is an error the embedder sees instead of a silently default badge. The label is
+ * held to the label rule (label.ts) so that it can never imitate a score.
  */
 import { BADGE_STYLES, type BadgeStyle } from "./render";
+import { LABEL_RULE, labelRuleError } from "./label";
 import { MAX_VISIBLE_CHARS, visibleText } from "./text";
 
 export const BADGE_QUERY_PARAMS = ["style", "label"] as const;
@@ -45,6 +47,9 @@ export function parseBadgeQuery(searchParams: URLSearchParams): BadgeQuery {
   if (labelRaw.length > MAX_RAW_LABEL) return err("invalid_label", "label", `label must be at most ${MAX_RAW_LABEL} characters`);
   const label = visibleText(labelRaw);
   if (label === "") return err("invalid_label", "label", "label must contain visible characters");
+  // A label sits next to the signed score and is signed with it: it must not be able to pass for one.
+  const why = labelRuleError(label);
+  if (why) return err("invalid_label", "label", `label breaks the label rule (${LABEL_RULE}): ${why}`);
   return { ok: true, style, label };
 }
 

@@ -11,6 +11,7 @@
  */
 import { BAND_COLORS, LABEL_COLORS, UNSCORED_COLORS, colorsFor, type BadgeColors } from "./colors";
 import { envelopeCarries, type DsseEnvelope } from "./dsse";
+import { DEFAULT_LABEL } from "./label";
 import type { BadgeStatement } from "./statement";
 import { visibleText } from "./text";
 import { textWidth, textWidth100, type BadgeFont } from "./widths";
@@ -19,7 +20,7 @@ import { Prerendered, el, type XmlChild, type XmlElement } from "./xml";
 export const BADGE_STYLES = ["flat", "flat-square", "plastic", "for-the-badge"] as const;
 export type BadgeStyle = (typeof BADGE_STYLES)[number];
 
-export const DEFAULT_LABEL = "readiness";
+export { DEFAULT_LABEL };
 export const UNSCORED_VALUE = "not yet scored";
 /** The id of the <metadata> element that carries the DSSE envelope; the verifier looks for it. */
 export const ENVELOPE_METADATA_ID = "tollgate-badge-envelope";
@@ -252,13 +253,19 @@ export interface ReadinessBadgeOptions {
  * one, an unpublished listing): a neutral "not yet scored" badge, never signed.
  */
 export function renderReadinessBadge(statement: BadgeStatement | null, opts: ReadinessBadgeOptions): string {
-  const label = opts.label ?? DEFAULT_LABEL;
   if (statement === null) {
+    const label = opts.label ?? DEFAULT_LABEL;
     if (opts.envelope) throw new RangeError("an unscored badge carries no envelope");
     return renderBadge({ style: opts.style, label, value: UNSCORED_VALUE, color: UNSCORED_COLORS, link: opts.link ?? undefined, title: opts.title });
   }
+  // The label is the statement's own (signed). Another one can be drawn, but the verifier re-renders
+  // from the statement, so such a badge does not verify; issueReadinessBadge never passes one.
+  const label = opts.label ?? statement.label ?? DEFAULT_LABEL;
   let metadata: string | undefined;
   if (opts.envelope) {
+    // Nothing unsigned may share a signed badge's accessible name: the verifier re-renders the
+    // badge from the statement alone and would (rightly) refuse a title it cannot know.
+    if (opts.title !== undefined) throw new RangeError("a signed badge carries no title");
     // Embedding an envelope for some other statement would make a badge that fails verification
     // for reasons nobody could see; catch the wiring mistake here instead.
     if (!envelopeCarries(opts.envelope, statement)) {

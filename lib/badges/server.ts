@@ -13,6 +13,12 @@ import type { BadgeStyle } from "./render";
 import { BANDS, DEFAULT_ISSUE_WINDOW_SECONDS, type StatementInput } from "./statement";
 import { MAX_INPUT_BYTES, verifyBadge, type ResultStatus, type VerifyResult } from "./verify";
 
+/** A result's status; for a superseded one, the result that replaced it as the listing's pointer. */
+export interface ResultStatusReport {
+  status: ResultStatus;
+  currentResultId?: string | null;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The keyring: loaded once per process. A failed load is not remembered, so fixing the
 // environment and retrying works without a restart; a good one is kept until the process ends
@@ -134,22 +140,27 @@ function storedBand(band: string): string {
 // Status, for verifiers (GET /api/badges/status and the verify route).
 
 /**
- * current: the listing's published result. superseded: another (older) non-provisional result of
- * the same listing that was not revoked. revoked: a moderator withdrew it (ResultRevocation), whether
- * or not it is still current. unknown: no such result for that listing, or a provisional one
- * (which no badge ever states).
+ * current: the listing's published result. superseded: another non-provisional result of the same
+ * listing, not revoked, that the published pointer has moved away from; `currentResultId` names the
+ * result the pointer holds now (null if the listing has none). revoked: a moderator withdrew it
+ * (ResultRevocation), whether or not it is still current. unknown: no such result for that listing,
+ * or a provisional one (which no badge ever states).
+ *
+ * Supersession is derived, not recorded: the pointer (`Listing.currentResultId`) is the one fact,
+ * and results are immutable, so "not the pointer" is exactly "replaced". Nothing has to be written
+ * when the pointer moves, and nothing can disagree with it.
  */
-export async function resultStatus(resultId: string, listingId: string): Promise<ResultStatus> {
+export async function resultStatus(resultId: string, listingId: string): Promise<ResultStatusReport> {
   const prisma = await db();
   const result = await prisma.readinessResult.findUnique({
     where: { id: resultId },
     select: { listingId: true, provisional: true, listing: { select: { currentResultId: true } } },
   });
-  if (!result || result.listingId !== listingId) return "unknown";
+  if (!result || result.listingId !== listingId) return { status: "unknown" };
   const revoked = await prisma.resultRevocation.findUnique({ where: { resultId }, select: { resultId: true } });
-  if (revoked) return "revoked";
-  if (result.listing.currentResultId === resultId) return "current";
-  return result.provisional ? "unknown" : "superseded";
+  if (revoked) return { status: "revoked" };
+  if (result.listing.currentResultId === resultId) return { status: "current" };
+  return result.provisional ? { status: "unknown" } : { status: "superseded", currentResultId: result.listing.currentResultId };
 }
 
 export const STATUS_QUERY_PARAMS = ["result", "listing"] as const;

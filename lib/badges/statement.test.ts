@@ -76,3 +76,22 @@ describe("statementShapeError", () => {
     expect(statementShapeError({ ...STATEMENT, issuedAt: "2026-12-02" })).toMatch(/^\/issuedAt/);
   });
 });
+
+describe("the signed label (issue 20 item 2)", () => {
+  it("is in the statement when it is not the default, held to the label rule", () => {
+    const at = { now: NOW };
+    expect(buildStatement({ ...PUBLISHED, label: "api" }, at)).toMatchObject({ ok: true, statement: { label: "api" } });
+    for (const label of [undefined, "readiness"]) {
+      const r = buildStatement({ ...PUBLISHED, label }, at);
+      expect(r.ok && "label" in r.statement).toBe(false);
+    }
+    expect(buildStatement({ ...PUBLISHED, label: "readiness 99 · Excellent" }, at)).toMatchObject({ ok: false, error: { code: "label_invalid" } });
+  });
+
+  it("a statement read back with a score-like, default or non-string label is malformed", () => {
+    expect(statementShapeError({ ...STATEMENT, label: "api" })).toBeNull();
+    expect(statementShapeError({ ...STATEMENT, label: "99 · Excellent" })).toMatch(/label rule/);
+    expect(statementShapeError({ ...STATEMENT, label: "readiness" })).toMatch(/left out/);
+    expect(statementShapeError({ ...STATEMENT, label: 7 })).toMatch(/must be a string/);
+  });
+});

@@ -5,6 +5,8 @@
  * listing's non-provisional result, and `buildStatement` returns a refusal value otherwise.
  */
 
+import { DEFAULT_LABEL, labelRuleError } from "./label";
+
 export const STATEMENT_TYPE = "https://tollgate.dev/badge-statement/v1";
 
 /** The four readiness bands (seed 004 "Caps and bands"). */
@@ -25,6 +27,11 @@ export interface BadgeStatement {
   result: { id: string; score: number; band: Band; rubricVersion: string; analysedAt: string };
   issuedAt: string;
   expiresAt: string;
+  /**
+   * The badge's left-hand text when it is not the default ("readiness"): signed, so a badge cannot
+   * be relabelled after issue, and held to the label rule (label.ts), so no label imitates a score.
+   */
+  label?: string;
 }
 
 export interface StatementInput {
@@ -39,6 +46,8 @@ export interface StatementInput {
     analysedAt: Date | string;
     provisional: boolean;
   } | null;
+  /** The badge's label (after visibleText); absent or "readiness" for the default. */
+  label?: string;
 }
 
 export interface StatementTiming {
@@ -67,6 +76,7 @@ export type StatementRefusalCode =
   | "score_invalid"
   | "band_mismatch"
   | "field_invalid"
+  | "label_invalid"
   | "ttl_invalid";
 
 export interface StatementRefusal {
@@ -114,6 +124,9 @@ export function buildStatement(input: StatementInput, timing: StatementTiming): 
   if (!httpsUrl(listing.url)) return refuse("field_invalid", "listing.url must be an https URL");
   const analysedMs = typeof result.analysedAt === "string" ? Date.parse(result.analysedAt) : result.analysedAt.getTime();
   if (!Number.isFinite(analysedMs)) return refuse("field_invalid", "result.analysedAt is not a valid time");
+  const label = input.label === undefined || input.label === DEFAULT_LABEL ? undefined : input.label;
+  const labelError = label === undefined ? null : labelRuleError(label);
+  if (labelError) return refuse("label_invalid", labelError);
 
   const ttl = timing.ttlSeconds ?? DEFAULT_TTL_SECONDS;
   const windowS = timing.issueWindowSeconds ?? DEFAULT_ISSUE_WINDOW_SECONDS;
@@ -134,6 +147,7 @@ export function buildStatement(input: StatementInput, timing: StatementTiming): 
     result: Object.freeze({ id: result.id, score: result.score, band, rubricVersion: result.rubricVersion, analysedAt: isoSeconds(analysedMs) }),
     issuedAt: isoSeconds(issuedMs),
     expiresAt: isoSeconds(issuedMs + ttl * 1000),
+    ...(label === undefined ? {} : { label }),
   });
   return { ok: true, statement };
 }
@@ -150,7 +164,7 @@ export function statementShapeError(v: unknown): string | null {
     return null;
   };
   if (!isObj(v)) return "statement is not an object";
-  const top = exactKeys(v, ["_type", "listing", "result", "issuedAt", "expiresAt"], "");
+  const top = exactKeys(v, "label" in v ? ["_type", "listing", "result", "issuedAt", "expiresAt", "label"] : ["_type", "listing", "result", "issuedAt", "expiresAt"], "");
   if (top) return top;
   if (v._type !== STATEMENT_TYPE) return `/_type must be ${STATEMENT_TYPE}`;
   if (!isObj(v.listing)) return "/listing must be an object";
@@ -165,6 +179,12 @@ export function statementShapeError(v: unknown): string | null {
   if (v.result.band !== bandFor(score)) return `/result/band must be "${bandFor(score)}" for score ${score}`;
   for (const [p, x] of [["/result/analysedAt", v.result.analysedAt], ["/issuedAt", v.issuedAt], ["/expiresAt", v.expiresAt]] as const) {
     if (typeof x !== "string" || !ISO_SECONDS.test(x) || !Number.isFinite(Date.parse(x))) return `${p} must be an ISO 8601 UTC time to the second`;
+  }
+  if ("label" in v) {
+    if (typeof v.label !== "string") return "/label must be a string";
+    if (v.label === DEFAULT_LABEL) return `/label is left out for the default "${DEFAULT_LABEL}"`;
+    const why = labelRuleError(v.label);
+    if (why) return `/label breaks the label rule: ${why}`;
   }
   return null;
 }

@@ -11,8 +11,10 @@ const keyring = fixedKeyring();
 const NOW = new Date("2026-12-03T00:00:00Z");
 const opts = (over: Partial<VerifyOptions> = {}): VerifyOptions => ({ keys: publicKeySet(keyring), now: NOW, ...over });
 const envelopeFor = (s: BadgeStatement = STATEMENT, kr: Keyring = keyring) => signStatement(s, signerFor(kr));
+// No title: a title would be unsigned text in the badge's accessible name (issue 20 item 2), so a
+// signed badge has none and the renderer refuses one.
 const svgFor = (s: BadgeStatement = STATEMENT, kr: Keyring = keyring, style: "flat" | "for-the-badge" = "flat") =>
-  renderReadinessBadge(s, { style, envelope: envelopeFor(s, kr), title: "Acme <Weather>" });
+  renderReadinessBadge(s, { style, envelope: envelopeFor(s, kr) });
 
 describe("round trip", () => {
   it("verifies a signed SVG and reports every check", async () => {
@@ -203,7 +205,7 @@ describe("what the SVG shows", () => {
 describe("result status", () => {
   it.each([
     ["current", true, undefined],
-    ["superseded", true, undefined],
+    ["superseded", false, "result_superseded"], // was valid: exactly the bug of issue 20 item 2
     ["revoked", false, "result_revoked"],
     ["unknown", false, "result_unknown"],
   ] as const)("%s", async (status, ok, reason) => {

@@ -4,17 +4,22 @@
  *
  * Checks run in order and stop at the first failure, whose closed reason code is returned with the
  * trail of checks made so far. The signature is checked before the payload is parsed, so nothing
- * unauthenticated is interpreted beyond finding the key.
+ * unauthenticated is interpreted beyond finding the key. What an SVG shows is checked by rendering:
+ * the badge is drawn again from the signed statement (in each style) and must be the same XML tree
+ * as the one presented, so no text, position, size, colour, link or accessible name can differ.
  */
 import { BADGE_PAYLOAD_TYPE, decodeBase64Strict, ed25519PublicKeyFromRaw, parseEnvelope, verifyPae, type DsseEnvelope } from "./dsse";
 import { canonicalJson } from "./canonical-json";
 import type { PublicBadgeKey, PublicKeySet } from "./keys";
-import { ENVELOPE_METADATA_ID, readinessValue } from "./render";
+import { DEFAULT_LABEL } from "./label";
+import { BADGE_STYLES, ENVELOPE_METADATA_ID, readinessValue, renderReadinessBadge, type BadgeStyle } from "./render";
 import { MAX_TTL_SECONDS, statementShapeError, type BadgeStatement } from "./statement";
-import { unescapeXml } from "./xml";
+import { parseJsonStrict } from "./strict-json";
+import { elements, parseXmlStrict, textContent, xmlTreeDifference, type XmlNode } from "./xml-parse";
 
 export type VerifyReason =
   | "input_unrecognised"
+  | "svg_malformed"
   | "envelope_missing"
   | "envelope_malformed"
   | "payload_type_unexpected"
@@ -25,6 +30,7 @@ export type VerifyReason =
   | "statement_not_yet_valid"
   | "statement_expired"
   | "visible_mismatch"
+  | "result_superseded"
   | "result_revoked"
   | "result_unknown"
   | "result_status_unavailable";
@@ -50,25 +56,34 @@ export interface Check {
 
 export type ResultStatus = "current" | "superseded" | "revoked" | "unknown";
 
+/** What a status source says about a result: the status, with the listing's current result when it knows it. */
+export type ResultStatusAnswer = ResultStatus | { status: ResultStatus; currentResultId?: string | null } | { unchecked: string };
+
 export interface VerifyOptions {
   keys: PublicKeySet;
   now: Date;
   /**
-   * Whether the signed result is still the listing's current (or a superseded, unrevoked) one.
-   * "unchecked" (with `detail` optional) records that the source could not say, e.g. a catalog
-   * without the status route: the check is reported as skipped, not passed.
+   * Whether the signed result is still the listing's current one. "unchecked" (with `detail`
+   * optional) records that the source could not say, e.g. a catalog without the status route: the
+   * check is reported as skipped, not passed.
    */
-  resultStatus?: (resultId: string, listingId: string) => Promise<ResultStatus | { unchecked: string }>;
+  resultStatus?: (resultId: string, listingId: string) => Promise<ResultStatusAnswer>;
   /** Tolerated clock difference between issuer and verifier for "issued in the future". */
   clockSkewSeconds?: number;
 }
 
+/**
+ * Three verdicts. valid: authentic, shown as signed, and (when a status source was given) the
+ * listing's current result. superseded: all of that, except a newer result has replaced it, so the
+ * score is out of date; not valid. invalid: anything else, with the reason.
+ */
 export type VerifyResult =
-  | { ok: true; statement: BadgeStatement; keyid: string; input: "svg" | "envelope"; checks: Check[] }
-  | { ok: false; reason: VerifyReason; checks: Check[] };
+  | { ok: true; verdict: "valid"; statement: BadgeStatement; keyid: string; input: "svg" | "envelope"; checks: Check[] }
+  | { ok: false; verdict: "superseded"; reason: "result_superseded"; statement: BadgeStatement; keyid: string; input: "svg" | "envelope"; currentResultId: string | null; checks: Check[] }
+  | { ok: false; verdict: "invalid"; reason: VerifyReason; checks: Check[] };
 
 const DEFAULT_SKEW_SECONDS = 300;
-/** Far more than any badge; refuse before regex work on something huge. */
+/** Far more than any badge; refuse before parsing something huge. */
 export const MAX_INPUT_BYTES = 256 * 1024;
 
 export async function verifyBadge(input: string, opts: VerifyOptions): Promise<VerifyResult> {
@@ -76,13 +91,13 @@ export async function verifyBadge(input: string, opts: VerifyOptions): Promise<V
   const pass = (name: CheckName, detail: string) => void checks.push({ name, status: "pass", detail });
   const fail = (reason: VerifyReason, name: CheckName, detail: string): VerifyResult => {
     checks.push({ name, status: "fail", detail });
-    return { ok: false, reason, checks };
+    return { ok: false, verdict: "invalid", reason, checks };
   };
 
   // 1. What were we given?
   if (input.length > MAX_INPUT_BYTES) return fail("input_unrecognised", "input", `input larger than ${MAX_INPUT_BYTES} bytes`);
   let text = input.replace(/^\uFEFF/, "").trim();
-  let svg: SvgFacts | null = null;
+  let svg: XmlNode | null = null;
   let envelopeText: string;
   // A seller pastes the badge into an HTML page (docs, a README rendered to HTML): verify the badge
   // inside it. The SVG's own strictness (no DOCTYPE, no foreign elements) applies to the badge only.
@@ -95,10 +110,16 @@ export async function verifyBadge(input: string, opts: VerifyOptions): Promise<V
     fromPage = true;
   }
   if (text.startsWith("<")) {
-    const read = readSvg(text);
+    let root: XmlNode;
+    try {
+      root = parseXmlStrict(text);
+    } catch (e) {
+      return fail("svg_malformed", "input", `the SVG is not well-formed XML: ${(e as Error).message}`);
+    }
+    const read = readSvg(root);
     if (typeof read === "string") return fail("envelope_missing", "input", read);
-    svg = read;
     if (read.envelopeText === null) return fail("envelope_missing", "input", "the SVG has no <metadata> envelope (an unscored or unsigned badge)");
+    svg = root;
     envelopeText = read.envelopeText;
     pass("input", fromPage ? "SVG badge (inline in an HTML page) with an embedded envelope" : "SVG badge with an embedded envelope");
   } else if (text.startsWith("{")) {
@@ -131,7 +152,9 @@ export async function verifyBadge(input: string, opts: VerifyOptions): Promise<V
   // 6. The statement itself, now that it is authenticated.
   let statement: BadgeStatement;
   try {
-    const value: unknown = JSON.parse(payload.toString("utf8"));
+    // Strict: a payload with a repeated member name is refused by name, even though it could never
+    // be canonical anyway.
+    const value: unknown = parseJsonStrict(payload.toString("utf8"));
     const shape = statementShapeError(value);
     if (shape) return fail("statement_invalid", "statement", shape);
     statement = value as BadgeStatement;
@@ -162,43 +185,47 @@ export async function verifyBadge(input: string, opts: VerifyOptions): Promise<V
   if (expiresMs <= nowMs) return fail("statement_expired", "expiry", `expired ${statement.expiresAt}; fetch the badge again for a fresh statement`);
   pass("expiry", `valid until ${statement.expiresAt}`);
 
-  // 10. What the SVG shows is what was signed.
+  // 10. What the SVG shows is what was signed: the badge drawn again from the statement.
   if (svg) {
-    const mismatch = visibleMismatch(svg, statement);
-    if (mismatch) return fail("visible_mismatch", "visible", mismatch);
-    pass("visible", `shows "${readinessValue(statement)}"${svg.links.length ? `, links to ${statement.listing.url}` : ""}`);
+    const rendered = sameAsRendered(svg, statement, envelope);
+    if (!rendered.ok) return fail("visible_mismatch", "visible", rendered.detail);
+    pass("visible", `identical to the ${rendered.style} badge rendered from the statement: "${statement.label ?? DEFAULT_LABEL}: ${readinessValue(statement)}", linking to ${statement.listing.url}`);
   } else {
     checks.push({ name: "visible", status: "skipped", detail: "envelope only: nothing visible to compare" });
   }
 
-  // 11. The catalog still stands behind the result.
+  // 11. The catalog still stands behind the result, and it is still the listing's current one.
+  const inputKind = svg ? "svg" : "envelope";
   if (opts.resultStatus) {
-    let status: ResultStatus | { unchecked: string };
+    let answer: ResultStatusAnswer;
     try {
-      status = await opts.resultStatus(statement.result.id, statement.listing.id);
+      answer = await opts.resultStatus(statement.result.id, statement.listing.id);
     } catch (e) {
       return fail("result_status_unavailable", "result_status", `status lookup failed: ${(e as Error).message}`);
     }
-    if (typeof status === "object") {
-      checks.push({ name: "result_status", status: "skipped", detail: `status not checked: ${status.unchecked}` });
-      return { ok: true, statement, keyid: key.keyid, input: svg ? "svg" : "envelope", checks };
+    if (typeof answer === "object" && "unchecked" in answer) {
+      checks.push({ name: "result_status", status: "skipped", detail: `status not checked: ${answer.unchecked}` });
+      return { ok: true, verdict: "valid", statement, keyid: key.keyid, input: inputKind, checks };
     }
+    const status = typeof answer === "string" ? answer : answer.status;
+    const currentResultId = typeof answer === "string" ? null : (answer.currentResultId ?? null);
     if (status === "revoked") return fail("result_revoked", "result_status", `result ${statement.result.id} was revoked`);
     if (status === "unknown") return fail("result_unknown", "result_status", `the catalog does not know result ${statement.result.id} for listing ${statement.listing.id}`);
-    pass("result_status", status === "current" ? "the listing's current result" : "superseded by a newer analysis (not revoked)");
+    if (status === "superseded") {
+      checks.push({
+        name: "result_status",
+        status: "fail",
+        detail: `superseded: a newer analysis replaced result ${statement.result.id}${currentResultId ? ` (the listing's current result is ${currentResultId})` : ""}; the badge is authentic but its score is out of date`,
+      });
+      return { ok: false, verdict: "superseded", reason: "result_superseded", statement, keyid: key.keyid, input: inputKind, currentResultId, checks };
+    }
+    if (status !== "current") return fail("result_status_unavailable", "result_status", `the status source answered ${JSON.stringify(status)}`);
+    pass("result_status", "the listing's current result");
   } else {
     checks.push({ name: "result_status", status: "skipped", detail: "no result-status source given" });
   }
 
-  return { ok: true, statement, keyid: key.keyid, input: svg ? "svg" : "envelope", checks };
-}
-
-function sameUrl(a: string, b: string): boolean {
-  try {
-    return new URL(a).href === new URL(b).href; // the renderer writes the WHATWG-normalised form
-  } catch {
-    return false;
-  }
+  return { ok: true, verdict: "valid", statement, keyid: key.keyid, input: inputKind, checks };
 }
 
 function verifySig(envelope: DsseEnvelope, payload: Buffer, sigB64: string, key: PublicBadgeKey): boolean {
@@ -213,66 +240,47 @@ function verifySig(envelope: DsseEnvelope, payload: Buffer, sigB64: string, key:
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reading an SVG back. Not a general XML parser: it reads what our renderer writes (and what an
-// attribute-preserving optimiser leaves of it) and refuses anything with elements we never emit, so
-// a tamperer cannot add visible text by other means (<tspan>, <foreignObject>, <image>, script).
-
-interface SvgFacts {
-  envelopeText: string | null;
-  ariaLabel: string | null;
-  title: string | null;
-  texts: string[];
-  links: string[];
-}
+// Reading an SVG back: parsed by the strict XML parser (xml-parse.ts), then only the envelope is
+// taken out of it. Elements a badge never has are refused up front, so a tamperer learns nothing
+// by adding <tspan>, <foreignObject>, <image>, <style> or script; everything else about the SVG is
+// settled by comparing it with the badge rendered again from the signed statement.
 
 const ALLOWED_ELEMENTS = new Set(["svg", "title", "metadata", "a", "linearGradient", "stop", "clipPath", "rect", "g", "text"]);
 
-function attr(tag: string, name: string): string | null {
-  const m = new RegExp(`\\s${name.replace(":", "\\:")}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(tag);
-  if (!m) return null;
-  return unescapeXml(m[1] ?? m[2]);
-}
-
-function readSvg(svg: string): SvgFacts | string {
-  const body = svg.replace(/^<\?xml[^>]*\?>\s*/, "").replace(/<!--[\s\S]*?-->/g, "");
-  if (/<!DOCTYPE|<!ENTITY/i.test(body)) return "the SVG declares a DOCTYPE or entities; refused";
-  const root = /^<svg\b[^>]*>/.exec(body);
-  if (!root) return "not an SVG document";
-  for (const m of body.matchAll(/<\/?([A-Za-z_][\w.:-]*)/g)) {
-    if (!ALLOWED_ELEMENTS.has(m[1])) return `the SVG contains a <${m[1]}> element, which a Tollgate badge never has`;
+function readSvg(root: XmlNode): { envelopeText: string | null } | string {
+  if (root.name !== "svg") return "not an SVG document";
+  const metas: XmlNode[] = [];
+  for (const e of elements(root)) {
+    if (!ALLOWED_ELEMENTS.has(e.name)) return `the SVG contains a <${e.name}> element, which a Tollgate badge never has`;
+    if (e.name === "metadata" && e.attrs.id === ENVELOPE_METADATA_ID) metas.push(e);
   }
-  const metas = [...body.matchAll(/<metadata\b([^>]*)>([\s\S]*?)<\/metadata>/g)].filter((m) => attr(m[0], "id") === ENVELOPE_METADATA_ID);
   if (metas.length > 1) return "the SVG carries more than one envelope";
-  const titles = [...body.matchAll(/<title\b[^>]*>([\s\S]*?)<\/title>/g)];
-  const texts = [...body.matchAll(/<text\b[^>]*>([\s\S]*?)<\/text>/g)].map((m) => unescapeXml(m[1]));
-  if (texts.some((t) => t === null) || titles.length > 1) return "the SVG's text is not well-formed";
-  const envelopeText = metas.length ? unescapeXml(metas[0][2]) : null;
-  const links = [...body.matchAll(/<a\b[^>]*>/g)].flatMap((m) => [attr(m[0], "href"), attr(m[0], "xlink:href")]).filter((h): h is string => h !== null);
-  return {
-    envelopeText: metas.length && envelopeText === null ? "" : envelopeText,
-    ariaLabel: attr(root[0], "aria-label"),
-    title: titles.length ? unescapeXml(titles[0][1]) : null,
-    texts: texts as string[],
-    links,
-  };
+  return { envelopeText: metas.length ? textContent(metas[0]) : null };
 }
 
-/** Null when the badge visibly shows exactly the signed score and band (and links only to the listing). */
-function visibleMismatch(svg: SvgFacts, statement: BadgeStatement): string | null {
-  const value = readinessValue(statement);
-  const suffix = `: ${value}`;
-  if (svg.ariaLabel === null || !svg.ariaLabel.endsWith(suffix)) return `aria-label ${JSON.stringify(svg.ariaLabel)} does not end with "${suffix}"`;
-  if (svg.title !== svg.ariaLabel) return "the <title> differs from the aria-label";
-  // The label is whatever precedes the value in the accessible name (after an optional "title — ").
-  const head = svg.ariaLabel.slice(0, -suffix.length);
-  const label = head.includes(" \u2014 ") ? head.slice(head.lastIndexOf(" \u2014 ") + 3) : head;
-  const norm = (s: string) => s.toLocaleUpperCase("en");
-  const allowed = new Set([norm(label), norm(value)]);
-  const shown = svg.texts.filter((t) => t.trim() !== "");
-  if (!shown.some((t) => norm(t) === norm(value))) return `no visible text shows "${value}"`;
-  const other = shown.find((t) => !allowed.has(norm(t)));
-  if (other !== undefined) return `visible text ${JSON.stringify(other)} is neither the label nor the signed value "${value}"`;
-  const badLink = svg.links.find((h) => sameUrl(h, statement.listing.url) === false);
-  if (badLink !== undefined) return `the badge links to ${JSON.stringify(badLink)}, not the signed listing page ${statement.listing.url}`;
-  return null;
+/**
+ * Is `svg` the badge we render for this statement and envelope, in one of the styles? Identity is
+ * canonical, not byte-for-byte: the same element tree, the same attributes with the same values
+ * (order free), the same text, after XML parsing (so `&#34;` and `&quot;`, `<g/>` and `<g></g>`, an
+ * XML declaration or comments make no difference, and everything that changes the picture does).
+ */
+function sameAsRendered(svg: XmlNode, statement: BadgeStatement, envelope: DsseEnvelope): { ok: true; style: BadgeStyle } | { ok: false; detail: string } {
+  let closest: { style: BadgeStyle; difference: string } | null = null;
+  for (const style of BADGE_STYLES) {
+    let expected: XmlNode;
+    try {
+      expected = parseXmlStrict(renderReadinessBadge(statement, { style, envelope }));
+    } catch (e) {
+      return { ok: false, detail: `the statement cannot be rendered as a badge: ${(e as Error).message}` };
+    }
+    const difference = xmlTreeDifference(svg, expected);
+    if (difference === null) return { ok: true, style };
+    // Report the style that matched furthest into the tree (the deepest path before the difference).
+    const depth = (d: string) => d.split(":")[0].split("/").length;
+    if (!closest || depth(difference) > depth(closest.difference)) closest = { style, difference };
+  }
+  return {
+    ok: false,
+    detail: `the SVG is not the badge rendered from its signed statement ("${statement.label ?? DEFAULT_LABEL}: ${readinessValue(statement)}"); against the ${closest!.style} style: ${closest!.difference}`,
+  };
 }

@@ -73,7 +73,8 @@ describe("GET /badges/<slug>.svg", () => {
   it("style and label change the bytes; the same query gives the same ETag", async () => {
     const l = await seedListing(tdb.prisma, { results: [{ total: 70 }] });
     const tags = new Set<string>();
-    for (const q of ["", "?style=plastic", "?style=for-the-badge", "?label=ready"]) tags.add((await get(`${l.slug}.svg`, q)).headers.get("etag")!);
+    // "?label=ready" used to be the label case here; a band name is no longer a label (issue 20), so "api".
+    for (const q of ["", "?style=plastic", "?style=for-the-badge", "?label=api"]) tags.add((await get(`${l.slug}.svg`, q)).headers.get("etag")!);
     expect(tags.size).toBe(4);
     expect((await get(`${l.slug}.svg`, "?style=plastic")).headers.get("etag")).toBe((await get(`${l.slug}.svg`, "?style=plastic")).headers.get("etag"));
     const big = await (await get(`${l.slug}.svg`, "?style=for-the-badge")).text();
@@ -96,6 +97,24 @@ describe("GET /badges/<slug>.svg", () => {
       expect(body.error).toMatchObject({ code: "bad_request", param, reason });
       expect(body.error.message).toContain(param);
     }
+  });
+
+  it("refuses a label that imitates a score (400 naming label and the rule); a signed label verifies", async () => {
+    const l = await seedListing(tdb.prisma, { results: [{ total: 41 }] });
+    for (const label of ["readiness 99 · Excellent", "readiness 99", "Excellent", "almost ready", "100%", "9/10", "lOO"]) {
+      const res = await get(`${l.slug}.svg`, `?${new URLSearchParams({ label })}`);
+      expect(res.status, label).toBe(400);
+      const body = await res.json();
+      expect(body.error, label).toMatchObject({ code: "bad_request", param: "label", reason: "invalid_label" });
+      expect(body.error.message, label).toMatch(/label rule/);
+    }
+    const res = await get(`${l.slug}.svg`, "?label=quality%20check");
+    expect(res.status).toBe(200);
+    const svg = await res.text();
+    const v = await verifyBadge(svg, { keys: publicKeySet(keyring), now: new Date() });
+    expect(v).toMatchObject({ ok: true, statement: { label: "quality check", result: { score: 41 } } });
+    // The label is signed: the same badge relabelled does not verify.
+    expect(await verifyBadge(svg.replaceAll("quality check", "quality score"), { keys: publicKeySet(keyring), now: new Date() })).toMatchObject({ ok: false, reason: "visible_mismatch" });
   });
 
   it("serves the neutral unsigned badge when there is no published result, linking only once published", async () => {

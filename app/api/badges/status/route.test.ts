@@ -40,6 +40,17 @@ describe("GET /api/badges/status", () => {
     expect(await status(newer, l.id)).toBe("revoked"); // revoked wins even while it is the pointer
   });
 
+  it("a superseded result names the result that replaced it (issue 20 item 2)", async () => {
+    const l = await seedListing(tdb.prisma, { results: [{ total: 50 }] });
+    const [old] = l.resultIds;
+    const body = async (result: string) => (await get(`?${new URLSearchParams({ result, listing: l.id })}`)).json();
+    expect(await body(old)).toEqual({ status: "current" });
+    const newer = await addResult(tdb.prisma, l.id, { total: 70 });
+    await setCurrent(tdb.prisma, l.id, newer);
+    expect(await body(old)).toEqual({ status: "superseded", currentResultId: newer });
+    expect(await body(newer)).toEqual({ status: "current" });
+  });
+
   it("answers 400 naming the parameter that is missing, unknown, repeated or too long", async () => {
     const cases: [string, string, string][] = [
       ["?listing=l", "result", "missing_parameter"],

@@ -52,12 +52,15 @@ describe("POST /api/badges/verify", () => {
     expect(env.checks.find((c: { name: string }) => c.name === "visible").status).toBe("skipped");
   });
 
-  it("a superseded result still verifies; a revoked one does not; tampering is caught", async () => {
+  // Issue 20 item 2: a superseded result used to verify as valid (ok: true); it is now its own
+  // verdict, not valid, naming the result that replaced it.
+  it("a superseded result verifies as superseded, not valid; a revoked one does not; tampering is caught", async () => {
     const l = await seedListing(tdb.prisma, { results: [{ total: 72 }] });
     const svg = await fetchBadge(l.slug);
-    await setCurrent(tdb.prisma, l.id, await addResult(tdb.prisma, l.id, { total: 80 }));
+    const newer = await addResult(tdb.prisma, l.id, { total: 80 });
+    await setCurrent(tdb.prisma, l.id, newer);
     const sup = await verdict(svg);
-    expect(sup.ok).toBe(true);
+    expect(sup).toMatchObject({ ok: false, verdict: "superseded", reason: "result_superseded", currentResultId: newer, statement: { result: { id: l.resultIds[0] } } });
     expect(sup.checks.at(-1).detail).toMatch(/superseded/);
     await revoke(tdb.prisma, l.resultIds[0]);
     expect(await verdict(svg)).toMatchObject({ ok: false, reason: "result_revoked" });

@@ -1,7 +1,9 @@
 /**
  * POST /api/badges/verify with an SVG badge (image/svg+xml or text/plain) or a DSSE envelope
- * (application/json) → {ok, reason?, keyid?, statement?, checks}, checked against this deployment's
- * key set and result statuses. A verdict (valid or not) is 200; a body that cannot be checked is 400.
+ * (application/json) → {ok, verdict, reason?, keyid?, statement?, currentResultId?, checks}, checked
+ * against this deployment's key set and result statuses. verdict is "valid", "superseded" (authentic,
+ * but a newer result replaced it: ok is false) or "invalid". A verdict is 200; a body that cannot be
+ * checked is 400.
  */
 import { readVerifyBody, verifyLocally } from "@/lib/badges/server";
 import { toResponse } from "@/lib/errors";
@@ -9,7 +11,11 @@ import { toResponse } from "@/lib/errors";
 export async function POST(req: Request): Promise<Response> {
   try {
     const r = await verifyLocally(await readVerifyBody(req), new Date());
-    const body = r.ok ? { ok: true, keyid: r.keyid, statement: r.statement, checks: r.checks } : { ok: false, reason: r.reason, checks: r.checks };
+    const body = r.ok
+      ? { ok: true, verdict: r.verdict, keyid: r.keyid, statement: r.statement, checks: r.checks }
+      : r.verdict === "superseded"
+        ? { ok: false, verdict: r.verdict, reason: r.reason, keyid: r.keyid, statement: r.statement, currentResultId: r.currentResultId, checks: r.checks }
+        : { ok: false, verdict: r.verdict, reason: r.reason, checks: r.checks };
     return Response.json(body, { headers: { "cache-control": "no-store" } });
   } catch (e) {
     return toResponse(e);
