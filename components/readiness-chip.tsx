@@ -29,7 +29,7 @@ export function ReadinessChip({ score, band, size = "sm" }: { score: number | nu
   );
 }
 
-/** Seed 004: the owner sees "Stale" once the published result is older than 7 days. */
+/** docs/spec/scoring-system.md "Who sees what": the owner sees "Stale" once the published result is older than 7 days. */
 export function StaleChip() {
   return (
     <span className="inline-flex items-center rounded-full bg-amber-100 px-2.5 py-0.5 text-xs font-semibold text-amber-900 ring-1 ring-amber-700/40" title="The result is more than 7 days old; a fresh analysis is queued by the staleness sweep, or re-analyse now.">

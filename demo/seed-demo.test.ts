@@ -26,7 +26,7 @@ async function counts() {
 }
 
 describe("demo seed", () => {
-  it("publishes the seed 004 shapes at their readiness, imports both seed products, and is idempotent", async () => {
+  it("publishes the scoring-system listing shapes at their readiness, imports both seed products, and is idempotent", async () => {
     const first = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
     await seedDemoHistory(t.prisma, first);
     const after1 = await counts();
@@ -56,7 +56,7 @@ describe("demo seed", () => {
       const r = await rankForListing(id);
       got[shape] = [r!.quality100, r!.rank100];
     }
-    // Seed 004 "Both scores on real shapes": 92/92, 95/81, 37/47 (featured 5), 13/6.
+    // docs/spec/scoring-system.md "Both scores on real shapes": 92/92, 95/81, 37/47 (featured 5), 13/6.
     expect(got).toEqual({
       "mature-and-honest": [92, 92],
       "popular-but-thin": [95, 81],

@@ -3,7 +3,7 @@
  * demo login), so a second run changes nothing but what moved (e.g. the fixture sellers' port).
  *
  * - the two seed product documents (002 agent verdict, 003 validity check), imported field by field;
- * - the four services behind seed 004's five listing shapes (the "featured" row is the same service),
+ * - the four services behind the five listing shapes of docs/spec/scoring-system.md "Both scores on real shapes" (the "featured" row is the same service),
  *   with their demo evidence scored into published results;
  * - the local fixture sellers (npm run sellers), published so the monitor probes them for real;
  * - seeded seller, moderator and admin accounts for the development sign-in.
@@ -34,7 +34,7 @@ const ORGS = [
   { slug: "validity-check", name: "Validity Check (seed 003)" },
 ];
 
-/** The seed 004 shapes: fixture file, editorial levers (rank-only), and the verification status. */
+/** The listing shapes of docs/spec/scoring-system.md "Both scores on real shapes": fixture file, editorial levers (rank-only), and the verification status. */
 export const SHAPES = [
   { key: "mature-and-honest", featuredLevel: 0, verification: "verified" as const },
   { key: "popular-but-thin", featuredLevel: 0, verification: "unverified" as const },

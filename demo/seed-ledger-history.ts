@@ -1,5 +1,5 @@
 /**
- * Demo ledger and health histories for the seed's five listing shapes (seed 004 "Both scores on real
+ * Demo ledger and health histories for the seed's five listing shapes (docs/spec/scoring-system.md "Both scores on real
  * shapes"), built from test/rank-shapes.ts so that the rank sweep, reading the rows back
  * through the very SQL it uses in production, reproduces each row's facts and so its numbers
  * (92/92, 92/120, 95/81, 37/47, 13/6). Every row is marked demo (price quotes, which have no demo

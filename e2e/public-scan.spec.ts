@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 
-/** Seed 004 "Who sees what": no public page or keyless feed carries a rank number, quality score, Featured level or provisional score. */
+/** docs/spec/scoring-system.md "Who sees what": no public page or keyless feed carries a rank number, quality score, Featured level or provisional score. */
 const FORBIDDEN = [/qualityScore/, /featuredLevel/, /rankScore/, /rankComponents/, /provisional/i];
 
 test("no public page, RSC payload or keyless feed exposes qualityScore, featuredLevel, rankScore or a provisional score", async ({ request }) => {

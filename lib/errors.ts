@@ -1,5 +1,5 @@
 /**
- * One closed set of error codes, mapped to HTTP status in one place (STYLE.md practice 4).
+ * One closed set of error codes, mapped to HTTP status in one place (docs/spec/style.md practice 4).
  * Domain code throws or returns AppError; route handlers turn it into a response with toResponse().
  */
 export const ERROR_STATUS = {

@@ -1,14 +1,14 @@
 /**
  * Probe evidence: what the catalog-monitor saw when it called a listing's endpoints without paying.
  * Produced by lib/probe (the only code that fetches), consumed by the readiness rules (which never
- * fetch). Check ids are seed 000's (R1–R3, C1–C5, S1, S4, S5) so a finding can be held against it.
+ * fetch). Check ids are those of docs/spec/trust-rubric.md (R1–R3, C1–C5, S1, S4, S5) so a finding can be held against it.
  */
 
 export type ChallengeKind = "x402-v2" | "x402-v1" | "mpp" | "none";
 export type FindingSeverity = "pass" | "info" | "warn" | "fail";
 
 export interface Finding {
-  /** Seed 000 check id (e.g. "C2", "S1") or a probe-level id ("PROBE"). */
+  /** docs/spec/trust-rubric.md check id (e.g. "C2", "S1") or a probe-level id ("PROBE"). */
   check: string;
   severity: FindingSeverity;
   /** Stable machine code, e.g. "payto_not_checksummed". */

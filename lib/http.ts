@@ -1,4 +1,4 @@
-/** Parsing request bodies with zod into AppError 400s that name the field (STYLE.md practice 3). */
+/** Parsing request bodies with zod into AppError 400s that name the field (docs/spec/style.md practice 3). */
 import type { z } from "zod";
 import { AppError, readJson } from "@/lib/errors";
 

@@ -1,5 +1,5 @@
 /**
- * Seed 002 (agent-verdict): POST /api/x402/AGENT_VERDICT, a dynamic quote from $0.04, x402 v2 in
+ * The agent-verdict product (docs/spec/products.md): POST /api/x402/AGENT_VERDICT, a dynamic quote from $0.04, x402 v2 in
  * the PAYMENT-REQUIRED header and the body, on the networks and asset contracts the seed's
  * payment.destination lists, with the seed's input and output schemas in the bazaar extension.
  */
@@ -54,7 +54,7 @@ export const AGENT_VERDICT_EXAMPLE = {
   grading: { scale: "A_F" },
 };
 
-/** Seed 002 payment.destination: networks[i] pays in assetContracts[i] (the two lists align). */
+/** The agent-verdict product's payment.destination (docs/spec/products.md): networks[i] pays in assetContracts[i] (the two lists align). */
 const SEED_NETWORKS: Array<{ network: string; asset: string; name: string }> = [
   { network: "eip155:1", asset: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", name: "USD Coin" },
   { network: "eip155:10", asset: "0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85", name: "USD Coin" },
@@ -84,7 +84,7 @@ function accepts(): PaymentRequirements[] {
 
 /**
  * The bazaar extension. `declareDiscoveryExtension` drops the output schema when no output example
- * is given, and seed 002 omits examples until real settled evidence exists (its no-fake-demand
+ * is given, and the agent-verdict product (docs/spec/products.md) omits examples until real settled evidence exists (its no-fake-demand
  * rule), so the output half is added by hand in the same shape the library emits when it has one.
  */
 export function agentVerdictBazaar(): Record<string, unknown> {

@@ -5,7 +5,7 @@ import { bazaarResourceServerExtension, declareDiscoveryExtension, type DeclareD
 import type { ListingOperations } from "@/lib/listing-document/document";
 import { canonicalUsdc } from "@/lib/x402/assets";
 
-/** Seed 002's payee (x402_seller_configuration.payTo). */
+/** The agent-verdict product's payee, x402_seller_configuration.payTo (docs/spec/products.md). */
 export const AGENT_VERDICT_PAY_TO = "0x63aA5960943865e7d57FDdF0D899eE36B6D2046E";
 
 /**

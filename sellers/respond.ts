@@ -20,8 +20,8 @@ export function sendText(res: ServerResponse, status: number, text: string | Buf
 }
 
 /**
- * An x402 v2 402. `body` chooses what travels in the body: "same" echoes the challenge (as seed 002's
- * seller does, so C4 can compare), "none" sends a small JSON error, or an explicit value.
+ * An x402 v2 402. `body` chooses what travels in the body: "same" echoes the challenge (as the agent-verdict
+ * product's seller does (docs/spec/products.md), so C4 can compare), "none" sends a small JSON error, or an explicit value.
  */
 export function sendX402(res: ServerResponse, paymentRequired: PaymentRequired, body: "same" | "none" | unknown = "none", headerValue?: string): void {
   const header = headerValue ?? encodePaymentRequiredHeader(paymentRequired);

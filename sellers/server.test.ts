@@ -26,7 +26,7 @@ describe("fixture sellers", () => {
     }
   });
 
-  it("seed 002's 402 is what @x402/core encodes and its own schema accepts", async () => {
+  it("the agent-verdict product's 402 is what @x402/core encodes and its own schema accepts", async () => {
     const l = fixtureListings(server.url)["agent-verdict"];
     const r = await safeFetch(`${l.baseUrl}/api/x402/AGENT_VERDICT`, { method: "POST", body: JSON.stringify(l.endpoints[0].requestExample), headers: { "content-type": "application/json" }, allowHosts: allow });
     expect(r.ok && r.status).toBe(402);

@@ -17,7 +17,7 @@ import type { ListingDocument } from "@/lib/listing-document/document";
 
 export const FIXTURE_SELLERS: readonly FixtureSeller[] = [agentVerdict, validityCheck, mppSeller, ...brokenSellers];
 
-/** Request bodies above this are refused (seed 003's body cap; none of the fixtures needs more). */
+/** Request bodies above this are refused (the validity-check document's body cap, docs/spec/products.md; none of the fixtures needs more). */
 const MAX_REQUEST_BODY = 262_144;
 
 export interface FixtureServer {

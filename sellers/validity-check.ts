@@ -1,5 +1,5 @@
 /**
- * Seed 003 (validity-check, payer-preflight/v1): GET /criteria and POST /precheck free, POST /upto
+ * The validity-check criteria document (docs/spec/products.md; payer-preflight/v1): GET /criteria and POST /precheck free, POST /upto
  * and POST /validity paid $0.01 (10000 atomic USDC) on Base. The 402 travels in the header only,
  * with the coinbase bazaar reading (no foundation-only fields), so it differs from agent-verdict
  * in exactly the ways real sellers differ.
@@ -11,7 +11,7 @@ import { makeLogoSvg } from "./images";
 import { parseJsonBody, sendJson, sendX402 } from "./respond";
 
 const PAY_TO = fixturePayTo("validity-check");
-const PRICE_ATOMIC = "10000"; // seed 003 price.usdc_units_per_call
+const PRICE_ATOMIC = "10000"; // the validity-check document's price.usdc_units_per_call (docs/spec/products.md)
 
 const CHALLENGE_SCHEMA = {
   type: "object",
@@ -57,7 +57,7 @@ const VALIDITY_EXAMPLE = { payload: { rail: "evm", valid_before: 1796212800 }, e
 const UPTO_OUTPUT_EXAMPLE = { op: "upto", criteria_id: "payer-preflight/v1", evaluation_instant_unix: 1796212700, maximum_signable_atomic: "1000000" };
 const VALIDITY_OUTPUT_EXAMPLE = { op: "validity", criteria_id: "payer-preflight/v1", evaluation_instant_unix: 1796212700, verdict: "OK" };
 
-/** The criteria document (an excerpt of seed 003's: the fields a caller needs to decide). */
+/** The criteria document (an excerpt of the one docs/spec/products.md names: the fields a caller needs to decide). */
 const CRITERIA = {
   criteria_id: "payer-preflight/v1",
   criteria_revision: "1.0.0",
@@ -71,7 +71,7 @@ const CRITERIA = {
   endpoints: { criteria: "GET /criteria (free)", precheck: "POST /precheck (free)", upto: "POST /upto (paid, $0.01)", validity: "POST /validity (paid, $0.01)" },
 };
 
-/** Seed 003's malformed rule, the part the free pre-check needs: the first refusal code, or null. */
+/** The validity-check document's malformed rule (docs/spec/products.md), the part the free pre-check needs: the first refusal code, or null. */
 export function precheckRefusal(body: unknown): string | null {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return "op_required";
   const b = body as Record<string, unknown>;
@@ -108,7 +108,7 @@ export function precheckRefusal(body: unknown): string | null {
 function paid(op: "upto" | "validity", input: Record<string, unknown>, example: unknown, outputExample: unknown): FixtureEndpoint["handle"] {
   return ({ res, body, sellerUrl }: SellerRequest) => {
     const parsed = parseJsonBody(body);
-    // Seed 003: a malformed artefact fails free, before any payment.
+    // The validity-check document (docs/spec/products.md): a malformed artefact fails free, before any payment.
     const refusal = parsed.ok ? precheckRefusal({ ...(parsed.value as object), op }) : "payload_required";
     if (refusal) {
       sendJson(res, 400, { error: "malformed", refusal });

@@ -1,7 +1,7 @@
 /**
- * Raw-fact fixtures for the seed's "Both scores on real shapes" table (seed 004), rank columns. Each
+ * Raw-fact fixtures for the seed's "Both scores on real shapes" table (docs/spec/scoring-system.md), rank columns. Each
  * row's ledger, monitor and price facts are built so that computeRank reproduces the row's L, T, P and
- * gate, and so quality and rank to the digit. SCORING-NOTES: rows 1–4 must come out of such facts;
+ * gate, and so quality and rank to the digit. docs/spec/scoring-notes.md: rows 1–4 must come out of such facts;
  * row 5's components are illustrative in the seed, and its fixture here is one consistent reading.
  *
  * Exported for the demo, which seeds ledger and health histories from these facts. Times are relative

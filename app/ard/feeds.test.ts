@@ -1,7 +1,7 @@
 /**
  * The keyless feeds in browse order, and the scan: no feed or unauthenticated response owned here
  * carries qualityScore, featuredLevel, rankScore (or the readiness score: keyless feeds show
- * Readiness "—", seed 004 "Who sees what"); rankScore appears only in /router/select with a key.
+ * Readiness "—", docs/spec/scoring-system.md "Who sees what"); rankScore appears only in /router/select with a key.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/test/db";

@@ -1,4 +1,4 @@
-/** Seed 004 "Provisional estimate" beside the editor: H1–H3 not observed, no cap evaluated; never published. */
+/** docs/spec/scoring-system.md "Provisional estimate" beside the editor: H1–H3 not observed, no cap evaluated; never published. */
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
 import type { ReadinessResult } from "@/lib/scoring/readiness/types";
 import { ProvisionalChip, ReadinessChip } from "../readiness-chip";

@@ -1,5 +1,5 @@
 /**
- * Scoring and storage (seed 004 "Score" and "Store"): the API applies the readiness rubric to the
+ * Scoring and storage (docs/spec/scoring-system.md "Score" and "Store"): the API applies the readiness rubric to the
  * evidence a worker posted, the listing and the ledger facts, then writes the evidence row, a new
  * immutable result row stamped with its rubric version, marks the analysis succeeded and moves the
  * listing pointer — all in ONE transaction, fenced by the lease, so a stale worker changes nothing.
@@ -20,7 +20,7 @@ import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
 import { analysisMetrics, type ProbeOutcomeKind } from "@/lib/queue/metrics";
 import { NOW_UTC, clientOr, prismaOf, rows, transaction, type Client, type PrismaLike } from "@/lib/sql";
 
-/** Seed 004 Governance, verbatim: what the seller sees after a MAJOR or MINOR rubric re-score. */
+/** docs/spec/scoring-system.md "Governance", verbatim: what the seller sees after a MAJOR or MINOR rubric re-score. */
 export const RUBRIC_NOTICE_TEXT = "Scoring criteria updated… this reflects the rubric, not your service.";
 
 export interface CompletionInput {
@@ -49,7 +49,7 @@ const NEUTRAL_FACTS = {
   liveness: { uptime7d: null, uptime30d: null, healthStatus: "unverified", healthConfidence: 0, settlementUnproven: false },
 };
 
-/** Reject malformed evidence before any lock is taken, naming the field (STYLE.md practice 3). */
+/** Reject malformed evidence before any lock is taken, naming the field (docs/spec/style.md practice 3). */
 export function checkProbeEvidence(evidence: unknown): ProbeEvidence {
   const checked = checkReadinessEvidence({ probe: evidence, ...NEUTRAL_FACTS });
   if (!checked.ok) {

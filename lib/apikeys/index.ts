@@ -1,5 +1,5 @@
 /**
- * API keys for `/router/select` and MCP `select_services` (seed 004 "Who sees what": rankScore goes
+ * API keys for `/router/select` and MCP `select_services` (docs/spec/scoring-system.md "Who sees what": rankScore goes
  * to holders of an API key only). Admins create them; the secret `tg_<43 base64url chars>` is shown
  * once and only its SHA-256 is stored (api_keys.hash, unique), beside a short display prefix.
  * The role is read fresh on every admin call (lib/auth/roles.ts).

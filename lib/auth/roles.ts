@@ -1,5 +1,5 @@
 /**
- * Authorisation inside every action (STYLE.md practice 6): the role is read fresh from the database
+ * Authorisation inside every action (docs/spec/style.md practice 6): the role is read fresh from the database
  * on each call, never trusted from a session token or a page check.
  */
 import { db } from "@/lib/db";

@@ -41,7 +41,7 @@ export function issueReadinessBadge(input: IssueBadgeInput): IssuedBadge {
   const timing: StatementTiming = { now: input.now, ttlSeconds: input.ttlSeconds, issueWindowSeconds: input.issueWindowSeconds, notBefore: input.keyring.active.notBefore };
   const built = buildStatement({ listing: input.listing, result: input.result, label: input.label }, timing);
   if (!built.ok) {
-    // Link to the catalog page only once it exists (seed 004: "linking to the catalog page once published").
+    // Link to the catalog page only once it exists (docs/spec/scoring-system.md "Who sees what": "linking to the catalog page once published").
     const svg = renderReadinessBadge(null, { style: input.style, label: input.label, link: input.listing.published ? input.listing.url : undefined });
     return { signed: false, svg, etag: etagOf(svg), refusal: built.error, cacheControl: "public, max-age=300" };
   }

@@ -6,7 +6,7 @@
  *
  * Safety: everything goes through the escaping builder in xml.ts, and all visible user text passes
  * through `visibleText` (bidi controls stripped, 40 characters max). Accessibility: every badge has
- * role="img", an aria-label and a <title> (STYLE.md practice 9); decorative shadow copies of the text
+ * role="img", an aria-label and a <title> (docs/spec/style.md practice 9); decorative shadow copies of the text
  * are aria-hidden.
  */
 import { BAND_COLORS, LABEL_COLORS, UNSCORED_COLORS, colorsFor, type BadgeColors } from "./colors";

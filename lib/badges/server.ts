@@ -59,7 +59,7 @@ function badgeCache(): BadgeCache {
 // ---------------------------------------------------------------------------------------------
 // Issuing.
 
-/** The public catalog page of a listing (seed 004: the badge links there once published). */
+/** The public catalog page of a listing (docs/spec/scoring-system.md "Who sees what": the badge links there once published). */
 export function catalogUrl(origin: string, slug: string): string {
   return `${origin}/listings/${encodeURIComponent(slug)}`;
 }

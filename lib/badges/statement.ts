@@ -1,5 +1,5 @@
 /**
- * What a badge states, and the rule for when it may state anything at all. Seed 004, "Who sees
+ * What a badge states, and the rule for when it may state anything at all. docs/spec/scoring-system.md "Who sees
  * what": the badge shows score and band only, and "provisional scores are never shown"; a listing's
  * catalog page exists only once it is published. So a statement is built only from a published
  * listing's non-provisional result, and `buildStatement` returns a refusal value otherwise.
@@ -9,7 +9,7 @@ import { DEFAULT_LABEL, labelRuleError } from "./label";
 
 export const STATEMENT_TYPE = "https://tollgate.dev/badge-statement/v1";
 
-/** The four readiness bands (seed 004 "Caps and bands"). */
+/** The four readiness bands (docs/spec/scoring-system.md "Caps and bands"). */
 export type Band = "Getting started" | "Almost ready" | "Ready" | "Excellent";
 export const BANDS: readonly Band[] = ["Getting started", "Almost ready", "Ready", "Excellent"];
 

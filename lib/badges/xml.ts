@@ -1,5 +1,5 @@
 /**
- * A tiny escaping XML element builder for the badge renderer (STYLE.md practice 9, after badge-maker's
+ * A tiny escaping XML element builder for the badge renderer (docs/spec/style.md practice 9, after badge-maker's
  * `XmlElement`). Every piece of text and every attribute value goes through `escapeText`/`escapeAttr`
  * here, so no caller ever concatenates user text into markup. Element and attribute names are checked
  * against a strict pattern: they are ours, but a typo should fail loudly rather than emit broken SVG.

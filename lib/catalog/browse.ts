@@ -1,5 +1,5 @@
 /**
- * The catalog browse view (no search term), in the order of seed 004 "Where rank decides the order":
+ * The catalog browse view (no search term), in the order of docs/spec/scoring-system.md "Where rank decides the order":
  *
  *   tier ↑ → sortWeight ↓ → rankScore ↓ (unscored last) → seeded shuffle, rotates every 6 h → id ↑
  *

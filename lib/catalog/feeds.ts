@@ -1,6 +1,6 @@
 /**
  * The keyless feeds (docs/FEEDS.md): `/ai-catalog.json` and the ARD feed `/ard` (an agent-readable
- * directory) list published listings in browse order, and `/ard/search` by relevance only. Seed 004
+ * directory) list published listings in browse order, and `/ard/search` by relevance only. docs/spec/scoring-system.md
  * "Who sees what": keyless feeds carry Readiness "—" and Rank "order only, no number", so an entry is
  * built field by field from the public listing and carries no readiness score, no rankScore, no
  * qualityScore and no featuredLevel; the order is the only trace of rank.

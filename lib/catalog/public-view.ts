@@ -1,5 +1,5 @@
 /**
- * What the public may see of a listing (seed 004 "Who sees what"): readiness score, band, rubric
+ * What the public may see of a listing (docs/spec/scoring-system.md "Who sees what"): readiness score, band, rubric
  * version and analysis date of the published, non-provisional result; never qualityScore,
  * featuredLevel, rankScore or a provisional score. Every public page and feed goes through here.
  */

@@ -1,7 +1,7 @@
 /**
  * Catalog search (catalog `?search=`, `/ard/search`, MCP `search_catalog`, and the candidates of
- * `/router/select`): ordered by relevance ONLY, never blended with quality or rank (seed 004
- * "Search"; SCORING-NOTES). Lexical relevance is PostgreSQL full-text search over the trigger-kept
+ * `/router/select`): ordered by relevance ONLY, never blended with quality or rank (docs/spec/scoring-system.md
+ * "Search"; docs/spec/scoring-notes.md). Lexical relevance is PostgreSQL full-text search over the trigger-kept
  * listings."searchVector" (websearch_to_tsquery, ts_rank_cd), plus pg_trgm word similarity on the
  * title so a typo still finds its listing.
  *

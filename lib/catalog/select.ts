@@ -1,9 +1,9 @@
 /**
- * Router selection (`POST /router/select`, MCP `select_services`; seed 004 "Router selection"): a
+ * Router selection (`POST /router/select`, MCP `select_services`; docs/spec/scoring-system.md "Router selection"): a
  * shortlist of the payable matches for a task, ordered by relevance × (1 + 0.25·q) with
  * q = rankScore ÷ the best rankScore in the candidate pool, semantic matches ahead of keyword-only
  * ones (lib/rank/score/select.ts does the maths). Each item carries `rankScore` and `relevance`;
- * clients below Catalog-Api-Version 1.55 get `rankScore: null` (seed "Removed · paid tier").
+ * clients below Catalog-Api-Version 1.55 get `rankScore: null` (docs/spec/scoring-system.md "Removed · paid tier").
  *
  * Readings:
  * - "Payable" = the listing has a payable endpoint fitting the filters, and its settle gate is not

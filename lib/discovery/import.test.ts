@@ -103,7 +103,7 @@ describe("draftListingFromUrl from the fixture sellers", () => {
 
 describe("draftListingFromUrl: a seed-style product document", () => {
   it("hands a JSON document with productId to importProductDocument", async () => {
-    // A seller that publishes its product document (seed 002's shape) at a docs path.
+    // A seller that publishes its product document (the agent-verdict product's shape, docs/spec/products.md) at a docs path.
     const av = fixtureListings(server.url)["agent-verdict"];
     const doc = {
       productId: "AGENT_VERDICT", title: av.title, summary: av.description, method: "POST",

@@ -333,7 +333,7 @@ function fill(doc: EndpointFacts, seen: Partial<EndpointFacts>): EndpointFacts {
   };
 }
 
-/** A seller's own product document (seeds 002/003) is mapped by lib/discovery/product-document.ts. */
+/** A seller's own product document (docs/spec/products.md) is mapped by lib/discovery/product-document.ts. */
 function importFromProductDocument(doc: Record<string, unknown>, url: string, sources: DraftSource[], calls: UnpaidCalls): DraftResult {
   const r = importProductDocument(doc, { sourceUrl: url });
   if (!r.ok) {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { validateListingDocument } from "@/lib/listing-document/validate";
 import { extractJsonObject, importProductDocument, parseEndpointLine } from "./product-document";
 
-// Byte-identical copies of seeds 002 and 003, kept in the repo so CI does not need /work/shared.
+// Byte-identical copies of the two seller product documents (docs/spec/products.md), kept in the repo so CI needs nothing outside it.
 const SEEDS = path.join(__dirname, "../scoring/readiness/fixtures/seed-products");
 const seed002 = readFileSync(path.join(SEEDS, "002-agent-verdict.json"), "utf8");
 const seed003 = readFileSync(path.join(SEEDS, "003-validity-check.json"), "utf8");
@@ -16,7 +16,7 @@ function imported(raw: string | object, opts = {}) {
   return r;
 }
 
-describe("seed 002: Arbiter agent-verdict product", () => {
+describe("Arbiter agent-verdict product (docs/spec/products.md)", () => {
   const r = imported(seed002);
   const ep = r.listing.endpoints[0];
 
@@ -68,7 +68,7 @@ describe("seed 002: Arbiter agent-verdict product", () => {
   });
 });
 
-describe("seed 003: validity-check criteria document", () => {
+describe("validity-check criteria document (docs/spec/products.md)", () => {
   const r = imported(seed003, { sourceUrl: SOURCE_003 });
 
   it("is recognised and passes the listing schema", () => {

@@ -1,7 +1,7 @@
 /**
  * Draft a listing from a seller's own product document. Two formats are recognised, the two seed
- * documents: Arbiter's product JSON (seed 002: productId, resourceUrl, inputSchema, pricing, payment …)
- * and a validity-check style criteria JSON (seed 003: service, endpoints, price, input_contract …).
+ * documents: Arbiter's product JSON (docs/spec/products.md "Agent verdict product": productId, resourceUrl, inputSchema, pricing, payment …)
+ * and a validity-check style criteria JSON (docs/spec/products.md "Validity-check criteria document": service, endpoints, price, input_contract …).
  *
  * Mapping is honest: a listing field is filled only from a field that says that thing. Nothing is
  * invented to earn a readiness rule; what has no home is returned in `unmapped` with the reason, and
@@ -31,7 +31,7 @@ export type ProductImport =
   | { ok: false; errors: ListingValidationError[] };
 
 export interface ImportOptions {
-  /** Where the document was fetched from. Required for formats that name no origin (seed 003). */
+  /** Where the document was fetched from. Required for formats that name no origin (docs/spec/products.md "Validity-check criteria document"). */
   sourceUrl?: string;
 }
 
@@ -133,7 +133,7 @@ function finish(format: ProductDocumentFormat, origin: string, f: StatedFields, 
   return { ok: true, format, listing: v.value, mapping: rec.mapping, unmapped: rec.unmapped };
 }
 
-// ─────────────────────────────── seed 002: Arbiter product JSON ───────────────────────────────
+// ──────────────────────── Arbiter product JSON (docs/spec/products.md) ────────────────────────
 
 function isArbiterProduct(d: Obj): boolean {
   return typeof d.productId === "string" && typeof d.resourceUrl === "string" && typeof d.method === "string";
@@ -270,7 +270,7 @@ function importArbiterProduct(d: Obj): ProductImport {
   return finish("arbiter-product", at.origin, stated, rec);
 }
 
-// ─────────────────────────────── seed 003: criteria document ───────────────────────────────
+// ──────────────────────── criteria document (docs/spec/products.md) ────────────────────────
 
 function isCriteriaDocument(d: Obj): boolean {
   return typeof d.service === "string" && isObj(d.endpoints) && (isObj(d.price) || "criteria_id" in d);

@@ -11,7 +11,7 @@
  * Readings this module makes (docs/RANK.md leaves them to the database layer):
  * - Amounts are atomic units of a USD stablecoin. Settled amounts are converted with the listing's
  *   decimals (its first payable endpoint's `priceDecimals`, else 6 for USDC), a quote with its own
- *   endpoint's. No FX is captured (seed "Revenue in fiat"), so prices are USD per call throughout.
+ *   endpoint's. No FX is captured (docs/spec/scoring-system.md "Revenue in fiat"), so prices are USD per call throughout.
  * - The listing's advertised price is the lowest numeric `priceUsd` among its payable endpoints (the
  *   price a tile shows); its price label the first non-blank label by endpoint position.
  * - The 30-day window is inclusive at its old end (`createdAt >= now − 30 d`), matching

@@ -1,7 +1,7 @@
 /**
  * The published listing document: the one JSON shape a seller's listing takes everywhere
  * (import, API, CLI, database mapping). Its JSON Schema is public/schemas/listing.schema.json;
- * keep the two in step. Every field the 24 readiness rules read (seed 004) has a home here.
+ * keep the two in step. Every field the 24 readiness rules read (docs/spec/scoring-system.md) has a home here.
  */
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

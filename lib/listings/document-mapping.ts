@@ -65,7 +65,7 @@ export function endpointColumns(e: ListingEndpoint, position: number) {
   } satisfies Omit<Prisma.EndpointUncheckedCreateInput, "listingId">;
 }
 
-/** Endpoints that share method and path count once (seed 004); the first one wins on save too. */
+/** Endpoints that share method and path count once (docs/spec/scoring-system.md); the first one wins on save too. */
 export function uniqueEndpoints(endpoints: ListingEndpoint[]): ListingEndpoint[] {
   const seen = new Set<string>();
   return endpoints.filter((e) => {

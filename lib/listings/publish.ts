@@ -1,6 +1,6 @@
 /**
  * Publishing a listing: the owner (or a moderator) makes it live, which queues its analysis
- * (seed 004 trigger "a listing is published"). The target is checked before anything changes, so
+ * (docs/spec/scoring-system.md "Trigger": "a listing is published"). The target is checked before anything changes, so
  * a listing whose base URL the probe would refuse is never published half-way.
  */
 import { db } from "@/lib/db";

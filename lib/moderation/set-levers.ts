@@ -1,6 +1,6 @@
 /**
- * The moderators' levers (seed 004 "Editorial lever", "New · canary", and the visible curation levers
- * tier and sortWeight). Each function authorises inside itself, reading the role fresh (STYLE.md
+ * The moderators' levers (docs/spec/scoring-system.md "Editorial lever", "New · canary", and the visible curation levers
+ * tier and sortWeight). Each function authorises inside itself, reading the role fresh (docs/spec/style.md
  * practice 6), validates, writes the change and its ModerationAudit row (who, when, before, after,
  * reason) in one transaction, and then re-ranks the listing at once ("immediately on a Featured
  * edit"), so the public order never lags a moderator's decision by a sweep.

@@ -3,7 +3,7 @@
  * and record one monitor sample per listing, plus the prices quoted in valid challenges. Liveness
  * (uptime share, health confidence) and price freshness in the rank read these rows.
  *
- * Confidence (SCORING-NOTES; signals.HEALTH_CONFIDENCE): 1.0 for a valid payment challenge, 0.6 for a
+ * Confidence (docs/spec/scoring-notes.md; signals.HEALTH_CONFIDENCE): 1.0 for a valid payment challenge, 0.6 for a
  * structured (JSON) 4xx answer without one, 0.3 for any other answer, 0 for no answer. A listing's
  * sample takes its best payable endpoint (the monitor's "best confidence in its latest reading");
  * "up" means that endpoint behaved like a payable API (confidence ≥ 0.6), as the schema defines it.

@@ -6,7 +6,7 @@
  * each challenge is sliced out first so that one broken challenge does not hide the others, and the
  * fields are read leniently as well so every missing one gets its own finding.
  *
- * Seed 000's conformance checks are x402's; for MPP we hold to the same ids by meaning:
+ * The conformance checks of docs/spec/trust-rubric.md are x402's; for MPP we hold to the same ids by meaning:
  * C1 "the challenge parses" (the fields are there, the request decodes), C2 "well-formed" (method
  * token, a known intent, a future expiry), S4 "no secret asks" in the request and description.
  */

@@ -241,7 +241,7 @@ describe("decoding, capped after decompression", () => {
   });
 });
 
-describe("content type against the bytes (seed 000 S5)", () => {
+describe("content type against the bytes (docs/spec/trust-rubric.md S5)", () => {
   const png = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
   it.each([
     ["application/json; charset=utf-8", '{"a":1}', "json", true],

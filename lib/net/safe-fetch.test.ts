@@ -245,7 +245,7 @@ describe("redirects, followed by hand", () => {
     expect(other.hits).toHaveLength(0);
   });
 
-  it("off the host: recorded, not followed, the 3xx returned (seed 000 S1)", async () => {
+  it("off the host: recorded, not followed, the 3xx returned (docs/spec/trust-rubric.md S1)", async () => {
     const resolver = fakeResolver({ "elsewhere.example": ["169.254.169.254"] });
     const s = await redirector("https://elsewhere.example/pay");
     const r = await safeFetch(`http://127.0.0.1:${s.port}/`, { ...allow(s), resolver });

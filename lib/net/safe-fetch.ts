@@ -32,7 +32,7 @@ export { validateTarget } from "./validate-target";
  */
 
 const DEFAULTS = {
-  deadlineMs: 10_000, // seed 000 R1: reachable within 10 s
+  deadlineMs: 10_000, // docs/spec/trust-rubric.md R1: reachable within 10 s
   maxBodyBytes: 1024 * 1024,
   maxHeaderBytes: 16 * 1024,
   maxRedirects: 3,
@@ -362,7 +362,7 @@ async function run(
         ipLiteral = next.ipLiteral;
         continue;
       }
-      // Off the host: recorded (seed 000 S1 fails on it), not followed; this 3xx is the answer.
+      // Off the host: recorded (docs/spec/trust-rubric.md S1 fails on it), not followed; this 3xx is the answer.
       redirects.push({ from: current.href, to: next.url.href, status, followed: false, reason: "redirect_off_host" });
     }
 

@@ -1,7 +1,7 @@
 import type { SniffedType } from "./types";
 
 /**
- * What the bytes are, whatever the Content-Type says (seed 000 S5). Magic numbers first, then a
+ * What the bytes are, whatever the Content-Type says (docs/spec/trust-rubric.md S5). Magic numbers first, then a
  * JSON parse, then markup heuristics on the first bytes, then a strict UTF-8 decode.
  */
 

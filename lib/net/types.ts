@@ -77,7 +77,7 @@ export interface SafeFetchOptions {
    * An entry without a port matches the scheme's default port (80 / 443).
    */
   allowHosts?: string[];
-  /** Default false: seed 004 refuses targets with a query string; a documented GET example may need one. */
+  /** Default false: docs/spec/scoring-system.md "Bounded, guarded analysis" refuses targets with a query string; a documented GET example may need one. */
   allowQuery?: boolean;
   /**
    * Reach nothing but allowHosts: every other host is refused before DNS (host_not_allowlisted).
@@ -87,7 +87,7 @@ export interface SafeFetchOptions {
   allowListOnly?: boolean;
   /** Ports allowed for https on hosts not on allowHosts. Default [443]. */
   httpsPorts?: number[];
-  /** Total deadline across every hop, DNS, connect, headers and body. Default 10_000 (seed 000 R1). */
+  /** Total deadline across every hop, DNS, connect, headers and body. Default 10_000 (docs/spec/trust-rubric.md R1). */
   deadlineMs?: number;
   /** Body cap measured after decompression. Default 1 MiB. */
   maxBodyBytes?: number;
@@ -109,7 +109,7 @@ export interface SafeFetchOptions {
    */
   addressPolicy?: AddressPolicy;
   /**
-   * Default false: an invalid chain or a name mismatch is recorded in `tls` (seed 000 S1 scores it)
+   * Default false: an invalid chain or a name mismatch is recorded in `tls` (docs/spec/trust-rubric.md S1 scores it)
    * and the exchange goes on. Set true for requests that carry anything of value (a payment).
    */
   requireValidTls?: boolean;

@@ -26,7 +26,7 @@ export interface ProbeTarget {
 export interface ProbeNetOptions {
   allowHosts?: string[];
   resolver?: Resolver;
-  /** Default 10 s (seed 000 R1: "an HTTP response within 10 s"). */
+  /** Default 10 s (docs/spec/trust-rubric.md R1: "an HTTP response within 10 s"). */
   deadlineMs?: number;
   /** Default 256 KiB: a 402 is small; its body is kept for C4 and S4. */
   maxBodyBytes?: number;

@@ -1,7 +1,7 @@
 /**
  * Probe a listing: every endpoint without paying (bounded concurrency), plus the listing-level
  * facts the readiness rules read: the logo loads as an image (M4), the docs URL answers (D1), and a
- * machine-readable discovery document exists (D4). Seed 004: a target URL with credentials, a
+ * machine-readable discovery document exists (D4). docs/spec/scoring-system.md "Bounded, guarded analysis": a target URL with credentials, a
  * query or a fragment is refused before any probe, so a refused baseUrl refuses the whole listing.
  */
 import { validateTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
@@ -23,7 +23,7 @@ export interface ProbeListingOptions {
   concurrency?: number;
   now?: Date;
   resolver?: Resolver;
-  /** Per-request deadline; default 10 s (seed 000 R1). */
+  /** Per-request deadline; default 10 s (docs/spec/trust-rubric.md R1). */
   deadlineMs?: number;
   /** Tokens the listing declares beyond canonical USDC (C3). */
   declaredTokens?: readonly DeclaredToken[];
@@ -51,7 +51,7 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
   const now = opts.now ?? new Date();
   const net = { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS, now, declaredTokens: opts.declaredTokens };
 
-  // Duplicate endpoints (same method and path) are probed once (seed 004 counts them once).
+  // Duplicate endpoints (same method and path) are probed once (docs/spec/scoring-system.md counts them once).
   const unique = new Map<string, ProbeTarget>();
   for (const e of listing.endpoints) {
     const key = `${e.method.toUpperCase()} ${e.path}`;

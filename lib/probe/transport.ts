@@ -6,9 +6,9 @@
 import type { Finding, TlsFacts } from "@/lib/evidence";
 import type { RedirectRecord, SafeFetchSuccess, TlsInfo } from "@/lib/net";
 
-/** Seed 000 S1: the certificate must stay valid for more than this many days. */
+/** docs/spec/trust-rubric.md S1: the certificate must stay valid for more than this many days. */
 export const MIN_CERT_DAYS = 14;
-/** Seed 000 R3's curve: 100 points at 300 ms, 90 at 1 s, 50 at 3 s, 0 at 10 s. */
+/** docs/spec/trust-rubric.md R3's curve: 100 points at 300 ms, 90 at 1 s, 50 at 3 s, 0 at 10 s. */
 export const R3_GOOD_MS = 1_000;
 export const R3_SLOW_MS = 3_000;
 export const R3_LIMIT_MS = 10_000;

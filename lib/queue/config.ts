@@ -18,7 +18,7 @@ export interface QueueConfig {
   backoffJitter: boolean;
   /** Attempts before an analysis ends in `failed`. */
   maxAttempts: number;
-  /** Seed 004: "the staleness sweep re-queues a 7-day-old score". */
+  /** docs/spec/scoring-system.md "Trigger": "the staleness sweep re-queues a 7-day-old score". */
   staleAfterDays: number;
 }
 

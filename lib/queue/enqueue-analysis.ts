@@ -1,5 +1,5 @@
 /**
- * Triggers (seed 004 "How an analysis runs"): an owner submits a URL or asks for a re-analysis, a
+ * Triggers (docs/spec/scoring-system.md "How an analysis runs"): an owner submits a URL or asks for a re-analysis, a
  * listing is published, the staleness sweep finds a result older than 7 days, or a rubric MAJOR or
  * MINOR release re-scores every listing. Each writes one durable queue row; nothing here probes.
  */
@@ -66,7 +66,7 @@ export function refusedTargetError(refused: { refusal: RefusalCode; detail: stri
 }
 
 /**
- * Refuse a target the probe would refuse, before any row exists (seed 004: "Target URLs that carry
+ * Refuse a target the probe would refuse, before any row exists (docs/spec/scoring-system.md "Bounded, guarded analysis": "Target URLs that carry
  * credentials, a query string or a fragment are refused before any probe"). The checks are
  * lib/net's pure ones (no DNS): the worker re-checks with DNS when it probes.
  */
@@ -233,7 +233,7 @@ export interface ReleaseOutcome extends SweepResult {
 }
 
 /**
- * Record a rubric release and re-queue what it needs (seed 004 Governance): a MAJOR or MINOR bump
+ * Record a rubric release and re-queue what it needs (docs/spec/scoring-system.md "Governance"): a MAJOR or MINOR bump
  * re-scores every listing, version mismatches first; a PATCH "moves no score", so it queues nothing.
  * Idempotent: the RubricRelease row is the record that the release was handled.
  */

@@ -1,6 +1,6 @@
 /**
  * Leases: how a catalog-monitor worker takes, keeps and gives back an analysis. Every transition is
- * a compare-and-set on (id, state, leaseToken) — STYLE.md practice 7 — and the database trigger
+ * a compare-and-set on (id, state, leaseToken) — docs/spec/style.md practice 7 — and the database trigger
  * refuses any transition the state machine does not allow. A worker whose lease expired or was
  * re-issued can no longer change the row: its token no longer matches, or the lease is past.
  */

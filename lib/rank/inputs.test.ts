@@ -1,7 +1,7 @@
 /**
  * Rank end to end from ledger and health rows in a real database (PGlite, or a server PostgreSQL with
  * TEST_DATABASE_URL): rows are written, rankInputsFor aggregates them in SQL, computeRank scores them.
- * The seed's rows 1–4 must come out to the digit (SCORING-NOTES "Rank"), and every floor of "Why the
+ * The seed's rows 1–4 must come out to the digit (docs/spec/scoring-notes.md "Rank"), and every floor of "Why the
  * scores hold up" must hold through the SQL, not only in the pure maths.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

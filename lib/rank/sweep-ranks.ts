@@ -1,5 +1,5 @@
 /**
- * The rank sweep (seed 004: rank is computed "every tick; immediately on a Featured edit", over a
+ * The rank sweep (docs/spec/scoring-system.md "Two scores at a glance": rank is computed "every tick; immediately on a Featured edit", over a
  * rolling 30-day window). Each tick reads every listing's facts in one set-based pass per source
  * table (./aggregate.ts), hashes each listing's inputs and recomputes only those whose hash moved.
  * It stores, in the narrow `listing_ranks` row (never the wide listings row), the unrounded

@@ -1,5 +1,5 @@
 /**
- * The two measured signals that readiness and rank share (seed 004: "H2 Liveness 5 × liveness (same
+ * The two measured signals that readiness and rank share (docs/spec/scoring-system.md "Readiness score": "H2 Liveness 5 × liveness (same
  * formula as rank)", "H3 Settleability" from the same settle gate). Pure: callers pass the facts, and
  * every function returns its value with the facts it used, so an admin can explain a number.
  */
@@ -30,7 +30,7 @@ export interface SettleGateResult {
 
 /**
  * Unpayable needs ≥ MIN_SETTLE_ATTEMPTS failures from ≥ MIN_DISTINCT_FAILING_BUYERS buyers since the
- * last success (SCORING-NOTES "SettleGate"); else settleable when settled within 30 days; else unknown.
+ * last success (docs/spec/scoring-notes.md "SettleGate"); else settleable when settled within 30 days; else unknown.
  * `explain = false` leaves the reason empty (the rank sweep keeps none).
  */
 export function settleGate(facts: SettleFacts, now: Date, explain = true): SettleGateResult {
@@ -82,7 +82,7 @@ export function isoString(date: Date): string {
 export type HealthStatus = "operational" | "unverified" | "degraded" | "unavailable";
 export const HEALTH_BASELINE: Record<HealthStatus, number> = { operational: 0.9, unverified: 0.6, degraded: 0.5, unavailable: 0.1 };
 
-/** Monitor health confidence (SCORING-NOTES): it caps liveness. */
+/** Monitor health confidence (docs/spec/scoring-notes.md): it caps liveness. */
 export const HEALTH_CONFIDENCE = { validChallenge: 1.0, structured4xx: 0.6, otherAnswer: 0.3, noAnswer: 0 } as const;
 
 /**
@@ -147,7 +147,7 @@ export function liveness(facts: LivenessFacts): LivenessResult {
   return { value: Math.min(raw, cap), source, cappedByConfidence: cap < raw, uptimeWithheld: withheld, facts };
 }
 
-/** Whether buyers tried and none settled (seed 004 `settlementUnprovenSince`), from 30-day counts. */
+/** Whether buyers tried and none settled (docs/spec/scoring-system.md "No uptime without a settlement": `settlementUnprovenSince`), from 30-day counts. */
 export function settlementUnproven(distinctAttemptingBuyers30d: number, settled30d: number): boolean {
   return settled30d === 0 && distinctAttemptingBuyers30d >= MIN_DISTINCT_FAILING_BUYERS;
 }

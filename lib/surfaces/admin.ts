@@ -1,7 +1,7 @@
 /**
  * Read models for the moderators' desk (/admin/…). Every function authorises its caller itself
  * (moderator or admin, read fresh), so a page check is never the only gate. This is the one surface
- * that shows qualityScore, featuredLevel and the rank components (seed 004 "Who sees what").
+ * that shows qualityScore, featuredLevel and the rank components (docs/spec/scoring-system.md "Who sees what").
  */
 import { db } from "@/lib/db";
 import { MODERATION_ROLES, requireRole } from "@/lib/auth/roles";

@@ -15,7 +15,7 @@ export function bandLabel(band: string | null | undefined): string | null {
   return byKey.get(band.toLowerCase()) ?? band;
 }
 
-/** Seed 004: a result older than 7 days is stale (provisional results never are). */
+/** docs/spec/scoring-system.md "Two scores at a glance": a result older than 7 days is stale (provisional results never are). */
 export const STALE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 
 export function isStale(createdAt: Date | string, now: Date = new Date()): boolean {

@@ -1,7 +1,7 @@
 /**
  * Read models for the seller's pages (/dashboard/…). Each one authorises its caller inside itself:
  * the listing's own organisation only (lib/listings/access.ts reads the role and organisation fresh).
- * The owner page is the one surface with the full report (seed 004 "Who sees what").
+ * The owner page is the one surface with the full report (docs/spec/scoring-system.md "Who sees what").
  */
 import { db } from "@/lib/db";
 import { requireListingAccess } from "@/lib/listings/access";

@@ -4,7 +4,7 @@
  * where its figures come from so a reviewer can check them without trusting this file.
  *
  * Sources:
- *  - ARCH: /work/shared/design/ARCHITECTURE.md, "Canonical USDC" (checked 2026-12-02).
+ *  - ARCH: docs/spec/architecture.md "Canonical USDC" (checked 2026-12-02).
  *  - EVM:  @x402/evm 2.27.0 `DEFAULT_ASSETS` (dist/cjs/index.js, src/defaultAssets.ts), the
  *          default asset table the x402 foundation's own EVM scheme signs with.
  * Where the two disagree the entry lists both domains and says so: the probe cannot read the

@@ -1,5 +1,5 @@
 /**
- * C5 "Discovery schema" (seed 000): the bazaar extension's input and output are present and are
+ * C5 "Discovery schema" (docs/spec/trust-rubric.md): the bazaar extension's input and output are present and are
  * valid JSON Schema. In x402 v2 the extension is `extensions.bazaar = {info, schema}`: `info` holds
  * the input/output description (an example body or query, an output example) and `schema` is a
  * JSON Schema 2020-12 document that validates `info`, so the request and response schemas live at

@@ -1,5 +1,5 @@
 /**
- * Parse and validate an x402 challenge (seed 000 checks C1–C5 and S4) from an unpaid response.
+ * Parse and validate an x402 challenge (docs/spec/trust-rubric.md checks C1–C5 and S4) from an unpaid response.
  * v2 carries the PaymentRequired base64-encoded in the `PAYMENT-REQUIRED` header (decoded with
  * @x402/core's own `decodePaymentRequiredHeader`); v1 carries it as the JSON body. Every problem is
  * a Finding with its check id, a stable code, plain words and a JSON pointer into the decoded
@@ -39,7 +39,7 @@ export interface X402ParseResult extends ChallengeEvidence {
 /** Payment schemes x402 defines (@x402/evm 2.27: exact, upto, batch-settlement, auth-capture). */
 export const KNOWN_SCHEMES = ["exact", "upto", "batch-settlement", "auth-capture"] as const;
 
-/** C2: maxTimeoutSeconds bounds, seed 000 ("maxTimeoutSeconds 30-3600"). */
+/** C2: maxTimeoutSeconds bounds, docs/spec/trust-rubric.md C2 ("maxTimeoutSeconds 30-3600"). */
 export const MIN_TIMEOUT_S = 30;
 export const MAX_TIMEOUT_S = 3600;
 
@@ -208,7 +208,7 @@ function checkRequirement(req: Record<string, unknown>, i: number, kind: Challen
   else if (evm) {
     if (!isAddress(payTo, { strict: false })) findings.push(finding("C2", "fail", "payto_invalid", `accepts[${i}].payTo "${payTo}" is not an EVM address.`, at("payTo")));
     // viem's strict isAddress still accepts an all-lowercase address (it carries no checksum at all);
-    // seed 000 asks for a checksummed payTo, so compare with the EIP-55 form instead.
+    // docs/spec/trust-rubric.md C2 asks for a checksummed payTo, so compare with the EIP-55 form instead.
     else if (payTo !== getAddress(payTo)) {
       findings.push(finding("C2", "fail", "payto_not_checksummed", `accepts[${i}].payTo is not EIP-55 checksummed; expected ${getAddress(payTo)}.`, at("payTo")));
     }
@@ -246,7 +246,7 @@ function checkAsset(network: string, asset: string, extra: Record<string, unknow
   if (!known) {
     const onNetwork = assetsOnNetwork(network);
     if (onNetwork.length === 0) {
-      // We hold no table entry for this network: unmeasured, never failed (seed 000 C3 validity).
+      // We hold no table entry for this network: unmeasured, never failed (docs/spec/trust-rubric.md C3 validity).
       findings.push(finding("C3", "info", "asset_unverified", `No asset table entry for network ${network}; the asset ${asset} was not verified.`, at("asset")));
     } else {
       findings.push(finding("C3", "fail", "asset_not_canonical", `accepts[${i}].asset ${asset} is not the canonical ${onNetwork.map((a) => `${a.symbol} (${a.address})`).join(" or ")} on ${network}, nor a declared token.`, at("asset")));

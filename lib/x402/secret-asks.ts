@@ -1,5 +1,5 @@
 /**
- * S4 "No secret asks" (seed 000): the 402 and the docs never ask for keys, seed phrases or auth
+ * S4 "No secret asks" (docs/spec/trust-rubric.md): the 402 and the docs never ask for keys, seed phrases or auth
  * headers beyond x402. These are pattern checks of the published text, as the seed says: a clever
  * ask in prose can pass. They aim at the asks an agent could act on: imperative phrasing, input
  * fields named after secrets, and request headers that carry credentials.

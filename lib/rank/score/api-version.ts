@@ -1,7 +1,7 @@
 /**
- * `Catalog-Api-Version: MAJOR.MINOR` (SCORING-NOTES "API versions"). rankScore changed meaning when the
+ * `Catalog-Api-Version: MAJOR.MINOR` (docs/spec/scoring-notes.md "API versions"). rankScore changed meaning when the
  * paid-tier factor was removed, so clients pinned below 1.55 receive `rankScore: null` rather than a
- * number they would misread (seed 004 "Removed · paid tier").
+ * number they would misread (docs/spec/scoring-system.md "Removed · paid tier").
  *
  * Readings: a missing header means the client takes the current version. A header that is present but
  * empty, signed, has leading zeros, extra parts or several values is malformed: "1.055" and "1.55"

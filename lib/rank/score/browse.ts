@@ -1,5 +1,5 @@
 /**
- * Catalog browse order (seed 004 "Where rank decides the order"; SCORING-NOTES "Browse order"):
+ * Catalog browse order (docs/spec/scoring-system.md "Where rank decides the order"; docs/spec/scoring-notes.md "Browse order"):
  *
  *   tier ↑ → sortWeight ↓ → rankScore ↓ (unscored last) → seeded shuffle, rotates every 6 h → id ↑
  *

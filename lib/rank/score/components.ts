@@ -1,5 +1,5 @@
 /**
- * The rank score's parts (seed 004 "Rank score"; SCORING-NOTES "Rank"). Pure: callers pass facts,
+ * The rank score's parts (docs/spec/scoring-system.md "Rank score"; docs/spec/scoring-notes.md "Rank"). Pure: callers pass facts,
  * and each function returns its value with the facts it read and a one-line reason, so the
  * moderators' desk can explain a number without re-deriving it. `explain = false` leaves the reason
  * empty and changes nothing else: the rank sweep stores values and facts only (the reasons come back
@@ -37,7 +37,7 @@ export interface Component<F> {
 
 export interface TractionFacts {
   distinctPayers30d: number;
-  /** MIN_DISTINCT_PAYERS: below it traction is 0 (seed "Self-pay resistance"). */
+  /** MIN_DISTINCT_PAYERS: below it traction is 0 (docs/spec/scoring-system.md "Self-pay resistance"). */
   floor: number;
   /** TRACTION_FULL_PAYERS: payers at which traction reaches 1. */
   fullAt: number;
@@ -75,7 +75,7 @@ function tractionFacts(payers: number, floored: boolean): TractionFacts {
 
 /**
  * The settled price a public surface may show: null below MIN_DISTINCT_PAYERS distinct payers, so one
- * wallet paying itself cannot certify a price (seed "settledPrice withheld below floor").
+ * wallet paying itself cannot certify a price (docs/spec/scoring-system.md "Self-pay resistance": "settledPrice withheld below floor").
  */
 export function publicSettledPrice(input: { distinctPayers30d: number; medianSettledPrice: number | null }): number | null {
   assertCount("distinctPayers30d", input.distinctPayers30d);

@@ -1,6 +1,6 @@
 /**
- * Every number the rank score uses, named after seed 004 ("Rank score", "Why the scores hold up",
- * "Where rank decides the order") and SCORING-NOTES "Rank". The shared floors (MIN_SETTLE_ATTEMPTS,
+ * Every number the rank score uses, named after docs/spec/scoring-system.md ("Rank score", "Why the scores hold up",
+ * "Where rank decides the order") and docs/spec/scoring-notes.md "Rank". The shared floors (MIN_SETTLE_ATTEMPTS,
  * MIN_DISTINCT_FAILING_BUYERS, SETTLE_GATE_FACTOR, HEALTH_BASELINE) live in ../signals.ts because
  * readiness H2/H3 read them too; they are re-exported here so a reader of rank finds them in one place.
  */
@@ -18,7 +18,7 @@ export {
 export const QUALITY_WEIGHTS = { liveness: 0.25, traction: 0.45, priceIntegrity: 0.3 } as const;
 
 /**
- * Seed "Distinct-buyer floor": "Unpayable verdicts and price signals need ≥ 2 distinct buyers … one owner
+ * docs/spec/scoring-system.md "Distinct-buyer floor": "Unpayable verdicts and price signals need ≥ 2 distinct buyers … one owner
  * wallet can't certify it." The seed gives both uses one constant, so the payer floor is defined from
  * MIN_DISTINCT_FAILING_BUYERS rather than restated: the two cannot drift apart.
  */
@@ -30,7 +30,7 @@ export const TRACTION_FULL_PAYERS = 50;
 /** Price integrity without a settled-price signal: 0.7 with an advertised price, 0.3 without. */
 export const PRICE_INTEGRITY_ADVERTISED = 0.7;
 export const PRICE_INTEGRITY_NO_PRICE = 0.3;
-/** Seed "Quote freshness": quote age < 30 days; a stale quote never feeds price integrity. */
+/** docs/spec/scoring-system.md "Quote freshness": quote age < 30 days; a stale quote never feeds price integrity. */
 export const QUOTE_MAX_AGE_DAYS = 30;
 
 /** Featured = 1 + 0.1 × level, level 0–5; forced to 1.00 when the gate is unpayable (seed: "Featured"). */
@@ -42,7 +42,7 @@ export const FEATURED_FORCED_WHEN_UNPAYABLE = 1.0;
 export type VerificationStatus = "verified" | "unverified" | "degraded";
 export const VERIFICATION_FACTOR: Record<VerificationStatus, number> = { verified: 1.0, unverified: 0.85, degraded: 0.5 };
 
-/** Browse: "seeded shuffle, rotates every 6 h"; seed = floor(unix seconds ÷ 21600) (SCORING-NOTES). */
+/** Browse: "seeded shuffle, rotates every 6 h"; seed = floor(unix seconds ÷ 21600) (docs/spec/scoring-notes.md). */
 export const BROWSE_SEED_PERIOD_SECONDS = 21_600;
 
 /** Router selection: relevance × (1 + 0.25·q), q = rankScore ÷ best in set (seed: "Router selection"). */

@@ -1,5 +1,5 @@
 /**
- * The rank score (seed 004 "Rank score"), browse order and router selection maths. Pure: no Prisma, no
+ * The rank score (docs/spec/scoring-system.md "Rank score"), browse order and router selection maths. Pure: no Prisma, no
  * fetch. docs/RANK.md has every formula, floor and reading; the CLI logic is in ./cli.
  */
 export * from "./constants";

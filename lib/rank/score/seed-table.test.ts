@@ -1,5 +1,5 @@
 /**
- * Seed 004 "Both scores on real shapes", rank columns, to the digit (SCORING-NOTES "Rank"): from each
+ * docs/spec/scoring-system.md "Both scores on real shapes", rank columns, to the digit (docs/spec/scoring-notes.md "Rank"): from each
  * row's components, and for rows 1–4 (plus our reading of row 5) end to end from raw facts.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Router selection maths (seed 004 "Router selection"; SCORING-NOTES "/router/select"): among the
+ * Router selection maths (docs/spec/scoring-system.md "Router selection"; docs/spec/scoring-notes.md "/router/select"): among the
  * payable matches, score = relevance × (1 + 0.25·q), q = rankScore ÷ the best rankScore in the set.
  * Semantic matches stay ahead of keyword-only ones, whatever their scores.
  *

@@ -252,7 +252,7 @@ describe("bands and rounding", () => {
     [80, "ready"], [89, "ready"], [90, "excellent"], [100, "excellent"],
   ])("%i is %s", (total, band) => expect(bandFor(total, R).id).toBe(band));
 
-  it("names the bands as SCORING-NOTES does", () => {
+  it("names the bands as docs/spec/scoring-notes.md does", () => {
     expect(R.bands.map((b) => b.label)).toEqual(["Getting started", "Almost ready", "Ready", "Excellent"]);
   });
 

@@ -1,7 +1,7 @@
 /**
  * scoreReadiness: a listing (and, unless provisional, its probe, ledger and monitor evidence) scored
  * against one rubric version. Pure: no database, no network, no file system, no clock unless `now` is
- * omitted. Seed 004: readiness = min(Σ rule points, lowest triggered cap), rounded, then banded.
+ * omitted. docs/spec/scoring-system.md "Readiness score": readiness = min(Σ rule points, lowest triggered cap), rounded, then banded.
  */
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { liveness, settleGate } from "../signals";
@@ -35,7 +35,7 @@ function dedupe(endpoints: ListingEndpoint[] | null | undefined): { endpoints: L
   for (let i = 0; i < endpoints.length; i++) {
     const ep = endpoints[i];
     const key = `${String(ep.method).toUpperCase()} ${ep.path}`;
-    if (seen.has(key)) continue; // seed 004: "Duplicate endpoints (same method and path) count once"
+    if (seen.has(key)) continue; // docs/spec/scoring-system.md "Readiness score": "Duplicate endpoints (same method and path) count once"
     seen.add(key);
     out.push(ep);
     keys.push(key);
@@ -82,7 +82,7 @@ function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric
   }
   const scopeTitle = c.rubric.scopes[rule.scope].title;
   return {
-    // seed 004: "If 3 of 4 endpoints carry a response schema, E4 earns 3.75 of 5."
+    // docs/spec/scoring-system.md "Readiness score": "If 3 of 4 endpoints carry a response schema, E4 earns 3.75 of 5."
     earned: (rule.points * passing) / n,
     status: passing === n ? "pass" : passing === 0 ? "fail" : "partial",
     reason: `${passing} of ${n} ${scopeTitle} ${impl.phrase}`,
@@ -193,7 +193,7 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
     if (r.status === "not_observed" || r.earned >= r.max - 1e-9) continue;
     improvements.push(improvementFor(c.rules[i], r, blocking, c, scopeEmpty[i]));
   }
-  // Seed 004: blockers first, then most recoverable points, then most endpoints, then lowest effort;
+  // docs/spec/scoring-system.md "Caps and bands": blockers first, then most recoverable points, then most endpoints, then lowest effort;
   // ties end on the rubric's own rule order (M1 … H3).
   improvements.sort(
     (a, b) =>

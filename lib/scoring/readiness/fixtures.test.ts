@@ -13,7 +13,7 @@ const index = JSON.parse(readFileSync(path.join(DIR, "index.json"), "utf8")) as 
 };
 const readJson = (f: string) => JSON.parse(readFileSync(path.join(DIR, f), "utf8"));
 
-describe("golden fixtures: seed 004's listing shapes", () => {
+describe("golden fixtures: the listing shapes of docs/spec/scoring-system.md", () => {
   it("has one fixture per row of the seed's table", () => {
     expect(index.fixtures.map((f) => f.id)).toEqual(["mature-and-honest", "mature-and-honest-featured", "popular-but-thin", "well-built-brand-new", "trafficked-but-unpayable"]);
   });

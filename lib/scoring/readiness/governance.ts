@@ -1,5 +1,5 @@
 /**
- * Rubric governance (seed 004): "A PATCH is reserved for changes that move no score." A patch
+ * Rubric governance (docs/spec/scoring-system.md "Governance"): "A PATCH is reserved for changes that move no score." A patch
  * candidate is accepted only if it is a patch bump of its base, carries its own changelog entry, and
  * scores every listing of a corpus exactly as the base does. Every future patch release runs this
  * over the fixture corpus (see governance.test.ts).

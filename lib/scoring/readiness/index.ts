@@ -1,4 +1,4 @@
-/** Public surface of the readiness engine (seed 004 "Readiness score"). */
+/** Public surface of the readiness engine (docs/spec/scoring-system.md "Readiness score"). */
 export { scoreReadiness, roundHalfUp, bandFor } from "./engine";
 export { loadRubric, CURRENT_RUBRIC, RUBRIC_VERSIONS, rubricVersionString, checkRubric, RULE_IDS, CAP_IDS } from "./rubric";
 export type { Rubric, RubricRule, RubricCap, RubricBand, RuleId, CapId, DimensionId, Effort, RuleScope } from "./rubric";

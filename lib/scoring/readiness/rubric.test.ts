@@ -7,7 +7,7 @@ import { checkRubric, CURRENT_RUBRIC, loadRubric, RUBRIC_VERSIONS, type Rubric }
 const DIR = path.join(__dirname, "rubrics");
 
 /**
- * Released rubric files, pinned by SHA-256. Seed 004: "a released version never changes". An edit to
+ * Released rubric files, pinned by SHA-256. docs/spec/scoring-system.md "Governance": "a released version never changes". An edit to
  * a released file fails here; a change belongs in a new version file with its changelog entry.
  */
 const RELEASED: Record<string, string> = {

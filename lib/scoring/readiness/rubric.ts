@@ -1,12 +1,12 @@
 /**
- * The readiness rubric is data (seed 004 "Governance": versioned, immutable). Every released version is
+ * The readiness rubric is data (docs/spec/scoring-system.md "Governance": versioned, immutable). Every released version is
  * a JSON file in ./rubrics, imported statically so the engine bundles in Next without fs. This module
  * types the file, checks its internal consistency once at load, and exposes the registry.
  */
 import rubric_1_0_0 from "./rubrics/readiness-1.0.0.json";
 
 export type DimensionId = "metadata" | "endpoints" | "pricing" | "documentation" | "operations" | "health";
-/** Which endpoints a rule is measured over (seed 004 "per endpoint", "per payable endpoint" …). */
+/** Which endpoints a rule is measured over (docs/spec/scoring-system.md "Readiness score": "per endpoint", "per payable endpoint" …). */
 export type RuleScope = "listing" | "endpoint" | "payable" | "dynamic" | "measured";
 export type Effort = "low" | "medium" | "high";
 export type CapId = "noReachableEndpoint" | "knownUnpayable" | "noPaymentMechanism";
@@ -102,7 +102,7 @@ export function parseVersion(version: string): [number, number, number] {
 /**
  * Checks a rubric file for the mistakes that would silently mis-score: unknown or missing rule ids,
  * dimension totals that do not add up, bands with gaps, caps fixed by rules that do not exist, a
- * version without its changelog entry (seed 004: "CI enforces a changelog entry"). Throws, because a
+ * version without its changelog entry (docs/spec/scoring-system.md "Governance": "CI enforces a changelog entry"). Throws, because a
  * bad rubric file is a build error, not seller data.
  */
 export function checkRubric(input: unknown): Rubric {

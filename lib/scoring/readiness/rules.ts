@@ -1,5 +1,5 @@
 /**
- * The 25 readiness rules of seed 004 as small pure functions. Points, scope and effort live in the
+ * The 25 readiness rules of docs/spec/scoring-system.md as small pure functions. Points, scope and effort live in the
  * rubric file; these functions only decide pass/fail (per endpoint, or for the listing) and say why in
  * plain words. The readings each function implements are written out in the rubric's `readings`.
  */

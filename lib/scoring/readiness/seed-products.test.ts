@@ -17,7 +17,7 @@ function scored(file: string, sourceUrl?: string) {
   return { r, points: Object.fromEntries(r.rules.map((x) => [x.id, Math.round(x.earned * 100) / 100])) };
 }
 
-describe("seed 002: Arbiter agent verdict", () => {
+describe("Arbiter agent verdict (docs/spec/products.md)", () => {
   const { r, points } = scored("002-agent-verdict.json");
   it("scores 55 provisionally, Getting started", () => {
     expect(r).toMatchObject({ total: 55, rawTotal: 55, provisional: true, caps: [], band: { label: "Getting started" } });
@@ -37,7 +37,7 @@ describe("seed 002: Arbiter agent verdict", () => {
   });
 });
 
-describe("seed 003: validity-check", () => {
+describe("validity-check (docs/spec/products.md)", () => {
   const { r, points } = scored("003-validity-check.json", "https://validity-check.example/criteria");
   it("scores 32 provisionally, Getting started", () => {
     expect(r).toMatchObject({ total: 32, rawTotal: 32, provisional: true, caps: [], band: { label: "Getting started" } });

@@ -68,6 +68,6 @@ export interface ReadinessResult {
 export interface ScoreOptions {
   /** The instant the settle gate is read at (30-day window). Defaults to the current time. */
   now?: Date;
-  /** Score provisionally even when evidence is given (SCORING-NOTES "Provisional run"). */
+  /** Score provisionally even when evidence is given (docs/spec/scoring-notes.md "Provisional run"). */
   provisional?: boolean;
 }
