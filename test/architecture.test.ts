@@ -160,6 +160,11 @@ const ROOMS: Room[] = [
     owns: "writers of the settlement ledger, health samples and quotes; confirming relayed payments on chain, and its tick",
     may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/scoring/**", "lib/chain/rpc.ts"],
   },
+  {
+    path: "lib/router",
+    owns: "the paying relay: forwards a buyer's call and payment to the seller, records and confirms the attempt",
+    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/apikeys/**", "lib/ledger/**", "lib/net/**"],
+  },
   { path: "lib/moderation", owns: "the moderators' levers", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/rank/**"] },
 
   // Listings and the people who own them.
