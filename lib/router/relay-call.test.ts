@@ -4,7 +4,10 @@
  * @x402/express middleware over lib/chain's facilitator), and the ledger records what the chain
  * shows, not what the seller claims.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { x402Client } from "@x402/core/client";
+import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
@@ -32,6 +35,10 @@ const listingIds = {} as Record<PaidSellerName, string>;
 /** The PAYMENT-SIGNATURE headers the buyer sent, in order. */
 const signatures: string[] = [];
 let paidFetch: typeof fetch;
+let client: x402Client;
+/** A misbehaving seller: redirects off-host, or answers more than the relay's cap. */
+let rogue: Server;
+let rogueListing: string;
 
 /** A fetch whose every request goes to the route handler (as Next would call it). */
 const viaRouter = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
@@ -53,9 +60,19 @@ beforeAll(async () => {
   otherPayTo = local.accounts[3].address;
   await local.mint(payer.address, 10_000_000n);
   sellers = await startPaidSellers({ facilitator: inProcessFacilitator(createFacilitator(node.rpcUrl, LOCAL_DEV_KEYS[9])), usdc: LOCAL_USDC_ADDRESS, payTo, otherPayTo });
-  // Read by the relay (the loopback seller through the probe allow-list) and the chain reader;
+  rogue = createServer((req, res) => {
+    if (req.url === "/redirect") {
+      res.writeHead(302, { location: "https://example.com/weather" }).end();
+    } else {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      res.end(Buffer.alloc(11 * 1024 * 1024, 1));
+    }
+  });
+  await new Promise<void>((r) => rogue.listen(0, "127.0.0.1", r));
+  const roguePort = (rogue.address() as AddressInfo).port;
+  // Read by the relay (the loopback sellers through the probe allow-list) and the chain reader;
   // lib/env.ts parses the environment on first use, which is after this.
-  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = `127.0.0.1:${sellers.port}`;
+  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = `127.0.0.1:${sellers.port},127.0.0.1:${roguePort}`;
   process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
   t = await createTestDatabase();
   const admin = (await t.prisma.user.create({ data: { name: "Admin", role: "admin" } })).id;
@@ -70,7 +87,15 @@ beforeAll(async () => {
     listingIds[seller] = id;
     slugs[seller] = (await t.prisma.listing.findUniqueOrThrow({ where: { id }, select: { slug: true } })).slug;
   }
-  const client = new x402Client()
+  const rogueId = await createTestListing(t.prisma, {
+    baseUrl: `http://127.0.0.1:${roguePort}`,
+    endpoints: [
+      { method: "GET", path: "/redirect" },
+      { method: "GET", path: "/big" },
+    ],
+  });
+  rogueListing = (await t.prisma.listing.findUniqueOrThrow({ where: { id: rogueId }, select: { slug: true } })).slug;
+  client = new x402Client()
     .register(LOCAL_NETWORK, new ExactEvmScheme(toClientEvmSigner(payer, local.publicClient)))
     .setSpendControls({ allowedAssets: [{ network: LOCAL_NETWORK, asset: LOCAL_USDC_ADDRESS }] });
   const paying = wrapFetchWithPayment(viaRouter, client);
@@ -79,6 +104,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await sellers?.close();
+  await new Promise<void>((r) => (rogue ? rogue.close(() => r()) : r()));
   await node?.stop();
 });
 
@@ -194,5 +220,23 @@ describe("paid through the router", () => {
     expect(malformed).toHaveLength(1);
     expect(malformed[0]).toMatchObject({ status: "failed", settledAmount: null, httpStatus: 402 });
     expect(malformed[0].payer).toMatch(/^api_key:/);
+  });
+});
+
+describe("a seller the relay stops at", () => {
+  it("redirecting off-host or sending more than 10 MB: 502 with a code, and the payment attempt recorded", async () => {
+    for (const [path, code] of [["redirect", "seller_redirect_off_host"], ["big", "seller_body_too_large"]] as const) {
+      const payload = await client.createPaymentPayload({
+        x402Version: 2,
+        resource: { url: `http://127.0.0.1/${path}` },
+        accepts: [{ scheme: "exact", network: LOCAL_NETWORK, amount: "10000", asset: LOCAL_USDC_ADDRESS, payTo, maxTimeoutSeconds: 300, extra: { name: "USD Coin", version: "2" } }],
+      });
+      const res = await viaRouter(`http://127.0.0.1/router/call/${rogueListing}/${path}`, { headers: { ...auth(), "payment-signature": encodePaymentSignatureHeader(payload) } });
+      expect(res.status, path).toBe(502);
+      expect((await res.json()).error.code, path).toBe(code);
+      const nonce = (payload.payload as { authorization: { nonce: string } }).authorization.nonce.toLowerCase();
+      const row = await t.prisma.routerPayment.findFirstOrThrow({ where: { authorizationNonce: nonce } });
+      expect(row, path).toMatchObject({ status: "failed", reason: code, payer: payer.address.toLowerCase(), advertisedAmount: "10000", quotedPayTo: payTo.toLowerCase() });
+    }
   });
 });

@@ -3,6 +3,8 @@
  * PAYMENT-REQUIRED header lib/x402 accepts; a buyer paying with @x402/fetch gets the resource and the
  * money moves on chain, or the seller breaks in its own way.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { x402Client } from "@x402/core/client";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
@@ -10,6 +12,9 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import type { Address, Hex, PrivateKeyAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
+import { GET as supportedRoute } from "@/app/api/facilitator/supported/route";
+import { POST as verifyRoute } from "@/app/api/facilitator/verify/route";
 import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
 import { createFacilitator } from "@/lib/chain/facilitator";
 import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
@@ -123,5 +128,46 @@ describe("paid with @x402/fetch", () => {
     const after = await balances();
     expect(after.payTo).toBe(before.payTo);
     expect(after.other - before.other).toBe(10_000n);
+  });
+});
+
+describe("with the facilitator at a URL (HTTPFacilitatorClient to /api/facilitator)", () => {
+  let server: Server;
+  let viaHttp: PaidSellers;
+
+  beforeAll(async () => {
+    // The route handlers read these (lib/env.ts parses process.env on first use, which is after this).
+    process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
+    process.env.TOLLGATE_FACILITATOR_KEY = LOCAL_DEV_KEYS[8];
+    const routes: Record<string, (req: Request) => Promise<Response>> = {
+      "GET /api/facilitator/supported": () => supportedRoute(),
+      "POST /api/facilitator/verify": verifyRoute,
+      "POST /api/facilitator/settle": settleRoute,
+    };
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const handler = routes[`${req.method} ${req.url}`];
+      const response = handler
+        ? await handler(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === "GET" ? undefined : Buffer.concat(chunks) }))
+        : new Response("not found", { status: 404 });
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      res.end(Buffer.from(await response.arrayBuffer()));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const facilitator = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/facilitator`;
+    viaHttp = await startPaidSellers({ facilitator, usdc: LOCAL_USDC_ADDRESS, payTo, otherPayTo });
+  });
+  afterAll(async () => {
+    await viaHttp?.close();
+    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  });
+
+  it("honest: settles through the HTTP facilitator and delivers", async () => {
+    const before = await balances();
+    const res = await paidFetch(viaHttp.resource("honest"));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ seller: "honest" });
+    expect((await balances()).payTo - before.payTo).toBe(10_000n);
   });
 });
