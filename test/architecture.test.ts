@@ -130,7 +130,7 @@ const ROOMS: Room[] = [
   {
     path: "lib/jobs",
     owns: "the web process's glue: the scheduler's start-up and the in-process worker",
-    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/monitor/**", "lib/rank/**", "lib/ops/**", "lib/worker/**"],
+    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/monitor/**", "lib/rank/**", "lib/ledger/**", "lib/ops/**", "lib/worker/**"],
   },
   {
     path: "lib/analyses",
@@ -158,7 +158,16 @@ const ROOMS: Room[] = [
     owns: "the chain: a local anvil node, the test USDC and its compiled artefact, the x402 facilitator, and RPC reads where an outage is unmeasured",
     may: [...FOUNDATION],
   },
-  { path: "lib/ledger", owns: "writers of the settlement ledger, health samples and quotes", may: [...FOUNDATION, ...DATABASE, "lib/scoring/**"] },
+  {
+    path: "lib/ledger",
+    owns: "writers of the settlement ledger, health samples and quotes; confirming relayed payments on chain, and its tick",
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/scoring/**", "lib/chain/rpc.ts"],
+  },
+  {
+    path: "lib/router",
+    owns: "the paying relay: forwards a buyer's call and payment to the seller, records and confirms the attempt",
+    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/apikeys/**", "lib/ledger/**", "lib/net/**"],
+  },
   { path: "lib/moderation", owns: "the moderators' levers", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/rank/**"] },
 
   // Listings and the people who own them.

@@ -107,3 +107,29 @@ describe("the latest health reading", () => {
     expect((await ledgerFacts({ ids: [listingId] }, new Date(now.getTime() + 31 * 86_400_000)))[0].latestConfidence).toBeNull();
   });
 });
+
+describe("house and unconfirmed payments", () => {
+  it("house rows are no traction and no price evidence; an unconfirmed row is neither settled nor failed", async () => {
+    const now = new Date("2026-12-03T12:00:00.000Z");
+    const listingId = await createTestListing(t.prisma);
+    const at = new Date(now.getTime() - 60_000);
+    const pay = (payer: string, status: "settled" | "failed" | "unconfirmed", settledAmount: string | null, house = false) =>
+      t.prisma.routerPayment.create({
+        data: { payer, listingId, advertisedAmount: "10000", settledAmount, asset: "USDC", network: "eip155:8453", status, house, createdAt: at },
+      });
+    const facts = async () => (await ledgerFacts({ ids: [listingId] }, now))[0];
+    await pay("0x" + "a".repeat(40), "settled", "10000");
+    const base = await facts();
+    expect(base).toMatchObject({ distinctPayers30d: 1, distinctAttemptingBuyers30d: 1, settled30d: 1, failedSinceLastSettle: 0 });
+    expect(base.medianSettledPrice30d).toBe(0.01);
+
+    // The catalog's own wallets, paying many times at another price: nothing changes.
+    for (let i = 0; i < 3; i++) await pay("0x" + "b".repeat(40), "settled", "90000", true);
+    const withHouse = await facts();
+    expect(withHouse).toMatchObject({ distinctPayers30d: 1, distinctAttemptingBuyers30d: 1, settled30d: 1, medianSettledPrice30d: 0.01 });
+
+    // An unconfirmed row: an attempt, but no settlement and no failure.
+    await pay("0x" + "c".repeat(40), "unconfirmed", null);
+    expect(await facts()).toMatchObject({ distinctPayers30d: 1, distinctAttemptingBuyers30d: 2, settled30d: 1, failedSinceLastSettle: 0, medianSettledPrice30d: 0.01 });
+  });
+});

@@ -96,9 +96,13 @@ export interface IdRange {
  * parsed row by row through the driver (bench:rank: building JSON cost the server 0.6 s, and the
  * driver's rows 0.2 s of this process, against 0.1 s for the text).
  *
- * - payments (router_payments_payer_idx: listing, payer, then status, createdAt, settledAmount): per
- *   (listing, payer) whether the payer attempted in 30 days, their settlements in 30 days, their last
- *   settlement and last failure, and their settled amounts; then per listing distinct attempting and
+ * - payments (router_payments_payer_idx: listing, payer, then status, createdAt, settledAmount, house):
+ *   per (listing, payer) whether the payer attempted in 30 days, their settlements in 30 days, their
+ *   last settlement and last failure, and their settled amounts. House rows (the catalog's own
+ *   wallets) are no buyer: they count in neither the attempts, the settlements nor the amounts (no
+ *   traction, no price evidence), only in the last settlement and failures the settle gate reads. An
+ *   `unconfirmed` row (the chain not read yet) is an attempt but neither settled nor failed. Then per
+ *   listing distinct attempting and
  *   paying buyers (no count(DISTINCT): its per-group sort was the costliest aggregate), settled count,
  *   last settlement and the settled amounts (the median is taken from them in memory, see
  *   medianOfAmounts: percentile_cont sorts per group). The failures since the last settlement need
@@ -148,11 +152,11 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
          min(pp.oldest) AS oldest
   FROM (
     SELECT p."listingId" AS lid, p."payer",
-           bool_or(p."createdAt" >= ${d30}) AS attempted,
-           count(*) FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30}) AS settled,
+           bool_or(p."createdAt" >= ${d30} AND NOT p."house") AS attempted,
+           count(*) FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30} AND NOT p."house") AS settled,
            max(p."createdAt") FILTER (WHERE p."status" = 'settled') AS last_settled,
            max(p."createdAt") FILTER (WHERE p."status" = 'failed') AS last_failed,
-           string_agg(p."settledAmount", ',') FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30}) AS amounts,
+           string_agg(p."settledAmount", ',') FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30} AND NOT p."house") AS amounts,
            min(p."createdAt") FILTER (WHERE p."createdAt" >= ${d30}) AS oldest
     FROM "router_payments" p
     WHERE p."createdAt" <= ${now}${only(`p."listingId"`)}

@@ -13,8 +13,9 @@ export interface PaymentInput {
   endpointId?: string | null;
   /** The paying wallet. EVM addresses are compared lower-cased, so one wallet is one payer. */
   payer: string;
-  status: "settled" | "failed";
-  /** Atomic units as integer strings (USDC: 6 decimals). */
+  /** `unconfirmed`: relayed, naming a transaction the chain has not been read for yet. */
+  status: "settled" | "failed" | "unconfirmed";
+  /** The quote the payment answered: atomic units as integer strings (USDC: 6 decimals). */
   advertisedAmount: string;
   /** Required when settled: what the buyer actually paid. */
   settledAmount?: string | null;
@@ -23,37 +24,77 @@ export interface PaymentInput {
   transactionId?: string | null;
   at?: Date;
   demo?: boolean;
+  /** What a relay records (lib/router/relay-call.ts): the quote's payTo, the seller's answer and its claim. */
+  quotedPayTo?: string | null;
+  httpStatus?: number | null;
+  latencyMs?: number | null;
+  paymentResponse?: unknown;
+  reason?: string | null;
+  /** The catalog's own wallets: never traction or price evidence. */
+  house?: boolean;
+  /** The EIP-3009 authorization nonce: with the payer, recorded once however often it is replayed. */
+  authorizationNonce?: string | null;
 }
 
-export async function recordPayment(input: PaymentInput): Promise<{ id: string }> {
+/**
+ * Record one payment attempt. `created` is false when the (payer, authorization nonce) was already
+ * recorded: a replayed authorization is one row, and `id` is that row's.
+ */
+export async function recordPayment(input: PaymentInput): Promise<{ id: string; created: boolean }> {
   const payer = normalisePayer(input.payer);
   if (!payer) throw invalid("/payer", "must be a non-empty wallet id");
-  if (input.status !== "settled" && input.status !== "failed") throw invalid("/status", "must be settled or failed");
+  if (input.status !== "settled" && input.status !== "failed" && input.status !== "unconfirmed") throw invalid("/status", "must be settled, failed or unconfirmed");
   if (!ATOMIC_AMOUNT.test(input.advertisedAmount)) throw invalid("/advertisedAmount", "must be an integer string of atomic units");
   const settledAmount = input.settledAmount ?? null;
   if (input.status === "settled" && (settledAmount === null || !ATOMIC_AMOUNT.test(settledAmount))) {
     throw invalid("/settledAmount", "a settled payment needs the settled amount as an integer string of atomic units");
   }
-  if (input.status === "failed" && settledAmount !== null) throw invalid("/settledAmount", "a failed payment settled nothing");
+  if (input.status !== "settled" && settledAmount !== null) throw invalid("/settledAmount", `a${input.status === "failed" ? " failed" : "n unconfirmed"} payment has no settled amount`);
   if (!input.asset) throw invalid("/asset", "must be non-empty");
   if (!input.network) throw invalid("/network", "must be non-empty");
+  const nonce = input.authorizationNonce ?? null;
+  if (nonce !== null && !/^0x[0-9a-fA-F]{64}$/.test(nonce)) throw invalid("/authorizationNonce", "must be 0x and 64 hex digits");
   const prisma = await db();
-  return prisma.routerPayment.create({
-    data: {
-      listingId: input.listingId,
-      endpointId: input.endpointId ?? null,
-      payer,
-      status: input.status,
-      advertisedAmount: input.advertisedAmount,
-      settledAmount,
-      asset: input.asset,
-      network: input.network,
-      transactionId: input.transactionId ?? null,
-      demo: input.demo ?? false,
-      ...(input.at ? { createdAt: input.at } : {}),
-    },
-    select: { id: true },
-  });
+  if (nonce !== null) {
+    const prior = await prisma.routerPayment.findUnique({ where: { payer_authorizationNonce: { payer, authorizationNonce: nonce.toLowerCase() } }, select: { id: true } });
+    if (prior) return { id: prior.id, created: false };
+  }
+  const data = {
+    quotedPayTo: input.quotedPayTo ? normalisePayer(input.quotedPayTo) : null,
+    httpStatus: input.httpStatus ?? null,
+    latencyMs: input.latencyMs === null || input.latencyMs === undefined ? null : Math.round(input.latencyMs),
+    paymentResponse: input.paymentResponse === undefined || input.paymentResponse === null ? undefined : (JSON.parse(JSON.stringify(input.paymentResponse)) as object),
+    reason: input.reason ?? null,
+    house: input.house ?? false,
+    authorizationNonce: nonce === null ? null : nonce.toLowerCase(),
+  };
+  try {
+    const row = await prisma.routerPayment.create({ data: { ...data, ...base(input, payer, settledAmount) }, select: { id: true } });
+    return { id: row.id, created: true };
+  } catch (e) {
+    // Two relays of one authorization at once: the unique (payer, nonce) index keeps one.
+    if (nonce !== null && (e as { code?: string }).code === "P2002") {
+      const prior = await prisma.routerPayment.findUnique({ where: { payer_authorizationNonce: { payer, authorizationNonce: nonce.toLowerCase() } }, select: { id: true } });
+      if (prior) return { id: prior.id, created: false };
+    }
+    throw e;
+  }
+}
+
+function base(input: PaymentInput, payer: string, settledAmount: string | null) {
+  return {
+    listingId: input.listingId,
+    endpointId: input.endpointId ?? null,
+    payer,
+    status: input.status,
+    advertisedAmount: input.advertisedAmount,
+    settledAmount,
+    asset: input.asset,
+    network: input.network,
+    transactionId: input.transactionId ?? null,
+    demo: input.demo ?? false,
+    ...(input.at ? { createdAt: input.at } : {}),
+  };
 }
 
 export type HealthOutcome = "up" | "down";

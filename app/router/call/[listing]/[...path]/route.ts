@@ -1,0 +1,30 @@
+/**
+ * ANY /router/call/<listing slug>/<endpoint path> — the paying relay (lib/router/relay-call.ts):
+ * authenticated by an API key or the SIWE session, forwards the call to the listing's seller, returns
+ * the seller's answer and records a payment attempt in the ledger. docs/ROUTER.md.
+ */
+import { toResponse } from "@/lib/errors";
+import { relayCall } from "@/lib/router/relay-call";
+
+export const dynamic = "force-dynamic";
+
+type Context = { params: Promise<{ listing: string; path: string[] }> };
+
+async function handle(req: Request, ctx: Context): Promise<Response> {
+  try {
+    const { listing, path } = await ctx.params;
+    return await relayCall(req, listing, path.map(encodeURIComponent).join("/"));
+  } catch (e) {
+    const res = toResponse(e);
+    if (res.status === 401) res.headers.set("www-authenticate", 'Bearer realm="tollgate"');
+    return res;
+  }
+}
+
+export const GET = handle;
+export const POST = handle;
+export const PUT = handle;
+export const PATCH = handle;
+export const DELETE = handle;
+export const HEAD = handle;
+export const OPTIONS = handle;

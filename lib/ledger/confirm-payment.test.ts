@@ -1,0 +1,164 @@
+/**
+ * Confirming relayed payments on a real anvil: a real settlement (a buyer's EIP-3009 authorization
+ * settled by the facilitator) is `settled` with the chain's amount, recipient and block; a hash the
+ * chain does not have is `failed` `unproven`; while the node is down the row stays `unconfirmed`,
+ * and once the node is back (restarted on the same port with its state) the ledger tick confirms it.
+ */
+import { x402Client } from "@x402/core/client";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { toClientEvmSigner } from "@x402/evm";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { createPublicClient, http, keccak256, toHex, type Address, type Hex, type PrivateKeyAccount } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
+import { createFacilitator, type FacilitatorSetup } from "@/lib/chain/facilitator";
+import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { createTestListing } from "@/test/ledger";
+import { confirmPayment, readSettlement } from "./confirm-payment";
+import { recordPayment } from "./record";
+import { ledgerTicks } from "./ticks";
+
+let node: AnvilNode;
+let local: LocalChain;
+let setup: FacilitatorSetup;
+let t: TestDatabase;
+let payer: PrivateKeyAccount;
+let seller: Address;
+let buyer: x402Client;
+let listingId: string;
+
+beforeAll(async () => {
+  node = await startAnvil();
+  // The tick reads the chain through the environment (lib/env.ts parses it on first use, after this).
+  process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
+  local = await setupLocalChain(node.rpcUrl);
+  payer = local.accounts[1];
+  seller = local.accounts[2].address;
+  await local.mint(payer.address, 10_000_000n);
+  setup = createFacilitator(node.rpcUrl, LOCAL_DEV_KEYS[9]);
+  buyer = new x402Client()
+    .register(LOCAL_NETWORK, new ExactEvmScheme(toClientEvmSigner(payer, local.publicClient)))
+    .setSpendControls({ allowedAssets: [{ network: LOCAL_NETWORK, asset: LOCAL_USDC_ADDRESS }] });
+  t = await createTestDatabase();
+  listingId = await createTestListing(t.prisma);
+}, 60_000);
+afterAll(async () => {
+  await t?.close();
+  await node?.stop();
+});
+
+function requirements(amount: string): PaymentRequirements {
+  return { scheme: "exact", network: LOCAL_NETWORK, amount, asset: LOCAL_USDC_ADDRESS, payTo: seller, maxTimeoutSeconds: 300, extra: { ...LOCAL_USDC_DOMAIN } };
+}
+
+/** A real payment settled by the facilitator: its transaction hash and authorization nonce. */
+async function settledPayment(amount: string): Promise<{ tx: Hex; nonce: Hex }> {
+  const req = requirements(amount);
+  const payload: PaymentPayload = await buyer.createPaymentPayload({ x402Version: 2, resource: { url: "http://127.0.0.1/confirm-test" }, accepts: [req] });
+  const settled = await setup.facilitator.settle(payload, req);
+  expect(settled.success).toBe(true);
+  return { tx: settled.transaction as Hex, nonce: (payload.payload as { authorization: { nonce: Hex } }).authorization.nonce };
+}
+
+async function relayedRow(tx: string, nonce: string | null, amount = "10000") {
+  return recordPayment({
+    listingId,
+    payer: payer.address,
+    status: "unconfirmed",
+    advertisedAmount: amount,
+    asset: LOCAL_USDC_ADDRESS,
+    network: LOCAL_NETWORK,
+    transactionId: tx,
+    quotedPayTo: seller,
+    authorizationNonce: nonce,
+  });
+}
+
+const row = (id: string) => t.prisma.routerPayment.findUniqueOrThrow({ where: { id } });
+
+describe("confirming one row", () => {
+  it("a real settlement: settled, with the chain's amount, recipient and block", async () => {
+    const { tx, nonce } = await settledPayment("10000");
+    const { id } = await relayedRow(tx, nonce);
+    const verdict = await confirmPayment(id);
+    expect(verdict?.status).toBe("settled");
+    const receipt = await local.publicClient.getTransactionReceipt({ hash: tx });
+    expect(await row(id)).toMatchObject({
+      status: "settled",
+      settledAmount: "10000",
+      chainAmount: "10000",
+      chainFrom: payer.address.toLowerCase(),
+      chainTo: seller.toLowerCase(),
+      blockNumber: receipt.blockNumber,
+      reason: null,
+    });
+    expect((await row(id)).confirmedAt).toBeInstanceOf(Date);
+    // Confirmed once: a second call finds nothing waiting.
+    expect(await confirmPayment(id)).toBeNull();
+  });
+
+  it("a forged hash the chain does not have: failed, unproven", async () => {
+    const { id } = await relayedRow(keccak256(toHex("a transaction nobody sent")), null);
+    expect(await confirmPayment(id)).toMatchObject({ status: "failed", reason: "unproven" });
+    expect(await row(id)).toMatchObject({ status: "failed", reason: "unproven", settledAmount: null, chainAmount: null });
+  });
+
+  it("a real transaction that moved no USDC from the payer (the deployer's mint): failed, unproven", async () => {
+    const mint = await local.mint(seller, 1n);
+    const { id } = await relayedRow(mint, null);
+    expect(await confirmPayment(id)).toMatchObject({ status: "failed", reason: "unproven" });
+  });
+
+  it("the amount is the chain's, not the quote's", async () => {
+    const { tx, nonce } = await settledPayment("25000");
+    const { id } = await relayedRow(tx, nonce, "10000");
+    await confirmPayment(id);
+    expect(await row(id)).toMatchObject({ status: "settled", advertisedAmount: "10000", chainAmount: "25000", settledAmount: "25000" });
+  });
+
+  it("a replayed authorization is recorded once", async () => {
+    const { tx, nonce } = await settledPayment("10000");
+    const first = await relayedRow(tx, nonce);
+    const again = await relayedRow(tx, nonce.toUpperCase().replace("0X", "0x"));
+    expect(first.created).toBe(true);
+    expect(again).toEqual({ id: first.id, created: false });
+    expect(await t.prisma.routerPayment.count({ where: { authorizationNonce: nonce.toLowerCase() } })).toBe(1);
+  });
+});
+
+describe("the chain down, then back", () => {
+  it("stays unconfirmed while anvil is stopped; the ledger tick confirms it once anvil is back", async () => {
+    const { tx, nonce } = await settledPayment("10000");
+    const { id } = await relayedRow(tx, nonce);
+
+    // Stop the node, keeping its state to restart it with.
+    const state = await local.publicClient.request({ method: "anvil_dumpState" as never, params: [] as never });
+    const port = node.port;
+    await node.stop();
+
+    const down = await confirmPayment(id, { timeoutMs: 1_000 });
+    expect(down).toMatchObject({ status: "unconfirmed", reason: "chain_unreadable" });
+    expect(await row(id)).toMatchObject({ status: "unconfirmed", reason: "chain_unreadable", confirmedAt: null });
+    // The tick meets the same outage and leaves the row waiting.
+    await ledgerTicks[0].run();
+    expect(await row(id)).toMatchObject({ status: "unconfirmed", confirmedAt: null });
+
+    // The same node back on the same port (TOLLGATE_CHAIN_RPC_URL unchanged), with its chain.
+    node = await startAnvil({ port });
+    await createPublicClient({ transport: http(node.rpcUrl) }).request({ method: "anvil_loadState" as never, params: [state] as never });
+
+    await ledgerTicks[0].run();
+    expect(await row(id)).toMatchObject({ status: "settled", chainAmount: "10000", chainTo: seller.toLowerCase(), reason: null });
+  }, 60_000);
+});
+
+describe("readSettlement without a configured chain", () => {
+  it("is unconfirmed (unmeasured), never failed", async () => {
+    const verdict = await readSettlement(
+      { transaction: keccak256(toHex("x")), network: LOCAL_NETWORK, asset: LOCAL_USDC_ADDRESS, payer: payer.address },
+      { settings: { rpcUrls: {} } },
+    );
+    expect(verdict).toMatchObject({ status: "unconfirmed", reason: "chain_unreadable" });
+  });
+});

@@ -1,0 +1,10 @@
+/**
+ * The ledger's scheduled work: relayed payments the chain could not be read for (status
+ * `unconfirmed`) are confirmed on chain once it answers again (confirm-payment.ts).
+ */
+import type { Tick } from "@/lib/scheduler";
+import { confirmWaitingPayments } from "./confirm-payment";
+
+export const CONFIRM_INTERVAL_MS = 30_000;
+
+export const ledgerTicks: Tick[] = [{ name: "ledger.confirm-payments", intervalMs: CONFIRM_INTERVAL_MS, run: async () => void (await confirmWaitingPayments()) }];

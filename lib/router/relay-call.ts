@@ -1,0 +1,207 @@
+/**
+ * The router's paying relay (`ANY /router/call/<listing slug>/<endpoint path>`): the only writer of
+ * the settlement ledger. A buyer (or its agent) calls the router instead of the seller; the router
+ * never holds a buyer's key, it carries the buyer's own signed payment.
+ *
+ * 1. The caller is authenticated: an API key (`Authorization: Bearer tg_…`) or the SIWE session.
+ * 2. The listing (published or unlisted) and its endpoint (method and path) are looked up; an
+ *    unknown one is a 404 naming it.
+ * 3. The request goes to the seller through lib/net's safeFetch (the SSRF guard; loopback sellers
+ *    only through TOLLGATE_PROBE_ALLOW_HOSTS), with an allow-list of the buyer's headers (never its
+ *    Authorization or cookies), a 30 s deadline and a 10 MB cap. An unpaid request's answer (the
+ *    seller's 402) comes back untouched and nothing is recorded.
+ * 4. A request carrying `PAYMENT-SIGNATURE` (or x402 v1's `X-PAYMENT`) is a payment attempt, recorded
+ *    once per (payer, authorization nonce): payer and nonce from the signed EIP-3009 authorization,
+ *    the quoted amount, asset, network and payTo from the requirement the payment answered (the
+ *    payload's `accepted`), the seller's status, the latency and its decoded PAYMENT-RESPONSE.
+ *    A header that does not decode is recorded `failed` `malformed_payment` (the seller's answer is
+ *    still returned); a seller answer without a successful PAYMENT-RESPONSE is `failed` `not_settled`.
+ * 5. A claimed settlement is recorded `unconfirmed` with its transaction and confirmed on chain at once
+ *    (lib/ledger/confirm-payment.ts): `settled` with the chain's amount and recipient, `failed`
+ *    `unproven`, or left `unconfirmed` for the ledger tick while the chain cannot be read.
+ *
+ * The seller's answer leaves as it came (status, headers, body), minus hop-by-hop framing. A seller
+ * that redirects off-host, answers past the deadline or sends more than the cap gets the buyer a 502
+ * with a code (`seller_<refusal or error>`), and a payment attempt is recorded `failed` with it.
+ */
+import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from "@x402/core/http";
+import { isAddress } from "viem";
+import { sessionUserId } from "@/lib/auth/session";
+import { authenticateApiKey } from "@/lib/apikeys";
+import { db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { confirmPayment, type ReadOptions } from "@/lib/ledger/confirm-payment";
+import { recordPayment } from "@/lib/ledger/record";
+import { safeFetch } from "@/lib/net";
+
+export const RELAY_DEADLINE_MS = 30_000;
+export const RELAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** Request headers carried to the seller; everything else (Authorization, Cookie, …) stays here. */
+const FORWARDED_REQUEST_HEADERS = ["accept", "accept-language", "content-type", "payment-signature", "x-payment", "user-agent"];
+/** Response headers not passed back: framing safeFetch owns, and the encoding it already undid. */
+const DROPPED_RESPONSE_HEADERS = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding", "set-cookie"]);
+
+export interface RelayOptions {
+  /** host:port entries the relay may reach over plain http on loopback; default TOLLGATE_PROBE_ALLOW_HOSTS. */
+  allowHosts?: string[];
+  /** How the chain is read for confirmation (default: the configured RPCs). */
+  chain?: ReadOptions;
+  /** The SIWE session's user id (default: next-auth's session for this request). */
+  session?: () => Promise<string | null>;
+}
+
+export interface Caller {
+  kind: "api_key" | "session";
+  id: string;
+}
+
+/** The API key if one is sent, else the SIWE session; a 401 when neither. */
+export async function authenticateCaller(req: Request, session: () => Promise<string | null> = sessionUserId): Promise<Caller> {
+  const authorization = req.headers.get("authorization");
+  if (authorization && /^Bearer\s/i.test(authorization)) return { kind: "api_key", id: (await authenticateApiKey(authorization)).id };
+  const uid = await session().catch(() => null);
+  if (uid) return { kind: "session", id: uid };
+  throw new AppError("unauthorized", "Calling through the router needs an API key (Authorization: Bearer tg_…) or a signed-in session.", [], { scheme: "Bearer" });
+}
+
+interface Target {
+  listingId: string;
+  endpointId: string;
+  url: string;
+}
+
+async function findTarget(slug: string, method: string, path: string, query: string): Promise<Target> {
+  const prisma = await db();
+  const listing = await prisma.listing.findUnique({
+    where: { slug },
+    select: { id: true, baseUrl: true, publicationState: true, endpoints: { select: { id: true, method: true, path: true } } },
+  });
+  if (!listing || (listing.publicationState !== "published" && listing.publicationState !== "unlisted")) {
+    throw new AppError("not_found", `No listing ${JSON.stringify(slug)} is in the catalog.`, [{ pointer: "/listing", message: `unknown listing ${slug}` }]);
+  }
+  const wanted = "/" + path.replace(/^\/+/, "");
+  const endpoint = listing.endpoints.find((e) => e.method === method && "/" + e.path.replace(/^\/+/, "") === wanted);
+  if (!endpoint) {
+    const known = listing.endpoints.map((e) => `${e.method} ${e.path}`).join(", ") || "none";
+    throw new AppError("not_found", `Listing ${JSON.stringify(slug)} has no endpoint ${method} ${wanted} (it has: ${known}).`, [
+      { pointer: "/endpoint", message: `unknown endpoint ${method} ${wanted}` },
+    ]);
+  }
+  return { listingId: listing.id, endpointId: endpoint.id, url: listing.baseUrl.replace(/\/+$/, "") + wanted + query };
+}
+
+interface DecodedPayment {
+  payer: string;
+  nonce: string;
+  amount: string;
+  asset: string;
+  network: string;
+  payTo: string;
+}
+
+/** Payer, nonce and the accepted requirement from a PAYMENT-SIGNATURE header, or null when it does not decode to that. */
+export function decodePayment(header: string): DecodedPayment | null {
+  try {
+    const payload = decodePaymentSignatureHeader(header) as unknown as {
+      accepted?: { amount?: unknown; asset?: unknown; network?: unknown; payTo?: unknown };
+      payload?: { authorization?: { from?: unknown; nonce?: unknown } };
+    };
+    const a = payload?.accepted;
+    const auth = payload?.payload?.authorization;
+    const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
+    const payer = str(auth?.from);
+    const nonce = str(auth?.nonce);
+    const amount = str(a?.amount);
+    const asset = str(a?.asset);
+    const network = str(a?.network);
+    const payTo = str(a?.payTo);
+    if (!payer || !isAddress(payer) || !nonce || !/^0x[0-9a-fA-F]{64}$/.test(nonce) || !amount || !/^\d{1,38}$/.test(amount) || !asset || !network || !payTo) return null;
+    return { payer, nonce, amount, asset, network, payTo };
+  } catch {
+    return null;
+  }
+}
+
+function decodeSettlement(header: string | undefined): { claim: unknown; transaction: string | null } {
+  if (!header) return { claim: null, transaction: null };
+  try {
+    const claim = decodePaymentResponseHeader(header) as { success?: unknown; transaction?: unknown };
+    const transaction = claim?.success === true && typeof claim.transaction === "string" && claim.transaction ? claim.transaction : null;
+    return { claim, transaction };
+  } catch {
+    return { claim: { undecodable: header.slice(0, 512) }, transaction: null };
+  }
+}
+
+function relayError(status: number, code: string, message: string): Response {
+  return Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store" } });
+}
+
+/**
+ * Relay one call. `slug` and `path` come from the route (`/router/call/<slug>/<path…>`). Errors
+ * before the seller is reached (401, 404) are thrown as AppError for the route to answer.
+ */
+export async function relayCall(req: Request, slug: string, path: string, options: RelayOptions = {}): Promise<Response> {
+  const caller = await authenticateCaller(req, options.session);
+  const method = req.method.toUpperCase();
+  const target = await findTarget(slug, method, path, new URL(req.url).search);
+
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const v = req.headers.get(name);
+    if (v !== null) headers[name] = v;
+  }
+  const paymentHeader = headers["payment-signature"] ?? headers["x-payment"] ?? null;
+  const body = method === "GET" || method === "HEAD" ? undefined : new Uint8Array(await req.arrayBuffer());
+
+  const started = performance.now();
+  const answer = await safeFetch(target.url, {
+    method,
+    headers,
+    body: body && body.byteLength > 0 ? body : undefined,
+    allowHosts: options.allowHosts ?? env().probeAllowHosts,
+    allowQuery: true,
+    deadlineMs: RELAY_DEADLINE_MS,
+    maxBodyBytes: RELAY_MAX_BODY_BYTES,
+    bodyOverflow: "error",
+    requireValidTls: true,
+  });
+  const latencyMs = Math.round(performance.now() - started);
+
+  let failure: { code: string; message: string } | null = null;
+  if (!answer.ok) {
+    const code = "refusal" in answer ? answer.refusal : answer.error;
+    failure = { code: `seller_${code}`, message: `The seller could not be relayed: ${answer.detail}` };
+  } else if (answer.redirects.some((r) => !r.followed)) {
+    failure = { code: "seller_redirect_off_host", message: `The seller redirected to another host (${answer.redirects.find((r) => !r.followed)?.to}); the relay does not follow it.` };
+  }
+
+  if (paymentHeader !== null) {
+    const payment = decodePayment(paymentHeader);
+    const common = {
+      listingId: target.listingId,
+      endpointId: target.endpointId,
+      latencyMs,
+      httpStatus: answer.ok ? answer.status : ("status" in answer ? (answer.status ?? null) : null),
+    };
+    if (!payment) {
+      // Who sent it is all we know: the caller stands in as the payer.
+      await recordPayment({ ...common, payer: `${caller.kind}:${caller.id}`, status: "failed", reason: "malformed_payment", advertisedAmount: "0", asset: "unknown", network: "unknown" });
+    } else {
+      const settlement = answer.ok && !failure ? decodeSettlement(answer.headers["payment-response"]) : { claim: null, transaction: null };
+      const quote = { payer: payment.payer, advertisedAmount: payment.amount, asset: payment.asset, network: payment.network, quotedPayTo: payment.payTo, authorizationNonce: payment.nonce };
+      const row = settlement.transaction
+        ? await recordPayment({ ...common, ...quote, status: "unconfirmed", transactionId: settlement.transaction, paymentResponse: settlement.claim })
+        : await recordPayment({ ...common, ...quote, status: "failed", reason: failure ? failure.code : "not_settled", paymentResponse: settlement.claim });
+      if (row.created && settlement.transaction) await confirmPayment(row.id, options.chain);
+    }
+  }
+
+  if (failure || !answer.ok) return relayError(502, failure?.code ?? "seller_failed", failure?.message ?? "The seller could not be relayed.");
+  const out = new Headers();
+  for (const [k, v] of Object.entries(answer.headers)) if (!DROPPED_RESPONSE_HEADERS.has(k)) out.set(k, v);
+  const noBody = method === "HEAD" || answer.status === 204 || answer.status === 304;
+  return new Response(noBody ? null : Buffer.from(answer.body), { status: answer.status, headers: out });
+}
