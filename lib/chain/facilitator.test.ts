@@ -3,8 +3,7 @@
  * x402Client with @x402/evm's exact client scheme) verified and settled on chain; the refusals the
  * rank floors rely on; the HTTP routes through their exported handlers.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { serveRoutes, type RouteServer } from "@/test/route-server";
 import { x402Client } from "@x402/core/client";
 import { HTTPFacilitatorClient } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
@@ -12,13 +11,14 @@ import { toClientEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { keccak256, parseEventLogs, toHex, type Address, type Hex, type PrivateKeyAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFundedChain } from "@/test/chain";
 import { GET as supportedRoute } from "@/app/api/facilitator/supported/route";
 import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
 import { POST as verifyRoute } from "@/app/api/facilitator/verify/route";
 import { AppError } from "@/lib/errors";
-import { freePort, startAnvil, type AnvilNode } from "./anvil";
+import { freePort, type AnvilNode } from "./anvil";
 import { createFacilitator, settle, supported, verify, type FacilitatorRequest, type FacilitatorSetup } from "./facilitator";
-import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, setupLocalChain, type LocalChain } from "./local-chain";
+import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, type LocalChain } from "./local-chain";
 import { EIP3009_TYPES, TEST_USDC_ABI } from "./test-usdc";
 
 let node: AnvilNode;
@@ -32,12 +32,7 @@ let buyer: x402Client;
 const FACILITATOR_KEY = LOCAL_DEV_KEYS[9];
 
 beforeAll(async () => {
-  node = await startAnvil();
-  local = await setupLocalChain(node.rpcUrl);
-  payer = local.accounts[1];
-  seller = local.accounts[2].address;
-  other = local.accounts[3].address;
-  await local.mint(payer.address, 10_000_000n);
+  ({ node, local, payer, payTo: seller, otherPayTo: other } = await startFundedChain());
   setup = createFacilitator(node.rpcUrl, FACILITATOR_KEY);
   // The routes read these (lib/env.ts parses process.env on first use, which is after this).
   process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
@@ -211,7 +206,7 @@ describe("/api/facilitator routes", () => {
 });
 
 describe("interoperability with @x402/core's HTTPFacilitatorClient (what seller middleware calls)", () => {
-  let server: Server;
+  let server: RouteServer;
   let url: string;
 
   beforeAll(async () => {
@@ -221,21 +216,11 @@ describe("interoperability with @x402/core's HTTPFacilitatorClient (what seller 
       "POST /facilitator/verify": verifyRoute,
       "POST /facilitator/settle": settleRoute,
     };
-    server = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const handler = routes[`${req.method} ${req.url}`];
-      const response = handler
-        ? await handler(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === "GET" ? undefined : Buffer.concat(chunks) }))
-        : new Response("not found", { status: 404 });
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(Buffer.from(await response.arrayBuffer()));
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/facilitator`;
+    server = await serveRoutes(routes);
+    url = `${server.origin}/facilitator`;
   });
   afterAll(async () => {
-    await new Promise<void>((r) => server.close(() => r()));
+    await server?.close();
   });
 
   it("getSupported, verify and settle parse our answers; a refusal comes back as data", async () => {

@@ -13,11 +13,12 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import type { Address, PrivateKeyAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFundedChain } from "@/test/chain";
 import * as route from "@/app/router/call/[listing]/[...path]/route";
 import { createApiKey } from "@/lib/apikeys";
-import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
+import { type AnvilNode } from "@/lib/chain/anvil";
 import { createFacilitator } from "@/lib/chain/facilitator";
-import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, type LocalChain } from "@/lib/chain/local-chain";
 import { inProcessFacilitator, PAID_SELLERS, startPaidSellers, type PaidSellerName, type PaidSellers } from "@/sellers/paid";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
@@ -53,12 +54,7 @@ const callUrl = (seller: PaidSellerName, path = "weather") => `http://127.0.0.1/
 const auth = () => ({ authorization: `Bearer ${secret}` });
 
 beforeAll(async () => {
-  node = await startAnvil();
-  local = await setupLocalChain(node.rpcUrl);
-  payer = local.accounts[1];
-  payTo = local.accounts[2].address;
-  otherPayTo = local.accounts[3].address;
-  await local.mint(payer.address, 10_000_000n);
+  ({ node, local, payer, payTo, otherPayTo } = await startFundedChain());
   sellers = await startPaidSellers({ facilitator: inProcessFacilitator(createFacilitator(node.rpcUrl, LOCAL_DEV_KEYS[9])), usdc: LOCAL_USDC_ADDRESS, payTo, otherPayTo });
   rogue = createServer((req, res) => {
     if (req.url === "/redirect") {

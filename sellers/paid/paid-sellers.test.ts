@@ -3,8 +3,7 @@
  * PAYMENT-REQUIRED header lib/x402 accepts; a buyer paying with @x402/fetch gets the resource and the
  * money moves on chain, or the seller breaks in its own way.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { serveRoutes, type RouteServer } from "@/test/route-server";
 import { x402Client } from "@x402/core/client";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
@@ -12,12 +11,13 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import type { Address, Hex, PrivateKeyAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFundedChain } from "@/test/chain";
 import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
 import { GET as supportedRoute } from "@/app/api/facilitator/supported/route";
 import { POST as verifyRoute } from "@/app/api/facilitator/verify/route";
-import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
+import { type AnvilNode } from "@/lib/chain/anvil";
 import { createFacilitator } from "@/lib/chain/facilitator";
-import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, type LocalChain } from "@/lib/chain/local-chain";
 import { parseX402 } from "@/lib/x402";
 import { inProcessFacilitator, startPaidSellers, type PaidSellers } from "./index";
 
@@ -30,12 +30,7 @@ let otherPayTo: Address;
 let paidFetch: typeof fetch;
 
 beforeAll(async () => {
-  node = await startAnvil();
-  local = await setupLocalChain(node.rpcUrl);
-  payer = local.accounts[1];
-  payTo = local.accounts[2].address;
-  otherPayTo = local.accounts[3].address;
-  await local.mint(payer.address, 10_000_000n);
+  ({ node, local, payer, payTo, otherPayTo } = await startFundedChain());
   const setup = createFacilitator(node.rpcUrl, LOCAL_DEV_KEYS[9]);
   sellers = await startPaidSellers({ facilitator: inProcessFacilitator(setup), usdc: LOCAL_USDC_ADDRESS, payTo, otherPayTo });
   const client = new x402Client()
@@ -132,7 +127,7 @@ describe("paid with @x402/fetch", () => {
 });
 
 describe("with the facilitator at a URL (HTTPFacilitatorClient to /api/facilitator)", () => {
-  let server: Server;
+  let server: RouteServer;
   let viaHttp: PaidSellers;
 
   beforeAll(async () => {
@@ -144,23 +139,13 @@ describe("with the facilitator at a URL (HTTPFacilitatorClient to /api/facilitat
       "POST /api/facilitator/verify": verifyRoute,
       "POST /api/facilitator/settle": settleRoute,
     };
-    server = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const handler = routes[`${req.method} ${req.url}`];
-      const response = handler
-        ? await handler(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === "GET" ? undefined : Buffer.concat(chunks) }))
-        : new Response("not found", { status: 404 });
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(Buffer.from(await response.arrayBuffer()));
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const facilitator = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/facilitator`;
+    server = await serveRoutes(routes);
+    const facilitator = `${server.origin}/api/facilitator`;
     viaHttp = await startPaidSellers({ facilitator, usdc: LOCAL_USDC_ADDRESS, payTo, otherPayTo });
   });
   afterAll(async () => {
     await viaHttp?.close();
-    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    await server?.close();
   });
 
   it("honest: settles through the HTTP facilitator and delivers", async () => {

@@ -1,0 +1,33 @@
+/**
+ * App route handlers behind a plain node:http server on 127.0.0.1, mounted at "METHOD /path" keys, so
+ * a real HTTP client (the x402 facilitator client, a seller's middleware) can talk to them as it
+ * would to the deployed app.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type RouteHandler = (req: Request) => Promise<Response>;
+
+export interface RouteServer {
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  close(): Promise<void>;
+}
+
+export async function serveRoutes(routes: Record<string, RouteHandler>): Promise<RouteServer> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const handler = routes[`${req.method} ${req.url}`];
+    const response = handler
+      ? await handler(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === "GET" ? undefined : Buffer.concat(chunks) }))
+      : new Response("not found", { status: 404 });
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
