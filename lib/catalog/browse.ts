@@ -12,6 +12,7 @@
 import { USD_DECIMAL } from "@/lib/amounts";
 import { database, db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
+import { rows } from "@/lib/sql";
 import { type PublicListing } from "@/lib/catalog/public-view";
 import { publicListingsByIdsOneStatement } from "@/lib/catalog/public-rows";
 import { browseSeed, decodeCursor, encodeCursor, type BrowseCursor } from "@/lib/rank/score";
@@ -127,9 +128,9 @@ export async function browseKeys(opts: BrowseOptions): Promise<{ rows: BrowseKey
     ORDER BY r."tier" ASC, -r."sortWeight" ASC, -COALESCE(r."rankScore", -1) ASC,
              md5($1::text || ':' || r."listingId") COLLATE "C" ASC, r."listingId" COLLATE "C" ASC
     LIMIT ${limit + 1}`;
-  const handle = await database();
-  const rows = await handle.query<BrowseKeyRow>(sql, params);
-  return { rows: rows.slice(0, limit), seed, more: rows.length > limit };
+  // The handle itself on both backends (node-pg or PGlite's own query), through lib/sql like every raw read.
+  const found = await rows<BrowseKeyRow>(await database(), sql, ...params);
+  return { rows: found.slice(0, limit), seed, more: found.length > limit };
 }
 
 export async function browseCatalog(opts: BrowseOptions): Promise<BrowsePage> {
