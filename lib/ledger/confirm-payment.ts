@@ -30,7 +30,8 @@ export interface ChainSettlement {
 export type ChainVerdict =
   | { status: "settled"; chain: ChainSettlement }
   | { status: "failed"; reason: "unproven"; detail: string }
-  | { status: "unconfirmed"; reason: "chain_unreadable"; detail: string };
+  /** `outage`: the chain could not be read at all (rather than showing the transaction pending). */
+  | { status: "unconfirmed"; reason: "chain_unreadable"; detail: string; outage: boolean };
 
 export interface ReadOptions {
   settings?: RpcSettings;
@@ -62,7 +63,7 @@ export async function readSettlement(
         // Not mined: is it pending, or unknown to the chain?
         try {
           await client.getTransaction({ hash });
-          return { status: "unconfirmed", reason: "chain_unreadable", detail: `${hash} is pending` };
+          return { status: "unconfirmed", reason: "chain_unreadable", detail: `${hash} is pending`, outage: false };
         } catch (e2) {
           if (e2 instanceof TransactionNotFoundError) return { status: "failed", reason: "unproven", detail: `the chain has no transaction ${hash}` };
           throw e2;
@@ -78,7 +79,7 @@ export async function readSettlement(
     },
     options,
   );
-  return read.ok ? read.value : { status: "unconfirmed", reason: "chain_unreadable", detail: read.unmeasured };
+  return read.ok ? read.value : { status: "unconfirmed", reason: "chain_unreadable", detail: read.unmeasured, outage: true };
 }
 
 /**
@@ -88,10 +89,18 @@ export async function readSettlement(
  */
 export async function confirmPayment(id: string, options: ReadOptions = {}): Promise<ChainVerdict | null> {
   const prisma = await db();
-  const row = await prisma.routerPayment.findUnique({ where: { id }, select: { transactionId: true, network: true, asset: true, payer: true, confirmedAt: true } });
+  const row = await prisma.routerPayment.findUnique({ where: { id }, select: WAITING_ROW });
   if (!row || !row.transactionId || row.confirmedAt) return null;
+  return confirmRow({ ...row, id, transactionId: row.transactionId }, options);
+}
+
+const WAITING_ROW = { transactionId: true, network: true, asset: true, payer: true, confirmedAt: true } as const;
+
+/** Read the chain for one waiting row and write its verdict (only while the row is still waiting). */
+async function confirmRow(row: { id: string; transactionId: string; network: string; asset: string; payer: string }, options: ReadOptions): Promise<ChainVerdict> {
+  const prisma = await db();
   const verdict = await readSettlement({ transaction: row.transactionId, network: row.network, asset: row.asset, payer: row.payer }, options);
-  const waiting = { id, confirmedAt: null, transactionId: row.transactionId };
+  const waiting = { id: row.id, confirmedAt: null, transactionId: row.transactionId };
   if (verdict.status === "settled") {
     await prisma.routerPayment.updateMany({
       where: waiting,
@@ -115,21 +124,30 @@ export async function confirmPayment(id: string, options: ReadOptions = {}): Pro
 }
 
 /**
- * Confirm up to `limit` rows still waiting for the chain, oldest first (the ledger tick). Answers how
- * many it read and how many of those the chain decided (settled or failed).
+ * Confirm up to `limit` rows still waiting for the chain, oldest first (the ledger tick). A network
+ * whose chain cannot be read is asked once per tick: its other rows wait for the next tick rather
+ * than each spending the read's timeout on the same outage. Answers how many rows it read, how many
+ * of those the chain decided (settled or failed), and how many it left for a network that is down.
  */
-export async function confirmWaitingPayments(options: ReadOptions & { limit?: number } = {}): Promise<{ read: number; decided: number }> {
+export async function confirmWaitingPayments(options: ReadOptions & { limit?: number } = {}): Promise<{ read: number; decided: number; skipped: number }> {
   const prisma = await db();
   const waiting = await prisma.routerPayment.findMany({
     where: { transactionId: { not: null }, confirmedAt: null },
     orderBy: { createdAt: "asc" },
     take: options.limit ?? 200,
-    select: { id: true },
+    select: { id: true, ...WAITING_ROW },
   });
+  const down = new Set<string>();
   let decided = 0;
-  for (const { id } of waiting) {
-    const verdict = await confirmPayment(id, options);
-    if (verdict && verdict.status !== "unconfirmed") decided++;
+  let skipped = 0;
+  for (const row of waiting) {
+    if (down.has(row.network)) {
+      skipped++;
+      continue;
+    }
+    const verdict = await confirmRow({ ...row, transactionId: row.transactionId! }, options);
+    if (verdict.status !== "unconfirmed") decided++;
+    else if (verdict.outage) down.add(row.network);
   }
-  return { read: waiting.length, decided };
+  return { read: waiting.length, decided, skipped };
 }
