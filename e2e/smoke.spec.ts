@@ -8,7 +8,9 @@ test("a buyer browses the catalog and opens a listing", async ({ page }) => {
   await expect(tiles.first()).toBeVisible();
   expect(await tiles.count()).toBeGreaterThanOrEqual(6);
   await page.getByRole("link", { name: "Geocodr address geocoding" }).click();
-  await expect(page.getByRole("heading", { name: "Geocodr address geocoding" })).toBeVisible();
+  // The tile's own heading has the same name: wait for the listing page itself, not the catalog.
+  await page.waitForURL(/\/listings\/[^/]+$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Geocodr address geocoding" })).toBeVisible();
   await expect(page.getByLabel(/Readiness 96 of 100, Excellent/)).toBeVisible();
   await expect(page.getByRole("heading", { name: "Endpoints" })).toBeVisible();
 });
