@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queueDemoAnalyses, seedDemo, SHAPES } from "@/demo/seed-demo";
-import { seedDemoHistory } from "@/demo/seed-history";
+import { clearSeededEvidence, queueDemoAnalyses, seedDemo, SHAPES } from "@/demo/seed-demo";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 
 // The fixture sellers' origin used below is on the probe's allow-list, as npm run demo arranges.
@@ -28,7 +27,6 @@ async function counts() {
 describe("demo seed", () => {
   it("publishes the scoring-system listing shapes at their readiness, imports both seed products, and is idempotent", async () => {
     const first = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
-    await seedDemoHistory(t.prisma, first);
     const after1 = await counts();
     const totals: Record<string, number> = {};
     for (const shape of SHAPES) {
@@ -41,28 +39,31 @@ describe("demo seed", () => {
     expect(Object.keys(first.productListingIds)).toHaveLength(2);
     expect(after1.users).toBe(4);
 
+    // The ledger and the monitor's samples are the router's and the monitor's alone (demo/market.ts).
+    expect(after1.payments).toBe(0);
+    expect(after1.samples).toBe(0);
+
     const second = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
-    await seedDemoHistory(t.prisma, second);
     expect(second).toEqual(first);
     expect(await counts()).toEqual(after1);
   });
 
-  it("gives the demo's own shape listings the seed table's quality and rank (×100)", async () => {
-    const { rankForListing } = await import("@/lib/rank/inputs");
+  it("clears the evidence an older demo seeded, and only that", async () => {
     const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
-    await seedDemoHistory(t.prisma, seeded);
-    const got: Record<string, [number, number]> = {};
-    for (const [shape, id] of Object.entries(seeded.listingIdsByShape)) {
-      const r = await rankForListing(id);
-      got[shape] = [r!.quality100, r!.rank100];
-    }
-    // docs/spec/scoring-system.md "Both scores on real shapes": 92/92, 95/81, 37/47 (featured 5), 13/6.
-    expect(got).toEqual({
-      "mature-and-honest": [92, 92],
-      "popular-but-thin": [95, 81],
-      "well-built-brand-new": [37, 47],
-      "trafficked-but-unpayable": [13, 6],
+    const listingId = seeded.listingIdsByShape["mature-and-honest"];
+    const base = { listingId, advertisedAmount: "3000", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", network: "eip155:8453" };
+    await t.prisma.routerPayment.createMany({
+      data: [
+        { ...base, payer: "0x0000000000000000000000000000000000000001", status: "settled", settledAmount: "3000", demo: true },
+        { ...base, payer: "0x0000000000000000000000000000000000000002", status: "failed", transactionId: "0x" + "ab".repeat(32) },
+      ],
     });
+    await t.prisma.healthSample.create({ data: { listingId, outcome: "up", confidence: 1, vantage: "demo", demo: true } });
+    await t.prisma.priceQuote.create({ data: { listingId, amount: "3000", asset: base.asset, network: base.network, quotedAt: new Date(), source: "demo-seed" } });
+    expect(await clearSeededEvidence(t.prisma)).toBe(3);
+    expect(await t.prisma.routerPayment.findMany({ where: { listingId }, select: { demo: true } })).toEqual([{ demo: false }]);
+    expect(await clearSeededEvidence(t.prisma)).toBe(0);
+    await t.prisma.routerPayment.deleteMany({ where: { listingId } });
   });
 
   it("queues one analysis per unscored fixture-seller listing, and no second one on a re-run", async () => {

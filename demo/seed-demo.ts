@@ -4,7 +4,9 @@
  *
  * - the two seed product documents (002 agent verdict, 003 validity check), imported field by field;
  * - the four services behind the five listing shapes of docs/spec/scoring-system.md "Both scores on real shapes" (the "featured" row is the same service),
- *   with their demo evidence scored into published results;
+ *   with their demo evidence scored into published results. Given the demo market's documents
+ *   (demo/market.ts: the same services served live on the local chain), they are listed as served;
+ *   their ledger is only ever what buyers pay through the router: nothing here writes one;
  * - the local fixture sellers (npm run sellers), published so the monitor probes them for real;
  * - seeded seller, moderator and admin accounts for the development sign-in.
  */
@@ -47,11 +49,16 @@ export const DEMO_FIXTURE_SELLERS = ["agent-verdict", "validity-check", "mpp-sel
 
 export interface DemoSeedResult {
   listingIdsByShape: Record<string, string>;
+  /** The shape listings' slugs: where the router reaches them (/router/call/<slug>/…). */
+  slugsByShape: Record<string, string>;
   fixtureListingIds: Record<string, string>;
   productListingIds: Record<string, string>;
 }
 
-export async function seedDemo(prisma: PrismaClient, opts: { sellersOrigin: string; now?: Date }): Promise<DemoSeedResult> {
+export async function seedDemo(
+  prisma: PrismaClient,
+  opts: { sellersOrigin: string; /** The shapes as the demo market serves them (by shape key); default: their fixture documents. */ shapeDocuments?: Record<string, ListingDocument>; now?: Date },
+): Promise<DemoSeedResult> {
   const now = opts.now ?? new Date();
   const orgIds: Record<string, string> = {};
   for (const o of ORGS) {
@@ -64,8 +71,9 @@ export async function seedDemo(prisma: PrismaClient, opts: { sellersOrigin: stri
   }
 
   const listingIdsByShape: Record<string, string> = {};
+  const slugsByShape: Record<string, string> = {};
   for (const shape of SHAPES) {
-    const doc = readDocument(path.join(FIXTURES, `${shape.key}.listing.json`));
+    const doc = opts.shapeDocuments?.[shape.key] ?? shapeDocument(shape.key);
     const id = await upsertListing(prisma, doc, orgIds["demo-sellers"], `demo:shape:${shape.key}`);
     await prisma.listing.update({
       where: { id },
@@ -73,6 +81,7 @@ export async function seedDemo(prisma: PrismaClient, opts: { sellersOrigin: stri
     });
     await publishDemoResult(prisma, id, doc, path.join(FIXTURES, `${shape.key}.evidence.json`), now);
     listingIdsByShape[shape.key] = id;
+    slugsByShape[shape.key] = (await prisma.listing.findUniqueOrThrow({ where: { id }, select: { slug: true } })).slug;
   }
 
   const productListingIds: Record<string, string> = {};
@@ -98,7 +107,25 @@ export async function seedDemo(prisma: PrismaClient, opts: { sellersOrigin: stri
     await prisma.listing.update({ where: { id }, data: { publicationState: "published", publishedAt: now } });
     fixtureListingIds[slug] = id;
   }
-  return { listingIdsByShape, fixtureListingIds, productListingIds };
+  return { listingIdsByShape, slugsByShape, fixtureListingIds, productListingIds };
+}
+
+/** A shape's listing document as written (public URLs, Base USDC): what the demo market localises and serves. */
+export function shapeDocument(key: string): ListingDocument {
+  return readDocument(path.join(FIXTURES, `${key}.listing.json`));
+}
+
+/**
+ * Remove what earlier demos seeded as evidence: ledger rows, health samples and price quotes marked
+ * demo (data folders from before the demo market). The ledger is the router's alone.
+ */
+export async function clearSeededEvidence(prisma: PrismaClient): Promise<number> {
+  const [payments, samples, quotes] = await prisma.$transaction([
+    prisma.routerPayment.deleteMany({ where: { demo: true } }),
+    prisma.healthSample.deleteMany({ where: { demo: true } }),
+    prisma.priceQuote.deleteMany({ where: { source: "demo-seed" } }),
+  ]);
+  return payments.count + samples.count + quotes.count;
 }
 
 function readDocument(file: string): ListingDocument {

@@ -1,8 +1,11 @@
 /**
  * npm run demo: the whole product on the embedded default, nothing to install.
- * Migrate and seed PGlite in .data/, start the local fixture sellers, build (skipped when the
- * sources have not changed since the last build), then serve in production mode with the
- * in-process catalog-monitor worker and the development sign-in, and print where to look.
+ * Start the local chain (anvil from its npm package, its state kept in .data/chain/) with the test
+ * USDC, the local fixture sellers and the demo market (the listing shapes as live paid sellers);
+ * migrate and seed PGlite in .data/; build (skipped when the sources have not changed since the last
+ * build); serve in production mode with the in-process catalog-monitor worker, the facilitator on
+ * the local chain and the development sign-in; then let the market's buyers pay through the router,
+ * so the ledger the catalog is ranked by is real confirmed payments; print where to look.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
@@ -11,27 +14,45 @@ import path from "node:path";
 import { openDatabase, setDatabase } from "@/lib/db";
 import { parseEnv } from "@/lib/env";
 import { migrate } from "@/lib/migrate";
-import { DEMO_ACCOUNTS, queueDemoAnalyses, seedDemo } from "@/demo/seed-demo";
-import { seedDemoHistory } from "@/demo/seed-history";
+import { clearSeededEvidence, DEMO_ACCOUNTS, queueDemoAnalyses, seedDemo, shapeDocument, SHAPES } from "@/demo/seed-demo";
+import { fundBuyers, marketPlan, marketSellers, playMarket } from "@/demo/market";
 import { startFixtureSellers } from "@/sellers";
+import { startMarket } from "@/sellers/market";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
+import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/apikeys";
+import { startAnvil } from "@/lib/chain/anvil";
+import { LOCAL_DEV_KEYS, LOCAL_USDC_ADDRESS, setupLocalChain } from "@/lib/chain/local-chain";
 
 const root = process.cwd();
+/** The API key the market's buyers call the router with (a fresh one each run; older ones revoked). */
+const BUYER_KEY_NAME = "demo market buyers";
 
 async function main() {
   const started = Date.now();
   const e = parseEnv({ ...process.env, NODE_ENV: "development" });
   const dataDir = e.dataDir;
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(path.join(dataDir, "chain"), { recursive: true });
   const secrets = loadSecrets(path.join(dataDir, "secrets.json"));
   const port = Number(process.env.PORT ?? 3000);
   const host = process.env.HOST ?? "127.0.0.1";
   const origin = `http://${host}:${port}`;
 
+  // The chain keeps its state in the data folder, so the transactions the ledger names outlive a restart.
+  const chainNode = await startAnvil({ args: ["--state", path.join(dataDir, "chain", "anvil-state.json"), "--state-interval", "5"] });
+  const local = await setupLocalChain(chainNode.rpcUrl);
+  step(`local chain (anvil) at ${chainNode.rpcUrl}, test USDC at ${LOCAL_USDC_ADDRESS}`);
+
   const sellers = await startFixtureSellers({ port: e.SELLERS_PORT ?? 4020, host: "127.0.0.1" });
   step(`fixture sellers listening at ${sellers.url}`);
-  // This process queues the fixture sellers' analyses, so it shares the server's allow-list.
-  const allowHosts = `127.0.0.1:${sellers.port}`;
+  const plan = marketPlan();
+  const market = await startMarket({
+    facilitator: `${origin}/api/facilitator`,
+    usdc: local.usdc,
+    sellers: marketSellers(plan, Object.fromEntries(SHAPES.map((s) => [s.key, shapeDocument(s.key)]))),
+  });
+  step(`demo market (${plan.length} paid sellers, settling through ${origin}/api/facilitator) at ${market.url}`);
+  // This process queues the sellers' analyses, so it shares the server's allow-list.
+  const allowHosts = `127.0.0.1:${sellers.port},127.0.0.1:${market.port}`;
   process.env.TOLLGATE_PROBE_ALLOW_HOSTS = allowHosts;
 
   const handle = await openDatabase({ pgliteDir: path.join(dataDir, "pglite") });
@@ -40,9 +61,18 @@ async function main() {
   setDatabase(handle);
   const applied = await migrate(handle);
   step(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
-  const seeded = await seedDemo(handle.prisma, { sellersOrigin: sellers.url });
-  await seedDemoHistory(handle.prisma, seeded);
+  const cleared = await clearSeededEvidence(handle.prisma);
+  if (cleared) step(`removed ${cleared} seeded evidence rows left by an older demo`);
+  const seeded = await seedDemo(handle.prisma, { sellersOrigin: sellers.url, shapeDocuments: market.documents });
   const queued = await queueDemoAnalyses(handle.prisma, seeded);
+  // The market plays once per data folder: a listing that already has ledger rows keeps them.
+  const toPlay = new Set<string>();
+  for (const [shape, id] of Object.entries(seeded.listingIdsByShape)) {
+    if ((await handle.prisma.routerPayment.count({ where: { listingId: id } })) === 0) toPlay.add(shape);
+  }
+  const admin = await handle.prisma.user.findUniqueOrThrow({ where: { demoLogin: "admin@demo" }, select: { id: true } });
+  for (const k of await listApiKeys({ actorId: admin.id })) if (k.name === BUYER_KEY_NAME && !k.revokedAt) await revokeApiKey({ actorId: admin.id, id: k.id });
+  const buyerKey = (await createApiKey({ actorId: admin.id, name: BUYER_KEY_NAME })).secret;
   // Rank once now, so the first page served is already in rank order (the server's sweep keeps it so).
   await runRankSweep();
   step(`demo data seeded (idempotent)${queued.length ? `; ${queued.length} fixture-seller analyses queued` : ""}`);
@@ -70,8 +100,12 @@ async function main() {
       TOLLGATE_DEMO_SIGNIN: "1",
       TOLLGATE_INPROCESS_WORKER: "1",
       TOLLGATE_PROBE_ALLOW_HOSTS: allowHosts,
-      // The demo reaches its local fixture sellers and nothing else, not even DNS (docs/SSRF.md).
+      // The demo reaches its local sellers and nothing else, not even DNS (docs/SSRF.md).
       TOLLGATE_NET_ALLOWLIST_ONLY: "1",
+      // The facilitator settles on the local chain, and the ledger confirms payments by reading it
+      // (docs/CHAIN.md). Account 9 of anvil's public development keys pays the facilitator's gas.
+      TOLLGATE_CHAIN_RPC_URL: chainNode.rpcUrl,
+      TOLLGATE_FACILITATOR_KEY: LOCAL_DEV_KEYS[9],
       TOLLGATE_PUBLIC_URL: origin,
       TOLLGATE_WORKER_TOKEN: secrets.workerToken,
       NEXTAUTH_URL: origin,
@@ -81,17 +115,29 @@ async function main() {
       BADGE_SIGNING_KEY_NOT_BEFORE: secrets.badgeSigningKeyNotBefore,
     },
   });
+  const closeAll = async () => {
+    await Promise.allSettled([sellers.close(), market.close()]);
+    await chainNode.stop().catch(() => {});
+  };
   const stop = (signal: NodeJS.Signals) => {
     server.kill(signal);
   };
   process.on("SIGINT", () => stop("SIGTERM"));
   process.on("SIGTERM", () => stop("SIGTERM"));
   server.on("exit", async (code) => {
-    await sellers.close().catch(() => {});
+    await closeAll();
     process.exit(code ?? 0);
   });
 
   await waitFor(`${origin}/catalog`, 90_000);
+  if (toPlay.size > 0) {
+    const buyers = await fundBuyers(local, plan.filter((p) => toPlay.has(p.shape)));
+    const played = await playMarket({ local, plan, documents: market.documents, slugs: seeded.slugsByShape, routerOrigin: origin, apiKey: buyerKey, only: toPlay });
+    const calls = played.reduce((n, r) => n + r.calls, 0);
+    step(`market played: ${calls} paid calls by ${buyers} buyer wallets through the router (${played.map((r) => `${r.shape} ${Object.entries(r.statuses).map(([s, n]) => `${n}×${s}`).join(" ")}`).join("; ")})`);
+  } else {
+    step("market already played in this data folder; its ledger stands");
+  }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`
   Tollgate is running at ${origin}   (ready in ${seconds} s)
@@ -99,6 +145,8 @@ async function main() {
   Demo accounts (development sign-in at ${origin}/signin):
 ${DEMO_ACCOUNTS.map((a) => `    ${a.demoLogin.padEnd(16)} ${a.role.padEnd(10)} ${a.name}`).join("\n")}
 
+  Local chain: ${chainNode.rpcUrl} (chain 31337), test USDC ${LOCAL_USDC_ADDRESS}
+  Pay a listing through the router: ${origin}/router/call/<listing>/<path>  (docs/ROUTER.md)
   Fixture sellers to submit as a seller:  ${sellers.url}/agent-verdict  ${sellers.url}/validity-check  ${sellers.url}/mpp-seller
   Data lives in ${path.relative(root, dataDir) || dataDir}/ (delete it to start over). Ctrl-C stops.
 `);

@@ -6,9 +6,9 @@
  */
 import { generateProxy } from "mppx/discovery";
 import type { ListingDocument } from "@/lib/listing-document/document";
-import type { FixtureSeller } from "./types";
+import type { SellerDescription } from "./types";
 
-export function wellKnownX402(seller: FixtureSeller, sellerUrl: string): unknown {
+export function wellKnownX402(seller: SellerDescription, sellerUrl: string): unknown {
   return {
     version: 1,
     resources: seller.endpoints.filter((e) => e.payable).map((e) => `${sellerUrl}${e.path}`),
@@ -16,7 +16,7 @@ export function wellKnownX402(seller: FixtureSeller, sellerUrl: string): unknown
   };
 }
 
-export function openApi(seller: FixtureSeller, sellerUrl: string): Record<string, unknown> {
+export function openApi(seller: SellerDescription, sellerUrl: string): Record<string, unknown> {
   const doc = generateProxy({
     info: { title: seller.title, version: "1.0.0" },
     serviceInfo: { categories: [seller.category], docs: { homepage: sellerUrl, apiReference: `${sellerUrl}/docs` } },
@@ -58,7 +58,7 @@ export function openApi(seller: FixtureSeller, sellerUrl: string): Record<string
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
-export function docsPage(seller: FixtureSeller, sellerUrl: string): string {
+export function docsPage(seller: SellerDescription, sellerUrl: string): string {
   const endpoints = seller.endpoints
     .map((e) => `<h3 id="${escapeHtml(e.method.toLowerCase() + e.path.replace(/\//g, "-"))}">${e.method} ${escapeHtml(e.path)}</h3>
 <p>${escapeHtml(e.description)}</p>
@@ -78,7 +78,7 @@ ${e.responseSchema ? `<h4>Response schema</h4><pre>${escapeHtml(JSON.stringify(e
 }
 
 /** The listing this seller would submit, as a ListingDocument rooted at its prefix. */
-export function listingFor(seller: FixtureSeller, origin: string): ListingDocument {
+export function listingFor(seller: SellerDescription, origin: string): ListingDocument {
   const sellerUrl = `${origin.replace(/\/+$/, "")}/${seller.slug}`;
   return {
     slug: seller.slug,

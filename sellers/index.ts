@@ -1,3 +1,3 @@
 export { startFixtureSellers, fixtureListings, FIXTURE_SELLERS, type FixtureServer, type StartOptions } from "./server";
 export { listingFor, openApi, wellKnownX402 } from "./documents";
-export type { FixtureSeller, FixtureEndpoint, SellerRequest } from "./types";
+export type { FixtureSeller, FixtureEndpoint, SellerRequest, SellerDescription, EndpointDescription } from "./types";

@@ -29,6 +29,12 @@ export interface FixtureEndpoint {
   handle(ctx: SellerRequest): void | Promise<void>;
 }
 
+/** What a seller publishes about an endpoint: everything but its handler (sellers/documents.ts reads this). */
+export type EndpointDescription = Omit<FixtureEndpoint, "handle">;
+
+/** What a seller publishes about itself (its documents, docs page and listing); a FixtureSeller is one, with handlers. */
+export type SellerDescription = Omit<FixtureSeller, "endpoints"> & { endpoints: EndpointDescription[] };
+
 export interface FixtureSeller {
   /** The path prefix, e.g. "agent-verdict". */
   slug: string;

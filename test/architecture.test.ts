@@ -307,6 +307,7 @@ const RULES: Rule[] = [
       "lib/worker/run-worker.ts":
         "httpOpsClient talks to our own ops API (TOLLGATE_API_URL, bearer token), never to a stranger's URL",
       "scripts/demo.ts": "waits for the demo server it started to answer on its own URL",
+      "demo/market.ts": "the market's buyers call the demo's own router (the routerOrigin it is given), as any buyer's agent would",
       "bench/badge.ts": "drives the badge stand-in server it forked on 127.0.0.1",
       "lib/chain/anvil.ts": "asks the anvil node it started on 127.0.0.1 whether its RPC answers yet",
     },

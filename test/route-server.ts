@@ -1,5 +1,6 @@
 /**
- * App route handlers behind a plain node:http server on 127.0.0.1, mounted at "METHOD /path" keys, so
+ * App route handlers behind a plain node:http server on 127.0.0.1, mounted at "METHOD /path" keys (a
+ * key ending in "/*" takes every path under it, whatever its query), so
  * a real HTTP client (the x402 facilitator client, a seller's middleware) can talk to them as it
  * would to the deployed app.
  */
@@ -14,11 +15,21 @@ export interface RouteServer {
   close(): Promise<void>;
 }
 
+function prefixed(routes: Record<string, RouteHandler>, method: string, url: string): RouteHandler | undefined {
+  const path = url.split("?")[0];
+  for (const [key, handler] of Object.entries(routes)) {
+    if (!key.endsWith("/*")) continue;
+    const [m, prefix] = [key.slice(0, key.indexOf(" ")), key.slice(key.indexOf(" ") + 1, -1)];
+    if ((m === method || m === "ANY") && path.startsWith(prefix)) return handler;
+  }
+  return undefined;
+}
+
 export async function serveRoutes(routes: Record<string, RouteHandler>): Promise<RouteServer> {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const handler = routes[`${req.method} ${req.url}`];
+    const handler = routes[`${req.method} ${req.url}`] ?? prefixed(routes, req.method ?? "GET", req.url ?? "/");
     const response = handler
       ? await handler(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === "GET" ? undefined : Buffer.concat(chunks) }))
       : new Response("not found", { status: 404 });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { computeRank, DAY_MS, publicSettledPrice } from "@/lib/rank/score";
 import { buildRankFixtures, type RankFixtureKey } from "@/test/rank-shapes";
-import { seedDemoLedger } from "@/demo/seed-ledger-history";
+import { seedDemoLedger } from "@/test/rank-shape-ledger";
 import { rankForListing, rankInputsFor } from "./inputs";
 import { recordHealthSample, recordPayment, recordQuote } from "@/lib/ledger/record";
 import { createTestListing } from "@/test/ledger";

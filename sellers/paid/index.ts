@@ -218,7 +218,7 @@ export async function startPaidSellers(options: PaidSellersOptions): Promise<Pai
  * through it: once a response carries PAYMENT-RESPONSE (the payment settled), its status leaves as
  * 500. A response without one (the 402, a refused payment) leaves untouched.
  */
-function failAfterSettlement(_req: Request, res: Response, next: NextFunction): void {
+export function failAfterSettlement(_req: Request, res: Response, next: NextFunction): void {
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
   res.writeHead = ((status: number, ...rest: unknown[]) => {
     const settled = res.getHeader("payment-response") !== undefined;

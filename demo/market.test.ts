@@ -1,0 +1,151 @@
+/**
+ * The demo market end to end on a real anvil: the seed's listing shapes served live (sellers/market),
+ * their buyers paying with @x402/fetch through the router (its route handler over loopback HTTP), the
+ * sellers settling through the facilitator's own routes, and the catalog's rank read from those
+ * ledger rows only. Nothing here seeds a ledger row.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as callRoute from "@/app/router/call/[listing]/[...path]/route";
+import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
+import { GET as supportedRoute } from "@/app/api/facilitator/supported/route";
+import { POST as verifyRoute } from "@/app/api/facilitator/verify/route";
+import { createApiKey } from "@/lib/apikeys";
+import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
+import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import { rankForListing, type ListingRank } from "@/lib/rank/inputs";
+import { runRankSweep } from "@/lib/rank/sweep-ranks";
+import { fundBuyers, marketPlan, marketSellers, MATURE_BUYERS, playMarket, type TrafficResult } from "@/demo/market";
+import { seedDemo, shapeDocument, SHAPES, type DemoSeedResult } from "@/demo/seed-demo";
+import { startMarket, type Market } from "@/sellers/market";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { serveRoutes, type RouteServer } from "@/test/route-server";
+
+let node: AnvilNode;
+let local: LocalChain;
+let routes: RouteServer;
+let market: Market;
+let t: TestDatabase;
+let seeded: DemoSeedResult;
+let played: TrafficResult[];
+const plan = marketPlan();
+const ranks: Record<string, ListingRank> = {};
+
+type CallHandler = (r: Request, c: { params: Promise<{ listing: string; path: string[] }> }) => Promise<Response>;
+
+beforeAll(async () => {
+  node = await startAnvil();
+  local = await setupLocalChain(node.rpcUrl);
+  routes = await serveRoutes({
+    "GET /api/facilitator/supported": () => supportedRoute(),
+    "POST /api/facilitator/verify": (r) => verifyRoute(r),
+    "POST /api/facilitator/settle": (r) => settleRoute(r),
+    // The router's catch-all route, called as Next calls it: its params from the path.
+    "ANY /router/call/*": (r) => {
+      const [listing, ...path] = new URL(r.url).pathname.split("/").slice(3).map(decodeURIComponent);
+      const handler = (callRoute as unknown as Record<string, CallHandler>)[r.method];
+      return handler(r, { params: Promise.resolve({ listing, path }) });
+    },
+  });
+  market = await startMarket({
+    facilitator: `${routes.origin}/api/facilitator`,
+    usdc: local.usdc,
+    sellers: marketSellers(plan, Object.fromEntries(SHAPES.map((s) => [s.key, shapeDocument(s.key)]))),
+  });
+  // Read on first use of lib/env (after this): the relay reaches the market, the facilitator and the
+  // ledger read the chain.
+  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = `127.0.0.1:${market.port}`;
+  process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
+  process.env.TOLLGATE_FACILITATOR_KEY = LOCAL_DEV_KEYS[9];
+  t = await createTestDatabase();
+  seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020", shapeDocuments: market.documents });
+  const admin = await t.prisma.user.findUniqueOrThrow({ where: { demoLogin: "admin@demo" } });
+  const apiKey = (await createApiKey({ actorId: admin.id, name: "demo market buyers" })).secret;
+  await fundBuyers(local, plan);
+  played = await playMarket({ local, plan, documents: market.documents, slugs: seeded.slugsByShape, routerOrigin: routes.origin, apiKey });
+  await runRankSweep();
+  for (const [shape, id] of Object.entries(seeded.listingIdsByShape)) ranks[shape] = (await rankForListing(id))!;
+}, 180_000);
+
+afterAll(async () => {
+  await t?.close();
+  await market?.close();
+  await routes?.close();
+  await node?.stop();
+});
+
+const rowsOf = (shape: string) => t.prisma.routerPayment.findMany({ where: { listingId: seeded.listingIdsByShape[shape] } });
+
+describe("the demo market's ledger is the router's, confirmed on chain", () => {
+  it("every planned call went through the router, and no row is seeded", async () => {
+    expect(played.map((r) => [r.shape, r.calls])).toEqual([
+      ["mature-and-honest", MATURE_BUYERS * 2],
+      ["popular-but-thin", 12],
+      ["trafficked-but-unpayable", 9],
+    ]);
+    // The honest sellers deliver; the one that never settles still answers 200 (its claim is what fails).
+    expect(played.map((r) => r.statuses)).toEqual([{ 200: MATURE_BUYERS * 2 }, { 200: 12 }, { 200: 9 }]);
+    expect(await t.prisma.routerPayment.count({ where: { demo: true } })).toBe(0);
+    expect(await t.prisma.routerPayment.count({ where: { transactionId: null } })).toBe(0);
+    expect(await rowsOf("well-built-brand-new")).toEqual([]);
+  });
+
+  it("mature-and-honest: settled rows with the chain's amount, block and the seller's payee, one per call", async () => {
+    const rows = await rowsOf("mature-and-honest");
+    const payee = plan[0].payTo.toLowerCase();
+    expect(rows).toHaveLength(MATURE_BUYERS * 2);
+    expect(new Set(rows.map((r) => r.payer)).size).toBe(MATURE_BUYERS);
+    for (const r of rows) {
+      expect(r).toMatchObject({ status: "settled", advertisedAmount: "3000", settledAmount: "3000", chainAmount: "3000", chainTo: payee, chainFrom: r.payer, house: false });
+      expect(r.blockNumber).toBeGreaterThan(0n);
+      // The chain shows the transfer the row names.
+      const receipt = await local.publicClient.getTransactionReceipt({ hash: r.transactionId as `0x${string}` });
+      expect(receipt.status).toBe("success");
+    }
+  });
+
+  it("popular-but-thin: one wallet paying itself is twelve settled rows and one payer", async () => {
+    const rows = await rowsOf("popular-but-thin");
+    expect(rows).toHaveLength(12);
+    expect(new Set(rows.map((r) => r.payer))).toEqual(new Set([plan[1].payTo.toLowerCase()]));
+    expect(rows.every((r) => r.status === "settled" && r.chainTo === r.payer)).toBe(true);
+  });
+
+  it("trafficked-but-unpayable: the seller's claimed transactions are not on chain, so every row failed unproven", async () => {
+    const rows = await rowsOf("trafficked-but-unpayable");
+    expect(rows).toHaveLength(9);
+    expect(new Set(rows.map((r) => r.payer)).size).toBe(3);
+    expect(rows.every((r) => r.status === "failed" && r.reason === "unproven" && r.settledAmount === null)).toBe(true);
+  });
+});
+
+describe("the seed's floors on real ledger rows", () => {
+  it("one wallet paying itself many times gives traction 0", () => {
+    expect(ranks["popular-but-thin"].inputs.ledger.distinctPayers30d).toBe(1);
+    expect(ranks["popular-but-thin"].components.traction.value).toBe(0);
+  });
+
+  it("distinct buyers failing three times each make the listing unpayable, and its featured level counts for nothing", () => {
+    const r = ranks["trafficked-but-unpayable"];
+    expect(r.components.gate.gate).toBe("unpayable");
+    expect(r.inputs.featuredLevel).toBe(5);
+    expect(r.components.featured.value).toBe(1);
+    expect(r.rank).toBeLessThan(ranks["mature-and-honest"].rank);
+  });
+
+  it("many distinct confirmed payers give traction and an honest price", () => {
+    expect(ranks["mature-and-honest"].components.traction.value).toBeCloseTo(MATURE_BUYERS / 50, 10);
+    expect(ranks["mature-and-honest"].components.priceIntegrity.value).toBe(1);
+  });
+
+  it("the catalog order comes from these rows: the mature seller first, the unpayable one last", async () => {
+    const order = await t.prisma.listingRank.findMany({
+      where: { listingId: { in: Object.values(seeded.listingIdsByShape) } },
+      orderBy: [{ rankScore: "desc" }],
+      select: { listingId: true },
+    });
+    const byId = Object.fromEntries(Object.entries(seeded.listingIdsByShape).map(([k, v]) => [v, k]));
+    const shapes = order.map((o) => byId[o.listingId]);
+    expect(shapes[0]).toBe("mature-and-honest");
+    expect(shapes.at(-1)).toBe("trafficked-but-unpayable");
+  });
+});

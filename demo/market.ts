@@ -1,0 +1,133 @@
+/**
+ * The demo market: the seed's listing shapes (docs/spec/scoring-system.md "Both scores on real
+ * shapes") as live sellers on the local chain (sellers/market), and the buyers whose real payments,
+ * relayed by the router and confirmed on chain, are the only ledger the demo's rank reads.
+ *
+ * - mature-and-honest: an honest seller paid by many distinct buyers;
+ * - popular-but-thin: a wash seller: one wallet buying from itself, many times (traction 0);
+ * - trafficked-but-unpayable: a seller that never settles, failing three distinct buyers three times
+ *   each (the settle gate reads it unpayable);
+ * - well-built-brand-new: an honest seller nobody has paid yet.
+ *
+ * Every wallet here is derived from a public label (demoWallet), funded on the local chain only, and
+ * worthless anywhere else.
+ */
+import { x402Client } from "@x402/core/client";
+import { toClientEvmSigner } from "@x402/evm";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { keccak256, toHex, type Address, type PrivateKeyAccount } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { ListingDocument } from "@/lib/listing-document/document";
+import { LOCAL_NETWORK, type LocalChain } from "@/lib/chain/local-chain";
+import type { MarketBehaviour, MarketSellerSpec } from "@/sellers/market";
+
+/** A wallet of the demo market, from a public label: local chain only (its key is derivable by anyone). */
+export function demoWallet(label: string): PrivateKeyAccount {
+  return privateKeyToAccount(keccak256(toHex(`tollgate demo wallet: ${label}`)));
+}
+
+/** Who buys what from whom: per shape, the seller's behaviour and payee, and the calls its buyers make. */
+export interface ShapePlan {
+  shape: string;
+  behaviour: MarketBehaviour;
+  payTo: Address;
+  /** Each buyer wallet and how many paid calls it makes (to the document's first payable endpoint). */
+  buyers: Array<{ wallet: PrivateKeyAccount; calls: number }>;
+}
+
+/** Distinct buyers of the mature seller: enough to clear the traction floor by far. */
+export const MATURE_BUYERS = 24;
+
+export function marketPlan(): ShapePlan[] {
+  const buyers = (prefix: string, n: number, calls: number) => Array.from({ length: n }, (_, i) => ({ wallet: demoWallet(`${prefix} ${i + 1}`), calls }));
+  const wash = demoWallet("popular-but-thin wash trader");
+  return [
+    { shape: "mature-and-honest", behaviour: "honest", payTo: demoWallet("mature-and-honest payee").address, buyers: buyers("buyer", MATURE_BUYERS, 2) },
+    // The seller's payee is the buyer: every payment moves money from a wallet to itself.
+    { shape: "popular-but-thin", behaviour: "honest", payTo: wash.address, buyers: [{ wallet: wash, calls: 12 }] },
+    { shape: "trafficked-but-unpayable", behaviour: "never-settles", payTo: demoWallet("trafficked-but-unpayable payee").address, buyers: buyers("buyer", 3, 3) },
+    { shape: "well-built-brand-new", behaviour: "honest", payTo: demoWallet("well-built-brand-new payee").address, buyers: [] },
+  ];
+}
+
+/** The market's sellers: each shape's document served live with its plan's behaviour. */
+export function marketSellers(plan: readonly ShapePlan[], documents: Record<string, ListingDocument>): MarketSellerSpec[] {
+  return plan.map((p) => {
+    const document = documents[p.shape];
+    if (!document) throw new Error(`no listing document for shape ${p.shape}`);
+    return { slug: p.shape, document, behaviour: p.behaviour, payTo: p.payTo };
+  });
+}
+
+/** Mint each planned buyer enough test USDC for its calls (1 USDC per call, far above any price here). */
+export async function fundBuyers(local: LocalChain, plan: readonly ShapePlan[]): Promise<number> {
+  const seen = new Set<string>();
+  for (const { wallet, calls } of plan.flatMap((p) => p.buyers)) {
+    if (seen.has(wallet.address)) continue;
+    seen.add(wallet.address);
+    const want = BigInt(calls) * 1_000_000n;
+    const has = await local.balanceOf(wallet.address);
+    if (has < want) await local.mint(wallet.address, want - has);
+  }
+  return seen.size;
+}
+
+export interface TrafficResult {
+  shape: string;
+  calls: number;
+  /** HTTP status the router answered each call with, counted. */
+  statuses: Record<number, number>;
+}
+
+/**
+ * Make the plan's paid calls through the router: each buyer pays with @x402/fetch (its own key, signing
+ * an EIP-3009 authorization per call) at `${routerOrigin}/router/call/<listing slug>/<path>`, carrying
+ * the demo's API key. `slugs` maps a shape to its listing's slug. Calls run one buyer at a time.
+ */
+export async function playMarket(input: {
+  local: LocalChain;
+  plan: readonly ShapePlan[];
+  documents: Record<string, ListingDocument>;
+  slugs: Record<string, string>;
+  routerOrigin: string;
+  apiKey: string;
+  /** Shapes to play (default: all). */
+  only?: ReadonlySet<string>;
+}): Promise<TrafficResult[]> {
+  const results: TrafficResult[] = [];
+  for (const p of input.plan) {
+    if (input.only && !input.only.has(p.shape)) continue;
+    const doc = input.documents[p.shape];
+    const endpoint = doc?.endpoints.find((e) => e.payable && e.pricing?.machine);
+    if (!endpoint || p.buyers.length === 0) continue;
+    const result: TrafficResult = { shape: p.shape, calls: 0, statuses: {} };
+    const url = `${input.routerOrigin}/router/call/${input.slugs[p.shape]}${endpoint.path}${queryOf(endpoint.method, endpoint.requestExample)}`;
+    for (const { wallet, calls } of p.buyers) {
+      const client = new x402Client()
+        .register(LOCAL_NETWORK, new ExactEvmScheme(toClientEvmSigner(wallet, input.local.publicClient)))
+        .setSpendControls({ allowedAssets: [{ network: LOCAL_NETWORK, asset: input.local.usdc }] });
+      const pay = wrapFetchWithPayment(fetch, client);
+      for (let i = 0; i < calls; i++) {
+        const body = endpoint.method === "GET" ? undefined : JSON.stringify(endpoint.requestExample ?? {});
+        const res = await pay(url, {
+          method: endpoint.method,
+          headers: { authorization: `Bearer ${input.apiKey}`, ...(body ? { "content-type": "application/json" } : {}) },
+          body,
+        });
+        await res.arrayBuffer();
+        result.calls++;
+        result.statuses[res.status] = (result.statuses[res.status] ?? 0) + 1;
+      }
+    }
+    results.push(result);
+  }
+  return results;
+}
+
+/** A GET endpoint's request example as its query string ("" when it has none or it is not flat). */
+function queryOf(method: string, example: unknown): string {
+  if (method !== "GET" || !example || typeof example !== "object" || Array.isArray(example)) return "";
+  const flat = Object.entries(example as Record<string, unknown>).filter(([, v]) => ["string", "number", "boolean"].includes(typeof v));
+  return flat.length ? `?${new URLSearchParams(flat.map(([k, v]) => [k, String(v)])).toString()}` : "";
+}
