@@ -204,7 +204,12 @@ export async function startMarket(options: MarketOptions): Promise<Market> {
         } as Parameters<typeof declareDiscoveryExtension>[0]) as Record<string, unknown>,
       };
     }
-    if (Object.keys(routes).length > 0) router.use(paymentMiddleware(routes, server));
+    if (Object.keys(routes).length > 0) {
+      // Made on the first request, not at start: the middleware asks the facilitator what it supports
+      // when it is made, and the demo's facilitator (the app's /api/facilitator) starts after the market.
+      let middleware: ReturnType<typeof paymentMiddleware> | null = null;
+      router.use((req, res, next) => (middleware ??= paymentMiddleware(routes, server))(req, res, next));
+    }
 
     for (const e of spec.document.endpoints) {
       const answer = (_req: Request, res: Response) => {
