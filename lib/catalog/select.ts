@@ -15,6 +15,7 @@
 import { z } from "zod";
 import { USD_DECIMAL } from "@/lib/amounts";
 import { db } from "@/lib/db";
+import { env } from "@/lib/env";
 import { AppError, type ErrorDetail } from "@/lib/errors";
 import { rankScoresForApiVersion, selectShortlist, CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
@@ -75,10 +76,30 @@ export interface SelectItem {
     url: string;
     price: { usd: string | null; label: string | null; amount: string | null; asset: string | null; network: string | null; decimals: number | null };
   };
+  /**
+   * Where to call the endpoint through Tollgate's paying router (`ANY /router/call/<slug>/<path>`,
+   * docs/ROUTER.md): the seller's 402 comes back untouched, and a payment made there is recorded and
+   * confirmed on chain. Select and call in one step.
+   */
+  callUrl: string;
   relevance: number;
   /** Null below Catalog-Api-Version 1.55, and for a listing not yet ranked. */
   rankScore: number | null;
   match: MatchKind;
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** The router's URL for one endpoint of a listing, on this deployment's public origin. */
+export function routerCallUrl(slug: string, path: string): string {
+  const segments = path.split("/").filter(Boolean).map((p) => encodeURIComponent(safeDecode(p)));
+  return `${env().publicOrigin}/router/call/${encodeURIComponent(slug)}/${segments.join("/")}`;
 }
 
 export interface SelectResponse {
@@ -135,6 +156,7 @@ export async function selectServices(
       url: c.row.baseUrl.replace(/\/+$/, "") + "/" + c.row.path.replace(/^\/+/, ""),
       price: { usd: c.row.priceUsd, label: c.row.priceLabel, amount: c.row.priceAmount, asset: c.row.priceAsset, network: c.row.priceNetwork, decimals: c.row.priceDecimals },
     },
+    callUrl: routerCallUrl(c.row.slug, c.row.path),
     relevance: c.relevance,
     rankScore: c.rankScore,
     match: c.match,

@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createApiKey, revokeApiKey } from "@/lib/apikeys";
 import { createTestListing } from "@/test/ledger";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
+import { env } from "@/lib/env";
 import { POST } from "./route";
 
 let t: TestDatabase;
@@ -57,6 +58,8 @@ describe("POST /router/select", () => {
       expect(typeof item.rankScore).toBe("number");
       expect(item.relevance).toBeGreaterThan(0);
       expect(item.endpoint).toMatchObject({ method: "POST", path: "/run", price: { usd: "0.01" } });
+      // Select and call in one step: the router's URL for that endpoint, on the configured origin.
+      expect(item.callUrl).toBe(`${env().publicOrigin}/router/call/${item.slug}/run`);
       expect(item).not.toHaveProperty("qualityScore");
       expect(item).not.toHaveProperty("featuredLevel");
     }
