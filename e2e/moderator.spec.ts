@@ -23,6 +23,11 @@ test("a moderator sets Featured 3 with a reason, sees the listing move up the ca
   await page.getByRole("link", { name: TARGET }).first().click();
   await expect(page.getByRole("heading", { name: TARGET })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Quality and rank" })).toBeVisible();
+  // Its settlement ledger as the router recorded it and the chain confirmed it: the demo market's
+  // wash trader, one wallet paying itself twelve times (demo/market.ts).
+  await expect(page.getByRole("heading", { name: "Settlement ledger" })).toBeVisible();
+  await expect(page.getByText(/12 attempts: 12 settled on chain, 0 failed/)).toBeVisible();
+  await expect(page.getByRole("row").filter({ hasText: "settled" }).first()).toContainText("GET /price");
 
   // The reason is required: without it the server refuses and nothing changes.
   await page.getByLabel("Level (0–5)").selectOption("3");

@@ -37,6 +37,13 @@ describe("the moderators' desk reads the rank from listing_ranks", () => {
     }
   });
 
+  it("shows the listing's ledger newest first, with the chain's facts and the decimals to read its amounts in", async () => {
+    const d = await adminListing(moderator, listing);
+    expect(d.ledgerCounts).toEqual({ settled: 3 });
+    expect(d.ledger.map((r) => r.payer)).toEqual(["0x0000000000000000000000000000000000000001", "0x0000000000000000000000000000000000000002", "0x0000000000000000000000000000000000000003"]);
+    expect(d.ledger[0]).toMatchObject({ status: "settled", advertisedAmount: "10000", decimals: 6, transactionId: null, blockNumber: null });
+  });
+
   it("lists every listing with its scores; an unranked one reads null", async () => {
     const fresh = await createTestListing(t.prisma);
     const desk = await adminDesk(moderator);

@@ -13,6 +13,8 @@ import { encodeCursor } from "@/lib/rank/score";
 import { explainStoredRank } from "@/lib/rank/sweep-ranks";
 import { withRankScores } from "@/lib/catalog/admin";
 import { bandLabel } from "./band";
+import { findAsset } from "@/lib/x402/assets";
+import { DEFAULT_ASSET_DECIMALS } from "@/lib/facts/aggregate";
 
 export const ANALYSIS_STATES: AnalysisState[] = ["deferred", "queued", "running", "succeeded", "failed"];
 
@@ -88,7 +90,7 @@ export async function adminListing(userId: string | null, listingId: string) {
   if (!found) throw new AppError("not_found", `listing ${listingId} does not exist`);
   const stored = found.rank;
   const listing = { ...withRankScores(found), rankedAt: stored?.rankedAt ?? null };
-  const [results, evidence, analyses, audits, position] = await Promise.all([
+  const [results, evidence, analyses, audits, position, ledger, ledgerCounts] = await Promise.all([
     prisma.readinessResult.findMany({
       where: { listingId },
       orderBy: { createdAt: "desc" },
@@ -104,6 +106,18 @@ export async function adminListing(userId: string | null, listingId: string) {
     }),
     prisma.moderationAudit.findMany({ where: { listingId }, orderBy: { createdAt: "desc" }, take: 50, include: { actor: { select: { name: true, role: true } } } }),
     browsePosition(listingId),
+    // The settlement ledger as the router recorded it and the chain confirmed it (docs/ROUTER.md).
+    prisma.routerPayment.findMany({
+      where: { listingId },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: LEDGER_ROWS_SHOWN,
+      select: {
+        id: true, createdAt: true, status: true, reason: true, payer: true, house: true, advertisedAmount: true, quotedPayTo: true, asset: true, network: true,
+        transactionId: true, blockNumber: true, chainFrom: true, chainTo: true, chainAmount: true, confirmedAt: true, httpStatus: true, latencyMs: true,
+        endpoint: { select: { method: true, path: true } },
+      },
+    }),
+    prisma.routerPayment.groupBy({ by: ["status"], where: { listingId }, _count: { _all: true } }),
   ]);
   // The stored facts at rankedAt give back each component's value, reason and facts (computeRank is pure).
   const explained = stored ? explainStoredRank(stored) : null;
@@ -123,8 +137,13 @@ export async function adminListing(userId: string | null, listingId: string) {
     analyses,
     audits,
     position,
+    ledger: ledger.map((r) => ({ ...r, decimals: findAsset(r.network, r.asset)?.decimals ?? DEFAULT_ASSET_DECIMALS })),
+    ledgerCounts: Object.fromEntries(ledgerCounts.map((c) => [c.status, c._count._all])) as Partial<Record<"settled" | "failed" | "unconfirmed", number>>,
   };
 }
+
+/** The newest ledger rows a moderator's listing page shows. */
+export const LEDGER_ROWS_SHOWN = 50;
 
 export async function adminAudit(userId: string | null, opts: { listingId?: string | null; cursor?: string | null; take?: number } = {}) {
   await requireRole(userId, MODERATION_ROLES);

@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { LedgerTable } from "@/components/admin/ledger-table";
 import { CurationForm, FeaturedForm, VerificationForm } from "@/components/admin/moderation-forms";
 import { ProbeEvidenceView } from "@/components/probe-evidence";
 import { ProvisionalChip, ReadinessChip } from "@/components/readiness-chip";
 import { sessionUserId } from "@/lib/auth/session";
 import { timeAgo } from "@/lib/format";
 import type { ProbeEvidence } from "@/lib/evidence";
-import { adminListing } from "@/lib/surfaces/admin";
+import { adminListing, LEDGER_ROWS_SHOWN } from "@/lib/surfaces/admin";
 import { orPageError } from "@/lib/surfaces/guard";
 
 export const dynamic = "force-dynamic";
@@ -76,6 +77,11 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
             ))}
           </ul>
         )}
+      </section>
+
+      <section aria-labelledby="ledger-h" className="rounded-xl border border-line bg-white p-5">
+        <h2 id="ledger-h" className="text-lg font-semibold">Settlement ledger</h2>
+        <LedgerTable rows={d.ledger} counts={d.ledgerCounts} shown={LEDGER_ROWS_SHOWN} />
       </section>
 
       <section aria-labelledby="levers-h">
