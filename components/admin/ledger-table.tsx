@@ -3,7 +3,7 @@ import { formatUnits } from "viem";
 export interface LedgerRowView {
   id: string;
   createdAt: Date;
-  status: "settled" | "failed" | "unconfirmed";
+  status: "settled" | "failed" | "unconfirmed" | "rejected";
   reason: string | null;
   payer: string;
   house: boolean;
@@ -25,6 +25,7 @@ const STATUS_STYLE: Record<LedgerRowView["status"], string> = {
   settled: "bg-emerald-50 text-emerald-800",
   failed: "bg-red-50 text-red-800",
   unconfirmed: "bg-amber-50 text-amber-800",
+  rejected: "bg-slate-100 text-slate-700",
 };
 
 /** 0x1234…abcd, the whole value in the title (and selectable in a copy). */
@@ -44,12 +45,12 @@ function Hex({ value, label }: { value: string | null; label: string }) {
  * answered beside it, so an overcharge or a wrong payee shows in the row.
  */
 export function LedgerTable({ rows, counts, shown }: { rows: LedgerRowView[]; counts: Partial<Record<LedgerRowView["status"], number>>; shown: number }) {
-  const total = (counts.settled ?? 0) + (counts.failed ?? 0) + (counts.unconfirmed ?? 0);
+  const total = (counts.settled ?? 0) + (counts.failed ?? 0) + (counts.unconfirmed ?? 0) + (counts.rejected ?? 0);
   if (total === 0) return <p className="mt-2 text-sm text-muted">No payment has been relayed for this listing yet. Buyers pay through the router (/router/call/…); each attempt appears here once the chain has been read for it.</p>;
   return (
     <>
       <p className="mt-1 text-sm text-muted">
-        {total} attempt{total === 1 ? "" : "s"}: {counts.settled ?? 0} settled on chain, {counts.failed ?? 0} failed, {counts.unconfirmed ?? 0} waiting for the chain.
+        {total} attempt{total === 1 ? "" : "s"}: {counts.settled ?? 0} settled on chain, {counts.failed ?? 0} failed, {counts.unconfirmed ?? 0} waiting for the chain{counts.rejected ? `, ${counts.rejected} refused for the buyer's own fault` : ""}.
         {total > shown && ` The newest ${shown} below.`} Amounts and recipients are read from the chain, never from the seller.
       </p>
       <div className="mt-2 overflow-x-auto">

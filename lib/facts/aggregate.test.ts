@@ -133,3 +133,36 @@ describe("house and unconfirmed payments", () => {
     expect(await facts()).toMatchObject({ distinctPayers30d: 1, distinctAttemptingBuyers30d: 2, settled30d: 1, failedSinceLastSettle: 0, medianSettledPrice30d: 0.01 });
   });
 });
+
+describe("a payment refused for the buyer's own fault says nothing about the seller", () => {
+  it("rejected rows are neither failures nor attempts: two buyers rejected three times each leave the gate open", async () => {
+    const { recordPayment } = await import("@/lib/ledger/record");
+    const { rankForListing } = await import("@/lib/rank/inputs");
+    const rejected = await createTestListing(t.prisma);
+    const failing = await createTestListing(t.prisma);
+    const base = { advertisedAmount: "10000", asset: "0x5FbDB2315678afecb367f032d93F642f64180aa3", network: "eip155:31337" };
+    for (const buyer of ["0x00000000000000000000000000000000000000b1", "0x00000000000000000000000000000000000000b2"]) {
+      for (let i = 0; i < 3; i++) {
+        await recordPayment({ ...base, listingId: rejected, payer: buyer, status: "rejected", reason: "payer_insufficient_funds" });
+        await recordPayment({ ...base, listingId: failing, payer: buyer, status: "failed", reason: "not_settled" });
+      }
+    }
+    const r = (await rankForListing(rejected))!;
+    const f = (await rankForListing(failing))!;
+    expect(r.inputs.ledger).toMatchObject({ distinctAttemptingBuyers30d: 0 });
+    expect(r.inputs.settle).toMatchObject({ failedAttemptsSinceLastSettle: 0, distinctFailingBuyersSinceLastSettle: 0 });
+    expect(r.components.gate.gate).not.toBe("unpayable");
+    // The same rows as the seller's failures close the gate.
+    expect(f.inputs.ledger).toMatchObject({ distinctAttemptingBuyers30d: 2 });
+    expect(f.inputs.settle).toMatchObject({ failedAttemptsSinceLastSettle: 6, distinctFailingBuyersSinceLastSettle: 2 });
+    expect(f.components.gate.gate).toBe("unpayable");
+  });
+
+  it("a rejected row must say whose fault: no reason is refused, naming /reason", async () => {
+    const { recordPayment } = await import("@/lib/ledger/record");
+    const listingId = await createTestListing(t.prisma);
+    await expect(recordPayment({ listingId, payer: "0x00000000000000000000000000000000000000b3", status: "rejected", advertisedAmount: "1", asset: "a", network: "n" })).rejects.toMatchObject({
+      details: [{ pointer: "/reason" }],
+    });
+  });
+});

@@ -101,7 +101,9 @@ export interface IdRange {
  *   last settlement and last failure, and their settled amounts. House rows (the catalog's own
  *   wallets) are no buyer: they count in neither the attempts, the settlements nor the amounts (no
  *   traction, no price evidence), only in the last settlement and failures the settle gate reads. An
- *   `unconfirmed` row (the chain not read yet) is an attempt but neither settled nor failed. Then per
+ *   `unconfirmed` row (the chain not read yet) is an attempt but neither settled nor failed. A
+ *   `rejected` row (refused for the buyer's own fault, docs/ROUTER.md "Whose failure it is") is not
+ *   even an attempt: it says nothing about the seller. Then per
  *   listing distinct attempting and
  *   paying buyers (no count(DISTINCT): its per-group sort was the costliest aggregate), settled count,
  *   last settlement and the settled amounts (the median is taken from them in memory, see
@@ -152,7 +154,7 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
          min(pp.oldest) AS oldest
   FROM (
     SELECT p."listingId" AS lid, p."payer",
-           bool_or(p."createdAt" >= ${d30} AND NOT p."house") AS attempted,
+           bool_or(p."createdAt" >= ${d30} AND NOT p."house" AND p."status" <> 'rejected') AS attempted,
            count(*) FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30} AND NOT p."house") AS settled,
            max(p."createdAt") FILTER (WHERE p."status" = 'settled') AS last_settled,
            max(p."createdAt") FILTER (WHERE p."status" = 'failed') AS last_failed,

@@ -13,8 +13,11 @@ export interface PaymentInput {
   endpointId?: string | null;
   /** The paying wallet. EVM addresses are compared lower-cased, so one wallet is one payer. */
   payer: string;
-  /** `unconfirmed`: relayed, naming a transaction the chain has not been read for yet. */
-  status: "settled" | "failed" | "unconfirmed";
+  /**
+   * `unconfirmed`: relayed, naming a transaction the chain has not been read for yet. `rejected`:
+   * refused for the buyer's own fault (its reason says which); it counts against no seller.
+   */
+  status: "settled" | "failed" | "unconfirmed" | "rejected";
   /** The quote the payment answered: atomic units as integer strings (USDC: 6 decimals). */
   advertisedAmount: string;
   /** Required when settled: what the buyer actually paid. */
@@ -40,16 +43,19 @@ export interface PaymentInput {
  * Record one payment attempt. `created` is false when the (payer, authorization nonce) was already
  * recorded: a replayed authorization is one row, and `id` is that row's.
  */
+const STATUSES: readonly PaymentInput["status"][] = ["settled", "failed", "unconfirmed", "rejected"];
+
 export async function recordPayment(input: PaymentInput): Promise<{ id: string; created: boolean }> {
   const payer = normalisePayer(input.payer);
   if (!payer) throw invalid("/payer", "must be a non-empty wallet id");
-  if (input.status !== "settled" && input.status !== "failed" && input.status !== "unconfirmed") throw invalid("/status", "must be settled, failed or unconfirmed");
+  if (!STATUSES.includes(input.status)) throw invalid("/status", `must be one of ${STATUSES.join(", ")}`);
+  if (input.status === "rejected" && !input.reason) throw invalid("/reason", "a rejected payment names the buyer's fault that refused it");
   if (!ATOMIC_AMOUNT.test(input.advertisedAmount)) throw invalid("/advertisedAmount", "must be an integer string of atomic units");
   const settledAmount = input.settledAmount ?? null;
   if (input.status === "settled" && (settledAmount === null || !ATOMIC_AMOUNT.test(settledAmount))) {
     throw invalid("/settledAmount", "a settled payment needs the settled amount as an integer string of atomic units");
   }
-  if (input.status !== "settled" && settledAmount !== null) throw invalid("/settledAmount", `a${input.status === "failed" ? " failed" : "n unconfirmed"} payment has no settled amount`);
+  if (input.status !== "settled" && settledAmount !== null) throw invalid("/settledAmount", `a${input.status === "unconfirmed" ? "n" : ""} ${input.status} payment has no settled amount`);
   if (!input.asset) throw invalid("/asset", "must be non-empty");
   if (!input.network) throw invalid("/network", "must be non-empty");
   const nonce = input.authorizationNonce ?? null;

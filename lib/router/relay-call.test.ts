@@ -11,7 +11,8 @@ import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
-import type { Address, PrivateKeyAccount } from "viem";
+import { keccak256, toHex, type Address, type PrivateKeyAccount } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFundedChain } from "@/test/chain";
 import * as route from "@/app/router/call/[listing]/[...path]/route";
@@ -209,13 +210,27 @@ describe("paid through the router", () => {
     expect(after[0]).toMatchObject({ id: before[0].id, status: "settled" });
   });
 
-  it("a payment header that does not decode: the seller's answer returned, recorded failed malformed_payment", async () => {
+  it("a payment header that does not decode: the seller's answer returned, recorded rejected malformed_payment (the buyer's fault)", async () => {
     const res = await viaRouter(callUrl("honest"), { headers: { ...auth(), "payment-signature": "not-a-payment" } });
     expect(res.status).toBe(402);
     const malformed = (await rows("honest")).filter((r) => r.reason === "malformed_payment");
     expect(malformed).toHaveLength(1);
-    expect(malformed[0]).toMatchObject({ status: "failed", settledAmount: null, httpStatus: 402 });
+    expect(malformed[0]).toMatchObject({ status: "rejected", settledAmount: null, httpStatus: 402 });
     expect(malformed[0].payer).toMatch(/^api_key:/);
+  });
+});
+
+describe("whose failure it is", () => {
+  it("a buyer with no USDC: the seller refuses, and the attempt is rejected payer_insufficient_funds, not the seller's failure", async () => {
+    const broke = privateKeyToAccount(keccak256(toHex("relay test: a wallet with no USDC")));
+    const brokeClient = new x402Client()
+      .register(LOCAL_NETWORK, new ExactEvmScheme(toClientEvmSigner(broke, local.publicClient)))
+      .setSpendControls({ allowedAssets: [{ network: LOCAL_NETWORK, asset: LOCAL_USDC_ADDRESS }] });
+    const pay = wrapFetchWithPayment(viaRouter, brokeClient);
+    const res = await pay(callUrl("honest"), { headers: auth() });
+    expect(res.status).toBe(402);
+    const row = await t.prisma.routerPayment.findFirstOrThrow({ where: { listingId: listingIds.honest, payer: broke.address.toLowerCase() } });
+    expect(row).toMatchObject({ status: "rejected", reason: "payer_insufficient_funds", httpStatus: 402, transactionId: null });
   });
 });
 

@@ -14,8 +14,10 @@
  *    once per (payer, authorization nonce): payer and nonce from the signed EIP-3009 authorization,
  *    the quoted amount, asset, network and payTo from the requirement the payment answered (the
  *    payload's `accepted`), the seller's status, the latency and its decoded PAYMENT-RESPONSE.
- *    A header that does not decode is recorded `failed` `malformed_payment` (the seller's answer is
- *    still returned); a seller answer without a successful PAYMENT-RESPONSE is `failed` `not_settled`.
+ *    A header that does not decode is recorded `rejected` `malformed_payment` (the seller's answer is
+ *    still returned); a seller answer without a successful PAYMENT-RESPONSE is `failed` `not_settled`,
+ *    or `rejected` with the buyer's fault when its authorization could never have settled
+ *    (lib/router/buyer-fault.ts).
  * 5. A claimed settlement is recorded `unconfirmed` with its transaction and confirmed on chain at once
  *    (lib/ledger/confirm-payment.ts): `settled` with the chain's amount and recipient, `failed`
  *    `unproven`, or left `unconfirmed` for the ledger tick while the chain cannot be read.
@@ -32,7 +34,8 @@ import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { confirmPayment, type ReadOptions } from "@/lib/ledger/confirm-payment";
-import { recordPayment } from "@/lib/ledger/record";
+import { recordPayment, type PaymentInput } from "@/lib/ledger/record";
+import { buyerFault } from "@/lib/router/buyer-fault";
 import { safeFetch } from "@/lib/net";
 
 export const RELAY_DEADLINE_MS = 30_000;
@@ -135,6 +138,23 @@ function decodeSettlement(header: string | undefined): { claim: unknown; transac
   }
 }
 
+/**
+ * A payment the seller did not settle: `failed` (the seller's: `not_settled`, or the relay's code when
+ * the seller could not be relayed), unless the buyer's own authorization could never have settled:
+ * then `rejected` with the buyer's fault (lib/router/buyer-fault.ts), which counts against no seller.
+ */
+async function recordUnsettled(
+  common: Pick<PaymentInput, "listingId" | "endpointId" | "latencyMs" | "httpStatus">,
+  quote: Pick<PaymentInput, "payer" | "advertisedAmount" | "asset" | "network" | "quotedPayTo" | "authorizationNonce">,
+  failure: { code: string } | null,
+  claim: unknown,
+  header: string,
+  options: RelayOptions,
+) {
+  const fault = failure ? null : await buyerFault(decodePaymentSignatureHeader(header), options.chain);
+  return recordPayment({ ...common, ...quote, status: fault ? "rejected" : "failed", reason: fault ?? failure?.code ?? "not_settled", paymentResponse: claim });
+}
+
 function relayError(status: number, code: string, message: string): Response {
   return Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store" } });
 }
@@ -188,13 +208,13 @@ export async function relayCall(req: Request, slug: string, path: string, option
     };
     if (!payment) {
       // Who sent it is all we know: the caller stands in as the payer.
-      await recordPayment({ ...common, payer: `${caller.kind}:${caller.id}`, status: "failed", reason: "malformed_payment", advertisedAmount: "0", asset: "unknown", network: "unknown" });
+      await recordPayment({ ...common, payer: `${caller.kind}:${caller.id}`, status: "rejected", reason: "malformed_payment", advertisedAmount: "0", asset: "unknown", network: "unknown" });
     } else {
       const settlement = answer.ok && !failure ? decodeSettlement(answer.headers["payment-response"]) : { claim: null, transaction: null };
       const quote = { payer: payment.payer, advertisedAmount: payment.amount, asset: payment.asset, network: payment.network, quotedPayTo: payment.payTo, authorizationNonce: payment.nonce };
       const row = settlement.transaction
         ? await recordPayment({ ...common, ...quote, status: "unconfirmed", transactionId: settlement.transaction, paymentResponse: settlement.claim })
-        : await recordPayment({ ...common, ...quote, status: "failed", reason: failure ? failure.code : "not_settled", paymentResponse: settlement.claim });
+        : await recordUnsettled(common, quote, failure, settlement.claim, paymentHeader, options);
       if (row.created && settlement.transaction) await confirmPayment(row.id, options.chain);
     }
   }

@@ -138,7 +138,7 @@ export async function adminListing(userId: string | null, listingId: string) {
     audits,
     position,
     ledger: ledger.map((r) => ({ ...r, decimals: findAsset(r.network, r.asset)?.decimals ?? DEFAULT_ASSET_DECIMALS })),
-    ledgerCounts: Object.fromEntries(ledgerCounts.map((c) => [c.status, c._count._all])) as Partial<Record<"settled" | "failed" | "unconfirmed", number>>,
+    ledgerCounts: Object.fromEntries(ledgerCounts.map((c) => [c.status, c._count._all])) as Partial<Record<"settled" | "failed" | "unconfirmed" | "rejected", number>>,
   };
 }
 
