@@ -166,7 +166,8 @@ const ROOMS: Room[] = [
   {
     path: "lib/router",
     owns: "the paying relay: forwards a buyer's call and payment to the seller, records and confirms the attempt",
-    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/apikeys/**", "lib/ledger/**", "lib/net/**"],
+    // lib/chain: whose failure an unsettled payment is takes the chain's word (lib/router/buyer-fault.ts).
+    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/apikeys/**", "lib/ledger/**", "lib/net/**", "lib/chain/**"],
   },
   { path: "lib/moderation", owns: "the moderators' levers", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/rank/**"] },
 
@@ -205,6 +206,8 @@ const ROOMS: Room[] = [
       "lib/rank/**",
       "lib/scoring/**",
       "lib/evidence.ts",
+      // The asset table: the moderator's ledger reads amounts in their asset's decimals.
+      "lib/x402/assets.ts",
     ],
   },
 ];

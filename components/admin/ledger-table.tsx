@@ -17,7 +17,8 @@ export interface LedgerRowView {
   chainAmount: string | null;
   httpStatus: number | null;
   latencyMs: number | null;
-  decimals: number;
+  /** The asset's decimals; null when unknown (the amount is then shown in atomic units). */
+  decimals: number | null;
   endpoint: { method: string; path: string } | null;
 }
 
@@ -27,6 +28,10 @@ const STATUS_STYLE: Record<LedgerRowView["status"], string> = {
   unconfirmed: "bg-amber-50 text-amber-800",
   rejected: "bg-slate-100 text-slate-700",
 };
+
+function amount(atomic: string, decimals: number | null): string {
+  return decimals === null ? `${atomic} atomic` : formatUnits(BigInt(atomic), decimals);
+}
 
 /** 0x1234…abcd, the whole value in the title (and selectable in a copy). */
 function Hex({ value, label }: { value: string | null; label: string }) {
@@ -91,8 +96,8 @@ export function LedgerTable({ rows, counts, shown }: { rows: LedgerRowView[]; co
                     <Hex value={r.chainTo} label="to (chain)" />
                     {payeeDiffers && <span className="block text-xs">quoted <Hex value={r.quotedPayTo} label="quoted payTo" /></span>}
                   </td>
-                  <td className={`py-1.5 pr-2 text-right font-mono text-xs tabular-nums ${amountDiffers ? "text-red-800" : ""}`}>{r.chainAmount === null ? "—" : formatUnits(BigInt(r.chainAmount), r.decimals)}</td>
-                  <td className="py-1.5 pr-2 text-right font-mono text-xs tabular-nums">{formatUnits(BigInt(r.advertisedAmount), r.decimals)}</td>
+                  <td className={`py-1.5 pr-2 text-right font-mono text-xs tabular-nums ${amountDiffers ? "text-red-800" : ""}`}>{r.chainAmount === null ? "—" : amount(r.chainAmount, r.decimals)}</td>
+                  <td className="py-1.5 pr-2 text-right font-mono text-xs tabular-nums">{amount(r.advertisedAmount, r.decimals)}</td>
                   <td className="whitespace-nowrap py-1.5 text-right text-xs tabular-nums">{r.httpStatus ?? "—"}{r.latencyMs !== null && <span className="text-muted"> · {r.latencyMs} ms</span>}</td>
                 </tr>
               );

@@ -37,6 +37,8 @@ export interface PaymentInput {
   house?: boolean;
   /** The EIP-3009 authorization nonce: with the payer, recorded once however often it is replayed. */
   authorizationNonce?: string | null;
+  /** Which protocol carried the payment through the relay. */
+  protocol?: "x402" | "mpp" | null;
 }
 
 /**
@@ -58,6 +60,7 @@ export async function recordPayment(input: PaymentInput): Promise<{ id: string; 
   if (input.status !== "settled" && settledAmount !== null) throw invalid("/settledAmount", `a${input.status === "unconfirmed" ? "n" : ""} ${input.status} payment has no settled amount`);
   if (!input.asset) throw invalid("/asset", "must be non-empty");
   if (!input.network) throw invalid("/network", "must be non-empty");
+  if (input.protocol !== undefined && input.protocol !== null && input.protocol !== "x402" && input.protocol !== "mpp") throw invalid("/protocol", "must be x402 or mpp");
   const nonce = input.authorizationNonce ?? null;
   if (nonce !== null && !/^0x[0-9a-fA-F]{64}$/.test(nonce)) throw invalid("/authorizationNonce", "must be 0x and 64 hex digits");
   const prisma = await db();
@@ -73,6 +76,7 @@ export async function recordPayment(input: PaymentInput): Promise<{ id: string; 
     reason: input.reason ?? null,
     house: input.house ?? false,
     authorizationNonce: nonce === null ? null : nonce.toLowerCase(),
+    protocol: input.protocol ?? null,
   };
   try {
     const row = await prisma.routerPayment.create({ data: { ...data, ...base(input, payer, settledAmount) }, select: { id: true } });

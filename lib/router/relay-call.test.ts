@@ -145,6 +145,7 @@ describe("paid through the router", () => {
     expect(await local.balanceOf(payTo)).toBe(before + 10_000n);
     const [row] = await rows("honest");
     expect(row).toMatchObject({
+      protocol: "x402",
       status: "settled",
       payer: payer.address.toLowerCase(),
       advertisedAmount: "10000",
@@ -215,7 +216,7 @@ describe("paid through the router", () => {
     expect(res.status).toBe(402);
     const malformed = (await rows("honest")).filter((r) => r.reason === "malformed_payment");
     expect(malformed).toHaveLength(1);
-    expect(malformed[0]).toMatchObject({ status: "rejected", settledAmount: null, httpStatus: 402 });
+    expect(malformed[0]).toMatchObject({ protocol: "x402", status: "rejected", settledAmount: null, httpStatus: 402 });
     expect(malformed[0].payer).toMatch(/^api_key:/);
   });
 });

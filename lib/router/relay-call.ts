@@ -3,20 +3,25 @@
  * the settlement ledger. A buyer (or its agent) calls the router instead of the seller; the router
  * never holds a buyer's key, it carries the buyer's own signed payment.
  *
- * 1. The caller is authenticated: an API key (`Authorization: Bearer tg_…`) or the SIWE session.
+ * 1. The caller is authenticated: an API key (`Authorization: Bearer tg_…`, or `X-Tollgate-Key: tg_…`
+ *    when `Authorization` carries an MPP credential) or the SIWE session.
  * 2. The listing (published or unlisted) and its endpoint (method and path) are looked up; an
  *    unknown one is a 404 naming it.
  * 3. The request goes to the seller through lib/net's safeFetch (the SSRF guard; loopback sellers
  *    only through TOLLGATE_PROBE_ALLOW_HOSTS), with an allow-list of the buyer's headers (never its
- *    Authorization or cookies), a 30 s deadline and a 10 MB cap. An unpaid request's answer (the
- *    seller's 402) comes back untouched and nothing is recorded.
- * 4. A request carrying `PAYMENT-SIGNATURE` (or x402 v1's `X-PAYMENT`) is a payment attempt, recorded
- *    once per (payer, authorization nonce): payer and nonce from the signed EIP-3009 authorization,
- *    the quoted amount, asset, network and payTo from the requirement the payment answered (the
- *    payload's `accepted`), the seller's status, the latency and its decoded PAYMENT-RESPONSE.
- *    A header that does not decode is recorded `rejected` `malformed_payment` (the seller's answer is
- *    still returned); a seller answer without a successful PAYMENT-RESPONSE is `failed` `not_settled`,
- *    or `rejected` with the buyer's fault when its authorization could never have settled
+ *    cookies, its X-Tollgate-Key, or an Authorization other than an MPP `Payment` credential), a 30 s
+ *    deadline and a 10 MB cap. An unpaid request's answer (the seller's 402) comes back untouched and
+ *    nothing is recorded.
+ * 4. A request carrying a payment is a payment attempt, recorded once per (payer, authorization
+ *    nonce) with its protocol: x402's `PAYMENT-SIGNATURE` (or v1's `X-PAYMENT`) or MPP's
+ *    `Authorization: Payment …` (lib/router/payment-headers.ts reads each with its own library):
+ *    payer and nonce from the signed EIP-3009 authorization, the quoted amount, asset, network and
+ *    payTo from the requirement the payment answered (x402 v2's `accepted`, the MPP challenge's
+ *    request; x402 v1: the authorization's value and recipient), the seller's status, the latency and
+ *    its decoded claim (PAYMENT-RESPONSE, or MPP's Payment-Receipt). A header that does not decode is
+ *    recorded `rejected` `malformed_payment` (the buyer's fault; the seller's answer is still
+ *    returned); a seller answer without a successful claim is `failed` `not_settled`, or `rejected`
+ *    with the buyer's fault when its x402 authorization could never have settled
  *    (lib/router/buyer-fault.ts).
  * 5. A claimed settlement is recorded `unconfirmed` with its transaction and confirmed on chain at once
  *    (lib/ledger/confirm-payment.ts): `settled` with the chain's amount and recipient, `failed`
@@ -26,8 +31,6 @@
  * that redirects off-host, answers past the deadline or sends more than the cap gets the buyer a 502
  * with a code (`seller_<refusal or error>`), and a payment attempt is recorded `failed` with it.
  */
-import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from "@x402/core/http";
-import { isAddress } from "viem";
 import { sessionUserId } from "@/lib/auth/session";
 import { authenticateApiKey } from "@/lib/apikeys";
 import { db } from "@/lib/db";
@@ -37,12 +40,18 @@ import { confirmPayment, type ReadOptions } from "@/lib/ledger/confirm-payment";
 import { recordPayment, type PaymentInput } from "@/lib/ledger/record";
 import { buyerFault } from "@/lib/router/buyer-fault";
 import { safeFetch } from "@/lib/net";
+import { decodePaymentSignatureHeader } from "@x402/core/http";
+import { decodePayment, decodeSettlement, findPaymentHeader, isPaymentScheme, type PaymentHeader } from "./payment-headers";
 
 export const RELAY_DEADLINE_MS = 30_000;
 export const RELAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-/** Request headers carried to the seller; everything else (Authorization, Cookie, …) stays here. */
+/** Request headers carried to the seller; everything else (Cookie, X-Tollgate-Key, …) stays here. */
 const FORWARDED_REQUEST_HEADERS = ["accept", "accept-language", "content-type", "payment-signature", "x-payment", "user-agent"];
+/** Carried only when they hold an MPP credential (`Payment …`): a Bearer Authorization is the buyer's Tollgate key. */
+const FORWARDED_PAYMENT_CREDENTIAL_HEADERS = ["authorization", "payment-authorization"];
+/** The Tollgate API key's header when Authorization carries an MPP credential. */
+export const API_KEY_HEADER = "x-tollgate-key";
 /** Response headers not passed back: framing safeFetch owns, and the encoding it already undid. */
 const DROPPED_RESPONSE_HEADERS = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding", "set-cookie"]);
 
@@ -60,26 +69,38 @@ export interface Caller {
   id: string;
 }
 
-/** The API key if one is sent, else the SIWE session; a 401 when neither. */
+/**
+ * The API key if one is sent (`Authorization: Bearer tg_…`, else `X-Tollgate-Key: tg_…`, the carrier
+ * when Authorization holds an MPP credential), else the SIWE session; a 401 when none.
+ */
 export async function authenticateCaller(req: Request, session: () => Promise<string | null> = sessionUserId): Promise<Caller> {
   const authorization = req.headers.get("authorization");
   if (authorization && /^Bearer\s/i.test(authorization)) return { kind: "api_key", id: (await authenticateApiKey(authorization)).id };
+  const key = req.headers.get(API_KEY_HEADER)?.trim();
+  if (key) return { kind: "api_key", id: (await authenticateApiKey(`Bearer ${key}`)).id };
   const uid = await session().catch(() => null);
   if (uid) return { kind: "session", id: uid };
-  throw new AppError("unauthorized", "Calling through the router needs an API key (Authorization: Bearer tg_…) or a signed-in session.", [], { scheme: "Bearer" });
+  throw new AppError(
+    "unauthorized",
+    "Calling through the router needs an API key (Authorization: Bearer tg_…, or X-Tollgate-Key: tg_… when Authorization carries an MPP credential) or a signed-in session.",
+    [],
+    { scheme: "Bearer" },
+  );
 }
 
 interface Target {
   listingId: string;
   endpointId: string;
   url: string;
+  /** The endpoint's listed price asset and network: the asset of an x402 v1 payment, which names none. */
+  price: { asset: string | null; network: string | null };
 }
 
 async function findTarget(slug: string, method: string, path: string, query: string): Promise<Target> {
   const prisma = await db();
   const listing = await prisma.listing.findUnique({
     where: { slug },
-    select: { id: true, baseUrl: true, publicationState: true, endpoints: { select: { id: true, method: true, path: true } } },
+    select: { id: true, baseUrl: true, publicationState: true, endpoints: { select: { id: true, method: true, path: true, priceAsset: true, priceNetwork: true } } },
   });
   if (!listing || (listing.publicationState !== "published" && listing.publicationState !== "unlisted")) {
     throw new AppError("not_found", `No listing ${JSON.stringify(slug)} is in the catalog.`, [{ pointer: "/listing", message: `unknown listing ${slug}` }]);
@@ -92,50 +113,7 @@ async function findTarget(slug: string, method: string, path: string, query: str
       { pointer: "/endpoint", message: `unknown endpoint ${method} ${wanted}` },
     ]);
   }
-  return { listingId: listing.id, endpointId: endpoint.id, url: listing.baseUrl.replace(/\/+$/, "") + wanted + query };
-}
-
-interface DecodedPayment {
-  payer: string;
-  nonce: string;
-  amount: string;
-  asset: string;
-  network: string;
-  payTo: string;
-}
-
-/** Payer, nonce and the accepted requirement from a PAYMENT-SIGNATURE header, or null when it does not decode to that. */
-export function decodePayment(header: string): DecodedPayment | null {
-  try {
-    const payload = decodePaymentSignatureHeader(header) as unknown as {
-      accepted?: { amount?: unknown; asset?: unknown; network?: unknown; payTo?: unknown };
-      payload?: { authorization?: { from?: unknown; nonce?: unknown } };
-    };
-    const a = payload?.accepted;
-    const auth = payload?.payload?.authorization;
-    const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
-    const payer = str(auth?.from);
-    const nonce = str(auth?.nonce);
-    const amount = str(a?.amount);
-    const asset = str(a?.asset);
-    const network = str(a?.network);
-    const payTo = str(a?.payTo);
-    if (!payer || !isAddress(payer) || !nonce || !/^0x[0-9a-fA-F]{64}$/.test(nonce) || !amount || !/^\d{1,38}$/.test(amount) || !asset || !network || !payTo) return null;
-    return { payer, nonce, amount, asset, network, payTo };
-  } catch {
-    return null;
-  }
-}
-
-function decodeSettlement(header: string | undefined): { claim: unknown; transaction: string | null } {
-  if (!header) return { claim: null, transaction: null };
-  try {
-    const claim = decodePaymentResponseHeader(header) as { success?: unknown; transaction?: unknown };
-    const transaction = claim?.success === true && typeof claim.transaction === "string" && claim.transaction ? claim.transaction : null;
-    return { claim, transaction };
-  } catch {
-    return { claim: { undecodable: header.slice(0, 512) }, transaction: null };
-  }
+  return { listingId: listing.id, endpointId: endpoint.id, url: listing.baseUrl.replace(/\/+$/, "") + wanted + query, price: { asset: endpoint.priceAsset, network: endpoint.priceNetwork } };
 }
 
 /**
@@ -148,11 +126,20 @@ async function recordUnsettled(
   quote: Pick<PaymentInput, "payer" | "advertisedAmount" | "asset" | "network" | "quotedPayTo" | "authorizationNonce">,
   failure: { code: string } | null,
   claim: unknown,
-  header: string,
+  header: PaymentHeader,
   options: RelayOptions,
 ) {
-  const fault = failure ? null : await buyerFault(decodePaymentSignatureHeader(header), options.chain);
+  // The signed EIP-3009 authorization is judged where the payload carries the requirement it answers (x402 v2).
+  const fault = failure || header.header !== "payment-signature" ? null : await buyerFault(x402Payload(header.value), options.chain);
   return recordPayment({ ...common, ...quote, status: fault ? "rejected" : "failed", reason: fault ?? failure?.code ?? "not_settled", paymentResponse: claim });
+}
+
+function x402Payload(value: string): unknown {
+  try {
+    return decodePaymentSignatureHeader(value);
+  } catch {
+    return null;
+  }
 }
 
 function relayError(status: number, code: string, message: string): Response {
@@ -173,7 +160,11 @@ export async function relayCall(req: Request, slug: string, path: string, option
     const v = req.headers.get(name);
     if (v !== null) headers[name] = v;
   }
-  const paymentHeader = headers["payment-signature"] ?? headers["x-payment"] ?? null;
+  for (const name of FORWARDED_PAYMENT_CREDENTIAL_HEADERS) {
+    const v = req.headers.get(name);
+    if (isPaymentScheme(v)) headers[name] = v;
+  }
+  const paymentHeader = findPaymentHeader(new Headers(headers));
   const body = method === "GET" || method === "HEAD" ? undefined : new Uint8Array(await req.arrayBuffer());
 
   const started = performance.now();
@@ -208,10 +199,12 @@ export async function relayCall(req: Request, slug: string, path: string, option
     };
     if (!payment) {
       // Who sent it is all we know: the caller stands in as the payer.
-      await recordPayment({ ...common, payer: `${caller.kind}:${caller.id}`, status: "rejected", reason: "malformed_payment", advertisedAmount: "0", asset: "unknown", network: "unknown" });
+      await recordPayment({ ...common, protocol: paymentHeader.protocol, payer: `${caller.kind}:${caller.id}`, status: "rejected", reason: "malformed_payment", advertisedAmount: "0", asset: "unknown", network: "unknown" });
     } else {
-      const settlement = answer.ok && !failure ? decodeSettlement(answer.headers["payment-response"]) : { claim: null, transaction: null };
-      const quote = { payer: payment.payer, advertisedAmount: payment.amount, asset: payment.asset, network: payment.network, quotedPayTo: payment.payTo, authorizationNonce: payment.nonce };
+      const settlement = answer.ok && !failure ? decodeSettlement(payment.protocol, answer.headers) : { claim: null, transaction: null };
+      // x402 v1 names no asset: the listing's price asset on that network stands in.
+      const asset = payment.asset ?? (target.price.network === payment.network && target.price.asset ? target.price.asset : "unknown");
+      const quote = { protocol: payment.protocol, payer: payment.payer, advertisedAmount: payment.amount, asset, network: payment.network, quotedPayTo: payment.payTo, authorizationNonce: payment.nonce };
       const row = settlement.transaction
         ? await recordPayment({ ...common, ...quote, status: "unconfirmed", transactionId: settlement.transaction, paymentResponse: settlement.claim })
         : await recordUnsettled(common, quote, failure, settlement.claim, paymentHeader, options);

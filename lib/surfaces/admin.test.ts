@@ -16,7 +16,7 @@ beforeAll(async () => {
   moderator = (await t.prisma.user.create({ data: { name: "Mod", role: "moderator" } })).id;
   listing = await createTestListing(t.prisma, { featuredLevel: 2 });
   for (let i = 1; i <= 3; i++) {
-    await recordPayment({ listingId: listing, payer: `0x${i.toString(16).padStart(40, "0")}`, status: "settled", advertisedAmount: "10000", settledAmount: "9800", asset: "USDC", network: "eip155:8453", at: new Date(NOW.getTime() - i * 3_600_000) });
+    await recordPayment({ listingId: listing, payer: `0x${i.toString(16).padStart(40, "0")}`, status: "settled", advertisedAmount: "10000", settledAmount: "9800", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", network: "eip155:8453", at: new Date(NOW.getTime() - i * 3_600_000) });
   }
   await runRankSweep({ now: NOW });
 });

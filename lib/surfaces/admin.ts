@@ -14,7 +14,6 @@ import { explainStoredRank } from "@/lib/rank/sweep-ranks";
 import { withRankScores } from "@/lib/catalog/admin";
 import { bandLabel } from "./band";
 import { findAsset } from "@/lib/x402/assets";
-import { DEFAULT_ASSET_DECIMALS } from "@/lib/facts/aggregate";
 
 export const ANALYSIS_STATES: AnalysisState[] = ["deferred", "queued", "running", "succeeded", "failed"];
 
@@ -114,7 +113,7 @@ export async function adminListing(userId: string | null, listingId: string) {
       select: {
         id: true, createdAt: true, status: true, reason: true, payer: true, house: true, advertisedAmount: true, quotedPayTo: true, asset: true, network: true,
         transactionId: true, blockNumber: true, chainFrom: true, chainTo: true, chainAmount: true, confirmedAt: true, httpStatus: true, latencyMs: true,
-        endpoint: { select: { method: true, path: true } },
+        endpoint: { select: { method: true, path: true, priceAsset: true, priceDecimals: true } },
       },
     }),
     prisma.routerPayment.groupBy({ by: ["status"], where: { listingId }, _count: { _all: true } }),
@@ -137,7 +136,11 @@ export async function adminListing(userId: string | null, listingId: string) {
     analyses,
     audits,
     position,
-    ledger: ledger.map((r) => ({ ...r, decimals: findAsset(r.network, r.asset)?.decimals ?? DEFAULT_ASSET_DECIMALS })),
+    // An amount is read in its asset's decimals: the asset table's, else the listing's own for that asset; unknown, it stays atomic.
+    ledger: ledger.map((r) => ({
+      ...r,
+      decimals: findAsset(r.network, r.asset)?.decimals ?? (r.endpoint?.priceAsset?.toLowerCase() === r.asset.toLowerCase() ? r.endpoint.priceDecimals : null),
+    })),
     ledgerCounts: Object.fromEntries(ledgerCounts.map((c) => [c.status, c._count._all])) as Partial<Record<"settled" | "failed" | "unconfirmed" | "rejected", number>>,
   };
 }
