@@ -14,7 +14,7 @@ import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
 import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
 import { rankForListing, type ListingRank } from "@/lib/rank/inputs";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
-import { fundBuyers, marketPlan, marketSellers, MATURE_BUYERS, playMarket, type TrafficResult } from "@/demo/market";
+import { fundBuyers, marketExtras, marketPlan, marketSellers, MATURE_BUYERS, MPP_BUYERS, playMarket, type TrafficResult } from "@/demo/market";
 import { seedDemo, shapeDocument, SHAPES, type DemoSeedResult } from "@/demo/seed-demo";
 import { startMarket, type Market } from "@/sellers/market";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
@@ -49,7 +49,7 @@ beforeAll(async () => {
   market = await startMarket({
     facilitator: `${routes.origin}/api/facilitator`,
     usdc: local.usdc,
-    sellers: marketSellers(plan, Object.fromEntries(SHAPES.map((s) => [s.key, shapeDocument(s.key)]))),
+    sellers: marketSellers(plan, { ...Object.fromEntries(SHAPES.map((s) => [s.key, shapeDocument(s.key)])), ...marketExtras() }),
   });
   // Read on first use of lib/env (after this): the relay reaches the market, the facilitator and the
   // ledger read the chain.
@@ -57,11 +57,11 @@ beforeAll(async () => {
   process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
   process.env.TOLLGATE_FACILITATOR_KEY = LOCAL_DEV_KEYS[9];
   t = await createTestDatabase();
-  seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020", shapeDocuments: market.documents });
+  seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020", shapeDocuments: market.documents, marketListings: { "geo-lookup-mpp": market.documents["geo-lookup-mpp"] } });
   const admin = await t.prisma.user.findUniqueOrThrow({ where: { demoLogin: "admin@demo" } });
   const apiKey = (await createApiKey({ actorId: admin.id, name: "demo market buyers" })).secret;
   await fundBuyers(local, plan);
-  played = await playMarket({ local, plan, documents: market.documents, slugs: seeded.slugsByShape, routerOrigin: routes.origin, apiKey });
+  played = await playMarket({ local, plan, documents: market.documents, slugs: seeded.marketSlugs, routerOrigin: routes.origin, apiKey });
   await runRankSweep();
   for (const [shape, id] of Object.entries(seeded.listingIdsByShape)) ranks[shape] = (await rankForListing(id))!;
 }, 180_000);
@@ -77,13 +77,14 @@ const rowsOf = (shape: string) => t.prisma.routerPayment.findMany({ where: { lis
 
 describe("the demo market's ledger is the router's, confirmed on chain", () => {
   it("every planned call went through the router, and no row is seeded", async () => {
-    expect(played.map((r) => [r.shape, r.calls])).toEqual([
+    expect(played.map((r) => [r.key, r.calls])).toEqual([
       ["mature-and-honest", MATURE_BUYERS * 2],
       ["popular-but-thin", 12],
       ["trafficked-but-unpayable", 9],
+      ["geo-lookup-mpp", MPP_BUYERS * 2],
     ]);
     // The honest sellers deliver; the one that never settles still answers 200 (its claim is what fails).
-    expect(played.map((r) => r.statuses)).toEqual([{ 200: MATURE_BUYERS * 2 }, { 200: 12 }, { 200: 9 }]);
+    expect(played.map((r) => r.statuses)).toEqual([{ 200: MATURE_BUYERS * 2 }, { 200: 12 }, { 200: 9 }, { 200: MPP_BUYERS * 2 }]);
     expect(await t.prisma.routerPayment.count({ where: { demo: true } })).toBe(0);
     expect(await t.prisma.routerPayment.count({ where: { transactionId: null } })).toBe(0);
     expect(await rowsOf("well-built-brand-new")).toEqual([]);
@@ -115,6 +116,13 @@ describe("the demo market's ledger is the router's, confirmed on chain", () => {
     expect(rows).toHaveLength(9);
     expect(new Set(rows.map((r) => r.payer)).size).toBe(3);
     expect(rows.every((r) => r.status === "failed" && r.reason === "unproven" && r.settledAmount === null)).toBe(true);
+  });
+
+  it("geo-lookup-mpp: paid over MPP with the mppx client through the router, settled with the chain's facts", async () => {
+    const rows = await t.prisma.routerPayment.findMany({ where: { listingId: seeded.marketListingIds["geo-lookup-mpp"] } });
+    expect(rows).toHaveLength(MPP_BUYERS * 2);
+    expect(new Set(rows.map((r) => r.payer)).size).toBe(MPP_BUYERS);
+    for (const r of rows) expect(r).toMatchObject({ protocol: "mpp", status: "settled", advertisedAmount: "5000", chainAmount: "5000", chainTo: plan[4].payTo.toLowerCase() });
   });
 });
 

@@ -7,7 +7,9 @@
  * - popular-but-thin: a wash seller: one wallet buying from itself, many times (traction 0);
  * - trafficked-but-unpayable: a seller that never settles, failing three distinct buyers three times
  *   each (the settle gate reads it unpayable);
- * - well-built-brand-new: an honest seller nobody has paid yet.
+ * - well-built-brand-new: an honest seller nobody has paid yet;
+ * - geo-lookup-mpp: the MPP geo lookup (sellers/mpp-seller.ts's document) served behind mppx, paid by
+ *   its buyers with the mppx client through the router.
  *
  * Every wallet here is derived from a public label (demoWallet), funded on the local chain only, and
  * worthless anywhere else.
@@ -21,15 +23,19 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { LOCAL_NETWORK, type LocalChain } from "@/lib/chain/local-chain";
 import type { MarketBehaviour, MarketSellerSpec } from "@/sellers/market";
+import { listingFor } from "@/sellers/documents";
+import { mppSeller } from "@/sellers/mpp-seller";
+import { mppRouterFetch } from "@/sellers/paid/mpp";
 
 /** A wallet of the demo market, from a public label: local chain only (its key is derivable by anyone). */
 export function demoWallet(label: string): PrivateKeyAccount {
   return privateKeyToAccount(keccak256(toHex(`tollgate demo wallet: ${label}`)));
 }
 
-/** Who buys what from whom: per shape, the seller's behaviour and payee, and the calls its buyers make. */
+/** Who buys what from whom: per market seller, its behaviour and payee, and the calls its buyers make. */
 export interface ShapePlan {
-  shape: string;
+  /** The seller's key: a seed shape (demo/seed-demo.ts SHAPES) or one of marketExtras(). */
+  key: string;
   behaviour: MarketBehaviour;
   payTo: Address;
   /** Each buyer wallet and how many paid calls it makes (to the document's first payable endpoint). */
@@ -38,25 +44,33 @@ export interface ShapePlan {
 
 /** Distinct buyers of the mature seller: enough to clear the traction floor by far. */
 export const MATURE_BUYERS = 24;
+/** Distinct buyers of the MPP seller. */
+export const MPP_BUYERS = 6;
+
+/** The market's sellers beyond the seed shapes: key → the listing document it serves (before localising). */
+export function marketExtras(origin = "https://geo-lookup.example"): Record<string, ListingDocument> {
+  return { "geo-lookup-mpp": { ...listingFor(mppSeller, origin), slug: "geo-lookup-mpp" } };
+}
 
 export function marketPlan(): ShapePlan[] {
   const buyers = (prefix: string, n: number, calls: number) => Array.from({ length: n }, (_, i) => ({ wallet: demoWallet(`${prefix} ${i + 1}`), calls }));
   const wash = demoWallet("popular-but-thin wash trader");
   return [
-    { shape: "mature-and-honest", behaviour: "honest", payTo: demoWallet("mature-and-honest payee").address, buyers: buyers("buyer", MATURE_BUYERS, 2) },
+    { key: "mature-and-honest", behaviour: "honest", payTo: demoWallet("mature-and-honest payee").address, buyers: buyers("buyer", MATURE_BUYERS, 2) },
     // The seller's payee is the buyer: every payment moves money from a wallet to itself.
-    { shape: "popular-but-thin", behaviour: "honest", payTo: wash.address, buyers: [{ wallet: wash, calls: 12 }] },
-    { shape: "trafficked-but-unpayable", behaviour: "never-settles", payTo: demoWallet("trafficked-but-unpayable payee").address, buyers: buyers("buyer", 3, 3) },
-    { shape: "well-built-brand-new", behaviour: "honest", payTo: demoWallet("well-built-brand-new payee").address, buyers: [] },
+    { key: "popular-but-thin", behaviour: "honest", payTo: wash.address, buyers: [{ wallet: wash, calls: 12 }] },
+    { key: "trafficked-but-unpayable", behaviour: "never-settles", payTo: demoWallet("trafficked-but-unpayable payee").address, buyers: buyers("buyer", 3, 3) },
+    { key: "well-built-brand-new", behaviour: "honest", payTo: demoWallet("well-built-brand-new payee").address, buyers: [] },
+    { key: "geo-lookup-mpp", behaviour: "honest", payTo: demoWallet("geo-lookup-mpp payee").address, buyers: buyers("mpp buyer", MPP_BUYERS, 2) },
   ];
 }
 
 /** The market's sellers: each shape's document served live with its plan's behaviour. */
 export function marketSellers(plan: readonly ShapePlan[], documents: Record<string, ListingDocument>): MarketSellerSpec[] {
   return plan.map((p) => {
-    const document = documents[p.shape];
-    if (!document) throw new Error(`no listing document for shape ${p.shape}`);
-    return { slug: p.shape, document, behaviour: p.behaviour, payTo: p.payTo };
+    const document = documents[p.key];
+    if (!document) throw new Error(`no listing document for market seller ${p.key}`);
+    return { slug: p.key, document, behaviour: p.behaviour, payTo: p.payTo };
   });
 }
 
@@ -74,16 +88,18 @@ export async function fundBuyers(local: LocalChain, plan: readonly ShapePlan[]):
 }
 
 export interface TrafficResult {
-  shape: string;
+  key: string;
   calls: number;
   /** HTTP status the router answered each call with, counted. */
   statuses: Record<number, number>;
 }
 
 /**
- * Make the plan's paid calls through the router: each buyer pays with @x402/fetch (its own key, signing
- * an EIP-3009 authorization per call) at `${routerOrigin}/router/call/<listing slug>/<path>`, carrying
- * the demo's API key. `slugs` maps a shape to its listing's slug. Calls run one buyer at a time.
+ * Make the plan's paid calls through the router: each buyer pays with its own key, signing an EIP-3009
+ * authorization per call, at `${routerOrigin}/router/call/<listing slug>/<path>`, carrying the demo's
+ * API key: with @x402/fetch for an x402 seller, with the mppx client (sellers/paid/mpp.ts
+ * mppRouterFetch, the key as X-Tollgate-Key) for an MPP one. `slugs` maps a key to its listing's slug.
+ * Calls run one buyer at a time.
  */
 export async function playMarket(input: {
   local: LocalChain;
@@ -92,27 +108,32 @@ export async function playMarket(input: {
   slugs: Record<string, string>;
   routerOrigin: string;
   apiKey: string;
-  /** Shapes to play (default: all). */
+  /** Keys to play (default: all). */
   only?: ReadonlySet<string>;
 }): Promise<TrafficResult[]> {
   const results: TrafficResult[] = [];
   for (const p of input.plan) {
-    if (input.only && !input.only.has(p.shape)) continue;
-    const doc = input.documents[p.shape];
+    if (input.only && !input.only.has(p.key)) continue;
+    const doc = input.documents[p.key];
     const endpoint = doc?.endpoints.find((e) => e.payable && e.pricing?.machine);
     if (!endpoint || p.buyers.length === 0) continue;
-    const result: TrafficResult = { shape: p.shape, calls: 0, statuses: {} };
-    const url = `${input.routerOrigin}/router/call/${input.slugs[p.shape]}${endpoint.path}${queryOf(endpoint.method, endpoint.requestExample)}`;
+    const result: TrafficResult = { key: p.key, calls: 0, statuses: {} };
+    const url = `${input.routerOrigin}/router/call/${input.slugs[p.key]}${endpoint.path}${queryOf(endpoint.method, endpoint.requestExample)}`;
+    const mpp = doc.protocols.includes("mpp") && !doc.protocols.includes("x402");
     for (const { wallet, calls } of p.buyers) {
-      const client = new x402Client()
-        .register(LOCAL_NETWORK, new ExactEvmScheme(toClientEvmSigner(wallet, input.local.publicClient)))
-        .setSpendControls({ allowedAssets: [{ network: LOCAL_NETWORK, asset: input.local.usdc }] });
-      const pay = wrapFetchWithPayment(fetch, client);
+      const pay = mpp
+        ? mppRouterFetch({ account: wallet, apiKey: input.apiKey, usdc: input.local.usdc })
+        : wrapFetchWithPayment(
+            fetch,
+            new x402Client()
+              .register(LOCAL_NETWORK, new ExactEvmScheme(toClientEvmSigner(wallet, input.local.publicClient)))
+              .setSpendControls({ allowedAssets: [{ network: LOCAL_NETWORK, asset: input.local.usdc }] }),
+          );
       for (let i = 0; i < calls; i++) {
         const body = endpoint.method === "GET" ? undefined : JSON.stringify(endpoint.requestExample ?? {});
         const res = await pay(url, {
           method: endpoint.method,
-          headers: { authorization: `Bearer ${input.apiKey}`, ...(body ? { "content-type": "application/json" } : {}) },
+          headers: { ...(mpp ? {} : { authorization: `Bearer ${input.apiKey}` }), ...(body ? { "content-type": "application/json" } : {}) },
           body,
         });
         await res.arrayBuffer();

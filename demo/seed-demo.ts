@@ -44,20 +44,32 @@ export const SHAPES = [
   { key: "trafficked-but-unpayable", featuredLevel: 5, verification: "degraded" as const },
 ];
 
-/** Fixture sellers listed in the demo catalog (the broken ones stay test-only but "no-challenge"). */
-export const DEMO_FIXTURE_SELLERS = ["agent-verdict", "validity-check", "mpp-seller", "no-challenge"];
+/**
+ * Fixture sellers listed in the demo catalog (the broken ones stay test-only but "no-challenge"). The
+ * MPP geo lookup is listed as the demo market serves it, paid for real (demo/market.ts).
+ */
+export const DEMO_FIXTURE_SELLERS = ["agent-verdict", "validity-check", "no-challenge"];
 
 export interface DemoSeedResult {
   listingIdsByShape: Record<string, string>;
-  /** The shape listings' slugs: where the router reaches them (/router/call/<slug>/…). */
-  slugsByShape: Record<string, string>;
+  /** The market's listings (shapes and extras) by key: where the router reaches them (/router/call/<slug>/…). */
+  marketSlugs: Record<string, string>;
+  /** The market's extra listings (demo/market.ts marketExtras) by key. */
+  marketListingIds: Record<string, string>;
   fixtureListingIds: Record<string, string>;
   productListingIds: Record<string, string>;
 }
 
 export async function seedDemo(
   prisma: PrismaClient,
-  opts: { sellersOrigin: string; /** The shapes as the demo market serves them (by shape key); default: their fixture documents. */ shapeDocuments?: Record<string, ListingDocument>; now?: Date },
+  opts: {
+    sellersOrigin: string;
+    /** The shapes as the demo market serves them (by shape key); default: their fixture documents. */
+    shapeDocuments?: Record<string, ListingDocument>;
+    /** The market's other sellers, as served (by key): listed, published, and probed for real. */
+    marketListings?: Record<string, ListingDocument>;
+    now?: Date;
+  },
 ): Promise<DemoSeedResult> {
   const now = opts.now ?? new Date();
   const orgIds: Record<string, string> = {};
@@ -71,7 +83,7 @@ export async function seedDemo(
   }
 
   const listingIdsByShape: Record<string, string> = {};
-  const slugsByShape: Record<string, string> = {};
+  const marketSlugs: Record<string, string> = {};
   for (const shape of SHAPES) {
     const doc = opts.shapeDocuments?.[shape.key] ?? shapeDocument(shape.key);
     const id = await upsertListing(prisma, doc, orgIds["demo-sellers"], `demo:shape:${shape.key}`);
@@ -81,7 +93,7 @@ export async function seedDemo(
     });
     await publishDemoResult(prisma, id, doc, path.join(FIXTURES, `${shape.key}.evidence.json`), now);
     listingIdsByShape[shape.key] = id;
-    slugsByShape[shape.key] = (await prisma.listing.findUniqueOrThrow({ where: { id }, select: { slug: true } })).slug;
+    marketSlugs[shape.key] = await slugOf(prisma, id);
   }
 
   const productListingIds: Record<string, string> = {};
@@ -107,7 +119,18 @@ export async function seedDemo(
     await prisma.listing.update({ where: { id }, data: { publicationState: "published", publishedAt: now } });
     fixtureListingIds[slug] = id;
   }
-  return { listingIdsByShape, slugsByShape, fixtureListingIds, productListingIds };
+  const marketListingIds: Record<string, string> = {};
+  for (const [key, doc] of Object.entries(opts.marketListings ?? {})) {
+    const id = await upsertListing(prisma, doc, orgIds["demo-sellers"], `market:${key}`);
+    await prisma.listing.update({ where: { id }, data: { publicationState: "published", publishedAt: now } });
+    marketListingIds[key] = id;
+    marketSlugs[key] = await slugOf(prisma, id);
+  }
+  return { listingIdsByShape, marketSlugs, marketListingIds, fixtureListingIds, productListingIds };
+}
+
+async function slugOf(prisma: PrismaClient, id: string): Promise<string> {
+  return (await prisma.listing.findUniqueOrThrow({ where: { id }, select: { slug: true } })).slug;
 }
 
 /** A shape's listing document as written (public URLs, Base USDC): what the demo market localises and serves. */
@@ -161,14 +184,14 @@ async function publishDemoResult(prisma: PrismaClient, listingId: string, doc: L
 }
 
 /**
- * Queue an analysis for every fixture-seller listing without a published result, so the in-process
+ * Queue an analysis for every fixture-seller and market-extra listing without a published result, so the in-process
  * catalog-monitor probes them for real as soon as the server starts. Idempotent: an analysis already
  * active for a listing is reused, not duplicated.
  */
 export async function queueDemoAnalyses(prisma: PrismaClient, seeded: DemoSeedResult): Promise<string[]> {
   const { onListingPublished } = await import("@/lib/queue/enqueue-analysis");
   const queued: string[] = [];
-  for (const id of Object.values(seeded.fixtureListingIds)) {
+  for (const id of [...Object.values(seeded.fixtureListingIds), ...Object.values(seeded.marketListingIds)]) {
     const l = await prisma.listing.findUniqueOrThrow({ where: { id }, select: { currentResultId: true } });
     if (l.currentResultId) continue;
     queued.push((await onListingPublished(id, "system:demo-seed")).id);

@@ -15,7 +15,7 @@ import { openDatabase, setDatabase } from "@/lib/db";
 import { parseEnv } from "@/lib/env";
 import { migrate } from "@/lib/migrate";
 import { clearSeededEvidence, DEMO_ACCOUNTS, queueDemoAnalyses, seedDemo, shapeDocument, SHAPES } from "@/demo/seed-demo";
-import { fundBuyers, marketPlan, marketSellers, playMarket } from "@/demo/market";
+import { fundBuyers, marketExtras, marketPlan, marketSellers, playMarket } from "@/demo/market";
 import { startFixtureSellers } from "@/sellers";
 import { startMarket } from "@/sellers/market";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
@@ -48,7 +48,7 @@ async function main() {
   const market = await startMarket({
     facilitator: `${origin}/api/facilitator`,
     usdc: local.usdc,
-    sellers: marketSellers(plan, Object.fromEntries(SHAPES.map((s) => [s.key, shapeDocument(s.key)]))),
+    sellers: marketSellers(plan, { ...Object.fromEntries(SHAPES.map((s) => [s.key, shapeDocument(s.key)])), ...marketExtras() }),
   });
   step(`demo market (${plan.length} paid sellers, settling through ${origin}/api/facilitator) at ${market.url}`);
   // This process queues the sellers' analyses, so it shares the server's allow-list.
@@ -63,12 +63,13 @@ async function main() {
   step(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
   const cleared = await clearSeededEvidence(handle.prisma);
   if (cleared) step(`removed ${cleared} seeded evidence rows left by an older demo`);
-  const seeded = await seedDemo(handle.prisma, { sellersOrigin: sellers.url, shapeDocuments: market.documents });
+  const extras = Object.fromEntries(Object.keys(marketExtras()).map((k) => [k, market.documents[k]]));
+  const seeded = await seedDemo(handle.prisma, { sellersOrigin: sellers.url, shapeDocuments: market.documents, marketListings: extras });
   const queued = await queueDemoAnalyses(handle.prisma, seeded);
   // The market plays once per data folder: a listing that already has ledger rows keeps them.
   const toPlay = new Set<string>();
-  for (const [shape, id] of Object.entries(seeded.listingIdsByShape)) {
-    if ((await handle.prisma.routerPayment.count({ where: { listingId: id } })) === 0) toPlay.add(shape);
+  for (const [key, id] of Object.entries({ ...seeded.listingIdsByShape, ...seeded.marketListingIds })) {
+    if ((await handle.prisma.routerPayment.count({ where: { listingId: id } })) === 0) toPlay.add(key);
   }
   const admin = await handle.prisma.user.findUniqueOrThrow({ where: { demoLogin: "admin@demo" }, select: { id: true } });
   for (const k of await listApiKeys({ actorId: admin.id })) if (k.name === BUYER_KEY_NAME && !k.revokedAt) await revokeApiKey({ actorId: admin.id, id: k.id });
@@ -131,10 +132,10 @@ async function main() {
 
   await waitFor(`${origin}/catalog`, 90_000);
   if (toPlay.size > 0) {
-    const buyers = await fundBuyers(local, plan.filter((p) => toPlay.has(p.shape)));
-    const played = await playMarket({ local, plan, documents: market.documents, slugs: seeded.slugsByShape, routerOrigin: origin, apiKey: buyerKey, only: toPlay });
+    const buyers = await fundBuyers(local, plan.filter((p) => toPlay.has(p.key)));
+    const played = await playMarket({ local, plan, documents: market.documents, slugs: seeded.marketSlugs, routerOrigin: origin, apiKey: buyerKey, only: toPlay });
     const calls = played.reduce((n, r) => n + r.calls, 0);
-    step(`market played: ${calls} paid calls by ${buyers} buyer wallets through the router (${played.map((r) => `${r.shape} ${Object.entries(r.statuses).map(([s, n]) => `${n}×${s}`).join(" ")}`).join("; ")})`);
+    step(`market played: ${calls} paid calls by ${buyers} buyer wallets through the router (${played.map((r) => `${r.key} ${Object.entries(r.statuses).map(([s, n]) => `${n}×${s}`).join(" ")}`).join("; ")})`);
   } else {
     step("market already played in this data folder; its ledger stands");
   }

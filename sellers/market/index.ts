@@ -7,6 +7,10 @@
  * a docs page and a logo (sellers/documents.ts), so the catalog's probes read it as they would any
  * seller.
  *
+ * A seller whose document lists MPP alone is served behind mppx instead (`Mppx.create` from
+ * `mppx/express` with the EVM charge method of `mppx/evm/server`, settling through the same
+ * facilitator): its 402 is `WWW-Authenticate: Payment …`, its delivery carries `Payment-Receipt`.
+ *
  * A seller behaves in one of the ways the paid reference sellers do (sellers/paid/index.ts): honest,
  * never settles (its settle answers success with a transaction the chain never saw), fails after
  * payment (settles, then answers 500), overcharges (requires twice its listed price), or pays out
@@ -24,9 +28,11 @@ import { HTTPFacilitatorClient, type FacilitatorClient, type RouteConfig } from 
 import type { Network } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
-import type { Address } from "viem";
+import { Mppx as MppxExpress } from "mppx/express";
+import { charge as mppCharge } from "mppx/evm/server";
+import { formatUnits, keccak256, toHex, type Address } from "viem";
 import type { JsonSchema, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
-import { LOCAL_NETWORK, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
+import { LOCAL_CHAIN_ID, LOCAL_NETWORK, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
 import { docsPage, openApi, wellKnownX402 } from "../documents";
 import { makeLogoPng } from "../images";
 import type { SellerDescription } from "../types";
@@ -75,7 +81,7 @@ export function localiseDocument(doc: ListingDocument, sellerUrl: string, usdc: 
     homepageUrl: sellerUrl,
     baseUrl: sellerUrl,
     docsUrl: `${sellerUrl}/docs`,
-    discoveryUrl: `${sellerUrl}/.well-known/x402`,
+    discoveryUrl: doc.protocols.includes("x402") ? `${sellerUrl}/.well-known/x402` : `${sellerUrl}/openapi.json`,
     networks: [network],
     operations: { ...doc.operations, networkRequirements: `The local chain (${network}), paying in its test USDC.` },
     endpoints: doc.endpoints.map((e) => ({
@@ -101,7 +107,7 @@ function describe(slug: string, doc: ListingDocument): SellerDescription {
     walkthrough: doc.walkthrough ?? "Call unpaid to get the 402; pay with the exact scheme; retry with PAYMENT-SIGNATURE.",
     logo: { file: "logo.png", contentType: "image/png", bytes: makeLogoPng(16, [40, 90, 200], [255, 255, 255]) },
     docs: true,
-    discovery: { wellKnown: true, openapi: true },
+    discovery: { wellKnown: doc.protocols.includes("x402"), openapi: true },
     endpoints: doc.endpoints.map((e) => ({
       method: e.method,
       path: e.path,
@@ -157,6 +163,45 @@ export function instanceOf(schema: JsonSchema | null | undefined, depth = 0): un
   }
 }
 
+const isMppOnly = (doc: ListingDocument) => doc.protocols.includes("mpp") && !doc.protocols.includes("x402");
+
+/** The test USDC's decimals (6, like USDC): what an MPP charge's display amount is written in. */
+const USDC_DECIMALS = 6;
+
+/**
+ * An MPP seller's endpoints: each payable one behind an mppx EVM charge of its listed price in the
+ * local USDC, settled through the market's facilitator; only an honest MPP seller is offered.
+ */
+function mountMpp(router: express.Router, spec: MarketSellerSpec, options: MarketOptions): void {
+  if (spec.behaviour !== "honest") throw new RangeError(`market seller ${spec.slug}: an MPP seller here is honest, not ${spec.behaviour}`);
+  const mppx = MppxExpress.create({
+    methods: [
+      mppCharge({
+        currency: options.usdc,
+        recipient: spec.payTo,
+        chainId: LOCAL_CHAIN_ID,
+        decimals: USDC_DECIMALS,
+        authorization: { ...LOCAL_USDC_DOMAIN },
+        // @x402/core's FacilitatorClient and mppx's facilitator share the wire (x402 v2 verify/settle).
+        x402: { facilitator: options.facilitator as never },
+      }),
+    ],
+    // Challenge ids are HMAC-bound with this key: derived per seller, stable across restarts.
+    secretKey: keccak256(toHex(`tollgate demo market mpp secret: ${spec.slug}`)).slice(2),
+    realm: `tollgate-market-${spec.slug}`,
+  });
+  for (const e of spec.document.endpoints) {
+    const verb = e.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
+    const answer = (_req: Request, res: Response) => void res.json(instanceOf(e.responseSchema));
+    if (e.payable && e.pricing?.machine) {
+      const amount = formatUnits(BigInt(e.pricing.machine.amount), USDC_DECIMALS);
+      router[verb](e.path, express.json({ limit: "256kb" }), mppx.charge({ amount, description: e.description ?? `${e.method} ${e.path}` }), answer);
+    } else {
+      router[verb](e.path, express.json({ limit: "256kb" }), answer);
+    }
+  }
+}
+
 export async function startMarket(options: MarketOptions): Promise<Market> {
   const network = options.network ?? (LOCAL_NETWORK as Network);
   const real: FacilitatorClient = typeof options.facilitator === "string" ? new HTTPFacilitatorClient({ url: options.facilitator }) : options.facilitator;
@@ -175,12 +220,18 @@ export async function startMarket(options: MarketOptions): Promise<Market> {
     const router = express.Router();
     const published = () => served[spec.slug];
 
-    router.get("/.well-known/x402", (_req, res) => void res.json(wellKnownX402(published().description, published().url)));
+    if (spec.document.protocols.includes("x402")) router.get("/.well-known/x402", (_req, res) => void res.json(wellKnownX402(published().description, published().url)));
     router.get("/openapi.json", (_req, res) => void res.json(openApi(published().description, published().url)));
     router.get("/docs", (_req, res) => void res.type("html").send(docsPage(published().description, published().url)));
     router.get("/logo.png", (_req, res) => void res.type("png").set("cache-control", "public, max-age=3600").send(published().description.logo!.bytes));
 
     if (spec.behaviour === "fails-after-payment") router.use(failAfterSettlement);
+
+    if (isMppOnly(spec.document)) {
+      mountMpp(router, spec, options);
+      app.use(`/${spec.slug}`, router);
+      continue;
+    }
 
     const routes: Record<string, RouteConfig> = {};
     for (const e of spec.document.endpoints) {
