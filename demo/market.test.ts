@@ -57,7 +57,8 @@ beforeAll(async () => {
   process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
   process.env.TOLLGATE_FACILITATOR_KEY = LOCAL_DEV_KEYS[9];
   t = await createTestDatabase();
-  seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020", shapeDocuments: market.documents, marketListings: { "geo-lookup-mpp": market.documents["geo-lookup-mpp"] } });
+  const extras = Object.fromEntries(Object.keys(marketExtras()).map((k) => [k, market.documents[k]]));
+  seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020", shapeDocuments: market.documents, marketListings: extras });
   const admin = await t.prisma.user.findUniqueOrThrow({ where: { demoLogin: "admin@demo" } });
   const apiKey = (await createApiKey({ actorId: admin.id, name: "demo market buyers" })).secret;
   await fundBuyers(local, plan);
@@ -82,9 +83,11 @@ describe("the demo market's ledger is the router's, confirmed on chain", () => {
       ["popular-but-thin", 12],
       ["trafficked-but-unpayable", 9],
       ["geo-lookup-mpp", MPP_BUYERS * 2],
+      ["quillsum-overcharges", 8],
+      ["digestly-fails-after-payment", 9],
     ]);
     // The honest sellers deliver; the one that never settles still answers 200 (its claim is what fails).
-    expect(played.map((r) => r.statuses)).toEqual([{ 200: MATURE_BUYERS * 2 }, { 200: 12 }, { 200: 9 }, { 200: MPP_BUYERS * 2 }]);
+    expect(played.map((r) => r.statuses)).toEqual([{ 200: MATURE_BUYERS * 2 }, { 200: 12 }, { 200: 9 }, { 200: MPP_BUYERS * 2 }, { 200: 8 }, { 500: 9 }]);
     expect(await t.prisma.routerPayment.count({ where: { demo: true } })).toBe(0);
     expect(await t.prisma.routerPayment.count({ where: { transactionId: null } })).toBe(0);
     expect(await rowsOf("well-built-brand-new")).toEqual([]);
@@ -123,6 +126,25 @@ describe("the demo market's ledger is the router's, confirmed on chain", () => {
     expect(rows).toHaveLength(MPP_BUYERS * 2);
     expect(new Set(rows.map((r) => r.payer)).size).toBe(MPP_BUYERS);
     for (const r of rows) expect(r).toMatchObject({ protocol: "mpp", status: "settled", advertisedAmount: "5000", chainAmount: "5000", chainTo: plan[4].payTo.toLowerCase() });
+  });
+});
+
+describe("sellers that take real money and misbehave: the chain's facts, not the seller's claims", () => {
+  const extraRows = (key: string) => t.prisma.routerPayment.findMany({ where: { listingId: seeded.marketListingIds[key] } });
+
+  it("overcharges: buyers paid twice the listed price on chain, and price integrity falls", async () => {
+    const rows = await extraRows("quillsum-overcharges");
+    expect(rows).toHaveLength(8);
+    for (const r of rows) expect(r).toMatchObject({ status: "settled", chainAmount: "20000", advertisedAmount: "20000" });
+    const rank = (await rankForListing(seeded.marketListingIds["quillsum-overcharges"]))!;
+    // The listing says $0.01; the chain says $0.02 was taken: 100% divergence.
+    expect(rank.components.priceIntegrity.value).toBe(0);
+  });
+
+  it("fails-after-payment: settled on chain, recorded with the 500 the buyer got", async () => {
+    const rows = await extraRows("digestly-fails-after-payment");
+    expect(rows).toHaveLength(9);
+    for (const r of rows) expect(r).toMatchObject({ status: "settled", httpStatus: 500, chainAmount: "10000" });
   });
 });
 

@@ -9,7 +9,11 @@
  *   each (the settle gate reads it unpayable);
  * - well-built-brand-new: an honest seller nobody has paid yet;
  * - geo-lookup-mpp: the MPP geo lookup (sellers/mpp-seller.ts's document) served behind mppx, paid by
- *   its buyers with the mppx client through the router.
+ *   its buyers with the mppx client through the router;
+ * - two summarisers that take real money and misbehave: one charges twice its listed price, one
+ *   settles and then answers 500. (A seller paying out to another wallet than it names is not in
+ *   the market: a listing document names no payee to hold the 402 against; sellers/paid's wrong-payee
+ *   advertises one, and lib/router/relay-call.test.ts shows the chain's recipient recorded.)
  *
  * Every wallet here is derived from a public label (demoWallet), funded on the local chain only, and
  * worthless anywhere else.
@@ -25,6 +29,7 @@ import { LOCAL_NETWORK, type LocalChain } from "@/lib/chain/local-chain";
 import type { MarketBehaviour, MarketSellerSpec } from "@/sellers/market";
 import { listingFor } from "@/sellers/documents";
 import { mppSeller } from "@/sellers/mpp-seller";
+import { brokenSellers } from "@/sellers/broken";
 import { mppRouterFetch } from "@/sellers/paid/mpp";
 
 /** A wallet of the demo market, from a public label: local chain only (its key is derivable by anyone). */
@@ -38,6 +43,8 @@ export interface ShapePlan {
   key: string;
   behaviour: MarketBehaviour;
   payTo: Address;
+  /** wrong-payee only: where its payment requirement actually pays. */
+  otherPayTo?: Address;
   /** Each buyer wallet and how many paid calls it makes (to the document's first payable endpoint). */
   buyers: Array<{ wallet: PrivateKeyAccount; calls: number }>;
 }
@@ -48,8 +55,21 @@ export const MATURE_BUYERS = 24;
 export const MPP_BUYERS = 6;
 
 /** The market's sellers beyond the seed shapes: key → the listing document it serves (before localising). */
-export function marketExtras(origin = "https://geo-lookup.example"): Record<string, ListingDocument> {
-  return { "geo-lookup-mpp": { ...listingFor(mppSeller, origin), slug: "geo-lookup-mpp" } };
+export function marketExtras(origin = "https://market.example"): Record<string, ListingDocument> {
+  // A complete x402 summariser (docs, logo, discovery) whose only fault, in the market, is its behaviour.
+  const summariser = brokenSellers.find((s) => s.slug === "lowercase-payto")!;
+  const text = (key: string, title: string, shortDescription: string): ListingDocument => ({
+    ...listingFor(summariser, origin),
+    slug: key,
+    title,
+    shortDescription,
+    description: `${shortDescription} Up to 2,000 characters of text in, one sentence out, paid per call over x402 in USDC; no account or API key.`,
+  });
+  return {
+    "geo-lookup-mpp": { ...listingFor(mppSeller, origin), slug: "geo-lookup-mpp" },
+    "quillsum-overcharges": text("quillsum-overcharges", "Quillsum one-line summaries", "One-sentence summaries of short texts for agents."),
+    "digestly-fails-after-payment": text("digestly-fails-after-payment", "Digestly summariser", "Summaries of short texts, one call at a time."),
+  };
 }
 
 export function marketPlan(): ShapePlan[] {
@@ -62,6 +82,9 @@ export function marketPlan(): ShapePlan[] {
     { key: "trafficked-but-unpayable", behaviour: "never-settles", payTo: demoWallet("trafficked-but-unpayable payee").address, buyers: buyers("buyer", 3, 3) },
     { key: "well-built-brand-new", behaviour: "honest", payTo: demoWallet("well-built-brand-new payee").address, buyers: [] },
     { key: "geo-lookup-mpp", behaviour: "honest", payTo: demoWallet("geo-lookup-mpp payee").address, buyers: buyers("mpp buyer", MPP_BUYERS, 2) },
+    // Broken in the ways the rank floors exist for: each takes real money, and the ledger shows how.
+    { key: "quillsum-overcharges", behaviour: "overcharges", payTo: demoWallet("quillsum payee").address, buyers: buyers("buyer", 4, 2) },
+    { key: "digestly-fails-after-payment", behaviour: "fails-after-payment", payTo: demoWallet("digestly payee").address, buyers: buyers("buyer", 3, 3) },
   ];
 }
 
@@ -70,7 +93,7 @@ export function marketSellers(plan: readonly ShapePlan[], documents: Record<stri
   return plan.map((p) => {
     const document = documents[p.key];
     if (!document) throw new Error(`no listing document for market seller ${p.key}`);
-    return { slug: p.key, document, behaviour: p.behaviour, payTo: p.payTo };
+    return { slug: p.key, document, behaviour: p.behaviour, payTo: p.payTo, otherPayTo: p.otherPayTo };
   });
 }
 
