@@ -9,6 +9,7 @@ import { startFundedChain } from "@/test/chain";
 import type { AnvilNode } from "@/lib/chain/anvil";
 import { LOCAL_CHAIN_ID, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
 import type { RpcSettings } from "@/lib/chain/rpc";
+import { EIP3009_TYPES } from "@/lib/chain/test-usdc";
 import { buyerFault } from "./buyer-fault";
 
 let node: AnvilNode;
@@ -42,16 +43,7 @@ async function payment(
   };
   const signature = await (change.signAs ?? signer).signTypedData({
     domain: { ...LOCAL_USDC_DOMAIN, chainId: LOCAL_CHAIN_ID, verifyingContract: LOCAL_USDC_ADDRESS },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: { TransferWithAuthorization: EIP3009_TYPES.TransferWithAuthorization },
     primaryType: "TransferWithAuthorization",
     message: { ...authorization, value: BigInt(authorization.value), validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore) },
   });

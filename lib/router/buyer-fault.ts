@@ -17,6 +17,7 @@
  */
 import { getAddress, hashTypedData, isAddress, parseAbi, verifyHash, type Address, type Hex } from "viem";
 import { evmChainId, readChain } from "@/lib/chain/rpc";
+import { EIP3009_TYPES } from "@/lib/chain/test-usdc";
 import type { ReadOptions } from "@/lib/ledger/confirm-payment";
 
 export type BuyerFault =
@@ -26,16 +27,8 @@ export type BuyerFault =
   | "payer_bad_signature"
   | "payer_insufficient_funds";
 
-const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
+/** The one EIP-712 type an x402 `exact` authorization is signed with. */
+const TRANSFER_WITH_AUTHORIZATION = { TransferWithAuthorization: EIP3009_TYPES.TransferWithAuthorization } as const;
 
 const BALANCE_OF = parseAbi(["function balanceOf(address account) view returns (uint256)"]);
 
