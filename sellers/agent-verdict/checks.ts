@@ -162,9 +162,12 @@ function digestParam(p: Params): string {
  * "Limits").
  */
 function compileBuyerSchema(schema: unknown): ValidateFunction {
-  const refuse = Object.assign(
-    (pattern: string) => {
-      throw new ParamError("/schema", `regular-expression keywords (pattern, patternProperties) are not admitted; found pattern ${JSON.stringify(pattern.slice(0, 64))}`);
+  // Ajv's own meta-schema uses a few fixed patterns; they are admitted while it compiles, then refused.
+  let refusing = false;
+  const engine = Object.assign(
+    (pattern: string, flags: string) => {
+      if (refusing) throw new ParamError("/schema", `regular-expression keywords (pattern, patternProperties) are not admitted; found pattern ${JSON.stringify(pattern.slice(0, 64))}`);
+      return new RegExp(pattern, flags);
     },
     { code: "new RegExp" },
   );
@@ -177,13 +180,15 @@ function compileBuyerSchema(schema: unknown): ValidateFunction {
     allowUnionTypes: true,
     allErrors: false,
     logger: false,
-    code: { regExp: refuse as never },
+    code: { regExp: engine as never },
   });
   addFormats(ajv);
   if (schema !== null && typeof schema === "object" && "$schema" in schema && (schema as Params).$schema !== "https://json-schema.org/draft/2020-12/schema") {
     throw new ParamError("/schema/$schema", `only JSON Schema draft 2020-12 is evaluated ("https://json-schema.org/draft/2020-12/schema"); got ${JSON.stringify((schema as Params).$schema)}`);
   }
   try {
+    if (!ajv.validateSchema(schema as object)) throw new ParamError("/schema", `is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: "schema" })}`);
+    refusing = true;
     return ajv.compile(schema as object);
   } catch (e) {
     if (e instanceof ParamError) throw e;
