@@ -155,45 +155,56 @@ function digestParam(p: Params): string {
 // ---------------------------------------------------------------- json_schema
 
 /**
- * A fresh Ajv (2020-12, with ajv-formats) per criterion schema, so one buyer's `$id` never meets
- * another's. Remote `$ref`s are not fetched (no network): they fail to compile. Regular-expression
- * keywords (`pattern`, `patternProperties`) are refused at compile time: a regular expression's
- * running time over hostile input is unbounded, and a verdict must finish (docs/AGENT-VERDICT.md
- * "Limits").
+ * A fresh Ajv (2020-12, with ajv-formats) per distinct criterion schema, so one buyer's `$id` never
+ * meets another's (a compiled schema is reused for the same canonical schema). Remote `$ref`s are
+ * not fetched (no network): they fail to compile. Regular-expression keywords (`pattern`,
+ * `patternProperties`) are refused at compile time: a regular expression's running time over
+ * hostile input is unbounded, and a verdict must finish (docs/AGENT-VERDICT.md "Limits").
  */
+const AJV_OPTIONS = {
+  strictSchema: true,
+  strictNumbers: true,
+  strictTypes: false,
+  strictTuples: false,
+  strictRequired: false,
+  allowUnionTypes: true,
+  allErrors: false,
+  logger: false,
+} as const;
+
+/** One instance only checks buyer schemas against the 2020-12 meta-schema (its own fixed patterns admitted). */
+const metaAjv = addFormats(new Ajv2020({ ...AJV_OPTIONS }));
+
+/** Compiled buyer schemas by their canonical JSON: a validator is a pure function of its schema. Bounded. */
+const compiled = new Map<string, ValidateFunction>();
+const MAX_COMPILED = 256;
+
 function compileBuyerSchema(schema: unknown): ValidateFunction {
-  // Ajv's own meta-schema uses a few fixed patterns; they are admitted while it compiles, then refused.
-  let refusing = false;
-  const engine = Object.assign(
-    (pattern: string, flags: string) => {
-      if (refusing) throw new ParamError("/schema", `regular-expression keywords (pattern, patternProperties) are not admitted; found pattern ${JSON.stringify(pattern.slice(0, 64))}`);
-      return new RegExp(pattern, flags);
-    },
-    { code: "new RegExp" },
-  );
-  const ajv = new Ajv2020({
-    strictSchema: true,
-    strictNumbers: true,
-    strictTypes: false,
-    strictTuples: false,
-    strictRequired: false,
-    allowUnionTypes: true,
-    allErrors: false,
-    logger: false,
-    code: { regExp: engine as never },
-  });
-  addFormats(ajv);
   if (schema !== null && typeof schema === "object" && "$schema" in schema && (schema as Params).$schema !== "https://json-schema.org/draft/2020-12/schema") {
     throw new ParamError("/schema/$schema", `only JSON Schema draft 2020-12 is evaluated ("https://json-schema.org/draft/2020-12/schema"); got ${JSON.stringify((schema as Params).$schema)}`);
   }
+  const key = canonicalJson(schema);
+  const hit = compiled.get(key);
+  if (hit) return hit;
+  if (!metaAjv.validateSchema(schema as object)) throw new ParamError("/schema", `is not a valid JSON Schema: ${metaAjv.errorsText(metaAjv.errors, { dataVar: "schema" })}`);
+  const refuse = Object.assign(
+    (pattern: string) => {
+      throw new ParamError("/schema", `regular-expression keywords (pattern, patternProperties) are not admitted; found pattern ${JSON.stringify(pattern.slice(0, 64))}`);
+    },
+    { code: "new RegExp" },
+  );
+  // Its own instance, so one buyer's $id never meets another's; the schema was checked above.
+  const ajv = addFormats(new Ajv2020({ ...AJV_OPTIONS, validateSchema: false, code: { regExp: refuse as never } }));
+  let validate: ValidateFunction;
   try {
-    if (!ajv.validateSchema(schema as object)) throw new ParamError("/schema", `is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: "schema" })}`);
-    refusing = true;
-    return ajv.compile(schema as object);
+    validate = ajv.compile(schema as object);
   } catch (e) {
     if (e instanceof ParamError) throw e;
     throw new ParamError("/schema", `the schema does not compile: ${(e as Error).message}`);
   }
+  compiled.set(key, validate);
+  if (compiled.size > MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
+  return validate;
 }
 
 // ---------------------------------------------------------------- x402_valid
