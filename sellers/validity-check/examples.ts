@@ -73,6 +73,7 @@ const VALIDITY_COMMON_PROPERTIES = {
 
 export const VALIDITY_OUTPUT_SCHEMA = {
   $schema: JSON_SCHEMA,
+  type: "object",
   oneOf: [
     {
       type: "object",
