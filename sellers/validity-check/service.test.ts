@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AnvilNode } from "@/lib/chain/anvil";
 import { createFacilitator } from "@/lib/chain/facilitator";
 import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, type LocalChain } from "@/lib/chain/local-chain";
+import { importProductDocument } from "@/lib/discovery/product-document";
 import { parseX402 } from "@/lib/x402";
 import { inProcessFacilitator } from "@/sellers/paid";
 import { startFundedChain } from "@/test/chain";
@@ -73,6 +74,17 @@ describe("free routes", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await res.text()).toBe(PUBLISHED);
+  });
+
+  it("the catalog's importer reads the served document from its URL: the five endpoints, upto and validity at $0.01", async () => {
+    const url = `${service.url}/criteria`;
+    const r = importProductDocument(await (await fetch(url)).text(), { sourceUrl: url });
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    expect(r.format).toBe("criteria-document");
+    expect(r.listing.docsUrl).toBe(url);
+    expect(r.listing.endpoints.map((e) => `${e.method} ${e.path} ${e.payable}`)).toEqual([
+      "GET /criteria false", "POST /precheck false", "POST /upto true", "POST /validity true", "GET /metrics false",
+    ]);
   });
 
   it("any other POST path answers NOT COVERED; an unknown GET is a plain 404", async () => {
