@@ -283,8 +283,11 @@ export async function startAgentVerdict(options: AgentVerdictOptions): Promise<A
     .registerExtension(paymentIdentifierResourceServerExtension);
 
   // The route config is built once the URL is known (the example's signature block names the keys URL).
+  // Made on the first paid request (the facilitator is asked what it supports when it is made, and
+  // the demo's facilitator may start after this service), once the URL is known.
+  let makePayment: (() => ReturnType<typeof paymentMiddleware>) | null = null;
   let payment: ReturnType<typeof paymentMiddleware> | null = null;
-  const paymentGate = (req: Request, res: Response, next: NextFunction) => payment!(req, res, next);
+  const paymentGate = (req: Request, res: Response, next: NextFunction) => (payment ??= makePayment!())(req, res, next);
 
   app.post(RESOURCE_PATH, admission, jsonBody, prepare, identify, capture, paymentGate, (req: Request, res: Response) => {
     const { prepared } = preparedByBody.get(req.body as object)!;
@@ -321,7 +324,7 @@ export async function startAgentVerdict(options: AgentVerdictOptions): Promise<A
   const port = (server.address() as AddressInfo).port;
   url = `http://127.0.0.1:${port}`;
 
-  payment = paymentMiddleware(
+  makePayment = () => paymentMiddleware(
     {
       [`POST ${RESOURCE_PATH}`]: {
         accepts: {

@@ -221,7 +221,10 @@ export function validityCheckApp(options: ValidityCheckOptions): { app: express.
     price: { asset: options.usdc, amount: PRICE_USDC_UNITS, extra: { ...(options.usdcDomain ?? LOCAL_USDC_DOMAIN) } },
     maxTimeoutSeconds: 300,
   };
-  const pay = paymentMiddleware(
+  // Made on the first paid request, not at start: the middleware asks the facilitator what it supports
+  // when it is made, and the demo's facilitator (the app's /api/facilitator) may start after this service.
+  let middleware: ReturnType<typeof paymentMiddleware> | null = null;
+  const makeMiddleware = () => paymentMiddleware(
     {
       "POST /upto": {
         accepts,
@@ -248,6 +251,7 @@ export function validityCheckApp(options: ValidityCheckOptions): { app: express.
     },
     server,
   );
+  const pay = (req: Request, res: Response, next: NextFunction) => (middleware ??= makeMiddleware())(req, res, next);
 
   const contract = (op: Op) => (_req: Request, res: Response, next: NextFunction) => {
     const checked = checkPaid(op, res.locals.body);
