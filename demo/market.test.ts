@@ -14,7 +14,11 @@ import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
 import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
 import { rankForListing, type ListingRank } from "@/lib/rank/inputs";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
-import { fundBuyers, marketExtras, marketPlan, marketSellers, MATURE_BUYERS, MPP_BUYERS, playMarket, type TrafficResult } from "@/demo/market";
+import { fundBuyers, marketExtras, marketPlan, marketSellers, MATURE_BUYERS, MPP_BUYERS, playMarket, productPlan, type TrafficResult } from "@/demo/market";
+import { draftListingFromUrl } from "@/lib/discovery/import";
+import type { ListingDocument } from "@/lib/listing-document/document";
+import { startAgentVerdict, type AgentVerdictService } from "@/sellers/agent-verdict/index";
+import { startValidityCheck, type ValidityCheck } from "@/sellers/validity-check/service";
 import { seedDemo, shapeDocument, SHAPES, type DemoSeedResult } from "@/demo/seed-demo";
 import { startMarket, type Market } from "@/sellers/market";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
@@ -27,7 +31,10 @@ let market: Market;
 let t: TestDatabase;
 let seeded: DemoSeedResult;
 let played: TrafficResult[];
+let validityCheck: ValidityCheck;
+let agentVerdict: AgentVerdictService;
 const plan = marketPlan();
+const products = productPlan();
 const ranks: Record<string, ListingRank> = {};
 
 type CallHandler = (r: Request, c: { params: Promise<{ listing: string; path: string[] }> }) => Promise<Response>;
@@ -51,18 +58,28 @@ beforeAll(async () => {
     usdc: local.usdc,
     sellers: marketSellers(plan, { ...Object.fromEntries(SHAPES.map((s) => [s.key, shapeDocument(s.key)])), ...marketExtras() }),
   });
-  // Read on first use of lib/env (after this): the relay reaches the market, the facilitator and the
+  validityCheck = await startValidityCheck({ facilitator: `${routes.origin}/api/facilitator`, usdc: local.usdc, payTo: products[0].payTo });
+  agentVerdict = await startAgentVerdict({ facilitator: `${routes.origin}/api/facilitator`, usdc: local.usdc, payTo: products[1].payTo });
+  const hosts = [market.port, validityCheck.port, agentVerdict.port].map((p) => `127.0.0.1:${p}`);
+  // Read on first use of lib/env (after this): the relay reaches the sellers, the facilitator and the
   // ledger read the chain.
-  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = `127.0.0.1:${market.port}`;
+  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = hosts.join(",");
   process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
   process.env.TOLLGATE_FACILITATOR_KEY = LOCAL_DEV_KEYS[9];
   t = await createTestDatabase();
   const extras = Object.fromEntries(Object.keys(marketExtras()).map((k) => [k, market.documents[k]]));
-  seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020", shapeDocuments: market.documents, marketListings: extras });
+  // The products are listed from the documents their services publish, as a seller would list them.
+  const productDocuments: Record<string, ListingDocument> = {};
+  for (const [key, url] of [["003", `${validityCheck.url}/criteria`], ["002", `${agentVerdict.url}/docs/AGENT_VERDICT.json`]] as const) {
+    const drafted = await draftListingFromUrl(url, { allowHosts: hosts });
+    if (!drafted.ok) throw new Error(`${url}: ${drafted.detail}`);
+    productDocuments[key] = drafted.draft;
+  }
+  seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020", shapeDocuments: market.documents, marketListings: extras, productDocuments });
   const admin = await t.prisma.user.findUniqueOrThrow({ where: { demoLogin: "admin@demo" } });
   const apiKey = (await createApiKey({ actorId: admin.id, name: "demo market buyers" })).secret;
-  await fundBuyers(local, plan);
-  played = await playMarket({ local, plan, documents: market.documents, slugs: seeded.marketSlugs, routerOrigin: routes.origin, apiKey });
+  await fundBuyers(local, [...plan, ...products]);
+  played = await playMarket({ local, plan: [...plan, ...products], documents: { ...market.documents, ...productDocuments }, slugs: seeded.marketSlugs, routerOrigin: routes.origin, apiKey });
   await runRankSweep();
   for (const [shape, id] of Object.entries(seeded.listingIdsByShape)) ranks[shape] = (await rankForListing(id))!;
 }, 180_000);
@@ -70,6 +87,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await market?.close();
+  await validityCheck?.close();
+  await agentVerdict?.close();
   await routes?.close();
   await node?.stop();
 });
@@ -85,9 +104,11 @@ describe("the demo market's ledger is the router's, confirmed on chain", () => {
       ["geo-lookup-mpp", MPP_BUYERS * 2],
       ["quillsum-overcharges", 8],
       ["digestly-fails-after-payment", 9],
+      ["003", 10],
+      ["002", 4],
     ]);
     // The honest sellers deliver; the one that never settles still answers 200 (its claim is what fails).
-    expect(played.map((r) => r.statuses)).toEqual([{ 200: MATURE_BUYERS * 2 }, { 200: 12 }, { 200: 9 }, { 200: MPP_BUYERS * 2 }, { 200: 8 }, { 500: 9 }]);
+    expect(played.map((r) => r.statuses)).toEqual([{ 200: MATURE_BUYERS * 2 }, { 200: 12 }, { 200: 9 }, { 200: MPP_BUYERS * 2 }, { 200: 8 }, { 500: 9 }, { 200: 10 }, { 200: 4 }]);
     expect(await t.prisma.routerPayment.count({ where: { demo: true } })).toBe(0);
     expect(await t.prisma.routerPayment.count({ where: { transactionId: null } })).toBe(0);
     expect(await rowsOf("well-built-brand-new")).toEqual([]);
@@ -145,6 +166,27 @@ describe("sellers that take real money and misbehave: the chain's facts, not the
     const rows = await extraRows("digestly-fails-after-payment");
     expect(rows).toHaveLength(9);
     for (const r of rows) expect(r).toMatchObject({ status: "settled", httpStatus: 500, chainAmount: "10000" });
+  });
+});
+
+describe("the seed products, listed from their own documents and paid through the router", () => {
+  const productRows = (file: string) => t.prisma.routerPayment.findMany({ where: { listingId: seeded.productListingIds[file] } });
+
+  it("validity-check: each paid /validity call settled on chain at $0.01, to its payee", async () => {
+    const rows = await productRows("003-validity-check.json");
+    expect(rows).toHaveLength(10);
+    for (const r of rows) expect(r).toMatchObject({ status: "settled", chainAmount: "10000", chainTo: products[0].payTo.toLowerCase(), httpStatus: 200 });
+    // The service's own ledger holds one row per delivery, and only its closed field list.
+    expect(validityCheck.ledger()).toHaveLength(10);
+  });
+
+  it("agent-verdict: each verdict paid at its dynamic quote from the $0.04 floor, settled on chain", async () => {
+    const rows = await productRows("002-agent-verdict.json");
+    expect(rows).toHaveLength(4);
+    for (const r of rows) {
+      expect(r).toMatchObject({ status: "settled", chainTo: products[1].payTo.toLowerCase(), httpStatus: 200 });
+      expect(BigInt(r.chainAmount!)).toBeGreaterThanOrEqual(40_000n);
+    }
   });
 });
 

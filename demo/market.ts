@@ -30,6 +30,7 @@ import type { MarketBehaviour, MarketSellerSpec } from "@/sellers/market";
 import { listingFor } from "@/sellers/documents";
 import { mppSeller } from "@/sellers/mpp-seller";
 import { brokenSellers } from "@/sellers/broken";
+import { VALIDITY_EXAMPLE_INPUT } from "@/sellers/validity-check/examples";
 import { mppRouterFetch } from "@/sellers/paid/mpp";
 
 /** A wallet of the demo market, from a public label: local chain only (its key is derivable by anyone). */
@@ -45,8 +46,23 @@ export interface ShapePlan {
   payTo: Address;
   /** wrong-payee only: where its payment requirement actually pays. */
   otherPayTo?: Address;
-  /** Each buyer wallet and how many paid calls it makes (to the document's first payable endpoint). */
+  /** Each buyer wallet and how many paid calls it makes (to the document's first payable endpoint, unless `request` names one). */
   buyers: Array<{ wallet: PrivateKeyAccount; calls: number }>;
+  /** The call the buyers make, when not the first payable endpoint with its request example. */
+  request?: { method: "GET" | "POST"; path: string; body?: unknown };
+}
+
+/** The seed products (sellers/validity-check, sellers/agent-verdict): their own services, not market sellers. */
+export type ProductPlan = Pick<ShapePlan, "key" | "buyers" | "request"> & { payTo: Address };
+
+/** Who buys the seed products, keyed as demo/seed-demo.ts lists them ("seed:003", "seed:002"). */
+export function productPlan(): ProductPlan[] {
+  const buyers = (prefix: string, n: number, calls: number) => Array.from({ length: n }, (_, i) => ({ wallet: demoWallet(`${prefix} ${i + 1}`), calls }));
+  return [
+    // Paid with the product's own published example (sellers/validity-check/examples.ts).
+    { key: "003", payTo: demoWallet("validity-check payee").address, buyers: buyers("buyer", 5, 2), request: { method: "POST", path: "/validity", body: VALIDITY_EXAMPLE_INPUT } },
+    { key: "002", payTo: demoWallet("agent-verdict payee").address, buyers: buyers("buyer", 4, 1) },
+  ];
 }
 
 /** Distinct buyers of the mature seller: enough to clear the traction floor by far. */
@@ -98,7 +114,7 @@ export function marketSellers(plan: readonly ShapePlan[], documents: Record<stri
 }
 
 /** Mint each planned buyer enough test USDC for its calls (1 USDC per call, far above any price here). */
-export async function fundBuyers(local: LocalChain, plan: readonly ShapePlan[]): Promise<number> {
+export async function fundBuyers(local: LocalChain, plan: readonly Pick<ShapePlan, "buyers">[]): Promise<number> {
   const seen = new Set<string>();
   for (const { wallet, calls } of plan.flatMap((p) => p.buyers)) {
     if (seen.has(wallet.address)) continue;
@@ -126,7 +142,7 @@ export interface TrafficResult {
  */
 export async function playMarket(input: {
   local: LocalChain;
-  plan: readonly ShapePlan[];
+  plan: readonly (ShapePlan | ProductPlan)[];
   documents: Record<string, ListingDocument>;
   slugs: Record<string, string>;
   routerOrigin: string;
@@ -138,8 +154,10 @@ export async function playMarket(input: {
   for (const p of input.plan) {
     if (input.only && !input.only.has(p.key)) continue;
     const doc = input.documents[p.key];
-    const endpoint = doc?.endpoints.find((e) => e.payable && e.pricing?.machine);
-    if (!endpoint || p.buyers.length === 0) continue;
+    const endpoint = p.request
+      ? { method: p.request.method, path: p.request.path, requestExample: p.request.body ?? null }
+      : doc?.endpoints.find((e) => e.payable && e.pricing?.machine) ?? doc?.endpoints.find((e) => e.payable && e.requestExample != null);
+    if (!doc || !endpoint || p.buyers.length === 0) continue;
     const result: TrafficResult = { key: p.key, calls: 0, statuses: {} };
     const url = `${input.routerOrigin}/router/call/${input.slugs[p.key]}${endpoint.path}${queryOf(endpoint.method, endpoint.requestExample)}`;
     const mpp = doc.protocols.includes("mpp") && !doc.protocols.includes("x402");

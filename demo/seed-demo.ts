@@ -68,6 +68,8 @@ export async function seedDemo(
     shapeDocuments?: Record<string, ListingDocument>;
     /** The market's other sellers, as served (by key): listed, published, and probed for real. */
     marketListings?: Record<string, ListingDocument>;
+    /** The seed products as their running services publish them ("002", "003"), drafted from their document URLs. */
+    productDocuments?: Record<string, ListingDocument>;
     now?: Date;
   },
 ): Promise<DemoSeedResult> {
@@ -101,13 +103,19 @@ export async function seedDemo(
     ["002-agent-verdict.json", "arbiter", undefined],
     ["003-validity-check.json", "validity-check", "https://validity-check.example"],
   ] as const) {
-    const raw = fs.readFileSync(path.join(FIXTURES, "seed-products", file), "utf8");
-    const imported = importProductDocument(raw, sourceUrl ? { sourceUrl } : {});
-    if (!imported.ok) throw new Error(`seed product ${file} does not import: ${JSON.stringify(imported.errors[0])}`);
-    const id = await upsertListing(prisma, imported.listing, orgIds[org], `seed:${file.slice(0, 3)}`);
-    // Published, but their real hosts are out of reach here: they read "not yet scored" until probed.
+    const key = file.slice(0, 3);
+    // As the running service publishes it (drafted from its document URL), else the seed's document as written.
+    let listing = opts.productDocuments?.[key];
+    if (!listing) {
+      const imported = importProductDocument(fs.readFileSync(path.join(FIXTURES, "seed-products", file), "utf8"), sourceUrl ? { sourceUrl } : {});
+      if (!imported.ok) throw new Error(`seed product ${file} does not import: ${JSON.stringify(imported.errors[0])}`);
+      listing = imported.listing;
+    }
+    const id = await upsertListing(prisma, listing, orgIds[org], `seed:${key}`);
+    // Published; the monitor probes the running service (or, without one, it reads "not yet scored").
     await prisma.listing.update({ where: { id }, data: { publicationState: "published", publishedAt: now } });
     productListingIds[file] = id;
+    if (opts.productDocuments?.[key]) marketSlugs[key] = await slugOf(prisma, id);
   }
 
   const fixtureListingIds: Record<string, string> = {};
@@ -191,7 +199,8 @@ async function publishDemoResult(prisma: PrismaClient, listingId: string, doc: L
 export async function queueDemoAnalyses(prisma: PrismaClient, seeded: DemoSeedResult): Promise<string[]> {
   const { onListingPublished } = await import("@/lib/queue/enqueue-analysis");
   const queued: string[] = [];
-  for (const id of [...Object.values(seeded.fixtureListingIds), ...Object.values(seeded.marketListingIds)]) {
+  const products = Object.entries(seeded.productListingIds).filter(([file]) => seeded.marketSlugs[file.slice(0, 3)]).map(([, id]) => id);
+  for (const id of [...Object.values(seeded.fixtureListingIds), ...Object.values(seeded.marketListingIds), ...products]) {
     const l = await prisma.listing.findUniqueOrThrow({ where: { id }, select: { currentResultId: true } });
     if (l.currentResultId) continue;
     queued.push((await onListingPublished(id, "system:demo-seed")).id);

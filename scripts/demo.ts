@@ -15,9 +15,13 @@ import { openDatabase, setDatabase } from "@/lib/db";
 import { parseEnv } from "@/lib/env";
 import { migrate } from "@/lib/migrate";
 import { clearSeededEvidence, DEMO_ACCOUNTS, queueDemoAnalyses, seedDemo, shapeDocument, SHAPES } from "@/demo/seed-demo";
-import { fundBuyers, marketExtras, marketPlan, marketSellers, playMarket } from "@/demo/market";
+import { fundBuyers, marketExtras, marketPlan, marketSellers, playMarket, productPlan } from "@/demo/market";
 import { startFixtureSellers } from "@/sellers";
 import { startMarket } from "@/sellers/market";
+import { startAgentVerdict } from "@/sellers/agent-verdict/index";
+import { startValidityCheck } from "@/sellers/validity-check/service";
+import { draftListingFromUrl } from "@/lib/discovery/import";
+import type { ListingDocument } from "@/lib/listing-document/document";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/apikeys";
 import { startAnvil } from "@/lib/chain/anvil";
@@ -51,9 +55,22 @@ async function main() {
     sellers: marketSellers(plan, { ...Object.fromEntries(SHAPES.map((s) => [s.key, shapeDocument(s.key)])), ...marketExtras() }),
   });
   step(`demo market (${plan.length} paid sellers, settling through ${origin}/api/facilitator) at ${market.url}`);
+  // The seed products as working paid services (sellers/validity-check, sellers/agent-verdict).
+  const products = productPlan();
+  const payee = (key: string) => products.find((p) => p.key === key)!.payTo;
+  const validityCheck = await startValidityCheck({ facilitator: `${origin}/api/facilitator`, usdc: local.usdc, payTo: payee("003") });
+  const agentVerdict = await startAgentVerdict({ facilitator: `${origin}/api/facilitator`, usdc: local.usdc, payTo: payee("002") });
+  step(`seed products: validity-check at ${validityCheck.url}, agent-verdict at ${agentVerdict.url}`);
   // This process queues the sellers' analyses, so it shares the server's allow-list.
-  const allowHosts = `127.0.0.1:${sellers.port},127.0.0.1:${market.port}`;
+  const allowHosts = [sellers.port, market.port, validityCheck.port, agentVerdict.port].map((p) => `127.0.0.1:${p}`).join(",");
   process.env.TOLLGATE_PROBE_ALLOW_HOSTS = allowHosts;
+  // The products are listed as a seller would list them: drafted from the document each publishes.
+  const productDocuments: Record<string, ListingDocument> = {};
+  for (const [key, url] of [["003", `${validityCheck.url}/criteria`], ["002", `${agentVerdict.url}/docs/AGENT_VERDICT.json`]] as const) {
+    const drafted = await draftListingFromUrl(url, { allowHosts: allowHosts.split(",") });
+    if (!drafted.ok) throw new Error(`the ${key} product's document at ${url} did not draft: ${drafted.detail}`);
+    productDocuments[key] = drafted.draft;
+  }
 
   const handle = await openDatabase({ pgliteDir: path.join(dataDir, "pglite") });
   // Everything below (seeding included) goes through this one handle; the folder is closed again
@@ -64,11 +81,12 @@ async function main() {
   const cleared = await clearSeededEvidence(handle.prisma);
   if (cleared) step(`removed ${cleared} seeded evidence rows left by an older demo`);
   const extras = Object.fromEntries(Object.keys(marketExtras()).map((k) => [k, market.documents[k]]));
-  const seeded = await seedDemo(handle.prisma, { sellersOrigin: sellers.url, shapeDocuments: market.documents, marketListings: extras });
+  const seeded = await seedDemo(handle.prisma, { sellersOrigin: sellers.url, shapeDocuments: market.documents, marketListings: extras, productDocuments });
   const queued = await queueDemoAnalyses(handle.prisma, seeded);
   // The market plays once per data folder: a listing that already has ledger rows keeps them.
   const toPlay = new Set<string>();
-  for (const [key, id] of Object.entries({ ...seeded.listingIdsByShape, ...seeded.marketListingIds })) {
+  const productIds = Object.fromEntries(Object.entries(seeded.productListingIds).map(([file, id]) => [file.slice(0, 3), id]));
+  for (const [key, id] of Object.entries({ ...seeded.listingIdsByShape, ...seeded.marketListingIds, ...productIds })) {
     if ((await handle.prisma.routerPayment.count({ where: { listingId: id } })) === 0) toPlay.add(key);
   }
   const admin = await handle.prisma.user.findUniqueOrThrow({ where: { demoLogin: "admin@demo" }, select: { id: true } });
@@ -117,7 +135,7 @@ async function main() {
     },
   });
   const closeAll = async () => {
-    await Promise.allSettled([sellers.close(), market.close()]);
+    await Promise.allSettled([sellers.close(), market.close(), validityCheck.close(), agentVerdict.close()]);
     await chainNode.stop().catch(() => {});
   };
   const stop = (signal: NodeJS.Signals) => {
@@ -132,8 +150,9 @@ async function main() {
 
   await waitFor(`${origin}/catalog`, 90_000);
   if (toPlay.size > 0) {
-    const buyers = await fundBuyers(local, plan.filter((p) => toPlay.has(p.key)));
-    const played = await playMarket({ local, plan, documents: market.documents, slugs: seeded.marketSlugs, routerOrigin: origin, apiKey: buyerKey, only: toPlay });
+    const all = [...plan, ...products];
+    const buyers = await fundBuyers(local, all.filter((p) => toPlay.has(p.key)));
+    const played = await playMarket({ local, plan: all, documents: { ...market.documents, ...productDocuments }, slugs: seeded.marketSlugs, routerOrigin: origin, apiKey: buyerKey, only: toPlay });
     const calls = played.reduce((n, r) => n + r.calls, 0);
     step(`market played: ${calls} paid calls by ${buyers} buyer wallets through the router (${played.map((r) => `${r.key} ${Object.entries(r.statuses).map(([s, n]) => `${n}×${s}`).join(" ")}`).join("; ")})`);
   } else {
