@@ -7,7 +7,7 @@ import { formatUsd, networkName } from "@/lib/format";
 export function ListingTile({ listing, match = null }: { listing: PublicListing; match?: "keyword" | "semantic" | null }) {
   const r = listing.readiness;
   return (
-    <li className="group relative flex flex-col rounded-xl border border-line bg-white p-4 shadow-sm transition focus-within:ring-2 focus-within:ring-brand hover:border-indigo-300 hover:shadow-md">
+    <li className="group relative flex min-w-0 flex-col rounded-xl border border-line bg-white p-4 shadow-sm transition focus-within:ring-2 focus-within:ring-brand hover:border-indigo-300 hover:shadow-md">
       <div className="flex items-start gap-3">
         <Monogram title={listing.title} logoUrl={listing.logoUrl} />
         <div className="min-w-0 flex-1">

@@ -77,7 +77,15 @@ describe("demo seed", () => {
 
   it("moves the fixture sellers' base URL when their port changes", async () => {
     const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4999" });
-    const l = await t.prisma.listing.findUniqueOrThrow({ where: { id: seeded.fixtureListingIds["agent-verdict"] } });
+    const l = await t.prisma.listing.findUniqueOrThrow({ where: { id: seeded.fixtureListingIds["no-challenge"] } });
     expect(l.baseUrl.startsWith("http://127.0.0.1:4999")).toBe(true);
+  });
+
+  it("archives a fixture listing an older demo published and this one no longer lists", async () => {
+    const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
+    const old = await t.prisma.listing.findUniqueOrThrow({ where: { id: seeded.fixtureListingIds["no-challenge"] } });
+    await t.prisma.listing.update({ where: { id: old.id }, data: { source: "fixture:agent-verdict" } });
+    await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
+    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id: old.id } })).publicationState).toBe("archived");
   });
 });

@@ -45,10 +45,12 @@ export const SHAPES = [
 ];
 
 /**
- * Fixture sellers listed in the demo catalog (the broken ones stay test-only but "no-challenge"). The
- * MPP geo lookup is listed as the demo market serves it, paid for real (demo/market.ts).
+ * Fixture sellers listed in the demo catalog: "no-challenge", a broken one a buyer should see flagged.
+ * The products (agent verdict, validity check) are listed as their working services publish them, and
+ * the MPP geo lookup as the demo market serves it, all paid for real; their 402-only fixture
+ * stand-ins stay in `npm run sellers` for the probe and for a seller to submit.
  */
-export const DEMO_FIXTURE_SELLERS = ["agent-verdict", "validity-check", "no-challenge"];
+export const DEMO_FIXTURE_SELLERS = ["no-challenge"];
 
 export interface DemoSeedResult {
   listingIdsByShape: Record<string, string>;
@@ -127,6 +129,11 @@ export async function seedDemo(
     await prisma.listing.update({ where: { id }, data: { publicationState: "published", publishedAt: now } });
     fixtureListingIds[slug] = id;
   }
+  // A fixture listing an older demo published and this one no longer lists is archived, not left behind.
+  await prisma.listing.updateMany({
+    where: { demo: true, source: { startsWith: "fixture:", notIn: DEMO_FIXTURE_SELLERS.map((s) => `fixture:${s}`) }, publicationState: { not: "archived" } },
+    data: { publicationState: "archived" },
+  });
   const marketListingIds: Record<string, string> = {};
   for (const [key, doc] of Object.entries(opts.marketListings ?? {})) {
     const id = await upsertListing(prisma, doc, orgIds["demo-sellers"], `market:${key}`);

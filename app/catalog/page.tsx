@@ -24,7 +24,7 @@ export default async function CatalogPage({ searchParams }: Props) {
         </p>
       </div>
 
-      <div className="grid gap-6 lg:grid-cols-[16rem_1fr]">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-[16rem_1fr]">
         <form action="/catalog" method="get" role="search" aria-label="Search and filter the catalog" className="space-y-4 self-start rounded-xl border border-line bg-white p-4 text-sm">
           <div>
             <label htmlFor="search" className="font-medium">Search</label>
@@ -83,7 +83,7 @@ export default async function CatalogPage({ searchParams }: Props) {
               </div>
             )
           ) : (
-            <ul className="grid gap-4 sm:grid-cols-2" aria-label="Listings">
+            <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2" aria-label="Listings">
               {view.items.map(({ listing, match }) => (
                 <ListingTile key={listing.id} listing={listing} match={match} />
               ))}
