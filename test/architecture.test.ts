@@ -308,6 +308,7 @@ const RULES: Rule[] = [
         "httpOpsClient talks to our own ops API (TOLLGATE_API_URL, bearer token), never to a stranger's URL",
       "scripts/demo.ts": "waits for the demo server it started to answer on its own URL",
       "bench/badge.ts": "drives the badge stand-in server it forked on 127.0.0.1",
+      "bench/router.ts": "is the buyer (@x402/fetch) of the paid seller it forked and the router it serves, both on 127.0.0.1",
       "lib/chain/anvil.ts": "asks the anvil node it started on 127.0.0.1 whether its RPC answers yet",
     },
   },
