@@ -16,9 +16,11 @@
  *    payload's `accepted`), the seller's status, the latency and its decoded PAYMENT-RESPONSE.
  *    A header that does not decode is recorded `failed` `malformed_payment` (the seller's answer is
  *    still returned); a seller answer without a successful PAYMENT-RESPONSE is `failed` `not_settled`.
- * 5. A claimed settlement is recorded `unconfirmed` with its transaction and confirmed on chain at once
- *    (lib/ledger/confirm-payment.ts): `settled` with the chain's amount and recipient, `failed`
- *    `unproven`, or left `unconfirmed` for the ledger tick while the chain cannot be read.
+ * 5. A claimed settlement is recorded `unconfirmed` with its transaction (one insert, before the
+ *    answer leaves) and then confirmed on chain (lib/ledger/confirm-payment.ts): `settled` with the
+ *    chain's amount and recipient, `failed` `unproven`, or left `unconfirmed` for the ledger tick
+ *    while the chain cannot be read. With `afterAnswer` (the route: Next's after()) the confirmation
+ *    runs once the answer has gone; without it, before the relay answers.
  *
  * The seller's answer leaves as it came (status, headers, body), minus hop-by-hop framing. A seller
  * that redirects off-host, answers past the deadline or sends more than the cap gets the buyer a 502
@@ -31,9 +33,10 @@ import { authenticateApiKey } from "@/lib/apikeys";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { confirmPayment, type ReadOptions } from "@/lib/ledger/confirm-payment";
+import type { ReadOptions } from "@/lib/ledger/confirm-payment";
 import { recordPayment } from "@/lib/ledger/record";
 import { safeFetch } from "@/lib/net";
+import { confirmRecorded } from "./confirm-after-answer";
 
 export const RELAY_DEADLINE_MS = 30_000;
 export const RELAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -50,6 +53,12 @@ export interface RelayOptions {
   chain?: ReadOptions;
   /** The SIWE session's user id (default: next-auth's session for this request). */
   session?: () => Promise<string | null>;
+  /**
+   * Runs the on-chain confirmation once the answer has been handed back (the route passes Next's
+   * after()). The task never rejects, and the row is recorded before it runs. Absent, the relay
+   * confirms before answering.
+   */
+  afterAnswer?: (task: () => Promise<void>) => void;
 }
 
 export interface Caller {
@@ -195,7 +204,11 @@ export async function relayCall(req: Request, slug: string, path: string, option
       const row = settlement.transaction
         ? await recordPayment({ ...common, ...quote, status: "unconfirmed", transactionId: settlement.transaction, paymentResponse: settlement.claim })
         : await recordPayment({ ...common, ...quote, status: "failed", reason: failure ? failure.code : "not_settled", paymentResponse: settlement.claim });
-      if (row.created && settlement.transaction) await confirmPayment(row.id, options.chain);
+      if (row.created && settlement.transaction) {
+        const confirm = () => confirmRecorded(row.id, options.chain);
+        if (options.afterAnswer) options.afterAnswer(confirm);
+        else await confirm();
+      }
     }
   }
 
