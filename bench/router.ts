@@ -1,7 +1,8 @@
 /**
- * `npm run bench:router -- [--calls N] [--block N] [--warmup N]`: what the router's paying relay adds
- * to a paid call. Defaults: 1,000 paid calls direct and 1,000 through the router, in blocks of 50,
- * 20 warm-up calls each first (not counted).
+ * `npm run bench:router -- [--calls N] [--block N] [--warmup N] [--sync]`: what the router's paying
+ * relay adds to a paid call. Defaults: 1,000 paid calls direct and 1,000 through the router, in
+ * blocks of 50, 20 warm-up calls each first (not counted). `--sync` adds a third leg, the relay
+ * confirming on chain before it answers (relayCall without afterAnswer), for comparison.
  *
  * One run, one of each part:
  * - one anvil (lib/chain/anvil.ts through test/chain.ts: the test USDC, a funded payer);
@@ -39,6 +40,8 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import type { Address } from "viem";
 import { createApiKey } from "@/lib/apikeys";
 import { createFacilitator } from "@/lib/chain/facilitator";
+import { toResponse } from "@/lib/errors";
+import { relayCall } from "@/lib/router/relay-call";
 import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS } from "@/lib/chain/local-chain";
 import { inProcessFacilitator, startPaidSellers } from "@/sellers/paid";
 import { startFundedChain } from "@/test/chain";
@@ -61,7 +64,7 @@ function args() {
   };
   const calls = get("--calls", 1000, 1);
   const block = get("--block", 50, 1);
-  return { calls, block: Math.min(block, calls), warmup: get("--warmup", 20, 0) };
+  return { calls, block: Math.min(block, calls), warmup: get("--warmup", 20, 0), sync: a.includes("--sync") };
 }
 
 const pct = (xs: number[], p: number) => {
@@ -78,7 +81,7 @@ async function serveSeller(rpcUrl: string, payTo: Address, otherPayTo: Address):
 }
 
 async function main(): Promise<void> {
-  const { calls, block, warmup } = args();
+  const { calls, block, warmup, sync } = args();
   const t0 = performance.now();
   const { node, local, payer, payTo, otherPayTo } = await startFundedChain();
   const child = fork(process.argv[1], ["--seller", node.rpcUrl, payTo, otherPayTo], { execArgv: process.execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] });
@@ -99,38 +102,51 @@ async function main(): Promise<void> {
     cleanups.unshift(() => t.close());
     const admin = (await t.prisma.user.create({ data: { name: "Bench admin", role: "admin" } })).id;
     const secret = (await createApiKey({ actorId: admin, name: "bench buyer" })).secret;
-    const listingId = await createTestListing(t.prisma, {
-      title: "honest weather",
-      baseUrl: seller.url.replace(/\/weather$/, ""),
-      networks: [LOCAL_NETWORK],
-      endpoints: [{ method: "GET", path: "/weather", priceAmount: PRICE.toString(), priceAsset: LOCAL_USDC_ADDRESS, priceNetwork: LOCAL_NETWORK, priceUsd: "0.01" }],
-    });
-    const slug = (await t.prisma.listing.findUniqueOrThrow({ where: { id: listingId }, select: { slug: true } })).slug;
-    const router = await serveRoutes(routerCallRoutes(slug, ["weather"]));
+    const makeListing = async (title: string) => {
+      const id = await createTestListing(t.prisma, {
+        title,
+        baseUrl: seller.url.replace(/\/weather$/, ""),
+        networks: [LOCAL_NETWORK],
+        endpoints: [{ method: "GET", path: "/weather", priceAmount: PRICE.toString(), priceAsset: LOCAL_USDC_ADDRESS, priceNetwork: LOCAL_NETWORK, priceUsd: "0.01" }],
+      });
+      return { id, slug: (await t.prisma.listing.findUniqueOrThrow({ where: { id }, select: { slug: true } })).slug };
+    };
+    const listing = await makeListing("honest weather");
+    const router = await serveRoutes(routerCallRoutes(listing.slug, ["weather"]));
     cleanups.unshift(() => router.close());
+    // --sync: a third leg, the relay confirming before it answers (relayCall without afterAnswer, as
+    // the route did before), on a listing of its own, for a same-run comparison.
+    const syncListing = sync ? await makeListing("honest weather, confirmed before the answer") : null;
+    const syncRouter = syncListing
+      ? await serveRoutes({ [`GET /router/call/${syncListing.slug}/weather`]: (req) => relayCall(req, syncListing.slug, "weather").catch(toResponse) })
+      : null;
+    if (syncRouter) cleanups.unshift(() => syncRouter.close());
 
     const client = new x402Client()
       .register(LOCAL_NETWORK, new ExactEvmScheme(toClientEvmSigner(payer, local.publicClient)))
       .setSpendControls({ allowedAssets: [{ network: LOCAL_NETWORK, asset: LOCAL_USDC_ADDRESS }] });
+    type Leg = "direct" | "routed" | "sync";
+    const legNames: Leg[] = sync ? ["direct", "routed", "sync"] : ["direct", "routed"];
     // Each leg's two requests timed apart: the unpaid one (the seller's 402) and the paid retry.
-    const requests = { direct: { unpaid: [] as number[], paid: [] as number[] }, routed: { unpaid: [] as number[], paid: [] as number[] } };
+    const requests = Object.fromEntries(legNames.map((l) => [l, { unpaid: [] as number[], paid: [] as number[] }])) as Record<Leg, { unpaid: number[]; paid: number[] }>;
     let recording = false;
-    const timed = (leg: "direct" | "routed") => async (input: RequestInfo | URL, init?: RequestInit) => {
-      const paid = new Request(input, init).headers.has("payment-signature");
-      const s = performance.now();
-      const res = await fetch(input, init);
-      if (recording) requests[leg][paid ? "paid" : "unpaid"].push(performance.now() - s);
-      return res;
+    const paying = (leg: Leg) =>
+      wrapFetchWithPayment(async (input: RequestInfo | URL, init?: RequestInit) => {
+        const paid = new Request(input, init).headers.has("payment-signature");
+        const s = performance.now();
+        const res = await fetch(input, init);
+        if (recording) requests[leg][paid ? "paid" : "unpaid"].push(performance.now() - s);
+        return res;
+      }, client);
+    const auth = { headers: { authorization: `Bearer ${secret}` } };
+    const [payDirect, payRouted, paySync] = [paying("direct"), paying("routed"), paying("sync")];
+    const legs: Record<Leg, () => Promise<Response>> = {
+      direct: () => payDirect(seller.url),
+      routed: () => payRouted(`${router.origin}/router/call/${listing.slug}/weather`, auth),
+      sync: () => paySync(`${syncRouter?.origin}/router/call/${syncListing?.slug}/weather`, auth),
     };
-    const payingDirect = wrapFetchWithPayment(timed("direct"), client);
-    const payingRouted = wrapFetchWithPayment(timed("routed"), client);
-    const legs = {
-      direct: () => payingDirect(seller.url),
-      routed: () => payingRouted(`${router.origin}/router/call/${slug}/weather`, { headers: { authorization: `Bearer ${secret}` } }),
-    };
-    type Leg = keyof typeof legs;
 
-    const countRows = async () => {
+    const countRows = async (listingId: string) => {
       const grouped = await t.prisma.routerPayment.groupBy({ by: ["status"], where: { listingId }, _count: true });
       const by = Object.fromEntries(grouped.map((g) => [g.status, g._count])) as Record<string, number>;
       return { settled: by.settled ?? 0, unconfirmed: by.unconfirmed ?? 0, failed: by.failed ?? 0 };
@@ -138,13 +154,16 @@ async function main(): Promise<void> {
     /** Until every row the router wrote is confirmed (or ten seconds pass: a finding, reported below). */
     const drain = async () => {
       const until = performance.now() + 10_000;
-      while ((await countRows()).unconfirmed > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 1));
+      while ((await countRows(listing.id)).unconfirmed > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 1));
     };
 
-    const latencies: Record<Leg, number[]> = { direct: [], routed: [] };
-    const wall: Record<Leg, number> = { direct: 0, routed: 0 };
+    const latencies = Object.fromEntries(legNames.map((l) => [l, [] as number[]])) as Record<Leg, number[]>;
+    const wall = Object.fromEntries(legNames.map((l) => [l, 0])) as Record<Leg, number>;
+    /** This process's CPU (user + system) in the leg's blocks: the buyer's alone on the direct leg; buyer, router and PGlite on a routed one. */
+    const cpu = Object.fromEntries(legNames.map((l) => [l, 0])) as Record<Leg, number>;
     const runBlock = async (leg: Leg, n: number, record: boolean) => {
       const started = performance.now();
+      const cpuStarted = process.cpuUsage();
       for (let i = 0; i < n; i++) {
         const s = performance.now();
         const res = await legs[leg]();
@@ -152,50 +171,60 @@ async function main(): Promise<void> {
         const took = performance.now() - s;
         const header = res.headers.get("payment-response");
         const settlement = header ? decodePaymentResponseHeader(header) : null;
-        if (res.status !== 200 || !settlement?.success) throw new Error(`${leg} call answered ${res.status} (${settlement ? JSON.stringify(settlement) : "no PAYMENT-RESPONSE"}): ${body.slice(0, 300)}`);
+        if (res.status !== 200 || !settlement?.success) throw new Error(`${leg} call ${i + 1} of ${n} (${record ? "measured" : "warm-up"}) answered ${res.status} (${settlement ? JSON.stringify(settlement) : "no PAYMENT-RESPONSE"}): ${body.slice(0, 300)}`);
         if (record) latencies[leg].push(took);
       }
       if (leg === "routed") await drain();
-      if (record) wall[leg] += performance.now() - started;
+      if (record) {
+        wall[leg] += performance.now() - started;
+        const used = process.cpuUsage(cpuStarted);
+        cpu[leg] += (used.user + used.system) / 1000;
+      }
     };
 
     const balanceBefore = await local.balanceOf(payTo);
     console.log(`setup ${((performance.now() - t0) / 1000).toFixed(1)} s; ${os.cpus().length} cores, Node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; database ${t.url ? "server PostgreSQL (TEST_DATABASE_URL)" : "PGlite in memory"}`);
-    await runBlock("direct", warmup, false);
-    await runBlock("routed", warmup, false);
-    const before = await countRows();
+    for (const leg of legNames) await runBlock(leg, warmup, false);
+    const before = await countRows(listing.id);
 
     recording = true;
     const tRun = performance.now();
-    for (let done = 0, pair = 0; done < calls; pair++) {
+    for (let done = 0, round = 0; done < calls; round++) {
       const n = Math.min(block, calls - done);
-      const order: Leg[] = pair % 2 === 0 ? ["direct", "routed"] : ["routed", "direct"];
+      // Rotate the order each round (2 legs: d r, r d; 3 legs: d r s, r s d, s d r).
+      const order = legNames.map((_, i) => legNames[(i + round) % legNames.length]);
       for (const leg of order) await runBlock(leg, n, true);
       done += n;
-      if (pair % 4 === 3 || done === calls) console.log(`  ${done}/${calls} pairs of calls, ${((performance.now() - tRun) / 1000).toFixed(1)} s`);
+      if (round % 4 === 3 || done === calls) console.log(`  ${done}/${calls} calls per leg, ${((performance.now() - tRun) / 1000).toFixed(1)} s`);
     }
 
-    const after = await countRows();
+    const after = await countRows(listing.id);
     const balanceAfter = await local.balanceOf(payTo);
-    const paidCalls = BigInt(2 * (calls + warmup));
+    const paidCalls = BigInt(legNames.length * (calls + warmup));
     if (balanceAfter - balanceBefore !== paidCalls * PRICE) throw new Error(`the payee received ${balanceAfter - balanceBefore}, not ${paidCalls * PRICE} for ${paidCalls} calls`);
 
     const d = latencies.direct;
-    const r = latencies.routed;
     const rate = (leg: Leg) => latencies[leg].length / (wall[leg] / 1000);
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    console.log(`paid calls     ${calls} direct + ${calls} routed, one at a time, blocks of ${block} (+ ${warmup} warm-up each), load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
-    console.log(`direct  p50 ${ms(pct(d, 50))} ms  p95 ${ms(pct(d, 95))} ms  mean ${ms(mean(d))} ms  ${rate("direct").toFixed(1)} calls/s`);
-    console.log(`routed  p50 ${ms(pct(r, 50))} ms  p95 ${ms(pct(r, 95))} ms  mean ${ms(mean(r))} ms  ${rate("routed").toFixed(1)} calls/s (block time includes the ledger's confirmation)`);
-    console.log(`added   p50 ${ms(pct(r, 50) - pct(d, 50))} ms  p95 ${ms(pct(r, 95) - pct(d, 95))} ms  mean ${ms(mean(r) - mean(d))} ms`);
-    for (const part of ["unpaid", "paid"] as const) {
-      const [dd, rr] = [requests.direct[part], requests.routed[part]];
-      console.log(`  ${part === "unpaid" ? "unpaid request (402)" : "paid retry (200)    "}  direct p50 ${ms(pct(dd, 50))} ms, routed p50 ${ms(pct(rr, 50))} ms, added p50 ${ms(pct(rr, 50) - pct(dd, 50))} ms`);
+    const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+    const spread = (xs: number[]) => [10, 25, 50, 75, 90, 99].map((q) => `p${q} ${ms(pct(xs, q))}`).join(", ");
+    const label: Record<Leg, string> = { direct: "direct", routed: "routed", sync: "routed, confirmed before the answer" };
+    console.log(`paid calls     ${calls} per leg (${legNames.join(", ")}), one at a time, blocks of ${block} (+ ${warmup} warm-up each), load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+    for (const leg of legNames) {
+      const x = latencies[leg];
+      console.log(`${label[leg]}: p50 ${ms(pct(x, 50))} ms  p95 ${ms(pct(x, 95))} ms  mean ${ms(mean(x))} ms  max ${ms(Math.max(...x))} ms  ${rate(leg).toFixed(1)} calls/s`);
+      console.log(`    spread ${spread(x)} ms; this process's CPU ${ms(cpu[leg] / x.length)} ms per call${leg === "direct" ? " (the buyer)" : ` (buyer + router${t.url ? "" : " + PGlite"}: ${ms((cpu[leg] - cpu.direct) / x.length)} ms more than direct)`}`);
+      if (leg === "direct") continue;
+      console.log(`    added p50 ${ms(pct(x, 50) - pct(d, 50))} ms  p95 ${ms(pct(x, 95) - pct(d, 95))} ms  mean ${ms(mean(x) - mean(d))} ms; throughput ratio ${(rate(leg) / rate("direct")).toFixed(3)}`);
+      for (const part of ["unpaid", "paid"] as const) {
+        const [dd, xx] = [requests.direct[part], requests[leg][part]];
+        console.log(`    ${part === "unpaid" ? "unpaid request (402)" : "paid retry (200)    "}  direct p50 ${ms(pct(dd, 50))} ms, this leg p50 ${ms(pct(xx, 50))} ms, added p50 ${ms(pct(xx, 50) - pct(dd, 50))} ms`);
+      }
     }
-    console.log(`slowest call   direct ${ms(Math.max(...d))} ms, routed ${ms(Math.max(...r))} ms`);
+    console.log(`(a routed block's time includes waiting for the ledger's confirmations; throughput is calls ÷ the leg's summed block time)`);
     console.log(`ledger  settled ${after.settled - before.settled} of ${calls} routed calls (unconfirmed ${after.unconfirmed}, failed ${after.failed}); payee received ${balanceAfter - balanceBefore} for ${paidCalls} calls`);
     const settledOk = after.settled - before.settled === calls && after.unconfirmed === 0 && after.failed === 0;
     if (!settledOk) process.exitCode = 1;
+    const r = latencies.routed;
     console.log(`RESULT router_added_p50 ${ms(pct(r, 50) - pct(d, 50))} ms`);
     console.log(`RESULT router_added_p95 ${ms(pct(r, 95) - pct(d, 95))} ms`);
     console.log(`RESULT router_throughput_ratio ${(rate("routed") / rate("direct")).toFixed(3)}`);

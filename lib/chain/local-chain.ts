@@ -75,7 +75,8 @@ export const LOCAL_USDC_DOMAIN = { name: "USD Coin", version: "2" } as const;
  * How often a client of the local chain polls while it waits (a receipt, a block). anvil's automine
  * answers eth_sendRawTransaction with the hash a moment before the block holding it is mined; a
  * receipt asked for in that moment is null, and viem's default poll (4 s for a chain without a block
- * time) then made about 1 settlement in 100 take over 4 s. On loopback a short poll costs nothing.
+ * time) then made about 1 settlement in 100 take over 4 s. On loopback a short poll costs nothing
+ * (a 5 ms poll was tried and left some settlements hanging past the relay's 30 s deadline).
  */
 export const LOCAL_POLLING_MS = 50;
 
