@@ -27,7 +27,7 @@
  * every payment, and every routed call left exactly one `settled` ledger row.
  *
  * Last lines: RESULT router_added_p50 <ms> ms, RESULT router_added_p95 <ms> ms,
- * RESULT router_throughput_ratio <routed ÷ direct calls/s>.
+ * RESULT router_throughput_ratio <routed ÷ direct calls/s>, RESULT router_ledger_settled <rows>.
  */
 import { fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
       child.once("message", (m: { port: number; url: string }) => resolve(m));
       child.once("exit", (code) => reject(new Error(`the seller process exited (${code})`)));
     });
-    const totalPaid = BigInt(2 * (calls + warmup)) * PRICE;
+    const totalPaid = BigInt((sync ? 3 : 2) * (calls + warmup)) * PRICE;
     await local.mint(payer.address, totalPaid);
 
     // Read by the relay (the loopback seller through the probe allow-list) and the ledger's chain
