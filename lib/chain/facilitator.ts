@@ -17,7 +17,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { env, type Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { LOCAL_NETWORK, localChain } from "./local-chain";
+import { LOCAL_NETWORK, LOCAL_POLLING_MS, localChain } from "./local-chain";
 import { isRpcOutage } from "./rpc";
 
 export interface FacilitatorSetup {
@@ -35,7 +35,7 @@ const SIGNER_METHODS = ["readContract", "verifyTypedData", "writeContract", "sen
 /** A facilitator for the local chain at `rpcUrl`, signing with `privateKey`. */
 export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorSetup {
   const account = privateKeyToAccount(privateKey);
-  const client = createWalletClient({ chain: localChain(rpcUrl), transport: http(rpcUrl), account }).extend(publicActions);
+  const client = createWalletClient({ chain: localChain(rpcUrl), transport: http(rpcUrl), account, pollingInterval: LOCAL_POLLING_MS }).extend(publicActions);
   // toFacilitatorEvmSigner spreads the client and answers getAddresses() with `client.address`, which
   // a viem wallet client does not have (it has account.address): without it the signer list is
   // [undefined]. The cast bridges viem 2.57's stricter verifyTypedData parameter union and the

@@ -71,6 +71,15 @@ export const TRY_AGGREGATE_ABI = parseAbi([
 /** The test USDC's EIP-712 domain name and version, as FiatToken v2 on mainnet. */
 export const LOCAL_USDC_DOMAIN = { name: "USD Coin", version: "2" } as const;
 
+/**
+ * How often a client of the local chain polls while it waits (a receipt, a block). anvil's automine
+ * answers eth_sendRawTransaction with the hash a moment before the block holding it is mined; a
+ * receipt asked for in that moment is null, and viem's default poll (4 s for a chain without a block
+ * time) then made about 1 settlement in 100 take over 4 s. On loopback a short poll costs nothing
+ * (a 5 ms poll was tried and left some settlements hanging past the relay's 30 s deadline).
+ */
+export const LOCAL_POLLING_MS = 50;
+
 export function localChain(rpcUrl: string): Chain {
   return defineChain({
     id: LOCAL_CHAIN_ID,
@@ -118,9 +127,9 @@ export class LocalChainError extends Error {
 export async function setupLocalChain(rpcUrl: string, fund: readonly Funding[] = []): Promise<LocalChain> {
   const chain = localChain(rpcUrl);
   const transport = http(rpcUrl);
-  const publicClient = createPublicClient({ chain, transport }) as PublicClient<Transport, Chain>;
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: LOCAL_POLLING_MS }) as PublicClient<Transport, Chain>;
   const accounts = LOCAL_DEV_KEYS.map((k) => privateKeyToAccount(k));
-  const walletClient = createWalletClient({ chain, transport, account: accounts[0] });
+  const walletClient = createWalletClient({ chain, transport, account: accounts[0], pollingInterval: LOCAL_POLLING_MS });
 
   const chainId = await publicClient.getChainId();
   if (chainId !== LOCAL_CHAIN_ID) throw new LocalChainError(`${rpcUrl} is chain ${chainId}, not the local chain ${LOCAL_CHAIN_ID}`);

@@ -5,6 +5,7 @@
  */
 import { ATOMIC_AMOUNT } from "@/lib/amounts";
 import { db } from "@/lib/db";
+import { isUniqueViolation } from "@/lib/sql";
 import { AppError } from "@/lib/errors";
 import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
 
@@ -64,10 +65,6 @@ export async function recordPayment(input: PaymentInput): Promise<{ id: string; 
   const nonce = input.authorizationNonce ?? null;
   if (nonce !== null && !/^0x[0-9a-fA-F]{64}$/.test(nonce)) throw invalid("/authorizationNonce", "must be 0x and 64 hex digits");
   const prisma = await db();
-  if (nonce !== null) {
-    const prior = await prisma.routerPayment.findUnique({ where: { payer_authorizationNonce: { payer, authorizationNonce: nonce.toLowerCase() } }, select: { id: true } });
-    if (prior) return { id: prior.id, created: false };
-  }
   const data = {
     quotedPayTo: input.quotedPayTo ? normalisePayer(input.quotedPayTo) : null,
     httpStatus: input.httpStatus ?? null,
@@ -82,8 +79,10 @@ export async function recordPayment(input: PaymentInput): Promise<{ id: string; 
     const row = await prisma.routerPayment.create({ data: { ...data, ...base(input, payer, settledAmount) }, select: { id: true } });
     return { id: row.id, created: true };
   } catch (e) {
-    // Two relays of one authorization at once: the unique (payer, nonce) index keeps one.
-    if (nonce !== null && (e as { code?: string }).code === "P2002") {
+    // A replayed authorization (or two relays of one at once): the unique (payer, nonce) index keeps
+    // one row. Inserting first and reading only on that conflict keeps a new attempt to one statement.
+    // (Server Postgres reports it as Prisma's P2002; PGlite's adapter as the raw 23505.)
+    if (nonce !== null && isUniqueViolation(e)) {
       const prior = await prisma.routerPayment.findUnique({ where: { payer_authorizationNonce: { payer, authorizationNonce: nonce.toLowerCase() } }, select: { id: true } });
       if (prior) return { id: prior.id, created: false };
     }

@@ -21,6 +21,8 @@ import { type AnvilNode } from "@/lib/chain/anvil";
 import { createFacilitator } from "@/lib/chain/facilitator";
 import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, type LocalChain } from "@/lib/chain/local-chain";
 import { inProcessFacilitator, PAID_SELLERS, startPaidSellers, type PaidSellerName, type PaidSellers } from "@/sellers/paid";
+import { confirmationsSettled } from "@/lib/router/confirm-after-answer";
+import { relayCall } from "@/lib/router/relay-call";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
 
@@ -105,7 +107,11 @@ afterAll(async () => {
   await node?.stop();
 });
 
-const rows = (seller: PaidSellerName) => t.prisma.routerPayment.findMany({ where: { listingId: listingIds[seller] }, orderBy: { createdAt: "asc" } });
+/** The seller's ledger rows, once every confirmation the route ran after its answer has ended. */
+const rows = async (seller: PaidSellerName) => {
+  await confirmationsSettled();
+  return t.prisma.routerPayment.findMany({ where: { listingId: listingIds[seller] }, orderBy: { createdAt: "asc" } });
+};
 
 describe("bad input", () => {
   it("no API key and no session: 401", async () => {
@@ -250,5 +256,30 @@ describe("a seller the relay stops at", () => {
       const row = await t.prisma.routerPayment.findFirstOrThrow({ where: { authorizationNonce: nonce } });
       expect(row, path).toMatchObject({ status: "failed", reason: code, payer: payer.address.toLowerCase(), advertisedAmount: "10000", quotedPayTo: payTo.toLowerCase() });
     }
+  });
+});
+
+describe("confirmation after the answer", () => {
+  it("with afterAnswer the answer leaves with the row recorded unconfirmed, and the task settles it; without, the row is settled before the answer", async () => {
+    const held: Array<() => Promise<void>> = [];
+    const relayed = (options: Parameters<typeof relayCall>[3]) =>
+      wrapFetchWithPayment(async (input: RequestInfo | URL, init?: RequestInit) => relayCall(new Request(input, init), slugs.honest, "weather", options), client);
+    const waiting = () => t.prisma.routerPayment.findMany({ where: { listingId: listingIds.honest, status: "unconfirmed" } });
+    expect(await waiting()).toEqual([]);
+
+    const res = await relayed({ afterAnswer: (task) => held.push(task) })(callUrl("honest"), { headers: auth() });
+    expect(res.status).toBe(200);
+    expect(held).toHaveLength(1);
+    const [row] = await waiting();
+    expect(row).toMatchObject({ status: "unconfirmed", confirmedAt: null, settledAmount: null, httpStatus: 200, payer: payer.address.toLowerCase() });
+    expect(row.transactionId).toMatch(/^0x[0-9a-f]{64}$/);
+    await held[0]();
+    expect(await t.prisma.routerPayment.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ status: "settled", chainAmount: "10000", chainTo: payTo.toLowerCase() });
+
+    const before = new Set((await t.prisma.routerPayment.findMany({ where: { listingId: listingIds.honest }, select: { id: true } })).map((r) => r.id));
+    expect((await relayed({})(callUrl("honest"), { headers: auth() })).status).toBe(200);
+    const fresh = (await t.prisma.routerPayment.findMany({ where: { listingId: listingIds.honest } })).filter((r) => !before.has(r.id));
+    expect(fresh).toHaveLength(1);
+    expect(fresh[0]).toMatchObject({ status: "settled", chainAmount: "10000" });
   });
 });

@@ -23,9 +23,11 @@
  *    returned); a seller answer without a successful claim is `failed` `not_settled`, or `rejected`
  *    with the buyer's fault when its x402 authorization could never have settled
  *    (lib/router/buyer-fault.ts).
- * 5. A claimed settlement is recorded `unconfirmed` with its transaction and confirmed on chain at once
- *    (lib/ledger/confirm-payment.ts): `settled` with the chain's amount and recipient, `failed`
- *    `unproven`, or left `unconfirmed` for the ledger tick while the chain cannot be read.
+ * 5. A claimed settlement is recorded `unconfirmed` with its transaction (one insert, before the
+ *    answer leaves) and then confirmed on chain (lib/ledger/confirm-payment.ts): `settled` with the
+ *    chain's amount and recipient, `failed` `unproven`, or left `unconfirmed` for the ledger tick
+ *    while the chain cannot be read. With `afterAnswer` (the route: Next's after()) the confirmation
+ *    runs once the answer has gone; without it, before the relay answers.
  *
  * The seller's answer leaves as it came (status, headers, body), minus hop-by-hop framing. A seller
  * that redirects off-host, answers past the deadline or sends more than the cap gets the buyer a 502
@@ -36,11 +38,12 @@ import { authenticateApiKey } from "@/lib/apikeys";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { confirmPayment, type ReadOptions } from "@/lib/ledger/confirm-payment";
+import type { ReadOptions } from "@/lib/ledger/confirm-payment";
 import { recordPayment, type PaymentInput } from "@/lib/ledger/record";
 import { buyerFault } from "@/lib/router/buyer-fault";
 import { safeFetch } from "@/lib/net";
 import { decodePaymentSignatureHeader } from "@x402/core/http";
+import { confirmRecorded } from "./confirm-after-answer";
 import { decodePayment, decodeSettlement, findPaymentHeader, isPaymentScheme, type PaymentHeader } from "./payment-headers";
 
 export const RELAY_DEADLINE_MS = 30_000;
@@ -62,6 +65,12 @@ export interface RelayOptions {
   chain?: ReadOptions;
   /** The SIWE session's user id (default: next-auth's session for this request). */
   session?: () => Promise<string | null>;
+  /**
+   * Runs the on-chain confirmation once the answer has been handed back (the route passes Next's
+   * after()). The task never rejects, and the row is recorded before it runs. Absent, the relay
+   * confirms before answering.
+   */
+  afterAnswer?: (task: () => Promise<void>) => void;
 }
 
 export interface Caller {
@@ -208,7 +217,11 @@ export async function relayCall(req: Request, slug: string, path: string, option
       const row = settlement.transaction
         ? await recordPayment({ ...common, ...quote, status: "unconfirmed", transactionId: settlement.transaction, paymentResponse: settlement.claim })
         : await recordUnsettled(common, quote, failure, settlement.claim, paymentHeader, options);
-      if (row.created && settlement.transaction) await confirmPayment(row.id, options.chain);
+      if (row.created && settlement.transaction) {
+        const confirm = () => confirmRecorded(row.id, options.chain);
+        if (options.afterAnswer) options.afterAnswer(confirm);
+        else await confirm();
+      }
     }
   }
 

@@ -1,8 +1,10 @@
 /**
  * ANY /router/call/<listing slug>/<endpoint path> — the paying relay (lib/router/relay-call.ts):
  * authenticated by an API key or the SIWE session, forwards the call to the listing's seller, returns
- * the seller's answer and records a payment attempt in the ledger. docs/ROUTER.md.
+ * the seller's answer and records a payment attempt in the ledger; the attempt's on-chain
+ * confirmation runs after the answer (Next's after()). docs/ROUTER.md.
  */
+import { after } from "next/server";
 import { toResponse } from "@/lib/errors";
 import { relayCall } from "@/lib/router/relay-call";
 
@@ -10,10 +12,23 @@ export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ listing: string; path: string[] }> };
 
+/**
+ * Next runs the task once the response has been sent. Outside a Next request (a test or the bench
+ * calling this handler directly) after() throws before taking the task; it then starts at once and
+ * runs alongside the answer. Either way the row is recorded first and the ledger tick is the net.
+ */
+function afterAnswer(task: () => Promise<void>): void {
+  try {
+    after(task);
+  } catch {
+    void task();
+  }
+}
+
 async function handle(req: Request, ctx: Context): Promise<Response> {
   try {
     const { listing, path } = await ctx.params;
-    return await relayCall(req, listing, path.map(encodeURIComponent).join("/"));
+    return await relayCall(req, listing, path.map(encodeURIComponent).join("/"), { afterAnswer });
   } catch (e) {
     const res = toResponse(e);
     if (res.status === 401) res.headers.set("www-authenticate", 'Bearer realm="tollgate"');
