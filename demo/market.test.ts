@@ -14,6 +14,7 @@ import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
 import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
 import { rankForListing, type ListingRank } from "@/lib/rank/inputs";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
+import { confirmationsSettled } from "@/lib/router/confirm-after-answer";
 import { fundBuyers, marketExtras, marketPlan, marketSellers, MATURE_BUYERS, MPP_BUYERS, playMarket, productPlan, type TrafficResult } from "@/demo/market";
 import { draftListingFromUrl } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
@@ -80,6 +81,8 @@ beforeAll(async () => {
   const apiKey = (await createApiKey({ actorId: admin.id, name: "demo market buyers" })).secret;
   await fundBuyers(local, [...plan, ...products]);
   played = await playMarket({ local, plan: [...plan, ...products], documents: { ...market.documents, ...productDocuments }, slugs: seeded.marketSlugs, routerOrigin: routes.origin, apiKey });
+  // The router confirms each payment on chain after its answer: wait for those before reading.
+  await confirmationsSettled();
   await runRankSweep();
   for (const [shape, id] of Object.entries(seeded.listingIdsByShape)) ranks[shape] = (await rankForListing(id))!;
 }, 180_000);

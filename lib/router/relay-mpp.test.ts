@@ -22,6 +22,7 @@ import { createFacilitator } from "@/lib/chain/facilitator";
 import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, type LocalChain } from "@/lib/chain/local-chain";
 import { inProcessFacilitator } from "@/sellers/paid";
 import { MPP_SELLERS, mppRouterFetch, startMppSellers, type MppSellerName, type MppSellers } from "@/sellers/paid/mpp";
+import { confirmationsSettled } from "@/lib/router/confirm-after-answer";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
 import { decodePayment } from "./payment-headers";
@@ -100,7 +101,11 @@ afterAll(async () => {
   await node?.stop();
 });
 
-const rows = (listingId: string) => t.prisma.routerPayment.findMany({ where: { listingId }, orderBy: { createdAt: "asc" } });
+/** The ledger rows of a listing, once every confirmation the relay started after its answers has ended. */
+const rows = async (listingId: string) => {
+  await confirmationsSettled();
+  return t.prisma.routerPayment.findMany({ where: { listingId }, orderBy: { createdAt: "asc" } });
+};
 
 describe("who calls, and which headers reach the seller", () => {
   it("Authorization: Bearer (the Tollgate key) is never forwarded; nothing is recorded without a payment", async () => {
