@@ -36,6 +36,7 @@ import { authenticateApiKey } from "@/lib/apikeys";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { readBodyBytes } from "@/lib/http";
 import { confirmPayment, type ReadOptions } from "@/lib/ledger/confirm-payment";
 import { recordPayment, type PaymentInput } from "@/lib/ledger/record";
 import { buyerFault } from "@/lib/router/buyer-fault";
@@ -165,7 +166,7 @@ export async function relayCall(req: Request, slug: string, path: string, option
     if (isPaymentScheme(v)) headers[name] = v;
   }
   const paymentHeader = findPaymentHeader(new Headers(headers));
-  const body = method === "GET" || method === "HEAD" ? undefined : new Uint8Array(await req.arrayBuffer());
+  const body = method === "GET" || method === "HEAD" ? undefined : await readBodyBytes(req, RELAY_MAX_BODY_BYTES, "a relayed request (the relay's 10 MB cap)");
 
   const started = performance.now();
   const answer = await safeFetch(target.url, {
