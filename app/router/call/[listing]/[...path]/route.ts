@@ -4,7 +4,8 @@
  * the seller's answer and records a payment attempt in the ledger. docs/ROUTER.md.
  */
 import { toResponse } from "@/lib/errors";
-import { relayCall } from "@/lib/router/relay-call";
+import { takeRateLimit } from "@/lib/limits";
+import { authenticateCaller, relayCall } from "@/lib/router/relay-call";
 
 export const dynamic = "force-dynamic";
 
@@ -13,6 +14,10 @@ type Context = { params: Promise<{ listing: string; path: string[] }> };
 async function handle(req: Request, ctx: Context): Promise<Response> {
   try {
     const { listing, path } = await ctx.params;
+    // Who is calling, and whether their budget has a token left, before the relay reads a byte of
+    // the body or reaches a seller (docs/LIMITS.md); relayCall authenticates again, a key lookup.
+    const caller = await authenticateCaller(req);
+    await takeRateLimit("call", `${caller.kind}:${caller.id}`);
     return await relayCall(req, listing, path.map(encodeURIComponent).join("/"));
   } catch (e) {
     const res = toResponse(e);
