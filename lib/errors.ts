@@ -55,13 +55,8 @@ export function toResponse(e: unknown): Response {
   return Response.json({ error: { code: "internal", message: "Something went wrong on our side." } }, { status: 500 });
 }
 
-/**
- * Headers an error carries besides its body: a 429 says when to come back (Retry-After, whole
- * seconds, from extra.retryAfterSeconds); a 413 closes the connection, so the server does not go on
- * receiving a body it has refused (docs/LIMITS.md).
- */
+/** Headers an error carries besides its body: a 429 says when to come back (Retry-After, whole seconds, from extra.retryAfterSeconds). */
 function headersFor(e: AppError): Record<string, string> {
   if (e.code === "rate_limited" && typeof e.extra.retryAfterSeconds === "number") return { "retry-after": String(Math.max(1, Math.ceil(e.extra.retryAfterSeconds))) };
-  if (e.code === "payload_too_large") return { connection: "close" };
   return {};
 }

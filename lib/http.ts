@@ -5,8 +5,15 @@
  * Every route that reads a body reads it through readBodyBytes (or the helpers over it), after it has
  * authenticated the caller: a declared Content-Length over the route's limit is refused before a
  * byte is read, and a body without one (chunked) is counted as it streams and the read stops at the
- * first chunk past the limit. Either way the answer is 413 `payload_too_large` naming the limit, with
- * Connection: close; at most the limit plus one chunk is ever held.
+ * first chunk past the limit. Either way the answer is 413 `payload_too_large` naming the limit; at
+ * most the limit plus one chunk is ever held.
+ *
+ * The rest of a refused body is neither read nor cancelled. Cancelling the stream destroys the
+ * socket on a Node server, and closing the connection after the 413 (Connection: close) races the
+ * client's writes: either way a client still sending sees a reset (EPIPE, ECONNRESET) instead of
+ * the 413, which app/api/body-limits.test.ts showed. Left alone, the connection stops receiving
+ * (TCP backpressure) and the client reads the 413; the server's request timeout ends a connection
+ * nobody closes.
  */
 import type { z } from "zod";
 import { AppError } from "@/lib/errors";
@@ -57,9 +64,7 @@ export async function readBodyBytes(req: Request, maxBytes: number, what = "this
   const declared = req.headers.get("content-length");
   if (declared !== null) {
     if (!/^\s*\d+\s*$/.test(declared)) throw new AppError("bad_request", `Content-Length ${JSON.stringify(declared.slice(0, 40))} is not a byte count`, [{ pointer: "", message: "bad Content-Length" }], { reason: "content_length_invalid" });
-    // Not a byte is read. The stream is left as it is, not cancelled: on a Node server cancelling
-    // it destroys the socket before the 413 is written. The 413 says Connection: close instead
-    // (lib/errors.ts toResponse), so the server closes the connection once it has answered.
+    // Not a byte is read, and the stream is left as it is (see the header for why).
     if (Number(declared) > maxBytes) throw tooLarge(maxBytes, "declared", what);
   }
   if (!req.body) return new Uint8Array(0);
@@ -71,7 +76,7 @@ export async function readBodyBytes(req: Request, maxBytes: number, what = "this
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      // Stop reading (see above for why the stream is released, not cancelled).
+      // Stop reading (the header says why the stream is released, not cancelled).
       reader.releaseLock();
       throw tooLarge(maxBytes, "streamed", what);
     }
