@@ -60,7 +60,7 @@ function tooLarge(maxBytes: number, how: "declared" | "streamed", what: string):
  * when it is over the limit, or malformed); then the stream is counted chunk by chunk and reading
  * stops at the first chunk past the limit. `what` names the body in the error ("a listing document").
  */
-export async function readBodyBytes(req: Request, maxBytes: number, what = "this route"): Promise<Uint8Array> {
+export async function readBodyBytes(req: Request, maxBytes: number, what = "this route"): Promise<Uint8Array<ArrayBuffer>> {
   const declared = req.headers.get("content-length");
   if (declared !== null) {
     if (!/^\s*\d+\s*$/.test(declared)) throw new AppError("bad_request", `Content-Length ${JSON.stringify(declared.slice(0, 40))} is not a byte count`, [{ pointer: "", message: "bad Content-Length" }], { reason: "content_length_invalid" });
@@ -82,7 +82,6 @@ export async function readBodyBytes(req: Request, maxBytes: number, what = "this
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0];
   const out = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) {
