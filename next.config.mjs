@@ -6,8 +6,16 @@ const nextConfig = {
   reactStrictMode: true,
   typedRoutes: false,
   outputFileTracingRoot: process.cwd(),
-  // forbidden() answers 403 with app/forbidden.tsx (a moderator-only page reached by a seller).
-  experimental: { authInterrupts: true },
+  experimental: {
+    // forbidden() answers 403 with app/forbidden.tsx (a moderator-only page reached by a seller).
+    authInterrupts: true,
+    // Server actions' bodies, fitted to the largest form (docs/LIMITS.md "Request bodies"): the
+    // listing editor's save and inline validation carry one listing document, bounded at 1 MiB like
+    // POST /api/listings (lib/http.ts BODY_LIMITS.listingDocument); every other form (a URL, the
+    // moderators' levers, an acknowledgement) is a few hundred bytes. Next.js reads an action's body
+    // before the action runs, counting as it streams and refusing with 413 past this size.
+    serverActions: { bodySizeLimit: "1mb" },
+  },
   // Types are checked once, over the whole project (tests included), by `npm run typecheck`, which
   // CI runs as its own gate before the suites; the build need not check them a second time.
   typescript: { ignoreBuildErrors: true },

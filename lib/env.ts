@@ -10,6 +10,15 @@ const flag = z
   .optional()
   .transform((v) => v === "1" || v === "true");
 
+/**
+ * A rate limit: "<count>/<window>" (window 30s, 10m, 1h, 1d…), or "off". Unset: the default in
+ * lib/limits/config.ts (docs/LIMITS.md has the table).
+ */
+const rateLimit = z
+  .string()
+  .regex(/^(off|[1-9]\d{0,6}\/[1-9]\d{0,4}[smhd])$/, 'must be "<count>/<window>" such as 20/1h or 30/10m (window in s, m, h or d), or "off"')
+  .optional();
+
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /** Unset: the embedded PGlite default. Set: a server PostgreSQL through @prisma/adapter-pg. */
@@ -54,6 +63,28 @@ const schema = z.object({
    * facilitator routes answer 503. In the demo and tests an anvil development key (public; local only).
    */
   TOLLGATE_FACILITATOR_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key").optional(),
+  /** Per-actor rate limits (docs/LIMITS.md): per signed-in user, per organisation, per client address or per API key. */
+  TOLLGATE_LIMIT_INTAKE: rateLimit,
+  TOLLGATE_LIMIT_PUBLISH: rateLimit,
+  TOLLGATE_LIMIT_REANALYSE: rateLimit,
+  TOLLGATE_LIMIT_LISTINGS: rateLimit,
+  TOLLGATE_LIMIT_NONCE: rateLimit,
+  TOLLGATE_LIMIT_NONCE_ALL: rateLimit,
+  TOLLGATE_LIMIT_VERIFY: rateLimit,
+  TOLLGATE_LIMIT_VERIFY_ALL: rateLimit,
+  TOLLGATE_LIMIT_SELECT: rateLimit,
+  TOLLGATE_LIMIT_CALL: rateLimit,
+  /** Most analyses one seller organisation may have queued or running at once (default 3; "off" for none). */
+  TOLLGATE_LIMIT_ACTIVE_ANALYSES: z
+    .string()
+    .regex(/^(off|[1-9]\d{0,5})$/, 'must be a positive whole number, or "off"')
+    .optional(),
+  /**
+   * How many proxies in front of this server append to X-Forwarded-For (default 0: Next.js's own
+   * server fills it from the socket). The client address for per-address limits is the entry that
+   * many places from the right (docs/LIMITS.md "Who is counted").
+   */
+  TOLLGATE_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
   BADGE_SIGNING_KEY: z.string().min(1).optional(),
   BADGE_PREVIOUS_KEYS: z.string().min(1).optional(),
 });

@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   conflict: 409,
   lease_lost: 409,
+  payload_too_large: 413,
   unprocessable: 422,
   rate_limited: 429,
   internal: 500,
@@ -49,19 +50,13 @@ export function isAppError(e: unknown): e is AppError {
 
 /** Map any thrown value to a JSON response; unknown errors become a bare 500 without internals. */
 export function toResponse(e: unknown): Response {
-  if (isAppError(e)) return Response.json(e.toJSON(), { status: e.status });
+  if (isAppError(e)) return Response.json(e.toJSON(), { status: e.status, headers: headersFor(e) });
   console.error(e);
   return Response.json({ error: { code: "internal", message: "Something went wrong on our side." } }, { status: 500 });
 }
 
-/** Read a JSON request body without trusting it: a bad body is a 400 naming the problem. */
-export async function readJson(req: Request, maxBytes = 1 << 20): Promise<unknown> {
-  const text = await req.text();
-  if (text.length > maxBytes) throw new AppError("bad_request", `request body is over ${maxBytes} bytes`);
-  if (!text.trim()) throw new AppError("bad_request", "request body is empty; expected JSON", [{ pointer: "", message: "empty body" }]);
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new AppError("bad_request", `request body is not JSON: ${(e as Error).message}`, [{ pointer: "", message: "not JSON" }]);
-  }
+/** Headers an error carries besides its body: a 429 says when to come back (Retry-After, whole seconds, from extra.retryAfterSeconds). */
+function headersFor(e: AppError): Record<string, string> {
+  if (e.code === "rate_limited" && typeof e.extra.retryAfterSeconds === "number") return { "retry-after": String(Math.max(1, Math.ceil(e.extra.retryAfterSeconds))) };
+  return {};
 }

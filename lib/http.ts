@@ -1,6 +1,116 @@
-/** Parsing request bodies with zod into AppError 400s that name the field (docs/spec/style.md practice 3). */
+/**
+ * Request bodies, read once and bounded (docs/LIMITS.md "Request bodies"), and parsed with zod into
+ * AppError 400s that name the field (docs/spec/style.md practice 3).
+ *
+ * Every route that reads a body reads it through readBodyBytes (or the helpers over it), after it has
+ * authenticated the caller: a declared Content-Length over the route's limit is refused before a
+ * byte is read, and a body without one (chunked) is counted as it streams and the read stops at the
+ * first chunk past the limit. Either way the answer is 413 `payload_too_large` naming the limit; at
+ * most the limit plus one chunk is ever held.
+ *
+ * The rest of a refused body is neither read nor cancelled. Cancelling the stream destroys the
+ * socket on a Node server, and closing the connection after the 413 (Connection: close) races the
+ * client's writes: either way a client still sending sees a reset (EPIPE, ECONNRESET) instead of
+ * the 413, which app/api/body-limits.test.ts showed. Left alone, the connection stops receiving
+ * (TCP backpressure) and the client reads the 413; the server's request timeout ends a connection
+ * nobody closes.
+ */
 import type { z } from "zod";
-import { AppError, readJson } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
+
+/** Each route's limit, fitted to what it carries (docs/LIMITS.md "Request bodies"). */
+export const BODY_LIMITS = {
+  /** A listing document (POST /api/listings, PUT /api/listings/:id). */
+  listingDocument: 1 << 20,
+  /** `{listingId}` or `{url}` (POST /api/analyses). */
+  analysisSubmit: 4 << 10,
+  /** `{name}` (POST /api/admin/api-keys). */
+  apiKeyCreate: 4 << 10,
+  /** A task, filters and a limit (POST /router/select). */
+  select: 64 << 10,
+  /** An x402 payment payload and its requirements (POST /api/facilitator/verify and settle). */
+  facilitator: 64 << 10,
+  /** A worker's claim, heartbeat or failure (POST /api/ops/leases…). */
+  opsSmall: 64 << 10,
+  /** A worker's evidence for a listing with many endpoints (POST /api/ops/leases/:id/complete). */
+  opsEvidence: 8 << 20,
+  /** One MCP JSON-RPC message or batch (POST /mcp). */
+  mcp: 256 << 10,
+  /** next-auth's form posts: sign-in (a SIWE message and signature), sign-out, CSRF (POST /api/auth/*). */
+  auth: 16 << 10,
+} as const;
+
+/** "1 MiB", "64 KiB", "300 bytes": the limit as a person reads it. */
+export function formatBytes(n: number): string {
+  if (n >= 1 << 20 && n % (1 << 20) === 0) return `${n / (1 << 20)} MiB`;
+  if (n >= 1 << 10 && n % (1 << 10) === 0) return `${n / (1 << 10)} KiB`;
+  return `${n} bytes`;
+}
+
+function tooLarge(maxBytes: number, how: "declared" | "streamed", what: string): AppError {
+  const said = how === "declared" ? "Content-Length declares more than" : "the body ran past";
+  return new AppError("payload_too_large", `request body is too large: ${said} the ${formatBytes(maxBytes)} (${maxBytes}-byte) limit for ${what}`, [{ pointer: "", message: `over ${maxBytes} bytes` }], {
+    reason: "body_too_large",
+    limitBytes: maxBytes,
+  });
+}
+
+/**
+ * The body's bytes, at most `maxBytes` of them. Content-Length is checked first (no byte is read
+ * when it is over the limit, or malformed); then the stream is counted chunk by chunk and reading
+ * stops at the first chunk past the limit. `what` names the body in the error ("a listing document").
+ */
+export async function readBodyBytes(req: Request, maxBytes: number, what = "this route"): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null) {
+    if (!/^\s*\d+\s*$/.test(declared)) throw new AppError("bad_request", `Content-Length ${JSON.stringify(declared.slice(0, 40))} is not a byte count`, [{ pointer: "", message: "bad Content-Length" }], { reason: "content_length_invalid" });
+    // Not a byte is read, and the stream is left as it is (see the header for why).
+    if (Number(declared) > maxBytes) throw tooLarge(maxBytes, "declared", what);
+  }
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      // Stop reading (the header says why the stream is released, not cancelled).
+      reader.releaseLock();
+      throw tooLarge(maxBytes, "streamed", what);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/** The body as UTF-8 text, bounded like readBodyBytes; bytes that are not UTF-8 are a 400. */
+export async function readBodyText(req: Request, maxBytes: number, what?: string): Promise<string> {
+  const bytes = await readBodyBytes(req, maxBytes, what);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new AppError("bad_request", "request body is not UTF-8", [{ pointer: "", message: "not UTF-8" }], { reason: "body_not_utf8" });
+  }
+}
+
+/** Read a JSON request body without trusting it: too large is a 413, empty or not JSON a 400 naming the problem. */
+export async function readJson(req: Request, maxBytes: number, what?: string): Promise<unknown> {
+  const text = await readBodyText(req, maxBytes, what);
+  if (!text.trim()) throw new AppError("bad_request", "request body is empty; expected JSON", [{ pointer: "", message: "empty body" }]);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new AppError("bad_request", `request body is not JSON: ${(e as Error).message}`, [{ pointer: "", message: "not JSON" }]);
+  }
+}
 
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const parsed = schema.safeParse(input);
@@ -9,6 +119,7 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.inf
   throw new AppError("bad_request", `request body is invalid at ${details[0].pointer}: ${details[0].message}`, details);
 }
 
-export async function readBody<S extends z.ZodType>(req: Request, schema: S, maxBytes?: number): Promise<z.infer<S>> {
-  return parseWith(schema, await readJson(req, maxBytes));
+/** A JSON body, bounded, parsed with `schema`. */
+export async function readBody<S extends z.ZodType>(req: Request, schema: S, maxBytes: number, what?: string): Promise<z.infer<S>> {
+  return parseWith(schema, await readJson(req, maxBytes, what));
 }

@@ -73,7 +73,7 @@ const ROOMS: Room[] = [
   { path: "lib/errors.ts", owns: "AppError, the closed set of error codes and their HTTP statuses", may: [] },
   { path: "lib/env.ts", owns: "the validated environment", may: [] },
   { path: "lib/evidence.ts", owns: "probe evidence types, below the probe and the parsers", may: [] },
-  { path: "lib/http.ts", owns: "route body parsing into AppError 400s", may: ["lib/errors.ts"] },
+  { path: "lib/http.ts", owns: "bounded request-body reads (413 past a route's limit) and body parsing into AppError 400s", may: ["lib/errors.ts"] },
   { path: "lib/generated", owns: "the Prisma client `prisma generate` writes (not committed)", may: [] },
   { path: "lib/db.ts", owns: "the one lazily opened database handle (PGlite or a server)", may: ["lib/env.ts", "lib/generated/**"] },
   { path: "lib/sql.ts", owns: "raw SQL helpers and the PrismaLike client type", may: ["lib/db.ts", "lib/generated/**"] },
@@ -130,13 +130,13 @@ const ROOMS: Room[] = [
   {
     path: "lib/jobs",
     owns: "the web process's glue: the scheduler's start-up and the in-process worker",
-    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/monitor/**", "lib/rank/**", "lib/ledger/**", "lib/ops/**", "lib/worker/**"],
+    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/monitor/**", "lib/rank/**", "lib/ledger/**", "lib/limits/**", "lib/ops/**", "lib/worker/**"],
   },
   {
     path: "lib/analyses",
     owns: "score and store a result; the owner's submit, reanalyse and progress",
     // lib/intake: the API's submit is the intake's "queue" door; a completion writes the drafted listing through it.
-    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/intake/**", "lib/listings/**", "lib/queue/**", "lib/facts/**", "lib/scoring/**", "lib/evidence.ts", "lib/listing-document/**"],
+    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/intake/**", "lib/limits/**", "lib/listings/**", "lib/queue/**", "lib/facts/**", "lib/scoring/**", "lib/evidence.ts", "lib/listing-document/**"],
   },
   {
     path: "lib/facts",
@@ -167,7 +167,8 @@ const ROOMS: Room[] = [
     path: "lib/router",
     owns: "the paying relay: forwards a buyer's call and payment to the seller, records and confirms the attempt",
     // lib/chain: whose failure an unsettled payment is takes the chain's word (lib/router/buyer-fault.ts).
-    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/apikeys/**", "lib/ledger/**", "lib/net/**", "lib/chain/**"],
+    // lib/http.ts: the buyer's body is read bounded, like every route's.
+    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/apikeys/**", "lib/ledger/**", "lib/net/**", "lib/chain/**", "lib/http.ts"],
   },
   { path: "lib/moderation", owns: "the moderators' levers", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/rank/**"] },
 
@@ -175,19 +176,26 @@ const ROOMS: Room[] = [
   {
     path: "lib/listings",
     owns: "saving, publishing and loading listings; who may act on one",
-    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listing-document/**", "lib/queue/**", "lib/evidence.ts"],
+    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/limits/**", "lib/listing-document/**", "lib/queue/**", "lib/evidence.ts"],
   },
   {
     path: "lib/intake",
     owns: "the one intake use case: validate the target once, draft, one writer, enqueue",
-    may: [...FOUNDATION, ...DATABASE, "lib/net/**", "lib/discovery/**", "lib/listings/**", "lib/queue/**", "lib/listing-document/**", "lib/auth/**", "lib/evidence.ts"],
+    may: [...FOUNDATION, ...DATABASE, "lib/net/**", "lib/discovery/**", "lib/limits/**", "lib/listings/**", "lib/queue/**", "lib/listing-document/**", "lib/auth/**", "lib/evidence.ts"],
   },
   { path: "lib/auth", owns: "sessions, roles read fresh, Sign-In with Ethereum", may: [...FOUNDATION, ...DATABASE] },
+  {
+    path: "lib/limits",
+    owns: "per-actor rate limits (fixed windows in Postgres), the seller caps, and the sweep of ended windows and spent nonces",
+    // lib/auth: roles (moderators are not capped) and the nonce sweep its tick runs.
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/auth/**"],
+  },
   { path: "lib/apikeys", owns: "API keys for the machine surfaces", may: [...FOUNDATION, ...DATABASE, "lib/auth/**"] },
 
   // What the surfaces read.
   { path: "lib/catalog", owns: "the public view and the catalog's read models", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/rank/score/**"] },
-  { path: "lib/badges", owns: "signed SVG badges: statements, DSSE, rendering, verification", may: [...FOUNDATION, ...DATABASE, "lib/net/**"] },
+  // lib/http.ts: the verify route's body is read bounded, like every route's.
+  { path: "lib/badges", owns: "signed SVG badges: statements, DSSE, rendering, verification", may: [...FOUNDATION, ...DATABASE, "lib/net/**", "lib/http.ts"] },
   {
     path: "lib/surfaces",
     owns: "read models and server actions per surface (seller, admin, catalog, sign-in)",

@@ -6,6 +6,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
 
 export type RouteHandler = (req: Request) => Promise<Response>;
 
@@ -27,11 +28,19 @@ function prefixed(routes: Record<string, RouteHandler>, method: string, url: str
 
 export async function serveRoutes(routes: Record<string, RouteHandler>): Promise<RouteServer> {
   const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
     const handler = routes[`${req.method} ${req.url}`] ?? prefixed(routes, req.method ?? "GET", req.url ?? "/");
+    // The body streams into the handler as it arrives, as under Next.js: a handler that refuses a
+    // body early (lib/http.ts) never makes the server hold it.
+    const hasBody = req.method !== "GET" && req.method !== "HEAD";
     const response = handler
-      ? await handler(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === "GET" ? undefined : Buffer.concat(chunks) }))
+      ? await handler(
+          new Request(`http://127.0.0.1${req.url}`, {
+            method: req.method,
+            headers: req.headers as Record<string, string>,
+            body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+            duplex: "half",
+          } as RequestInit),
+        )
       : new Response("not found", { status: 404 });
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
@@ -39,6 +48,11 @@ export async function serveRoutes(routes: Record<string, RouteHandler>): Promise
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        // A client that gave up on a refused upload may leave its connection open: end it too.
+        server.closeAllConnections();
+      }),
   };
 }

@@ -10,7 +10,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { z } from "zod";
 import { isAppError, toResponse } from "@/lib/errors";
+import { BODY_LIMITS, readBodyText } from "@/lib/http";
 import { authenticateApiKey } from "@/lib/apikeys";
+import { takeRateLimit } from "@/lib/limits";
 import { env } from "@/lib/env";
 import { feedEntry } from "@/lib/catalog/feeds";
 import { searchCatalog, validateQuery } from "@/lib/catalog/search";
@@ -66,7 +68,9 @@ function catalogServer(req: Request): McpServer {
     },
     (args) =>
       toolResult(async () => {
-        await authenticateApiKey(req.headers.get("authorization"));
+        const key = await authenticateApiKey(req.headers.get("authorization"));
+        // The same budget as POST /router/select (docs/LIMITS.md).
+        await takeRateLimit("select", key.id);
         const body = parseSelectRequest(args);
         return { ...(await selectServices(body, { apiVersion: req.headers.get(CATALOG_API_VERSION_HEADER) })) };
       }),
@@ -74,8 +78,15 @@ function catalogServer(req: Request): McpServer {
   return server;
 }
 
-async function handle(req: Request): Promise<Response> {
+async function handle(incoming: Request): Promise<Response> {
   try {
+    // The body is read here, bounded (lib/http.ts: Content-Length, then the streamed count; 413 past
+    // 256 KiB), and handed to the transport whole; search_catalog needs no key, so there is no caller
+    // to authenticate first.
+    const req =
+      incoming.method === "POST"
+        ? new Request(incoming.url, { method: "POST", headers: incoming.headers, body: await readBodyText(incoming, BODY_LIMITS.mcp, "an MCP message") })
+        : incoming;
     const server = catalogServer(req);
     // Stateless and JSON-only: the whole answer is in the returned Response, so closing afterwards is safe.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -8,6 +8,7 @@ import { requireActor } from "@/lib/auth/roles";
 import { analysisWhereForActor, requireListingAccess } from "@/lib/listings/access";
 import { registerListing } from "@/lib/intake/register-listing";
 import { PRIORITY_OWNER, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
+import { assertAnalysisCapacity, takeRateLimit } from "@/lib/limits";
 import { prismaOf, type Client } from "@/lib/sql";
 
 export interface AnalysisProgress {
@@ -62,5 +63,8 @@ export async function submitAnalysisForActor(userId: string | null, body: Submit
 export async function reanalyseForActor(userId: string | null, listingId: string, client?: Client, trigger: "submit" | "reanalyse" = "reanalyse"): Promise<EnqueuedAnalysis> {
   const prisma = await prismaOf(client);
   const { actor, listing } = await requireListingAccess(userId, listingId, { client: prisma });
-  return requestAnalysis({ submitter: actor.id, listingId, targetUrl: listing.baseUrl, trigger, priority: PRIORITY_OWNER }, prisma);
+  // Per user, then the organisation's cap on analyses in flight (docs/LIMITS.md).
+  await takeRateLimit("reanalyse", actor.id, { client: prisma });
+  await assertAnalysisCapacity(actor, prisma);
+  return requestAnalysis({ submitter: actor.id, requestedBy: actor.id, listingId, targetUrl: listing.baseUrl, trigger, priority: PRIORITY_OWNER }, prisma);
 }

@@ -18,6 +18,17 @@ export async function issueNonce(now = new Date()): Promise<string> {
 }
 
 /**
+ * Delete nonces no sign-in can use any more: expired ones, and spent ones (a spent nonce is refused
+ * whether its row is there or not). Run by the limits tick (lib/limits/ticks.ts), so anonymous nonce
+ * requests leave at most the issue rate times the 10-minute lifetime of rows behind them.
+ */
+export async function sweepNonces(now = new Date()): Promise<number> {
+  const prisma = await db();
+  const gone = await prisma.authNonce.deleteMany({ where: { OR: [{ expiresAt: { lte: now } }, { usedAt: { not: null } }] } });
+  return gone.count;
+}
+
+/**
  * What a sign-in message must name: this deployment's configured origin and chain, never anything a
  * request carries. A message signed for another site (a phishing page relaying its visitor's
  * signature, with any Host header it likes) names that site, and is refused here.

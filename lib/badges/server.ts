@@ -7,6 +7,7 @@
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { readBodyText } from "@/lib/http";
 import { BadgeCache, badgeCacheKey, issueReadinessBadge, type IssuedBadge } from "./issue";
 import { loadKeyring, publicKeySet, type Keyring, type PublicKeySet } from "./keys";
 import type { BadgeStyle } from "./render";
@@ -202,9 +203,8 @@ export async function readVerifyBody(req: Request): Promise<string> {
   const isSvg = SVG_TYPES.includes(contentType);
   const isJson = JSON_TYPES.includes(contentType);
   if (!isSvg && !isJson) throw new AppError("bad_request", `unsupported Content-Type ${contentType}; send ${[...SVG_TYPES, "application/json"].join(", ")}`, [], { reason: "content_type_unsupported" });
-  const declared = Number(req.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > MAX_INPUT_BYTES) throw tooLarge();
-  const text = await readCapped(req, MAX_INPUT_BYTES);
+  // Bounded like every route body (lib/http.ts): Content-Length first, then the streamed count; 413 past 256 KiB.
+  const text = await readBodyText(req, MAX_INPUT_BYTES, "a badge or its envelope (no badge is that large)");
   const trimmed = text.replace(/^\uFEFF/, "").trim();
   if (!trimmed) throw new AppError("bad_request", "request body is empty; expected an SVG badge or a DSSE envelope", [{ pointer: "", message: "empty body" }], { reason: "body_empty" });
   if (isJson) {
@@ -218,32 +218,6 @@ export async function readVerifyBody(req: Request): Promise<string> {
     throw new AppError("bad_request", "Content-Type is image/svg+xml but the body is not an SVG document", [{ pointer: "", message: "not SVG" }], { reason: "body_not_svg" });
   }
   return text;
-}
-
-function tooLarge(): AppError {
-  return new AppError("bad_request", `request body is over ${MAX_INPUT_BYTES} bytes; no badge is that large`, [], { reason: "body_too_large" });
-}
-
-async function readCapped(req: Request, max: number): Promise<string> {
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
-  } catch {
-    throw new AppError("bad_request", "request body is not UTF-8", [], { reason: "body_not_utf8" });
-  }
 }
 
 /** Verify against this deployment's own key set and result statuses. */

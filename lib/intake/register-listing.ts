@@ -33,6 +33,7 @@
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
+import { assertAnalysisCapacity, takeRateLimit } from "@/lib/limits";
 import type { Resolver } from "@/lib/net";
 import { draftListingFromTarget, type DraftSource } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
@@ -73,6 +74,8 @@ export async function registerListing(actorId: string | null, req: IntakeRequest
   // (0) Who: a seller with an organisation (the role is read fresh, lib/auth).
   const actor = await requireActor(actorId);
   if (!actor.organizationId) throw new AppError("forbidden", NO_ORGANISATION[req.mode]);
+  // Per user, whichever door: a draft calls the seller's endpoints, a queued one takes a worker (docs/LIMITS.md).
+  await takeRateLimit("intake", actor.id, { client: opts.client });
   let url = req.url;
   if (req.mode === "review") {
     // The form's field: a non-empty URL of up to 2048 characters (the API's body schema says the same).
@@ -97,8 +100,10 @@ export async function registerListing(actorId: string | null, req: IntakeRequest
     return { ok: true, draft: drafted.draft, sources: drafted.sources, warnings: drafted.warnings, url };
   }
 
-  // (4) Enqueue; (2) runs in the worker and (3) in the completion, through writeDraftedListing (header).
-  return requestAnalysis({ submitter: actor.id, listingId: null, targetUrl: checked.target, trigger: "submit", priority: PRIORITY_OWNER }, opts.client);
+  // (4) Enqueue, within the organisation's cap on analyses in flight; (2) runs in the worker and (3)
+  // in the completion, through writeDraftedListing (header).
+  await assertAnalysisCapacity(actor, opts.client);
+  return requestAnalysis({ submitter: actor.id, requestedBy: actor.id, listingId: null, targetUrl: checked.target, trigger: "submit", priority: PRIORITY_OWNER }, opts.client);
 }
 
 /**

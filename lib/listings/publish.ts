@@ -4,7 +4,8 @@
  * a listing whose base URL the probe would refuse is never published half-way.
  */
 import { db } from "@/lib/db";
-import { assertTargetAllowed, onListingPublished } from "@/lib/queue/enqueue-analysis";
+import { ACTIVE_STATES, assertTargetAllowed, onListingPublished } from "@/lib/queue/enqueue-analysis";
+import { assertAnalysisCapacity, takeRateLimit } from "@/lib/limits";
 import { requireListingAccess } from "@/lib/listings/access";
 
 export async function publishListing(actorId: string | null, listingId: string) {
@@ -12,6 +13,12 @@ export async function publishListing(actorId: string | null, listingId: string) 
   const prisma = await db();
   const listing = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, select: { baseUrl: true, publicationState: true, publishedAt: true } });
   assertTargetAllowed(listing.baseUrl);
+  // Limits before anything changes (docs/LIMITS.md): per user, then the organisation's cap on
+  // analyses in flight, unless this listing's analysis is already one of them (publishing again
+  // returns it and queues nothing).
+  await takeRateLimit("publish", actor.id);
+  const analysing = await prisma.analysis.count({ where: { listingId, state: { in: [...ACTIVE_STATES] } } });
+  if (analysing === 0) await assertAnalysisCapacity(actor);
   if (listing.publicationState !== "published") {
     await prisma.listing.update({ where: { id: listingId }, data: { publicationState: "published", publishedAt: listing.publishedAt ?? new Date() } });
   }

@@ -34,6 +34,8 @@ export interface RequestAnalysisInput {
   targetUrl: string | AllowedTarget;
   trigger: AnalysisTrigger;
   priority?: number;
+  /** The person who asked (a user id), when one did: the active-analyses cap counts these (lib/limits/caps.ts). */
+  requestedBy?: string | null;
 }
 
 export interface EnqueuedAnalysis {
@@ -91,6 +93,7 @@ export async function requestAnalysis(input: RequestAnalysisInput, client?: Clie
     const row = await prisma.analysis.create({
       data: {
         submitter: input.submitter,
+        requestedBy: input.requestedBy ?? null,
         listingId: input.listingId ?? null,
         targetUrl,
         trigger: input.trigger,
@@ -126,13 +129,20 @@ export async function onListingPublished(listingId: string, actorId: string, cli
   if (!listing) throw new AppError("not_found", `listing ${listingId} does not exist`);
   try {
     return await requestAnalysis(
-      { submitter: systemSubmitter("publish", listingId), listingId, targetUrl: listing.baseUrl, trigger: "publish", priority: PRIORITY_PUBLISH },
+      {
+        submitter: systemSubmitter("publish", listingId),
+        // A person's publish counts against their organisation's cap; the demo seed's ("system:…") does not.
+        requestedBy: actorId.startsWith("system:") ? null : actorId,
+        listingId,
+        targetUrl: listing.baseUrl,
+        trigger: "publish",
+        priority: PRIORITY_PUBLISH,
+      },
       prisma,
     );
   } catch (e) {
     const activeId = e instanceof AppError && e.code === "conflict" ? (e.extra.activeAnalysisId as string | null) : null;
     if (!activeId) throw e;
-    void actorId; // who published is recorded by the publish action's audit, not on the queue row
     return { id: activeId, state: String((e as AppError).extra.activeState), listingId };
   }
 }

@@ -38,6 +38,7 @@ import { authenticateApiKey } from "@/lib/apikeys";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { readBodyBytes } from "@/lib/http";
 import type { ReadOptions } from "@/lib/ledger/confirm-payment";
 import { recordPayment, type PaymentInput } from "@/lib/ledger/record";
 import { buyerFault } from "@/lib/router/buyer-fault";
@@ -65,6 +66,8 @@ export interface RelayOptions {
   chain?: ReadOptions;
   /** The SIWE session's user id (default: next-auth's session for this request). */
   session?: () => Promise<string | null>;
+  /** The caller, when the route has already authenticated it (for its rate limit): not looked up again. */
+  caller?: Caller;
   /**
    * Runs the on-chain confirmation once the answer has been handed back (the route passes Next's
    * after()). The task never rejects, and the row is recorded before it runs. Absent, the relay
@@ -160,7 +163,7 @@ function relayError(status: number, code: string, message: string): Response {
  * before the seller is reached (401, 404) are thrown as AppError for the route to answer.
  */
 export async function relayCall(req: Request, slug: string, path: string, options: RelayOptions = {}): Promise<Response> {
-  const caller = await authenticateCaller(req, options.session);
+  const caller = options.caller ?? (await authenticateCaller(req, options.session));
   const method = req.method.toUpperCase();
   const target = await findTarget(slug, method, path, new URL(req.url).search);
 
@@ -174,7 +177,7 @@ export async function relayCall(req: Request, slug: string, path: string, option
     if (isPaymentScheme(v)) headers[name] = v;
   }
   const paymentHeader = findPaymentHeader(new Headers(headers));
-  const body = method === "GET" || method === "HEAD" ? undefined : new Uint8Array(await req.arrayBuffer());
+  const body = method === "GET" || method === "HEAD" ? undefined : await readBodyBytes(req, RELAY_MAX_BODY_BYTES, "a relayed request (the relay's 10 MB cap)");
 
   const started = performance.now();
   const answer = await safeFetch(target.url, {

@@ -1,5 +1,7 @@
 /** POST /api/admin/api-keys — create a key (admin; the secret is returned once). GET lists keys, never secrets. */
-import { readJson, toResponse } from "@/lib/errors";
+import { toResponse } from "@/lib/errors";
+import { BODY_LIMITS, readJson } from "@/lib/http";
+import { requireSessionUserId } from "@/lib/auth/signed-in";
 import { sessionUserId } from "@/lib/auth/session";
 import { createApiKey, listApiKeys, parseCreateApiKey } from "@/lib/apikeys";
 
@@ -7,8 +9,9 @@ export const dynamic = "force-dynamic";
 
 export async function POST(req: Request): Promise<Response> {
   try {
-    const actorId = await sessionUserId();
-    const { name } = parseCreateApiKey(await readJson(req, 4096));
+    // Signed in before a byte of the body is read; createApiKey checks the admin role itself.
+    const actorId = await requireSessionUserId();
+    const { name } = parseCreateApiKey(await readJson(req, BODY_LIMITS.apiKeyCreate, "an API key request"));
     return Response.json(await createApiKey({ actorId, name }), { status: 201, headers: { "cache-control": "no-store" } });
   } catch (e) {
     return toResponse(e);

@@ -5,12 +5,12 @@
  */
 import { FacilitatorRequestBody, facilitatorFromEnv, verify } from "@/lib/chain/facilitator";
 import { toResponse } from "@/lib/errors";
-import { readBody } from "@/lib/http";
+import { BODY_LIMITS, readBody } from "@/lib/http";
 
 export async function POST(req: Request): Promise<Response> {
   try {
     const setup = facilitatorFromEnv();
-    return Response.json(await verify(setup, await readBody(req, FacilitatorRequestBody)));
+    return Response.json(await verify(setup, await readBody(req, FacilitatorRequestBody, BODY_LIMITS.facilitator, "a facilitator request")));
   } catch (e) {
     return toResponse(e);
   }

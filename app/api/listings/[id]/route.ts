@@ -1,6 +1,8 @@
 /** GET and PUT /api/listings/:id — the owner reads or replaces the listing document. */
 import { sessionUserId } from "@/lib/auth/session";
-import { readJson, toResponse } from "@/lib/errors";
+import { requireSessionUserId } from "@/lib/auth/signed-in";
+import { toResponse } from "@/lib/errors";
+import { BODY_LIMITS, readJson } from "@/lib/http";
 import { readListingDocumentForEditor, updateListingForSeller } from "@/lib/listings/save";
 
 type Ctx = { params: Promise<{ id: string }> };
@@ -15,7 +17,8 @@ export async function GET(_req: Request, ctx: Ctx): Promise<Response> {
 
 export async function PUT(req: Request, ctx: Ctx): Promise<Response> {
   try {
-    const saved = await updateListingForSeller(await sessionUserId(), (await ctx.params).id, await readJson(req));
+    const userId = await requireSessionUserId();
+    const saved = await updateListingForSeller(userId, (await ctx.params).id, await readJson(req, BODY_LIMITS.listingDocument, "a listing document"));
     return Response.json(saved);
   } catch (e) {
     return toResponse(e);

@@ -6,7 +6,8 @@
  */
 import { after } from "next/server";
 import { toResponse } from "@/lib/errors";
-import { relayCall } from "@/lib/router/relay-call";
+import { takeRateLimit } from "@/lib/limits";
+import { authenticateCaller, relayCall } from "@/lib/router/relay-call";
 
 export const dynamic = "force-dynamic";
 
@@ -28,7 +29,11 @@ function afterAnswer(task: () => Promise<void>): void {
 async function handle(req: Request, ctx: Context): Promise<Response> {
   try {
     const { listing, path } = await ctx.params;
-    return await relayCall(req, listing, path.map(encodeURIComponent).join("/"), { afterAnswer });
+    // Who is calling, and whether their budget has a token left, before the relay reads a byte of
+    // the body or reaches a seller (docs/LIMITS.md).
+    const caller = await authenticateCaller(req);
+    await takeRateLimit("call", `${caller.kind}:${caller.id}`);
+    return await relayCall(req, listing, path.map(encodeURIComponent).join("/"), { caller, afterAnswer });
   } catch (e) {
     const res = toResponse(e);
     if (res.status === 401) res.headers.set("www-authenticate", 'Bearer realm="tollgate"');

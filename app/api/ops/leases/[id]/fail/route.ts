@@ -1,6 +1,6 @@
 /** POST /api/ops/leases/:id/fail — the worker gives a job back with a reason: retry with backoff, or failed. */
 import { toResponse } from "@/lib/errors";
-import { readBody } from "@/lib/http";
+import { BODY_LIMITS, readBody } from "@/lib/http";
 import { FailBody, opsFail } from "@/lib/ops/handlers";
 import { requireWorkerToken } from "@/lib/ops/auth";
 
@@ -8,7 +8,7 @@ export async function POST(req: Request, ctx: { params: Promise<{ id: string }> 
   try {
     requireWorkerToken(req);
     const { id } = await ctx.params;
-    return Response.json(await opsFail(id, await readBody(req, FailBody)));
+    return Response.json(await opsFail(id, await readBody(req, FailBody, BODY_LIMITS.opsSmall, "an ops request")));
   } catch (e) {
     return toResponse(e);
   }

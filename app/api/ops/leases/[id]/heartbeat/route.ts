@@ -1,6 +1,6 @@
 /** POST /api/ops/leases/:id/heartbeat — extend a live lease, fenced by its token (409 lease_lost otherwise). */
 import { toResponse } from "@/lib/errors";
-import { readBody } from "@/lib/http";
+import { BODY_LIMITS, readBody } from "@/lib/http";
 import { HeartbeatBody, opsHeartbeat } from "@/lib/ops/handlers";
 import { requireWorkerToken } from "@/lib/ops/auth";
 
@@ -8,7 +8,7 @@ export async function POST(req: Request, ctx: { params: Promise<{ id: string }> 
   try {
     requireWorkerToken(req);
     const { id } = await ctx.params;
-    return Response.json(await opsHeartbeat(id, await readBody(req, HeartbeatBody)));
+    return Response.json(await opsHeartbeat(id, await readBody(req, HeartbeatBody, BODY_LIMITS.opsSmall, "an ops request")));
   } catch (e) {
     return toResponse(e);
   }

@@ -1,0 +1,102 @@
+/**
+ * The limits and their defaults (docs/LIMITS.md has the table and why each number is what it is).
+ * Each can be changed with its environment variable (lib/env.ts); tests change them with
+ * configureLimits().
+ */
+import { env, type Env } from "@/lib/env";
+
+/** A fixed-window limit: at most `max` in each aligned window of `windowSeconds`. null: off. */
+export interface RateLimit {
+  max: number;
+  windowSeconds: number;
+}
+
+export interface LimitedAction {
+  /** Its environment variable. */
+  variable: keyof Env & `TOLLGATE_LIMIT_${string}`;
+  /** "<count>/<window>" when the variable is unset. */
+  fallback: string;
+  /** What one token is, in words, plural ("publish requests"). */
+  what: string;
+  /** Whose budget it is ("one user", "one API key"). */
+  per: string;
+}
+
+/** Every rate-limited action (the bucket key is `<action>:<actor>`). */
+export const LIMITED_ACTIONS = {
+  intake: { variable: "TOLLGATE_LIMIT_INTAKE", fallback: "20/1h", what: "URL submissions (draft or queue)", per: "one user" },
+  publish: { variable: "TOLLGATE_LIMIT_PUBLISH", fallback: "20/1h", what: "publish requests", per: "one user" },
+  reanalyse: { variable: "TOLLGATE_LIMIT_REANALYSE", fallback: "30/1h", what: "re-analysis requests", per: "one user" },
+  listings: { variable: "TOLLGATE_LIMIT_LISTINGS", fallback: "20/1d", what: "new listings", per: "one seller organisation" },
+  nonce: { variable: "TOLLGATE_LIMIT_NONCE", fallback: "30/10m", what: "sign-in nonces", per: "one client address" },
+  nonceAll: { variable: "TOLLGATE_LIMIT_NONCE_ALL", fallback: "600/1m", what: "sign-in nonces", per: "the whole deployment" },
+  verify: { variable: "TOLLGATE_LIMIT_VERIFY", fallback: "30/10m", what: "wallet sign-in attempts", per: "one client address" },
+  verifyAll: { variable: "TOLLGATE_LIMIT_VERIFY_ALL", fallback: "600/1m", what: "wallet sign-in attempts", per: "the whole deployment" },
+  select: { variable: "TOLLGATE_LIMIT_SELECT", fallback: "120/1m", what: "select requests", per: "one API key" },
+  call: { variable: "TOLLGATE_LIMIT_CALL", fallback: "600/1m", what: "relayed calls", per: "one API key or signed-in user" },
+} as const satisfies Record<string, LimitedAction>;
+
+export type ActionName = keyof typeof LIMITED_ACTIONS;
+
+/** Active analyses one seller organisation may have at once when TOLLGATE_LIMIT_ACTIVE_ANALYSES is unset. */
+export const DEFAULT_ACTIVE_ANALYSES = 3;
+
+export interface LimitsConfig {
+  rates: Record<ActionName, RateLimit | null>;
+  /** Most queued, deferred or running analyses a seller organisation's people may have asked for. null: off. */
+  activeAnalyses: number | null;
+  /** Proxies in front of the server that append to X-Forwarded-For. */
+  trustedProxies: number;
+}
+
+const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+
+/** "20/1h" → {max: 20, windowSeconds: 3600}; "off" → null. The shape was checked by lib/env.ts. */
+export function parseRateLimit(text: string): RateLimit | null {
+  if (text === "off") return null;
+  const m = /^(\d+)\/(\d+)([smhd])$/.exec(text);
+  if (!m) throw new Error(`rate limit ${JSON.stringify(text)} is not "<count>/<window>"`);
+  return { max: Number(m[1]), windowSeconds: Number(m[2]) * UNIT_SECONDS[m[3] as keyof typeof UNIT_SECONDS] };
+}
+
+export function limitsFromEnv(e: Env = env()): LimitsConfig {
+  const rates = Object.fromEntries(
+    Object.entries(LIMITED_ACTIONS).map(([name, a]) => [name, parseRateLimit((e[a.variable] as string | undefined) ?? a.fallback)]),
+  ) as Record<ActionName, RateLimit | null>;
+  const active = e.TOLLGATE_LIMIT_ACTIVE_ANALYSES;
+  return { rates, activeAnalyses: active === undefined ? DEFAULT_ACTIVE_ANALYSES : active === "off" ? null : Number(active), trustedProxies: e.TOLLGATE_TRUSTED_PROXIES };
+}
+
+let current: LimitsConfig | undefined;
+
+export function limitsConfig(): LimitsConfig {
+  return (current ??= limitsFromEnv());
+}
+
+/** Override limits for this process (tests); returns the previous ones. */
+export function configureLimits(over: { rates?: Partial<Record<ActionName, RateLimit | null>>; activeAnalyses?: number | null; trustedProxies?: number }): LimitsConfig {
+  const previous = limitsConfig();
+  current = { ...previous, ...over, rates: { ...previous.rates, ...over.rates } };
+  return previous;
+}
+
+/** Put back what configureLimits returned (or, with no argument, the environment's). */
+export function restoreLimits(previous?: LimitsConfig): void {
+  current = previous;
+}
+
+/** "20 per hour", "30 per 10 minutes": a limit as a person reads it. */
+export function describeRate(r: RateLimit): string {
+  return `${r.max} per ${describeSeconds(r.windowSeconds, true)}`;
+}
+
+/** 3600 → "hour" (singular after "per") or "1 hour"; 600 → "10 minutes"; 45 → "45 seconds". */
+export function describeSeconds(s: number, afterPer = false): string {
+  for (const [unit, size] of [["day", 86_400], ["hour", 3600], ["minute", 60]] as const) {
+    if (s >= size && s % size === 0) {
+      const n = s / size;
+      return n === 1 ? (afterPer ? unit : `1 ${unit}`) : `${n} ${unit}s`;
+    }
+  }
+  return s === 1 ? (afterPer ? "second" : "1 second") : `${s} seconds`;
+}

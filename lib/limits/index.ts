@@ -1,0 +1,5 @@
+/** Per-actor rate limits, seller caps and their sweep (docs/LIMITS.md). */
+export { LIMITED_ACTIONS, configureLimits, limitsConfig, restoreLimits, type ActionName, type LimitsConfig, type RateLimit } from "./config";
+export { rateLimited, sweepRateLimitWindows, takeRateLimit } from "./rate-limit";
+export { activeAnalysesOf, assertAnalysisCapacity, takeListingAllowance } from "./caps";
+export { clientAddress } from "./client-address";
