@@ -130,7 +130,7 @@ const ROOMS: Room[] = [
   {
     path: "lib/jobs",
     owns: "the web process's glue: the scheduler's start-up and the in-process worker",
-    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/monitor/**", "lib/rank/**", "lib/ledger/**", "lib/ops/**", "lib/worker/**"],
+    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/monitor/**", "lib/rank/**", "lib/ledger/**", "lib/canary/**", "lib/ops/**", "lib/worker/**"],
   },
   {
     path: "lib/analyses",
@@ -169,7 +169,13 @@ const ROOMS: Room[] = [
     // lib/chain: whose failure an unsettled payment is takes the chain's word (lib/router/buyer-fault.ts).
     may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/apikeys/**", "lib/ledger/**", "lib/net/**", "lib/chain/**"],
   },
-  { path: "lib/moderation", owns: "the moderators' levers", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/rank/**"] },
+  {
+    path: "lib/canary",
+    owns: "the canary: the house wallet pays each listed endpoint through the router, its samples, budget, runs and ticks, and the verification status they decide",
+    // lib/router: every canary payment is a relayed call (house); lib/ledger and lib/chain: its row is confirmed and read on chain; lib/rank: a finished run re-ranks at once.
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/router/**", "lib/ledger/**", "lib/chain/**", "lib/rank/**"],
+  },
+  { path: "lib/moderation", owns: "the moderators' levers", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/rank/**", "lib/canary/**"] },
 
   // Listings and the people who own them.
   {
