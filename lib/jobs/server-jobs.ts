@@ -6,6 +6,7 @@
  */
 import { env } from "@/lib/env";
 import { analysisTicks } from "@/lib/queue/ticks";
+import { canaryTicks } from "@/lib/canary/ticks";
 import { ledgerTicks } from "@/lib/ledger/ticks";
 import { monitorTicks } from "@/lib/monitor/ticks";
 import { rankTicks } from "@/lib/rank/ticks";
@@ -13,7 +14,7 @@ import { startScheduler, type Scheduler } from "@/lib/scheduler";
 
 const holder = globalThis as unknown as { tollgateServerJobs?: { scheduler: Scheduler | null } };
 
-export const serverTicks = [...analysisTicks, ...monitorTicks, ...rankTicks, ...ledgerTicks];
+export const serverTicks = [...analysisTicks, ...monitorTicks, ...rankTicks, ...ledgerTicks, ...canaryTicks];
 
 export async function startServerJobs(): Promise<void> {
   if (holder.tollgateServerJobs) return; // dev-mode reloads call register() again
