@@ -214,6 +214,8 @@ const ROOMS: Room[] = [
       "lib/evidence.ts",
       // The asset table: the moderator's ledger reads amounts in their asset's decimals.
       "lib/x402/assets.ts",
+      // The canary's budget left, on the moderator's listing page.
+      "lib/canary/budget.ts",
     ],
   },
 ];

@@ -11,6 +11,7 @@ import crypto from "node:crypto";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import { executeRun, type CanaryOptions, type RunResult } from "./run";
 
 export const CANARY_LEASE_MS = 10 * 60_000;
@@ -67,7 +68,7 @@ export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}):
  */
 export async function reapExpiredRuns(now: Date = new Date()): Promise<{ requeued: number; given_up: number }> {
   const prisma = await db();
-  const expired = await prisma.canaryRun.findMany({ where: { state: "running", leaseExpiresAt: { lt: now } }, select: { id: true, attempts: true, leaseToken: true } });
+  const expired = await prisma.canaryRun.findMany({ where: { state: "running", leaseExpiresAt: { lt: now } }, select: { id: true, listingId: true, attempts: true, leaseToken: true } });
   let requeued = 0;
   let givenUp = 0;
   for (const r of expired) {
@@ -77,6 +78,11 @@ export async function reapExpiredRuns(now: Date = new Date()): Promise<{ requeue
         data: { state: "done", outcome: "unverified", reason: "attempts_exhausted", finishedAt: now, leaseToken: null, leaseExpiresAt: null },
       });
       givenUp += n.count;
+      if (n.count === 1) {
+        // The latest run could not verify it: the listing is unverified, and ranked so at once.
+        await prisma.listing.update({ where: { id: r.listingId }, data: { verificationStatus: "unverified" } });
+        await recomputeListingRank(r.listingId);
+      }
     } else {
       const n = await prisma.canaryRun.updateMany({ where: { id: r.id, state: "running", leaseToken: r.leaseToken }, data: { state: "queued", leaseToken: null, leaseExpiresAt: null } });
       requeued += n.count;
