@@ -94,12 +94,19 @@ type EndpointRow = {
 
 const EIP3009_STATE = parseAbi(["function authorizationState(address authorizer, bytes32 nonce) view returns (bool)"]);
 
-/** The slow threshold: the listing's declared timeout when it states one below the relay's 30 s. */
+/**
+ * The slow threshold: the listing's declared timeout (its free-text `timeouts`), read as the longest
+ * duration the text states (a listing promising "lookups within 1 s; batches within 30 s" is held to
+ * 30 s, since the text does not say which endpoint is which), capped at the relay's 30 s.
+ */
 export function declaredTimeoutMs(timeouts: string | null): number {
-  const m = timeouts ? /(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|sec|secs|seconds?)\b/i.exec(timeouts) : null;
-  if (!m) return RELAY_DEADLINE_MS;
-  const ms = /^m/i.test(m[2]) ? Number(m[1]) : Number(m[1]) * 1000;
-  return ms > 0 && ms < RELAY_DEADLINE_MS ? Math.round(ms) : RELAY_DEADLINE_MS;
+  let longest = 0;
+  for (const m of (timeouts ?? "").matchAll(/(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|min|minutes?)\b/gi)) {
+    const unit = m[2].toLowerCase();
+    const ms = unit.startsWith("ms") || unit.startsWith("milli") ? Number(m[1]) : unit.startsWith("min") ? Number(m[1]) * 60_000 : Number(m[1]) * 1000;
+    longest = Math.max(longest, ms);
+  }
+  return longest > 0 && longest < RELAY_DEADLINE_MS ? Math.round(longest) : RELAY_DEADLINE_MS;
 }
 
 /** The endpoint's request example as the relay request: a GET's flat example as its query, otherwise a JSON body. */
@@ -308,12 +315,15 @@ async function callEndpoint(input: CallInput, options: CanaryOptions): Promise<v
   const contentType = paid.headers["content-type"] ?? null;
   const output = delivered ? checkOutput(e.responseSchema, paid.body, contentType) : { valid: null, errors: null };
   const replay = await replayProbe(input.slug, e, paymentHeaders, row, identity.payer, options);
-  const verdict = judge({ row, httpStatus: paid.status, quoted, schemaValid: output.valid, ttlbMs: paid.ttlbMs, slowMs: input.slowMs, replay: replay.result, relayError: relayErrorCode(paid) });
+  // The seller's time to its last byte is the relay's measure (around the seller's call, body read
+  // whole), not the relay's own on-chain confirmation after it.
+  const ttlbMs = row?.latencyMs ?? paid.ttlbMs;
+  const verdict = judge({ row, httpStatus: paid.status, quoted, schemaValid: output.valid, ttlbMs, slowMs: input.slowMs, replay: replay.result, relayError: relayErrorCode(paid) });
   await complete(sampleId, {
     ...verdict,
     ...rowFacts(row),
     httpStatus: paid.status,
-    ttlbMs: paid.ttlbMs,
+    ttlbMs,
     responseBytes: paid.body.byteLength,
     contentType,
     outputSha256: crypto.createHash("sha256").update(paid.body).digest("hex"),
@@ -335,13 +345,14 @@ type LedgerRow = {
   asset: string;
   blockNumber: bigint | null;
   httpStatus: number | null;
+  latencyMs: number | null;
   house: boolean;
 };
 
 /** The router's row for (payer, nonce), confirmed on chain if it still waits. */
 async function ledgerRow(payer: string, nonce: string, options: CanaryOptions): Promise<LedgerRow | null> {
   const prisma = await db();
-  const select = { id: true, status: true, reason: true, transactionId: true, chainAmount: true, chainTo: true, network: true, asset: true, blockNumber: true, httpStatus: true, house: true, confirmedAt: true } as const;
+  const select = { id: true, status: true, reason: true, transactionId: true, chainAmount: true, chainTo: true, network: true, asset: true, blockNumber: true, httpStatus: true, latencyMs: true, house: true, confirmedAt: true } as const;
   const where = { payer_authorizationNonce: { payer, authorizationNonce: nonce } };
   const row = await prisma.routerPayment.findUnique({ where, select });
   if (row && row.transactionId && !row.confirmedAt) {
