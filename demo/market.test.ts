@@ -15,7 +15,7 @@ import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/lo
 import { rankForListing, type ListingRank } from "@/lib/rank/inputs";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
 import { confirmationsSettled } from "@/lib/router/confirm-after-answer";
-import { fundBuyers, marketExtras, marketPlan, marketSellers, MATURE_BUYERS, MPP_BUYERS, playMarket, productPlan, type TrafficResult } from "@/demo/market";
+import { CANARY_HOUSE_LABEL, demoKey, demoWallet, fundBuyers, marketExtras, marketPlan, marketSellers, MATURE_BUYERS, MPP_BUYERS, playMarket, productPlan, type TrafficResult } from "@/demo/market";
 import { draftListingFromUrl } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { startAgentVerdict, type AgentVerdictService } from "@/sellers/agent-verdict/index";
@@ -24,6 +24,8 @@ import { seedDemo, shapeDocument, SHAPES, type DemoSeedResult } from "@/demo/see
 import { startMarket, type Market } from "@/sellers/market";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { serveRoutes, type RouteServer } from "@/test/route-server";
+import { runCanary } from "@/lib/canary/runs";
+import type { RunResult } from "@/lib/canary/run";
 
 let node: AnvilNode;
 let local: LocalChain;
@@ -37,6 +39,7 @@ let agentVerdict: AgentVerdictService;
 const plan = marketPlan();
 const products = productPlan();
 const ranks: Record<string, ListingRank> = {};
+const canary: Record<string, RunResult> = {};
 
 type CallHandler = (r: Request, c: { params: Promise<{ listing: string; path: string[] }> }) => Promise<Response>;
 
@@ -67,6 +70,8 @@ beforeAll(async () => {
   process.env.TOLLGATE_PROBE_ALLOW_HOSTS = hosts.join(",");
   process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
   process.env.TOLLGATE_FACILITATOR_KEY = LOCAL_DEV_KEYS[9];
+  process.env.TOLLGATE_CANARY_KEY = demoKey(CANARY_HOUSE_LABEL);
+  await local.mint(demoWallet(CANARY_HOUSE_LABEL).address, 5_000_000n);
   t = await createTestDatabase();
   const extras = Object.fromEntries(Object.keys(marketExtras()).map((k) => [k, market.documents[k]]));
   // The products are listed from the documents their services publish, as a seller would list them.
@@ -83,6 +88,9 @@ beforeAll(async () => {
   played = await playMarket({ local, plan: [...plan, ...products], documents: { ...market.documents, ...productDocuments }, slugs: seeded.marketSlugs, routerOrigin: routes.origin, apiKey });
   // The router confirms each payment on chain after its answer: wait for those before reading.
   await confirmationsSettled();
+  // After the market plays, the canary runs each market listing (as the demo server's ticks do): the
+  // verification factors below are its outcomes, not a seed's.
+  for (const [key, id] of Object.entries({ ...seeded.listingIdsByShape, ...seeded.marketListingIds })) canary[key] = await runCanary(id, { trigger: "publish" });
   await runRankSweep();
   for (const [shape, id] of Object.entries(seeded.listingIdsByShape)) ranks[shape] = (await rankForListing(id))!;
 }, 180_000);
@@ -96,7 +104,8 @@ afterAll(async () => {
   await node?.stop();
 });
 
-const rowsOf = (shape: string) => t.prisma.routerPayment.findMany({ where: { listingId: seeded.listingIdsByShape[shape] } });
+/** The buyers' rows (the canary's house rows are checked in their own describe). */
+const rowsOf = (shape: string) => t.prisma.routerPayment.findMany({ where: { listingId: seeded.listingIdsByShape[shape], house: false } });
 
 describe("the demo market's ledger is the router's, confirmed on chain", () => {
   it("every planned call went through the router, and no row is seeded", async () => {
@@ -113,7 +122,7 @@ describe("the demo market's ledger is the router's, confirmed on chain", () => {
     // The honest sellers deliver; the one that never settles still answers 200 (its claim is what fails).
     expect(played.map((r) => r.statuses)).toEqual([{ 200: MATURE_BUYERS * 2 }, { 200: 12 }, { 200: 9 }, { 200: MPP_BUYERS * 2 }, { 200: 8 }, { 500: 9 }, { 200: 10 }, { 200: 4 }]);
     expect(await t.prisma.routerPayment.count({ where: { demo: true } })).toBe(0);
-    expect(await t.prisma.routerPayment.count({ where: { transactionId: null } })).toBe(0);
+    expect(await t.prisma.routerPayment.count({ where: { transactionId: null, house: false } })).toBe(0);
     expect(await rowsOf("well-built-brand-new")).toEqual([]);
   });
 
@@ -154,7 +163,7 @@ describe("the demo market's ledger is the router's, confirmed on chain", () => {
 });
 
 describe("sellers that take real money and misbehave: the chain's facts, not the seller's claims", () => {
-  const extraRows = (key: string) => t.prisma.routerPayment.findMany({ where: { listingId: seeded.marketListingIds[key] } });
+  const extraRows = (key: string) => t.prisma.routerPayment.findMany({ where: { listingId: seeded.marketListingIds[key], house: false } });
 
   it("overcharges: buyers paid twice the listed price on chain, and price integrity falls", async () => {
     const rows = await extraRows("quillsum-overcharges");
@@ -190,6 +199,32 @@ describe("the seed products, listed from their own documents and paid through th
       expect(r).toMatchObject({ status: "settled", chainTo: products[1].payTo.toLowerCase(), httpStatus: 200 });
       expect(BigInt(r.chainAmount!)).toBeGreaterThanOrEqual(40_000n);
     }
+  });
+});
+
+describe("the canary decides the demo's verification from real paid runs", () => {
+  it("the seed's shapes: the mature seller verified, the thin one unverified (no examples), the unpayable one degraded", () => {
+    expect(canary["mature-and-honest"]).toMatchObject({ state: "done", outcome: "verified" });
+    expect(canary["popular-but-thin"]).toMatchObject({ state: "done", outcome: "unverified" });
+    expect(canary["popular-but-thin"].reason).toMatch(/GET \/price: no verdict \(no_request_example\)/);
+    expect(canary["trafficked-but-unpayable"]).toMatchObject({ state: "done", outcome: "degraded" });
+    expect(canary["trafficked-but-unpayable"].reason).toMatch(/GET \/v1\/search: broken \(unproven\)/);
+    expect(canary["well-built-brand-new"]).toMatchObject({ state: "done", outcome: "verified" });
+    expect(canary["quillsum-overcharges"]).toMatchObject({ outcome: "degraded" });
+    expect(canary["quillsum-overcharges"].reason).toMatch(/quote_above_listing/);
+    expect(canary["digestly-fails-after-payment"].reason).toMatch(/charged_without_delivery/);
+    expect(canary["geo-lookup-mpp"]).toMatchObject({ outcome: "unverified" });
+    expect(canary["geo-lookup-mpp"].reason).toMatch(/^protocol_not_supported/);
+  });
+
+  it("the rank's verification factor is each listing's run, and the house rows are no buyer", async () => {
+    expect(ranks["mature-and-honest"].components.verification.value).toBe(1);
+    expect(ranks["popular-but-thin"].components.verification.value).toBe(0.85);
+    expect(ranks["trafficked-but-unpayable"].components.verification.value).toBe(0.5);
+    const house = demoWallet(CANARY_HOUSE_LABEL).address.toLowerCase();
+    expect(await t.prisma.routerPayment.count({ where: { payer: house, house: false } })).toBe(0);
+    expect(await t.prisma.routerPayment.count({ where: { payer: house, house: true } })).toBeGreaterThan(0);
+    expect(ranks["mature-and-honest"].inputs.ledger.distinctPayers30d).toBe(MATURE_BUYERS);
   });
 });
 

@@ -33,10 +33,20 @@ import { brokenSellers } from "@/sellers/broken";
 import { VALIDITY_EXAMPLE_INPUT } from "@/sellers/validity-check/examples";
 import { mppRouterFetch } from "@/sellers/paid/mpp";
 
+/** The key of a demo wallet, from a public label: local chain only (anyone can derive it). */
+export function demoKey(label: string): `0x${string}` {
+  return keccak256(toHex(`tollgate demo wallet: ${label}`));
+}
+
 /** A wallet of the demo market, from a public label: local chain only (its key is derivable by anyone). */
 export function demoWallet(label: string): PrivateKeyAccount {
-  return privateKeyToAccount(keccak256(toHex(`tollgate demo wallet: ${label}`)));
+  return privateKeyToAccount(demoKey(label));
 }
+
+/** The canary's house wallet in the demo (TOLLGATE_CANARY_KEY of the demo's server; docs/CANARY.md). */
+export const CANARY_HOUSE_LABEL = "canary house";
+/** What the demo mints the house wallet up to (atomic units): the day's default budget. */
+export const CANARY_HOUSE_FUNDS = 5_000_000n;
 
 /** Who buys what from whom: per market seller, its behaviour and payee, and the calls its buyers make. */
 export interface ShapePlan {

@@ -36,12 +36,16 @@ const ORGS = [
   { slug: "validity-check", name: "Validity Check (seed 003)" },
 ];
 
-/** The listing shapes of docs/spec/scoring-system.md "Both scores on real shapes": fixture file, editorial levers (rank-only), and the verification status. */
+/**
+ * The listing shapes of docs/spec/scoring-system.md "Both scores on real shapes": fixture file and
+ * editorial levers (rank-only). Their verification is the canary's (docs/CANARY.md): the demo's
+ * server pays each published listing's endpoints and the runs decide it.
+ */
 export const SHAPES = [
-  { key: "mature-and-honest", featuredLevel: 0, verification: "verified" as const },
-  { key: "popular-but-thin", featuredLevel: 0, verification: "unverified" as const },
-  { key: "well-built-brand-new", featuredLevel: 5, verification: "unverified" as const },
-  { key: "trafficked-but-unpayable", featuredLevel: 5, verification: "degraded" as const },
+  { key: "mature-and-honest", featuredLevel: 0 },
+  { key: "popular-but-thin", featuredLevel: 0 },
+  { key: "well-built-brand-new", featuredLevel: 5 },
+  { key: "trafficked-but-unpayable", featuredLevel: 5 },
 ];
 
 /**
@@ -93,7 +97,7 @@ export async function seedDemo(
     const id = await upsertListing(prisma, doc, orgIds["demo-sellers"], `demo:shape:${shape.key}`);
     await prisma.listing.update({
       where: { id },
-      data: { featuredLevel: shape.featuredLevel, verificationStatus: shape.verification, publicationState: "published", publishedAt: now },
+      data: { featuredLevel: shape.featuredLevel, publicationState: "published", publishedAt: now },
     });
     await publishDemoResult(prisma, id, doc, path.join(FIXTURES, `${shape.key}.evidence.json`), now);
     listingIdsByShape[shape.key] = id;

@@ -71,7 +71,7 @@ test("a seller posting a moderator's server action directly gets 403 and nothing
   expect(await mod.getByText(/^featured \d · /).textContent()).toBe(leversBefore);
   const auditAfter = await (await mod.request.get(`/admin/audit?listing=${listingId}`)).text();
   expect(auditAfter).not.toContain(reason);
-  expect((auditAfter.match(/featured\.set|verification\.set|curation\.set/g) ?? []).length).toBe((auditBefore.match(/featured\.set|verification\.set|curation\.set/g) ?? []).length);
+  expect((auditAfter.match(/featured\.set|curation\.set|canary\.(?:run|suspend|resume)/g) ?? []).length).toBe((auditBefore.match(/featured\.set|curation\.set|canary\.(?:run|suspend|resume)/g) ?? []).length);
 
   // Control: the very same raw call by a moderator reaches the action (200 and an action result), so the
   // seller's 403 above came from the action's own role check; and the lever does work for a moderator.

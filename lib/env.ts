@@ -85,6 +85,17 @@ const schema = z.object({
    * many places from the right (docs/LIMITS.md "Who is counted").
    */
   TOLLGATE_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * The canary's house wallet key (lib/canary): the catalog pays each listed endpoint with it, through
+   * the router, to verify the listing. Unset: runs are refused (`no_house_wallet`), nothing is signed.
+   * In the demo and tests a key derived from a public label, funded on the local chain only. One key
+   * serves every network for now (docs/CANARY.md "The house wallet").
+   */
+  TOLLGATE_CANARY_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key").optional(),
+  /** The canary's spend cap per UTC day, all listings together, in atomic units of the asset (default 5000000: 5 USDC). */
+  TOLLGATE_CANARY_BUDGET_DAY: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("5000000"),
+  /** The canary's spend cap per listing per UTC day, in atomic units (default 500000: 0.5 USDC). */
+  TOLLGATE_CANARY_BUDGET_LISTING: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("500000"),
   BADGE_SIGNING_KEY: z.string().min(1).optional(),
   BADGE_PREVIOUS_KEYS: z.string().min(1).optional(),
 });

@@ -15,7 +15,7 @@ import { openDatabase, setDatabase } from "@/lib/db";
 import { parseEnv } from "@/lib/env";
 import { migrate } from "@/lib/migrate";
 import { clearSeededEvidence, DEMO_ACCOUNTS, queueDemoAnalyses, seedDemo, shapeDocument, SHAPES } from "@/demo/seed-demo";
-import { fundBuyers, marketExtras, marketPlan, marketSellers, playMarket, productPlan } from "@/demo/market";
+import { CANARY_HOUSE_FUNDS, CANARY_HOUSE_LABEL, demoKey, demoWallet, fundBuyers, marketExtras, marketPlan, marketSellers, playMarket, productPlan } from "@/demo/market";
 import { startFixtureSellers } from "@/sellers";
 import { startMarket } from "@/sellers/market";
 import { startAgentVerdict } from "@/sellers/agent-verdict/index";
@@ -45,6 +45,11 @@ async function main() {
   const chainNode = await startAnvil({ args: ["--state", path.join(dataDir, "chain", "anvil-state.json"), "--state-interval", "5"] });
   const local = await setupLocalChain(chainNode.rpcUrl);
   step(`local chain (anvil) at ${chainNode.rpcUrl}, test USDC at ${LOCAL_USDC_ADDRESS}`);
+  // The canary's house wallet (docs/CANARY.md): funded with test USDC up to the day's default budget.
+  const house = demoWallet(CANARY_HOUSE_LABEL);
+  const houseHas = await local.balanceOf(house.address);
+  if (houseHas < CANARY_HOUSE_FUNDS) await local.mint(house.address, CANARY_HOUSE_FUNDS - houseHas);
+  step(`canary house wallet ${house.address} holds ${(Number(await local.balanceOf(house.address)) / 1e6).toFixed(2)} test USDC`);
 
   const sellers = await startFixtureSellers({ port: e.SELLERS_PORT ?? 4020, host: "127.0.0.1" });
   step(`fixture sellers listening at ${sellers.url}`);
@@ -125,6 +130,9 @@ async function main() {
       // (docs/CHAIN.md). Account 9 of anvil's public development keys pays the facilitator's gas.
       TOLLGATE_CHAIN_RPC_URL: chainNode.rpcUrl,
       TOLLGATE_FACILITATOR_KEY: LOCAL_DEV_KEYS[9],
+      // The canary pays every published listing's endpoints from the house wallet through the router;
+      // its runs set each listing's verification (docs/CANARY.md). A key from a public label: local only.
+      TOLLGATE_CANARY_KEY: demoKey(CANARY_HOUSE_LABEL),
       TOLLGATE_PUBLIC_URL: origin,
       TOLLGATE_WORKER_TOKEN: secrets.workerToken,
       NEXTAUTH_URL: origin,
@@ -158,6 +166,7 @@ async function main() {
   } else {
     step("market already played in this data folder; its ledger stands");
   }
+  step("the canary runs each published listing within a minute (ticks canary.schedule and canary.runs): its verification comes from those paid runs");
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`
   Tollgate is running at ${origin}   (ready in ${seconds} s)

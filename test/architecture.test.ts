@@ -130,7 +130,7 @@ const ROOMS: Room[] = [
   {
     path: "lib/jobs",
     owns: "the web process's glue: the scheduler's start-up and the in-process worker",
-    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/monitor/**", "lib/rank/**", "lib/ledger/**", "lib/limits/**", "lib/ops/**", "lib/worker/**"],
+    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/monitor/**", "lib/rank/**", "lib/ledger/**", "lib/limits/**", "lib/canary/**", "lib/ops/**", "lib/worker/**"],
   },
   {
     path: "lib/analyses",
@@ -170,7 +170,13 @@ const ROOMS: Room[] = [
     // lib/http.ts: the buyer's body is read bounded, like every route's.
     may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/apikeys/**", "lib/ledger/**", "lib/net/**", "lib/chain/**", "lib/http.ts"],
   },
-  { path: "lib/moderation", owns: "the moderators' levers", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/rank/**"] },
+  {
+    path: "lib/canary",
+    owns: "the canary: the house wallet pays each listed endpoint through the router, its samples, budget, runs and ticks, and the verification status they decide",
+    // lib/router: every canary payment is a relayed call (house); lib/ledger and lib/chain: its row is confirmed and read on chain; lib/rank: a finished run re-ranks at once.
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/router/**", "lib/ledger/**", "lib/chain/**", "lib/rank/**"],
+  },
+  { path: "lib/moderation", owns: "the moderators' levers", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/rank/**", "lib/canary/**"] },
 
   // Listings and the people who own them.
   {
@@ -216,6 +222,8 @@ const ROOMS: Room[] = [
       "lib/evidence.ts",
       // The asset table: the moderator's ledger reads amounts in their asset's decimals.
       "lib/x402/assets.ts",
+      // The canary's budget left, on the moderator's listing page.
+      "lib/canary/budget.ts",
     ],
   },
 ];

@@ -1,7 +1,7 @@
 "use client";
 /** Moderation levers as forms (useActionState): each needs a reason, shows the outcome and the browse position before → after. */
 import { useActionState, type ReactNode } from "react";
-import { setCurationAction, setFeaturedAction, setVerificationAction, type ModerationState } from "@/lib/surfaces/admin-actions";
+import { canaryAction, setCurationAction, setFeaturedAction, type ModerationState } from "@/lib/surfaces/admin-actions";
 
 const idle: ModerationState = { status: "idle" };
 const input = "mt-1 w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm aria-[invalid=true]:border-red-600";
@@ -90,21 +90,22 @@ export function FeaturedForm({ listingId, current }: { listingId: string; curren
   );
 }
 
-export function VerificationForm({ listingId, current }: { listingId: string; current: string }) {
+/** Verification is the canary's outcome (docs/CANARY.md): a moderator starts a run or suspends the listing's canary, never sets the status. */
+export function CanaryForm({ listingId, verification, suspended }: { listingId: string; verification: string; suspended: boolean }) {
   return (
     <LeverForm
-      title="Verification"
-      hint="verified ×1.00 · unverified ×0.85 · degraded ×0.50."
-      action={setVerificationAction.bind(null, listingId)}
-      reasonId={`verification-reason-${listingId}`}
-      submit="Set verification"
+      title="Canary"
+      hint={`Verification comes from paid canary runs: ${verification}${suspended ? " (canary suspended)" : ""}. verified ×1.00 · unverified ×0.85 · degraded ×0.50.`}
+      action={canaryAction.bind(null, listingId)}
+      reasonId={`canary-reason-${listingId}`}
+      submit="Apply"
       fields={(kept, bad) => (
         <div>
-          <label htmlFor={`verification-${listingId}`} className="text-sm font-medium">Status</label>
-          <select id={`verification-${listingId}`} name="status" defaultValue={kept("status", current)} className={input} aria-invalid={bad === "status"}>
-            <option value="verified">verified by canary</option>
-            <option value="unverified">unverified</option>
-            <option value="degraded">degraded</option>
+          <label htmlFor={`canary-${listingId}`} className="text-sm font-medium">Action</label>
+          <select id={`canary-${listingId}`} name="canary" defaultValue={kept("canary", suspended ? "resume" : "run")} className={input} aria-invalid={bad === "canary"}>
+            {!suspended && <option value="run">start a canary run now</option>}
+            {!suspended && <option value="suspend">suspend this listing&apos;s canary</option>}
+            {suspended && <option value="resume">resume this listing&apos;s canary</option>}
           </select>
         </div>
       )}

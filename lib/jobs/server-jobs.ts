@@ -6,6 +6,7 @@
  */
 import { env } from "@/lib/env";
 import { analysisTicks } from "@/lib/queue/ticks";
+import { canaryTicks } from "@/lib/canary/ticks";
 import { ledgerTicks } from "@/lib/ledger/ticks";
 import { limitTicks } from "@/lib/limits/ticks";
 import { monitorTicks } from "@/lib/monitor/ticks";
@@ -14,7 +15,7 @@ import { startScheduler, type Scheduler } from "@/lib/scheduler";
 
 const holder = globalThis as unknown as { tollgateServerJobs?: { scheduler: Scheduler | null } };
 
-export const serverTicks = [...analysisTicks, ...monitorTicks, ...rankTicks, ...ledgerTicks, ...limitTicks];
+export const serverTicks = [...analysisTicks, ...monitorTicks, ...rankTicks, ...ledgerTicks, ...limitTicks, ...canaryTicks];
 
 export async function startServerJobs(): Promise<void> {
   if (holder.tollgateServerJobs) return; // dev-mode reloads call register() again

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
-import { setFeaturedLevel, setTierAndSortWeight, setVerificationStatus } from "./set-levers";
+import { setCanarySuspended, setFeaturedLevel, setTierAndSortWeight, startCanaryRun } from "./set-levers";
 import { createTestListing } from "@/test/ledger";
 
 let t: TestDatabase;
@@ -20,12 +20,14 @@ const snapshot = async () => ({
   listing: await t.prisma.listing.findUniqueOrThrow({ where: { id: listing }, select: { featuredLevel: true, verificationStatus: true, tier: true, sortWeight: true } }),
   rank: await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: listing } }),
   audits: await t.prisma.moderationAudit.count(),
+  runs: await t.prisma.canaryRun.count(),
 });
 
 describe("moderation levers", () => {
   it.each([
     ["setFeaturedLevel", () => setFeaturedLevel({ listingId: listing, level: 3, reason: "promo", actorId: seller })],
-    ["setVerificationStatus", () => setVerificationStatus({ listingId: listing, status: "verified", reason: "canary", actorId: seller })],
+    ["startCanaryRun", () => startCanaryRun({ listingId: listing, reason: "canary", actorId: seller })],
+    ["setCanarySuspended", () => setCanarySuspended({ listingId: listing, suspended: true, reason: "canary", actorId: seller })],
     ["setTierAndSortWeight", () => setTierAndSortWeight({ listingId: listing, tier: 0, sortWeight: 10, reason: "curation", actorId: seller })],
   ])("%s refuses a seller (403) and changes nothing", async (_name, call) => {
     const before = await snapshot();
@@ -67,10 +69,30 @@ describe("moderation levers", () => {
     expect(stored.rankScore).toBeCloseTo(r0.rank!.rank * 1.3, 12);
   });
 
-  it("verification and curation levers write and audit too; a missing listing is 404", async () => {
-    const v = await setVerificationStatus({ listingId: listing, status: "degraded", reason: "canary failed", actorId: moderator });
-    expect(v.rank!.components.verification.value).toBe(0.5);
-    await expect(setVerificationStatus({ listingId: listing, status: "gold", reason: "x", actorId: moderator })).rejects.toMatchObject({ details: [{ pointer: "/status" }] });
+  it("verification is the canary's: a moderator starts a run or suspends the canary, each audited", async () => {
+    const started = await startCanaryRun({ listingId: listing, reason: "seller says it is fixed", actorId: moderator });
+    expect(started.created).toBe(true);
+    expect(await t.prisma.canaryRun.findUniqueOrThrow({ where: { id: started.runId } })).toMatchObject({ listingId: listing, trigger: "moderator", requestedBy: moderator, state: "queued" });
+    // One active run per listing: asking again answers the same run.
+    const again = await startCanaryRun({ listingId: listing, reason: "again", actorId: moderator });
+    expect(again).toMatchObject({ runId: started.runId, created: false });
+    expect(await t.prisma.moderationAudit.findUniqueOrThrow({ where: { id: started.auditId } })).toMatchObject({ action: "canary.run", after: { runId: started.runId, queued: true }, reason: "seller says it is fixed" });
+    await expect(startCanaryRun({ listingId: listing, reason: " ", actorId: moderator })).rejects.toMatchObject({ details: [{ pointer: "/reason" }] });
+
+    await t.prisma.listing.update({ where: { id: listing }, data: { verificationStatus: "verified" } });
+    const s = await setCanarySuspended({ listingId: listing, suspended: true, reason: "the seller asked us to stop paying its batch endpoint", actorId: moderator });
+    expect(s.before).toEqual({ canarySuspended: false, verificationStatus: "verified" });
+    expect(s.after).toEqual({ canarySuspended: true, verificationStatus: "unverified" });
+    expect(s.rank!.components.verification.value).toBe(0.85);
+    expect((await t.prisma.moderationAudit.findUniqueOrThrow({ where: { id: s.auditId } })).action).toBe("canary.suspend");
+    await expect(startCanaryRun({ listingId: listing, reason: "x", actorId: moderator })).rejects.toMatchObject({ code: "conflict" });
+    await expect(setCanarySuspended({ listingId: listing, suspended: "yes", reason: "x", actorId: moderator })).rejects.toMatchObject({ details: [{ pointer: "/suspended" }] });
+    const r = await setCanarySuspended({ listingId: listing, suspended: false, reason: "resumed", actorId: moderator });
+    expect(r.after).toEqual({ canarySuspended: false, verificationStatus: "unverified" });
+    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id: listing } })).canarySuspendedAt).toBeNull();
+  });
+
+  it("curation levers write and audit too; a missing listing is 404", async () => {
     const c = await setTierAndSortWeight({ listingId: listing, tier: 1, sortWeight: 7, reason: "editor's pick", actorId: moderator });
     expect(c.before).toEqual({ tier: 2, sortWeight: 0 });
     await expect(setTierAndSortWeight({ listingId: listing, tier: 1.5, sortWeight: 0, reason: "x", actorId: moderator })).rejects.toMatchObject({ details: [{ pointer: "/tier" }] });

@@ -1,6 +1,7 @@
 /**
  * The moderators' levers (docs/spec/scoring-system.md "Editorial lever", "New · canary", and the visible curation levers
- * tier and sortWeight). Each function authorises inside itself, reading the role fresh (docs/spec/style.md
+ * tier and sortWeight). Verification is not a lever: it is the canary's (lib/canary, docs/CANARY.md);
+ * a moderator starts a canary run or suspends a listing's canary, each audited with a reason. Each function authorises inside itself, reading the role fresh (docs/spec/style.md
  * practice 6), validates, writes the change and its ModerationAudit row (who, when, before, after,
  * reason) in one transaction, and then re-ranks the listing at once ("immediately on a Featured
  * edit"), so the public order never lags a moderator's decision by a sweep.
@@ -9,7 +10,8 @@ import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { requireRole, MODERATION_ROLES, type Actor } from "@/lib/auth/roles";
 import { listingWhereForActor } from "@/lib/listings/access";
-import { FEATURED_MAX_LEVEL, type VerificationStatus } from "@/lib/rank/score";
+import { FEATURED_MAX_LEVEL } from "@/lib/rank/score";
+import { requestRun } from "@/lib/canary/runs";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import type { ListingRank } from "@/lib/rank/inputs";
@@ -33,15 +35,55 @@ export async function setFeaturedLevel(input: { listingId: string; level: unknow
   return change(actor, input.listingId, "featured.set", reason, { featuredLevel: true }, { featuredLevel: level });
 }
 
-const VERIFICATION: readonly VerificationStatus[] = ["verified", "unverified", "degraded"];
-
-export async function setVerificationStatus(input: { listingId: string; status: unknown; reason: unknown; actorId: string | null }): Promise<ModerationResult<{ verificationStatus: VerificationStatus }>> {
+/**
+ * Start a canary run for a listing now (trigger `moderator`): the run is queued and the canary tick
+ * executes it; a run already active is answered instead of a second one. Audited `canary.run`.
+ */
+export async function startCanaryRun(input: { listingId: string; reason: unknown; actorId: string | null }): Promise<{ listingId: string; runId: string; created: boolean; auditId: string }> {
   const actor = await requireRole(input.actorId, MODERATION_ROLES);
-  if (typeof input.status !== "string" || !VERIFICATION.includes(input.status as VerificationStatus)) {
-    throw invalid("/status", `must be one of ${VERIFICATION.join(", ")}, got ${JSON.stringify(input.status)}`);
-  }
   const reason = requireReason(input.reason);
-  return change(actor, input.listingId, "verification.set", reason, { verificationStatus: true }, { verificationStatus: input.status as VerificationStatus });
+  const prisma = await db();
+  const listing = await prisma.listing.findFirst({ where: { AND: [{ id: input.listingId }, listingWhereForActor(actor, { moderators: true })] }, select: { id: true, publicationState: true } });
+  if (!listing) throw new AppError("not_found", `listing ${input.listingId} does not exist`);
+  if (listing.publicationState !== "published" && listing.publicationState !== "unlisted") {
+    throw new AppError("conflict", `listing ${input.listingId} is ${listing.publicationState}: the canary calls listed (published or unlisted) listings only`);
+  }
+  const run = await requestRun({ listingId: listing.id, trigger: "moderator", requestedBy: actor.id });
+  const audit = await prisma.moderationAudit.create({
+    data: { actorId: actor.id, listingId: listing.id, action: "canary.run", before: undefined, after: { runId: run.runId, queued: run.created }, reason },
+    select: { id: true },
+  });
+  return { listingId: listing.id, runId: run.runId, created: run.created, auditId: audit.id };
+}
+
+/**
+ * Suspend (or resume) a listing's canary. Suspended, no run is queued for it and the listing is
+ * `unverified` (it cannot be verified without runs); resumed, the schedule runs it again. Audited
+ * `canary.suspend` / `canary.resume`, and re-ranked at once.
+ */
+export async function setCanarySuspended(input: { listingId: string; suspended: unknown; reason: unknown; actorId: string | null }): Promise<ModerationResult<{ canarySuspended: boolean; verificationStatus: string }>> {
+  const actor = await requireRole(input.actorId, MODERATION_ROLES);
+  if (typeof input.suspended !== "boolean") throw invalid("/suspended", `must be true or false, got ${JSON.stringify(input.suspended)}`);
+  const reason = requireReason(input.reason);
+  const suspended = input.suspended;
+  const prisma = await db();
+  const { before, after, auditId } = await prisma.$transaction(async (tx) => {
+    const current = await tx.listing.findFirst({ where: { AND: [{ id: input.listingId }, listingWhereForActor(actor, { moderators: true })] }, select: { canarySuspendedAt: true, verificationStatus: true } });
+    if (!current) throw new AppError("not_found", `listing ${input.listingId} does not exist`);
+    const before = { canarySuspended: current.canarySuspendedAt !== null, verificationStatus: current.verificationStatus as string };
+    const after = { canarySuspended: suspended, verificationStatus: suspended ? "unverified" : before.verificationStatus };
+    await tx.listing.update({
+      where: { id: input.listingId },
+      data: suspended ? { canarySuspendedAt: current.canarySuspendedAt ?? new Date(), verificationStatus: "unverified" } : { canarySuspendedAt: null },
+    });
+    const audit = await tx.moderationAudit.create({
+      data: { actorId: actor.id, listingId: input.listingId, action: suspended ? "canary.suspend" : "canary.resume", before, after, reason },
+      select: { id: true },
+    });
+    return { before, after, auditId: audit.id };
+  });
+  const rank = await recomputeListingRank(input.listingId);
+  return { listingId: input.listingId, before, after, auditId, rank };
 }
 
 export async function setTierAndSortWeight(input: { listingId: string; tier: unknown; sortWeight: unknown; reason: unknown; actorId: string | null }): Promise<ModerationResult<{ tier: number; sortWeight: number }>> {

@@ -74,10 +74,15 @@ export interface RelayOptions {
    * confirms before answering.
    */
   afterAnswer?: (task: () => Promise<void>) => void;
+  /**
+   * The catalog's own canary calling (lib/canary): no API key or session is asked, and its payment's
+   * row is `house` (never traction or price evidence). Set by server code only, never from a request.
+   */
+  house?: boolean;
 }
 
 export interface Caller {
-  kind: "api_key" | "session";
+  kind: "api_key" | "session" | "house";
   id: string;
 }
 
@@ -134,7 +139,7 @@ async function findTarget(slug: string, method: string, path: string, query: str
  * then `rejected` with the buyer's fault (lib/router/buyer-fault.ts), which counts against no seller.
  */
 async function recordUnsettled(
-  common: Pick<PaymentInput, "listingId" | "endpointId" | "latencyMs" | "httpStatus">,
+  common: Pick<PaymentInput, "listingId" | "endpointId" | "latencyMs" | "httpStatus" | "house">,
   quote: Pick<PaymentInput, "payer" | "advertisedAmount" | "asset" | "network" | "quotedPayTo" | "authorizationNonce">,
   failure: { code: string } | null,
   claim: unknown,
@@ -163,7 +168,7 @@ function relayError(status: number, code: string, message: string): Response {
  * before the seller is reached (401, 404) are thrown as AppError for the route to answer.
  */
 export async function relayCall(req: Request, slug: string, path: string, options: RelayOptions = {}): Promise<Response> {
-  const caller = options.caller ?? (await authenticateCaller(req, options.session));
+  const caller: Caller = options.house ? { kind: "house", id: "canary" } : (options.caller ?? (await authenticateCaller(req, options.session)));
   const method = req.method.toUpperCase();
   const target = await findTarget(slug, method, path, new URL(req.url).search);
 
@@ -208,6 +213,7 @@ export async function relayCall(req: Request, slug: string, path: string, option
       endpointId: target.endpointId,
       latencyMs,
       httpStatus: answer.ok ? answer.status : ("status" in answer ? (answer.status ?? null) : null),
+      house: options.house ?? false,
     };
     if (!payment) {
       // Who sent it is all we know: the caller stands in as the payer.

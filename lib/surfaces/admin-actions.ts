@@ -8,8 +8,8 @@
 import { revalidatePath } from "next/cache";
 import { forbidden, unauthorized } from "next/navigation";
 import { sessionUserId } from "@/lib/auth/session";
-import { isAppError } from "@/lib/errors";
-import { setFeaturedLevel, setTierAndSortWeight, setVerificationStatus } from "@/lib/moderation/set-levers";
+import { AppError, isAppError } from "@/lib/errors";
+import { setCanarySuspended, setFeaturedLevel, setTierAndSortWeight, startCanaryRun } from "@/lib/moderation/set-levers";
 import { browsePosition } from "./admin";
 
 export type ModerationState =
@@ -62,7 +62,7 @@ async function run(
 
 function valuesOf(form: FormData): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const k of ["level", "status", "tier", "sortWeight", "reason"]) {
+  for (const k of ["level", "canary", "tier", "sortWeight", "reason"]) {
     const v = form.get(k);
     if (typeof v === "string") out[k] = v.slice(0, 2000);
   }
@@ -73,8 +73,21 @@ export async function setFeaturedAction(listingId: string, _prev: ModerationStat
   return run(listingId, form, (actorId) => setFeaturedLevel({ listingId, level: int(form.get("level")), reason: form.get("reason") ?? "", actorId }));
 }
 
-export async function setVerificationAction(listingId: string, _prev: ModerationState, form: FormData): Promise<ModerationState> {
-  return run(listingId, form, (actorId) => setVerificationStatus({ listingId, status: form.get("status"), reason: form.get("reason") ?? "", actorId }));
+/**
+ * The canary's levers (verification itself is the canary's, never set by hand): `canary=run` queues a
+ * run now, `suspend` / `resume` stop or restart the listing's canary.
+ */
+export async function canaryAction(listingId: string, _prev: ModerationState, form: FormData): Promise<ModerationState> {
+  const what = form.get("canary");
+  const reason = form.get("reason") ?? "";
+  return run(listingId, form, async (actorId) => {
+    if (what === "suspend" || what === "resume") return setCanarySuspended({ listingId, suspended: what === "suspend", reason, actorId });
+    if (what !== "run") {
+      throw new AppError("bad_request", `/canary must be run, suspend or resume, got ${JSON.stringify(what)}`, [{ pointer: "/canary", message: `must be run, suspend or resume, got ${JSON.stringify(what)}` }]);
+    }
+    const r = await startCanaryRun({ listingId, reason, actorId });
+    return { before: { canaryRun: null }, after: { canaryRun: `${r.created ? "queued" : "already active"} ${r.runId}` }, rank: null };
+  });
 }
 
 export async function setCurationAction(listingId: string, _prev: ModerationState, form: FormData): Promise<ModerationState> {

@@ -13,6 +13,7 @@ import { encodeCursor } from "@/lib/rank/score";
 import { explainStoredRank } from "@/lib/rank/sweep-ranks";
 import { withRankScores } from "@/lib/catalog/admin";
 import { bandLabel } from "./band";
+import { budgetLeft } from "@/lib/canary/budget";
 import { findAsset } from "@/lib/x402/assets";
 
 export const ANALYSIS_STATES: AnalysisState[] = ["deferred", "queued", "running", "succeeded", "failed"];
@@ -74,6 +75,9 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
 
 export type RankComponentView = { key: string; value: number; reason: string; facts: Record<string, unknown> };
 
+/** How many canary runs the moderator's listing page shows. */
+export const CANARY_RUNS_SHOWN = 10;
+
 export async function adminListing(userId: string | null, listingId: string) {
   const actor = await requireRole(userId, MODERATION_ROLES);
   const prisma = await db();
@@ -81,7 +85,7 @@ export async function adminListing(userId: string | null, listingId: string) {
     where: { AND: [{ id: listingId }, listingWhereForActor(actor, { moderators: true })] },
     select: {
       id: true, slug: true, title: true, baseUrl: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
-      healthStatus: true, currentResultId: true, rubricNoticeVersion: true,
+      canarySuspendedAt: true, healthStatus: true, currentResultId: true, rubricNoticeVersion: true,
       organization: { select: { name: true } },
       rank: { select: { qualityScore: true, rankScore: true, facts: true, rankedAt: true } },
     },
@@ -89,7 +93,7 @@ export async function adminListing(userId: string | null, listingId: string) {
   if (!found) throw new AppError("not_found", `listing ${listingId} does not exist`);
   const stored = found.rank;
   const listing = { ...withRankScores(found), rankedAt: stored?.rankedAt ?? null };
-  const [results, evidence, analyses, audits, position, ledger, ledgerCounts] = await Promise.all([
+  const [results, evidence, analyses, audits, position, ledger, ledgerCounts, canaryRuns, canaryBudget] = await Promise.all([
     prisma.readinessResult.findMany({
       where: { listingId },
       orderBy: { createdAt: "desc" },
@@ -117,6 +121,23 @@ export async function adminListing(userId: string | null, listingId: string) {
       },
     }),
     prisma.routerPayment.groupBy({ by: ["status"], where: { listingId }, _count: { _all: true } }),
+    // The canary's runs, each with its samples (docs/CANARY.md), and today's budget left.
+    prisma.canaryRun.findMany({
+      where: { listingId },
+      orderBy: { createdAt: "desc" },
+      take: CANARY_RUNS_SHOWN,
+      select: {
+        id: true, trigger: true, requestedBy: true, state: true, outcome: true, reason: true, attempts: true, createdAt: true, finishedAt: true,
+        samples: {
+          orderBy: { createdAt: "asc" },
+          select: {
+            id: true, method: true, path: true, state: true, outcome: true, reason: true, listedAmount: true, quotedAmount: true, quotedPayTo: true, chainAmount: true, chainTo: true,
+            transactionId: true, paymentStatus: true, httpStatus: true, ttlbMs: true, responseBytes: true, contentType: true, outputSha256: true, schemaValid: true, replay: true, replayStatus: true,
+          },
+        },
+      },
+    }),
+    budgetLeft(listingId),
   ]);
   // The stored facts at rankedAt give back each component's value, reason and facts (computeRank is pure).
   const explained = stored ? explainStoredRank(stored) : null;
@@ -136,6 +157,8 @@ export async function adminListing(userId: string | null, listingId: string) {
     analyses,
     audits,
     position,
+    canaryRuns,
+    canaryBudget: { leftToday: canaryBudget.day.toString(), leftTodayForListing: canaryBudget.listing.toString() },
     // An amount is read in its asset's decimals: the asset table's, else the listing's own for that asset; unknown, it stays atomic.
     ledger: ledger.map((r) => ({
       ...r,

@@ -1,0 +1,220 @@
+/**
+ * The canary on a real anvil (the rig of demo/market.test.ts): market sellers served live
+ * (sellers/market) with the mature seller's document and each behaviour, settling through the
+ * facilitator's own routes; the house wallet pays every listable endpoint through the router's relay;
+ * the ledger and the chain say what happened, and the listing's verification and rank follow.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { keccak256, toHex } from "viem";
+import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
+import { GET as supportedRoute } from "@/app/api/facilitator/supported/route";
+import { POST as verifyRoute } from "@/app/api/facilitator/verify/route";
+import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
+import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import { writeListing } from "@/lib/listings/save";
+import { rankForListing } from "@/lib/rank/inputs";
+import { runRankSweep } from "@/lib/rank/sweep-ranks";
+import { shapeDocument } from "@/demo/seed-demo";
+import { startMarket, type Market, type MarketBehaviour } from "@/sellers/market";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { createTestOrganization } from "@/test/ledger";
+import { serveRoutes, type RouteServer } from "@/test/route-server";
+import { budgetLeft } from "./budget";
+import { claimRun, reapExpiredRuns, requestRun, runCanary } from "./runs";
+import { executeRun } from "./run";
+
+let node: AnvilNode;
+let local: LocalChain;
+let routes: RouteServer;
+let market: Market;
+let t: TestDatabase;
+let org: string;
+const HOUSE_KEY = keccak256(toHex("tollgate canary test house wallet")) as Hex;
+const house = privateKeyToAccount(HOUSE_KEY);
+const payee = (label: string) => privateKeyToAccount(keccak256(toHex(`canary test payee ${label}`))).address;
+const BEHAVIOURS: MarketBehaviour[] = ["honest", "never-settles", "fails-after-payment", "overcharges"];
+/** The mature seller's three payable endpoints: GET /v1/geocode and /v1/reverse at 3000, POST /v1/batch at 2000. */
+const RUN_COST = 8000n;
+const BIG = { day: 10_000_000n, listing: 1_000_000n };
+
+beforeAll(async () => {
+  node = await startAnvil();
+  local = await setupLocalChain(node.rpcUrl);
+  routes = await serveRoutes({
+    "GET /api/facilitator/supported": () => supportedRoute(),
+    "POST /api/facilitator/verify": (r) => verifyRoute(r),
+    "POST /api/facilitator/settle": (r) => settleRoute(r),
+  });
+  const doc = shapeDocument("mature-and-honest");
+  market = await startMarket({
+    facilitator: `${routes.origin}/api/facilitator`,
+    usdc: local.usdc,
+    sellers: [
+      ...BEHAVIOURS.map((behaviour) => ({ slug: behaviour, document: { ...doc, slug: behaviour }, behaviour, payTo: payee(behaviour) })),
+      // Two more honest sellers for the budget race and the killed worker.
+      { slug: "race-a", document: { ...doc, slug: "race-a" }, behaviour: "honest" as const, payTo: payee("race-a") },
+      { slug: "race-b", document: { ...doc, slug: "race-b" }, behaviour: "honest" as const, payTo: payee("race-b") },
+      { slug: "killed", document: { ...doc, slug: "killed" }, behaviour: "honest" as const, payTo: payee("killed") },
+    ],
+  });
+  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = `127.0.0.1:${market.port}`;
+  process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
+  process.env.TOLLGATE_FACILITATOR_KEY = LOCAL_DEV_KEYS[9];
+  process.env.TOLLGATE_CANARY_KEY = HOUSE_KEY;
+  t = await createTestDatabase();
+  org = await createTestOrganization(t.prisma);
+  await local.mint(house.address, 1_000_000n);
+}, 120_000);
+
+afterAll(async () => {
+  await t?.close();
+  await market?.close();
+  await routes?.close();
+  await node?.stop();
+});
+
+async function list(slug: string): Promise<string> {
+  return (await writeListing({ ...market.documents[slug], slug }, { organizationId: org, publicationState: "published" })).id;
+}
+
+const samplesOf = (runId: string) => t.prisma.canarySample.findMany({ where: { runId }, orderBy: { createdAt: "asc" } });
+const houseRows = (listingId: string) => t.prisma.routerPayment.findMany({ where: { listingId, payer: house.address.toLowerCase() } });
+
+describe("each outcome from a real paid call", () => {
+  it("honest: every endpoint passes with the chain's facts, the replay is refused, and the listing is verified", async () => {
+    const id = await list("honest");
+    const before = await local.balanceOf(house.address);
+    const run = await runCanary(id, {}, { caps: BIG });
+    expect(run).toMatchObject({ state: "done", outcome: "verified" });
+    const samples = await samplesOf(run.runId);
+    expect(samples.map((s) => `${s.method} ${s.path}`).sort()).toEqual(["GET /v1/geocode", "GET /v1/reverse", "POST /v1/batch"]);
+    for (const s of samples) {
+      expect(s).toMatchObject({ state: "completed", outcome: "pass", reason: "pass", httpStatus: 200, paymentStatus: "settled", replay: "refused", schemaValid: true, chainNetwork: "eip155:31337" });
+      expect(s.chainAmount).toBe(s.quotedAmount);
+      expect(s.quotedAmount).toBe(s.listedAmount);
+      expect(s.chainTo).toBe(payee("honest").toLowerCase());
+      expect(s.quotedPayTo).toBe(payee("honest").toLowerCase());
+      expect(s.outputSha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(s.contentType).toMatch(/json/);
+      expect(s.responseBytes).toBeGreaterThan(0);
+      expect(s.replayStatus).toBe(402);
+      const receipt = await local.publicClient.getTransactionReceipt({ hash: s.transactionId as Hex });
+      expect(receipt.status).toBe("success");
+    }
+    // One house row per endpoint (the replays recorded nothing new), and the chain moved each price once.
+    const rows = await houseRows(id);
+    expect(rows).toHaveLength(3);
+    expect(rows.every((r) => r.house && r.status === "settled")).toBe(true);
+    expect(before - (await local.balanceOf(house.address))).toBe(RUN_COST);
+    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id } })).verificationStatus).toBe("verified");
+    // Re-ranked at once: the verification factor is the run's.
+    expect((await rankForListing(id))!.components.verification.value).toBe(1);
+  });
+
+  it("never-settles: the seller's claimed transactions are not on chain, every endpoint is broken, the listing degraded", async () => {
+    const id = await list("never-settles");
+    const run = await runCanary(id, {}, { caps: BIG });
+    expect(run).toMatchObject({ state: "done", outcome: "degraded" });
+    for (const s of await samplesOf(run.runId)) expect(s).toMatchObject({ outcome: "broken", reason: "unproven", paymentStatus: "failed", httpStatus: 200, chainAmount: null });
+    expect((await rankForListing(id))!.components.verification.value).toBe(0.5);
+  });
+
+  it("fails-after-payment: settled on chain and answered 500, so charged without delivery: broken", async () => {
+    const id = await list("fails-after-payment");
+    const run = await runCanary(id, {}, { caps: BIG });
+    expect(run).toMatchObject({ state: "done", outcome: "degraded" });
+    for (const s of await samplesOf(run.runId)) {
+      expect(s).toMatchObject({ outcome: "broken", reason: "charged_without_delivery", paymentStatus: "settled", httpStatus: 500 });
+      expect(s.chainAmount).toBe(s.quotedAmount);
+    }
+  });
+
+  it("overcharges: the 402 asks twice the listed price, the canary refuses to sign, and nothing is paid", async () => {
+    const id = await list("overcharges");
+    const before = await local.balanceOf(house.address);
+    const run = await runCanary(id, {}, { caps: BIG });
+    expect(run).toMatchObject({ state: "done", outcome: "degraded" });
+    for (const s of await samplesOf(run.runId)) {
+      expect(s).toMatchObject({ outcome: "degraded", reason: "quote_above_listing", authorizationNonce: null, paymentId: null });
+      expect(BigInt(s.quotedAmount!)).toBe(2n * BigInt(s.listedAmount!));
+    }
+    expect(await houseRows(id)).toEqual([]);
+    expect(await local.balanceOf(house.address)).toBe(before);
+  });
+});
+
+describe("house payments are never traction", () => {
+  it("the honest listing's rank inputs count no payer and no settlement after another paid run", async () => {
+    const id = (await t.prisma.listing.findUniqueOrThrow({ where: { slug: "honest" } })).id;
+    await runRankSweep();
+    const before = (await rankForListing(id))!;
+    await runCanary(id, { trigger: "schedule" }, { caps: BIG });
+    await runRankSweep();
+    const after = (await rankForListing(id))!;
+    expect(await houseRows(id)).toHaveLength(6);
+    expect(after.inputs.ledger).toEqual(before.inputs.ledger);
+    expect(after.inputs.ledger.distinctPayers30d).toBe(0);
+    expect(after.components.traction.value).toBe(0);
+  });
+});
+
+describe("the budget", () => {
+  it("two runs racing on a budget that fits one: one pays, the other is deferred with nothing signed", async () => {
+    const a = await list("race-a");
+    const b = await list("race-b");
+    const caps = { day: (await budgetLeft(null, { caps: BIG })).spentDay + RUN_COST + RUN_COST / 2n, listing: 1_000_000n };
+    const before = await local.balanceOf(house.address);
+    const results = await Promise.all([runCanary(a, {}, { caps }), runCanary(b, {}, { caps })]);
+    expect(results.map((r) => r.state).sort()).toEqual(["deferred", "done"]);
+    const deferred = results.find((r) => r.state === "deferred")!;
+    expect(deferred.reason).toMatch(/^budget: the day cap has 4000 left$/);
+    expect(await samplesOf(deferred.runId)).toEqual([]);
+    expect(before - (await local.balanceOf(house.address))).toBe(RUN_COST);
+    const left = await budgetLeft(null, { caps });
+    expect(left.spentDay).toBeLessThanOrEqual(caps.day);
+    // A deferred run leaves the listing's verification as it was (never run: unverified).
+    const deferredListing = results[0].state === "deferred" ? a : b;
+    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id: deferredListing } })).verificationStatus).toBe("unverified");
+  });
+});
+
+describe("a worker killed between sign and record pays once", () => {
+  it("the retry finds the pending sample, reconciles it from the router's row by its nonce, and signs nothing again", async () => {
+    const id = await list("killed");
+    const { runId } = await requestRun({ listingId: id, trigger: "moderator", requestedBy: "u" });
+    const first = (await claimRun({ runId, leaseMs: 1 }))!;
+    const before = await local.balanceOf(house.address);
+    let killedAt: string | null = null;
+    await expect(
+      executeRun(first.runId, first.leaseToken, {
+        caps: BIG,
+        onStage: (stage, e) => {
+          if (stage === "paid" && killedAt === null) {
+            killedAt = `${e.method} ${e.path}`;
+            throw new Error("worker killed");
+          }
+        },
+      }),
+    ).rejects.toThrow("worker killed");
+    const pending = await t.prisma.canarySample.findMany({ where: { runId, state: "pending" } });
+    expect(pending).toHaveLength(1);
+    expect(pending[0].authorizationNonce).toMatch(/^0x[0-9a-f]{64}$/);
+    // The lease expires; the reaper puts the run back; the retry claims it.
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await reapExpiredRuns()).toEqual({ requeued: 1, given_up: 0 });
+    const retry = (await claimRun({ runId }))!;
+    const result = await executeRun(retry.runId, retry.leaseToken, { caps: BIG });
+    expect(result).toMatchObject({ state: "done", outcome: "verified" });
+    const samples = await samplesOf(runId);
+    expect(samples).toHaveLength(3);
+    const reconciled = samples.find((s) => `${s.method} ${s.path}` === killedAt)!;
+    expect(reconciled).toMatchObject({ state: "completed", outcome: "pass", reason: "pass,reconciled", paymentStatus: "settled", replay: "skipped" });
+    // Three endpoints, three house rows, three transfers: the interrupted endpoint was paid once.
+    expect(await houseRows(id)).toHaveLength(3);
+    expect(before - (await local.balanceOf(house.address))).toBe(RUN_COST);
+    const run = await t.prisma.canaryRun.findUniqueOrThrow({ where: { id: runId } });
+    expect(run.attempts).toBe(2);
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * The canary's queue (docs/CANARY.md "Runs"): runs are rows of `canary_runs`, leased like analyses.
+ * One active (queued or running) run per listing is a partial unique index; a claim takes one queued
+ * run with FOR UPDATE SKIP LOCKED and a lease; a lease that expires (a killed worker) puts the run back
+ * in the queue, and its retry finds the samples the first attempt wrote (lib/canary/run.ts).
+ *
+ * Runs are requested on publish (a published listing never run), every 24 hours, and on demand (a
+ * moderator). A suspended listing's canary is never queued.
+ */
+import crypto from "node:crypto";
+import { db } from "@/lib/db";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
+import { executeRun, type CanaryOptions, type RunResult } from "./run";
+
+export const CANARY_LEASE_MS = 10 * 60_000;
+/** How often each published listing is run. */
+export const CANARY_EVERY_MS = 24 * 60 * 60_000;
+export const CANARY_MAX_ATTEMPTS = 3;
+
+export type CanaryTrigger = "publish" | "schedule" | "moderator";
+
+const ONE_ACTIVE = "canary_runs_one_active";
+
+/** Queue a run for a listing, or answer the run already active for it. */
+export async function requestRun(input: { listingId: string; trigger: CanaryTrigger; requestedBy: string }): Promise<{ runId: string; created: boolean }> {
+  const prisma = await db();
+  const listing = await prisma.listing.findUnique({ where: { id: input.listingId }, select: { canarySuspendedAt: true } });
+  if (!listing) throw new AppError("not_found", `listing ${input.listingId} does not exist`);
+  if (listing.canarySuspendedAt) throw new AppError("conflict", `listing ${input.listingId}'s canary is suspended; resume it before starting a run`);
+  try {
+    const run = await prisma.canaryRun.create({ data: { listingId: input.listingId, trigger: input.trigger, requestedBy: input.requestedBy }, select: { id: true } });
+    return { runId: run.id, created: true };
+  } catch (e) {
+    if ((e as { code?: string }).code !== "P2002" && !String((e as Error).message).includes(ONE_ACTIVE)) throw e;
+    const active = await prisma.canaryRun.findFirst({ where: { listingId: input.listingId, state: { in: ["queued", "running"] } }, select: { id: true } });
+    if (!active) throw e;
+    return { runId: active.id, created: false };
+  }
+}
+
+/**
+ * Lease one queued run (the given one, or the oldest due): state running, a fresh lease token, the
+ * attempt counted. Null when none is due.
+ */
+export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}): Promise<{ runId: string; leaseToken: string } | null> {
+  const prisma = await db();
+  const token = crypto.randomBytes(16).toString("hex");
+  const rows = await prisma.$queryRawUnsafe<Array<{ id: string }>>(
+    `UPDATE "canary_runs" SET "state" = 'running', "leaseToken" = $1, "attempts" = "attempts" + 1,
+            "leaseExpiresAt" = (now() AT TIME ZONE 'UTC') + ($2::int * interval '1 millisecond'),
+            "startedAt" = COALESCE("startedAt", now() AT TIME ZONE 'UTC')
+      WHERE "id" = (SELECT "id" FROM "canary_runs"
+                     WHERE "state" = 'queued' AND "runAfter" <= (now() AT TIME ZONE 'UTC') AND ($3::text IS NULL OR "id" = $3)
+                     ORDER BY "runAfter" LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING "id"`,
+    token,
+    opts.leaseMs ?? CANARY_LEASE_MS,
+    opts.runId ?? null,
+  );
+  return rows[0] ? { runId: rows[0].id, leaseToken: token } : null;
+}
+
+/**
+ * Runs whose lease expired go back to the queue (their retry reconciles what was sent); one that has
+ * used its attempts is finished unverified (`attempts_exhausted`), so a listing is never stuck.
+ */
+export async function reapExpiredRuns(now: Date = new Date()): Promise<{ requeued: number; given_up: number }> {
+  const prisma = await db();
+  const expired = await prisma.canaryRun.findMany({ where: { state: "running", leaseExpiresAt: { lt: now } }, select: { id: true, listingId: true, attempts: true, leaseToken: true } });
+  let requeued = 0;
+  let givenUp = 0;
+  for (const r of expired) {
+    if (r.attempts >= CANARY_MAX_ATTEMPTS) {
+      const n = await prisma.canaryRun.updateMany({
+        where: { id: r.id, state: "running", leaseToken: r.leaseToken },
+        data: { state: "done", outcome: "unverified", reason: "attempts_exhausted", finishedAt: now, leaseToken: null, leaseExpiresAt: null },
+      });
+      givenUp += n.count;
+      if (n.count === 1) {
+        // The latest run could not verify it: the listing is unverified, and ranked so at once.
+        await prisma.listing.update({ where: { id: r.listingId }, data: { verificationStatus: "unverified" } });
+        await recomputeListingRank(r.listingId);
+      }
+    } else {
+      const n = await prisma.canaryRun.updateMany({ where: { id: r.id, state: "running", leaseToken: r.leaseToken }, data: { state: "queued", leaseToken: null, leaseExpiresAt: null } });
+      requeued += n.count;
+    }
+  }
+  return { requeued, given_up: givenUp };
+}
+
+/** Claim and execute due runs, one at a time, up to `limit`. A run that throws keeps its lease (it will be retried). */
+export async function runDueRuns(options: CanaryOptions & { limit?: number } = {}): Promise<RunResult[]> {
+  const out: RunResult[] = [];
+  for (let i = 0; i < (options.limit ?? 5); i++) {
+    const lease = await claimRun();
+    if (!lease) break;
+    try {
+      out.push(await executeRun(lease.runId, lease.leaseToken, options));
+    } catch (e) {
+      console.error(`[canary] run ${lease.runId} interrupted: ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Request, claim and execute one listing's run now (on demand, the demo, the tests). Throws what
+ * interrupts it (its lease then expires and the run is retried).
+ */
+export async function runCanary(listingId: string, request: { trigger?: CanaryTrigger; requestedBy?: string } = {}, options: CanaryOptions = {}): Promise<RunResult> {
+  const { runId } = await requestRun({ listingId, trigger: request.trigger ?? "moderator", requestedBy: request.requestedBy ?? "system:canary" });
+  const lease = await claimRun({ runId });
+  if (!lease) throw new AppError("conflict", `canary run ${runId} is already running`);
+  return executeRun(lease.runId, lease.leaseToken, options);
+}
+
+/**
+ * Queue the runs that are due: every published listing not suspended and without an active run
+ * whose last run was created more than CANARY_EVERY_MS ago (trigger `schedule`), or that has never
+ * been run (trigger `publish`: its first run after publication). Answers how many were queued.
+ */
+export async function queueDueRuns(now: Date = new Date()): Promise<number> {
+  const prisma = await db();
+  return prisma.$executeRawUnsafe(
+    `INSERT INTO "canary_runs" ("id", "listingId", "trigger", "requestedBy", "runAfter")
+     SELECT 'cr' || md5(random()::text || clock_timestamp()::text || l."id"), l."id",
+            (CASE WHEN last."createdAt" IS NULL THEN 'publish' ELSE 'schedule' END)::"CanaryTrigger", 'system:canary.schedule', $1::timestamptz AT TIME ZONE 'UTC'
+       FROM "listings" l
+       LEFT JOIN LATERAL (SELECT r."createdAt" FROM "canary_runs" r WHERE r."listingId" = l."id" ORDER BY r."createdAt" DESC LIMIT 1) last ON true
+      WHERE l."publicationState" = 'published' AND l."canarySuspendedAt" IS NULL
+        AND (last."createdAt" IS NULL OR last."createdAt" <= ($1::timestamptz AT TIME ZONE 'UTC') - ($2::bigint * interval '1 millisecond'))
+        AND NOT EXISTS (SELECT 1 FROM "canary_runs" a WHERE a."listingId" = l."id" AND a."state" IN ('queued', 'running'))
+     ON CONFLICT ("listingId") WHERE "state" IN ('queued', 'running') DO NOTHING`,
+    now.toISOString(),
+    CANARY_EVERY_MS,
+  );
+}
+
+/** Whether this process can pay canary calls (a house key is configured). */
+export function canaryConfigured(): boolean {
+  return !!env().TOLLGATE_CANARY_KEY;
+}
