@@ -5,10 +5,6 @@
  * ledger rows only. Nothing here seeds a ledger row.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as callRoute from "@/app/router/call/[listing]/[...path]/route";
-import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
-import { GET as supportedRoute } from "@/app/api/facilitator/supported/route";
-import { POST as verifyRoute } from "@/app/api/facilitator/verify/route";
 import { createApiKey } from "@/lib/apikeys";
 import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
 import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
@@ -24,6 +20,7 @@ import { seedDemo, shapeDocument, SHAPES, type DemoSeedResult } from "@/demo/see
 import { startMarket, type Market } from "@/sellers/market";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { serveRoutes, type RouteServer } from "@/test/route-server";
+import { facilitatorRoutes, routerCallRoute } from "@/test/router-routes";
 import { runCanary } from "@/lib/canary/runs";
 import type { RunResult } from "@/lib/canary/run";
 
@@ -41,22 +38,10 @@ const products = productPlan();
 const ranks: Record<string, ListingRank> = {};
 const canary: Record<string, RunResult> = {};
 
-type CallHandler = (r: Request, c: { params: Promise<{ listing: string; path: string[] }> }) => Promise<Response>;
-
 beforeAll(async () => {
   node = await startAnvil();
   local = await setupLocalChain(node.rpcUrl);
-  routes = await serveRoutes({
-    "GET /api/facilitator/supported": () => supportedRoute(),
-    "POST /api/facilitator/verify": (r) => verifyRoute(r),
-    "POST /api/facilitator/settle": (r) => settleRoute(r),
-    // The router's catch-all route, called as Next calls it: its params from the path.
-    "ANY /router/call/*": (r) => {
-      const [listing, ...path] = new URL(r.url).pathname.split("/").slice(3).map(decodeURIComponent);
-      const handler = (callRoute as unknown as Record<string, CallHandler>)[r.method];
-      return handler(r, { params: Promise.resolve({ listing, path }) });
-    },
-  });
+  routes = await serveRoutes({ ...facilitatorRoutes(), ...routerCallRoute() });
   market = await startMarket({
     facilitator: `${routes.origin}/api/facilitator`,
     usdc: local.usdc,

@@ -8,9 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { keccak256, toHex } from "viem";
-import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
-import { GET as supportedRoute } from "@/app/api/facilitator/supported/route";
-import { POST as verifyRoute } from "@/app/api/facilitator/verify/route";
 import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
 import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
 import { writeListing } from "@/lib/listings/save";
@@ -20,6 +17,7 @@ import { shapeDocument } from "@/demo/seed-demo";
 import { startMarket, type Market, type MarketBehaviour } from "@/sellers/market";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestOrganization } from "@/test/ledger";
+import { facilitatorRoutes } from "@/test/router-routes";
 import { serveRoutes, type RouteServer } from "@/test/route-server";
 import { budgetLeft } from "./budget";
 import { claimRun, reapExpiredRuns, requestRun, runCanary } from "./runs";
@@ -42,11 +40,7 @@ const BIG = { day: 10_000_000n, listing: 1_000_000n };
 beforeAll(async () => {
   node = await startAnvil();
   local = await setupLocalChain(node.rpcUrl);
-  routes = await serveRoutes({
-    "GET /api/facilitator/supported": () => supportedRoute(),
-    "POST /api/facilitator/verify": (r) => verifyRoute(r),
-    "POST /api/facilitator/settle": (r) => settleRoute(r),
-  });
+  routes = await serveRoutes(facilitatorRoutes());
   const doc = shapeDocument("mature-and-honest");
   market = await startMarket({
     facilitator: `${routes.origin}/api/facilitator`,
