@@ -4,7 +4,7 @@ import { signInAs, tileTitles, waitForRankedCatalog } from "./helpers";
 
 const TARGET = "Tickr spot prices";
 
-test("a moderator sets Featured 3 with a reason, sees the listing move up the catalog, and finds the change in the audit log", async ({ page }) => {
+test("a moderator sets Featured 3 with a reason, sees the listing re-ranked at once (×1.30, never lower in the catalog), and finds the change in the audit log", async ({ page }) => {
   await waitForRankedCatalog(page);
   const before = await tileTitles(page);
   const from = before.indexOf(TARGET);
@@ -29,6 +29,12 @@ test("a moderator sets Featured 3 with a reason, sees the listing move up the ca
   await expect(page.getByText(/12 attempts: 12 settled on chain, 0 failed/)).toBeVisible();
   await expect(page.getByRole("row").filter({ hasText: "settled" }).first()).toContainText("GET /price");
 
+  // Its rank sort key before (×100), to hold the lever's ×1.30 against. Neighbours' ranks are live (real
+  // payments, canary runs), so the position is required not to fall, and the factor to be exact.
+  const rank100 = async () => Number(await page.locator("dt", { hasText: "Rank ×100" }).locator("xpath=following-sibling::dd").textContent());
+  const rankBefore = await rank100();
+  expect(rankBefore).toBeGreaterThan(0);
+
   // The reason is required: without it the server refuses and nothing changes.
   await page.getByLabel("Level (0–5)").selectOption("3");
   await page.getByLabel(/^Reason/).first().evaluate((el) => el.removeAttribute("required"));
@@ -44,16 +50,18 @@ test("a moderator sets Featured 3 with a reason, sees the listing move up the ca
   await expect(outcome).toContainText("featuredLevel 0 → 3");
   const posBefore = Number((await page.getByTestId("position-before").textContent())!.replace("#", ""));
   const posAfter = Number((await page.getByTestId("position-after").textContent())!.replace("#", ""));
-  expect(posAfter).toBeLessThan(posBefore);
+  expect(posAfter).toBeLessThanOrEqual(posBefore);
   await page.reload();
   await expect(page.getByText(/featured 3 ·/)).toBeVisible();
+  // Featured = 1 + 0.1 × level: from ×1.00 to ×1.30 (each side rounded to a whole ×100).
+  expect(Math.abs((await rank100()) - rankBefore * 1.3)).toBeLessThanOrEqual(1.5);
   await expect(page.getByRole("heading", { name: "Moderation changes" })).toBeVisible();
   await page.screenshot({ path: shot("admin-listing"), fullPage: true });
 
   // The public order follows at once.
   await page.goto("/catalog");
   const after = await tileTitles(page);
-  expect(after.indexOf(TARGET)).toBeLessThan(from);
+  expect(after.indexOf(TARGET)).toBeLessThanOrEqual(from);
   expect(await page.content()).not.toContain("featuredLevel");
 
   // And the audit log says who, when, before, after and why.
