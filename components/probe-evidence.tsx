@@ -5,28 +5,30 @@ import { SeverityChip } from "./rule-status";
 function Findings({ findings }: { findings: Finding[] }) {
   if (!findings.length) return null;
   return (
-    <table className="mt-2 w-full text-left text-xs">
-      <caption className="sr-only">Findings</caption>
-      <thead className="text-muted">
-        <tr><th className="py-1 pr-2 font-medium">Check</th><th className="py-1 pr-2 font-medium">Severity</th><th className="py-1 pr-2 font-medium">Code</th><th className="py-1 font-medium">Finding</th></tr>
-      </thead>
-      <tbody className="divide-y divide-line">
-        {findings.map((f, i) => (
-          <tr key={`${f.check}-${f.code}-${i}`} className="align-top">
-            <td className="py-1 pr-2 font-mono font-semibold">{f.check}</td>
-            <td className="py-1 pr-2"><SeverityChip severity={f.severity} /></td>
-            <td className="break-all py-1 pr-2 font-mono">{f.code}</td>
-            <td className="py-1">{f.message}{f.pointer && <code className="ml-1 text-muted">{f.pointer}</code>}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <div className="mt-2 overflow-x-auto">
+      <table className="w-full text-left text-xs">
+        <caption className="sr-only">Findings</caption>
+        <thead className="text-muted">
+          <tr><th className="py-1 pr-2 font-medium">Check</th><th className="py-1 pr-2 font-medium">Severity</th><th className="py-1 pr-2 font-medium">Code</th><th className="py-1 font-medium">Finding</th></tr>
+        </thead>
+        <tbody className="divide-y divide-line">
+          {findings.map((f, i) => (
+            <tr key={`${f.check}-${f.code}-${i}`} className="align-top">
+              <td className="py-1 pr-2 font-mono font-semibold">{f.check}</td>
+              <td className="py-1 pr-2"><SeverityChip severity={f.severity} /></td>
+              <td className="break-all py-1 pr-2 font-mono">{f.code}</td>
+              <td className="py-1">{f.message}{f.pointer && <code className="ml-1 text-muted">{f.pointer}</code>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
 function Resource({ label, r, extra }: { label: string; r: ResourceEvidence | null; extra?: string }) {
   return (
-    <li className="rounded-lg border border-line p-3 text-sm">
+    <li className="min-w-0 rounded-lg border border-line p-3 text-sm">
       <p className="font-medium">{label}</p>
       {r ? (
         <>
@@ -90,7 +92,7 @@ export function ProbeEvidenceView({ probe }: { probe: ProbeEvidence }) {
           );
         })}
       </ul>
-      <ul className="grid gap-3 md:grid-cols-3">
+      <ul className="grid grid-cols-1 gap-3 md:grid-cols-3">
         <Resource label="Logo (M4)" r={probe.logo} extra={probe.logo ? (probe.logo.isImage ? "an image" : "not an image") : undefined} />
         <Resource label="Docs (D1)" r={probe.docs} />
         <Resource label="Discovery document (D4)" r={probe.discovery} extra={probe.discovery?.kind ?? undefined} />
