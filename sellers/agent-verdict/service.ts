@@ -18,9 +18,7 @@
  * The deliverable is data: it is parsed, hashed and read by the checks, and never executed, logged,
  * echoed or stored (only its digest is in the verdict; only the verdict is cached).
  */
-import type { Server } from "node:http";
 import type { KeyObject } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import express, { type NextFunction, type Request, type Response } from "express";
 import Ajv2020 from "ajv/dist/2020";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
@@ -46,6 +44,7 @@ import { DOCS_PATH, EXAMPLE_REQUEST, INPUT_SCHEMA, KEYS_PATH, LOGICAL_PAYMENT_HE
 import { prepareRequest, type PreparedRequest } from "./request";
 import { receiptSigner, type ReceiptSigner } from "./signer";
 import { judge as program, type JudgeOptions } from "./verdict";
+import { listenLoopback } from "../listen";
 
 export interface AgentVerdictOptions {
   /** A facilitator URL (e.g. http://127.0.0.1:3000/api/facilitator) or a FacilitatorClient. */
@@ -318,11 +317,9 @@ export async function startAgentVerdict(options: AgentVerdictOptions): Promise<A
     sendError(res, new AppError("unprocessable", NOT_DELIVERED));
   });
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port ?? 0, "127.0.0.1", (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
-  const port = (server.address() as AddressInfo).port;
-  url = `http://127.0.0.1:${port}`;
+  const listener = await listenLoopback(app, options.port);
+  const port = listener.port;
+  url = listener.url;
 
   makePayment = () => paymentMiddleware(
     {
@@ -362,10 +359,6 @@ export async function startAgentVerdict(options: AgentVerdictOptions): Promise<A
     resourceUrl: `${url}${RESOURCE_PATH}`,
     docsUrl: `${url}${DOCS_PATH}`,
     deliveries,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((e) => (e ? reject(e) : resolve()));
-      }),
+    close: listener.close,
   };
 }

@@ -20,8 +20,6 @@
  * `localiseDocument` turns a document written for a public chain into the one this seller serves:
  * its URLs under the seller's prefix, its network the local chain, its prices in the local USDC.
  */
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import express, { type Request, type Response } from "express";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { HTTPFacilitatorClient, type FacilitatorClient, type RouteConfig } from "@x402/core/server";
@@ -37,6 +35,7 @@ import { docsPage, openApi, wellKnownX402 } from "../documents";
 import { makeLogoPng } from "../images";
 import type { SellerDescription } from "../types";
 import { failAfterSettlement, neverSettlingClient } from "../paid";
+import { listenLoopback } from "../listen";
 
 export const MARKET_BEHAVIOURS = ["honest", "never-settles", "fails-after-payment", "overcharges", "wrong-payee"] as const;
 export type MarketBehaviour = (typeof MARKET_BEHAVIOURS)[number];
@@ -280,11 +279,7 @@ export async function startMarket(options: MarketOptions): Promise<Market> {
     res.status(404).json({ error: "not_found", message: `no market seller resource at ${req.method} ${req.path}` });
   });
 
-  const httpServer: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port ?? 0, "127.0.0.1", (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
-  const port = (httpServer.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const { url, port, close } = await listenLoopback(app, options.port);
   const documents: Record<string, ListingDocument> = {};
   for (const spec of options.sellers) {
     const sellerUrl = `${url}/${spec.slug}`;
@@ -296,10 +291,6 @@ export async function startMarket(options: MarketOptions): Promise<Market> {
     url,
     port,
     documents,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        httpServer.closeAllConnections();
-        httpServer.close((e) => (e ? reject(e) : resolve()));
-      }),
+    close,
   };
 }

@@ -25,8 +25,6 @@
  *
  * `GET /<seller>/terms` answers every seller's advertised terms (free, JSON).
  */
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
@@ -36,6 +34,7 @@ import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/
 import { keccak256, toHex, type Address } from "viem";
 import { settle as facilitatorSettle, supported as facilitatorSupported, verify as facilitatorVerify, type FacilitatorRequest, type FacilitatorSetup } from "@/lib/chain/facilitator";
 import { LOCAL_NETWORK, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
+import { listenLoopback } from "../listen";
 
 const WEATHER = { city: "Lisbon", temperatureC: 19, conditions: "clear" };
 const WEATHER_SCHEMA = {
@@ -195,21 +194,13 @@ export async function startPaidSellers(options: PaidSellersOptions): Promise<Pai
     res.status(404).json({ error: "not_found", message: `no paid seller resource at ${req.method} ${req.path}` });
   });
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port ?? 0, "127.0.0.1", (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const { url, port, close } = await listenLoopback(app, options.port);
   return {
     url,
     port,
     resource: (seller) => `${url}/${seller}/weather`,
     terms,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((e) => (e ? reject(e) : resolve()));
-      }),
+    close,
   };
 }
 

@@ -21,8 +21,6 @@
  * (`mppx/client` with the EVM charge method and a viem account) and carries the buyer's Tollgate API
  * key as `X-Tollgate-Key`, since the MPP credential occupies `Authorization` (docs/ROUTER.md).
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { FacilitatorClient } from "@x402/core/server";
 import { Mppx as MppxClient } from "mppx/client";
 import { charge as chargeClient } from "mppx/evm/client";
@@ -30,6 +28,7 @@ import { charge as chargeServer } from "mppx/evm/server";
 import { Mppx, Request as MppxRequest } from "mppx/server";
 import { formatUnits, keccak256, toHex, type Account, type Address } from "viem";
 import { LOCAL_CHAIN_ID, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
+import { listenLoopback } from "../listen";
 
 const WEATHER = { city: "Lisbon", temperatureC: 19, conditions: "clear" };
 /** The test USDC's decimals (lib/chain/artifacts: 6, like USDC). */
@@ -111,23 +110,13 @@ export async function startMppSellers(options: MppSellersOptions): Promise<MppSe
     return pay(req);
   };
 
-  const server: Server = createServer(MppxRequest.toNodeListener(handle));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const { url, port, close } = await listenLoopback(MppxRequest.toNodeListener(handle), options.port);
   return {
     url,
     port,
     price,
     resource: (seller) => `${url}/${seller}/weather`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((e) => (e ? reject(e) : resolve()));
-      }),
+    close,
   };
 }
 

@@ -20,8 +20,6 @@
  * a static string with numeric facts; the error handler never echoes an exception's message (a JSON
  * parser's message can quote the body). The ledger row and the metrics are built from closed lists.
  */
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
@@ -39,6 +37,7 @@ import { UPTO_EXAMPLE_INPUT, UPTO_EXAMPLE_OUTPUT, UPTO_OUTPUT_SCHEMA, VALIDITY_E
 import { FreeAllowance } from "./free-tier";
 import { PaymentsLedger, type LedgerRow } from "./ledger";
 import { CRITERIA_ID, CRITERIA_REVISION, envelope, MACHINERY_STATUSES, VERDICTS, verdictLine } from "./logic";
+import { listenLoopback } from "../listen";
 
 /** The criteria document as published (criteria.json round-trips through JSON byte for byte). */
 export const CRITERIA_TEXT = JSON.stringify(criteriaDocument);
@@ -332,18 +331,11 @@ export function validityCheckApp(options: ValidityCheckOptions): { app: express.
 
 export async function startValidityCheck(options: ValidityCheckOptions): Promise<ValidityCheck> {
   const { app, ledger } = validityCheckApp(options);
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port ?? 0, "127.0.0.1", (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { url, port, close } = await listenLoopback(app, options.port);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     port,
     ledger: () => ledger.list(),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((e) => (e ? reject(e) : resolve()));
-      }),
+    close,
   };
 }
