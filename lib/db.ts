@@ -87,6 +87,7 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
   const pool = new pg.Pool({ connectionString: url, max: poolSize, options, application_name: applicationName });
   // An idle client losing its server (a restart) must not crash the process; the pool reconnects.
   pool.on("error", () => {});
+  returnDeadClients(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) });
   return {
     prisma,
@@ -127,6 +128,34 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
       if (timedOut) console.error("database pool did not drain within 10 s; closing anyway");
     },
   };
+}
+
+type PgPool = import("pg").Pool;
+type PgPoolClient = import("pg").PoolClient;
+
+/**
+ * A checked-out client whose server goes away (a restart, an administrator's terminate) emits
+ * 'error' on itself. Two things must not follow from that:
+ * - an uncaught exception: some holders (Prisma's transactions between statements, pg-pool's
+ *   one-shot query listener after its first error) have no listener at that moment, so every
+ *   client gets one for its life;
+ * - a pool slot lost for good: Prisma does not release a transaction's client when its ROLLBACK
+ *   fails on the dead connection, so each transaction open at a restart would shrink the pool by
+ *   one until the process restarts. The dead client is handed back with its error at once (pg-pool
+ *   then discards it), and the holder's own later release becomes a no-op.
+ */
+function returnDeadClients(pool: PgPool): void {
+  const checkedOut = new WeakSet<PgPoolClient>();
+  pool.on("acquire", (client) => checkedOut.add(client));
+  pool.on("release", (_err, client) => checkedOut.delete(client));
+  pool.on("connect", (client) => {
+    client.on("error", (err) => {
+      if (!checkedOut.has(client)) return; // idle: pg-pool's own listener removes it
+      const release = client.release.bind(client);
+      client.release = () => {};
+      release(err);
+    });
+  });
 }
 
 /** node-pg's query config: a named prepared statement when asked for (QueryOptions.prepare). */
