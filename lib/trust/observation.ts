@@ -1,0 +1,60 @@
+/**
+ * What the trust grade is scored from (docs/spec/trust-rubric.md): one immutable observation per
+ * check outcome of one endpoint. The engine (lib/trust/engine) reads these and nothing else; the
+ * producers (lib/trust/observe: free checks from the probes, paid checks from the canary's samples)
+ * write them. This file is the contract between the two: it imports nothing.
+ */
+
+/** A check id of the rubric (R1…R7, C1…C6, H1…H9, S1…S5). The rubric file is the list. */
+export type CheckId = string;
+
+/** The rubric's `kind` of a check: free probes of the unpaid 402, or paid samples. */
+export type CheckKind = "free" | "paid";
+
+/**
+ * - `pass` / `fail`: the check's `measure` held or did not.
+ * - `na`: the check does not apply to this endpoint (C4 with only a header, H4 with no operator
+ *   wallet, R6 with no reference): it drops out and its dimension's weights renormalise.
+ * - `unmeasured`: the check applies but could not be read this time (C3 or C6 while the RPC is
+ *   down): it carries no weight either way, never a fail.
+ */
+export type Outcome = "pass" | "fail" | "na" | "unmeasured";
+
+export interface Observation {
+  /** The catalog's endpoint id. */
+  endpointId: string;
+  check: CheckId;
+  kind: CheckKind;
+  outcome: Outcome;
+  /** Curve checks (R3, R7): the measured milliseconds of this observation; null for rate checks. */
+  value: number | null;
+  /** ISO 8601 instant. */
+  observedAt: string;
+  /** Where it was seen from: "monitor" (the health sweep), "analysis", "canary", … */
+  vantage: string;
+  /** The endpoint's revision when it was observed (see Revision). */
+  revision: number;
+  /** What was seen: the decoded 402, the matched text, the transaction. Shown to people as is. */
+  receipt: Record<string, unknown>;
+}
+
+/**
+ * An endpoint's revisions. Revision 1 starts with the endpoint; a change of its listed price, payTo,
+ * description or schemas starts the next one. The rubric's `on_revision` (`half`, `reset`) says what
+ * older observations of a check are worth after one.
+ */
+export interface Revision {
+  revision: number;
+  startedAt: string;
+  /** What changed to start it: "price", "payTo", "description", "schemas". Empty for revision 1. */
+  changes: string[];
+  /** The seller's note on the change, if any (H2: a noted price change passes). */
+  note: string | null;
+}
+
+/** Everything the engine needs to score one endpoint. */
+export interface TrustSubject {
+  endpointId: string;
+  observations: Observation[];
+  revisions: Revision[];
+}
