@@ -109,6 +109,7 @@ describe("draftListingFromUrl: a seed-style product document", () => {
       productId: "AGENT_VERDICT", title: av.title, summary: av.description, method: "POST",
       resourceUrl: `${av.baseUrl}/api/x402/AGENT_VERDICT`, inputSchema: av.endpoints[0].requestSchema, outputSchema: av.endpoints[0].responseSchema,
       pricing: { currency: "USD", floorUsd: 0.04, mode: "DYNAMIC_QUOTE", publicStartingPriceUsd: 0.04 },
+      payment: { protocol: "X402_V2", admitted: true },
     };
     const own = await startFixtureSellers({
       port: 0,
@@ -119,14 +120,43 @@ describe("draftListingFromUrl: a seed-style product document", () => {
       }],
     });
     try {
-      const r = await draftListingFromUrl(`${own.url}/product-doc/docs/AGENT_VERDICT.json`, { allowHosts: [`127.0.0.1:${own.port}`] });
+      const r = await draftListingFromUrl(`${own.url}/product-doc/docs/AGENT_VERDICT.json`, { allowHosts: [`127.0.0.1:${own.port}`, ...allow] });
       expect(r.ok).toBe(true);
       if (!r.ok) return;
-      expect(r.sources).toEqual([expect.objectContaining({ kind: "product-document", ok: true })]);
+      // The document, then what the seller publishes at the resource's origin, then the resource's 402.
+      expect(r.sources.map((s) => `${s.kind} ${s.ok}`)).toEqual(["product-document true", "well-known-x402 false", "openapi false", "challenge true"]);
+      const e = r.draft.endpoints[0];
+      // The 402's machine price beside the document's dynamic pricing; the bazaar's example where the document had none.
+      expect(e.pricing).toEqual({ label: "from $0.04", usd: null, machine: { amount: "40000", asset: expect.any(String), network: "eip155:8453", decimals: 6 }, mode: "dynamic", dynamic: { min: "0.04", max: null, driver: null, unit: null } });
+      expect(e.requestExample).toEqual(av.endpoints[0].requestExample);
+      expect(r.draft.protocols).toEqual(["x402"]);
       expect(r.draft.title).toBe(av.title);
       expect(r.draft.endpoints[0].method).toBe("POST");
       expect(r.draft.baseUrl.replace(/\/+$/, "") + r.draft.endpoints[0].path).toBe(doc.resourceUrl);
       expect(validateListing(r.draft)).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe("draftListingFromUrl: a product document with probeChallenges false", () => {
+  it("is the product document's mapping alone: nothing beside it is fetched, no 402 is read", async () => {
+    const av = fixtureListings(server.url)["agent-verdict"];
+    const doc = { productId: "AGENT_VERDICT", title: av.title, summary: av.description, method: "POST", resourceUrl: `${av.baseUrl}/api/x402/AGENT_VERDICT`, payment: { protocol: "X402_V2", admitted: true } };
+    const own = await startFixtureSellers({
+      port: 0,
+      sellers: [{
+        ...FIXTURE_SELLERS.find((s) => s.slug === "agent-verdict")!,
+        slug: "product-doc",
+        endpoints: [{ method: "GET", path: "/doc.json", summary: "", description: "", payable: false, requestSchema: null, responseSchema: null, requestExample: null, pricing: null, handle: ({ res }) => { res.writeHead(200, { "content-type": "application/json" }); res.end(JSON.stringify(doc)); } }],
+      }],
+    });
+    try {
+      const r = await draftListingFromUrl(`${own.url}/product-doc/doc.json`, { allowHosts: [`127.0.0.1:${own.port}`, ...allow], probeChallenges: false });
+      if (!r.ok) throw new Error(r.detail);
+      expect(r.sources.map((s) => s.kind)).toEqual(["product-document"]);
+      expect(r.draft.endpoints[0]).toMatchObject({ payable: true, pricing: null, requestExample: null });
     } finally {
       await own.close();
     }

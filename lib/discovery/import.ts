@@ -16,7 +16,7 @@ import { parseMpp } from "@/lib/mpp";
 import { parseX402, type X402ParseResult } from "@/lib/x402";
 import { bodyText, isObject } from "@/lib/x402/json";
 import { networkName } from "@/lib/format";
-import { slugify } from "@/lib/listing-document/validate";
+import { slugify, validateListingDocument } from "@/lib/listing-document/validate";
 import { mapBounded } from "@/lib/probe/bounded";
 import { DEFAULT_MAX_BODY_BYTES, callUnpaid, getResource, unpaidKey, unpaidRequest, type Net, type UnpaidCalls } from "@/lib/probe/request";
 import type { NormalisedRequirement } from "@/lib/evidence";
@@ -75,7 +75,7 @@ export async function draftListingFromTarget(target: URL, opts: DraftOptions = {
   const firstResult = await callUnpaid(firstRequest, net, MAX_DOC_BYTES);
   const first = readJson(firstResult);
   if (first.json !== undefined && isObject(first.json) && ("productId" in first.json || "criteria_id" in first.json)) {
-    return importFromProductDocument(first.json, target.href, sources, calls);
+    return importFromProductDocument(first.json, target.href, { net, opts, sources, calls });
   }
   if (firstResult.ok && !firstResult.bodyTruncated) calls.set(unpaidKey(firstRequest), { result: firstResult, deadlineMs: net.deadlineMs, maxBodyBytes: MAX_DOC_BYTES });
   const base = baseOf(target);
@@ -333,8 +333,30 @@ function fill(doc: EndpointFacts, seen: Partial<EndpointFacts>): EndpointFacts {
   };
 }
 
-/** A seller's own product document (docs/spec/products.md) is mapped by lib/discovery/product-document.ts. */
-function importFromProductDocument(doc: Record<string, unknown>, url: string, sources: DraftSource[], calls: UnpaidCalls): DraftResult {
+/**
+ * A seller's own product document (docs/spec/products.md) is mapped by lib/discovery/product-document.ts;
+ * then, unless `probeChallenges` is false, the draft is completed with what the seller publishes
+ * beside it, as a seller's listing would carry it:
+ *
+ * 1. the seller's OpenAPI document at the document's origin (`/openapi.json`), when there is one,
+ *    fills what the product document leaves empty on an endpoint (its description, request and
+ *    response schemas, and the request example), matched by method and path;
+ * 2. each payable endpoint is called once unpaid with its request example (through the same
+ *    SSRF-guarded unpaid call as every other draft, lib/probe/request), and its 402 gives the
+ *    machine price (amount, asset, network, decimals: the 402 is authoritative for it), the
+ *    protocol and network it is paid on, and the bazaar's schemas and example where the documents
+ *    had none. The document's own pricing words (label, fixed or dynamic, range) are kept.
+ *
+ * A product document's paid endpoint cannot be probed without an example: a seller that validates
+ * the body before quoting (the validity-check does, free) answers 400 to an empty one. That is a
+ * warning naming the endpoint, not a refusal.
+ */
+async function importFromProductDocument(
+  doc: Record<string, unknown>,
+  url: string,
+  ctx: { net: Net; opts: DraftOptions; sources: DraftSource[]; calls: Map<string, { result: SafeFetchResult; deadlineMs: number; maxBodyBytes: number }> },
+): Promise<DraftResult> {
+  const { net, opts, sources, calls } = ctx;
   const r = importProductDocument(doc, { sourceUrl: url });
   if (!r.ok) {
     return { ok: false, error: "product_document_invalid", detail: r.errors.map((e) => `${e.pointer || "(root)"}: ${e.message}`).join("; ") };
@@ -342,7 +364,98 @@ function importFromProductDocument(doc: Record<string, unknown>, url: string, so
   sources.push({ kind: "product-document", url, ok: true, status: 200, note: r.format });
   // What the document has no home for is the seller's to review, as a warning each.
   const warnings = r.unmapped.map((u) => `${u.source}: ${u.reason}`);
-  return { ok: true, draft: r.listing, sources, warnings, calls };
+  if (opts.probeChallenges === false) return { ok: true, draft: r.listing, sources, warnings, calls };
+
+  const listing = r.listing;
+  const base = listing.baseUrl.replace(/\/+$/, "");
+  const wkUrl = base + "/.well-known/x402";
+  const oaUrl = base + "/openapi.json";
+  const [wk, oa] = await Promise.all([getJson(wkUrl, net), getJson(oaUrl, net)]);
+  const wellKnown = wk.json !== undefined && isObject(wk.json) && (Array.isArray(wk.json.resources) || Array.isArray(wk.json.items)) ? readWellKnown(wk.json) : null;
+  const openapi = oa.json !== undefined && isObject(oa.json) && typeof oa.json.openapi === "string" ? readOpenApi(oa.json) : null;
+  sources.push({ kind: "well-known-x402", url: wkUrl, ok: !!wellKnown, status: wk.status, ...(wellKnown ? {} : { note: wk.note ?? "not an x402 discovery list" }) });
+  sources.push({ kind: "openapi", url: oaUrl, ok: !!openapi, status: oa.status, ...(openapi ? {} : { note: oa.note ?? "not an OpenAPI document" }) });
+  const published = new Map((openapi?.endpoints ?? []).map((e) => [`${e.method} ${e.path}`, { ...e, noParameters: takesNoInput(oa.json, e.method ?? "", e.path) }]));
+  // The discovery document the seller publishes, and its walkthrough, as the generic draft reads them.
+  const discoveryUrl = listing.discoveryUrl ?? (wellKnown ? wkUrl : openapi ? oaUrl : null);
+  const walkthrough = listing.walkthrough ?? wellKnown?.instructions ?? null;
+
+  let endpoints = listing.endpoints.map((e) => fromOpenApi(e, published.get(`${e.method} ${e.path}`), oaUrl));
+  const read = await mapBounded(endpoints, opts.concurrency ?? 8, (e) =>
+    e.payable ? readChallenge(base, { method: e.method, path: e.path, description: e.description, requestSchema: e.requestSchema, responseSchema: e.responseSchema, requestExample: e.requestExample ?? undefined, payable: true, pricing: e.pricing }, net, calls) : Promise.resolve(null),
+  );
+  const protocols = new Set<PaymentProtocol>(listing.protocols);
+  const networks = new Set<string>(listing.networks);
+  endpoints = endpoints.map((e, i) => {
+    const seen = read[i];
+    if (!seen) return e;
+    sources.push(seen.source);
+    if (seen.warning) warnings.push(seen.warning);
+    if (!seen.source.ok && e.requestExample === null) warnings.push(`${e.method} ${e.path}: no request example is published for it, so its 402 could not be read (a seller that checks the body before quoting refuses an empty one).`);
+    for (const p of seen.protocols) protocols.add(p);
+    for (const n of seen.networks) networks.add(n);
+    return seen.facts ? withChallenge(e, seen.facts, warnings) : e;
+  });
+  const enriched = validateListingDocument({ ...listing, discoveryUrl, walkthrough, protocols: [...protocols], networks: [...networks], endpoints });
+  if (!enriched.ok) {
+    warnings.push(`what the 402s and the OpenAPI document say did not fit the listing (${enriched.errors.map((x) => `${x.pointer}: ${x.message}`).join("; ")}); the draft is the product document's alone.`);
+    return { ok: true, draft: listing, sources, warnings, calls };
+  }
+  return { ok: true, draft: enriched.value, sources, warnings, calls };
+}
+
+/**
+ * The product document's endpoint with what the seller's OpenAPI operation says where the document
+ * is silent. The OpenAPI document then documents that operation (its schemas and example), so it is
+ * the endpoint's docs link when the document gave none; an operation with no parameters and no
+ * request body declares that it takes none.
+ */
+function fromOpenApi(e: ListingEndpoint, op: (EndpointFacts & { noParameters: boolean }) | undefined, openapiUrl: string): ListingEndpoint {
+  if (!op) return e;
+  const requestSchema = e.requestSchema ?? op.requestSchema;
+  return {
+    ...e,
+    description: e.description ?? op.description,
+    requestSchema,
+    noParameters: e.noParameters || (op.noParameters && requestSchema === null),
+    responseSchema: e.responseSchema ?? op.responseSchema,
+    requestExample: e.requestExample ?? op.requestExample ?? null,
+    docsUrl: e.docsUrl ?? openapiUrl,
+  };
+}
+
+/** An OpenAPI operation that names no parameter and no request body takes no input. */
+function takesNoInput(doc: unknown, method: string, path: string): boolean {
+  const item = isObject(doc) && isObject(doc.paths) ? doc.paths[path] : undefined;
+  const op = isObject(item) ? item[method.toLowerCase()] : undefined;
+  if (!isObject(op)) return false;
+  const params = [...(Array.isArray(item && (item as Record<string, unknown>).parameters) ? ((item as Record<string, unknown>).parameters as unknown[]) : []), ...(Array.isArray(op.parameters) ? op.parameters : [])];
+  return params.length === 0 && op.requestBody === undefined;
+}
+
+/**
+ * The product document's endpoint with its 402 read: schemas and example where still empty; the
+ * machine price from the challenge, beside the document's own pricing words (label, mode, range).
+ * A document's stated USD amount that is not what the 402 quotes is a warning (the 402 is what a
+ * buyer pays); a document with no pricing takes the 402's.
+ */
+function withChallenge(e: ListingEndpoint, seen: Partial<EndpointFacts>, warnings: string[]): ListingEndpoint {
+  let pricing = e.pricing;
+  const quoted = seen.pricing ?? null;
+  if (quoted?.machine) {
+    if (!pricing) pricing = quoted;
+    else {
+      if (pricing.usd && quoted.usd && pricing.usd !== quoted.usd) warnings.push(`${e.method} ${e.path}: the document states $${pricing.usd}, the 402 quotes $${quoted.usd}; the machine price is the 402's.`);
+      pricing = { ...pricing, machine: quoted.machine, usd: pricing.usd ?? (pricing.mode === "dynamic" ? null : quoted.usd) };
+    }
+  }
+  return {
+    ...e,
+    requestSchema: e.requestSchema ?? seen.requestSchema ?? null,
+    responseSchema: e.responseSchema ?? seen.responseSchema ?? null,
+    requestExample: e.requestExample ?? seen.requestExample ?? null,
+    pricing,
+  };
 }
 
 /** The listing's base: the URL without a discovery-document suffix or trailing slash. */

@@ -3,6 +3,7 @@
  *
  * - `GET /criteria` (free): the published criteria document, byte for byte (criteria.json is the
  *   document docs/spec/products.md "Validity-check criteria document" keeps);
+ * - `GET /openapi.json` (free): the same contract as data, with the published examples (openapi.ts);
  * - `POST /precheck` (free): the contract check and the artefact facts, no statement, no time
  *   remaining, no verdict; 100 a day per caller wallet, at least 5,000 ms apart, 402 when exhausted;
  * - `POST /upto` and `POST /validity` ($0.01 each): the artefact is checked FREE first (a malformed
@@ -38,6 +39,7 @@ import { FreeAllowance } from "./free-tier";
 import { PaymentsLedger, type LedgerRow } from "./ledger";
 import { CRITERIA_ID, CRITERIA_REVISION, envelope, MACHINERY_STATUSES, VERDICTS, verdictLine } from "./logic";
 import { listenLoopback } from "../listen";
+import { OPENAPI_PATH, openApiDocument } from "./openapi";
 
 /** The criteria document as published (criteria.json round-trips through JSON byte for byte). */
 export const CRITERIA_TEXT = JSON.stringify(criteriaDocument);
@@ -47,7 +49,7 @@ export const BODY_CAP_BYTES = 262_144;
 export const PRICE_USDC_UNITS = "10000";
 const CRITERIA_VERSION = `${CRITERIA_ID}@${CRITERIA_REVISION}`;
 
-const ROUTES = ["GET /criteria", "POST /precheck", "POST /upto", "POST /validity", "GET /metrics"] as const;
+const ROUTES = ["GET /criteria", "GET /openapi.json", "POST /precheck", "POST /upto", "POST /validity", "GET /metrics"] as const;
 
 export interface ValidityCheckOptions {
   /** A facilitator URL (e.g. http://127.0.0.1:3000/api/facilitator) or a FacilitatorClient. */
@@ -182,6 +184,13 @@ export function validityCheckApp(options: ValidityCheckOptions): { app: express.
     res.type("application/json").send(CRITERIA_TEXT);
   });
 
+  // The same contract as data (request and response schemas, the published examples), for a
+  // catalog or buyer that cannot call a paid op from the criteria document's prose (openapi.ts).
+  const openapi = JSON.stringify(openApiDocument());
+  app.get(OPENAPI_PATH, (_req, res) => {
+    res.type("application/json").send(openapi);
+  });
+
   app.get("/metrics", async (_req, res) => {
     res.type(m.registry.contentType).send(await m.registry.metrics());
   });
@@ -314,7 +323,7 @@ export function validityCheckApp(options: ValidityCheckOptions): { app: express.
       res.status(404).json({ error: "NOT COVERED", message: "NOT COVERED — this worker serves ops upto and validity only." });
       return;
     }
-    res.status(404).json({ error: "not_found", message: "no such route: GET /criteria, POST /precheck, POST /upto, POST /validity, GET /metrics" });
+    res.status(404).json({ error: "not_found", message: "no such route: GET /criteria, GET /openapi.json, POST /precheck, POST /upto, POST /validity, GET /metrics" });
   });
 
   // Closed-form: an exception's message never leaves (nor is logged): it could carry submitted text.
