@@ -14,9 +14,14 @@ const text = (value: string): Deliverable => ({ kind: "text", value });
 const json = (value: unknown): Deliverable => ({ kind: "json", value });
 const bytes = (b: Uint8Array | string): Deliverable => ({ kind: "bytes", value: Buffer.from(b).toString("base64") });
 
+/** Every result each check gave in this file: each must be seen passing and failing (statement: only INCONCLUSIVE). */
+const seen = new Map<string, Set<string>>();
+
 function one(deliverable: Deliverable, criterion: Record<string, unknown>) {
   const out = judge(prepareRequest({ deliverable, criteria: [{ id: "c1", ...criterion }] }));
   const c = out.criteria[0];
+  const results = seen.get(String(criterion.check)) ?? new Set<string>();
+  seen.set(String(criterion.check), results.add(c.result));
   return { result: c.result, reason: c.evidence.reason, detail: c.evidence.detail };
 }
 
@@ -213,8 +218,13 @@ describe("the criteria menu", () => {
     expect(one(text("anything"), { check: "statement", requirement: "The tone is friendly" })).toMatchObject({ result: "INCONCLUSIVE", reason: "STATEMENT_NOT_MACHINE_CHECKABLE" });
   });
 
-  it("covers the whole menu", () => {
+  it("covers the whole menu, each check with a passing and a failing case (statement: always INCONCLUSIVE)", () => {
     expect([...covered].sort()).toEqual([...CHECKS].sort());
+    for (const name of CHECKS) {
+      const results = seen.get(name) ?? new Set();
+      if (name === "statement") expect([...results], name).toEqual(["INCONCLUSIVE"]);
+      else expect([results.has("PASS"), results.has("FAIL")], name).toEqual([true, true]);
+    }
   });
 });
 

@@ -4,7 +4,10 @@
  * independent reference (test/validity-reference.ts), and every case answered identically by the
  * service's own code path (answers.ts: the contract, then the computation).
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { canonicalJson } from "@/lib/badges/canonical-json";
+import criteria from "./criteria.json";
 import { describe, expect, it } from "vitest";
 import { buildCorpus, CORPUS_FILE, corpusPin, type Corpus } from "@/test/validity-corpus";
 import { checkPaid, deliveryFor, precheckAnswer, type Answer } from "./answers";
@@ -36,6 +39,30 @@ describe("validity-corpus/v1", () => {
     const changed = structuredClone(corpus);
     (changed.cases[0].expected.body as { pointer: string }).pointer = "/x";
     expect(corpusPin(changed)).not.toBe(PINNED);
+  });
+
+  it("the seed's pin is none of the serialisations of what the seed publishes or of our corpus (docs/VALIDITY-CHECK.md \"The pin\")", () => {
+    const seedPin = criteria.corpus.sha256;
+    expect(seedPin).toBe("84517be97c1376a0bc7767a96e9d55acc6d6e640c0ee3cb9b817205da7706099");
+    const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+    const { sha256: _seedPin, ...seedObject } = criteria.corpus;
+    const { sha256: _ours, ...ours } = corpus;
+    const sorted = JSON.parse(canonicalJson(ours)) as unknown;
+    const candidates: Record<string, string> = {
+      "the seed's corpus object without sha256, RFC 8785": canonicalJson(seedObject),
+      "the same with a final newline": canonicalJson(seedObject) + "\n",
+      "ours, RFC 8785": canonicalJson(ours),
+      "ours, insertion order": JSON.stringify(ours),
+      "ours, two-space indent": JSON.stringify(ours, null, 2),
+      "ours, two-space indent, final newline": JSON.stringify(ours, null, 2) + "\n",
+      "ours, sorted keys, two-space indent": JSON.stringify(sorted, null, 2),
+      "ours, sorted keys, two-space indent, final newline": JSON.stringify(sorted, null, 2) + "\n",
+      "the corpus file's bytes": readFileSync(CORPUS_FILE, "utf8"),
+    };
+    const hashes = Object.fromEntries(Object.entries(candidates).map(([k, v]) => [k, sha(v)]));
+    for (const [k, h] of Object.entries(hashes)) expect(h, k).not.toBe(seedPin);
+    // Ours is reproduced under RFC 8785 only.
+    expect(Object.entries(hashes).filter(([, h]) => h === PINNED).map(([k]) => k)).toEqual(["ours, RFC 8785"]);
   });
 
   it("the reference implementation reproduces the file, expected answers and all", () => {
