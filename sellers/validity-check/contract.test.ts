@@ -138,8 +138,12 @@ describe("the pre-check contract", () => {
   });
 
   it("every refusal code of the malformed rule is reached by a case above", () => {
-    const reached = new Set([...UPTO_CASES, ...VALIDITY_CASES].map((c) => c[2]));
-    reached.add("op_required").add("op_unsupported").add("caller_malformed");
+    const reached = new Set<string>([...UPTO_CASES, ...VALIDITY_CASES].map((c) => c[2]));
+    // The pre-check's own codes, from the bodies the pre-check tests above send.
+    for (const body of [undefined, { op: "price", challenge: CHALLENGE }, { op: "upto", challenge: CHALLENGE, caller: "me" }]) {
+      const r = checkPrecheck(body);
+      if (!r.ok) reached.add(r.refusal);
+    }
     expect([...REFUSAL_CODES].filter((c) => !reached.has(c))).toEqual([]);
   });
 });
