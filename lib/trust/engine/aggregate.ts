@@ -129,7 +129,12 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     baseline: emptyWindow(),
   }));
   // Per check, a decay constant: weight = 2^(−age/halfLife) = exp(−age · ln2 / halfLife).
-  const lambda = rubric.checks.map((c) => Math.LN2 / (c.halfLifeDays * DAY_MS));
+  // The checks of one probe share its instant and most share a half-life: one exp per (instant, half-life).
+  const halfLives = [...new Set(rubric.checks.map((c) => c.halfLifeDays))];
+  const slotOf = rubric.checks.map((c) => halfLives.indexOf(c.halfLifeDays));
+  const lambda = halfLives.map((h) => Math.LN2 / (h * DAY_MS));
+  const slotT = new Float64Array(halfLives.length).fill(NaN);
+  const slotW = new Float64Array(halfLives.length);
   const recentFrom = now - f.outlook.recent_days * DAY_MS;
   const baselineFrom = now - f.outlook.baseline_days * DAY_MS;
   const paidFrom = now - f.verdict.paid_within_days * DAY_MS;
@@ -191,7 +196,12 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
       continue;
     }
     if (s.firstAt === null || t < s.firstAt) s.firstAt = t;
-    const w = revisionFactor * Math.exp(-lambda[check.index] * (now - t));
+    const slot = slotOf[check.index];
+    if (slotT[slot] !== t) {
+      slotT[slot] = t;
+      slotW[slot] = Math.exp(-lambda[slot] * (now - t));
+    }
+    const w = revisionFactor * slotW[slot];
     s.n++;
     const inRecent = t > recentFrom;
     const inBaseline = t > baselineFrom;
