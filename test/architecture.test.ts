@@ -435,6 +435,14 @@ const RULES: Rule[] = [
   },
   {
     kind: "imports",
+    id: "trust-apart",
+    says: "the trust grade never enters readiness or rank (docs/TRUST.md): nothing lib/scoring, lib/rank or lib/facts reaches imports lib/trust",
+    from: ["lib/scoring/**", "lib/rank/**", "lib/facts/**"],
+    never: ["lib/trust/**"],
+    transitive: true,
+  },
+  {
+    kind: "imports",
     id: "trust-pure-reach",
     says: "nothing the trust engine reaches touches the database, the network, the file system, Next or its producers (lib/trust/observe)",
     from: ["lib/trust/**"],
@@ -1072,6 +1080,14 @@ describe("the checker", () => {
     expect(hits).toEqual([`lib/trust/engine/score.ts:1: imports "@/lib/db"`]);
     expect(found.some((v) => v.startsWith(`lib/trust/engine/score.ts:1: imports "@/lib/trust/observe/read"`) && v.endsWith("[trust-pure-reach]"))).toBe(true);
     expect(found.some((v) => v.startsWith("lib/trust/observe/read.ts:1") && v.endsWith("[trust-pure]"))).toBe(false);
+  });
+
+  it("trust-apart: readiness and rank never reach the trust grade", () => {
+    const found = breaking({
+      "lib/trust/engine/index.ts": `export const scoreSubject = 1;`,
+      "lib/rank/score/compute.ts": `import { h } from "@/lib/scoring/signals"; import { scoreSubject } from "@/lib/trust/engine"; export const compute = { h, scoreSubject };`,
+    });
+    expect(found.filter((v) => v.endsWith("[trust-apart]")).map((v) => v.split(" (")[0])).toEqual([`lib/rank/score/compute.ts:1: imports "@/lib/trust/engine"`]);
   });
 
   it("rooms and room-map: an undeclared room, and an edge a room does not declare, both fail", () => {
