@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { simulateHistory, trueScore, type HistoryOptions } from "@/test/trust-histories";
+import type { Revision } from "../observation";
 import { loadRubric, scoreSubject } from "./index";
 
 const rubric = loadRubric();
@@ -76,5 +77,36 @@ describe("the Monte-Carlo band", () => {
     const r = band(NEW);
     expect(r.score).toBeGreaterThan(99);
     expect(r.band!.high).toBeLessThan(r.score!);
+  });
+});
+
+describe("any subject scores without error, inside 0–100", () => {
+  it("seeded random subjects: mixed outcomes, curve values and timeouts, revisions, observations out of order", async () => {
+    const { mulberry32 } = await import("./stats");
+    const outcomes = ["pass", "fail", "na", "unmeasured"] as const;
+    for (let t = 0; t < 150; t++) {
+      const r = mulberry32(9000 + t);
+      const ids = rubric.checks.filter(() => r() < 0.5);
+      const revisions: Revision[] = [{ revision: 1, startedAt: "2026-10-01T00:00:00.000Z", changes: [], note: null }];
+      if (r() < 0.5) revisions.push({ revision: 2, startedAt: new Date(Date.parse(now) - r() * 20 * 86_400_000).toISOString(), changes: ["price"], note: null });
+      const observations = Array.from({ length: Math.floor(r() * 60) }, () => {
+        const c = ids[Math.floor(r() * ids.length)] ?? rubric.checks[0];
+        const outcome = outcomes[Math.floor(r() * 4)];
+        const value = c.metric === "curve" && (outcome === "pass" || (outcome === "fail" && r() < 0.5)) ? Math.round(50 + r() * 30_000) : null;
+        return { endpointId: "x", check: c.id, kind: c.kind, outcome, value, observedAt: new Date(Date.parse(now) - r() * 40 * 86_400_000).toISOString(), vantage: "t", revision: 1 + Math.floor(r() * revisions.length), receipt: {} };
+      });
+      const res = scoreSubject(rubric, { endpointId: "x", observations, revisions }, { now });
+      if (res.score === null) {
+        expect(res.band).toBeNull();
+        continue;
+      }
+      expect(res.score).toBeGreaterThanOrEqual(0);
+      expect(res.score).toBeLessThanOrEqual(100);
+      expect(res.band!.low).toBeGreaterThanOrEqual(0);
+      expect(res.band!.low).toBeLessThanOrEqual(res.band!.high);
+      expect(res.band!.high).toBeLessThanOrEqual(100);
+      expect(["high", "medium", "low"]).toContain(res.confidence);
+      for (const c of res.checks) if (c.rate !== null) expect(c.rate >= 0 && c.rate <= 1).toBe(true);
+    }
   });
 });
