@@ -104,6 +104,11 @@ const ROOMS: Room[] = [
     may: ["lib/rank/score/**", "lib/amounts.ts", "lib/format.ts", "lib/listing-document/**", "lib/evidence.ts"],
   },
   {
+    path: "lib/trust",
+    owns: "the trust grade (seed 000): the observation contract, the hash-pinned rubric data and the pure engine (its producers, lib/trust/observe, are their own room)",
+    may: [],
+  },
+  {
     path: "lib/rank/score",
     owns: "the rank maths: components, compute, browse keys, select (pure)",
     may: ["lib/scoring/**", "lib/amounts.ts", "lib/format.ts", "lib/listing-document/**", "lib/evidence.ts"],
@@ -417,6 +422,33 @@ const RULES: Rule[] = [
     says: "test/ rigs drive lib/, app/ routes and the fixture sellers",
     from: ["test/**"],
     only: ["test/**", "lib/**", "app/**", "sellers/**", "npm:*", "node:*"],
+  },
+  {
+    kind: "imports",
+    id: "trust-pure",
+    says:
+      "lib/trust (the observation contract, the rubric and the engine; not its producers in lib/trust/observe) is pure: " +
+      "it imports nothing outside lib/trust but ajv and node:crypto (the rubric's pin)",
+    from: ["lib/trust/**"],
+    unless: ["lib/trust/observe/**"],
+    only: ["lib/trust/**", "npm:ajv", "node:crypto"],
+  },
+  {
+    kind: "imports",
+    id: "trust-apart",
+    says: "the trust grade never enters readiness or rank (docs/TRUST.md): nothing lib/scoring, lib/rank or lib/facts reaches imports lib/trust",
+    from: ["lib/scoring/**", "lib/rank/**", "lib/facts/**"],
+    never: ["lib/trust/**"],
+    transitive: true,
+  },
+  {
+    kind: "imports",
+    id: "trust-pure-reach",
+    says: "nothing the trust engine reaches touches the database, the network, the file system, Next or its producers (lib/trust/observe)",
+    from: ["lib/trust/**"],
+    unless: ["lib/trust/observe/**"],
+    never: [...DATABASE, "lib/trust/observe/**", "lib/net/**", "npm:undici", "npm:next", "npm:next-auth", "node:fs", "node:net", "node:http", "node:https", "node:dns", "node:tls", "node:child_process"],
+    transitive: true,
   },
 ];
 
@@ -1037,6 +1069,25 @@ describe("the checker", () => {
     expect(rulesHit("components/x.tsx")).toEqual(["[components-imports]"]);
     expect(rulesHit("lib/catalog/dyn.ts")).toEqual(["[no-computed-imports]"]);
     expect(found).toContain(`sellers/db.ts:1: imports "../lib/db" (lib/db.ts): ${(RULES.find((r) => r.id === "sellers-imports") as ImportRule).says} [sellers-imports]`);
+  });
+
+  it("trust-pure: the trust engine imports only lib/trust, ajv and node:crypto, and never reaches its producers", () => {
+    const found = breaking({
+      "lib/trust/engine/score.ts": `import { db } from "@/lib/db"; import { rows } from "@/lib/trust/observe/read"; import Ajv from "ajv/dist/2020"; import { createHash } from "node:crypto"; export const s = { db, rows, Ajv, createHash };`,
+      "lib/trust/observe/read.ts": `import { rows } from "@/lib/sql"; export { rows };`,
+    });
+    const hits = found.filter((v) => v.endsWith("[trust-pure]")).map((v) => v.split(" (")[0]);
+    expect(hits).toEqual([`lib/trust/engine/score.ts:1: imports "@/lib/db"`]);
+    expect(found.some((v) => v.startsWith(`lib/trust/engine/score.ts:1: imports "@/lib/trust/observe/read"`) && v.endsWith("[trust-pure-reach]"))).toBe(true);
+    expect(found.some((v) => v.startsWith("lib/trust/observe/read.ts:1") && v.endsWith("[trust-pure]"))).toBe(false);
+  });
+
+  it("trust-apart: readiness and rank never reach the trust grade", () => {
+    const found = breaking({
+      "lib/trust/engine/index.ts": `export const scoreSubject = 1;`,
+      "lib/rank/score/compute.ts": `import { h } from "@/lib/scoring/signals"; import { scoreSubject } from "@/lib/trust/engine"; export const compute = { h, scoreSubject };`,
+    });
+    expect(found.filter((v) => v.endsWith("[trust-apart]")).map((v) => v.split(" (")[0])).toEqual([`lib/rank/score/compute.ts:1: imports "@/lib/trust/engine"`]);
   });
 
   it("rooms and room-map: an undeclared room, and an edge a room does not declare, both fail", () => {

@@ -1,0 +1,311 @@
+/**
+ * One pass over a subject's observations into per-check sufficient statistics: the decayed pass and
+ * fail weights (with the rubric's `on_revision`), the raw counts, the latest outcome, what the gates
+ * read (the last fail, the passes since, the start of the current failing run), a curve check's
+ * weighted samples, and the flat counts of the outlook's two windows. docs/TRUST.md "Readings" says
+ * each choice made here.
+ */
+import type { Observation, Outcome, Revision, TrustSubject } from "../observation";
+import type { CompiledCheck, TrustRubric } from "../rubric";
+
+export const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
+
+const PASS = 0;
+const FAIL = 1;
+const NA = 2;
+const UNMEASURED = 3;
+const OUTCOME_CODE: Record<Outcome, number> = { pass: PASS, fail: FAIL, na: NA, unmeasured: UNMEASURED };
+const CODE_OUTCOME: Outcome[] = ["pass", "fail", "na", "unmeasured"];
+
+export interface WindowCounts {
+  pass: number;
+  fail: number;
+  /** Curve checks: the window's measured values (a timeout as +Infinity) and their revision weights. */
+  values: number[];
+  weights: number[];
+}
+
+export interface CheckStats {
+  check: CompiledCheck;
+  /** Decayed (and revision-weighted) weight of pass and fail observations. */
+  passWeight: number;
+  failWeight: number;
+  /** Observations counted (pass or fail, at or before now, not dropped by a reset). */
+  n: number;
+  passes: number;
+  fails: number;
+  na: number;
+  unmeasured: number;
+  /** Dropped by `on_revision: reset` (an older revision's observations). */
+  droppedByRevision: number;
+  /** The newest counted-or-na observation's outcome and time (na decides applicability). */
+  latestOutcome: Outcome | null;
+  latestAt: number | null;
+  firstAt: number | null;
+  lastFailAt: number | null;
+  lastPassAt: number | null;
+  /** Passes observed after the last fail; null for a check no gate reads (not counted). */
+  passesSinceLastFail: number | null;
+  /** The first fail after the last pass: when the current failing run began (null when the latest is a pass). */
+  failingSince: number | null;
+  /** Curve checks: weighted samples (ms; a fail without a value counts as +Infinity). */
+  values: number[];
+  weights: number[];
+  recent: WindowCounts;
+  baseline: WindowCounts;
+}
+
+export interface SubjectStats {
+  now: number;
+  /** The newest revision started at or before now. */
+  currentRevision: number;
+  checks: CheckStats[];
+  /** Revisions (after the first) started within the watch window. */
+  recentRevisions: Revision[];
+  /** The verdict's evidence minimums. */
+  probes: number;
+  probeSpanDays: number;
+  lastPaidAt: number | null;
+  /** Observations skipped because they lie after `now`. */
+  future: number;
+}
+
+function emptyWindow(): WindowCounts {
+  return { pass: 0, fail: 0, values: [], weights: [] };
+}
+
+const UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const d2 = (s: string, i: number) => (s.charCodeAt(i) - 48) * 10 + (s.charCodeAt(i + 1) - 48);
+
+/**
+ * An ISO 8601 instant in ms. The common UTC shape ("2026-12-01T12:00:00.000Z", what toISOString
+ * writes) is read digit by digit, since Date.parse per observation was most of a plain score's cost;
+ * anything else goes through Date.parse.
+ */
+export function instant(s: string): number {
+  if (UTC_MS.test(s)) {
+    const year = d2(s, 0) * 100 + d2(s, 2);
+    const ms = (s.charCodeAt(20) - 48) * 100 + d2(s, 21);
+    const t = Date.UTC(year, d2(s, 5) - 1, d2(s, 8), d2(s, 11), d2(s, 14), d2(s, 17), ms);
+    if (!Number.isNaN(t)) return t;
+  }
+  const t = Date.parse(s);
+  if (Number.isNaN(t)) throw new Error(`not an ISO 8601 instant: ${JSON.stringify(s)}`);
+  return t;
+}
+
+export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: number): SubjectStats {
+  const f = rubric.file;
+  // The current revision: the newest one started at or before now (a revision "in the future" of an as-of score has not happened yet).
+  let currentRevision = 1;
+  const recentRevisions: Revision[] = [];
+  for (const r of subject.revisions) {
+    const at = instant(r.startedAt);
+    if (at <= now && r.revision > currentRevision) currentRevision = r.revision;
+    if (r.revision > 1 && at <= now && now - at <= f.watch.revision_days * DAY_MS) recentRevisions.push(r);
+  }
+
+  const stats: CheckStats[] = rubric.checks.map((check) => ({
+    check,
+    passWeight: 0,
+    failWeight: 0,
+    n: 0,
+    passes: 0,
+    fails: 0,
+    na: 0,
+    unmeasured: 0,
+    droppedByRevision: 0,
+    latestOutcome: null,
+    latestAt: null,
+    firstAt: null,
+    lastFailAt: null,
+    lastPassAt: null,
+    passesSinceLastFail: null,
+    failingSince: null,
+    values: [],
+    weights: [],
+    recent: emptyWindow(),
+    baseline: emptyWindow(),
+  }));
+  // Per check, a decay constant: weight = 2^(−age/halfLife) = exp(−age · ln2 / halfLife).
+  // The checks of one probe share its instant and most share a half-life: one exp per (instant, half-life).
+  const halfLives = [...new Set(rubric.checks.map((c) => c.halfLifeDays))];
+  const slotOf = rubric.checks.map((c) => halfLives.indexOf(c.halfLifeDays));
+  const lambda = halfLives.map((h) => Math.LN2 / (h * DAY_MS));
+  const slotT = new Float64Array(halfLives.length).fill(NaN);
+  const slotW = new Float64Array(halfLives.length);
+  const recentFrom = now - f.outlook.recent_days * DAY_MS;
+  const baselineFrom = now - f.outlook.baseline_days * DAY_MS;
+  const paidFrom = now - f.verdict.paid_within_days * DAY_MS;
+  const probeIndex = rubric.checkById.get(f.verdict.probe_check)!.index;
+  let probes = 0;
+  let probeFirst = Infinity;
+  let probeLast = -Infinity;
+  let lastPaidAt: number | null = null;
+  let future = 0;
+
+  // Kept per check for the gates' second pass (time order is not assumed).
+  const ts: number[][] = rubric.checks.map(() => []);
+  const ocs: number[][] = rubric.checks.map(() => []);
+  const gated = new Set(f.gates.map((g) => rubric.checkById.get(g.check)!.index));
+
+  const obs: Observation[] = subject.observations;
+  let lastIso = "";
+  let lastT = 0;
+  for (let i = 0; i < obs.length; i++) {
+    const o = obs[i];
+    const check = rubric.checkById.get(o.check);
+    if (!check) throw new Error(`observation ${i} names no check of ${rubric.ref}: ${o.check}`);
+    // The checks of one probe share its instant: parse a repeated string once.
+    const t = o.observedAt === lastIso ? lastT : (lastT = instant((lastIso = o.observedAt)));
+    if (t > now) {
+      future++;
+      continue;
+    }
+    const code = OUTCOME_CODE[o.outcome];
+    if (code === undefined) throw new Error(`observation ${i} has no known outcome: ${o.outcome}`);
+    const s = stats[check.index];
+    const counted = code === PASS || code === FAIL;
+    if (counted && check.index === probeIndex) {
+      probes++;
+      if (t < probeFirst) probeFirst = t;
+      if (t > probeLast) probeLast = t;
+    }
+    if (counted && check.kind === "paid" && t >= paidFrom && (lastPaidAt === null || t > lastPaidAt)) lastPaidAt = t;
+
+    // Revision: `reset` drops an older revision's observations; `half` halves them once per revision since; none keeps them whole.
+    const behind = currentRevision - Math.min(o.revision, currentRevision);
+    let revisionFactor = 1;
+    if (behind > 0 && check.on_revision === "reset") {
+      s.droppedByRevision++;
+      continue;
+    }
+    if (behind > 0 && check.on_revision === "half") revisionFactor = Math.pow(0.5, behind);
+
+    if (code === UNMEASURED) {
+      s.unmeasured++;
+      continue;
+    }
+    if (s.latestAt === null || t >= s.latestAt) {
+      s.latestAt = t;
+      s.latestOutcome = CODE_OUTCOME[code];
+    }
+    if (code === NA) {
+      s.na++;
+      continue;
+    }
+    if (s.firstAt === null || t < s.firstAt) s.firstAt = t;
+    const slot = slotOf[check.index];
+    if (slotT[slot] !== t) {
+      slotT[slot] = t;
+      slotW[slot] = Math.exp(-lambda[slot] * (now - t));
+    }
+    const w = revisionFactor * slotW[slot];
+    s.n++;
+    const inRecent = t > recentFrom;
+    const inBaseline = t > baselineFrom;
+    if (check.metric === "curve") {
+      // A fail with no value is a timeout: it counts in the p95 as the worst value (docs/TRUST.md "timeouts").
+      const v = o.value === null || o.value === undefined ? (code === FAIL ? Infinity : NaN) : o.value;
+      if (Number.isNaN(v)) throw new Error(`observation ${i} (${o.check}, a curve check) passes with no value`);
+      s.values.push(v);
+      s.weights.push(w);
+      if (inRecent) {
+        s.recent.values.push(v);
+        s.recent.weights.push(revisionFactor);
+      }
+      if (inBaseline) {
+        s.baseline.values.push(v);
+        s.baseline.weights.push(revisionFactor);
+      }
+    }
+    if (code === PASS) {
+      s.passWeight += w;
+      s.passes++;
+      if (s.lastPassAt === null || t > s.lastPassAt) s.lastPassAt = t;
+      if (inRecent) s.recent.pass += revisionFactor;
+      if (inBaseline) s.baseline.pass += revisionFactor;
+    } else {
+      s.failWeight += w;
+      s.fails++;
+      if (s.lastFailAt === null || t > s.lastFailAt) s.lastFailAt = t;
+      if (inRecent) s.recent.fail += revisionFactor;
+      if (inBaseline) s.baseline.fail += revisionFactor;
+    }
+    if (gated.has(check.index)) {
+      ts[check.index].push(t);
+      ocs[check.index].push(code);
+    }
+  }
+
+  for (const idx of gated) {
+    const s = stats[idx];
+    const t = ts[idx];
+    const oc = ocs[idx];
+    let since = 0;
+    let failingSince = Infinity;
+    for (let j = 0; j < t.length; j++) {
+      if (oc[j] === PASS && (s.lastFailAt === null || t[j] > s.lastFailAt)) since++;
+      if (oc[j] === FAIL && (s.lastPassAt === null || t[j] > s.lastPassAt) && t[j] < failingSince) failingSince = t[j];
+    }
+    s.passesSinceLastFail = since;
+    s.failingSince = failingSince === Infinity ? null : failingSince;
+  }
+
+  return {
+    now,
+    currentRevision,
+    checks: stats,
+    recentRevisions,
+    probes,
+    probeSpanDays: probes > 0 ? (probeLast - probeFirst) / DAY_MS : 0,
+    lastPaidAt,
+    future,
+  };
+}
+
+/** The check's state: measured when pass or fail weight remains and its latest observation is not na. */
+export function checkStatus(s: CheckStats): "measured" | "na" | "unmeasured" {
+  if (s.latestOutcome === "na") return "na";
+  if (s.passWeight + s.failWeight > 0) return "measured";
+  return "unmeasured";
+}
+
+/**
+ * The weighted q-quantile (the smallest value whose cumulative weight reaches q of the total: the
+ * weighted nearest-rank rule). `order` is the index order of `values`, ascending.
+ */
+export function weightedQuantile(values: number[], weights: number[], order: Uint32Array, total: number, q: number): number {
+  const target = q * total;
+  let acc = 0;
+  for (let k = 0; k < order.length; k++) {
+    acc += weights[order[k]];
+    if (acc >= target - 1e-12 * total) return values[order[k]];
+  }
+  return values[order[order.length - 1]];
+}
+
+export function ascendingOrder(values: number[]): Uint32Array {
+  const order = new Uint32Array(values.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  order.sort((a, b) => values[a] - values[b]);
+  return order;
+}
+
+/** A curve's score (0–100) at input x: interpolated between its points (in log space for `log`), clamped outside them. */
+export function curveScore(points: Array<[number, number]>, space: "log" | "linear", x: number): number {
+  if (!(x > points[0][0])) return points[0][1];
+  const last = points[points.length - 1];
+  if (!(x < last[0])) return last[1];
+  const tr = space === "log" ? Math.log : (v: number) => v;
+  for (let j = 1; j < points.length; j++) {
+    const [x1, s1] = points[j];
+    if (x <= x1) {
+      const [x0, s0] = points[j - 1];
+      const u = (tr(x) - tr(x0)) / (tr(x1) - tr(x0));
+      return s0 + u * (s1 - s0);
+    }
+  }
+  return last[1];
+}

@@ -1,0 +1,143 @@
+/**
+ * The Monte-Carlo band (rubric `monte_carlo`): `draws` scores drawn from each measured check's
+ * posterior, and their `band` percentiles. docs/TRUST.md "band-draws" gives the reasons; in short:
+ *
+ * - A rate check's posterior is Beta(passWeight + ½, failWeight + ½) (Jeffreys' prior over the decayed
+ *   weights the seed names). A curve check draws its p95's quantile level from
+ *   Beta(q·W + ½, (1 − q)·W + ½), W its total decayed weight, reads the weighted samples at that
+ *   level and maps it through the curve. Only sufficient statistics are read, never the rows again.
+ * - The draws are correlated through one shared factor per subject: check c in draw d reads its
+ *   posterior at Φ(√ρ·z_d + √(1 − ρ)·e_dc), z and e standard normals. Checks read from the same probes
+ *   and the same paid calls share those calls' luck, and a little evidence about an endpoint is little
+ *   evidence about all of it: with independent draws (ρ = 0) twenty-five checks would average their
+ *   uncertainty away, and eight probes with one paid call would read as near-certain.
+ * - Each posterior is tabulated once at GRID points of the latent normal (betaQuantile is the costly
+ *   part) and read by linear interpolation per draw; posteriors with the same (a, b) share a table.
+ * - The draws do not re-check the gates: a cap that fired at the point estimate caps every draw
+ *   (a gate reads events that were seen, not rates).
+ * - The normals depend on the seed alone (common random numbers): the same seed gives the same band,
+ *   whatever else was scored before, and two endpoints' bands differ by their evidence, not by noise.
+ */
+import type { TrustRubric } from "../rubric";
+import { ascendingOrder, curveScore, weightedQuantile, type SubjectStats } from "./aggregate";
+import { betaQuantile, fillNormals, mulberry32, normalCdf, sortedQuantile } from "./stats";
+
+export const DEFAULT_SEED = 402;
+
+export interface BandOptions {
+  /** The shared factor's share of each check's latent variance (0 = independent checks, 1 = one luck for all). */
+  rho: number;
+  /** The latent grid each posterior is tabulated on: ±gridMax in steps of gridStep. */
+  gridStep: number;
+  gridMax: number;
+}
+
+export const DEFAULT_BAND_OPTIONS: BandOptions = { rho: 0.5, gridStep: 0.25, gridMax: 4 };
+
+/** Jeffreys' prior: Beta(½, ½). */
+const PRIOR = 0.5;
+
+interface NormalStream {
+  seed: number;
+  draws: number;
+  width: number;
+  z: Float64Array;
+}
+let cached: NormalStream | null = null;
+
+/** draws × (1 + checks) standard normals from the seed, draw-major: [z_d, e_d0, e_d1, …]. */
+function normals(seed: number, draws: number, checks: number): NormalStream {
+  const width = 1 + checks;
+  if (cached && cached.seed === seed && cached.draws === draws && cached.width === width) return cached;
+  cached = { seed, draws, width, z: fillNormals(new Float64Array(draws * width), mulberry32(seed)) };
+  return cached;
+}
+
+export interface Band {
+  low: number;
+  high: number;
+  /** The sorted drawn scores (for tests and charts). */
+  scores: Float64Array;
+}
+
+export function drawBand(rubric: TrustRubric, st: SubjectStats, rates: Array<number | null>, cap: number | null, seed: number, options: Partial<BandOptions> = {}): Band {
+  const o = { ...DEFAULT_BAND_OPTIONS, ...options };
+  const f = rubric.file;
+  const K = Math.round((2 * o.gridMax) / o.gridStep) + 1;
+  const grid = new Float64Array(K);
+  const up = new Float64Array(K); // Φ(z_k)
+  for (let k = 0; k < K; k++) {
+    grid[k] = -o.gridMax + k * o.gridStep;
+    up[k] = normalCdf(grid[k]);
+  }
+
+  // The score is linear in the rates once the measured set is fixed: score = Σ coef_c · rate_c.
+  const dimDen = new Float64Array(rubric.dimensions.length);
+  for (const c of rubric.checks) if (rates[c.index] !== null && c.weight > 0) dimDen[c.dimensionIndex] += c.weight;
+  let dimTotal = 0;
+  for (const d of rubric.dimensions) if (dimDen[d.index] > 0) dimTotal += d.weight;
+
+  const active: number[] = [];
+  const coef: number[] = [];
+  const tables: Float64Array[] = [];
+  const shared = new Map<string, Float64Array>();
+  for (const c of rubric.checks) {
+    if (rates[c.index] === null || c.weight <= 0) continue;
+    const s = st.checks[c.index];
+    let table: Float64Array;
+    if (c.metric === "curve") {
+      const total = s.weights.reduce((a, b) => a + b, 0);
+      const order = ascendingOrder(s.values);
+      const q = c.quantile!;
+      table = new Float64Array(K);
+      for (let k = 0; k < K; k++) {
+        // A better draw (higher latent) reads a lower quantile level: lower latency.
+        const level = betaQuantile(1 - up[k], q * total + PRIOR, (1 - q) * total + PRIOR);
+        table[k] = curveScore(c.curve!.points, c.curve!.space, weightedQuantile(s.values, s.weights, order, total, level)) / 100;
+      }
+    } else {
+      const a = s.passWeight + PRIOR;
+      const b = s.failWeight + PRIOR;
+      const key = `${a}|${b}`;
+      let t = shared.get(key);
+      if (!t) {
+        t = new Float64Array(K);
+        for (let k = 0; k < K; k++) t[k] = betaQuantile(up[k], a, b);
+        shared.set(key, t);
+      }
+      table = t;
+    }
+    active.push(c.index);
+    coef.push((100 * rubric.dimensions[c.dimensionIndex].weight * c.weight) / (dimTotal * dimDen[c.dimensionIndex]));
+    tables.push(table);
+  }
+
+  const draws = f.monte_carlo.draws;
+  const stream = normals(seed, draws, rubric.checks.length);
+  const z = stream.z;
+  const width = stream.width;
+  const ls = Math.sqrt(o.rho);
+  const li = Math.sqrt(1 - o.rho);
+  const inv = 1 / o.gridStep;
+  const top = K - 1;
+  const scores = new Float64Array(draws);
+  const n = active.length;
+  const capValue = cap === null ? Infinity : cap;
+  for (let d = 0; d < draws; d++) {
+    const row = d * width;
+    const common = ls * z[row];
+    let score = 0;
+    for (let j = 0; j < n; j++) {
+      const x = common + li * z[row + 1 + active[j]];
+      let p = (x + o.gridMax) * inv;
+      if (p < 0) p = 0;
+      else if (p > top) p = top;
+      const k = p < top ? Math.floor(p) : top - 1;
+      const t = tables[j];
+      score += coef[j] * (t[k] + (p - k) * (t[k + 1] - t[k]));
+    }
+    scores[d] = score < capValue ? score : capValue;
+  }
+  scores.sort();
+  return { low: sortedQuantile(scores, f.monte_carlo.band[0] / 100), high: sortedQuantile(scores, f.monte_carlo.band[1] / 100), scores };
+}

@@ -1,0 +1,302 @@
+/**
+ * The trust rubric is data (docs/spec/trust-rubric.md). Every version is a JSON file in this folder,
+ * byte for byte as the seed gives it, imported statically so the engine bundles without a file
+ * system. At load each file is (1) checked against its pin, (2) validated with ajv against the
+ * `swarmmemo.rubric/1` schema (./swarmmemo.rubric-1.schema.json), each problem named by its JSON
+ * pointer, and (3) checked for consistency (a gate names a real check, curve points ascend, …).
+ * A later version is a new file and a new line in RUBRIC_FILES; a pinned file never changes.
+ *
+ * The pin is two SHA-256 digests: `sha256` of the file's bytes (checked by `checkRubricText`, which
+ * the tests run over the file and which refuses any edit, even of whitespace) and `contentSha256` of
+ * its canonical JSON (sorted keys, no spaces), which is what `loadRubric` can check at load time from
+ * the bundled, already-parsed JSON.
+ */
+import { createHash } from "node:crypto";
+import Ajv2020, { type ErrorObject } from "ajv/dist/2020";
+import schema from "./swarmmemo.rubric-1.schema.json";
+import x402Endpoint_1_0_0_draft_1 from "./x402-endpoint-1.0.0-draft.1.json";
+
+export type CheckKind = "free" | "paid";
+export type OnRevision = "half" | "reset";
+export type GateWhen = "fail_weight_gte" | "failing_for_hours" | "failed_within_hours";
+export type GateVerdict = "avoid" | "down" | "caution";
+export type ConfidenceLevel = "high" | "medium" | "low";
+
+export interface RubricCheck {
+  id: string;
+  dimension: string;
+  weight: number;
+  kind: CheckKind;
+  metric: "rate" | "curve";
+  half_life_days?: number;
+  on_revision?: OnRevision;
+  title: string;
+  measure: string;
+  validity: string;
+  curve?: { input: string; space: "log" | "linear"; points: Array<[number, number]> };
+}
+
+export interface RubricGate {
+  flag: string;
+  check: string;
+  when: GateWhen;
+  value: number;
+  clear_after_passes?: number;
+  cap?: number;
+  verdict?: GateVerdict;
+  stale?: boolean;
+  watch?: boolean;
+}
+
+/** The file as written (`swarmmemo.rubric/1`). */
+export interface RubricFile {
+  schema: "swarmmemo.rubric/1";
+  id: string;
+  version: string;
+  title: string;
+  description: string;
+  url?: string;
+  notes?: string;
+  subject_types: string[];
+  dimensions: Array<{ id: string; weight: number }>;
+  decay: { free: number; paid: number };
+  checks: RubricCheck[];
+  gates: RubricGate[];
+  grades: Array<{ grade: string; min: number }>;
+  confidence: Array<{ level: ConfidenceLevel; max_width: number }>;
+  verdict: {
+    probe_check: string;
+    min_probes: number;
+    min_span_days: number;
+    paid_within_days: number;
+    avoid_grades: string[];
+    caution_grades: string[];
+    caution_confidence: ConfidenceLevel[];
+  };
+  outlook: { recent_days: number; baseline_days: number; delta: number };
+  watch: { revision_days: number };
+  monte_carlo: { draws: number; band: [number, number] };
+  value: { inside_score: false; metrics: string[]; price_percentile_among: string };
+  changelog: string[];
+}
+
+/** A check as the engine reads it: the file's fields plus what follows from them. */
+export interface CompiledCheck extends RubricCheck {
+  index: number;
+  dimensionIndex: number;
+  /** The check's own half_life_days, else the rubric's decay for its kind. */
+  halfLifeDays: number;
+  /** Curve checks: the quantile the curve reads, from `input` ("p95" → 0.95). */
+  quantile: number | null;
+}
+
+export interface TrustRubric {
+  file: RubricFile;
+  /** "x402-endpoint/1.0.0-draft.1". */
+  ref: string;
+  checks: CompiledCheck[];
+  checkById: Map<string, CompiledCheck>;
+  dimensions: Array<{ id: string; weight: number; index: number }>;
+  /** Grades from the highest minimum down; confidence levels from the narrowest width up. */
+  gradesDescending: Array<{ grade: string; min: number }>;
+  confidenceAscending: Array<{ level: ConfidenceLevel; max_width: number }>;
+  /** `value.price_percentile_among`, read: the checks and the pass rate a peer needs to count. */
+  pricePeers: { sameCategory: true; checks: string[]; minRate: number };
+}
+
+export interface RubricProblem {
+  /** JSON pointer into the rubric file ("" for the file itself). */
+  pointer: string;
+  message: string;
+}
+
+export class RubricError extends Error {
+  constructor(
+    readonly ref: string,
+    readonly problems: RubricProblem[],
+  ) {
+    super(`rubric ${ref} refused:\n${problems.map((p) => `- ${p.pointer || "/"}: ${p.message}`).join("\n")}`);
+    this.name = "RubricError";
+  }
+}
+
+interface PinnedFile {
+  file: string;
+  json: unknown;
+  sha256: string;
+  contentSha256: string;
+}
+
+/** The pinned files. A new version is a new file and a new line here; never an edit of a pinned file. */
+export const RUBRIC_FILES: Record<string, PinnedFile> = {
+  "x402-endpoint/1.0.0-draft.1": {
+    file: "x402-endpoint-1.0.0-draft.1.json",
+    json: x402Endpoint_1_0_0_draft_1,
+    sha256: "2e5b69639b4cda5476d766786996a7a9cc4d3d1425e823bf182d2b55b72b24de",
+    contentSha256: "74887cd9fad894a2ee80cb5dce200027c009a07aa45248056783a4f460b3346f",
+  },
+};
+
+export const CURRENT_RUBRIC_REF = "x402-endpoint/1.0.0-draft.1";
+
+const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
+
+/** JSON with object keys sorted at every level and no whitespace: the same content gives the same text. */
+export function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== "object") return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .sort()
+    .filter((k) => o[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+    .join(",")}}`;
+}
+
+export const contentDigest = (v: unknown) => sha256(canonicalJson(v));
+
+// Compiled once per process: compiling a schema costs far more than validating a file.
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+const validateShape = ajv.compile(schema);
+
+const escapeToken = (t: string) => t.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** One ajv error as a JSON pointer and a sentence (shared with the subject validator). */
+export function ajvProblem(e: ErrorObject): RubricProblem {
+  const at = e.instancePath;
+  switch (e.keyword) {
+    case "required":
+      return { pointer: `${at}/${escapeToken(String(e.params.missingProperty))}`, message: "is required" };
+    case "additionalProperties":
+      return { pointer: `${at}/${escapeToken(String(e.params.additionalProperty))}`, message: "is not a known field" };
+    case "enum":
+      return { pointer: at, message: `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` };
+    case "const":
+      return { pointer: at, message: `must be ${JSON.stringify(e.params.allowedValue)}` };
+    case "type":
+      return { pointer: at, message: `must be of type ${Array.isArray(e.params.type) ? e.params.type.join(" or ") : e.params.type}` };
+    case "pattern":
+      return { pointer: at, message: `has the wrong shape (must match ${e.params.pattern})` };
+    default:
+      return { pointer: at, message: e.message ?? e.keyword };
+  }
+}
+
+const PRICE_PEERS = /same category whose ([A-Z][0-9]+) and ([A-Z][0-9]+) pass rate is at least ([0-9]*\.?[0-9]+)/;
+
+/**
+ * Validates a parsed rubric (shape, then consistency) and compiles it for the engine. Throws a
+ * RubricError naming every problem by its JSON pointer. Does not check a pin: see loadRubric.
+ */
+export function compileRubric(input: unknown, ref = "(unpinned)"): TrustRubric {
+  if (!validateShape(input)) {
+    throw new RubricError(ref, (validateShape.errors ?? []).map(ajvProblem));
+  }
+  const f = input as unknown as RubricFile;
+  const problems: RubricProblem[] = [];
+  const dims = f.dimensions.map((d, index) => ({ ...d, index }));
+  const dimIndex = new Map(dims.map((d) => [d.id, d.index]));
+  if (dimIndex.size !== dims.length) problems.push({ pointer: "/dimensions", message: "a dimension id is listed twice" });
+
+  const checks: CompiledCheck[] = [];
+  const byId = new Map<string, CompiledCheck>();
+  f.checks.forEach((c, i) => {
+    const at = `/checks/${i}`;
+    if (byId.has(c.id)) problems.push({ pointer: `${at}/id`, message: `check ${c.id} is listed twice` });
+    const di = dimIndex.get(c.dimension);
+    if (di === undefined) problems.push({ pointer: `${at}/dimension`, message: `names no dimension of the rubric (${c.dimension})` });
+    let quantile: number | null = null;
+    if (c.metric === "curve") {
+      if (!c.curve) problems.push({ pointer: `${at}/curve`, message: "a curve check needs its curve" });
+      else {
+        quantile = Number(/^p(\d+)$/.exec(c.curve.input)![1]) / 100;
+        c.curve.points.forEach((p, j) => {
+          if (j > 0 && !(p[0] > c.curve!.points[j - 1][0])) problems.push({ pointer: `${at}/curve/points/${j}/0`, message: "curve inputs must ascend" });
+        });
+      }
+    } else if (c.curve) problems.push({ pointer: `${at}/curve`, message: "only a curve check has a curve" });
+    const compiled: CompiledCheck = { ...c, index: i, dimensionIndex: di ?? -1, halfLifeDays: c.half_life_days ?? f.decay[c.kind], quantile };
+    checks.push(compiled);
+    byId.set(c.id, compiled);
+  });
+  dims.forEach((d, i) => {
+    if (!checks.some((c) => c.dimensionIndex === d.index && c.weight > 0)) problems.push({ pointer: `/dimensions/${i}`, message: `dimension ${d.id} has no weighted check` });
+  });
+  f.gates.forEach((g, i) => {
+    if (!byId.has(g.check)) problems.push({ pointer: `/gates/${i}/check`, message: `names no check of the rubric (${g.check})` });
+    if (g.cap === undefined && g.verdict === undefined && !g.stale && !g.watch) problems.push({ pointer: `/gates/${i}`, message: "a gate must cap, give a verdict, mark stale or watch" });
+  });
+  const grades = [...f.grades].sort((a, b) => b.min - a.min);
+  if (grades[grades.length - 1].min !== 0) problems.push({ pointer: "/grades", message: "the lowest grade must start at 0" });
+  if (new Set(grades.map((g) => g.min)).size !== grades.length) problems.push({ pointer: "/grades", message: "two grades share a minimum" });
+  const known = new Set(f.grades.map((g) => g.grade));
+  for (const k of ["avoid_grades", "caution_grades"] as const) {
+    f.verdict[k].forEach((g, i) => {
+      if (!known.has(g)) problems.push({ pointer: `/verdict/${k}/${i}`, message: `names no grade of the rubric (${g})` });
+    });
+  }
+  if (!byId.has(f.verdict.probe_check)) problems.push({ pointer: "/verdict/probe_check", message: `names no check of the rubric (${f.verdict.probe_check})` });
+  const conf = [...f.confidence].sort((a, b) => a.max_width - b.max_width);
+  if (conf[conf.length - 1].max_width !== 100) problems.push({ pointer: "/confidence", message: "the widest confidence level must reach a width of 100" });
+  if (!(f.monte_carlo.band[0] < f.monte_carlo.band[1])) problems.push({ pointer: "/monte_carlo/band", message: "the band's low percentile must lie below its high one" });
+  if (!(f.outlook.recent_days < f.outlook.baseline_days)) problems.push({ pointer: "/outlook", message: "the recent window must be shorter than the baseline" });
+  const peers = PRICE_PEERS.exec(f.value.price_percentile_among);
+  if (!peers) problems.push({ pointer: "/value/price_percentile_among", message: `cannot be read as "…same category whose <check> and <check> pass rate is at least <rate>"` });
+  else for (const id of [peers[1], peers[2]]) if (!byId.has(id)) problems.push({ pointer: "/value/price_percentile_among", message: `names no check of the rubric (${id})` });
+  if (problems.length) throw new RubricError(ref, problems);
+  return {
+    file: f,
+    ref: `${f.id}/${f.version}`,
+    checks,
+    checkById: byId,
+    dimensions: dims,
+    gradesDescending: grades,
+    confidenceAscending: conf,
+    pricePeers: { sameCategory: true, checks: [peers![1], peers![2]], minRate: Number(peers![3]) },
+  };
+}
+
+function refOf(ref: string): PinnedFile {
+  const pinned = RUBRIC_FILES[ref];
+  if (!pinned) throw new RubricError(ref, [{ pointer: "", message: `unknown rubric; known: ${Object.keys(RUBRIC_FILES).join(", ")}` }]);
+  return pinned;
+}
+
+/**
+ * A pinned rubric file's text (the bytes as stored), checked against its byte pin, then validated and
+ * compiled. A copy that differs by one byte is refused.
+ */
+export function checkRubricText(text: string, ref = CURRENT_RUBRIC_REF): TrustRubric {
+  const pinned = refOf(ref);
+  const got = sha256(text);
+  if (got !== pinned.sha256) throw new RubricError(ref, [{ pointer: "", message: `the file's SHA-256 is ${got}, pinned ${pinned.sha256}: a pinned rubric never changes; a change is a new version file` }]);
+  const compiled = compileRubric(JSON.parse(text), ref);
+  checkRef(compiled, ref);
+  return compiled;
+}
+
+/** Checks parsed rubric content against the content pin, then validates and compiles it. */
+export function checkRubricContent(json: unknown, ref = CURRENT_RUBRIC_REF): TrustRubric {
+  const pinned = refOf(ref);
+  const got = contentDigest(json);
+  if (got !== pinned.contentSha256) throw new RubricError(ref, [{ pointer: "", message: `the content's SHA-256 is ${got}, pinned ${pinned.contentSha256}: a pinned rubric never changes; a change is a new version file` }]);
+  const compiled = compileRubric(json, ref);
+  checkRef(compiled, ref);
+  return compiled;
+}
+
+function checkRef(r: TrustRubric, ref: string) {
+  if (r.ref !== ref) throw new RubricError(ref, [{ pointer: "/version", message: `the file says ${r.ref}` }]);
+}
+
+const loaded = new Map<string, TrustRubric>();
+
+/** The rubric by reference ("x402-endpoint/1.0.0-draft.1"; default the current one), pin-checked and validated once per process. */
+export function loadRubric(ref: string = CURRENT_RUBRIC_REF): TrustRubric {
+  let r = loaded.get(ref);
+  if (!r) {
+    r = checkRubricContent(refOf(ref).json, ref);
+    loaded.set(ref, r);
+  }
+  return r;
+}
