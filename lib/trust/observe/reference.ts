@@ -5,7 +5,7 @@
  *
  * - Agent verdict (docs/AGENT-VERDICT.md "Deliverable bytes"): the deliverable's kind, byte length,
  *   SHA-256 and keccak-256 (`deliverableDigest`), and the digest each criterion's evidence names.
- * - Validity check (docs/spec/products.md "Validity-check computation"): the validity analysis's
+ * - Validity check (docs/spec/products.md "Validity-check computation rule"): the validity analysis's
  *   remaining time and STALE / TIGHT / OK verdict from the payload and the printed evaluation instant
  *   (EVM seconds, tight at 60; SVM slots, tight at 150), the instant's ISO rendering; the upto
  *   statement's ceiling as submitted and its exact decimal rendering.
@@ -60,7 +60,7 @@ function agentVerdict(request: Record<string, unknown>, out: Record<string, unkn
   return { reference: "agent-verdict", outcome: compared.every((c) => c.equal) ? "pass" : "fail", compared };
 }
 
-/** docs/spec/products.md "Validity-check computation": STALE <= 0 < TIGHT <= tight < OK. */
+/** docs/spec/products.md "Validity-check computation rule": STALE <= 0 < TIGHT <= tight < OK. */
 function verdictOf(remaining: number, tight: number): string {
   return remaining <= 0 ? "STALE" : remaining <= tight ? "TIGHT" : "OK";
 }
