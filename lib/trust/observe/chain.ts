@@ -25,6 +25,14 @@ export function expectedSeparator(network: string, asset: string, name: string, 
   return domainSeparator({ domain: { name, version, chainId, verifyingContract: getAddress(asset) } });
 }
 
+/**
+ * A contract's EIP-712 domain does not change: an answered read is kept for an hour per process, so a
+ * health sweep over many listings on one asset reads the chain once, not once per listing. An
+ * unmeasured read is never kept (the RPC may be back next time).
+ */
+const ANSWERED_TTL_MS = 3_600_000;
+const answered = new Map<string, { at: number; read: DomainRead }>();
+
 /** One read per distinct quoted (network, asset, name, version) of a table asset; keyed by domainKey(). */
 export async function readAssetDomains(requirements: Iterable<NormalisedRequirement>, options: { settings?: RpcSettings; timeoutMs?: number } = {}): Promise<Map<string, DomainRead>> {
   const out = new Map<string, DomainRead>();
@@ -39,12 +47,21 @@ export async function readAssetDomains(requirements: Iterable<NormalisedRequirem
       out.set(key, { ok: false, unmeasured: `no EIP-712 domain to read for ${r.network} ${r.asset}` });
       continue;
     }
+    const kept = answered.get(key);
+    if (kept && Date.now() - kept.at < ANSWERED_TTL_MS && !options.settings) {
+      out.set(key, kept.read);
+      continue;
+    }
     try {
       const read = await readChain(r.network, (client: PublicClient) => client.readContract({ address: getAddress(r.asset), abi: DOMAIN_ABI, functionName: "DOMAIN_SEPARATOR" }), options);
-      out.set(key, read.ok ? { ok: true, matches: read.value.toLowerCase() === expected.toLowerCase(), expected, onChain: read.value } : { ok: false, unmeasured: read.unmeasured });
+      const result: DomainRead = read.ok ? { ok: true, matches: read.value.toLowerCase() === expected.toLowerCase(), expected, onChain: read.value } : { ok: false, unmeasured: read.unmeasured };
+      out.set(key, result);
+      if (result.ok) answered.set(key, { at: Date.now(), read: result });
     } catch (e) {
       // A revert or an undecodable answer is the contract's own answer: it has no such EIP-712 domain.
-      out.set(key, { ok: true, matches: false, expected, onChain: null, error: (e instanceof Error ? e.message : String(e)).split("\n")[0].slice(0, 300) });
+      const result: DomainRead = { ok: true, matches: false, expected, onChain: null, error: (e instanceof Error ? e.message : String(e)).split("\n")[0].slice(0, 300) };
+      out.set(key, result);
+      answered.set(key, { at: Date.now(), read: result });
     }
   }
   return out;

@@ -25,7 +25,7 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestOrganization } from "@/test/ledger";
 import { facilitatorRoutes } from "@/test/router-routes";
 import { serveRoutes, type RouteServer } from "@/test/route-server";
-import { readTrustSubjects } from "@/lib/trust/observe";
+import { expectedSeparator, readAssetDomains, readTrustSubjects } from "@/lib/trust/observe";
 import type { ListingEndpoint } from "@/lib/listing-document/document";
 
 let node: AnvilNode;
@@ -117,6 +117,12 @@ describe("free checks from the health sweep's probes", () => {
     expect((honest.find((o) => o.check === "S1")!.receipt as { findings: Array<{ code: string }> }).findings.map((f) => f.code)).toContain("not_https");
     expect(honest.find((o) => o.check === "R3")!.value).toBeGreaterThan(0);
     expect(byCheck(await observations(ids.overcharges, "monitor"), "/v1/geocode")).toMatchObject({ R2: "pass", C1: "pass", H1: "fail" });
+    // The reference products' long published texts and 402s are honest: the screens raise no flag on them.
+    for (const key of ["validity", "verdict"]) {
+      const rows = await observations(ids[key], "monitor");
+      const flagged = rows.filter((o) => (o.check === "S2" || o.check === "S4") && o.outcome !== "pass");
+      expect(flagged.map((o) => JSON.stringify(o.receipt)), key).toEqual([]);
+    }
   }, 120_000);
 });
 
@@ -182,5 +188,19 @@ describe("the reader", () => {
       expect(s.revisions).toEqual([{ revision: 1, startedAt: expect.any(String), changes: [], note: null }]);
       expect(s.observations.find((o) => o.check === "R7")).toMatchObject({ kind: "paid", vantage: "canary", value: expect.any(Number) });
     }
+  });
+});
+
+describe("C3's chain read (one DOMAIN_SEPARATOR eth_call)", () => {
+  const req = (name: string, version: string, asset: string = local.usdc) => ({ scheme: "exact", network: "eip155:31337", amount: "1", asset, payTo: payee("c3"), maxTimeoutSeconds: 60, extra: { name, version } });
+  it("equal for the test USDC's own name and version; different for another; unmeasured without an RPC", async () => {
+    const ok = await readAssetDomains([req("USD Coin", "2")], { settings: { rpcUrls: {}, TOLLGATE_CHAIN_RPC_URL: node.rpcUrl } });
+    expect([...ok.values()]).toEqual([{ ok: true, matches: true, expected: expectedSeparator("eip155:31337", local.usdc, "USD Coin", "2"), onChain: expect.stringMatching(/^0x[0-9a-f]{64}$/) }]);
+    const wrong = await readAssetDomains([req("USDC", "2")], { settings: { rpcUrls: {}, TOLLGATE_CHAIN_RPC_URL: node.rpcUrl } });
+    expect([...wrong.values()][0]).toMatchObject({ ok: true, matches: false });
+    const down = await readAssetDomains([req("USD Coin", "2")], { settings: { rpcUrls: {} } });
+    expect([...down.values()][0]).toMatchObject({ ok: false, unmeasured: expect.stringMatching(/no RPC configured/) });
+    // An asset the table does not hold is not read: C3's table half fails it without the chain.
+    expect((await readAssetDomains([req("USD Coin", "2", payee("not-a-token"))], { settings: { rpcUrls: {}, TOLLGATE_CHAIN_RPC_URL: node.rpcUrl } })).size).toBe(0);
   });
 });

@@ -99,14 +99,42 @@ async function insertRevision(tx: Client, key: EndpointKey, revision: number, st
  * The endpoint's revision at this write (creating the revisions its history and this write imply).
  * `listingChangedAt` is when the listing row was last saved: a change of its listed fields started then.
  */
-export async function settleRevision(tx: Client, key: EndpointKey, current: EndpointState, at: string, derivedFrom: string, listing: { createdAt: string; updatedAt: string }): Promise<number> {
-  await rows(tx, `SELECT true AS "locked" FROM pg_advisory_xact_lock(hashtextextended($1, 7402))`, `trust:${key.listingId} ${key.method} ${key.path}`);
-  const [latest] = await rows<RevisionRow>(
+export interface EndpointHistory {
+  /** The revision this write observes. */
+  revision: number;
+  /** Quotes of the 30 days up to the write (earlier H1 receipts), oldest first (H2, H3). */
+  pastQuotes: PastQuote[];
+  /** Price revisions that carry a seller's note (H2). */
+  noted: Array<{ startedAt: string; note: string }>;
+}
+
+/** One statement: the latest revision, the last payTo seen (H3), the 30 days of quotes (H1) and the noted price revisions. */
+async function endpointContext(tx: Client, key: EndpointKey, at: string) {
+  const k = `"listingId" = $1 AND "method" = $2 AND "path" = $3`;
+  const [row] = await rows<{ latest: RevisionRow | null; seenPayTo: string | null; pastQuotes: PastQuote[]; noted: Array<{ startedAt: string; note: string }> }>(
     tx,
-    `SELECT "revision", ${isoOf(`"startedAt"`)} AS "startedAt", "listedPrice", "payTo", "descriptionSha256", "schemasSha256"
-     FROM "trust_endpoint_revisions" WHERE "listingId" = $1 AND "method" = $2 AND "path" = $3 ORDER BY "revision" DESC LIMIT 1`,
-    key.listingId, key.method, key.path,
+    `SELECT
+       (SELECT row_to_json(r) FROM (SELECT "revision", ${isoOf(`"startedAt"`)} AS "startedAt", "listedPrice", "payTo", "descriptionSha256", "schemasSha256"
+          FROM "trust_endpoint_revisions" WHERE ${k} ORDER BY "revision" DESC LIMIT 1) r) AS "latest",
+       (SELECT "receipt"->>'payTo' FROM "trust_observations" WHERE ${k} AND "check" = 'H3' AND "receipt" ? 'payTo'
+          ORDER BY "observedAt" DESC, "createdAt" DESC LIMIT 1) AS "seenPayTo",
+       (SELECT coalesce(json_agg(q ORDER BY q."at"), '[]'::json) FROM (
+          SELECT ${isoOf(`"observedAt"`)} AS "at", "receipt"->'quote'->>'amount' AS "amount", "receipt"->'quote'->>'asset' AS "asset",
+                 "receipt"->'quote'->>'network' AS "network", "receipt"->'quote'->>'payTo' AS "payTo"
+          FROM "trust_observations" WHERE ${k} AND "check" = 'H1' AND "receipt" ? 'quote'
+            AND "observedAt" >= (${utcParam(4)} - interval '30 days') AND "observedAt" <= ${utcParam(4)}) q) AS "pastQuotes",
+       (SELECT coalesce(json_agg(n), '[]'::json) FROM (
+          SELECT ${isoOf(`"startedAt"`)} AS "startedAt", "note" FROM "trust_endpoint_revisions" WHERE ${k} AND 'price' = ANY("changes") AND "note" IS NOT NULL) n) AS "noted"`,
+    key.listingId, key.method, key.path, at,
   );
+  return row;
+}
+
+export async function settleRevision(tx: Client, key: EndpointKey, current: EndpointState, at: string, derivedFrom: string, listing: { createdAt: string; updatedAt: string }): Promise<EndpointHistory> {
+  await rows(tx, `SELECT true AS "locked" FROM pg_advisory_xact_lock(hashtextextended($1, 7402))`, `trust:${key.listingId} ${key.method} ${key.path}`);
+  const ctx = await endpointContext(tx, key, at);
+  const history = (revision: number): EndpointHistory => ({ revision, pastQuotes: ctx.pastQuotes, noted: ctx.noted });
+  const latest = ctx.latest;
   const clamp = (t: string, floor: string) => (t < floor ? floor : t > at ? (at < floor ? floor : at) : t);
   if (!latest) {
     // First sight: the scored documents are the listing's history of this endpoint's listed fields.
@@ -135,34 +163,27 @@ export async function settleRevision(tx: Client, key: EndpointKey, current: Endp
     }
     if (!last) {
       await insertRevision(tx, key, 1, listing.createdAt, [], current, derivedFrom);
-      return 1;
+      return history(1);
     }
     const changes = changesBetween(last, current);
-    if (changes.length === 0) return revision;
+    if (changes.length === 0) return history(revision);
     lastStart = clamp(listing.updatedAt, lastStart);
     await insertRevision(tx, key, ++revision, lastStart, changes, current, "listing");
-    return revision;
+    return history(revision);
   }
   // The last payTo seen (H3's receipts), since a revision's own payTo may predate a first sighting.
-  const [seen] = await rows<{ payTo: string | null }>(
-    tx,
-    `SELECT "receipt"->>'payTo' AS "payTo" FROM "trust_observations"
-     WHERE "listingId" = $1 AND "method" = $2 AND "path" = $3 AND "check" = 'H3' AND "receipt" ? 'payTo'
-     ORDER BY "observedAt" DESC, "createdAt" DESC LIMIT 1`,
-    key.listingId, key.method, key.path,
-  );
   const before: EndpointState = {
     listedPrice: latest.listedPrice,
-    payTo: seen?.payTo ?? latest.payTo,
+    payTo: ctx.seenPayTo ?? latest.payTo,
     descriptionSha256: latest.descriptionSha256 ?? "",
     schemasSha256: latest.schemasSha256 ?? "",
   };
   const changes = changesBetween(before, current);
-  if (changes.length === 0) return latest.revision;
+  if (changes.length === 0) return history(latest.revision);
   // A change of the listed fields started when the listing was saved; a new payTo when it was seen.
   const startedAt = changes.every((c) => c === "payTo") ? clamp(at, latest.startedAt) : clamp(listing.updatedAt, latest.startedAt);
   await insertRevision(tx, key, latest.revision + 1, startedAt, changes, { ...current, payTo: current.payTo ?? before.payTo }, changes.includes("payTo") ? derivedFrom : "listing");
-  return latest.revision + 1;
+  return history(latest.revision + 1);
 }
 
 interface Row {
@@ -212,21 +233,23 @@ function rowsOf(drafts: Draft[], base: Omit<Row, "id" | "check" | "kind" | "outc
 type ListingRow = { id: string; organizationId: string; title: string; shortDescription: string | null; description: string | null; authPreconditions: string | null; createdAt: string; updatedAt: string };
 type EndpointRow = ListedEndpoint;
 
-async function loadListing(tx: Client, listingId: string): Promise<{ listing: ListingRow; endpoints: EndpointRow[] } | null> {
-  const [listing] = await rows<ListingRow>(
+async function loadListing(tx: Client, listingId: string): Promise<{ listing: ListingRow; endpoints: EndpointRow[]; wallets: string[] } | null> {
+  const [row] = await rows<ListingRow & { endpoints: EndpointRow[]; wallets: string[] }>(
     tx,
-    `SELECT "id", "organizationId", "title", "shortDescription", "description", "authPreconditions", ${isoOf(`"createdAt"`)} AS "createdAt", ${isoOf(`"updatedAt"`)} AS "updatedAt"
-     FROM "listings" WHERE "id" = $1`,
+    `SELECT l."id", l."organizationId", l."title", l."shortDescription", l."description", l."authPreconditions",
+            ${isoOf(`l."createdAt"`)} AS "createdAt", ${isoOf(`l."updatedAt"`)} AS "updatedAt",
+            (SELECT coalesce(json_agg(e ORDER BY e."position"), '[]'::json) FROM (
+               SELECT "id", "position", "method"::text AS "method", "path", "payable", "description", "requestSchema", "responseSchema",
+                      "priceAmount", "priceAsset", "priceNetwork", "priceMode"::text AS "priceMode"
+               FROM "endpoints" WHERE "listingId" = l."id") e) AS "endpoints",
+            (SELECT coalesce(json_agg(lower(u."walletAddress") ORDER BY lower(u."walletAddress")), '[]'::json)
+               FROM "users" u WHERE u."organizationId" = l."organizationId" AND u."walletAddress" IS NOT NULL) AS "wallets"
+     FROM "listings" l WHERE l."id" = $1`,
     listingId,
   );
-  if (!listing) return null;
-  const endpoints = await rows<EndpointRow>(
-    tx,
-    `SELECT "id", "method"::text AS "method", "path", "payable", "description", "requestSchema", "responseSchema", "priceAmount", "priceAsset", "priceNetwork", "priceMode"::text AS "priceMode"
-     FROM "endpoints" WHERE "listingId" = $1 ORDER BY "position"`,
-    listingId,
-  );
-  return { listing, endpoints };
+  if (!row) return null;
+  const { endpoints, wallets, ...listing } = row;
+  return { listing, endpoints, wallets };
 }
 
 /**
@@ -247,12 +270,7 @@ export async function recordProbeObservations(
 ): Promise<{ written: number }> {
   const loaded = await loadListing(tx, input.listingId);
   if (!loaded) return { written: 0 };
-  const { listing, endpoints } = loaded;
-  const wallets = await rows<{ wallet: string }>(
-    tx,
-    `SELECT lower("walletAddress") AS "wallet" FROM "users" WHERE "organizationId" = $1 AND "walletAddress" IS NOT NULL ORDER BY 1`,
-    listing.organizationId,
-  );
+  const { listing, endpoints, wallets } = loaded;
   const at = new Date(input.evidence.probedAt).toISOString();
   const byKey = new Map(input.evidence.endpoints.map((e) => [`${e.method} ${e.path}`, e]));
   const all: Row[] = [];
@@ -261,27 +279,11 @@ export async function recordProbeObservations(
     if (!ev) continue; // the probe did not call it: nothing was observed
     const key = { listingId: listing.id, method: listed.method, path: listed.path };
     const quote = ev.challenge.kind.startsWith("x402") ? quoteOf(ev.challenge.requirements, listed) : null;
-    const revision = await settleRevision(tx, key, stateOf(listed, quote?.payTo ?? null), at, `${input.source}:${input.sourceId}`, listing);
-    const past = await rows<PastQuote>(
-      tx,
-      `SELECT ${isoOf(`"observedAt"`)} AS "at", "receipt"->'quote'->>'amount' AS "amount", "receipt"->'quote'->>'asset' AS "asset",
-              "receipt"->'quote'->>'network' AS "network", "receipt"->'quote'->>'payTo' AS "payTo"
-       FROM "trust_observations"
-       WHERE "listingId" = $1 AND "method" = $2 AND "path" = $3 AND "check" = 'H1' AND "receipt" ? 'quote'
-         AND "observedAt" >= (${utcParam(4)} - interval '30 days') AND "observedAt" <= ${utcParam(4)}
-       ORDER BY "observedAt"`,
-      key.listingId, key.method, key.path, at,
-    );
-    const noted = await rows<{ startedAt: string; note: string }>(
-      tx,
-      `SELECT ${isoOf(`"startedAt"`)} AS "startedAt", "note" FROM "trust_endpoint_revisions"
-       WHERE "listingId" = $1 AND "method" = $2 AND "path" = $3 AND 'price' = ANY("changes") AND "note" IS NOT NULL`,
-      key.listingId, key.method, key.path,
-    );
+    const { revision, pastQuotes, noted } = await settleRevision(tx, key, stateOf(listed, quote?.payTo ?? null), at, `${input.source}:${input.sourceId}`, listing);
     const drafts = freeObservations(ev, listed, {
       listing,
-      operatorWallets: wallets.map((w) => w.wallet),
-      pastQuotes: past,
+      operatorWallets: wallets,
+      pastQuotes,
       notedPriceChanges: noted,
       domains: input.domains,
       observedAt: at,
@@ -314,7 +316,7 @@ export async function recordSampleObservations(tx: Client, sampleId: string, out
   if (!loaded) return { written: 0 };
   const key = { listingId: s.listingId, method: s.method, path: s.path };
   const listed = loaded.endpoints.find((e) => e.method === s.method && e.path === s.path);
-  const revision = listed ? await settleRevision(tx, key, stateOf(listed, s.quotedPayTo), s.completedAt, `canary:${s.id}`, loaded.listing) : await latestRevision(tx, key);
+  const revision = listed ? (await settleRevision(tx, key, stateOf(listed, s.quotedPayTo), s.completedAt, `canary:${s.id}`, loaded.listing)).revision : await latestRevision(tx, key);
   const endpointId = listed?.id ?? s.endpointId;
   return { written: await insertRows(tx, rowsOf(drafts, { listingId: s.listingId, endpointId, method: s.method, path: s.path, observedAt: s.completedAt, vantage, revision, source: "canary", sourceId: s.id })) };
 }
