@@ -141,7 +141,7 @@ const ROOMS: Room[] = [
     path: "lib/analyses",
     owns: "score and store a result; the owner's submit, reanalyse and progress",
     // lib/intake: the API's submit is the intake's "queue" door; a completion writes the drafted listing through it.
-    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/intake/**", "lib/limits/**", "lib/listings/**", "lib/queue/**", "lib/facts/**", "lib/scoring/**", "lib/evidence.ts", "lib/listing-document/**"],
+    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/intake/**", "lib/limits/**", "lib/listings/**", "lib/queue/**", "lib/facts/**", "lib/scoring/**", "lib/evidence.ts", "lib/listing-document/**", "lib/trust/observe/**"],
   },
   {
     path: "lib/facts",
@@ -156,7 +156,7 @@ const ROOMS: Room[] = [
   {
     path: "lib/monitor",
     owns: "the health sweep (probes in the server process) and its ticks",
-    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/probe/**", "lib/listings/**", "lib/scoring/**", "lib/facts/**", "lib/ledger/**", "lib/evidence.ts", "lib/listing-document/**"],
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/probe/**", "lib/listings/**", "lib/scoring/**", "lib/facts/**", "lib/ledger/**", "lib/evidence.ts", "lib/listing-document/**", "lib/trust/observe/**"],
   },
   {
     path: "lib/chain",
@@ -179,8 +179,18 @@ const ROOMS: Room[] = [
     path: "lib/canary",
     owns: "the canary: the house wallet pays each listed endpoint through the router, its samples, budget, runs and ticks, and the verification status they decide",
     // lib/router: every canary payment is a relayed call (house); lib/ledger and lib/chain: its row is confirmed and read on chain; lib/rank: a finished run re-ranks at once.
-    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/router/**", "lib/ledger/**", "lib/chain/**", "lib/rank/**"],
+    // lib/trust/observe: a completed sample's paid observations are written in its transaction.
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/router/**", "lib/ledger/**", "lib/chain/**", "lib/rank/**", "lib/trust/observe/**"],
   },
+  // The trust grade (docs/TRUST.md). lib/trust holds the contract between the engine and the producers (observation.ts, imports nothing).
+  { path: "lib/trust", owns: "the trust grade: the observation contract between its engine and its producers", may: [] },
+  {
+    path: "lib/trust/observe",
+    owns: "the trust grade's observations: free checks from probes, paid checks from canary samples, endpoint revisions, the reader",
+    // lib/screen: S2, S3, S4; lib/x402/assets.ts and lib/chain/rpc.ts: C3's asset table and its one eth_call.
+    may: [...FOUNDATION, ...DATABASE, "lib/trust/observation.ts", "lib/screen/**", "lib/evidence.ts", "lib/x402/assets.ts", "lib/chain/rpc.ts"],
+  },
+  { path: "lib/screen", owns: "the pattern screen (injection, phishing, malware, secret asks) and the secret-value detector, pure", may: [] },
   { path: "lib/moderation", owns: "the moderators' levers", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/rank/**", "lib/canary/**"] },
 
   // Listings and the people who own them.

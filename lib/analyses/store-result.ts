@@ -19,6 +19,7 @@ import { ledgerFactsForScoring } from "@/lib/facts/aggregate";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
 import { analysisMetrics, type ProbeOutcomeKind } from "@/lib/queue/metrics";
 import { NOW_UTC, clientOr, prismaOf, rows, transaction, type Client, type PrismaLike } from "@/lib/sql";
+import { prepareProbeObservations, recordProbeObservations } from "@/lib/trust/observe";
 
 /** docs/spec/scoring-system.md "Governance", verbatim: what the seller sees after a MAJOR or MINOR rubric re-score. */
 export const RUBRIC_NOTICE_TEXT = "Scoring criteria updated… this reflects the rubric, not your service.";
@@ -87,6 +88,8 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
 
   const started = performance.now();
   const now = opts.now ?? new Date();
+  // C3's chain reads for the trust observations, before the transaction (no transaction waits on a chain).
+  const domains = await prepareProbeObservations(probe);
   const run = async (tx: Client) => {
     const lease = await lockLease(tx, id, input.leaseToken);
     if (!lease) throw await leaseLost(tx, id);
@@ -125,6 +128,8 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
       JSON.stringify(result.improvements),
       JSON.stringify(document),
     );
+    // The trust grade's free checks of this probe, with its evidence row (docs/TRUST.md "Observations").
+    await recordProbeObservations(tx, { listingId, evidence: probe, source: "analysis", sourceId: stored.evidenceId, domains });
     const previous = lease.listingId ? lease.previousRubricVersion : null;
     // Seed Governance: a re-score caused by a MAJOR/MINOR release tells the seller the rubric moved, not their service.
     const notice = lease.trigger === "rubric" && previous !== null && minorOf(previous) !== minorOf(rubricVersion);

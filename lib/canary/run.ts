@@ -39,6 +39,7 @@ import { confirmPayment, readSettlement, type ReadOptions } from "@/lib/ledger/c
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import { decodeSettlement } from "@/lib/router/payment-headers";
 import { RELAY_DEADLINE_MS, relayCall } from "@/lib/router/relay-call";
+import { outputFactsOf, recordSampleObservations, type OutputFacts } from "@/lib/trust/observe";
 import { release, reserve, type BudgetCaps } from "./budget";
 
 export type SampleOutcome = "pass" | "degraded" | "broken";
@@ -244,10 +245,17 @@ interface CallInput {
   priorId: string | null;
 }
 
-/** Complete a sample with what happened (once: a completed sample is immutable). */
-async function complete(id: string, data: Record<string, unknown> & { outcome: SampleOutcome | null; reason: string }): Promise<void> {
+/**
+ * Complete a sample with what happened (once: a completed sample is immutable), and write the trust
+ * grade's paid observations of it in the same transaction (docs/TRUST.md "Observations"). `output` is
+ * what the answer's body told while it was in hand (the body itself is never kept).
+ */
+async function complete(id: string, data: Record<string, unknown> & { outcome: SampleOutcome | null; reason: string }, output: OutputFacts | null = null): Promise<void> {
   const prisma = await db();
-  await prisma.canarySample.updateMany({ where: { id, state: "pending" }, data: { ...data, state: "completed", completedAt: new Date() } });
+  await prisma.$transaction(async (tx) => {
+    const moved = await tx.canarySample.updateMany({ where: { id, state: "pending" }, data: { ...data, state: "completed", completedAt: new Date() } });
+    if (moved.count === 1) await recordSampleObservations(tx, id, output);
+  });
 }
 
 async function callEndpoint(input: CallInput, options: CanaryOptions): Promise<void> {
@@ -314,6 +322,8 @@ async function callEndpoint(input: CallInput, options: CanaryOptions): Promise<v
   const delivered = paid.status >= 200 && paid.status < 300;
   const contentType = paid.headers["content-type"] ?? null;
   const output = delivered ? checkOutput(e.responseSchema, paid.body, contentType) : { valid: null, errors: null };
+  // What only the body can tell (the output screen, a reference's recomputation), read before it is dropped.
+  const outputFacts = outputFactsOf(paid.body, e.requestExample);
   const replay = await replayProbe(input.slug, e, paymentHeaders, row, identity.payer, options);
   // The seller's time to its last byte is the relay's measure (around the seller's call, body read
   // whole), not the relay's own on-chain confirmation after it.
@@ -331,7 +341,7 @@ async function callEndpoint(input: CallInput, options: CanaryOptions): Promise<v
     schemaErrors: output.errors ?? undefined,
     replay: replay.result,
     replayStatus: replay.status,
-  });
+  }, outputFacts);
 }
 
 type LedgerRow = {

@@ -5,7 +5,7 @@
  */
 import { ATOMIC_AMOUNT } from "@/lib/amounts";
 import { db } from "@/lib/db";
-import { isUniqueViolation } from "@/lib/sql";
+import { isUniqueViolation, type PrismaLike } from "@/lib/sql";
 import { AppError } from "@/lib/errors";
 import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
 
@@ -123,11 +123,12 @@ export interface HealthSampleInput {
 
 const CONFIDENCES: readonly number[] = Object.values(HEALTH_CONFIDENCE);
 
-export async function recordHealthSample(input: HealthSampleInput): Promise<{ id: string }> {
+/** Record one health sample; with `client`, inside the caller's transaction (the sweep writes its trust observations with it). */
+export async function recordHealthSample(input: HealthSampleInput, client?: PrismaLike): Promise<{ id: string }> {
   if (input.outcome !== "up" && input.outcome !== "down") throw invalid("/outcome", "must be up or down");
   if (!CONFIDENCES.includes(input.confidence)) throw invalid("/confidence", `must be one of ${CONFIDENCES.join(", ")}`);
   if (!input.vantage) throw invalid("/vantage", "must be non-empty");
-  const prisma = await db();
+  const prisma = client ?? (await db());
   return prisma.healthSample.create({
     data: {
       listingId: input.listingId,

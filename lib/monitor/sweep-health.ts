@@ -17,6 +17,7 @@ import { listingToDocument } from "@/lib/listings/document-mapping";
 import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
 import { healthStatusFor } from "@/lib/facts/aggregate";
 import { recordHealthSample, recordQuote, type HealthOutcome } from "@/lib/ledger/record";
+import { prepareProbeObservations, recordProbeObservations } from "@/lib/trust/observe";
 
 export const HEALTH_SWEEP_CONCURRENCY = 8;
 /** Listings read per page of the sweep. */
@@ -108,7 +109,12 @@ export async function runHealthSweep(opts: HealthSweepOptions = {}): Promise<Hea
       const reading: HealthReading = probe.ok
         ? readingFromEvidence(probe.evidence.endpoints, (e) => endpointOf(e)?.payable ?? false)
         : { outcome: "down", confidence: HEALTH_CONFIDENCE.noAnswer, httpStatus: null, latencyMs: null, challengeKind: null };
-      await recordHealthSample({ listingId: listing.id, at, vantage, ...reading });
+      // The sample and the trust grade's free checks of this probe commit together (docs/TRUST.md "Observations").
+      const domains = probe.ok ? await prepareProbeObservations(probe.evidence) : null;
+      await prisma.$transaction(async (tx) => {
+        const sample = await recordHealthSample({ listingId: listing.id, at, vantage, ...reading }, tx);
+        if (probe.ok && domains) await recordProbeObservations(tx, { listingId: listing.id, evidence: probe.evidence, source: "monitor", sourceId: sample.id, domains });
+      });
       const status = healthStatusFor(reading.confidence);
       if (status !== listing.healthStatus) {
         // Raw SQL: a health reading is not an edit of the listing, so updatedAt must not move.

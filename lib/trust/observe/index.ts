@@ -1,0 +1,11 @@
+/**
+ * lib/trust/observe: the trust grade's observations (docs/TRUST.md "Observations"). The free checks
+ * from the probes the health sweep and analyses make, the paid checks from the canary's completed
+ * samples, the endpoint revisions, and the reader that hands the engine a TrustSubject per endpoint.
+ */
+export { freeObservations, quoteOf, domainKey, screenedTexts, R1_WITHIN_MS, STABLE_WINDOW_DAYS, type Draft, type FreeContext, type ListedEndpoint, type PastQuote } from "./free";
+export { paidObservations, outputFactsOf, PAID_CHECKS, type OutputFacts, type SampleFacts } from "./paid";
+export { referenceCheck, canonicalJson, type ReferenceResult } from "./reference";
+export { readAssetDomains, expectedSeparator, type DomainRead } from "./chain";
+export { prepareProbeObservations, recordProbeObservations, recordSampleObservations, settleRevision, stateOf, changesBetween, type EndpointHistory, type EndpointState, type ObservationSource } from "./store";
+export { readTrustSubjects, type ReadOptions } from "./read";

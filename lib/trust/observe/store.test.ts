@@ -1,0 +1,191 @@
+/**
+ * Storage of the trust observations on the database (PGlite, or server PostgreSQL with
+ * TEST_DATABASE_URL): one immutable row per check outcome, the closed sets held by CHECK constraints,
+ * nothing half-written, endpoint revisions from the listing's history and from what the probes see,
+ * the analysis completion writing them with its evidence, and the reader's TrustSubject.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ProbeEvidence } from "@/lib/evidence";
+import type { ListingDocument } from "@/lib/listing-document/document";
+import { writeListing } from "@/lib/listings/save";
+import { completeLease } from "@/lib/analyses/store-result";
+import { reanalyseForActor } from "@/lib/analyses/progress";
+import { claimLeases, reapExpiredLeases } from "@/lib/queue/lease";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { seedOwner } from "@/test/analyses";
+import { fullEndpoint, fullListing } from "@/test/readiness";
+import { challenge, daysAgo, OTHER, PAY_TO, probed, USDC } from "@/test/trust";
+import { domainKey, readTrustSubjects, recordProbeObservations, type DomainRead } from "@/lib/trust/observe";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+}, 60_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+const DOMAINS = new Map<string, DomainRead>([[domainKey("eip155:8453", USDC, "USD Coin", "2"), { ok: true, matches: true, expected: "0xaa", onChain: "0xaa" }]]);
+
+function doc(amount = "10000", over: Partial<ListingDocument> = {}): ListingDocument {
+  const ep = fullEndpoint({ method: "POST", path: "/v1/x", pricing: { label: "$0.01", usd: "0.01", machine: { amount, asset: USDC, network: "eip155:8453", decimals: 6 }, mode: "fixed", dynamic: null } });
+  return fullListing({ slug: `trust-${Math.random().toString(36).slice(2, 8)}`, baseUrl: "https://api.example.com", endpoints: [ep], ...over });
+}
+
+function evidence(at: string, pr = challenge()): ProbeEvidence {
+  return { version: 1, probedAt: at, vantage: "local", baseUrl: "https://api.example.com", endpoints: [probed({ pr }, { method: "POST", path: "/v1/x" })], logo: null, docs: null, discovery: null, findings: [] };
+}
+
+let seq = 0;
+async function record(listingId: string, ev: ProbeEvidence, source: "analysis" | "monitor" = "monitor") {
+  return t.prisma.$transaction((tx) => recordProbeObservations(tx, { listingId, evidence: ev, source, sourceId: `src-${++seq}`, domains: DOMAINS }));
+}
+
+async function newListing(d = doc()) {
+  const { org } = await seedOwner(t.prisma);
+  const { id } = await writeListing(d, { organizationId: org.id, publicationState: "published" });
+  // The listing has existed for two months (the observations below are dated in the past).
+  await t.prisma.$executeRawUnsafe(`UPDATE "listings" SET "createdAt" = $2::timestamp, "updatedAt" = $2::timestamp WHERE "id" = $1`, id, daysAgo(60).replace("Z", ""));
+  return { id, org: org.id };
+}
+
+describe("writing free observations", () => {
+  it("one row per free check of the probed endpoint, at revision 1, with its source", async () => {
+    const { id } = await newListing();
+    const r = await record(id, evidence(daysAgo(3)));
+    expect(r.written).toBe(16);
+    const rows = await t.prisma.trustObservation.findMany({ where: { listingId: id }, orderBy: { check: "asc" } });
+    expect(rows.map((x) => x.check)).toEqual(["C1", "C2", "C3", "C4", "C5", "H1", "H2", "H3", "H4", "R1", "R2", "R3", "S1", "S2", "S4", "S5"]);
+    expect(new Set(rows.map((x) => x.revision))).toEqual(new Set([1]));
+    expect(rows.every((x) => x.kind === "free" && x.source === "monitor" && x.vantage === "local" && x.observedAt.toISOString() === daysAgo(3))).toBe(true);
+    expect(rows.find((x) => x.check === "H4")!.outcome).toBe("na"); // the owner has linked no wallet
+    expect(rows.find((x) => x.check === "R3")!.value).toBe(180);
+  });
+
+  it("H4 reads the owner's linked SIWE wallet", async () => {
+    const { id, org } = await newListing();
+    await t.prisma.user.create({ data: { name: "owner", organizationId: org, walletAddress: PAY_TO.toLowerCase() } });
+    await record(id, evidence(daysAgo(1)));
+    expect((await t.prisma.trustObservation.findFirstOrThrow({ where: { listingId: id, check: "H4" } })).outcome).toBe("pass");
+  });
+
+  it("nothing half-written: a failing transaction leaves no observation, and the same source row twice is refused", async () => {
+    const { id } = await newListing();
+    await expect(
+      t.prisma.$transaction(async (tx) => {
+        await recordProbeObservations(tx, { listingId: id, evidence: evidence(daysAgo(1)), source: "monitor", sourceId: "once", domains: DOMAINS });
+        throw new Error("the health sample's write failed");
+      }),
+    ).rejects.toThrow(/health sample/);
+    expect(await t.prisma.trustObservation.count({ where: { listingId: id } })).toBe(0);
+    expect(await t.prisma.trustEndpointRevision.count({ where: { listingId: id } })).toBe(0);
+    await t.prisma.$transaction((tx) => recordProbeObservations(tx, { listingId: id, evidence: evidence(daysAgo(1)), source: "monitor", sourceId: "once", domains: DOMAINS }));
+    await expect(t.prisma.$transaction((tx) => recordProbeObservations(tx, { listingId: id, evidence: evidence(daysAgo(1)), source: "monitor", sourceId: "once", domains: DOMAINS }))).rejects.toThrow();
+    expect(await t.prisma.trustObservation.count({ where: { listingId: id } })).toBe(16);
+  });
+});
+
+describe("the table's guarantees", () => {
+  it("rows are immutable: UPDATE and DELETE are refused", async () => {
+    const { id } = await newListing();
+    await record(id, evidence(daysAgo(1)));
+    const row = await t.prisma.trustObservation.findFirstOrThrow({ where: { listingId: id } });
+    await expect(t.prisma.trustObservation.update({ where: { id: row.id }, data: { outcome: "fail" } })).rejects.toThrow(/immutable/);
+    await expect(t.prisma.trustObservation.delete({ where: { id: row.id } })).rejects.toThrow(/immutable/);
+    await expect(t.prisma.$executeRawUnsafe(`DELETE FROM "trust_observations" WHERE "listingId" = $1`, id)).rejects.toThrow();
+    expect(await t.prisma.trustObservation.count({ where: { listingId: id } })).toBe(16);
+    const rev = await t.prisma.trustEndpointRevision.findFirstOrThrow({ where: { listingId: id } });
+    await expect(t.prisma.trustEndpointRevision.update({ where: { listingId_method_path_revision: { listingId: rev.listingId, method: rev.method, path: rev.path, revision: rev.revision } }, data: { note: "x" } })).rejects.toThrow(/immutable/);
+  });
+
+  const base = { listingId: "l", endpointId: "e", method: "GET", path: "/", observedAt: new Date(), vantage: "local", revision: 1, receipt: {}, source: "monitor", sourceId: "s" };
+  it.each<[string, Record<string, unknown>, string]>([
+    ["an unknown check", { check: "Z9", kind: "free", outcome: "pass" }, "trust_observations_check"],
+    ["an unknown outcome", { check: "R1", kind: "free", outcome: "maybe" }, "trust_observations_outcome"],
+    ["a paid check marked free", { check: "R4", kind: "free", outcome: "pass" }, "trust_observations_kind_of_check"],
+    ["a free check marked paid", { check: "R1", kind: "paid", outcome: "pass" }, "trust_observations_kind_of_check"],
+    ["a value on a rate check", { check: "R1", kind: "free", outcome: "pass", value: 12 }, "trust_observations_value"],
+    ["a negative latency", { check: "R3", kind: "free", outcome: "pass", value: -1 }, "trust_observations_value"],
+    ["revision 0", { check: "R1", kind: "free", outcome: "pass", revision: 0 }, "trust_observations_revision"],
+    ["an empty vantage", { check: "R1", kind: "free", outcome: "pass", vantage: "" }, "trust_observations_vantage"],
+    ["a receipt that is not an object", { check: "R1", kind: "free", outcome: "pass", receipt: [1] }, "trust_observations_receipt"],
+    ["an unknown source", { check: "R1", kind: "free", outcome: "pass", source: "guess" }, "trust_observations_source"],
+  ])("CHECK refuses %s", async (_, over, constraint) => {
+    await expect(t.prisma.trustObservation.create({ data: { ...base, id: `bad-${Math.random()}`, ...over } as never })).rejects.toThrow(new RegExp(constraint));
+  });
+  it("a revision's changes are a closed set, and only revision 1 has none", async () => {
+    const r = { listingId: "l", method: "GET", path: "/", startedAt: new Date(), derivedFrom: "test" };
+    await expect(t.prisma.trustEndpointRevision.create({ data: { ...r, revision: 2, changes: ["colour"] } })).rejects.toThrow(/trust_endpoint_revisions_changes/);
+    await expect(t.prisma.trustEndpointRevision.create({ data: { ...r, revision: 2, changes: [] } })).rejects.toThrow(/trust_endpoint_revisions_first/);
+    await expect(t.prisma.trustEndpointRevision.create({ data: { ...r, revision: 1, changes: ["price"] } })).rejects.toThrow(/trust_endpoint_revisions_first/);
+  });
+});
+
+describe("revisions", () => {
+  it("a new payTo, then a new listed price, each start a revision; H2 and H3 fail on them; the reader follows the endpoint across its rewritten rows", async () => {
+    const { id, org } = await newListing(doc("10000", { slug: "trust-rev" }));
+    await record(id, evidence(daysAgo(10)));
+    // The 402 now pays another wallet.
+    await record(id, evidence(daysAgo(5), challenge((p) => (p.accepts[0].payTo = OTHER))));
+    // The seller raises the listed price (the endpoint row is rewritten with a new id) and the 402 follows.
+    await writeListing(doc("20000", { slug: "trust-rev" }), { organizationId: org, listingId: id });
+    await record(id, evidence(daysAgo(1), challenge((p) => ((p.accepts[0].payTo = OTHER), (p.accepts[0].amount = "20000")))));
+
+    const revs = await t.prisma.trustEndpointRevision.findMany({ where: { listingId: id }, orderBy: { revision: "asc" } });
+    expect(revs.map((r) => [r.revision, r.changes])).toEqual([[1, []], [2, ["payTo"]], [3, ["price"]]]);
+    expect(revs[1].startedAt.toISOString()).toBe(daysAgo(5));
+    expect(revs[1].payTo).toBe(OTHER.toLowerCase());
+    const at = async (check: string) => (await t.prisma.trustObservation.findMany({ where: { listingId: id, check }, orderBy: { observedAt: "asc" } })).map((o) => [o.revision, o.outcome]);
+    expect(await at("H3")).toEqual([[1, "pass"], [2, "fail"], [3, "fail"]]);
+    expect(await at("H2")).toEqual([[1, "pass"], [2, "pass"], [3, "fail"]]);
+    expect(await at("H1")).toEqual([[1, "pass"], [2, "pass"], [3, "pass"]]);
+
+    const [subject] = await readTrustSubjects(t.prisma, id);
+    const current = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: id } });
+    expect(subject.endpointId).toBe(current.id);
+    expect(subject.observations).toHaveLength(48);
+    expect(subject.observations.every((o) => o.endpointId === current.id)).toBe(true);
+    expect(subject.revisions.map((r) => ({ revision: r.revision, changes: r.changes, note: r.note }))).toEqual([
+      { revision: 1, changes: [], note: null },
+      { revision: 2, changes: ["payTo"], note: null },
+      { revision: 3, changes: ["price"], note: null },
+    ]);
+    expect(subject.observations[0]).toMatchObject({ kind: "free", vantage: "local", observedAt: daysAgo(10) });
+    expect(typeof subject.observations[0].receipt).toBe("object");
+  });
+
+  it("first sight derives the earlier revisions from the documents the listing's results scored", async () => {
+    const { id } = await newListing(doc("10000"));
+    const older = doc("5000");
+    await t.prisma.readinessResult.create({
+      data: { listingId: id, rubricVersion: "readiness/1.0.0", total: 80, rawTotal: 80, band: "B", provisional: false, caps: [], dimensions: [], rules: [], improvements: [], document: older as never, createdAt: new Date(daysAgo(20)) },
+    });
+    await record(id, evidence(daysAgo(1)));
+    const revs = await t.prisma.trustEndpointRevision.findMany({ where: { listingId: id }, orderBy: { revision: "asc" } });
+    expect(revs.map((r) => [r.revision, r.changes, r.derivedFrom.split(":")[0]])).toEqual([[1, [], "scored_document"], [2, ["price"], "listing"]]);
+    expect((revs[0].listedPrice as { amount: string }).amount).toBe("5000");
+  });
+
+  it("an endpoint never observed reads as revision 1 with no observations", async () => {
+    const { id } = await newListing();
+    const [s] = await readTrustSubjects(t.prisma, id);
+    expect(s.observations).toEqual([]);
+    expect(s.revisions).toEqual([{ revision: 1, startedAt: expect.any(String), changes: [], note: null }]);
+  });
+});
+
+describe("the analysis completion writes its probe's observations with the evidence", () => {
+  it("completeLease stores the evidence and its free observations in one transaction", async () => {
+    const { org, user } = await seedOwner(t.prisma);
+    const { id: listingId } = await writeListing(doc(), { organizationId: org.id, publicationState: "published" });
+    const { id } = await reanalyseForActor(user.id, listingId);
+    await reapExpiredLeases();
+    const jobs = await claimLeases({ workerId: "w1", limit: 10, leaseMs: 60_000, skipReap: true });
+    const job = jobs.find((j) => j.id === id)!;
+    expect(job).toBeDefined();
+    const done = await completeLease(id, { leaseToken: job.leaseToken, evidence: evidence(new Date().toISOString()) });
+    const rows = await t.prisma.trustObservation.findMany({ where: { listingId } });
+    expect(rows).toHaveLength(16);
+    expect(rows.every((r) => r.source === "analysis" && r.sourceId === done.evidenceId)).toBe(true);
+  });
+});

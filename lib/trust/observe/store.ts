@@ -1,0 +1,327 @@
+/**
+ * Writing the trust observations (docs/TRUST.md "Observations"), always inside the caller's
+ * transaction, the one that stores what they were read from: the probe evidence of an analysis
+ * (lib/analyses/store-result.ts), the monitor's health sample (lib/monitor/sweep-health.ts) or the
+ * completed canary sample (lib/canary/run.ts). Nothing is half-written: the source row and its
+ * observations commit together or not at all, and the unique (source, sourceId, method, path, check)
+ * index refuses a second write of the same outcome.
+ *
+ * An endpoint is (listingId, method, path): the listing's endpoint rows are rewritten with new ids
+ * when the document is saved, and an endpoint's history must outlive that.
+ *
+ * Revisions: each write first settles the endpoint's revision. The first time an endpoint is seen,
+ * its revisions are derived from the listing's own history, the documents its readiness results
+ * scored (catalog_scoring_results.document, immutable, in time order), then from the listing as it
+ * stands; afterwards every write compares the endpoint's listed price, description and schemas (the
+ * listing row) and its payTo (the 402 or the canary's quote) with the latest revision, and a change
+ * starts the next one. An advisory lock per endpoint serialises two writers of one endpoint.
+ */
+import crypto from "node:crypto";
+import type { ProbeEvidence } from "@/lib/evidence";
+import { isoOf, rows, utcParam, type Client } from "@/lib/sql";
+import type { CheckKind } from "@/lib/trust/observation";
+import { readAssetDomains, type DomainRead } from "./chain";
+import { freeObservations, quoteOf, type Draft, type ListedEndpoint, type PastQuote } from "./free";
+import { paidObservations, PAID_CHECKS, type OutputFacts, type SampleFacts } from "./paid";
+import { canonicalJson } from "./reference";
+
+export type ObservationSource = "analysis" | "monitor" | "canary";
+
+interface EndpointKey {
+  listingId: string;
+  method: string;
+  path: string;
+}
+
+/** The revision-deciding state of an endpoint. */
+export interface EndpointState {
+  listedPrice: { amount: string; asset: string | null; network: string | null; mode: string | null } | null;
+  /** Lower-cased; null when not known at this write. */
+  payTo: string | null;
+  descriptionSha256: string;
+  schemasSha256: string;
+}
+
+const sha = (s: string) => crypto.createHash("sha256").update(s).digest("hex");
+
+export function stateOf(e: Pick<ListedEndpoint, "description" | "requestSchema" | "responseSchema" | "priceAmount" | "priceAsset" | "priceNetwork" | "priceMode">, payTo: string | null): EndpointState {
+  return {
+    listedPrice: e.priceAmount ? { amount: e.priceAmount, asset: e.priceAsset?.toLowerCase() ?? null, network: e.priceNetwork ?? null, mode: e.priceMode ?? null } : null,
+    payTo: payTo ? payTo.toLowerCase() : null,
+    descriptionSha256: sha(e.description ?? ""),
+    schemasSha256: sha(canonicalJson({ request: e.requestSchema ?? null, response: e.responseSchema ?? null })),
+  };
+}
+
+/** What changed between two states: "price", "payTo" (only when both are known), "description", "schemas". */
+export function changesBetween(before: EndpointState, after: EndpointState): string[] {
+  const out: string[] = [];
+  if (canonicalJson(before.listedPrice) !== canonicalJson(after.listedPrice)) out.push("price");
+  if (before.payTo && after.payTo && before.payTo !== after.payTo) out.push("payTo");
+  if (before.descriptionSha256 !== after.descriptionSha256) out.push("description");
+  if (before.schemasSha256 !== after.schemasSha256) out.push("schemas");
+  return out;
+}
+
+/** One endpoint of a scored document, as the revision state reads it (docs: lib/listing-document/document.ts). */
+function documentEndpoint(doc: unknown, method: string, path: string): Omit<ListedEndpoint, "id" | "payable"> | null {
+  const eps = (doc as { endpoints?: unknown })?.endpoints;
+  if (!Array.isArray(eps)) return null;
+  const e = eps.find((x) => x && typeof x === "object" && (x as { method?: unknown }).method === method && (x as { path?: unknown }).path === path) as Record<string, unknown> | undefined;
+  if (!e) return null;
+  const pricing = (e.pricing ?? {}) as { machine?: { amount?: string; asset?: string; network?: string } | null; mode?: string | null };
+  const machine = pricing.machine ?? null;
+  return {
+    method,
+    path,
+    description: (e.description as string | null) ?? null,
+    requestSchema: e.requestSchema ?? null,
+    responseSchema: e.responseSchema ?? null,
+    priceAmount: machine?.amount ?? null,
+    priceAsset: machine?.asset ?? null,
+    priceNetwork: machine?.network ?? null,
+    priceMode: pricing.mode ?? null,
+  };
+}
+
+type RevisionRow = { revision: number; startedAt: string; listedPrice: EndpointState["listedPrice"]; payTo: string | null; descriptionSha256: string | null; schemasSha256: string | null };
+
+async function insertRevision(tx: Client, key: EndpointKey, revision: number, startedAt: string, changes: string[], state: EndpointState, derivedFrom: string): Promise<void> {
+  await rows(
+    tx,
+    `INSERT INTO "trust_endpoint_revisions" ("listingId", "method", "path", "revision", "startedAt", "changes", "note", "listedPrice", "payTo", "descriptionSha256", "schemasSha256", "derivedFrom")
+     VALUES ($1, $2, $3, $4, ${utcParam(5)}, $6::text[], NULL, $7::jsonb, $8, $9, $10, $11) RETURNING "revision"`,
+    key.listingId, key.method, key.path, revision, startedAt, changes, JSON.stringify(state.listedPrice), state.payTo, state.descriptionSha256, state.schemasSha256, derivedFrom,
+  );
+}
+
+/**
+ * The endpoint's revision at this write (creating the revisions its history and this write imply).
+ * `listingChangedAt` is when the listing row was last saved: a change of its listed fields started then.
+ */
+export interface EndpointHistory {
+  /** The revision this write observes. */
+  revision: number;
+  /** Quotes of the 30 days up to the write (earlier H1 receipts), oldest first (H2, H3). */
+  pastQuotes: PastQuote[];
+  /** Price revisions that carry a seller's note (H2). */
+  noted: Array<{ startedAt: string; note: string }>;
+}
+
+/** One statement: the latest revision, the last payTo seen (H3), the 30 days of quotes (H1) and the noted price revisions. */
+async function endpointContext(tx: Client, key: EndpointKey, at: string) {
+  const k = `"listingId" = $1 AND "method" = $2 AND "path" = $3`;
+  const [row] = await rows<{ latest: RevisionRow | null; seenPayTo: string | null; pastQuotes: PastQuote[]; noted: Array<{ startedAt: string; note: string }> }>(
+    tx,
+    `SELECT
+       (SELECT row_to_json(r) FROM (SELECT "revision", ${isoOf(`"startedAt"`)} AS "startedAt", "listedPrice", "payTo", "descriptionSha256", "schemasSha256"
+          FROM "trust_endpoint_revisions" WHERE ${k} ORDER BY "revision" DESC LIMIT 1) r) AS "latest",
+       (SELECT "receipt"->>'payTo' FROM "trust_observations" WHERE ${k} AND "check" = 'H3' AND "receipt" ? 'payTo'
+          ORDER BY "observedAt" DESC, "createdAt" DESC LIMIT 1) AS "seenPayTo",
+       (SELECT coalesce(json_agg(q ORDER BY q."at"), '[]'::json) FROM (
+          SELECT ${isoOf(`"observedAt"`)} AS "at", "receipt"->'quote'->>'amount' AS "amount", "receipt"->'quote'->>'asset' AS "asset",
+                 "receipt"->'quote'->>'network' AS "network", "receipt"->'quote'->>'payTo' AS "payTo"
+          FROM "trust_observations" WHERE ${k} AND "check" = 'H1' AND "receipt" ? 'quote'
+            AND "observedAt" >= (${utcParam(4)} - interval '30 days') AND "observedAt" <= ${utcParam(4)}) q) AS "pastQuotes",
+       (SELECT coalesce(json_agg(n), '[]'::json) FROM (
+          SELECT ${isoOf(`"startedAt"`)} AS "startedAt", "note" FROM "trust_endpoint_revisions" WHERE ${k} AND 'price' = ANY("changes") AND "note" IS NOT NULL) n) AS "noted"`,
+    key.listingId, key.method, key.path, at,
+  );
+  return row;
+}
+
+export async function settleRevision(tx: Client, key: EndpointKey, current: EndpointState, at: string, derivedFrom: string, listing: { createdAt: string; updatedAt: string }): Promise<EndpointHistory> {
+  await rows(tx, `SELECT true AS "locked" FROM pg_advisory_xact_lock(hashtextextended($1, 7402))`, `trust:${key.listingId} ${key.method} ${key.path}`);
+  const ctx = await endpointContext(tx, key, at);
+  const history = (revision: number): EndpointHistory => ({ revision, pastQuotes: ctx.pastQuotes, noted: ctx.noted });
+  const latest = ctx.latest;
+  const clamp = (t: string, floor: string) => (t < floor ? floor : t > at ? (at < floor ? floor : at) : t);
+  if (!latest) {
+    // First sight: the scored documents are the listing's history of this endpoint's listed fields.
+    const docs = await rows<{ id: string; createdAt: string; document: unknown }>(
+      tx,
+      `SELECT "id", ${isoOf(`"createdAt"`)} AS "createdAt", "document" FROM "catalog_scoring_results" WHERE "listingId" = $1 ORDER BY "createdAt", "id"`,
+      key.listingId,
+    );
+    let revision = 0;
+    let last: EndpointState | null = null;
+    let lastStart = listing.createdAt;
+    for (const d of docs) {
+      const e = documentEndpoint(d.document, key.method, key.path);
+      if (!e) continue;
+      const s = stateOf(e, current.payTo);
+      if (!last) {
+        revision = 1;
+        await insertRevision(tx, key, 1, listing.createdAt, [], s, `scored_document:${d.id}`);
+      } else {
+        const changes = changesBetween(last, s);
+        if (changes.length === 0) continue;
+        lastStart = clamp(d.createdAt, lastStart);
+        await insertRevision(tx, key, ++revision, lastStart, changes, s, `scored_document:${d.id}`);
+      }
+      last = s;
+    }
+    if (!last) {
+      await insertRevision(tx, key, 1, listing.createdAt, [], current, derivedFrom);
+      return history(1);
+    }
+    const changes = changesBetween(last, current);
+    if (changes.length === 0) return history(revision);
+    lastStart = clamp(listing.updatedAt, lastStart);
+    await insertRevision(tx, key, ++revision, lastStart, changes, current, "listing");
+    return history(revision);
+  }
+  // The last payTo seen (H3's receipts), since a revision's own payTo may predate a first sighting.
+  const before: EndpointState = {
+    listedPrice: latest.listedPrice,
+    payTo: ctx.seenPayTo ?? latest.payTo,
+    descriptionSha256: latest.descriptionSha256 ?? "",
+    schemasSha256: latest.schemasSha256 ?? "",
+  };
+  const changes = changesBetween(before, current);
+  if (changes.length === 0) return history(latest.revision);
+  // A change of the listed fields started when the listing was saved; a new payTo when it was seen.
+  const startedAt = changes.every((c) => c === "payTo") ? clamp(at, latest.startedAt) : clamp(listing.updatedAt, latest.startedAt);
+  await insertRevision(tx, key, latest.revision + 1, startedAt, changes, { ...current, payTo: current.payTo ?? before.payTo }, changes.includes("payTo") ? derivedFrom : "listing");
+  return history(latest.revision + 1);
+}
+
+interface Row {
+  id: string;
+  listingId: string;
+  endpointId: string;
+  method: string;
+  path: string;
+  check: string;
+  kind: CheckKind;
+  outcome: string;
+  value: number | null;
+  observedAt: string;
+  vantage: string;
+  revision: number;
+  receipt: Record<string, unknown>;
+  source: ObservationSource;
+  sourceId: string;
+}
+
+const PAID = new Set<string>(PAID_CHECKS);
+
+function newId(): string {
+  return "o" + BigInt("0x" + crypto.randomBytes(16).toString("hex")).toString(36).padStart(25, "0").slice(0, 24);
+}
+
+/** Insert rows in one statement (one JSON parameter: the same on PGlite and a server). */
+async function insertRows(tx: Client, list: Row[]): Promise<number> {
+  if (list.length === 0) return 0;
+  const inserted = await rows<{ id: string }>(
+    tx,
+    `INSERT INTO "trust_observations" ("id", "listingId", "endpointId", "method", "path", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt", "source", "sourceId")
+     SELECT x."id", x."listingId", x."endpointId", x."method", x."path", x."check", x."kind", x."outcome", x."value",
+            (x."observedAt"::timestamptz AT TIME ZONE 'UTC'), x."vantage", x."revision", x."receipt", x."source", x."sourceId"
+     FROM jsonb_to_recordset($1::jsonb) AS x("id" text, "listingId" text, "endpointId" text, "method" text, "path" text, "check" text, "kind" text,
+       "outcome" text, "value" float8, "observedAt" text, "vantage" text, "revision" int, "receipt" jsonb, "source" text, "sourceId" text)
+     RETURNING "id"`,
+    JSON.stringify(list),
+  );
+  return inserted.length;
+}
+
+function rowsOf(drafts: Draft[], base: Omit<Row, "id" | "check" | "kind" | "outcome" | "value" | "receipt">): Row[] {
+  return drafts.map((d) => ({ ...base, id: newId(), check: d.check, kind: PAID.has(d.check) ? "paid" : "free", outcome: d.outcome, value: d.value, receipt: d.receipt }));
+}
+
+type ListingRow = { id: string; organizationId: string; title: string; shortDescription: string | null; description: string | null; authPreconditions: string | null; createdAt: string; updatedAt: string };
+type EndpointRow = ListedEndpoint;
+
+async function loadListing(tx: Client, listingId: string): Promise<{ listing: ListingRow; endpoints: EndpointRow[]; wallets: string[] } | null> {
+  const [row] = await rows<ListingRow & { endpoints: EndpointRow[]; wallets: string[] }>(
+    tx,
+    `SELECT l."id", l."organizationId", l."title", l."shortDescription", l."description", l."authPreconditions",
+            ${isoOf(`l."createdAt"`)} AS "createdAt", ${isoOf(`l."updatedAt"`)} AS "updatedAt",
+            (SELECT coalesce(json_agg(e ORDER BY e."position"), '[]'::json) FROM (
+               SELECT "id", "position", "method"::text AS "method", "path", "payable", "description", "requestSchema", "responseSchema",
+                      "priceAmount", "priceAsset", "priceNetwork", "priceMode"::text AS "priceMode"
+               FROM "endpoints" WHERE "listingId" = l."id") e) AS "endpoints",
+            (SELECT coalesce(json_agg(lower(u."walletAddress") ORDER BY lower(u."walletAddress")), '[]'::json)
+               FROM "users" u WHERE u."organizationId" = l."organizationId" AND u."walletAddress" IS NOT NULL) AS "wallets"
+     FROM "listings" l WHERE l."id" = $1`,
+    listingId,
+  );
+  if (!row) return null;
+  const { endpoints, wallets, ...listing } = row;
+  return { listing, endpoints, wallets };
+}
+
+/**
+ * C3's chain reads for a probe, made before its transaction opens (one eth_call per distinct quoted
+ * table asset and domain; unmeasured without an RPC for the network).
+ */
+export async function prepareProbeObservations(evidence: ProbeEvidence): Promise<Map<string, DomainRead>> {
+  return readAssetDomains(evidence.endpoints.flatMap((e) => e.challenge.requirements ?? []));
+}
+
+/**
+ * The free checks of every endpoint a probe reached, written in the caller's transaction with the
+ * evidence's source row (`analysis`: probe_evidence id; `monitor`: the health sample's id).
+ */
+export async function recordProbeObservations(
+  tx: Client,
+  input: { listingId: string; evidence: ProbeEvidence; source: "analysis" | "monitor"; sourceId: string; domains: ReadonlyMap<string, DomainRead> },
+): Promise<{ written: number }> {
+  const loaded = await loadListing(tx, input.listingId);
+  if (!loaded) return { written: 0 };
+  const { listing, endpoints, wallets } = loaded;
+  const at = new Date(input.evidence.probedAt).toISOString();
+  const byKey = new Map(input.evidence.endpoints.map((e) => [`${e.method} ${e.path}`, e]));
+  const all: Row[] = [];
+  for (const listed of endpoints) {
+    const ev = byKey.get(`${listed.method} ${listed.path}`);
+    if (!ev) continue; // the probe did not call it: nothing was observed
+    const key = { listingId: listing.id, method: listed.method, path: listed.path };
+    const quote = ev.challenge.kind.startsWith("x402") ? quoteOf(ev.challenge.requirements, listed) : null;
+    const { revision, pastQuotes, noted } = await settleRevision(tx, key, stateOf(listed, quote?.payTo ?? null), at, `${input.source}:${input.sourceId}`, listing);
+    const drafts = freeObservations(ev, listed, {
+      listing,
+      operatorWallets: wallets,
+      pastQuotes,
+      notedPriceChanges: noted,
+      domains: input.domains,
+      observedAt: at,
+    });
+    all.push(...rowsOf(drafts, { listingId: listing.id, endpointId: listed.id, method: listed.method, path: listed.path, observedAt: at, vantage: input.evidence.vantage || input.source, revision, source: input.source, sourceId: input.sourceId }));
+  }
+  return { written: await insertRows(tx, all) };
+}
+
+/** The completed sample's columns (canary_samples) the paid checks read. */
+const SAMPLE_COLUMNS = `"id", "listingId", "endpointId", "method", "path", "authorizationNonce", "quotedAmount", "quotedPayTo", "quotedAsset", "quotedNetwork",
+  "paymentId", "paymentStatus", "transactionId", "chainAmount", "chainTo", "chainNetwork", "chainAsset", "blockNumber"::text AS "blockNumber",
+  "httpStatus", "ttlbMs", "responseBytes", "contentType", "outputSha256", "schemaValid", "replay", "replayStatus", "outcome"::text AS "outcome", "reason",
+  "state"::text AS "state", ${isoOf(`"completedAt"`)} AS "completedAt"`;
+
+/**
+ * The paid checks of one completed canary sample, in the transaction that completed it. `output` is
+ * what the answer's body told while the canary held it (null for a reconciled sample: no body).
+ */
+export async function recordSampleObservations(tx: Client, sampleId: string, output: OutputFacts | null, vantage = "canary"): Promise<{ written: number }> {
+  const [s] = await rows<SampleFacts & { listingId: string; endpointId: string; method: string; path: string; state: string; completedAt: string | null }>(
+    tx,
+    `SELECT ${SAMPLE_COLUMNS} FROM "canary_samples" WHERE "id" = $1`,
+    sampleId,
+  );
+  if (!s || s.state !== "completed" || !s.completedAt) throw new Error(`canary sample ${sampleId} is not completed: its paid observations cannot be written`);
+  const drafts = paidObservations(s, output);
+  if (drafts.length === 0) return { written: 0 };
+  const loaded = await loadListing(tx, s.listingId);
+  if (!loaded) return { written: 0 };
+  const key = { listingId: s.listingId, method: s.method, path: s.path };
+  const listed = loaded.endpoints.find((e) => e.method === s.method && e.path === s.path);
+  const revision = listed ? (await settleRevision(tx, key, stateOf(listed, s.quotedPayTo), s.completedAt, `canary:${s.id}`, loaded.listing)).revision : await latestRevision(tx, key);
+  const endpointId = listed?.id ?? s.endpointId;
+  return { written: await insertRows(tx, rowsOf(drafts, { listingId: s.listingId, endpointId, method: s.method, path: s.path, observedAt: s.completedAt, vantage, revision, source: "canary", sourceId: s.id })) };
+}
+
+async function latestRevision(tx: Client, key: EndpointKey): Promise<number> {
+  const [r] = await rows<{ revision: number }>(tx, `SELECT max("revision") AS "revision" FROM "trust_endpoint_revisions" WHERE "listingId" = $1 AND "method" = $2 AND "path" = $3`, key.listingId, key.method, key.path);
+  return r?.revision ?? 1;
+}
