@@ -19,7 +19,7 @@ interface Progress {
 }
 
 const STEPS = ["queued", "probing", "scoring", "done"] as const;
-const TERMINAL = new Set(["succeeded", "failed"]);
+const TERMINAL = new Set(["succeeded", "failed", "dead"]);
 
 async function json<T>(res: Response): Promise<T> {
   const body = (await res.json().catch(() => null)) as T & { error?: { message?: string; activeAnalysisId?: string | null } };
@@ -106,8 +106,8 @@ export function ReanalyseButton({ listingId, activeAnalysisId, label = "Re-analy
               {p.attempts > 0 && ` · attempt ${p.attempts} of ${p.maxAttempts}`}
             </p>
           )}
-          {p?.state === "failed" && <p className="mt-1 text-sm text-red-800">The analysis failed: {p.error ?? "no reason recorded"}. Check the service is reachable, then re-analyse.</p>}
-          {p?.error && p.state !== "failed" && <p className="mt-1 text-xs text-amber-900">Last attempt: {p.error} (it will be retried).</p>}
+          {(p?.state === "failed" || p?.state === "dead") && <p className="mt-1 text-sm text-red-800">The analysis failed: {p.error ?? "no reason recorded"}. Check the service is reachable, then re-analyse.</p>}
+          {p?.error && p.state !== "failed" && p.state !== "dead" && <p className="mt-1 text-xs text-amber-900">Last attempt: {p.error} (it will be retried).</p>}
           {progress.error && <p className="mt-1 text-sm text-red-800">Lost track of the analysis: {(progress.error as Error).message}. Reload the page.</p>}
         </div>
       )}

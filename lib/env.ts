@@ -96,6 +96,16 @@ const schema = z.object({
   TOLLGATE_CANARY_BUDGET_DAY: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("5000000"),
   /** The canary's spend cap per listing per UTC day, in atomic units (default 500000: 0.5 USDC). */
   TOLLGATE_CANARY_BUDGET_LISTING: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("500000"),
+  /**
+   * Queue retention (docs/QUEUE.md "Retention"): finished analyses and their attempt-log rows older
+   * than this many days move to the archive tables (default 30; "off" keeps everything live).
+   */
+  TOLLGATE_QUEUE_RETENTION_DAYS: z
+    .string()
+    .regex(/^(off|[1-9]\d{0,4})$/, 'must be a whole number of days (1 or more), or "off"')
+    .default("30"),
+  /** The hard timeout of one analysis attempt from its claim, in seconds (default 900); heartbeats cannot extend it. */
+  TOLLGATE_ANALYSIS_TIMEOUT_S: z.coerce.number().int().min(1).max(86_400).default(900),
   BADGE_SIGNING_KEY: z.string().min(1).optional(),
   BADGE_PREVIOUS_KEYS: z.string().min(1).optional(),
 });

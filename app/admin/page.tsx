@@ -5,11 +5,12 @@ import { sessionUserId } from "@/lib/auth/session";
 import { timeAgo } from "@/lib/format";
 import { ANALYSIS_STATES, adminDesk } from "@/lib/surfaces/admin";
 import { orPageError } from "@/lib/surfaces/guard";
+import { requeueDeadAction } from "@/lib/surfaces/admin-actions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Moderation" };
 
-type Props = { searchParams: Promise<{ state?: string }> };
+type Props = { searchParams: Promise<{ state?: string; notice?: string }> };
 
 const STATE_STYLE: Record<string, string> = {
   deferred: "bg-slate-100 text-slate-700",
@@ -17,6 +18,7 @@ const STATE_STYLE: Record<string, string> = {
   running: "bg-indigo-50 text-indigo-900",
   succeeded: "bg-green-50 text-green-800",
   failed: "bg-red-50 text-red-800",
+  dead: "bg-red-100 text-red-900",
 };
 
 export default async function AdminPage({ searchParams }: Props) {
@@ -36,7 +38,9 @@ export default async function AdminPage({ searchParams }: Props) {
 
       <section aria-labelledby="queue-h">
         <h2 id="queue-h" className="text-lg font-semibold">Analysis queue</h2>
-        <nav aria-label="Filter by state" className="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-6">
+        <p className="text-sm text-muted"><strong>dead</strong> is the dead letter: analyses that used up their attempts. Requeue one once its cause is fixed; it gets a fresh set of attempts.</p>
+        {sp.notice && <p role="status" className="mt-2 rounded-md border border-line bg-amber-50 p-2 text-sm text-amber-950">{sp.notice.slice(0, 300)}</p>}
+        <nav aria-label="Filter by state" className="mt-3 grid grid-cols-3 gap-2 sm:grid-cols-7">
           <Link href="/admin" aria-current={!data.state ? "page" : undefined} className={`rounded-lg border p-3 ${!data.state ? "border-brand bg-brand-soft" : "border-line bg-white hover:bg-slate-50"}`}>
             <span className="block text-xs uppercase tracking-wide text-muted">all</span>
             <span className="text-2xl font-semibold tabular-nums">{Object.values(data.counts).reduce((a, b) => a + b, 0)}</span>
@@ -65,7 +69,14 @@ export default async function AdminPage({ searchParams }: Props) {
                       <div className="max-w-xs truncate font-mono text-[11px] text-muted" title={a.targetUrl}>{a.targetUrl}</div>
                     </td>
                     <td className="p-2.5">{a.trigger}</td>
-                    <td className="p-2.5"><span className={`rounded px-1.5 py-0.5 text-xs font-semibold ${STATE_STYLE[a.state] ?? ""}`}>{a.state}</span></td>
+                    <td className="p-2.5">
+                      <span className={`rounded px-1.5 py-0.5 text-xs font-semibold ${STATE_STYLE[a.state] ?? ""}`}>{a.state}</span>
+                      {a.state === "dead" && (
+                        <form action={requeueDeadAction.bind(null, a.id)} className="mt-1.5">
+                          <button type="submit" className="rounded-md border border-line bg-white px-2 py-0.5 text-xs font-medium hover:bg-slate-50">Requeue</button>
+                        </form>
+                      )}
+                    </td>
                     <td className="p-2.5">{a.step}</td>
                     <td className="p-2.5 tabular-nums">{a.attempts} / {a.maxAttempts}</td>
                     <td className="p-2.5 text-xs">{a.leaseExpiresAt ? <time dateTime={a.leaseExpiresAt.toISOString()}>{a.leaseExpiresAt.getTime() > now ? `in ${Math.round((a.leaseExpiresAt.getTime() - now) / 1000)} s` : `expired ${timeAgo(a.leaseExpiresAt)}`}</time> : "—"}{a.leasedBy && <div className="text-muted">{a.leasedBy}</div>}</td>

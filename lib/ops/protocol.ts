@@ -63,7 +63,8 @@ export interface FailRequest {
   retryable?: boolean;
 }
 export interface FailResponse {
-  state: "queued" | "failed";
+  /** queued again (backoff), dead (attempts used up: the dead letter) or failed (not retryable). */
+  state: "queued" | "failed" | "dead";
   attempts: number;
   maxAttempts: number;
   runAfter: string;

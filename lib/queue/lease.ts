@@ -68,19 +68,20 @@ export async function claimLeases(opts: ClaimOptions): Promise<LeasedRow[]> {
   }
   const limit = Math.max(1, Math.min(queueConfig().maxBatch, Math.floor(opts.limit)));
   const leaseMs = clampLeaseMs(opts.leaseMs);
-  const claimed = await preparedRows<LeasedRow & { claimOrder: number }>(
+  const claimed = await preparedRows<LeasedRow & { claimOrder: number; deadlineAt: string }>(
     client,
-    "claim_analyses",
-    `SELECT "id", "listingId", "submitter", "trigger", "targetUrl", "attempt", "maxAttempts", "leaseToken", "leaseExpiresAt", "claimOrder"
-     FROM tollgate_claim_analyses($1::int, $2::float8, $3::text)`,
+    "claim_analyses_v2",
+    `SELECT "id", "listingId", "submitter", "trigger", "targetUrl", "attempt", "maxAttempts", "leaseToken", "leaseExpiresAt", "deadlineAt", "claimOrder"
+     FROM tollgate_claim_analyses($1::int, $2::float8, $3::text, $4::float8)`,
     limit,
     leaseMs,
     opts.workerId,
+    queueConfig().jobTimeoutMs,
   );
-  // In claim order (priority, then runAfter, then createdAt): the function returns primary-key order.
+  // In claim order (priority, then the seller's place in line, then runAfter, then createdAt): the function returns primary-key order.
   claimed.sort((x, y) => x.claimOrder - y.claimOrder);
   analysisMetrics().claims.inc(claimed.length);
-  return claimed.map(({ claimOrder: _claimOrder, ...row }) => row);
+  return claimed.map(({ claimOrder: _claimOrder, deadlineAt: _deadlineAt, ...row }) => row);
 }
 
 export interface HeartbeatInput {
@@ -90,13 +91,17 @@ export interface HeartbeatInput {
   step?: "probing";
 }
 
-/** Extend a live lease. Fenced: an expired lease or a foreign token is lease_lost. */
+/**
+ * Extend a live lease, never past the attempt's hard deadline (claim + jobTimeoutMs): once the
+ * deadline is reached the lease runs out and the fences refuse the late finish. Fenced: an expired
+ * lease or a foreign token is lease_lost.
+ */
 export async function heartbeatLease(id: string, input: HeartbeatInput, client?: Client): Promise<{ leaseExpiresAt: string; step: string }> {
   const c = await clientOr(client);
   const out = await preparedRows<{ leaseExpiresAt: string; step: string }>(
     c,
     "heartbeat_lease",
-    `UPDATE ${T} SET "leaseExpiresAt" = ${NOW_UTC} + make_interval(secs => $3::float8 / 1000.0),
+    `UPDATE ${T} SET "leaseExpiresAt" = least(${NOW_UTC} + make_interval(secs => $3::float8 / 1000.0), coalesce("deadlineAt", 'infinity')),
        "step" = coalesce($4::text, "step"), "updatedAt" = ${NOW_UTC}
      WHERE "id" = $1 AND "state" = 'running' AND "leaseToken" = $2 AND "leaseExpiresAt" > ${NOW_UTC}
      RETURNING ${isoOf(`"leaseExpiresAt"`)} AS "leaseExpiresAt", "step"`,
@@ -111,13 +116,21 @@ export async function heartbeatLease(id: string, input: HeartbeatInput, client?:
 
 /** The 409 for a fenced call that missed, saying why (for the worker's log, not for control flow). */
 export async function leaseLost(client: Client, id: string): Promise<AppError> {
-  const found = await rows<{ state: string; expired: boolean }>(
+  const found = await rows<{ state: string; expired: boolean; timedOut: boolean }>(
     client,
-    `SELECT "state"::text AS "state", coalesce("leaseExpiresAt" <= ${NOW_UTC}, false) AS "expired" FROM ${T} WHERE "id" = $1`,
+    `SELECT "state"::text AS "state", coalesce("leaseExpiresAt" <= ${NOW_UTC}, false) AS "expired",
+            coalesce("deadlineAt" <= ${NOW_UTC}, false) AS "timedOut" FROM ${T} WHERE "id" = $1`,
     id,
   );
   if (found.length === 0) return new AppError("not_found", `analysis ${id} does not exist`);
-  const why = found[0].state !== "running" ? `the analysis is ${found[0].state}` : found[0].expired ? "the lease expired" : "the lease belongs to another worker";
+  const why =
+    found[0].state !== "running"
+      ? `the analysis is ${found[0].state}`
+      : found[0].timedOut
+        ? "the attempt reached its hard timeout"
+        : found[0].expired
+          ? "the lease expired"
+          : "the lease belongs to another worker";
   return new AppError("lease_lost", `Lease lost on analysis ${id}: ${why}.`, [], { state: found[0].state });
 }
 
@@ -129,15 +142,16 @@ export interface FailInput {
 }
 
 export interface FailOutcome {
-  state: "queued" | "failed";
+  state: "queued" | "failed" | "dead";
   attempts: number;
   maxAttempts: number;
   runAfter: string;
 }
 
 /**
- * A worker gives a job back with a reason: queued again after a backoff, or failed for good when the
- * attempts are used up or the failure is not retryable. Fenced like every other lease call.
+ * A worker gives a job back with a reason: queued again after a backoff; `dead` (the dead letter)
+ * when the attempts are used up; `failed` for good when the failure is not retryable. Fenced like
+ * every other lease call.
  */
 export async function failLease(id: string, input: FailInput, client?: Client): Promise<FailOutcome> {
   const c = await clientOr(client);
@@ -150,7 +164,7 @@ export async function failLease(id: string, input: FailInput, client?: Client): 
        FOR UPDATE
      ), moved AS (
        UPDATE ${T} a SET
-         "state" = (CASE WHEN NOT $4::boolean OR a."attempts" >= a."maxAttempts" THEN 'failed' ELSE 'queued' END)::"AnalysisState",
+         "state" = (CASE WHEN NOT $4::boolean THEN 'failed' WHEN a."attempts" >= a."maxAttempts" THEN 'dead' ELSE 'queued' END)::"AnalysisState",
          "step" = CASE WHEN NOT $4::boolean OR a."attempts" >= a."maxAttempts" THEN 'done' ELSE 'queued' END,
          "error" = $3,
          "runAfter" = CASE WHEN NOT $4::boolean OR a."attempts" >= a."maxAttempts" THEN a."runAfter" ELSE ${NOW_UTC} + ${backoffSql(5, 6, 7)} END,
@@ -160,7 +174,7 @@ export async function failLease(id: string, input: FailInput, client?: Client): 
        RETURNING a."id", a."state", a."attempts", a."maxAttempts", a."runAfter", cur."leaseToken" AS "oldToken", cur."leasedBy" AS "oldWorker"
      ), logged AS (
        INSERT INTO ${LOG} ("analysisId", "attempt", "workerId", "leaseToken", "event", "detail", "at")
-       SELECT "id", "attempts", "oldWorker", "oldToken", CASE WHEN "state" = 'failed' THEN 'failed' ELSE 'retry_scheduled' END, $3, ${NOW_UTC} FROM moved
+       SELECT "id", "attempts", "oldWorker", "oldToken", CASE "state" WHEN 'failed' THEN 'failed' WHEN 'dead' THEN 'dead' ELSE 'retry_scheduled' END, $3, ${NOW_UTC} FROM moved
      )
      SELECT "state"::text AS "state", "attempts", "maxAttempts", ${isoOf(`"runAfter"`)} AS "runAfter" FROM moved`,
     id,
@@ -174,57 +188,65 @@ export async function failLease(id: string, input: FailInput, client?: Client): 
   if (out.length === 0) throw await leaseLost(c, id);
   const m = analysisMetrics();
   if (out[0].state === "queued") m.retries.inc({ cause: "worker_failure" });
-  else m.completions.inc({ outcome: "failed" });
+  else m.completions.inc({ outcome: out[0].state });
   return out[0];
 }
 
 export interface ReapOutcome {
   requeued: number;
-  failed: number;
+  /** Attempts used up: moved to the dead letter (`dead`). */
+  dead: number;
+  /** Of those reaped, how many ran into their hard timeout (the rest stopped renewing their lease). */
+  timedOut: number;
 }
 
 /**
  * Return expired leases to the queue (with backoff) or, once maxAttempts are spent, end them in
- * `failed` naming the reason. SKIP LOCKED: a row being completed right now is locked by its
+ * `dead` (the dead letter) naming the reason: the worker stopped renewing its lease, or the attempt
+ * reached its hard timeout (a lease that expired at its deadlineAt). SKIP LOCKED: a row being completed right now is locked by its
  * completion and is not touched, so a completion and a reap never both win.
  */
 export async function reapExpiredLeases(opts: { client?: Client; limit?: number } = {}): Promise<ReapOutcome> {
   const c = await clientOr(opts.client);
   const cfg = queueConfig();
-  const out = await rows<{ state: string }>(
+  const out = await rows<{ state: string; timedOut: boolean }>(
     c,
     `WITH expired AS (
-       SELECT "id", "leaseToken", "leasedBy" FROM ${T}
+       SELECT "id", "leaseToken", "leasedBy", "deadlineAt", coalesce("leaseExpiresAt" >= "deadlineAt", false) AS "timedOut" FROM ${T}
        WHERE "state" = 'running' AND "leaseExpiresAt" <= ${NOW_UTC}
        ORDER BY "leaseExpiresAt" LIMIT $1::int
        FOR UPDATE SKIP LOCKED
      ), moved AS (
        UPDATE ${T} a SET
-         "state" = (CASE WHEN a."attempts" >= a."maxAttempts" THEN 'failed' ELSE 'queued' END)::"AnalysisState",
+         "state" = (CASE WHEN a."attempts" >= a."maxAttempts" THEN 'dead' ELSE 'queued' END)::"AnalysisState",
          "step" = CASE WHEN a."attempts" >= a."maxAttempts" THEN 'done' ELSE 'queued' END,
-         "error" = 'lease expired: worker ' || coalesce(e."leasedBy", '?') || ' stopped renewing it during attempt ' || a."attempts" || ' of ' || a."maxAttempts",
+         "error" = CASE WHEN e."timedOut"
+           THEN 'timed out: attempt ' || a."attempts" || ' of ' || a."maxAttempts" || ' on worker ' || coalesce(e."leasedBy", '?') || ' reached its hard timeout (' || to_char(e."deadlineAt", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ', fixed at its claim)'
+           ELSE 'lease expired: worker ' || coalesce(e."leasedBy", '?') || ' stopped renewing it during attempt ' || a."attempts" || ' of ' || a."maxAttempts" END,
          "runAfter" = CASE WHEN a."attempts" >= a."maxAttempts" THEN a."runAfter" ELSE ${NOW_UTC} + ${backoffSql(2, 3, 4)} END,
          "finishedAt" = CASE WHEN a."attempts" >= a."maxAttempts" THEN ${NOW_UTC} ELSE NULL END,
          "leaseToken" = NULL, "leaseExpiresAt" = NULL, "leasedBy" = NULL, "updatedAt" = ${NOW_UTC}
        FROM expired e WHERE a."id" = ANY (ARRAY(SELECT "id" FROM expired)) AND a."id" = e."id"
-       RETURNING a."id", a."state", a."attempts", a."error", e."leaseToken" AS "oldToken", e."leasedBy" AS "oldWorker"
+       RETURNING a."id", a."state", a."attempts", a."error", e."leaseToken" AS "oldToken", e."leasedBy" AS "oldWorker", e."timedOut"
      ), logged AS (
        INSERT INTO ${LOG} ("analysisId", "attempt", "workerId", "leaseToken", "event", "detail", "at")
-       SELECT "id", "attempts", "oldWorker", "oldToken", CASE WHEN "state" = 'failed' THEN 'expired_failed' ELSE 'expired_requeued' END, "error", ${NOW_UTC} FROM moved
+       SELECT "id", "attempts", "oldWorker", "oldToken",
+              (CASE WHEN "timedOut" THEN 'timed_out' ELSE 'expired' END) || (CASE WHEN "state" = 'dead' THEN '_dead' ELSE '_requeued' END), "error", ${NOW_UTC} FROM moved
      )
-     SELECT "state"::text AS "state" FROM moved`,
+     SELECT "state"::text AS "state", "timedOut" FROM moved`,
     opts.limit ?? 500,
     cfg.backoffBaseMs,
     cfg.backoffCapMs,
     cfg.backoffJitter,
   );
-  const failed = out.filter((r) => r.state === "failed").length;
-  const requeued = out.length - failed;
+  const dead = out.filter((r) => r.state === "dead").length;
+  const timedOut = out.filter((r) => r.timedOut).length;
+  const requeued = out.length - dead;
   const m = analysisMetrics();
   if (out.length) m.leaseExpiries.inc(out.length);
   if (requeued) m.retries.inc({ cause: "lease_expired" }, requeued);
-  if (failed) m.completions.inc({ outcome: "failed" }, failed);
-  return { requeued, failed };
+  if (dead) m.completions.inc({ outcome: "dead" }, dead);
+  return { requeued, dead, timedOut };
 }
 
 export interface LockedLease {

@@ -8,7 +8,7 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 export const PROBE_OUTCOME_KINDS = ["x402-v2", "x402-v1", "mpp", "none", "refused"] as const;
 export type ProbeOutcomeKind = (typeof PROBE_OUTCOME_KINDS)[number];
-const STATES = ["deferred", "queued", "running", "succeeded", "failed"] as const;
+const STATES = ["deferred", "queued", "running", "succeeded", "failed", "dead"] as const;
 
 export interface AnalysisMetrics {
   registry: Registry;
@@ -69,7 +69,7 @@ function build(): AnalysisMetrics {
   };
   // Zero series exist from the start, so a dashboard can tell "none yet" from "not exported".
   for (const k of PROBE_OUTCOME_KINDS) m.probeOutcomes.inc({ kind: k }, 0);
-  for (const o of ["succeeded", "failed"]) m.completions.inc({ outcome: o }, 0);
+  for (const o of ["succeeded", "failed", "dead"]) m.completions.inc({ outcome: o }, 0);
   for (const c of ["lease_expired", "worker_failure"]) m.retries.inc({ cause: c }, 0);
   return m;
 }

@@ -224,7 +224,7 @@ describe("leases", () => {
     expect(ms).toBeLessThanOrEqual(8000);
   });
 
-  it("the attempts cap ends in failed with the reason (expired leases)", async () => {
+  it("the attempts cap ends in the dead letter with the reason (expired leases)", async () => {
     configureQueue({ backoffJitter: false, backoffBaseMs: 1, backoffCapMs: 5, maxAttempts: 2 });
     const { org, user } = await seedOwner(prisma);
     const { id } = await reanalyseForActor(user.id, await seedListing(prisma, org.id));
@@ -235,14 +235,16 @@ describe("leases", () => {
       await reapExpiredLeases();
     }
     const a = await prisma.analysis.findUniqueOrThrow({ where: { id } });
-    expect(a).toMatchObject({ state: "failed", step: "done", attempts: 2 });
+    expect(a).toMatchObject({ state: "dead", step: "done", attempts: 2 });
     expect(a.error).toMatch(/lease expired: worker dying-2 stopped renewing it during attempt 2 of 2/);
     expect(a.finishedAt).not.toBeNull();
     const events = (await prisma.analysisAttempt.findMany({ where: { analysisId: id }, orderBy: { id: "asc" } })).map((l) => l.event);
-    expect(events).toEqual(["claimed", "expired_requeued", "claimed", "expired_failed"]);
-    // Terminal: the state machine trigger refuses to revive it.
-    await expect(prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "state" = 'queued' WHERE "id" = $1`, id)).rejects.toThrow();
-    expect((await prisma.analysis.findUniqueOrThrow({ where: { id } })).state).toBe("failed");
+    expect(events).toEqual(["claimed", "expired_requeued", "claimed", "expired_dead"]);
+    // The dead letter's only way out is back to queued (a moderator's requeue): the trigger refuses the rest.
+    for (const to of ["running", "succeeded", "failed", "deferred"]) {
+      await expect(prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "state" = '${to}' WHERE "id" = $1`, id)).rejects.toThrow();
+    }
+    expect((await prisma.analysis.findUniqueOrThrow({ where: { id } })).state).toBe("dead");
   });
 
   it("a claim takes the highest priority first, then the earliest runAfter, skips future rows, and returns them in that order", async () => {
@@ -283,6 +285,9 @@ describe("leases", () => {
     const out = await failLease(id, { leaseToken: job.leaseToken, reason: "refused_target: address_forbidden: 10.0.0.1", retryable: false });
     expect(out.state).toBe("failed");
     expect((await prisma.analysis.findUniqueOrThrow({ where: { id } })).error).toBe("refused_target: address_forbidden: 10.0.0.1");
+    // failed is terminal: the state machine trigger refuses to revive it.
+    await expect(prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "state" = 'queued' WHERE "id" = $1`, id)).rejects.toThrow();
+    expect((await prisma.analysis.findUniqueOrThrow({ where: { id } })).state).toBe("failed");
   });
 
   it("claims carry the listing document and allowHosts; bad evidence is a 400 naming the field", async () => {

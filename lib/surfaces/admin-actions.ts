@@ -6,11 +6,11 @@
  * back as a message for the form, naming the field, with the values the moderator entered.
  */
 import { revalidatePath } from "next/cache";
-import { forbidden, unauthorized } from "next/navigation";
+import { forbidden, redirect, unauthorized } from "next/navigation";
 import { sessionUserId } from "@/lib/auth/session";
 import { AppError, isAppError } from "@/lib/errors";
 import { setCanarySuspended, setFeaturedLevel, setTierAndSortWeight, startCanaryRun } from "@/lib/moderation/set-levers";
-import { browsePosition } from "./admin";
+import { browsePosition, requeueDeadForModerator } from "./admin";
 
 export type ModerationState =
   | { status: "idle" }
@@ -92,4 +92,21 @@ export async function canaryAction(listingId: string, _prev: ModerationState, fo
 
 export async function setCurationAction(listingId: string, _prev: ModerationState, form: FormData): Promise<ModerationState> {
   return run(listingId, form, (actorId) => setTierAndSortWeight({ listingId, tier: int(form.get("tier")), sortWeight: int(form.get("sortWeight")), reason: form.get("reason") ?? "", actorId }));
+}
+
+/** Requeue a dead analysis (the dead letter's one way out); the desk shows what happened. */
+export async function requeueDeadAction(analysisId: string): Promise<void> {
+  const actorId = await sessionUserId();
+  let notice: string;
+  try {
+    const r = await requeueDeadForModerator(actorId, analysisId);
+    notice = `Requeued analysis ${r.id}: attempt ${r.attempts + 1} of ${r.maxAttempts} is next.`;
+  } catch (e) {
+    if (!isAppError(e)) throw e;
+    if (e.code === "forbidden") forbidden();
+    if (e.code === "unauthorized") unauthorized();
+    notice = `Not requeued: ${e.message}`;
+  }
+  revalidatePath("/admin");
+  redirect(`/admin?state=dead&notice=${encodeURIComponent(notice)}`);
 }

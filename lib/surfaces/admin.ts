@@ -15,8 +15,18 @@ import { withRankScores } from "@/lib/catalog/admin";
 import { bandLabel } from "./band";
 import { budgetLeft } from "@/lib/canary/budget";
 import { findAsset } from "@/lib/x402/assets";
+import { requeueDeadAnalysis } from "@/lib/queue/dead-letter";
 
-export const ANALYSIS_STATES: AnalysisState[] = ["deferred", "queued", "running", "succeeded", "failed"];
+export const ANALYSIS_STATES: AnalysisState[] = ["deferred", "queued", "running", "succeeded", "failed", "dead"];
+
+/**
+ * A moderator takes an analysis out of the dead letter (attempts used up) and queues it again with a
+ * fresh budget of attempts (lib/queue/dead-letter.ts); the attempt log names who did it.
+ */
+export async function requeueDeadForModerator(userId: string | null, analysisId: string) {
+  const actor = await requireRole(userId, MODERATION_ROLES);
+  return requeueDeadAnalysis(analysisId, actor.id);
+}
 
 /** Published listing ids in the public browse order (the very query and cursor the catalog pages use). */
 export async function browseOrder(now = new Date(), maxPages = 50): Promise<string[]> {

@@ -111,7 +111,7 @@ export async function sellerReport(userId: string | null, listingId: string, now
     probe: ev.probe && evidenceRow ? { ...ev.probe, evidenceId: evidenceRow.id } : null,
     history: history.map((h) => ({ ...h, band: bandLabel(h.band) ?? h.band, createdAt: h.createdAt.toISOString() })),
     activeAnalysisId: active?.id ?? null,
-    lastFailure: failed && failed.state === "failed" ? { id: failed.id, error: failed.error, finishedAt: failed.finishedAt?.toISOString() ?? null } : null,
+    lastFailure: failed && (failed.state === "failed" || failed.state === "dead") ? { id: failed.id, error: failed.error, finishedAt: failed.finishedAt?.toISOString() ?? null } : null,
     rubricNotice: listing.rubricNoticeVersion ? { version: listing.rubricNoticeVersion, text: RUBRIC_NOTICE_TEXT } : null,
   };
 }
