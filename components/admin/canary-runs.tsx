@@ -87,13 +87,13 @@ export function CanaryRunList({ runs }: { runs: CanaryRunView[] }) {
               <div className="mt-2 overflow-x-auto">
                 <table className="w-full min-w-[52rem] text-xs">
                   <thead className="text-left uppercase tracking-wide text-muted">
-                    <tr><th className="py-1">Endpoint</th><th className="py-1">Outcome</th><th className="py-1">Listed · quoted · on chain</th><th className="py-1">Paid to</th><th className="py-1">Status · TTLB · bytes</th><th className="py-1">Schema</th><th className="py-1">Replay</th><th className="py-1">Transaction</th></tr>
+                    <tr><th className="py-1 pr-2">Endpoint</th><th className="py-1 pr-2">Outcome</th><th className="py-1 pr-2">Listed · quoted · on chain</th><th className="py-1 pr-2">Paid to</th><th className="py-1 pr-2">Status · TTLB · bytes</th><th className="py-1 pr-2">Schema</th><th className="py-1 pr-2">Replay</th><th className="py-1 pr-2">Transaction</th></tr>
                   </thead>
                   <tbody className="divide-y divide-line">
                     {r.samples.map((s) => (
                       <tr key={s.id} className="align-top" data-testid="canary-sample">
                         <td className="py-1 pr-2 font-mono">{s.method} {s.path}</td>
-                        <td className="py-1 pr-2"><span className={`font-medium ${s.outcome ? SAMPLE_STYLE[s.outcome] : ""}`}>{s.state === "pending" ? "pending" : (s.outcome ?? "no verdict")}</span> <span className="text-muted">{s.reason}</span></td>
+                        <td className="py-1 pr-2"><span className={`font-medium ${s.outcome ? SAMPLE_STYLE[s.outcome] : ""}`}>{s.state === "pending" ? "pending" : (s.outcome ?? "no verdict")}</span>{s.reason && s.reason !== s.outcome && <> <span className="text-muted">{s.reason}</span></>}</td>
                         <td className="py-1 pr-2 font-mono">{s.listedAmount ?? "—"} · {s.quotedAmount ?? "—"} · {s.chainAmount ?? "—"}</td>
                         <td className="py-1 pr-2 break-all font-mono">{s.chainTo ?? s.quotedPayTo ?? "—"}</td>
                         <td className="py-1 pr-2 font-mono" title={[s.contentType, s.outputSha256 && `sha256 ${s.outputSha256}`].filter(Boolean).join(" · ") || undefined}>
