@@ -21,7 +21,8 @@ import { startMarket, type Market } from "@/sellers/market";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { serveRoutes, type RouteServer } from "@/test/route-server";
 import { facilitatorRoutes, routerCallRoute } from "@/test/router-routes";
-import { runCanary } from "@/lib/canary/runs";
+import { canaryConfigured, queueDueRuns, runDueRuns } from "@/lib/canary/runs";
+import { adminCanaryDesk } from "@/lib/surfaces/admin-canary";
 import type { RunResult } from "@/lib/canary/run";
 
 let node: AnvilNode;
@@ -36,7 +37,7 @@ let agentVerdict: AgentVerdictService;
 const plan = marketPlan();
 const products = productPlan();
 const ranks: Record<string, ListingRank> = {};
-const canary: Record<string, RunResult> = {};
+const canary: Record<string, RunResult & { trigger: string }> = {};
 
 beforeAll(async () => {
   node = await startAnvil();
@@ -73,9 +74,17 @@ beforeAll(async () => {
   played = await playMarket({ local, plan: [...plan, ...products], documents: { ...market.documents, ...productDocuments }, slugs: seeded.marketSlugs, routerOrigin: routes.origin, apiKey });
   // The router confirms each payment on chain after its answer: wait for those before reading.
   await confirmationsSettled();
-  // After the market plays, the canary runs each market listing (as the demo server's ticks do): the
-  // verification factors below are its outcomes, not a seed's.
-  for (const [key, id] of Object.entries({ ...seeded.listingIdsByShape, ...seeded.marketListingIds })) canary[key] = await runCanary(id, { trigger: "publish" });
+  // After the market plays, the canary runs every published listing as the demo server's ticks do
+  // (lib/canary/ticks.ts): canary.schedule queues a `publish` run for each listing never run, and
+  // canary.runs executes the due runs. The verification factors below are their outcomes, not a seed's.
+  expect(canaryConfigured()).toBe(true);
+  const queued = await queueDueRuns();
+  const executed = await runDueRuns({ limit: queued });
+  expect(executed).toHaveLength(queued);
+  for (const [key, id] of Object.entries({ ...seeded.listingIdsByShape, ...seeded.marketListingIds })) {
+    const run = await t.prisma.canaryRun.findFirstOrThrow({ where: { listingId: id }, orderBy: { createdAt: "desc" } });
+    canary[key] = { runId: run.id, state: run.state as RunResult["state"], outcome: run.outcome, reason: run.reason ?? "", trigger: run.trigger };
+  }
   await runRankSweep();
   for (const [shape, id] of Object.entries(seeded.listingIdsByShape)) ranks[shape] = (await rankForListing(id))!;
 }, 180_000);
@@ -200,6 +209,29 @@ describe("the canary decides the demo's verification from real paid runs", () =>
     expect(canary["digestly-fails-after-payment"].reason).toMatch(/charged_without_delivery/);
     expect(canary["geo-lookup-mpp"]).toMatchObject({ outcome: "unverified" });
     expect(canary["geo-lookup-mpp"].reason).toMatch(/^protocol_not_supported/);
+    // Each was the listing's first run, queued on publish by the schedule tick.
+    for (const key of ["mature-and-honest", "popular-but-thin", "trafficked-but-unpayable"]) expect(canary[key].trigger).toBe("publish");
+  });
+
+  it("the moderators' canary desk shows those runs: the mature seller's paid calls with their transactions, the thin one's missing examples", async () => {
+    const admin = await t.prisma.user.findUniqueOrThrow({ where: { demoLogin: "admin@demo" } });
+    const desk = await adminCanaryDesk(admin.id);
+    const mature = desk.runs.find((r) => r.id === canary["mature-and-honest"].runId)!;
+    expect(mature.samples).toHaveLength(3);
+    for (const s of mature.samples) {
+      expect(s).toMatchObject({ outcome: "pass", paymentStatus: "settled", replay: "refused" });
+      expect(s.transactionId).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(s.chainAmount).toBe(s.quotedAmount);
+    }
+    expect(mature.listing.verificationStatus).toBe("verified");
+    const thin = desk.runs.find((r) => r.id === canary["popular-but-thin"].runId)!;
+    expect(thin.samples.every((s) => s.outcome === null && s.reason === "no_request_example" && s.transactionId === null)).toBe(true);
+    const unpayable = desk.runs.find((r) => r.id === canary["trafficked-but-unpayable"].runId)!;
+    expect(unpayable.samples.find((s) => s.path === "/v1/search")).toMatchObject({ outcome: "broken", reason: "unproven", paymentStatus: "failed" });
+    expect((await adminCanaryDesk(admin.id, { show: "verified" })).runs.map((r) => r.listing.id)).toContain(seeded.listingIdsByShape["mature-and-honest"]);
+    expect((await adminCanaryDesk(admin.id, { show: "degraded" })).runs.map((r) => r.listing.id)).toContain(seeded.listingIdsByShape["trafficked-but-unpayable"]);
+    // The house paid: today's budget shows it.
+    expect(BigInt(desk.budget.spentToday)).toBeGreaterThan(0n);
   });
 
   it("the rank's verification factor is each listing's run, and the house rows are no buyer", async () => {

@@ -74,3 +74,36 @@ test("a moderator sets Featured 3 with a reason, sees the listing re-ranked at o
   await expect(row).toContainText('{"featuredLevel":3}');
   await expect(row).toContainText(TARGET);
 });
+
+test("the moderators' canary desk shows every run across listings: the mature seller verified by paid calls with their transactions, filterable by outcome, with today's budget", async ({ page }) => {
+  // The server's canary ticks run each published listing within about a minute of start (docs/CANARY.md).
+  test.setTimeout(240_000);
+  const MATURE = "Geocodr address geocoding";
+  await signInAs(page, "moderator@demo", "/admin");
+  await page.getByRole("link", { name: "Canary runs" }).click();
+  await expect(page).toHaveURL(/\/admin\/canary$/);
+  await expect(page.getByRole("heading", { name: "Canary runs", level: 1 })).toBeVisible();
+  await expect(page.getByRole("heading", { name: /Budget left today/ })).toBeVisible();
+  await expect(page.getByTestId("canary-budget-day")).toContainText(/^\d+ of \d+$/);
+
+  // The mature seller's first run has finished: wait for it (reloading), then read its evidence.
+  const matureRun = () => page.locator('[data-testid="canary-run"][data-run-state="done"]').filter({ has: page.getByTestId("canary-run-listing").filter({ hasText: MATURE }) });
+  await expect(async () => {
+    await page.goto("/admin/canary?show=verified");
+    await expect(matureRun().first()).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 180_000, intervals: [5_000] });
+  // Only verified runs are shown under this filter, and the mature seller's paid every endpoint on chain.
+  for (const outcome of await page.getByTestId("canary-run").evaluateAll((els) => els.map((e) => e.getAttribute("data-run-outcome")))) expect(outcome).toBe("verified");
+  const run = matureRun().first();
+  await expect(run.getByTestId("canary-sample")).toHaveCount(3);
+  for (const tx of await run.getByTestId("canary-sample-tx").allTextContents()) expect(tx).toMatch(/^0x[0-9a-f]{8}….+ settled/);
+  await expect(run).toContainText(/its budget left today \d+/);
+  await page.screenshot({ path: shot("admin-canary"), fullPage: true });
+
+  // The filter links move between states and outcomes; "all" shows every run again.
+  await page.getByRole("link", { name: /^done: unverified/i }).click();
+  await expect(page).toHaveURL(/show=unverified/);
+  await page.getByRole("link", { name: /^all/i }).click();
+  await expect(page).toHaveURL(/\/admin\/canary$/);
+  await expect(page.getByTestId("canary-run").first()).toBeVisible();
+});

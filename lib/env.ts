@@ -88,8 +88,9 @@ const schema = z.object({
   /**
    * The canary's house wallet key (lib/canary): the catalog pays each listed endpoint with it, through
    * the router, to verify the listing. Unset: runs are refused (`no_house_wallet`), nothing is signed.
-   * In the demo and tests a key derived from a public label, funded on the local chain only. One key
-   * serves every network for now (docs/CANARY.md "The house wallet").
+   * In the demo and tests a key derived from a public label, funded on the local chain only. The default
+   * for every network without its own TOLLGATE_CANARY_KEY_<namespace>_<reference> (canaryKeys below;
+   * docs/CANARY.md "The house wallet").
    */
   TOLLGATE_CANARY_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key").optional(),
   /** The canary's spend cap per UTC day, all listings together, in atomic units of the asset (default 5000000: 5 USDC). */
@@ -124,6 +125,12 @@ export type Env = z.infer<typeof schema> & {
    * TOLLGATE_RPC_URL_eip155_8453 for Base). lib/chain/rpc.ts reads chains through these.
    */
   rpcUrls: Record<string, string>;
+  /**
+   * The canary's house key per CAIP-2 network, from TOLLGATE_CANARY_KEY_<namespace>_<reference> (e.g.
+   * TOLLGATE_CANARY_KEY_eip155_8453 for Base), beside TOLLGATE_CANARY_KEY, the default for every other
+   * network (docs/CANARY.md "The house wallet").
+   */
+  canaryKeys: Record<string, string>;
 };
 
 /** The origin assumed outside production when none is configured (next dev's own). */
@@ -155,6 +162,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   return {
     ...e,
     rpcUrls: parseRpcUrls(cleaned),
+    canaryKeys: parseCanaryKeys(cleaned),
     publicOrigin: new URL(configuredUrl ?? DEVELOPMENT_ORIGIN).origin,
     dataDir: path.resolve(/*turbopackIgnore: true*/ e.TOLLGATE_DATA_DIR ?? path.join(/*turbopackIgnore: true*/ process.cwd(), ".data")),
     probeAllowHosts: e.TOLLGATE_PROBE_ALLOW_HOSTS ? e.TOLLGATE_PROBE_ALLOW_HOSTS.split(",") : [],
@@ -177,6 +185,24 @@ function parseRpcUrls(source: Record<string, string | undefined>): Record<string
     if (!z.string().url().safeParse(value).success || !/^(https?|wss?):\/\//.test(value)) {
       throw new EnvError(name, "must be an http(s):// or ws(s):// JSON-RPC URL");
     }
+    out[network] = value;
+  }
+  return out;
+}
+
+const CANARY_KEY_PREFIX = "TOLLGATE_CANARY_KEY_";
+
+/** TOLLGATE_CANARY_KEY_<namespace>_<reference> → { "<namespace>:<reference>": key }; a bad one stops start-up. */
+function parseCanaryKeys(source: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (!name.startsWith(CANARY_KEY_PREFIX) || value === undefined) continue;
+    // As for the RPC URLs: a CAIP-2 namespace has no "_", so the first "_" is the colon.
+    const network = name.slice(CANARY_KEY_PREFIX.length).replace("_", ":");
+    if (!/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/.test(network)) {
+      throw new EnvError(name, "must name a CAIP-2 network with \":\" written \"_\", e.g. TOLLGATE_CANARY_KEY_eip155_8453");
+    }
+    if (!/^0x[0-9a-fA-F]{64}$/.test(value)) throw new EnvError(name, "must be a 0x-prefixed 32-byte hex private key");
     out[network] = value;
   }
   return out;

@@ -121,3 +121,23 @@ export async function budgetLeft(listingId: string | null, opts: { caps?: Budget
   const max0 = (v: bigint) => (v < 0n ? 0n : v);
   return { day: max0(caps.day - spentDay), listing: max0(caps.listing - spentListing), spentDay, spentListing };
 }
+
+/**
+ * What today's caps have left for the day and for each of `listingIds` (atomic units, never
+ * negative), in one read: the moderators' desk shows it beside every run.
+ */
+export async function budgetLeftForListings(listingIds: string[], opts: { caps?: BudgetCaps; at?: Date } = {}): Promise<{ day: string; caps: BudgetCaps; leftDay: bigint; spentDay: bigint; leftByListing: Map<string, bigint> }> {
+  const caps = opts.caps ?? configuredCaps();
+  const day = utcDay(opts.at);
+  const prisma = await db();
+  const rows = await prisma.$queryRawUnsafe<Array<{ scope: string; spent: string }>>(
+    `SELECT "scope", "spent"::text AS "spent" FROM "canary_budget" WHERE "day" = $1::date AND ("scope" = $2 OR "scope" = ANY($3::text[]))`,
+    day,
+    DAY_SCOPE,
+    listingIds,
+  );
+  const spent = new Map(rows.map((r) => [r.scope, BigInt(r.spent)]));
+  const max0 = (v: bigint) => (v < 0n ? 0n : v);
+  const spentDay = spent.get(DAY_SCOPE) ?? 0n;
+  return { day, caps, leftDay: max0(caps.day - spentDay), spentDay, leftByListing: new Map(listingIds.map((id) => [id, max0(caps.listing - (spent.get(id) ?? 0n))])) };
+}

@@ -33,7 +33,6 @@ import { getAddress, isAddress, parseAbi, type Hex, type PublicClient } from "vi
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { publicClientFor, readChain } from "@/lib/chain/rpc";
 import { db } from "@/lib/db";
-import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { confirmPayment, readSettlement, type ReadOptions } from "@/lib/ledger/confirm-payment";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
@@ -41,6 +40,7 @@ import { decodeSettlement } from "@/lib/router/payment-headers";
 import { RELAY_DEADLINE_MS, relayCall } from "@/lib/router/relay-call";
 import { outputFactsOf, recordSampleObservations, type OutputFacts } from "@/lib/trust/observe";
 import { release, reserve, type BudgetCaps } from "./budget";
+import { anyHouseKey, houseKeyFor } from "./house";
 
 export type SampleOutcome = "pass" | "degraded" | "broken";
 export type Verification = "verified" | "degraded" | "unverified";
@@ -49,7 +49,7 @@ export type Verification = "verified" | "degraded" | "unverified";
 export type CanaryStage = "sample_written" | "signed" | "paid";
 
 export interface CanaryOptions {
-  /** The house wallet's key (default TOLLGATE_CANARY_KEY). */
+  /** The house wallet's key for every network (default: the network's TOLLGATE_CANARY_KEY_<namespace>_<reference>, else TOLLGATE_CANARY_KEY). */
   key?: Hex;
   /** host:port the relay may reach on loopback (default TOLLGATE_PROBE_ALLOW_HOSTS). */
   allowHosts?: string[];
@@ -173,10 +173,17 @@ export function checkOutput(schema: unknown, body: Buffer, contentType: string |
   return { valid, errors: valid ? null : (fn.errors ?? []).slice(0, 10).map((x) => ({ instancePath: x.instancePath, keyword: x.keyword, message: x.message })) };
 }
 
-/** The house account from configuration (or the options). */
-function houseAccount(options: CanaryOptions): PrivateKeyAccount | null {
-  const key = options.key ?? (env().TOLLGATE_CANARY_KEY as Hex | undefined);
-  return key ? privateKeyToAccount(key) : null;
+const accounts = new Map<Hex, PrivateKeyAccount>();
+/**
+ * The house account that pays on `network`: the options' key, else the network's own
+ * (TOLLGATE_CANARY_KEY_<namespace>_<reference>), else TOLLGATE_CANARY_KEY (lib/canary/house.ts).
+ */
+function houseAccount(options: CanaryOptions, network: string): PrivateKeyAccount | null {
+  const key = options.key ?? houseKeyFor(network);
+  if (!key) return null;
+  let account = accounts.get(key);
+  if (!account) accounts.set(key, (account = privateKeyToAccount(key)));
+  return account;
 }
 
 /** The listing's verification from its samples: every one passed → verified; any degraded or broken → degraded; else unverified. */
@@ -206,12 +213,13 @@ export async function executeRun(runId: string, leaseToken: string, options: Can
   const endpoints = listing.endpoints.filter((e) => e.payable) as EndpointRow[];
   if (endpoints.length === 0) return finish("done", "unverified", "no_payable_endpoint");
   if (!listing.protocols.includes("x402")) return finish("done", "unverified", `protocol_not_supported: ${listing.protocols.join(", ") || "none"} (the canary pays over x402)`);
-  const account = houseAccount(options);
-  if (!account) return finish("done", "unverified", "no_house_wallet");
+  if (!options.key && !anyHouseKey()) return finish("done", "unverified", "no_house_wallet");
 
   // An endpoint the canary cannot call (no request example, no machine-readable price) is named in a
   // sample without a verdict: the listing cannot be verified, but the endpoints it can call still are.
-  const unrunnable = (e: EndpointRow) => (e.requestExample === null && !e.noParameters ? "no_request_example" : !e.priceAmount || !e.priceAsset || !e.priceNetwork ? "no_machine_price" : null);
+  // An endpoint on a network with no house key (neither its own nor the default) cannot be paid.
+  const unrunnable = (e: EndpointRow) =>
+    e.requestExample === null && !e.noParameters ? "no_request_example" : !e.priceAmount || !e.priceAsset || !e.priceNetwork ? "no_machine_price" : !houseAccount(options, e.priceNetwork) ? "no_house_wallet" : null;
   const runnable = endpoints.filter((e) => unrunnable(e) === null);
   const reservation = await reserve({ runId, listingId: listing.id, amount: runnable.reduce((s, e) => s + BigInt(e.priceAmount!), 0n), caps: options.caps });
   if (!reservation.ok) return finish("deferred", null, `budget: the ${reservation.scope} cap has ${reservation.left} left`);
@@ -225,7 +233,7 @@ export async function executeRun(runId: string, leaseToken: string, options: Can
       const id = prior?.id ?? (await prisma.canarySample.create({ data: { runId, listingId: listing.id, endpointId: e.id, method: e.method, path: e.path, listedAmount: e.priceAmount }, select: { id: true } })).id;
       await complete(id, { outcome: null, reason: cannot });
     } else if (prior?.authorizationNonce) await reconcile(prior.id, options);
-    else await callEndpoint({ runId, listingId: listing.id, slug: listing.slug, endpoint: e, account, slowMs, priorId: prior?.id ?? null }, options);
+    else await callEndpoint({ runId, listingId: listing.id, slug: listing.slug, endpoint: e, account: houseAccount(options, e.priceNetwork!)!, slowMs, priorId: prior?.id ?? null }, options);
   }
 
   const samples = await prisma.canarySample.findMany({ where: { runId }, select: { method: true, path: true, outcome: true, reason: true } });

@@ -9,9 +9,9 @@
  */
 import crypto from "node:crypto";
 import { db } from "@/lib/db";
-import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
+import { anyHouseKey } from "./house";
 import { executeRun, type CanaryOptions, type RunResult } from "./run";
 
 export const CANARY_LEASE_MS = 10 * 60_000;
@@ -141,5 +141,5 @@ export async function queueDueRuns(now: Date = new Date()): Promise<number> {
 
 /** Whether this process can pay canary calls (a house key is configured). */
 export function canaryConfigured(): boolean {
-  return !!env().TOLLGATE_CANARY_KEY;
+  return anyHouseKey();
 }

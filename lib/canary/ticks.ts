@@ -7,7 +7,7 @@
  * - `canary.runs` (every 10 s): put back runs whose lease expired (a killed worker; the retry
  *   reconciles what it sent), then claim and execute due runs one at a time.
  *
- * Without TOLLGATE_CANARY_KEY neither does anything: nothing can be paid, and every listing stays
+ * Without a house key (TOLLGATE_CANARY_KEY or one per network) neither does anything: nothing can be paid, and every listing stays
  * unverified (a moderator's on-demand run then finishes `unverified: no_house_wallet`).
  */
 import type { Tick } from "@/lib/scheduler";

@@ -16,6 +16,7 @@ import { bandLabel } from "./band";
 import { budgetLeft } from "@/lib/canary/budget";
 import { findAsset } from "@/lib/x402/assets";
 import { requeueDeadAnalysis } from "@/lib/queue/dead-letter";
+import { CANARY_RUN_SELECT, canaryRunView } from "./admin-canary";
 
 export const ANALYSIS_STATES: AnalysisState[] = ["deferred", "queued", "running", "succeeded", "failed", "dead"];
 
@@ -132,21 +133,7 @@ export async function adminListing(userId: string | null, listingId: string) {
     }),
     prisma.routerPayment.groupBy({ by: ["status"], where: { listingId }, _count: { _all: true } }),
     // The canary's runs, each with its samples (docs/CANARY.md), and today's budget left.
-    prisma.canaryRun.findMany({
-      where: { listingId },
-      orderBy: { createdAt: "desc" },
-      take: CANARY_RUNS_SHOWN,
-      select: {
-        id: true, trigger: true, requestedBy: true, state: true, outcome: true, reason: true, attempts: true, createdAt: true, finishedAt: true,
-        samples: {
-          orderBy: { createdAt: "asc" },
-          select: {
-            id: true, method: true, path: true, state: true, outcome: true, reason: true, listedAmount: true, quotedAmount: true, quotedPayTo: true, chainAmount: true, chainTo: true,
-            transactionId: true, paymentStatus: true, httpStatus: true, ttlbMs: true, responseBytes: true, contentType: true, outputSha256: true, schemaValid: true, replay: true, replayStatus: true,
-          },
-        },
-      },
-    }),
+    prisma.canaryRun.findMany({ where: { listingId }, orderBy: { createdAt: "desc" }, take: CANARY_RUNS_SHOWN, select: CANARY_RUN_SELECT }),
     budgetLeft(listingId),
   ]);
   // The stored facts at rankedAt give back each component's value, reason and facts (computeRank is pure).
@@ -167,7 +154,7 @@ export async function adminListing(userId: string | null, listingId: string) {
     analyses,
     audits,
     position,
-    canaryRuns,
+    canaryRuns: canaryRuns.map(canaryRunView),
     canaryBudget: { leftToday: canaryBudget.day.toString(), leftTodayForListing: canaryBudget.listing.toString() },
     // An amount is read in its asset's decimals: the asset table's, else the listing's own for that asset; unknown, it stays atomic.
     ledger: ledger.map((r) => ({

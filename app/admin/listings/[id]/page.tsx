@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { LedgerTable } from "@/components/admin/ledger-table";
+import { CanaryRunList } from "@/components/admin/canary-runs";
 import { CanaryForm, CurationForm, FeaturedForm } from "@/components/admin/moderation-forms";
 import { ProbeEvidenceView } from "@/components/probe-evidence";
 import { ProvisionalChip, ReadinessChip } from "@/components/readiness-chip";
@@ -88,45 +89,12 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
         <h2 id="canary-h" className="text-lg font-semibold">Canary runs</h2>
         <p className="text-sm text-muted">
           The catalog pays each listable endpoint through the router with its house wallet; the latest run sets verification ({l.verificationStatus}{l.canarySuspendedAt ? ", canary suspended" : ""}).
-          Budget left today: <span className="font-mono">{d.canaryBudget.leftTodayForListing}</span> for this listing, <span className="font-mono">{d.canaryBudget.leftToday}</span> overall (atomic units).
+          Budget left today: <span className="font-mono">{d.canaryBudget.leftTodayForListing}</span> for this listing, <span className="font-mono">{d.canaryBudget.leftToday}</span> overall (atomic units). <Link href="/admin/canary" className="text-brand underline">Every listing&apos;s runs</Link>
         </p>
         {d.canaryRuns.length === 0 ? (
           <p className="mt-2 text-sm text-muted">No canary run yet.</p>
         ) : (
-          <ul className="mt-3 space-y-3" data-testid="canary-runs">
-            {d.canaryRuns.map((r) => (
-              <li key={r.id} className="rounded-lg border border-line p-3 text-sm">
-                <div className="flex flex-wrap gap-3">
-                  <time dateTime={r.createdAt.toISOString()} className="text-muted">{r.createdAt.toISOString().slice(0, 16).replace("T", " ")}</time>
-                  <span>{r.trigger}</span>
-                  <span className="font-medium">{r.state}{r.outcome ? `: ${r.outcome}` : ""}</span>
-                  <span>attempt {r.attempts}</span>
-                  {r.reason && <span className="text-slate-700">{r.reason}</span>}
-                </div>
-                {r.samples.length > 0 && (
-                  <div className="mt-2 overflow-x-auto">
-                    <table className="w-full min-w-[48rem] text-xs">
-                      <thead className="text-left uppercase tracking-wide text-muted"><tr><th className="py-1">Endpoint</th><th className="py-1">Outcome</th><th className="py-1">Listed · quoted · on chain</th><th className="py-1">Paid to</th><th className="py-1">Status · TTLB · bytes</th><th className="py-1">Schema</th><th className="py-1">Replay</th><th className="py-1">Transaction</th></tr></thead>
-                      <tbody className="divide-y divide-line">
-                        {r.samples.map((s) => (
-                          <tr key={s.id}>
-                            <td className="py-1 font-mono">{s.method} {s.path}</td>
-                            <td className="py-1">{s.state === "pending" ? "pending" : (s.outcome ?? "no verdict")} <span className="text-muted">{s.reason}</span></td>
-                            <td className="py-1 font-mono">{s.listedAmount ?? "—"} · {s.quotedAmount ?? "—"} · {s.chainAmount ?? "—"}</td>
-                            <td className="py-1 break-all font-mono">{s.chainTo ?? s.quotedPayTo ?? "—"}</td>
-                            <td className="py-1 font-mono">{s.httpStatus ?? "—"} · {s.ttlbMs === null ? "—" : `${s.ttlbMs} ms`} · {s.responseBytes ?? "—"}</td>
-                            <td className="py-1">{s.schemaValid === null ? "—" : s.schemaValid ? "valid" : "invalid"}</td>
-                            <td className="py-1">{s.replay ?? "—"}{s.replayStatus ? ` (${s.replayStatus})` : ""}</td>
-                            <td className="py-1 break-all font-mono">{s.transactionId ? `${s.transactionId.slice(0, 10)}… ${s.paymentStatus}` : "—"}</td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
-                )}
-              </li>
-            ))}
-          </ul>
+          <CanaryRunList runs={d.canaryRuns} />
         )}
       </section>
 

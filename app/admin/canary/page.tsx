@@ -1,0 +1,78 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { CanaryRunList } from "@/components/admin/canary-runs";
+import { sessionUserId } from "@/lib/auth/session";
+import { isAppError } from "@/lib/errors";
+import { adminCanaryDesk, CANARY_FILTERS, parseCanaryFilter } from "@/lib/surfaces/admin-canary";
+import { orPageError } from "@/lib/surfaces/guard";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Canary runs · Moderation" };
+
+type Props = { searchParams: Promise<{ show?: string; cursor?: string }> };
+
+const FILTER_LABEL: Record<string, string> = { queued: "queued", running: "running", deferred: "deferred", verified: "done: verified", degraded: "done: degraded", unverified: "done: unverified" };
+
+export default async function CanaryDeskPage({ searchParams }: Props) {
+  const sp = await searchParams;
+  const uid = await sessionUserId();
+  // An unknown filter is named, not ignored (the read model refuses it with its pointer).
+  let refused: string | null = null;
+  try {
+    parseCanaryFilter(sp.show);
+  } catch (e) {
+    if (!isAppError(e)) throw e;
+    refused = e.message;
+  }
+  const d = await orPageError(() => adminCanaryDesk(uid, { show: refused ? null : (sp.show ?? null), cursor: sp.cursor ?? null }), "/admin/canary");
+  const href = (o: { show?: string | null; cursor?: string | null }) => {
+    const p = new URLSearchParams(Object.entries(o).filter((e): e is [string, string] => !!e[1]));
+    return p.toString() ? `/admin/canary?${p}` : "/admin/canary";
+  };
+  return (
+    <div className="space-y-6">
+      <p className="text-sm"><Link href="/admin" className="text-brand underline">← Moderation</Link></p>
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">Canary runs</h1>
+        <p className="mt-1 text-sm text-muted">
+          The catalog pays every listable endpoint through the router with its house wallet; the latest run of a listing sets its verification. Every run across listings, newest first, with each call&apos;s evidence and transaction.
+        </p>
+      </div>
+
+      <section aria-labelledby="budget-h" className="rounded-xl border border-line bg-white p-4">
+        <h2 id="budget-h" className="text-sm font-semibold">Budget left today ({d.budget.day}, UTC; atomic units)</h2>
+        <dl className="mt-2 grid grid-cols-1 gap-2 text-sm sm:grid-cols-3">
+          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">All listings: left of the day&apos;s cap</dt><dd className="font-mono text-lg" data-testid="canary-budget-day">{d.budget.leftToday} <span className="text-xs text-muted">of {d.budget.dayCap}</span></dd></div>
+          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">Spent today</dt><dd className="font-mono text-lg">{d.budget.spentToday}</dd></div>
+          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">Cap per listing per day</dt><dd className="font-mono text-lg">{d.budget.listingCap}</dd></div>
+        </dl>
+        <p className="mt-2 text-xs text-muted">Each run below shows what its listing has left today. A run that does not fit is deferred with reason budget and signs nothing.</p>
+      </section>
+
+      <section aria-labelledby="runs-h">
+        <h2 id="runs-h" className="sr-only">Runs</h2>
+        <nav aria-label="Filter by state or outcome" className="grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-7">
+          <Link href="/admin/canary" aria-current={!d.filter ? "page" : undefined} className={`rounded-lg border p-3 ${!d.filter ? "border-brand bg-brand-soft" : "border-line bg-white hover:bg-slate-50"}`}>
+            <span className="block text-xs uppercase tracking-wide text-muted">all</span>
+            <span className="text-2xl font-semibold tabular-nums">{d.counts.all}</span>
+          </Link>
+          {CANARY_FILTERS.map((f) => (
+            <Link key={f} href={href({ show: f })} aria-current={d.filter === f ? "page" : undefined} className={`rounded-lg border p-3 ${d.filter === f ? "border-brand bg-brand-soft" : "border-line bg-white hover:bg-slate-50"}`}>
+              <span className="block text-xs uppercase tracking-wide text-muted">{FILTER_LABEL[f]}</span>
+              <span className="text-2xl font-semibold tabular-nums">{d.counts[f]}</span>
+            </Link>
+          ))}
+        </nav>
+        {refused && <p role="alert" className="mt-3 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-800">{refused}. Showing every run.</p>}
+        {d.runs.length === 0 ? (
+          <p className="mt-3 rounded-lg border border-dashed border-line bg-white p-6 text-center text-sm text-muted">No canary runs {d.filter ? `shown as ${FILTER_LABEL[d.filter]}` : "yet"}.</p>
+        ) : (
+          <CanaryRunList runs={d.runs} />
+        )}
+        {d.nextCursor && (
+          <p className="mt-3 text-sm"><Link href={href({ show: d.filter, cursor: d.nextCursor })} className="text-brand underline">Older runs →</Link></p>
+        )}
+      </section>
+    </div>
+  );
+}
