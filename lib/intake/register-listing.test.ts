@@ -137,7 +137,7 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
 
     // The API: 202 with the queued analysis and no listing yet.
     vi.mocked(validateTarget).mockClear();
-    const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", body: JSON.stringify({ url }) }));
+    const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url }) }));
     expect(res.status).toBe(202);
     const queued = (await res.json()) as { id: string; state: string; listingId: string | null };
     expect(queued).toMatchObject({ state: "queued", listingId: null });
@@ -192,7 +192,7 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
     const { user } = await seedOwner(t.prisma);
     session.uid = user.id;
     const before = await t.prisma.analysis.count();
-    const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", body: JSON.stringify({ url: "https://user:pw@api.example.com/" }) }));
+    const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: "https://user:pw@api.example.com/" }) }));
     expect(res.status).toBe(400);
     expect(JSON.stringify(await res.json())).toContain("credentials_in_url");
     expect(await t.prisma.analysis.count()).toBe(before);
