@@ -1,4 +1,5 @@
 import path from "node:path";
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 /**
@@ -17,6 +18,19 @@ const flag = z
 const rateLimit = z
   .string()
   .regex(/^(off|[1-9]\d{0,6}\/[1-9]\d{0,4}[smhd])$/, 'must be "<count>/<window>" such as 20/1h or 30/10m (window in s, m, h or d), or "off"')
+  .optional();
+
+/** A list of CIDR ranges or addresses ("10.0.0.0/8, 2001:db8::/32 192.0.2.7"), each checked with ipaddr.js. */
+const cidrList = z
+  .string()
+  .superRefine((value, ctx) => {
+    for (const entry of value.split(/[\s,]+/).filter(Boolean)) {
+      const spelled = entry.split("/")[0];
+      const address = ipaddr.IPv4.isValidFourPartDecimal(spelled) || (spelled.includes(":") && ipaddr.IPv6.isValid(spelled));
+      const ok = address && (!entry.includes("/") || (() => { try { ipaddr.parseCIDR(entry); return true; } catch { return false; } })());
+      if (!ok) ctx.addIssue({ code: "custom", message: `must be a list of CIDR ranges or IP addresses (e.g. 10.0.0.0/8, 2001:db8::/32); ${JSON.stringify(entry.slice(0, 60))} is neither` });
+    }
+  })
   .optional();
 
 const schema = z.object({
@@ -53,6 +67,18 @@ const schema = z.object({
     .optional(),
   /** Reach only TOLLGATE_PROBE_ALLOW_HOSTS (no DNS for anything else): sandboxed demos and staging. */
   TOLLGATE_NET_ALLOWLIST_ONLY: flag,
+  /**
+   * Operator address ranges for the outbound guard (lib/net, docs/SSRF.md "Address rules"): CIDRs or
+   * addresses, comma- or space-separated. DENY is refused whatever else is said; ALLOW lifts the
+   * built-in refusal of a private range, never a deny, a cloud endpoint or this host's own addresses.
+   */
+  TOLLGATE_NET_DENY: cidrList,
+  TOLLGATE_NET_ALLOW: cidrList,
+  /** Outbound connections in flight at once, in total (default 64) and per target host (default 8); queued past them (docs/SSRF.md). */
+  TOLLGATE_NET_MAX_CONNECTIONS: z.string().regex(/^[1-9]\d{0,6}$/, "must be a positive whole number").optional(),
+  TOLLGATE_NET_MAX_CONNECTIONS_PER_HOST: z.string().regex(/^[1-9]\d{0,6}$/, "must be a positive whole number").optional(),
+  /** Requests that may wait for a connection slot (default 1024); past it a request is refused with connection_limit. */
+  TOLLGATE_NET_MAX_QUEUED: z.string().regex(/^[1-9]\d{0,6}$/, "must be a positive whole number").optional(),
   /** The EIP-155 chain id a Sign-In with Ethereum message must name (default 8453, Base). */
   TOLLGATE_SIWE_CHAIN_ID: z.coerce.number().int().min(1).default(8453),
   SELLERS_PORT: z.coerce.number().int().min(1).max(65535).optional(),

@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   lease_lost: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
   internal: 500,

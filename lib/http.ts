@@ -16,6 +16,7 @@
  * nobody closes.
  */
 import type { z } from "zod";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 
 /** Each route's limit, fitted to what it carries (docs/LIMITS.md "Request bodies"). */
@@ -123,3 +124,41 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.inf
 export async function readBody<S extends z.ZodType>(req: Request, schema: S, maxBytes: number, what?: string): Promise<z.infer<S>> {
   return parseWith(schema, await readJson(req, maxBytes, what));
 }
+
+/**
+ * The guard of every route a browser's session cookie authenticates (docs/LIMITS.md "Cross-origin
+ * requests"). A browser attaches the cookie to a request another site starts, and an HTML form or a
+ * `no-cors` fetch may POST `text/plain` without a preflight, so the cookie alone proves nothing
+ * about who asked (issue #20 item 6). Called after the session check and before the body is read:
+ *
+ * - `Sec-Fetch-Site`, when the browser sends it, must be `same-origin` (or `none`: typed by the user);
+ * - `Origin`, when sent, must be exactly the configured public origin (TOLLGATE_PUBLIC_URL, else
+ *   NEXTAUTH_URL, lib/env.ts), never one read from Host; `Origin: null` is refused too;
+ * - with `json: true` (a route that reads a JSON body), the Content-Type must be `application/json`
+ *   (parameters such as charset allowed): the types a cross-site form can send without a preflight
+ *   (`text/plain`, `application/x-www-form-urlencoded`, `multipart/form-data`) never reach the body.
+ *
+ * A request with neither header is not a browser's cross-site request (browsers send Origin on every
+ * POST, PUT, PATCH and DELETE) and passes: curl and scripts with a session cookie still work.
+ * Refusals: 403 `forbidden` with `reason: "cross_origin"`, 415 `unsupported_media_type` with
+ * `reason: "content_type"`.
+ */
+export function assertSameOriginRequest(req: Request, opts: { json: boolean; publicOrigin?: string }): void {
+  const expected = opts.publicOrigin ?? env().publicOrigin;
+  const site = req.headers.get("sec-fetch-site");
+  if (site !== null && site !== "same-origin" && site !== "none") {
+    throw new AppError("forbidden", `cross-origin request refused: Sec-Fetch-Site is ${JSON.stringify(site.slice(0, 40))}; this route takes requests from ${expected} only`, [], { reason: "cross_origin" });
+  }
+  const origin = req.headers.get("origin");
+  if (origin !== null && origin !== expected) {
+    throw new AppError("forbidden", `cross-origin request refused: Origin ${JSON.stringify(origin.slice(0, 200))} is not ${expected}`, [], { reason: "cross_origin" });
+  }
+  if (opts.json) {
+    const type = req.headers.get("content-type");
+    const media = type?.split(";", 1)[0].trim().toLowerCase() ?? "";
+    if (media !== "application/json") {
+      throw new AppError("unsupported_media_type", `request body must be sent as Content-Type: application/json${type ? `, not ${JSON.stringify(type.slice(0, 100))}` : " (none was sent)"}`, [{ pointer: "", message: "Content-Type must be application/json" }], { reason: "content_type" });
+    }
+  }
+}
+

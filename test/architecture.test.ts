@@ -73,7 +73,8 @@ const ROOMS: Room[] = [
   { path: "lib/errors.ts", owns: "AppError, the closed set of error codes and their HTTP statuses", may: [] },
   { path: "lib/env.ts", owns: "the validated environment", may: [] },
   { path: "lib/evidence.ts", owns: "probe evidence types, below the probe and the parsers", may: [] },
-  { path: "lib/http.ts", owns: "bounded request-body reads (413 past a route's limit) and body parsing into AppError 400s", may: ["lib/errors.ts"] },
+  // lib/env.ts: the configured public origin the cross-origin guard compares Origin with.
+  { path: "lib/http.ts", owns: "bounded request-body reads (413 past a route's limit), body parsing into AppError 400s, the cookie routes' same-origin guard", may: ["lib/errors.ts", "lib/env.ts"] },
   { path: "lib/generated", owns: "the Prisma client `prisma generate` writes (not committed)", may: [] },
   { path: "lib/db.ts", owns: "the one lazily opened database handle (PGlite or a server)", may: ["lib/env.ts", "lib/generated/**"] },
   { path: "lib/sql.ts", owns: "raw SQL helpers and the PrismaLike client type", may: ["lib/db.ts", "lib/generated/**"] },

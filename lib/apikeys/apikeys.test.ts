@@ -20,7 +20,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-const post = (body: unknown) => createRoute(new Request("http://x/api/admin/api-keys", { method: "POST", body: JSON.stringify(body) }));
+const post = (body: unknown) => createRoute(new Request("http://x/api/admin/api-keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
 
 describe("API keys", () => {
   it("an admin creates a key: the secret comes back once, only its SHA-256 is stored", async () => {

@@ -88,7 +88,8 @@ export interface BadgeForListingOptions {
 }
 
 /**
- * The badge for a listing named by slug (or id), or null if there is no such listing. Only the
+ * The badge for a listing named by slug (or id), or null if there is no such listing or it is a
+ * draft (never in the catalog; answered like no listing, so no draft's existence is confirmed). Only the
  * listing's published pointer is read; it never names a provisional result (a database trigger
  * refuses that), and issueReadinessBadge refuses one again, so a provisional score never reaches a
  * badge. Everything else (no result, not published, a stored band that contradicts the score) gets
@@ -104,7 +105,10 @@ export async function badgeForListing(slugOrId: string, style: BadgeStyle, label
     currentResult: { select: { id: true, listingId: true, total: true, band: true, rubricVersion: true, provisional: true, createdAt: true } },
   } as const;
   const row = (await prisma.listing.findUnique({ where: { slug: slugOrId }, select })) ?? (await prisma.listing.findUnique({ where: { id: slugOrId }, select }));
-  if (!row) return null;
+  // A draft has never been in the catalog: it is not found, exactly like no such listing, so the
+  // public badge route cannot confirm that another seller's draft id or slug exists (issue #20
+  // item 6; the rule lib/listings/access.ts keeps for the seller routes).
+  if (!row || row.publicationState === "draft") return null;
 
   const origin = opts.origin ?? env().publicOrigin;
   const published = row.publicationState === "published";

@@ -168,3 +168,20 @@ describe("atomicToDecimal", () => {
     expect(atomicToDecimal(amount, decimals)).toBe(expected);
   });
 });
+
+describe("draftListingFromUrl: a refusal after DNS resolution (issue #20 item 6)", () => {
+  const to = (address: string) => async () => [{ address, family: 4 as const }];
+  for (const address of ["127.0.0.1", "10.1.2.3", "169.254.169.254"]) {
+    it(`a public name resolving to ${address} is refused with address_forbidden, not drafted`, async () => {
+      const r = await draftListingFromUrl("https://rebound.example.com/api", { resolver: to(address), deadlineMs: 2000 });
+      expect(r).toMatchObject({ ok: false, refusal: "address_forbidden" });
+      if (!r.ok) expect(r.detail).toContain(address);
+    });
+  }
+
+  it("a name that does not resolve is still a draft whose sources say so (reachability is R1's to score)", async () => {
+    const r = await draftListingFromUrl("https://gone.example.com/api", { resolver: async () => [], deadlineMs: 2000 });
+    expect(r.ok).toBe(true);
+  });
+});
+

@@ -73,6 +73,12 @@ export async function draftListingFromTarget(target: URL, opts: DraftOptions = {
   // resource its answer is the 402 read in step 4 and it is not called again.
   const firstRequest = unpaidRequest("GET", target.href, undefined);
   const firstResult = await callUnpaid(firstRequest, net, MAX_DOC_BYTES);
+  // The target itself refused after DNS (it resolved to a forbidden address): the same as a refusal
+  // before DNS, never a draft of nothing (issue #20 item 6). A name that does not resolve stays a
+  // draft whose sources say so (R1 scores reachability), and a refused redirect is the site's answer.
+  if (!firstResult.ok && "refusal" in firstResult && firstResult.stage !== "redirect" && firstResult.refusal !== "dns_failed") {
+    return { ok: false, refusal: firstResult.refusal, detail: firstResult.detail };
+  }
   const first = readJson(firstResult);
   if (first.json !== undefined && isObject(first.json) && ("productId" in first.json || "criteria_id" in first.json)) {
     return importFromProductDocument(first.json, target.href, { net, opts, sources, calls });

@@ -20,7 +20,7 @@ vi.mock("@/lib/auth/session", () => ({ sessionUserId: async () => session.uid })
 import { validateTarget } from "@/lib/net";
 import { draftFromUrlAction } from "@/lib/surfaces/seller-actions";
 import { POST as submitRoute } from "@/app/api/analyses/route";
-import { opsClaim } from "@/lib/ops/handlers";
+import { opsClaim, opsFail } from "@/lib/ops/handlers";
 import { realProbe } from "@/lib/worker/probes";
 import { completeLease } from "@/lib/analyses/store-result";
 import { createListingForSeller } from "@/lib/listings/save";
@@ -137,7 +137,7 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
 
     // The API: 202 with the queued analysis and no listing yet.
     vi.mocked(validateTarget).mockClear();
-    const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", body: JSON.stringify({ url }) }));
+    const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url }) }));
     expect(res.status).toBe(202);
     const queued = (await res.json()) as { id: string; state: string; listingId: string | null };
     expect(queued).toMatchObject({ state: "queued", listingId: null });
@@ -167,11 +167,32 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
     expect(row).toMatchObject({ organizationId: user.organizationId, publicationState: "draft", source: `import:${url}`, currentResultId: done.resultId });
   });
 
+  it("a target refused after DNS resolution fails the analysis with the refusal code, and no draft listing is written (issue #20 item 6)", async () => {
+    const { user } = await seedOwner(t.prisma);
+    session.uid = user.id;
+    const listingsBefore = await t.prisma.listing.count();
+    const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: "https://rebound.example.com/api" }) }));
+    expect(res.status).toBe(202);
+    const queued = (await res.json()) as { id: string };
+    const { jobs } = await opsClaim({ workerId: "intake-test", limit: 5 });
+    const job = jobs.find((j) => j.id === queued.id)!;
+    // The name resolves to loopback: safeFetch refuses every call after resolution.
+    const probed = await realProbe({ resolver: async () => [{ address: "127.0.0.1", family: 4 }] })(job, new AbortController().signal);
+    expect(probed).toMatchObject({ ok: false, retryable: false });
+    if (probed.ok) return;
+    expect(probed.reason).toMatch(/^refused_target: address_forbidden: /);
+    const failed = await opsFail(job.id, { leaseToken: job.leaseToken, reason: probed.reason, retryable: probed.retryable });
+    expect(failed.state).toBe("failed");
+    const row = await t.prisma.analysis.findUniqueOrThrow({ where: { id: queued.id } });
+    expect(row).toMatchObject({ state: "failed", listingId: null });
+    expect(await t.prisma.listing.count()).toBe(listingsBefore);
+  });
+
   it("a refused target is a 400 naming the refusal, before any row", async () => {
     const { user } = await seedOwner(t.prisma);
     session.uid = user.id;
     const before = await t.prisma.analysis.count();
-    const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", body: JSON.stringify({ url: "https://user:pw@api.example.com/" }) }));
+    const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: "https://user:pw@api.example.com/" }) }));
     expect(res.status).toBe(400);
     expect(JSON.stringify(await res.json())).toContain("credentials_in_url");
     expect(await t.prisma.analysis.count()).toBe(before);

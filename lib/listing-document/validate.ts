@@ -125,7 +125,49 @@ function complete(doc: Loose<ListingDocument>): ListingDocument {
   return out;
 }
 
+/** JSON pointer escaping (RFC 6901): "~" as "~0", "/" as "~1". */
+function pointerToken(key: string | number): string {
+  return String(key).replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/**
+ * Why a string cannot be stored as text, or null: PostgreSQL text and jsonb hold no NUL (U+0000),
+ * and a lone UTF-16 surrogate (U+D800–U+DFFF without its pair, which JSON's "\ud800" escape makes)
+ * is not Unicode and has no UTF-8 form. Either used to reach the database and come back as a 500
+ * (issue #20 item 6); now it is a 400 naming the field.
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export function unstorableText(value: string): string | null {
+  const nul = value.indexOf("\u0000");
+  if (nul !== -1) return `contains a NUL character (U+0000) at index ${nul}, which cannot be stored`;
+  const lone = LONE_SURROGATE.exec(value);
+  if (lone) return `contains a lone surrogate (U+${lone[0].charCodeAt(0).toString(16).toUpperCase()}) at index ${lone.index}, which is not valid Unicode`;
+  return null;
+}
+
+/** Every string value and object key in the input that cannot be stored, by JSON pointer. */
+function unstorableStrings(input: unknown, pointer = "", out: ListingValidationError[] = [], depth = 0): ListingValidationError[] {
+  if (out.length >= 100 || depth > 64) return out;
+  if (typeof input === "string") {
+    const problem = unstorableText(input);
+    if (problem) out.push({ pointer, message: problem });
+  } else if (Array.isArray(input)) {
+    input.forEach((v, i) => unstorableStrings(v, `${pointer}/${i}`, out, depth + 1));
+  } else if (input !== null && typeof input === "object") {
+    for (const [k, v] of Object.entries(input)) {
+      const problem = unstorableText(k);
+      if (problem) out.push({ pointer: `${pointer}/${pointerToken(k)}`, message: `its name ${problem}` });
+      unstorableStrings(v, `${pointer}/${pointerToken(k)}`, out, depth + 1);
+    }
+  }
+  return out;
+}
+
 export function validateListingDocument(input: unknown): ListingValidation {
+  // Text the database cannot hold is refused first, by pointer, before the schema's checks.
+  const unstorable = unstorableStrings(input);
+  if (unstorable.length) return { ok: false, errors: unstorable };
   if (!validate(input)) {
     const seen = new Set<string>();
     const errors: ListingValidationError[] = [];

@@ -42,6 +42,44 @@ describe("saving a listing document", () => {
     expect(await t.prisma.listing.count()).toBe(before);
   });
 
+  // Issue #20 item 6: text PostgreSQL cannot hold used to reach it and come back as a 500.
+  const UNSTORABLE: Array<[string, (doc: typeof fixture, bad: string) => unknown, string]> = [
+    ["/title", (d, bad) => ({ ...d, title: `Geo${bad}codr` }), ""],
+    ["/description", (d, bad) => ({ ...d, description: bad }), ""],
+    ["/endpoints/0/path", (d, bad) => ({ ...d, endpoints: [{ ...d.endpoints[0], path: `/v1/${bad}` }, ...d.endpoints.slice(1)] }), ""],
+    ["/endpoints/0/requestExample/q~1x", (d, bad) => ({ ...d, endpoints: [{ ...d.endpoints[0], requestExample: { "q/x": bad } }, ...d.endpoints.slice(1)] }), ""],
+    ["/endpoints/0/requestExample/k", (d, bad) => ({ ...d, endpoints: [{ ...d.endpoints[0], requestExample: { [`k${bad}`]: 1 } }, ...d.endpoints.slice(1)] }), "name"],
+  ];
+  for (const [what, bad] of [["a NUL byte", "\u0000"], ["a lone high surrogate", "\ud800"], ["a lone low surrogate", "x\udfff"]] as const) {
+    for (const [pointer, make, key] of UNSTORABLE) {
+      const expected = key ? pointer.replace(/\/k$/, `/k${bad.replace(/~/g, "~0")}`) : pointer;
+      it(`${what} in ${key ? "a key at " : ""}${pointer}: 400 naming the field, nothing stored, on create and on update`, async () => {
+        const before = await t.prisma.listing.count();
+        const doc = make({ ...fixture, slug: `text-${before}` }, bad);
+        const err = await createListingForSeller(sellerId, doc).catch((e) => e);
+        expect(err).toBeInstanceOf(AppError);
+        expect(err.status).toBe(400);
+        expect(err.details[0].pointer).toBe(expected);
+        expect(err.details[0].message).toMatch(bad === "\u0000" ? /NUL character \(U\+0000\)/ : /lone surrogate \(U\+D[8-F][0-9A-F]{2}\)/);
+        expect(await t.prisma.listing.count()).toBe(before);
+        const saved = await createListingForSeller(sellerId, { ...fixture, slug: `text-ok-${before}` });
+        const upd = await updateListingForSeller(sellerId, saved.id, doc).catch((e) => e);
+        expect(upd).toBeInstanceOf(AppError);
+        expect(upd.status).toBe(400);
+        expect(upd.details[0].pointer).toBe(expected);
+        expect((await t.prisma.listing.findUniqueOrThrow({ where: { id: saved.id } })).title).toBe(fixture.title);
+      });
+    }
+  }
+
+  it("a NUL byte in the import source: 400 naming /source, nothing stored", async () => {
+    const before = await t.prisma.listing.count();
+    const err = await createListingForSeller(sellerId, { ...fixture, slug: "src-nul" }, "import:https://a.example/\u0000").catch((e) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ status: 400, details: [{ pointer: "/source" }] });
+    expect(await t.prisma.listing.count()).toBe(before);
+  });
+
   it("counts endpoints with the same method and path once", async () => {
     const doc = { ...fixture, slug: "dupes", endpoints: [fixture.endpoints[0], fixture.endpoints[0], fixture.endpoints[1]] };
     const saved = await createListingForSeller(sellerId, doc);

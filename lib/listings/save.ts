@@ -11,7 +11,7 @@ import { AppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
 import { requireListingAccess } from "@/lib/listings/access";
 import { takeListingAllowance } from "@/lib/limits";
-import { slugify, validateListingDocument } from "@/lib/listing-document/validate";
+import { slugify, unstorableText, validateListingDocument } from "@/lib/listing-document/validate";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { endpointColumns, listingColumns, listingToDocument, uniqueEndpoints } from "@/lib/listings/document-mapping";
 import type { PublicationState } from "@/lib/generated/prisma/client";
@@ -101,6 +101,8 @@ export async function createListingForSeller(actorId: string | null, input: unkn
   const actor = await requireActor(actorId);
   if (!actor.organizationId) throw new AppError("forbidden", "Your account has no seller organisation.");
   const doc = parseListingDocument(input);
+  const badSource = source === undefined ? null : unstorableText(source);
+  if (badSource) throw new AppError("bad_request", `source ${badSource}`, [{ pointer: "/source", message: badSource }]);
   // A valid document spends one of the organisation's new listings for the day (docs/LIMITS.md).
   await takeListingAllowance(actor.organizationId);
   return writeListing(doc, { organizationId: actor.organizationId, source });

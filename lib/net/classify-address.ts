@@ -19,6 +19,8 @@ const IPV4_FORBIDDEN: readonly Cidr[] = [
   ["127.0.0.0/8", "loopback"],
   ["169.254.169.254/32", "linkLocal(cloudMetadata)"],
   ["169.254.0.0/16", "linkLocal"],
+  // Azure's host endpoint (DHCP, DNS, health, the instance's wire server): public-looking, never a seller.
+  ["168.63.129.16/32", "cloudHostEndpoint"],
   ["172.16.0.0/12", "private"],
   ["192.0.0.0/24", "ietfProtocolAssignments"],
   ["192.0.2.0/24", "documentation"],

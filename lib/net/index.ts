@@ -3,3 +3,5 @@ export { safeFetch, validateTarget, classifyAddress, defaultResolver } from "./s
 export { sniffType, contentTypeMatches, mediaType } from "./sniff";
 export { REFUSAL_CODES } from "./types";
 export type * from "./types";
+export { decideAddress, parseRanges, ownAddresses } from "./address-rules";
+export { configureConnectionLimits, connectionsInFlight, currentConnectionLimits, DEFAULT_CONNECTION_LIMITS } from "./connection-limits";

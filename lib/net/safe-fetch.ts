@@ -3,12 +3,12 @@ import net from "node:net";
 import tls from "node:tls";
 import { performance } from "node:perf_hooks";
 import { Agent, request, type buildConnector } from "undici";
-import { classifyAddress, isLoopback } from "./classify-address";
+import { decideAddress, type AddressRuleOptions } from "./address-rules";
+import { acquireConnectionSlot } from "./connection-limits";
 import { readBody } from "./read-body";
 import { contentTypeMatches, sniffType } from "./sniff";
 import { normaliseHostname, validateTarget } from "./validate-target";
 import type {
-  AddressPolicy,
   RedirectRecord,
   RefusalCode,
   Resolver,
@@ -36,6 +36,8 @@ const DEFAULTS = {
   maxBodyBytes: 1024 * 1024,
   maxHeaderBytes: 16 * 1024,
   maxRedirects: 3,
+  /** Longest wait in the queue for a connection slot before connection_limit (ours, not the seller's). */
+  queueTimeoutMs: 60_000,
 };
 
 const ALLOWED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -191,6 +193,32 @@ function classifyError(err: unknown, https: boolean): SafeFetchFailure["error"] 
 }
 
 export async function safeFetch(input: string, opts: SafeFetchOptions = {}): Promise<SafeFetchResult> {
+  // A connection slot for the target host (docs/SSRF.md "Connection caps"), held for the whole call:
+  // redirects are followed on the same host only. Taken before the deadline starts, so time spent in
+  // our own queue is never counted as the seller's slowness (R1); a target the pure checks refuse
+  // needs no slot and is refused at once by run() below.
+  let pre: ReturnType<typeof validateTarget>;
+  try {
+    pre = validateTarget(input, { allowHosts: opts.allowHosts, allowQuery: opts.allowQuery, httpsPorts: opts.httpsPorts, allowListOnly: opts.allowListOnly, addressPolicy: opts.addressPolicy, denyRanges: opts.denyRanges, allowRanges: opts.allowRanges, ownAddresses: opts.ownAddresses });
+  } catch (err) {
+    // A bad operator range (TOLLGATE_NET_DENY/ALLOW; lib/env.ts refuses it at start-up): fail closed.
+    return { ok: false, error: "internal_error", detail: errorMessage(err), url: input };
+  }
+  if (!pre.ok) return runWithDeadline(input, opts);
+  const host = normaliseHostname(pre.url.hostname);
+  const slot = await acquireConnectionSlot(host, opts.signal, positive(opts.queueTimeoutMs, DEFAULTS.queueTimeoutMs));
+  if (!slot.ok) {
+    if (slot.kind === "aborted") return { ok: false, error: "aborted", detail: slot.detail, url: input };
+    return { ok: false, refusal: "connection_limit", detail: slot.detail, url: input, stage: "connect" };
+  }
+  try {
+    return await runWithDeadline(input, opts);
+  } finally {
+    slot.release();
+  }
+}
+
+async function runWithDeadline(input: string, opts: SafeFetchOptions): Promise<SafeFetchResult> {
   const started = performance.now();
   const deadlineMs = positive(opts.deadlineMs, DEFAULTS.deadlineMs);
   const controller = new AbortController();
@@ -231,9 +259,9 @@ async function run(
   const maxBodyBytes = positive(opts.maxBodyBytes, DEFAULTS.maxBodyBytes);
   const maxHeaderBytes = positive(opts.maxHeaderBytes, DEFAULTS.maxHeaderBytes);
   const maxRedirects = Math.max(0, Math.min(10, Math.floor(opts.maxRedirects ?? DEFAULTS.maxRedirects)));
-  const policy: AddressPolicy = opts.addressPolicy ?? classifyAddress;
+  const ruleOpts: AddressRuleOptions = { addressPolicy: opts.addressPolicy, denyRanges: opts.denyRanges, allowRanges: opts.allowRanges, ownAddresses: opts.ownAddresses };
   const resolver = opts.resolver ?? defaultResolver;
-  const validateOpts = { allowHosts: opts.allowHosts, allowQuery: opts.allowQuery, httpsPorts: opts.httpsPorts, addressPolicy: opts.addressPolicy, allowListOnly: opts.allowListOnly };
+  const validateOpts = { allowHosts: opts.allowHosts, allowQuery: opts.allowQuery, httpsPorts: opts.httpsPorts, allowListOnly: opts.allowListOnly, ...ruleOpts };
 
   const refuse = (refusal: RefusalCode, detail: string, url: string, stage: SafeFetchStage, extra: Partial<SafeFetchRefusal> = {}): SafeFetchRefusal => ({
     ok: false, refusal, detail, url, stage, ...extra,
@@ -293,8 +321,8 @@ async function run(
       addresses = [];
       for (const answer of answers) {
         const address = String(answer?.address ?? "");
-        const verdict = policy(address);
-        if (!verdict.allowed && !(allowListed && isLoopback(address))) {
+        const verdict = decideAddress(address, allowListed, ruleOpts);
+        if (!verdict.allowed) {
           const detail = `${hostname} resolved to ${address} (${verdict.range})`;
           return hop === 0 ? refuse("address_forbidden", detail, origin, stage) : hopRefused("address_forbidden", detail);
         }

@@ -24,7 +24,8 @@ export type RefusalCode =
   | "redirect_limit"
   | "redirect_off_host"
   | "redirect_forbidden"
-  | "host_not_allowlisted";
+  | "host_not_allowlisted"
+  | "connection_limit";
 
 /** Every refusal code with a one-line meaning (docs/SSRF.md carries the long form). */
 export const REFUSAL_CODES: ReadonlyArray<{ code: RefusalCode; description: string }> = [
@@ -44,6 +45,7 @@ export const REFUSAL_CODES: ReadonlyArray<{ code: RefusalCode; description: stri
   { code: "redirect_limit", description: "The server asked for more redirects than maxRedirects (default 3)." },
   { code: "redirect_off_host", description: "A redirect pointed at another host; recorded and not followed (the 3xx is returned as the final response)." },
   { code: "redirect_forbidden", description: "A redirect target failed validation (scheme switch, credentials, query, forbidden host or address); `cause` names the check." },
+  { code: "connection_limit", description: "No outbound connection slot (caps per target host and in total, TOLLGATE_NET_MAX_CONNECTIONS*; docs/SSRF.md): the wait queue was full, or the wait passed queueTimeoutMs. Nothing was resolved or sent." },
   { code: "host_not_allowlisted", description: "Allow-list-only mode (a sandboxed demo or staging deployment) is on and the host:port is not on allowHosts; refused before any DNS lookup." },
 ];
 
@@ -85,6 +87,12 @@ export interface SafeFetchOptions {
    * the environment variable TOLLGATE_NET_ALLOWLIST_ONLY=1 (npm run demo sets it).
    */
   allowListOnly?: boolean;
+  /**
+   * Longest wait for a connection slot when the caps on connections in flight (per target host and
+   * in total) are reached; past it the request is refused with connection_limit. The wait comes
+   * before the deadline starts, so it never counts as the server's time. Default 60_000.
+   */
+  queueTimeoutMs?: number;
   /** Ports allowed for https on hosts not on allowHosts. Default [443]. */
   httpsPorts?: number[];
   /** Total deadline across every hop, DNS, connect, headers and body. Default 10_000 (docs/spec/trust-rubric.md R1). */
@@ -108,6 +116,19 @@ export interface SafeFetchOptions {
    * server on 127.0.0.2 stand in for a public host. Production callers leave it unset.
    */
   addressPolicy?: AddressPolicy;
+  /**
+   * Operator deny ranges (CIDRs or addresses): refused whatever else is said. Default: the
+   * environment variable TOLLGATE_NET_DENY (comma- or space-separated). docs/SSRF.md "Address rules".
+   */
+  denyRanges?: readonly string[];
+  /**
+   * Operator allow ranges: lift the built-in refusal of a private or special range (an internal
+   * service the operator names). Never lifts a deny range, a cloud endpoint or the host's own
+   * addresses. Default: TOLLGATE_NET_ALLOW.
+   */
+  allowRanges?: readonly string[];
+  /** The host's own addresses, refused even when public. Default: os.networkInterfaces(). For tests. */
+  ownAddresses?: readonly string[];
   /**
    * Default false: an invalid chain or a name mismatch is recorded in `tls` (docs/spec/trust-rubric.md S1 scores it)
    * and the exchange goes on. Set true for requests that carry anything of value (a payment).
@@ -203,7 +224,7 @@ export interface SafeFetchFailure {
 
 export type SafeFetchResult = SafeFetchSuccess | SafeFetchRefusal | SafeFetchFailure;
 
-export type ValidateOptions = Pick<SafeFetchOptions, "allowHosts" | "allowQuery" | "httpsPorts" | "addressPolicy" | "allowListOnly">;
+export type ValidateOptions = Pick<SafeFetchOptions, "allowHosts" | "allowQuery" | "httpsPorts" | "addressPolicy" | "allowListOnly" | "denyRanges" | "allowRanges" | "ownAddresses">;
 
 export type ValidateResult =
   | { ok: true; url: URL; allowListed: boolean; ipLiteral: string | null }

@@ -1,5 +1,6 @@
 import ipaddr from "ipaddr.js";
-import { classifyAddress, isLoopback, parseIp } from "./classify-address";
+import { parseIp } from "./classify-address";
+import { decideAddress } from "./address-rules";
 import type { RefusalCode, ValidateOptions, ValidateResult } from "./types";
 
 /**
@@ -85,7 +86,7 @@ function rawLiteralRefusal(raw: string, opts: ValidateOptions): ValidateResult |
   const inner = decodeURIComponent(m[1].replace(/%(?![0-9a-f]{2})/gi, "%25"));
   const addr = parseIp(inner);
   if (!addr) return null;
-  const verdict = (opts.addressPolicy ?? classifyAddress)(inner);
+  const verdict = decideAddress(inner, false, opts);
   if (verdict.allowed) return null;
   return refuse("ip_literal_forbidden", `host [${inner}] is an IP literal in ${verdict.range}`);
 }
@@ -139,9 +140,8 @@ export function validateTarget(input: string, opts: ValidateOptions = {}): Valid
   if (!host) return refuse("invalid_url", "URL has an empty host");
   const literal = ipLiteralOf(host);
   if (literal !== null) {
-    const verdict = (opts.addressPolicy ?? classifyAddress)(literal);
-    const loopbackOk = allowListed && isLoopback(literal);
-    if (!verdict.allowed && !loopbackOk) {
+    const verdict = decideAddress(literal, allowListed, opts);
+    if (!verdict.allowed) {
       return refuse("ip_literal_forbidden", `host ${host} is an IP literal in ${verdict.range}`);
     }
   } else if (!allowListed && isLocalName(host)) {

@@ -117,6 +117,24 @@ describe("probeListing: refusals and deadlines", () => {
     expect(r.ok).toBe(false);
   });
 
+  it("a base host that resolves to a forbidden address refuses the listing (a refusal after DNS is a refusal, issue #20 item 6)", async () => {
+    const l = listings["agent-verdict"];
+    for (const address of ["127.0.0.1", "10.0.0.7", "::1"]) {
+      const resolver = async () => [{ address, family: (address.includes(":") ? 6 : 4) as 4 | 6 }];
+      const r = await probeListing({ ...l, baseUrl: "https://rebound.example.com", logoUrl: null, docsUrl: null, discoveryUrl: null }, { resolver, deadlineMs: 2000 });
+      expect(r).toMatchObject({ ok: false, refusal: "address_forbidden" });
+      if (!r.ok) expect(r.detail).toContain(address);
+    }
+  });
+
+  it("a logo on another host that resolves inward stays a finding, not a refusal of the listing", async () => {
+    const l = listings["agent-verdict"];
+    const resolver = async () => [{ address: "10.0.0.7", family: 4 as const }];
+    const r = await probeListing({ ...l, logoUrl: "https://cdn.example.net/logo.png" }, { allowHosts: allow, resolver, deadlineMs: 4000 });
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.evidence.logo).toMatchObject({ ok: false, refusal: "address_forbidden" });
+  });
+
   it("an endpoint the guard refuses is evidence, not a refusal of the listing", async () => {
     const l = listings["agent-verdict"];
     const r = await probeListing({ ...l, endpoints: [{ ...l.endpoints[0], path: "/x?y=1" }] }, { allowHosts: allow, deadlineMs: 2000 });

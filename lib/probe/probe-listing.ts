@@ -65,6 +65,15 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
     probeDiscovery(listing, net),
   ]);
 
+  // A refusal after DNS resolution is a refusal of the listing, as one before it is: the base host
+  // resolved (at some call) to an address the guard refuses, so nothing this run saw is evidence of
+  // the seller's service. Other hosts (a logo on a CDN) stay per-resource findings.
+  const refusedHere = [...endpoints, discovery, docs, logo].find((r) => r?.refusal === "address_forbidden" && sameHost(r.url, listing.baseUrl));
+  if (refusedHere) {
+    const detail = refusedHere.findings.find((f) => f.severity === "fail")?.message;
+    return { ok: false, refusal: "address_forbidden", detail: detail ?? `${new URL(listing.baseUrl).hostname} resolved to an address the probe refuses (${refusedHere.url})` };
+  }
+
   const findings: Finding[] = [];
   if (!logo) findings.push({ check: "M4", severity: "fail", code: "logo_missing", message: "The listing has no logo URL." });
   else findings.push(...logo.findings);
@@ -85,6 +94,14 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
     findings,
   };
   return { ok: true, evidence };
+}
+
+function sameHost(a: string, b: string): boolean {
+  try {
+    return new URL(a).host.toLowerCase().replace(/\.$/, "") === new URL(b).host.toLowerCase().replace(/\.$/, "");
+  } catch {
+    return false;
+  }
 }
 
 function get(url: string, net: Net, maxBodyBytes: number): Promise<SafeFetchResult> {

@@ -5,6 +5,7 @@
  * becomes a result the form shows, with the field it is about when there is one.
  */
 import { revalidatePath } from "next/cache";
+import { forbidden, notFound, unauthorized } from "next/navigation";
 import { isAppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
 import { sessionUserId } from "@/lib/auth/session";
@@ -75,8 +76,28 @@ export async function saveListingAction(input: SaveActionInput): Promise<SaveAct
 }
 
 export async function acknowledgeNoticeAction(listingId: string): Promise<void> {
-  await acknowledgeRubricNotice(listingId, await sessionUserId());
+  try {
+    await acknowledgeRubricNotice(listingId, await sessionUserId());
+  } catch (e) {
+    answerAccessError(e);
+  }
   revalidatePath(`/dashboard/listings/${listingId}`);
+}
+
+/**
+ * An action with no result for a form to show answers an access error with its status: 401 when
+ * signed out, 404 for a listing that does not exist or is not theirs (the two alike, lib/listings/
+ * access.ts), 403 for a missing role, as the moderators' actions do (admin-actions.ts); the client
+ * shows app/not-found.tsx, app/forbidden.tsx or Next's 401 page. Thrown as an AppError, Next.js
+ * would answer 500 (issue #20 item 6).
+ */
+function answerAccessError(e: unknown): never {
+  if (isAppError(e)) {
+    if (e.code === "unauthorized") unauthorized();
+    if (e.code === "not_found") notFound();
+    if (e.code === "forbidden") forbidden();
+  }
+  throw e;
 }
 
 function errorOf(e: unknown): { code: string; detail: string } {
@@ -87,7 +108,7 @@ function errorOf(e: unknown): { code: string; detail: string } {
 
 /** Inline validation while the seller edits: the same gate as saving, errors by JSON pointer. */
 export async function validateListingAction(document: unknown): Promise<Array<{ pointer: string; message: string }>> {
-  await requireActor(await sessionUserId());
+  await requireActor(await sessionUserId()).catch(answerAccessError);
   const v = validateListingDocument(document);
   return v.ok ? [] : v.errors.slice(0, 100);
 }

@@ -7,6 +7,7 @@
 import { draftListingFromUrl } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { endpointUrl, probeListing, type UnpaidCalls } from "@/lib/probe";
+import type { Resolver } from "@/lib/net";
 import type { EndpointEvidence, ProbeEvidence } from "@/lib/evidence";
 import type { LeasedJob } from "@/lib/ops/protocol";
 
@@ -21,13 +22,13 @@ export type ProbeFn = (job: LeasedJob, signal: AbortSignal) => Promise<ProbeOutc
  * register-listing.ts), then probe it (SSRF-guarded, never paying). The draft's unpaid calls are
  * the probe's evidence for the same requests, so each endpoint is called once in the run.
  */
-export function realProbe(opts: { vantage?: string } = {}): ProbeFn {
+export function realProbe(opts: { vantage?: string; /** DNS for the draft and the probe; default the system resolver (tests answer their own names). */ resolver?: Resolver } = {}): ProbeFn {
   return async (job) => {
     let document = job.document;
     let drafted: ListingDocument | null = null;
     let prefetched: UnpaidCalls | undefined;
     if (!document) {
-      const draft = await draftListingFromUrl(job.targetUrl, { allowHosts: job.allowHosts });
+      const draft = await draftListingFromUrl(job.targetUrl, { allowHosts: job.allowHosts, resolver: opts.resolver });
       if (!draft.ok) {
         // A refusal is the target's fault and will not change on retry; a fetch error might.
         return "refusal" in draft
@@ -37,7 +38,7 @@ export function realProbe(opts: { vantage?: string } = {}): ProbeFn {
       document = drafted = draft.draft;
       prefetched = draft.calls;
     }
-    const probed = await probeListing(document, { allowHosts: job.allowHosts, vantage: opts.vantage ?? "local", prefetched });
+    const probed = await probeListing(document, { allowHosts: job.allowHosts, vantage: opts.vantage ?? "local", prefetched, resolver: opts.resolver });
     if (!probed.ok) return { ok: false, reason: `refused_target: ${probed.refusal}: ${probed.detail}`, retryable: false };
     return { ok: true, evidence: probed.evidence, document: drafted };
   };

@@ -88,7 +88,7 @@ describe("listing routes answer someone else's listing like a nonexistent one", 
       async (id) => {
         const before = await title();
         const wanted = `Retitled ${Math.random().toString(36).slice(2)}`;
-        const res = await listingRoute.PUT(new Request(`http://test/api/listings/${id}`, { method: "PUT", body: JSON.stringify(fullListing({ title: wanted })) }), ctx(id));
+        const res = await listingRoute.PUT(new Request(`http://test/api/listings/${id}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(fullListing({ title: wanted })) }), ctx(id));
         expect(await title()).toBe(res.ok && id === target ? wanted : before);
         return res;
       },

@@ -117,10 +117,22 @@ describe("GET /badges/<slug>.svg", () => {
     expect(await verifyBadge(svg.replaceAll("quality check", "quality score"), { keys: publicKeySet(keyring), now: new Date() })).toMatchObject({ ok: false, reason: "visible_mismatch" });
   });
 
+  it("a draft listing is not found, by slug or by id, exactly like no listing (no draft's existence is confirmed; issue #20 item 6)", async () => {
+    const draft = await seedListing(tdb.prisma, { published: false, results: [{ total: 90 }] });
+    const answers = [];
+    for (const seg of [`${draft.slug}.svg`, `${draft.id}.svg`, `${draft.slug}.dsse.json`, `${draft.id}.dsse.json`, "no-such-listing.svg", "clnosuchlisting000000000.svg"]) {
+      const res = await get(seg);
+      const body = await res.json();
+      answers.push({ status: res.status, code: body.error.code, keys: Object.keys(body.error).sort(), message: body.error.message.replace(/"[^"]*"/, '"…"') });
+    }
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(answers[0]).toMatchObject({ status: 404, code: "not_found" });
+  });
+
   it("serves the neutral unsigned badge when there is no published result, linking only once published", async () => {
     const none = await seedListing(tdb.prisma, { results: [] });
-    const draft = await seedListing(tdb.prisma, { published: false, results: [{ total: 90 }] });
-    for (const [l, linked] of [[none, true], [draft, false]] as const) {
+    const unlisted = await seedListing(tdb.prisma, { state: "unlisted", results: [{ total: 90 }] });
+    for (const [l, linked] of [[none, true], [unlisted, false]] as const) {
       const res = await get(`${l.slug}.svg`);
       expect(res.status).toBe(200);
       expect(res.headers.get("cache-control")).toBe("public, max-age=300");

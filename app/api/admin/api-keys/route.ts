@@ -1,6 +1,6 @@
 /** POST /api/admin/api-keys — create a key (admin; the secret is returned once). GET lists keys, never secrets. */
 import { toResponse } from "@/lib/errors";
-import { BODY_LIMITS, readJson } from "@/lib/http";
+import { BODY_LIMITS, assertSameOriginRequest, readJson } from "@/lib/http";
 import { requireSessionUserId } from "@/lib/auth/signed-in";
 import { sessionUserId } from "@/lib/auth/session";
 import { createApiKey, listApiKeys, parseCreateApiKey } from "@/lib/apikeys";
@@ -11,6 +11,7 @@ export async function POST(req: Request): Promise<Response> {
   try {
     // Signed in before a byte of the body is read; createApiKey checks the admin role itself.
     const actorId = await requireSessionUserId();
+    assertSameOriginRequest(req, { json: true });
     const { name } = parseCreateApiKey(await readJson(req, BODY_LIMITS.apiKeyCreate, "an API key request"));
     return Response.json(await createApiKey({ actorId, name }), { status: 201, headers: { "cache-control": "no-store" } });
   } catch (e) {

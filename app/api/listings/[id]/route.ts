@@ -2,7 +2,7 @@
 import { sessionUserId } from "@/lib/auth/session";
 import { requireSessionUserId } from "@/lib/auth/signed-in";
 import { toResponse } from "@/lib/errors";
-import { BODY_LIMITS, readJson } from "@/lib/http";
+import { BODY_LIMITS, assertSameOriginRequest, readJson } from "@/lib/http";
 import { readListingDocumentForEditor, updateListingForSeller } from "@/lib/listings/save";
 
 type Ctx = { params: Promise<{ id: string }> };
@@ -18,6 +18,7 @@ export async function GET(_req: Request, ctx: Ctx): Promise<Response> {
 export async function PUT(req: Request, ctx: Ctx): Promise<Response> {
   try {
     const userId = await requireSessionUserId();
+    assertSameOriginRequest(req, { json: true });
     const saved = await updateListingForSeller(userId, (await ctx.params).id, await readJson(req, BODY_LIMITS.listingDocument, "a listing document"));
     return Response.json(saved);
   } catch (e) {

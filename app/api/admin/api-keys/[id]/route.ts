@@ -1,12 +1,14 @@
 /** DELETE /api/admin/api-keys/:id — revoke a key (admin). The row stays, marked revoked, for the audit trail. */
 import { toResponse } from "@/lib/errors";
+import { assertSameOriginRequest } from "@/lib/http";
 import { sessionUserId } from "@/lib/auth/session";
 import { revokeApiKey } from "@/lib/apikeys";
 
 export const dynamic = "force-dynamic";
 
-export async function DELETE(_req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+export async function DELETE(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
   try {
+    assertSameOriginRequest(req, { json: false });
     const { id } = await ctx.params;
     return Response.json(await revokeApiKey({ actorId: await sessionUserId(), id }));
   } catch (e) {
