@@ -53,8 +53,8 @@ const NEUTRAL_FACTS = {
 export function checkProbeEvidence(evidence: unknown): ProbeEvidence {
   const checked = checkReadinessEvidence({ probe: evidence, ...NEUTRAL_FACTS });
   if (!checked.ok) {
-    const first = checked.errors[0];
-    throw new AppError("bad_request", `evidence is invalid at ${first.pointer}: ${first.message}`, checked.errors.map((e) => ({ pointer: `/evidence${e.pointer.replace(/^\/probe/, "")}`, message: e.message })));
+    const details = checked.errors.map((e) => ({ pointer: `/evidence${e.pointer.replace(/^\/probe/, "")}`, message: e.message }));
+    throw new AppError("bad_request", `evidence is invalid at ${details[0].pointer}: ${details[0].message}`, details);
   }
   return checked.value.probe;
 }

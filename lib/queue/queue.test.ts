@@ -16,6 +16,10 @@ import { ledgerFactsForScoring } from "@/lib/facts/aggregate";
 import { seedListing, seedListings, seedOwner } from "@/test/analyses";
 import { fullListing } from "@/test/readiness";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { CURRENT_RUBRIC, rubricVersionString } from "@/lib/scoring/readiness";
+
+/** The rubric this build serves (readiness/1.1.0 since issue 18). */
+const SERVED = rubricVersionString(CURRENT_RUBRIC);
 
 let t: TestDatabase;
 let prisma: PrismaClient;
@@ -124,11 +128,11 @@ describe("leases", () => {
     const done = await completeLease(id, { leaseToken: job.leaseToken, evidence: fixtureEvidence(fullListing()), probeMs: 12 });
     expect(done.alreadyCompleted).toBe(false);
     const row = await prisma.analysis.findUniqueOrThrow({ where: { id } });
-    expect(row).toMatchObject({ state: "succeeded", step: "done", resultId: done.resultId, rubricVersion: "readiness/1.0.0" });
+    expect(row).toMatchObject({ state: "succeeded", step: "done", resultId: done.resultId, rubricVersion: SERVED });
     const listing = await prisma.listing.findUniqueOrThrow({ where: { id: listingId } });
     expect(listing.currentResultId).toBe(done.resultId);
     const result = await prisma.readinessResult.findUniqueOrThrow({ where: { id: done.resultId! } });
-    expect(result).toMatchObject({ provisional: false, rubricVersion: "readiness/1.0.0", evidenceId: done.evidenceId, analysisId: id });
+    expect(result).toMatchObject({ provisional: false, rubricVersion: SERVED, evidenceId: done.evidenceId, analysisId: id });
     expect(result.total).toBeGreaterThan(0);
     const log = await prisma.analysisAttempt.findMany({ where: { analysisId: id }, orderBy: { id: "asc" } });
     expect(log.map((l) => l.event)).toEqual(["claimed", "succeeded"]);
@@ -295,8 +299,12 @@ describe("leases", () => {
     expect(jobs).toHaveLength(1);
     expect(jobs[0].document?.title).toBe("Document carried in the claim");
     expect(Array.isArray(jobs[0].allowHosts)).toBe(true);
-    const e = await expectAppError(completeLease(id, { leaseToken: jobs[0].leaseToken, evidence: { endpoints: "nope" } as never }), "bad_request");
+    const e = await expectAppError(completeLease(id, { leaseToken: jobs[0].leaseToken, evidence: { version: 2, endpoints: "nope" } as never }), "bad_request");
     expect(e.details[0].pointer).toBe("/evidence/endpoints");
+    // The evidence format carries its version; one this build does not read is refused by name, before anything else is read.
+    const v = await expectAppError(completeLease(id, { leaseToken: jobs[0].leaseToken, evidence: { ...fixtureEvidence(fullListing()), version: 3 } as never }), "bad_request");
+    expect(v.details).toEqual([{ pointer: "/evidence/version", message: "unknown probe evidence format version 3; this build reads versions 1, 2" }]);
+    expect(v.message).toBe("evidence is invalid at /evidence/version: unknown probe evidence format version 3; this build reads versions 1, 2");
     expect((await prisma.analysis.findUniqueOrThrow({ where: { id } })).state).toBe("running");
   });
 
@@ -360,7 +368,7 @@ describe("sweeps and rubric releases", () => {
     const db2 = await createTestDatabase({ register: false });
     try {
       const first = await checkRubricRelease(db2.prisma);
-      expect(first).toMatchObject({ version: "readiness/1.0.0", kind: "initial", queued: 0 });
+      expect(first).toMatchObject({ version: SERVED, kind: "initial", queued: 0 });
       expect(await checkRubricRelease(db2.prisma)).toBeNull();
     } finally {
       await db2.close();
@@ -377,11 +385,11 @@ describe("sweeps and rubric releases", () => {
     const a = await prisma.analysis.create({ data: { submitter: `system:rubric:${listingId}`, listingId, trigger: "rubric", targetUrl: "https://api.weatherly.dev" } });
     const job = await claimOne(a.id);
     await completeLease(a.id, { leaseToken: job.leaseToken, evidence: fixtureEvidence(fullListing()) });
-    expect((await prisma.listing.findUniqueOrThrow({ where: { id: listingId } })).rubricNoticeVersion).toBe("readiness/1.0.0");
+    expect((await prisma.listing.findUniqueOrThrow({ where: { id: listingId } })).rubricNoticeVersion).toBe(SERVED);
     expect(RUBRIC_NOTICE_TEXT).toBe("Scoring criteria updated… this reflects the rubric, not your service.");
     const other = await seedOwner(prisma);
     await expectAppError(acknowledgeRubricNotice(listingId, other.user.id), "not_found");
-    expect(await acknowledgeRubricNotice(listingId, user.id)).toEqual({ acknowledged: "readiness/1.0.0" });
+    expect(await acknowledgeRubricNotice(listingId, user.id)).toEqual({ acknowledged: SERVED });
     expect((await prisma.listing.findUniqueOrThrow({ where: { id: listingId } })).rubricNoticeVersion).toBeNull();
   });
 
