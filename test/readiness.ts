@@ -4,7 +4,7 @@
  */
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import type { EndpointDocsEvidence, EndpointEvidence } from "@/lib/evidence";
-import { docsNamesOf } from "@/lib/scoring/readiness/rules";
+import { docsNamesOf } from "@/lib/listing-document/schema-names";
 import type { ReadinessEvidence } from "@/lib/scoring/readiness/types";
 
 export const TEST_NOW = new Date("2026-12-02T12:00:00Z");

@@ -4,6 +4,7 @@
  * plain words. The readings each function implements are written out in the rubric's `readings`.
  */
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
+import { schemaPropertyNames } from "@/lib/listing-document/schema-names";
 import type { LivenessResult, SettleGateResult } from "../signals";
 import type { CompiledRubric } from "./compile";
 import { titlePlaceholderReason } from "./compile";
@@ -319,24 +320,10 @@ export function dynamicPriceProblems(ep: ListingEndpoint, ordered: boolean): str
   return out;
 }
 
-/** A schema's property names at the top level, or of its array items. */
-function propertyNames(schema: unknown, requiredOnly: boolean): string[] {
-  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return [];
-  const s = schema as { properties?: unknown; required?: unknown; items?: unknown };
-  if (requiredOnly) return Array.isArray(s.required) ? s.required.filter((x): x is string => typeof x === "string") : [];
-  if (s.properties && typeof s.properties === "object" && !Array.isArray(s.properties)) return Object.keys(s.properties);
-  return s.items ? propertyNames(s.items, false) : [];
-}
-
 /** The names a docs page must show for a schema (reading "endpoint-docs"): the required ones, else every property. */
 export function namesToShow(schema: unknown): string[] {
-  const req = propertyNames(schema, true);
-  return req.length > 0 ? req : propertyNames(schema, false);
-}
-
-/** Every property name the probe should look for on an endpoint's docs page. */
-export function docsNamesOf(ep: ListingEndpoint): string[] {
-  return [...new Set([...propertyNames(ep.requestSchema, true), ...propertyNames(ep.requestSchema, false), ...propertyNames(ep.responseSchema, true), ...propertyNames(ep.responseSchema, false)])];
+  const req = schemaPropertyNames(schema, true);
+  return req.length > 0 ? req : schemaPropertyNames(schema, false);
 }
 
 /** D3 as readiness/1.0.0 reads it, and as 1.1.0 reads it in a provisional run: a docs link is declared. */
