@@ -18,6 +18,7 @@ import { completedWith, finishLease, leaseLost, lockLease, type LockedLease } fr
 import { ledgerFactsForScoring } from "@/lib/facts/aggregate";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
 import { analysisMetrics, type ProbeOutcomeKind } from "@/lib/queue/metrics";
+import { requireHolderSupports } from "@/lib/queue/monitors";
 import { NOW_UTC, clientOr, prismaOf, rows, transaction, type Client, type PrismaLike } from "@/lib/sql";
 
 /** docs/spec/scoring-system.md "Governance", verbatim: what the seller sees after a MAJOR or MINOR rubric re-score. */
@@ -90,6 +91,8 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
   const run = async (tx: Client) => {
     const lease = await lockLease(tx, id, input.leaseToken);
     if (!lease) throw await leaseLost(tx, id);
+    // Never store a result under a rubric version the monitor that probed does not support (lib/queue/monitors.ts).
+    await requireHolderSupports(tx, id, rubricVersion);
     const listingId = lease.listingId ?? (await createDraftListing(await prismaOf(tx), lease, draft));
     const document = (await loadListingDocuments(tx, [listingId])).get(listingId);
     if (!document) throw new AppError("not_found", `listing ${listingId} of analysis ${id} no longer exists`);

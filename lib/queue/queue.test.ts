@@ -10,6 +10,7 @@ import { onListingPublished, onRubricRelease, releaseKind, requestAnalysis, stal
 import { claimLeases, failLease, heartbeatLease, reapExpiredLeases } from "./lease";
 import { acknowledgeRubricNotice, completeLease, RUBRIC_NOTICE_TEXT } from "@/lib/analyses/store-result";
 import { fixtureEvidence } from "@/lib/worker/probes";
+import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import { getAnalysisForActor, reanalyseForActor, submitAnalysisForActor } from "@/lib/analyses/progress";
 import { opsClaim, opsMetricsText } from "@/lib/ops/handlers";
 import { ledgerFactsForScoring } from "@/lib/facts/aggregate";
@@ -50,7 +51,7 @@ async function expectAppError(p: Promise<unknown>, code: string): Promise<AppErr
 async function claimOne(id: string, leaseMs = 60_000, workerId = "w1") {
   await reapExpiredLeases();
   await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" + interval '1 day' WHERE "state" = 'queued' AND "id" <> $1`, id);
-  const [job] = await claimLeases({ workerId, limit: 1, leaseMs, skipReap: true });
+  const [job] = await claimLeases({ workerId, limit: 1, leaseMs, skipReap: true, rubricVersions: MONITOR_RUBRIC_VERSIONS });
   await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" - interval '1 day' WHERE "state" = 'queued' AND "id" <> $1`, id);
   expect(job?.id).toBe(id);
   return job;
@@ -264,11 +265,11 @@ describe("leases", () => {
           minutes,
         );
       }
-      const first = await claimLeases({ workerId: "w", limit: 3, client: p, skipReap: true });
+      const first = await claimLeases({ workerId: "w", limit: 3, client: p, skipReap: true, rubricVersions: MONITOR_RUBRIC_VERSIONS });
       expect(first.map((c) => c.id)).toEqual(["high-old", "high-new", "mid"]);
-      const rest = await claimLeases({ workerId: "w", limit: 10, client: p, skipReap: true });
+      const rest = await claimLeases({ workerId: "w", limit: 10, client: p, skipReap: true, rubricVersions: MONITOR_RUBRIC_VERSIONS });
       expect(rest.map((c) => c.id)).toEqual(["low-old", "low-new"]);
-      expect(await claimLeases({ workerId: "w", limit: 10, client: p, skipReap: true })).toEqual([]);
+      expect(await claimLeases({ workerId: "w", limit: 10, client: p, skipReap: true, rubricVersions: MONITOR_RUBRIC_VERSIONS })).toEqual([]);
       const log = await p.analysisAttempt.findMany({ orderBy: { id: "asc" } });
       const byId = (x: string[], y: string[]) => x[0].localeCompare(y[0]);
       expect(log.map((l) => [l.analysisId, l.event, String(l.attempt), l.workerId ?? ""]).sort(byId)).toEqual(
@@ -294,7 +295,7 @@ describe("leases", () => {
     const listingId = await seedListing(prisma, org.id, { title: "Document carried in the claim" });
     const { id } = await reanalyseForActor(user.id, listingId);
     await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" + interval '1 day' WHERE "state" = 'queued' AND "id" <> $1`, id);
-    const { jobs } = await opsClaim({ workerId: "w", limit: 5 });
+    const { jobs } = await opsClaim({ workerId: "w", limit: 5, rubricVersions: MONITOR_RUBRIC_VERSIONS });
     await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" - interval '1 day' WHERE "state" = 'queued'`);
     expect(jobs).toHaveLength(1);
     expect(jobs[0].document?.title).toBe("Document carried in the claim");
@@ -352,7 +353,7 @@ describe("sweeps and rubric releases", () => {
       expect(minor).toMatchObject({ kind: "minor", recorded: true, queued: 6, mismatched: 3 });
       const rows = await p.analysis.findMany({ orderBy: { priority: "desc" } });
       expect(rows.every((r) => r.trigger === "rubric" && r.submitter === `system:rubric:${r.listingId}`)).toBe(true);
-      const claimed = await claimLeases({ workerId: "w", limit: 3, client: p });
+      const claimed = await claimLeases({ workerId: "w", limit: 3, client: p, rubricVersions: MONITOR_RUBRIC_VERSIONS });
       expect(new Set(claimed.map((c) => c.listingId))).toEqual(new Set(ids.slice(0, 3)));
       expect(rows.filter((r) => r.priority === PRIORITY_RUBRIC_MISMATCH).map((r) => r.listingId).sort()).toEqual(ids.slice(0, 3).sort());
 
