@@ -26,6 +26,7 @@ import { configureQueue } from "@/lib/queue/config";
 import { claimLeases, finishLease, finishLeases } from "@/lib/queue/lease";
 import { completeLease } from "@/lib/analyses/store-result";
 import { fixtureEvidence } from "@/lib/worker/probes";
+import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import { seedListings, seedOwner } from "@/test/analyses";
 import { fullListing } from "@/test/readiness";
 
@@ -90,7 +91,7 @@ async function runOurs(url: string, schema: string, workers: number, jobs: numbe
     handles.map(async (h, w) => {
       for (;;) {
         const t0 = performance.now();
-        const got = await claimLeases({ workerId: `bench-${w}`, limit: batch, leaseMs: 60_000, client: h });
+        const got = await claimLeases({ workerId: `bench-${w}`, limit: batch, leaseMs: 60_000, client: h, rubricVersions: MONITOR_RUBRIC_VERSIONS });
         claimMs.push(performance.now() - t0);
         if (got.length === 0) return;
         if (mode === "batch") {

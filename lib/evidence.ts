@@ -78,8 +78,38 @@ export interface ResourceEvidence {
   findings: Finding[];
 }
 
+/**
+ * D3 (readiness/1.1.0 reading "endpoint-docs"): what the probe found on one endpoint's docs page. The
+ * probe only records; the readiness engine decides whether that shows the endpoint's schemas and an example.
+ */
+export interface EndpointDocsEvidence {
+  method: string;
+  path: string;
+  /** The page fetched (fragment dropped), or null when the endpoint's docsUrl could not be resolved. */
+  url: string | null;
+  /** The page answered 2xx within the bounds. */
+  ok: boolean;
+  status: number | null;
+  contentType: string | null;
+  refusal?: string | null;
+  /** The body was longer than the probe reads; only its start was searched. */
+  truncated: boolean;
+  /** The page contains the endpoint's path. */
+  pathShown: boolean;
+  /** Property names of the endpoint's request and response schemas the page contains as whole words. */
+  names: string[];
+  /** An example: an HTML <pre> or <code> element, a ``` fence, a curl command, or an "example" key in a JSON page. */
+  example: boolean;
+}
+
+/** Probe evidence formats this code reads. 2 adds `endpointDocs` (D3 in readiness/1.1.0). */
+export const PROBE_EVIDENCE_VERSIONS = [1, 2] as const;
+export type ProbeEvidenceVersion = (typeof PROBE_EVIDENCE_VERSIONS)[number];
+/** The format lib/probe writes. */
+export const PROBE_EVIDENCE_VERSION: ProbeEvidenceVersion = 2;
+
 export interface ProbeEvidence {
-  version: 1;
+  version: ProbeEvidenceVersion;
   probedAt: string;
   /** Where the probe ran from (a region name, or "local"). */
   vantage: string;
@@ -91,5 +121,7 @@ export interface ProbeEvidence {
   docs: ResourceEvidence | null;
   /** D4: the first machine-readable discovery document found. */
   discovery: (ResourceEvidence & { kind: "well-known-x402" | "openapi" | null }) | null;
+  /** D3: one entry per endpoint that declares a docsUrl (version 2 onwards). */
+  endpointDocs?: EndpointDocsEvidence[];
   findings: Finding[];
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatUsd, networkName } from "@/lib/format";
+import { formatRawTotal, formatUsd, networkName } from "@/lib/format";
 
 describe("formatUsd", () => {
   it.each([
@@ -18,5 +18,18 @@ describe("networkName", () => {
   it("names known CAIP-2 networks and passes others through", () => {
     expect(networkName("eip155:8453")).toBe("Base");
     expect(networkName("eip155:999999")).toBe("eip155:999999");
+  });
+});
+
+describe("formatRawTotal", () => {
+  it.each<[number, string]>([
+    [89.499999, "89.49"], // readiness/1.1.0's exact 89.49999987 beside its total 89: never "89.50"
+    [89.5, "89.5"],
+    [95.75, "95.75"],
+    [100, "100"],
+    [86.83, "86.83"],
+    [56.6, "56.6"],
+  ])("%d reads %s", (raw, text) => {
+    expect(formatRawTotal(raw)).toBe(text);
   });
 });

@@ -37,3 +37,12 @@ export function timeAgo(date: Date | string, now = new Date()): string {
   if (h < 48) return `${h} h ago`;
   return `${Math.round(h / 24)} days ago`;
 }
+
+/**
+ * A readiness raw total for people: truncated (never rounded up) to 2 decimals, so a raw 89.499999
+ * reads 89.49 beside its total 89, never 89.50 (readiness/1.1.0 reading "total").
+ */
+export function formatRawTotal(raw: number): string {
+  const t = Math.floor(raw * 100 + 1e-9) / 100;
+  return Number.isInteger(t) ? String(t) : t.toFixed(2).replace(/0$/, "");
+}

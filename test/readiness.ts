@@ -3,7 +3,8 @@
  * break exactly one thing and see exactly one rule move. Not used by the engine.
  */
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
-import type { EndpointEvidence } from "@/lib/evidence";
+import type { EndpointDocsEvidence, EndpointEvidence } from "@/lib/evidence";
+import { docsNamesOf } from "@/lib/listing-document/schema-names";
 import type { ReadinessEvidence } from "@/lib/scoring/readiness/types";
 
 export const TEST_NOW = new Date("2026-12-02T12:00:00Z");
@@ -101,10 +102,28 @@ export function probedEndpoint(ep: Pick<ListingEndpoint, "method" | "path">, ove
   };
 }
 
+/** What the probe records for an endpoint's docs page that shows everything D3 asks (readiness/1.1.0). */
+export function docsPage(ep: ListingEndpoint, over: Partial<EndpointDocsEvidence> = {}): EndpointDocsEvidence {
+  return {
+    method: ep.method,
+    path: ep.path,
+    url: "https://docs.weatherly.dev/api",
+    ok: true,
+    status: 200,
+    contentType: "text/html",
+    refusal: null,
+    truncated: false,
+    pathShown: true,
+    names: docsNamesOf(ep),
+    example: true,
+    ...over,
+  };
+}
+
 export function fullEvidence(listing: ListingDocument = fullListing(), over: Partial<ReadinessEvidence> = {}): ReadinessEvidence {
   return {
     probe: {
-      version: 1,
+      version: 2,
       probedAt: TEST_NOW.toISOString(),
       vantage: "local",
       baseUrl: listing.baseUrl,
@@ -112,6 +131,7 @@ export function fullEvidence(listing: ListingDocument = fullListing(), over: Par
       logo: { url: listing.logoUrl ?? "", ok: true, status: 200, contentType: "image/png", findings: [], isImage: true },
       docs: { url: listing.docsUrl ?? "", ok: true, status: 200, contentType: "text/html", findings: [] },
       discovery: { url: listing.discoveryUrl ?? "", ok: true, status: 200, contentType: "application/json", findings: [], kind: "well-known-x402" },
+      endpointDocs: listing.endpoints.filter((e) => e.docsUrl).map((e) => docsPage(e)),
       findings: [],
     },
     settle: { lastSettledAt: "2026-11-30T09:00:00Z", failedAttemptsSinceLastSettle: 0, distinctFailingBuyersSinceLastSettle: 0 },

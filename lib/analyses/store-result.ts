@@ -18,6 +18,7 @@ import { completedWith, finishLease, leaseLost, lockLease, type LockedLease } fr
 import { ledgerFactsForScoring } from "@/lib/facts/aggregate";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
 import { analysisMetrics, type ProbeOutcomeKind } from "@/lib/queue/metrics";
+import { requireHolderSupports } from "@/lib/queue/monitors";
 import { NOW_UTC, clientOr, prismaOf, rows, transaction, type Client, type PrismaLike } from "@/lib/sql";
 import { prepareProbeObservations, recordProbeObservations } from "@/lib/trust/observe";
 
@@ -54,8 +55,8 @@ const NEUTRAL_FACTS = {
 export function checkProbeEvidence(evidence: unknown): ProbeEvidence {
   const checked = checkReadinessEvidence({ probe: evidence, ...NEUTRAL_FACTS });
   if (!checked.ok) {
-    const first = checked.errors[0];
-    throw new AppError("bad_request", `evidence is invalid at ${first.pointer}: ${first.message}`, checked.errors.map((e) => ({ pointer: `/evidence${e.pointer.replace(/^\/probe/, "")}`, message: e.message })));
+    const details = checked.errors.map((e) => ({ pointer: `/evidence${e.pointer.replace(/^\/probe/, "")}`, message: e.message }));
+    throw new AppError("bad_request", `evidence is invalid at ${details[0].pointer}: ${details[0].message}`, details);
   }
   return checked.value.probe;
 }
@@ -93,6 +94,8 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
   const run = async (tx: Client) => {
     const lease = await lockLease(tx, id, input.leaseToken);
     if (!lease) throw await leaseLost(tx, id);
+    // Never store a result under a rubric version the monitor that probed does not support (lib/queue/monitors.ts).
+    await requireHolderSupports(tx, id, rubricVersion);
     const listingId = lease.listingId ?? (await createDraftListing(await prismaOf(tx), lease, draft));
     const document = (await loadListingDocuments(tx, [listingId])).get(listingId);
     if (!document) throw new AppError("not_found", `listing ${listingId} of analysis ${id} no longer exists`);

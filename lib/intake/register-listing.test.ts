@@ -26,6 +26,7 @@ import { completeLease } from "@/lib/analyses/store-result";
 import { createListingForSeller } from "@/lib/listings/save";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
 import { registerListing } from "./register-listing";
+import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 
 const HOLD_MS = 150;
 const hits = new Map<string, number>();
@@ -146,7 +147,7 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
 
     // The worker: draft (step 2) then probe, each endpoint called once in the run.
     hits.clear();
-    const { jobs } = await opsClaim({ workerId: "intake-test", limit: 5 });
+    const { jobs } = await opsClaim({ workerId: "intake-test", limit: 5, rubricVersions: MONITOR_RUBRIC_VERSIONS });
     const job = jobs.find((j) => j.id === queued.id)!;
     expect(job.document).toBeNull();
     const probed = await realProbe()(job, new AbortController().signal);

@@ -7,13 +7,22 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { completeLease } from "@/lib/analyses/store-result";
 import { claimLeases, failLease, heartbeatLease } from "@/lib/queue/lease";
+import { monitorSupport } from "@/lib/queue/monitors";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
 import { analysisMetrics, setQueueDepthReader } from "@/lib/queue/metrics";
 import { LeaseLostError, type ClaimRequest, type ClaimResponse, type CompleteRequest, type CompleteResponse, type FailRequest, type FailResponse, type HeartbeatRequest, type HeartbeatResponse, type OpsClient } from "./protocol";
 import { clientOr, rows, type Client } from "@/lib/sql";
 
 const token = z.string().min(8).max(128);
-export const ClaimBody = z.object({ workerId: z.string().min(1).max(128), limit: z.number().int().min(1).max(1000), leaseMs: z.number().int().positive().optional() }).strict();
+export const ClaimBody = z
+  .object({
+    workerId: z.string().min(1).max(128),
+    limit: z.number().int().min(1).max(1000),
+    leaseMs: z.number().int().positive().optional(),
+    // docs/spec/scoring-system.md "Governance": the monitor must support a version before the API serves it.
+    rubricVersions: z.array(z.string().regex(/^readiness\/\d+\.\d+\.\d+$/, 'must be a rubric version such as "readiness/1.1.0"')).max(64),
+  })
+  .strict();
 export const HeartbeatBody = z.object({ leaseToken: token, leaseMs: z.number().int().positive().optional(), step: z.literal("probing").optional() }).strict();
 // Evidence and document are checked field by field in complete.ts (JSON pointers into them).
 export const CompleteBody = z.object({ leaseToken: token, evidence: z.unknown(), document: z.unknown().optional(), probeMs: z.number().nonnegative().optional() }).strict();
@@ -21,7 +30,10 @@ export const FailBody = z.object({ leaseToken: token, reason: z.string().min(1).
 
 export async function opsClaim(req: ClaimRequest, client?: Client): Promise<ClaimResponse> {
   const prisma = await clientOr(client);
-  const leased = await claimLeases({ workerId: req.workerId, limit: req.limit, leaseMs: req.leaseMs, client: prisma });
+  // claimLeases records the declaration and hands out nothing under a rubric the monitor does not support.
+  const leased = await claimLeases({ workerId: req.workerId, limit: req.limit, leaseMs: req.leaseMs, rubricVersions: req.rubricVersions, client: prisma });
+  const support = monitorSupport(req.workerId, req.rubricVersions);
+  if (!support.supported) return { jobs: [], waiting: { rubricVersion: support.served, reason: support.reason! } };
   const docs = await loadListingDocuments(prisma, leased.flatMap((l) => (l.listingId ? [l.listingId] : [])));
   const allowHosts = env().probeAllowHosts;
   return {

@@ -29,9 +29,13 @@ export interface ClaimRequest {
   workerId: string;
   limit: number;
   leaseMs?: number;
+  /** The rubric versions ("readiness/1.1.0") this monitor's probe supports (lib/probe/capabilities.ts). */
+  rubricVersions: readonly string[];
 }
 export interface ClaimResponse {
   jobs: LeasedJob[];
+  /** Set when the monitor supports not the rubric the API serves: it gets no job, and analyses wait in the queue. */
+  waiting?: { rubricVersion: string; reason: string };
 }
 export interface HeartbeatRequest {
   leaseToken: string;

@@ -10,7 +10,8 @@ import type { DeclaredToken } from "@/lib/x402/assets";
 import { findSecretAsks } from "@/lib/x402/secret-asks";
 import { bodyText, isObject } from "@/lib/x402/json";
 import { mapBounded } from "./bounded";
-import type { EndpointEvidence, Finding, ProbeEvidence, ResourceEvidence } from "@/lib/evidence";
+import { PROBE_EVIDENCE_VERSION, type EndpointEvidence, type Finding, type ProbeEvidence, type ResourceEvidence } from "@/lib/evidence";
+import { probeEndpointDocs } from "./endpoint-docs";
 import { DEFAULT_DEADLINE_MS, probeEndpoint, type ProbeTarget } from "./probe-endpoint";
 import { getResource, type Net, type UnpaidCalls } from "./request";
 
@@ -58,11 +59,13 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
     if (!unique.has(key)) unique.set(key, { method: e.method, path: e.path, url: endpointUrl(listing.baseUrl, e.path), requestExample: e.requestExample, payable: e.payable });
   }
 
-  const [endpoints, logo, docs, discovery] = await Promise.all([
+  const [endpoints, logo, docs, discovery, endpointDocs] = await Promise.all([
     mapBounded([...unique.values()], opts.concurrency ?? 8, (t) => probeEndpoint(t, net, opts.prefetched)),
     listing.logoUrl ? probeLogo(listing.logoUrl, net) : Promise.resolve(null),
     listing.docsUrl ? probeDocs(listing.docsUrl, net) : Promise.resolve(null),
     probeDiscovery(listing, net),
+    // D3 (readiness/1.1.0): each endpoint's docs page, fetched once per page.
+    probeEndpointDocs(listing, net),
   ]);
 
   // A refusal after DNS resolution is a refusal of the listing, as one before it is: the base host
@@ -83,7 +86,7 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
   if (listing.endpoints.length === 0) findings.push({ check: "R1", severity: "fail", code: "no_endpoints", message: "The listing has no endpoints to probe." });
 
   const evidence: ProbeEvidence = {
-    version: 1,
+    version: PROBE_EVIDENCE_VERSION,
     probedAt: now.toISOString(),
     vantage: opts.vantage ?? "local",
     baseUrl: listing.baseUrl,
@@ -91,6 +94,7 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
     logo,
     docs,
     discovery,
+    endpointDocs,
     findings,
   };
   return { ok: true, evidence };

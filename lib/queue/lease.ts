@@ -7,6 +7,7 @@
 import { AppError } from "@/lib/errors";
 import { clampLeaseMs, queueConfig } from "./config";
 import { analysisMetrics } from "./metrics";
+import { declareMonitor } from "./monitors";
 import { NOW_UTC, clientOr, isoOf, preparedRows, rows, type Client } from "@/lib/sql";
 import type { LeaseFields } from "@/lib/ops/protocol";
 
@@ -35,6 +36,8 @@ export interface ClaimOptions {
   client?: Client;
   /** Skip the reaper pass (the benchmark times claims alone; the tick still reaps). */
   skipReap?: boolean;
+  /** The rubric versions the claiming monitor supports (lib/queue/monitors.ts); none is claimed under another. */
+  rubricVersions: readonly string[];
 }
 
 /**
@@ -66,6 +69,8 @@ export async function claimLeases(opts: ClaimOptions): Promise<LeasedRow[]> {
     lastClaimReapAt = Date.now();
     await reapExpiredLeases({ client });
   }
+  // docs/spec/scoring-system.md "Governance": a monitor that does not support the served rubric takes nothing; the analyses wait in the queue.
+  if (!(await declareMonitor(client, opts.workerId, opts.rubricVersions)).supported) return [];
   const limit = Math.max(1, Math.min(queueConfig().maxBatch, Math.floor(opts.limit)));
   const leaseMs = clampLeaseMs(opts.leaseMs);
   const claimed = await preparedRows<LeasedRow & { claimOrder: number; deadlineAt: string }>(

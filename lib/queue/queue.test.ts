@@ -10,12 +10,17 @@ import { onListingPublished, onRubricRelease, releaseKind, requestAnalysis, stal
 import { claimLeases, failLease, heartbeatLease, reapExpiredLeases } from "./lease";
 import { acknowledgeRubricNotice, completeLease, RUBRIC_NOTICE_TEXT } from "@/lib/analyses/store-result";
 import { fixtureEvidence } from "@/lib/worker/probes";
+import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import { getAnalysisForActor, reanalyseForActor, submitAnalysisForActor } from "@/lib/analyses/progress";
 import { opsClaim, opsMetricsText } from "@/lib/ops/handlers";
 import { ledgerFactsForScoring } from "@/lib/facts/aggregate";
 import { seedListing, seedListings, seedOwner } from "@/test/analyses";
 import { fullListing } from "@/test/readiness";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { CURRENT_RUBRIC, rubricVersionString } from "@/lib/scoring/readiness";
+
+/** The rubric this build serves (readiness/1.1.0 since issue 18). */
+const SERVED = rubricVersionString(CURRENT_RUBRIC);
 
 let t: TestDatabase;
 let prisma: PrismaClient;
@@ -46,7 +51,7 @@ async function expectAppError(p: Promise<unknown>, code: string): Promise<AppErr
 async function claimOne(id: string, leaseMs = 60_000, workerId = "w1") {
   await reapExpiredLeases();
   await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" + interval '1 day' WHERE "state" = 'queued' AND "id" <> $1`, id);
-  const [job] = await claimLeases({ workerId, limit: 1, leaseMs, skipReap: true });
+  const [job] = await claimLeases({ workerId, limit: 1, leaseMs, skipReap: true, rubricVersions: MONITOR_RUBRIC_VERSIONS });
   await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" - interval '1 day' WHERE "state" = 'queued' AND "id" <> $1`, id);
   expect(job?.id).toBe(id);
   return job;
@@ -124,11 +129,11 @@ describe("leases", () => {
     const done = await completeLease(id, { leaseToken: job.leaseToken, evidence: fixtureEvidence(fullListing()), probeMs: 12 });
     expect(done.alreadyCompleted).toBe(false);
     const row = await prisma.analysis.findUniqueOrThrow({ where: { id } });
-    expect(row).toMatchObject({ state: "succeeded", step: "done", resultId: done.resultId, rubricVersion: "readiness/1.0.0" });
+    expect(row).toMatchObject({ state: "succeeded", step: "done", resultId: done.resultId, rubricVersion: SERVED });
     const listing = await prisma.listing.findUniqueOrThrow({ where: { id: listingId } });
     expect(listing.currentResultId).toBe(done.resultId);
     const result = await prisma.readinessResult.findUniqueOrThrow({ where: { id: done.resultId! } });
-    expect(result).toMatchObject({ provisional: false, rubricVersion: "readiness/1.0.0", evidenceId: done.evidenceId, analysisId: id });
+    expect(result).toMatchObject({ provisional: false, rubricVersion: SERVED, evidenceId: done.evidenceId, analysisId: id });
     expect(result.total).toBeGreaterThan(0);
     const log = await prisma.analysisAttempt.findMany({ where: { analysisId: id }, orderBy: { id: "asc" } });
     expect(log.map((l) => l.event)).toEqual(["claimed", "succeeded"]);
@@ -262,11 +267,11 @@ describe("leases", () => {
           minutes,
         );
       }
-      const first = await claimLeases({ workerId: "w", limit: 3, client: p, skipReap: true });
+      const first = await claimLeases({ workerId: "w", limit: 3, client: p, skipReap: true, rubricVersions: MONITOR_RUBRIC_VERSIONS });
       expect(first.map((c) => c.id)).toEqual(["high-old", "high-new", "mid"]);
-      const rest = await claimLeases({ workerId: "w", limit: 10, client: p, skipReap: true });
+      const rest = await claimLeases({ workerId: "w", limit: 10, client: p, skipReap: true, rubricVersions: MONITOR_RUBRIC_VERSIONS });
       expect(rest.map((c) => c.id)).toEqual(["low-old", "low-new"]);
-      expect(await claimLeases({ workerId: "w", limit: 10, client: p, skipReap: true })).toEqual([]);
+      expect(await claimLeases({ workerId: "w", limit: 10, client: p, skipReap: true, rubricVersions: MONITOR_RUBRIC_VERSIONS })).toEqual([]);
       const log = await p.analysisAttempt.findMany({ orderBy: { id: "asc" } });
       const byId = (x: string[], y: string[]) => x[0].localeCompare(y[0]);
       expect(log.map((l) => [l.analysisId, l.event, String(l.attempt), l.workerId ?? ""]).sort(byId)).toEqual(
@@ -295,13 +300,17 @@ describe("leases", () => {
     const listingId = await seedListing(prisma, org.id, { title: "Document carried in the claim" });
     const { id } = await reanalyseForActor(user.id, listingId);
     await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" + interval '1 day' WHERE "state" = 'queued' AND "id" <> $1`, id);
-    const { jobs } = await opsClaim({ workerId: "w", limit: 5 });
+    const { jobs } = await opsClaim({ workerId: "w", limit: 5, rubricVersions: MONITOR_RUBRIC_VERSIONS });
     await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" - interval '1 day' WHERE "state" = 'queued'`);
     expect(jobs).toHaveLength(1);
     expect(jobs[0].document?.title).toBe("Document carried in the claim");
     expect(Array.isArray(jobs[0].allowHosts)).toBe(true);
-    const e = await expectAppError(completeLease(id, { leaseToken: jobs[0].leaseToken, evidence: { endpoints: "nope" } as never }), "bad_request");
+    const e = await expectAppError(completeLease(id, { leaseToken: jobs[0].leaseToken, evidence: { version: 2, endpoints: "nope" } as never }), "bad_request");
     expect(e.details[0].pointer).toBe("/evidence/endpoints");
+    // The evidence format carries its version; one this build does not read is refused by name, before anything else is read.
+    const v = await expectAppError(completeLease(id, { leaseToken: jobs[0].leaseToken, evidence: { ...fixtureEvidence(fullListing()), version: 3 } as never }), "bad_request");
+    expect(v.details).toEqual([{ pointer: "/evidence/version", message: "unknown probe evidence format version 3; this build reads versions 1, 2" }]);
+    expect(v.message).toBe("evidence is invalid at /evidence/version: unknown probe evidence format version 3; this build reads versions 1, 2");
     expect((await prisma.analysis.findUniqueOrThrow({ where: { id } })).state).toBe("running");
   });
 
@@ -349,7 +358,7 @@ describe("sweeps and rubric releases", () => {
       expect(minor).toMatchObject({ kind: "minor", recorded: true, queued: 6, mismatched: 3 });
       const rows = await p.analysis.findMany({ orderBy: { priority: "desc" } });
       expect(rows.every((r) => r.trigger === "rubric" && r.submitter === `system:rubric:${r.listingId}`)).toBe(true);
-      const claimed = await claimLeases({ workerId: "w", limit: 3, client: p });
+      const claimed = await claimLeases({ workerId: "w", limit: 3, client: p, rubricVersions: MONITOR_RUBRIC_VERSIONS });
       expect(new Set(claimed.map((c) => c.listingId))).toEqual(new Set(ids.slice(0, 3)));
       expect(rows.filter((r) => r.priority === PRIORITY_RUBRIC_MISMATCH).map((r) => r.listingId).sort()).toEqual(ids.slice(0, 3).sort());
 
@@ -365,7 +374,7 @@ describe("sweeps and rubric releases", () => {
     const db2 = await createTestDatabase({ register: false });
     try {
       const first = await checkRubricRelease(db2.prisma);
-      expect(first).toMatchObject({ version: "readiness/1.0.0", kind: "initial", queued: 0 });
+      expect(first).toMatchObject({ version: SERVED, kind: "initial", queued: 0 });
       expect(await checkRubricRelease(db2.prisma)).toBeNull();
     } finally {
       await db2.close();
@@ -382,11 +391,11 @@ describe("sweeps and rubric releases", () => {
     const a = await prisma.analysis.create({ data: { submitter: `system:rubric:${listingId}`, listingId, trigger: "rubric", targetUrl: "https://api.weatherly.dev" } });
     const job = await claimOne(a.id);
     await completeLease(a.id, { leaseToken: job.leaseToken, evidence: fixtureEvidence(fullListing()) });
-    expect((await prisma.listing.findUniqueOrThrow({ where: { id: listingId } })).rubricNoticeVersion).toBe("readiness/1.0.0");
+    expect((await prisma.listing.findUniqueOrThrow({ where: { id: listingId } })).rubricNoticeVersion).toBe(SERVED);
     expect(RUBRIC_NOTICE_TEXT).toBe("Scoring criteria updated… this reflects the rubric, not your service.");
     const other = await seedOwner(prisma);
     await expectAppError(acknowledgeRubricNotice(listingId, other.user.id), "not_found");
-    expect(await acknowledgeRubricNotice(listingId, user.id)).toEqual({ acknowledged: "readiness/1.0.0" });
+    expect(await acknowledgeRubricNotice(listingId, user.id)).toEqual({ acknowledged: SERVED });
     expect((await prisma.listing.findUniqueOrThrow({ where: { id: listingId } })).rubricNoticeVersion).toBeNull();
   });
 

@@ -8,7 +8,7 @@ import { draftListingFromUrl } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { endpointUrl, probeListing, type UnpaidCalls } from "@/lib/probe";
 import type { Resolver } from "@/lib/net";
-import type { EndpointEvidence, ProbeEvidence } from "@/lib/evidence";
+import { PROBE_EVIDENCE_VERSION, type EndpointEvidence, type ProbeEvidence } from "@/lib/evidence";
 import type { LeasedJob } from "@/lib/ops/protocol";
 
 export type ProbeOutcome =
@@ -76,7 +76,7 @@ export function fixtureEvidence(document: ListingDocument, now: Date = new Date(
   const logo = resource(document.logoUrl);
   const discovery = resource(document.discoveryUrl);
   return {
-    version: 1,
+    version: PROBE_EVIDENCE_VERSION,
     probedAt: now.toISOString(),
     vantage: "fixture:noop",
     baseUrl: document.baseUrl,
@@ -84,6 +84,8 @@ export function fixtureEvidence(document: ListingDocument, now: Date = new Date(
     logo: logo ? { ...logo, contentType: "image/png", isImage: true } : null,
     docs: resource(document.docsUrl),
     discovery: discovery ? { ...discovery, kind: "well-known-x402" } : null,
+    // No docs page was fetched, so D3 (readiness/1.1.0) observes none.
+    endpointDocs: [],
     findings: [finding],
   };
 }

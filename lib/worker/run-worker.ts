@@ -11,6 +11,7 @@ import crypto from "node:crypto";
 import os from "node:os";
 import { LeaseLostError, type ClaimRequest, type ClaimResponse, type CompleteRequest, type CompleteResponse, type FailRequest, type FailResponse, type HeartbeatRequest, type HeartbeatResponse, type LeasedJob, type OpsClient } from "@/lib/ops/protocol";
 import { abortableSleep, type ProbeFn } from "./probes";
+import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 
 export interface WorkerOptions {
   ops: OpsClient;
@@ -46,13 +47,17 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerStats> {
   const signal = opts.signal ?? new AbortController().signal;
   const stats: WorkerStats = { claimed: 0, completed: 0, failed: 0, leaseLost: 0 };
   const inflight = new Set<Promise<void>>();
+  let lastWaiting: string | null = null;
 
   while (!signal.aborted) {
     const free = concurrency - inflight.size;
     let jobs: LeasedJob[] = [];
     if (free > 0) {
       try {
-        jobs = (await opts.ops.claim({ workerId, limit: free, leaseMs })).jobs;
+        const claimed = await opts.ops.claim({ workerId, limit: free, leaseMs, rubricVersions: MONITOR_RUBRIC_VERSIONS });
+        jobs = claimed.jobs;
+        if (claimed.waiting && claimed.waiting.reason !== lastWaiting) log(claimed.waiting.reason);
+        lastWaiting = claimed.waiting?.reason ?? null;
       } catch (e) {
         // The HTTP client already retried with backoff; keep the loop alive and try again later.
         log(`claim failed: ${(e as Error).message}`);

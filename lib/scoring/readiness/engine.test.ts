@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { bandFor, normalise, roundHalfUp, scoreReadiness } from "./engine";
-import { CURRENT_RUBRIC, type RuleId } from "./rubric";
+import { loadRubric, type RuleId } from "./rubric";
 import { dynamicEndpoint, fullEndpoint, fullEvidence, fullListing, probedEndpoint, TEST_NOW } from "@/test/readiness";
 import type { ReadinessEvidence, ReadinessResult, RuleStatus } from "./types";
 
-const R = CURRENT_RUBRIC;
+const R = loadRubric("1.0.0");
 const score = (l: ListingDocument, e: ReadinessEvidence | null = fullEvidence(l), provisional = false) =>
   scoreReadiness(l, e, R, { now: TEST_NOW, provisional });
 const rule = (r: ReadinessResult, id: RuleId) => r.rules.find((x) => x.id === id)!;

@@ -7,10 +7,11 @@ import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/do
 import { liveness, settleGate } from "../signals";
 import { compileRubric, type CompiledRubric } from "./compile";
 import type { CapId, Rubric, RubricRule } from "./rubric";
-import { ENDPOINT_RULES, LISTING_RULES, type Outcome, type RuleContext } from "./rules";
+import { add, frac, fractionOf, min as fracMin, mul, nearGrid, roundHalfUpExact, truncate6, ZERO, type Fraction } from "./exact";
+import { ENDPOINT_RULES, LISTING_RULES, phraseOf, type Outcome, type RuleContext } from "./rules";
 import type { DimensionResult, Improvement, ReadinessEvidence, ReadinessResult, RuleResult, ScoreOptions, TriggeredCap } from "./types";
 
-/** Sums of fractional points are normalised to 6 decimals before rounding (rubric reading "total"). */
+/** readiness/1.0.0: sums of fractional points are normalised to 6 decimals before rounding (its reading "total"). */
 export function normalise(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
@@ -51,13 +52,14 @@ const EMPTY_SCOPE_REASON: Record<string, string> = {
 };
 
 /** A per-endpoint outcome also says how many endpoints were in the rule's scope. */
-function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric): Outcome & { inScope: number } {
+function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric): Outcome & { inScope: number; exact: Fraction } {
   const impl = ENDPOINT_RULES[rule.id];
   if (!impl) throw new Error(`${c.version}: rule ${rule.id} has scope ${rule.scope} but no per-endpoint implementation`);
   let n = 0;
   let passing = 0;
   let firstFail = -1;
   const failing: string[] = [];
+  const why: string[] = [];
   for (let i = 0; i < ctx.endpoints.length; i++) {
     const ep = ctx.endpoints[i];
     if (rule.scope === "payable" && !ep.payable) continue;
@@ -67,6 +69,7 @@ function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric
     else {
       if (firstFail < 0) firstFail = i;
       failing.push(ctx.keys[i]);
+      if (impl.explain && why.length < MAX_EXPLAINED) why.push(`${ctx.keys[i]}: ${impl.explain(ep, ctx)}`);
     }
   }
   if (n === 0) {
@@ -78,14 +81,17 @@ function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric
       endpoints: [],
       evidence: "/listing/endpoints",
       inScope: 0,
+      exact: full ? frac(BigInt(rule.points)) : ZERO,
     };
   }
   const scopeTitle = c.rubric.scopes[rule.scope].title;
+  const more = failing.length > why.length ? `; and ${failing.length - why.length} more` : "";
   return {
     // docs/spec/scoring-system.md "Readiness score": "If 3 of 4 endpoints carry a response schema, E4 earns 3.75 of 5."
     earned: (rule.points * passing) / n,
+    exact: frac(BigInt(rule.points) * BigInt(passing), BigInt(n)),
     status: passing === n ? "pass" : passing === 0 ? "fail" : "partial",
-    reason: `${passing} of ${n} ${scopeTitle} ${impl.phrase}`,
+    reason: `${passing} of ${n} ${scopeTitle} ${phraseOf(rule.id, impl, ctx)}${why.length ? `; ${why.join("; ")}${more}` : ""}`,
     endpoints: failing,
     evidence: firstFail < 0 ? "/listing/endpoints" : `/listing/endpoints/${ctx.sourceIndex[firstFail]}/${impl.field}`,
     inScope: n,
@@ -112,6 +118,9 @@ function evaluateCaps(ctx: RuleContext, c: CompiledRubric): TriggeredCap[] {
   }
   return out;
 }
+
+/** Failing endpoints whose reason is spelled out in a rule's reason; the rest are counted. */
+const MAX_EXPLAINED = 3;
 
 const EFFORT_RANK = { low: 0, medium: 1, high: 2 } as const;
 
@@ -157,6 +166,7 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
   const dims = new Map<string, DimensionResult>();
   for (const d of rubric.dimensions) dims.set(d.id, { id: d.id, earned: 0, max: d.points });
   let sum = 0;
+  const exactTerms: Array<Fraction | null> = new Array(c.rules.length).fill(null);
   for (let i = 0; i < c.rules.length; i++) {
     const rule = c.rules[i];
     let o: Outcome;
@@ -168,20 +178,47 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
     } else {
       const eo = scoreEndpointRule(rule, ctx, c);
       scopeEmpty[i] = eo.inScope === 0;
+      exactTerms[i] = eo.exact;
       o = eo;
     }
+    // H2 = points × liveness: the liveness share is the fraction to read (exact.ts), not the product.
+    if (rule.id === "H2" && ctx.live && o.earned > 0) exactTerms[i] = mul(frac(BigInt(rule.points)), fractionOf(ctx.live.value));
     rules[i] = { id: rule.id, dimension: rule.dimension, earned: o.earned, max: rule.points, status: o.status, reason: o.reason, endpoints: o.endpoints, evidence: o.evidence };
     sum += o.earned;
     const d = dims.get(rule.dimension)!;
     d.earned += o.earned;
   }
-  const dimensions: DimensionResult[] = [];
-  for (const d of dims.values()) dimensions.push({ id: d.id, earned: normalise(d.earned), max: d.max });
-
-  const rawTotal = normalise(sum);
+  const exact = c.rubric.semantics?.arithmetic === "exact";
   const caps = provisional ? [] : evaluateCaps(ctx, c);
-  const capped = caps.length > 0 ? Math.min(rawTotal, caps[0].value) : rawTotal;
-  const total = roundHalfUp(capped);
+  const dimensions: DimensionResult[] = [];
+  let rawTotal: number;
+  let total: number;
+  if (!exact) {
+    for (const d of dims.values()) dimensions.push({ id: d.id, earned: normalise(d.earned), max: d.max });
+    rawTotal = normalise(sum);
+    const capped = caps.length > 0 ? Math.min(rawTotal, caps[0].value) : rawTotal;
+    total = roundHalfUp(capped);
+  } else {
+    // readiness/1.1.0 reading "total": exact, and rawTotal truncated so it never shows a half the total did not round up.
+    const term = (i: number) => exactTerms[i] ?? fractionOf(rules[i].earned);
+    for (const d of dims.values()) {
+      if (!nearGrid(d.earned)) dimensions.push({ id: d.id, earned: Math.floor(d.earned * 1e6) / 1e6, max: d.max });
+      else {
+        let f = ZERO;
+        for (let i = 0; i < rules.length; i++) if (rules[i].dimension === d.id) f = add(f, term(i));
+        dimensions.push({ id: d.id, earned: truncate6(f), max: d.max });
+      }
+    }
+    if (!nearGrid(sum) && !(caps.length > 0 && caps[0].value < sum)) {
+      rawTotal = Math.floor(sum * 1e6) / 1e6;
+      total = Math.floor(sum + 0.5);
+    } else {
+      let f = ZERO;
+      for (let i = 0; i < rules.length; i++) f = add(f, term(i));
+      rawTotal = truncate6(f);
+      total = roundHalfUpExact(caps.length > 0 ? fracMin(f, frac(BigInt(caps[0].value))) : f);
+    }
+  }
 
   const blocking = new Set<CapId>(caps.map((x) => x.id));
   const improvements: Improvement[] = [];

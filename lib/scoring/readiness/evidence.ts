@@ -3,6 +3,7 @@
  * the ops API). It checks exactly the fields the rules and caps read, and reports each problem with a
  * JSON pointer, so a seller's CI says which field is wrong instead of scoring garbage.
  */
+import { PROBE_EVIDENCE_VERSIONS } from "@/lib/evidence";
 import { HEALTH_BASELINE } from "../signals";
 import type { ReadinessEvidence } from "./types";
 
@@ -41,7 +42,10 @@ export function checkReadinessEvidence(input: unknown): { ok: true; value: Readi
 
   const probe = input.probe;
   if (!isObj(probe)) err("/probe", "must be an object (ProbeEvidence)");
-  else {
+  else if (!(PROBE_EVIDENCE_VERSIONS as readonly unknown[]).includes(probe.version)) {
+    // The format's version decides how every other field reads, so nothing else is checked against a version this code does not know.
+    err("/probe/version", `unknown probe evidence format version ${JSON.stringify(probe.version ?? null)}; this build reads versions ${PROBE_EVIDENCE_VERSIONS.join(", ")}`);
+  } else {
     if (!Array.isArray(probe.endpoints)) err("/probe/endpoints", "must be an array");
     else
       probe.endpoints.forEach((e, i) => {
@@ -58,6 +62,22 @@ export function checkReadinessEvidence(input: unknown): { ok: true; value: Readi
     resource(probe, "logo");
     resource(probe, "docs");
     resource(probe, "discovery");
+    const docs = probe.endpointDocs;
+    if (docs !== undefined) {
+      if (probe.version === 1) err("/probe/endpointDocs", "is not part of evidence format version 1 (it came with version 2)");
+      else if (!Array.isArray(docs)) err("/probe/endpointDocs", "must be an array");
+      else
+        docs.forEach((d, i) => {
+          const base = `/probe/endpointDocs/${i}`;
+          if (!isObj(d)) return err(base, "must be an object");
+          if (typeof d.method !== "string") err(`${base}/method`, "must be a string");
+          if (typeof d.path !== "string") err(`${base}/path`, "must be a string");
+          bool(d, "ok", base);
+          bool(d, "pathShown", base);
+          bool(d, "example", base);
+          if (!Array.isArray(d.names) || !d.names.every((n) => typeof n === "string")) err(`${base}/names`, "must be an array of strings");
+        });
+    }
   }
 
   const settle = input.settle;

@@ -21,7 +21,8 @@ export function formatTextReport(result: ReadinessResult, rubric: Rubric = loadR
   const ruleTitle = new Map(rubric.rules.map((r) => [r.id as string, r.title]));
 
   lines.push(`Readiness ${result.total}/100 · ${result.band.label}${result.provisional ? " · PROVISIONAL" : ""} · ${result.rubricVersion}`);
-  lines.push(`Raw total ${pts(result.rawTotal)} before caps`);
+  // rawTotal as stored (readiness/1.1.0: truncated to 6 decimals), never rounded again here: 89.499999 must not read 89.50.
+  lines.push(`Raw total ${result.rawTotal} before caps`);
   if (result.provisional) lines.push("Provisional: H1–H3 not observed (0 points), no cap evaluated. Never published or shown on a badge.");
   if (result.caps.length === 0) lines.push(result.provisional ? "Caps: not evaluated" : "Caps: none triggered");
   else {

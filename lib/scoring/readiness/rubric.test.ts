@@ -12,6 +12,7 @@ const DIR = path.join(__dirname, "rubrics");
  */
 const RELEASED: Record<string, string> = {
   "readiness-1.0.0.json": "a2fa53d6667a59204dfe9b51fe980afb7ab3dee82095d4cb36fae213e5d9ea51",
+  "readiness-1.1.0.json": "180700f092cdff1a93055d8bf0b32b83aec2a0f634db6b86ff7cca4a2ecc4fde",
 };
 
 const files = readdirSync(DIR).filter((f) => /^readiness-\d+\.\d+\.\d+\.json$/.test(f));
@@ -59,7 +60,7 @@ describe("readiness/1.0.0 says what the seed says", () => {
     for (const id of ["total", "bands", "pro-rata", "duplicates", "payable-scope", "dynamic-scope", "measured", "caps", "provisional", "declared-not-observed", "title"]) expect(ids).toContain(id);
   });
   it("CURRENT_RUBRIC is the newest version", () => {
-    expect(CURRENT_RUBRIC.version).toBe("1.0.0");
+    expect(CURRENT_RUBRIC.version).toBe("1.1.0");
     expect(() => loadRubric("0.9.0")).toThrow(/unknown rubric version/);
   });
 });

@@ -4,6 +4,7 @@
  * types the file, checks its internal consistency once at load, and exposes the registry.
  */
 import rubric_1_0_0 from "./rubrics/readiness-1.0.0.json";
+import rubric_1_1_0 from "./rubrics/readiness-1.1.0.json";
 
 export type DimensionId = "metadata" | "endpoints" | "pricing" | "documentation" | "operations" | "health";
 /** Which endpoints a rule is measured over (docs/spec/scoring-system.md "Readiness score": "per endpoint", "per payable endpoint" …). */
@@ -65,6 +66,23 @@ export interface RubricChangelogEntry {
   changes: string[];
 }
 
+/**
+ * How a version reads the rules where versions differ (readiness/1.1.0 onwards). A file without
+ * `semantics` is read as readiness/1.0.0 was: every flag off.
+ */
+export interface RubricSemantics {
+  /** "exact": the sum is computed as fractions (lib/scoring/readiness/exact.ts); absent: normalised to 6 decimals first. */
+  arithmetic?: "exact" | "normalised-6";
+  /** M4, D1 and D4 in a probed run pass only on what the probe observed, never on a declared URL alone. */
+  observedOnlyWhenProbed?: boolean;
+  /** D3 in a probed run reads the endpoint's docs page the probe fetched (ProbeEvidence.endpointDocs). */
+  endpointDocsFetched?: boolean;
+  /** P1 also passes on a complete machine-readable price. */
+  machinePricePublishes?: boolean;
+  /** P4 needs min and max to be decimal numbers with min ≤ max. */
+  orderedRange?: boolean;
+}
+
 export interface Rubric {
   id: "readiness";
   version: string;
@@ -89,6 +107,7 @@ export interface Rubric {
   bands: RubricBand[];
   readings: Array<{ id: string; source: string; text: string }>;
   changelog: RubricChangelogEntry[];
+  semantics?: RubricSemantics;
 }
 
 const SEMVER = /^(\d+)\.(\d+)\.(\d+)$/;
@@ -150,6 +169,9 @@ export function checkRubric(input: unknown): Rubric {
   }
   if (next !== r.total + 1) problems.push(`bands end at ${next - 1}, expected ${r.total}`);
   if (!(r.changelog ?? []).some((c) => c.version === r.version)) problems.push(`no changelog entry for version ${r.version}`);
+  const SEMANTICS = new Set(["arithmetic", "observedOnlyWhenProbed", "endpointDocsFetched", "machinePricePublishes", "orderedRange"]);
+  for (const k of Object.keys(r.semantics ?? {})) if (!SEMANTICS.has(k)) problems.push(`unknown semantics flag ${k}`);
+  if (r.semantics?.arithmetic !== undefined && !["exact", "normalised-6"].includes(r.semantics.arithmetic)) problems.push(`semantics.arithmetic must be "exact" or "normalised-6"`);
   if (problems.length) throw new Error(`rubric readiness/${r.version ?? "?"} is inconsistent:\n- ${problems.join("\n- ")}`);
   return r;
 }
@@ -157,10 +179,11 @@ export function checkRubric(input: unknown): Rubric {
 /** Released rubric versions. Add a new file and a line here; never edit a released file. */
 const RUBRICS: Record<string, Rubric> = {
   "1.0.0": checkRubric(rubric_1_0_0),
+  "1.1.0": checkRubric(rubric_1_1_0 as unknown),
 };
 
 export const RUBRIC_VERSIONS: readonly string[] = Object.keys(RUBRICS);
-export const CURRENT_RUBRIC: Rubric = RUBRICS["1.0.0"];
+export const CURRENT_RUBRIC: Rubric = RUBRICS["1.1.0"];
 
 /** Accepts "1.0.0" or "readiness/1.0.0". */
 export function loadRubric(version: string): Rubric {

@@ -4,6 +4,7 @@
  * plain words. The readings each function implements are written out in the rubric's `readings`.
  */
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
+import { schemaPropertyNames } from "@/lib/listing-document/schema-names";
 import type { LivenessResult, SettleGateResult } from "../signals";
 import type { CompiledRubric } from "./compile";
 import { titlePlaceholderReason } from "./compile";
@@ -45,6 +46,8 @@ export interface EndpointRule {
   phrase: string;
   /** The endpoint field a failing endpoint should fix, for the evidence pointer. */
   field: string;
+  /** Why one endpoint failed, in plain words naming what to change (appended to the rule's reason). */
+  explain?: (ep: ListingEndpoint, ctx: RuleContext) => string;
 }
 
 const WHITESPACE = /\s/;
@@ -97,7 +100,13 @@ function observedOrDeclared(
   obs: { ok: boolean; status: number | null; contentType: string | null; refusal?: string | null } | null | undefined,
   obsPtr: string,
   extraOk?: (o: NonNullable<typeof obs>) => string | null,
+  probedOnly = false,
 ): Outcome {
+  if (!obs && probedOnly) {
+    // readiness/1.1.0 reading "declared-not-observed": in a probed run a declaration alone earns nothing.
+    if (declared === null || declared === undefined || declared === "") return fail(`no ${what} URL is declared`, declaredPtr);
+    return fail(`the probe did not observe the ${what}, and in a probed run only an observation counts`, obsPtr);
+  }
   if (obs) {
     if (obs.ok) {
       const problem = extraOk ? extraOk(obs) : null;
@@ -117,6 +126,11 @@ function observedOrDeclared(
   if (declared === null || declared === undefined || declared === "") return fail(`no ${what} URL is declared`, declaredPtr);
   if (isHttpsUrl(declared)) return pass(points, `declared, not yet observed: the ${what} URL is a well-formed https URL`, declaredPtr);
   return fail(`the declared ${what} URL is not a well-formed https URL`, declaredPtr);
+}
+
+/** readiness/1.1.0: M4, D1, D4 and D3 in a probed run read only what the probe observed. */
+function probedOnly(ctx: RuleContext): boolean {
+  return ctx.evidence !== null && ctx.c.rubric.semantics?.observedOnlyWhenProbed === true;
 }
 
 function notObserved(what: string, by: string): Outcome {
@@ -153,6 +167,7 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
     if (!ctx.listing.logoUrl) return fail("no logo URL is declared", "/listing/logoUrl");
     return observedOrDeclared(points, "logo", ctx.listing.logoUrl, "/listing/logoUrl", ctx.evidence?.probe.logo, "/probe/logo", (o) =>
       (o as { isImage?: boolean }).isImage === true ? null : `the logo URL answered, but not with an image (content type ${o.contentType ?? "unknown"})`,
+      probedOnly(ctx),
     );
   },
 
@@ -175,7 +190,7 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
   D1(ctx, points) {
     // An observation only counts for the docs the listing points callers at.
     if (!ctx.listing.docsUrl) return fail("no docs URL is declared", "/listing/docsUrl");
-    return observedOrDeclared(points, "docs", ctx.listing.docsUrl, "/listing/docsUrl", ctx.evidence?.probe.docs, "/probe/docs");
+    return observedOrDeclared(points, "docs", ctx.listing.docsUrl, "/listing/docsUrl", ctx.evidence?.probe.docs, "/probe/docs", undefined, probedOnly(ctx));
   },
 
   D2(ctx, points) {
@@ -192,7 +207,7 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
     const obs = ctx.evidence?.probe.discovery;
     // A discovery document the probe found counts even when the listing did not declare one.
     if (obs && obs.ok) return pass(points, `the probe found a ${obs.kind ?? "machine-readable"} discovery document`, "/probe/discovery");
-    return observedOrDeclared(points, "discovery document", ctx.listing.discoveryUrl, "/listing/discoveryUrl", obs, "/probe/discovery");
+    return observedOrDeclared(points, "discovery document", ctx.listing.discoveryUrl, "/listing/discoveryUrl", obs, "/probe/discovery", undefined, probedOnly(ctx));
   },
 
   O1(ctx, points) {
@@ -282,6 +297,88 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
   },
 };
 
+/** A complete machine-readable price (P2's test; P1 reads it too in readiness/1.1.0). */
+function hasMachinePrice(ep: ListingEndpoint): boolean {
+  const m = ep.pricing?.machine;
+  return !!m && hasText(m.amount) && hasText(m.asset) && hasText(m.network) && typeof m.decimals === "number";
+}
+
+const DECIMAL = /^\s*\d+(?:\.\d+)?\s*$/;
+
+/** P4's problems with one endpoint's dynamic price, naming the fields; empty when it passes. */
+export function dynamicPriceProblems(ep: ListingEndpoint, ordered: boolean): string[] {
+  const d = ep.pricing?.dynamic;
+  if (!d) return ["pricing.dynamic is missing"];
+  const out: string[] = [];
+  const missing = (["min", "max", "driver", "unit"] as const).filter((k) => !hasText(d[k]));
+  if (missing.length) out.push(`${missing.map((k) => `pricing.dynamic.${k}`).join(", ")} ${missing.length === 1 ? "is" : "are"} missing`);
+  if (ordered) {
+    const bad = (["min", "max"] as const).filter((k) => hasText(d[k]) && !DECIMAL.test(d[k] as string));
+    if (bad.length) out.push(bad.map((k) => `pricing.dynamic.${k} "${d[k]}" is not a decimal number`).join(", "));
+    else if (hasText(d.min) && hasText(d.max) && Number(d.min) > Number(d.max)) out.push(`pricing.dynamic.min ${(d.min as string).trim()} is above pricing.dynamic.max ${(d.max as string).trim()}`);
+  }
+  return out;
+}
+
+/** The names a docs page must show for a schema (reading "endpoint-docs"): the required ones, else every property. */
+export function namesToShow(schema: unknown): string[] {
+  const req = schemaPropertyNames(schema, true);
+  return req.length > 0 ? req : schemaPropertyNames(schema, false);
+}
+
+/** D3 as readiness/1.0.0 reads it, and as 1.1.0 reads it in a provisional run: a docs link is declared. */
+function docsLinkDeclared(ep: ListingEndpoint, ctx: RuleContext): boolean {
+  const u = ep.docsUrl;
+  if (typeof u !== "string" || u.length === 0) return false;
+  if (isHttpUrl(u)) return true;
+  // A relative path or anchor only means something next to a listing docs URL.
+  return (u.charCodeAt(0) === 47 || u.charCodeAt(0) === 35) && isHttpUrl(ctx.listing.docsUrl) && !WHITESPACE.test(u);
+}
+
+function d3Fetched(ctx: RuleContext): boolean {
+  return ctx.evidence !== null && ctx.c.rubric.semantics?.endpointDocsFetched === true;
+}
+
+/** D3 in a probed readiness/1.1.0 run: why this endpoint's docs page does not pass, or null when it does. */
+export function endpointDocsProblem(ep: ListingEndpoint, ctx: RuleContext): string | null {
+  if (!ep.docsUrl) return "no docsUrl is declared";
+  const key = okKey(ep.method, ep.path);
+  const obs = ctx.evidence?.probe.endpointDocs?.find((d) => okKey(d.method, d.path) === key);
+  if (!obs) return "the probe did not fetch its docs page";
+  if (!obs.ok) return `its docs page did not load (${obs.refusal ? `refused: ${obs.refusal}` : obs.status !== null ? `HTTP ${obs.status}` : "no answer"})`;
+  const missing: string[] = [];
+  if (!obs.pathShown) missing.push(`the path ${ep.path}`);
+  const found = new Set(obs.names);
+  for (const [label, schema, free] of [["request", ep.requestSchema, ep.noParameters === true], ["response", ep.responseSchema, false]] as const) {
+    if (free) continue;
+    const need = namesToShow(schema);
+    if (need.length === 0) missing.push(`the ${label} shape (the ${label} schema names no property to look for)`);
+    else {
+      const absent = need.filter((n) => !found.has(n));
+      if (absent.length) missing.push(`the ${label} field${absent.length === 1 ? "" : "s"} ${absent.join(", ")}`);
+    }
+  }
+  if (!obs.example) missing.push("an example (a code block or a curl command)");
+  return missing.length ? `its docs page does not show ${missing.join("; ")}` : null;
+}
+
+/** E5: why an endpoint's example does not pass (missing, or lacking required fields). */
+function exampleProblem(ep: ListingEndpoint): string {
+  const ex = ep.requestExample;
+  if (ex === null || ex === undefined) return "no request example (and noParameters is not set)";
+  const required = (ep.requestSchema as { required?: unknown } | null)?.required;
+  if (typeof ex !== "object" || Array.isArray(ex)) return "the request example is not an object, but the request schema requires fields";
+  const absent = Array.isArray(required) ? required.filter((k) => typeof k === "string" && !Object.prototype.hasOwnProperty.call(ex, k)) : [];
+  return `the request example lacks the required field${absent.length === 1 ? "" : "s"} ${absent.join(", ")}`;
+}
+
+function schemaProblem(schema: unknown, what: string): string {
+  if (schema === null || schema === undefined) return `no ${what} schema`;
+  if (schema === true || schema === false) return `the ${what} schema is \`${schema}\`, which JSON Schema allows but which says nothing about the shape and earns nothing`;
+  if (typeof schema === "object" && !Array.isArray(schema) && Object.keys(schema).length === 0) return `the ${what} schema is \`{}\`, which JSON Schema allows but which says nothing about the shape and earns nothing`;
+  return `the ${what} schema has only annotations (title, description, $schema, $id, $comment), which say nothing about the shape and earn nothing`;
+}
+
 export const ENDPOINT_RULES: Partial<Record<RuleId, EndpointRule>> = {
   E2: {
     // Method and path are enforced by the listing schema; the description is what sellers leave out.
@@ -292,57 +389,72 @@ export const ENDPOINT_RULES: Partial<Record<RuleId, EndpointRule>> = {
       trimmedLength(ep.description) >= ctx.c.rubric.thresholds.endpointDescriptionMinChars,
     phrase: "have a method, a path and a description",
     field: "description",
+    explain: (ep, ctx) => {
+      const min = ctx.c.rubric.thresholds.endpointDescriptionMinChars;
+      if (typeof ep.path !== "string" || ep.path.charCodeAt(0) !== 47) return `the path does not start with "/"`;
+      const len = trimmedLength(ep.description);
+      return len === 0 ? `no description (at least ${min} characters needed)` : `the description has ${len} characters, fewer than ${min}`;
+    },
   },
   E3: {
     test: (ep) => ep.noParameters === true || schemaSaysSomething(ep.requestSchema),
     phrase: "have a request schema or declare no parameters",
     field: "requestSchema",
+    explain: (ep) => (ep.requestSchema === null || ep.requestSchema === undefined ? "no request schema, and noParameters is not set" : schemaProblem(ep.requestSchema, "request")),
   },
   E4: {
     test: (ep) => schemaSaysSomething(ep.responseSchema),
     phrase: "have a response schema",
     field: "responseSchema",
+    explain: (ep) => schemaProblem(ep.responseSchema, "response"),
   },
   E5: {
     test: exampleIsUsable,
-    phrase: "have a safe request example",
+    // The secret check the title promises is not built yet (reading "unsafe-example"), so the phrase claims no more than is checked.
+    phrase: "have a request example with the fields the request schema requires",
     field: "requestExample",
+    explain: exampleProblem,
   },
   P1: {
-    test: (ep) => hasText(ep.pricing?.label) || hasText(ep.pricing?.usd),
+    test: (ep, ctx) => hasText(ep.pricing?.label) || hasText(ep.pricing?.usd) || (ctx.c.rubric.semantics?.machinePricePublishes === true && hasMachinePrice(ep)),
     phrase: "publish a price or quote",
     field: "pricing",
+    explain: (_ep, ctx) =>
+      ctx.c.rubric.semantics?.machinePricePublishes === true
+        ? "no price label, USD amount or complete machine-readable price"
+        : "no price label or USD amount (readiness/1.0.0 does not count a machine-readable price here)",
   },
   P2: {
-    test: (ep) => {
-      const m = ep.pricing?.machine;
-      return !!m && hasText(m.amount) && hasText(m.asset) && hasText(m.network) && typeof m.decimals === "number";
-    },
+    test: hasMachinePrice,
     phrase: "publish a machine-readable price",
     field: "pricing/machine",
+    explain: () => "no complete machine-readable price (amount, asset, network and decimals)",
   },
   P3: {
     test: (ep) => ep.pricing?.mode === "fixed" || ep.pricing?.mode === "dynamic",
     phrase: "declare a fixed or dynamic price",
     field: "pricing/mode",
+    explain: () => "pricing.mode is not set",
   },
   P4: {
-    test: (ep) => {
-      const d = ep.pricing?.dynamic;
-      return !!d && hasText(d.min) && hasText(d.max) && hasText(d.driver) && hasText(d.unit);
-    },
+    test: (ep, ctx) => dynamicPriceProblems(ep, ctx.c.rubric.semantics?.orderedRange === true).length === 0,
     phrase: "publish a price range, driver and unit",
     field: "pricing/dynamic",
+    explain: (ep, ctx) => dynamicPriceProblems(ep, ctx.c.rubric.semantics?.orderedRange === true).join("; "),
   },
   D3: {
-    test: (ep, ctx) => {
-      const u = ep.docsUrl;
-      if (typeof u !== "string" || u.length === 0) return false;
-      if (isHttpUrl(u)) return true;
-      // A relative path or anchor only means something next to a listing docs URL.
-      return (u.charCodeAt(0) === 47 || u.charCodeAt(0) === 35) && isHttpUrl(ctx.listing.docsUrl) && !WHITESPACE.test(u);
-    },
-    phrase: "link docs that show their schemas and examples",
+    test: (ep, ctx) => (d3Fetched(ctx) ? endpointDocsProblem(ep, ctx) === null : docsLinkDeclared(ep, ctx)),
+    phrase: "",
     field: "docsUrl",
+    explain: (ep, ctx) => (d3Fetched(ctx) ? endpointDocsProblem(ep, ctx) ?? "" : ep.docsUrl ? "the docsUrl is neither an absolute http(s) URL nor a path or anchor next to a listing docsUrl" : "no docsUrl is declared"),
   },
 };
+
+/** D3's phrase depends on what the run checked (item "every reason is true to what was checked"). */
+export function phraseOf(id: RuleId, impl: EndpointRule, ctx: RuleContext): string {
+  if (id !== "D3") return impl.phrase;
+  if (d3Fetched(ctx)) return "have a docs page that shows their path, request and response fields and an example";
+  return ctx.c.rubric.semantics?.endpointDocsFetched === true
+    ? "link a docs page (declared, not yet observed)"
+    : "link a docs page (readiness/1.0.0 checks the link only, not the page)";
+}

@@ -6,7 +6,7 @@ import { CanaryForm, CurationForm, FeaturedForm } from "@/components/admin/moder
 import { ProbeEvidenceView } from "@/components/probe-evidence";
 import { ProvisionalChip, ReadinessChip } from "@/components/readiness-chip";
 import { sessionUserId } from "@/lib/auth/session";
-import { timeAgo } from "@/lib/format";
+import { formatRawTotal, timeAgo } from "@/lib/format";
 import type { ProbeEvidence } from "@/lib/evidence";
 import { adminListing, LEDGER_ROWS_SHOWN } from "@/lib/surfaces/admin";
 import { orPageError } from "@/lib/surfaces/guard";
@@ -121,7 +121,7 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
                   <tr key={r.id}>
                     <td className="py-1.5"><time dateTime={r.createdAt.toISOString()}>{r.createdAt.toISOString().slice(0, 16).replace("T", " ")}</time>{r.current && <span className="ml-2 rounded bg-brand-soft px-1.5 text-xs text-brand">current</span>}</td>
                     <td className="py-1.5"><span className="inline-flex items-center gap-1"><ReadinessChip score={r.total} band={r.band} />{r.provisional && <ProvisionalChip />}</span></td>
-                    <td className="py-1.5 tabular-nums">{r.rawTotal.toFixed(2)}</td>
+                    <td className="py-1.5 tabular-nums">{formatRawTotal(r.rawTotal)}</td>
                     <td className="py-1.5">{r.rubricVersion}</td>
                     <td className="py-1.5 text-xs">{Array.isArray(r.caps) && r.caps.length ? (r.caps as Array<{ id: string }>).map((c) => c.id).join(", ") : "—"}</td>
                     <td className="py-1.5 font-mono text-xs">{r.evidenceId ?? "—"}</td>

@@ -9,7 +9,7 @@ import { ReanalyseButton } from "@/components/reanalyse-button";
 import { RuleStatusChip } from "@/components/rule-status";
 import { sessionUserId } from "@/lib/auth/session";
 import { badgeKeyring } from "@/lib/badges/server";
-import { timeAgo } from "@/lib/format";
+import { formatRawTotal, timeAgo } from "@/lib/format";
 import { orPageError } from "@/lib/surfaces/guard";
 import { env } from "@/lib/env";
 import { acknowledgeNoticeAction } from "@/lib/surfaces/seller-actions";
@@ -88,7 +88,7 @@ export default async function ReportPage({ params, searchParams }: Props) {
               </p>
               {result.caps.length > 0 && (
                 <p className="mt-2 rounded-md bg-red-50 p-2 text-sm text-red-900">
-                  Capped at {result.caps[0]!.value} ({result.caps.map((c) => c.id).join(", ")}): {result.caps[0]!.reason}. Raw total {fmt(result.rawTotal)}. Fix the blocker below first.
+                  Capped at {result.caps[0]!.value} ({result.caps.map((c) => c.id).join(", ")}): {result.caps[0]!.reason}. Raw total {formatRawTotal(result.rawTotal)}. Fix the blocker below first.
                 </p>
               )}
             </>
