@@ -175,7 +175,7 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
     const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: "https://rebound.example.com/api" }) }));
     expect(res.status).toBe(202);
     const queued = (await res.json()) as { id: string };
-    const { jobs } = await opsClaim({ workerId: "intake-test", limit: 5 });
+    const { jobs } = await opsClaim({ workerId: "intake-test", limit: 5, rubricVersions: MONITOR_RUBRIC_VERSIONS });
     const job = jobs.find((j) => j.id === queued.id)!;
     // The name resolves to loopback: safeFetch refuses every call after resolution.
     const probed = await realProbe({ resolver: async () => [{ address: "127.0.0.1", family: 4 }] })(job, new AbortController().signal);

@@ -14,6 +14,7 @@ import { requestAnalysis, PRIORITY_SWEEP } from "./enqueue-analysis";
 import { claimLeases, failLease, finishLease, heartbeatLease, reapExpiredLeases } from "./lease";
 import { archiveFinishedAnalyses } from "./retention";
 import { analysisTicks } from "./ticks";
+import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import { completeLease } from "@/lib/analyses/store-result";
 import { fixtureEvidence } from "@/lib/worker/probes";
 import { reanalyseForActor } from "@/lib/analyses/progress";
@@ -60,7 +61,7 @@ describe("hard timeout", () => {
     const { org, user } = await seedOwner(prisma);
     const { id } = await reanalyseForActor(user.id, await seedListing(prisma, org.id));
     const claimedAt = Date.now();
-    const [job] = await claimLeases({ workerId: "slow", limit: 1, leaseMs: 60_000, skipReap: true });
+    const [job] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "slow", limit: 1, leaseMs: 60_000, skipReap: true });
     expect(job.id).toBe(id);
     const { deadlineAt } = await prisma.analysis.findUniqueOrThrow({ where: { id } });
     expect(deadlineAt!.getTime() - claimedAt).toBeLessThanOrEqual(1_200 + 500);
@@ -104,14 +105,14 @@ describe("dead letter", () => {
     const { id } = await reanalyseForActor(user.id, await seedListing(prisma, org.id));
     for (const expected of ["queued", "dead"]) {
       await sleep(5);
-      const [job] = await claimLeases({ workerId: "w", limit: 1, skipReap: true });
+      const [job] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
       expect(job.id).toBe(id);
       expect((await failLease(id, { leaseToken: job.leaseToken, reason: "upstream 503" })).state).toBe(expected);
     }
     expect(await prisma.analysis.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: "dead", attempts: 2, error: "upstream 503" });
     expect(await events(id)).toEqual(["claimed", "retry_scheduled", "claimed", "dead"]);
     // Nothing claims a dead analysis.
-    expect(await claimLeases({ workerId: "w", limit: 5, skipReap: true })).toEqual([]);
+    expect(await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 5, skipReap: true })).toEqual([]);
 
     // Visible where the queue is shown.
     const desk = await adminDesk(mod.user.id, { state: "dead" });
@@ -130,7 +131,7 @@ describe("dead letter", () => {
     expect(log.at(-1)).toMatchObject({ event: "requeued", attempt: 2, detail: `requeued from the dead letter by ${mod.user.id}` });
 
     // It runs again as attempt 3 and can succeed.
-    const [again] = await claimLeases({ workerId: "w", limit: 1, skipReap: true });
+    const [again] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
     expect(again).toMatchObject({ id, attempt: 3, maxAttempts: 4 });
     const done = await completeLease(id, { leaseToken: again.leaseToken, evidence: fixtureEvidence(fullListing()) });
     expect(done.resultId).toBeTruthy();
@@ -142,7 +143,7 @@ describe("dead letter", () => {
     const mod = await seedOwner(prisma, "moderator");
     const listingId = await seedListing(prisma, org.id);
     const { id } = await reanalyseForActor(user.id, listingId);
-    const [job] = await claimLeases({ workerId: "w", limit: 1, skipReap: true });
+    const [job] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
     expect((await failLease(id, { leaseToken: job.leaseToken, reason: "x" })).state).toBe("dead");
     const second = await reanalyseForActor(user.id, listingId);
     const e = await appError(requeueDeadForModerator(mod.user.id, id));
@@ -176,19 +177,19 @@ describe("fairness", () => {
 
     const order: string[] = [];
     for (let i = 0; i < 8; i++) {
-      const [job] = await claimLeases({ workerId: "w", limit: 1, skipReap: true });
+      const [job] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
       order.push(orgOf.get(job.id)!);
     }
     // B's single job is the second claim (A's oldest went first), then the lines alternate.
     expect(order.indexOf("B")).toBeLessThan(3);
     expect(order).toEqual(["A", "B", "C", "A", "C", "A", "C", "A"]);
     // A batch claim keeps the same order: what is left is A's backlog, oldest first.
-    const rest = await claimLeases({ workerId: "w", limit: 100, skipReap: true });
+    const rest = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 100, skipReap: true });
     expect(rest.map((j) => orgOf.get(j.id))).toEqual(Array(100).fill("A"));
     expect(rest.map((j) => j.id)).toEqual(backlog.slice(4, 104));
     const tags = await prisma.analysis.findMany({ where: { id: { in: [single, ...three] } }, select: { id: true, fairKey: true, fairTag: true } });
     expect(new Map(tags.map((r) => [r.id, [r.fairKey, r.fairTag]])).get(single)).toEqual([b.org.id, 0]);
-    expect((await claimLeases({ workerId: "w", limit: 100, skipReap: true })).map((j) => j.id)).toEqual(backlog.slice(104));
+    expect((await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 100, skipReap: true })).map((j) => j.id)).toEqual(backlog.slice(104));
   });
 
   it("a seller arriving after others' lines have moved on starts level with their heads, not ahead of everything", async () => {
@@ -202,12 +203,12 @@ describe("fairness", () => {
       return ids;
     };
     const aIds = await enqueue(a.org.id, 10);
-    await claimLeases({ workerId: "w", limit: 6, skipReap: true }); // A's tags 0–5 go; 6–9 wait
+    await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 6, skipReap: true }); // A's tags 0–5 go; 6–9 wait
     await sleep(5);
     const bIds = await enqueue(b.org.id, 4);
     const tagOf = async (id: string) => (await prisma.analysis.findUniqueOrThrow({ where: { id } })).fairTag;
     expect(await tagOf(bIds[0])).toBe(6);
-    const next = await claimLeases({ workerId: "w", limit: 8, skipReap: true });
+    const next = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 8, skipReap: true });
     const who = (id: string) => (aIds.includes(id) ? "A" : "B");
     expect(next.map((j) => who(j.id))).toEqual(["A", "B", "A", "B", "A", "B", "A", "B"]);
   });
@@ -222,14 +223,14 @@ describe("retention", () => {
     const listingA = await seedListing(prisma, org.id);
     const other = await seedOwner(prisma);
     const { id: oldDone } = await reanalyseForActor(user.id, listingA);
-    const [j1] = await claimLeases({ workerId: "w", limit: 1, skipReap: true });
+    const [j1] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
     const done = await completeLease(oldDone, { leaseToken: j1.leaseToken, evidence: fixtureEvidence(fullListing()) });
     // A second, recent success of the same listing, a dead one and a running one, all old by createdAt.
     const { id: recentDone } = await reanalyseForActor(user.id, listingA);
-    const [j2] = await claimLeases({ workerId: "w", limit: 1, skipReap: true });
+    const [j2] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
     expect(await finishLease(prisma, recentDone, j2.leaseToken)).toBe(true);
     const { id: dead } = await reanalyseForActor(other.user.id, await seedListing(prisma, other.org.id));
-    const [j3] = await claimLeases({ workerId: "w", limit: 1, skipReap: true });
+    const [j3] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
     expect((await failLease(dead, { leaseToken: j3.leaseToken, reason: "gone" })).state).toBe("dead");
     await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "finishedAt" = "finishedAt" - interval '40 days' WHERE "id" IN ($1, $2)`, oldDone, dead);
 
@@ -258,7 +259,7 @@ describe("retention", () => {
     configureQueue({ retentionDays: 30 });
     const { org, user } = await seedOwner(prisma);
     const { id } = await reanalyseForActor(user.id, await seedListing(prisma, org.id));
-    const [job] = await claimLeases({ workerId: "w", limit: 1, skipReap: true });
+    const [job] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
     expect(await finishLease(prisma, id, job.leaseToken)).toBe(true);
     const run = (sql: string, ...p: unknown[]) => prisma.$executeRawUnsafe(sql, ...p);
     // Not archived: the live log and the analysis cannot be deleted.
@@ -279,7 +280,7 @@ describe("retention", () => {
     await expect(run(`TRUNCATE "catalog_scoring_analyses_archive"`)).rejects.toThrow();
     // An exact copy of a running analysis's log row still does not let it go.
     const { id: running } = await reanalyseForActor(user.id, await seedListing(prisma, org.id));
-    await claimLeases({ workerId: "w", limit: 1, skipReap: true });
+    await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
     await run(`INSERT INTO "catalog_scoring_attempts_archive" ("analysisId", "id", "row") SELECT "analysisId", "id", to_jsonb(t) FROM "catalog_scoring_attempts" t WHERE "analysisId" = $1`, running);
     await expect(run(`DELETE FROM "catalog_scoring_attempts" WHERE "analysisId" = $1`, running)).rejects.toThrow();
     // UPDATE of the live log stays refused.
@@ -293,7 +294,7 @@ describe("retention", () => {
     configureQueue({ retentionDays: null });
     const { org, user } = await seedOwner(prisma);
     const { id } = await reanalyseForActor(user.id, await seedListing(prisma, org.id));
-    const [job] = await claimLeases({ workerId: "w", limit: 1, skipReap: true });
+    const [job] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
     await finishLease(prisma, id, job.leaseToken);
     await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "finishedAt" = "finishedAt" - interval '4000 days' WHERE "id" = $1`, id);
     expect(await archiveFinishedAnalyses()).toEqual({ analyses: 0, attempts: 0 });

@@ -5,6 +5,7 @@
  * the analysis completion writing them with its evidence, and the reader's TrustSubject.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import type { ProbeEvidence } from "@/lib/evidence";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { writeListing } from "@/lib/listings/save";
@@ -180,7 +181,7 @@ describe("the analysis completion writes its probe's observations with the evide
     const { id: listingId } = await writeListing(doc(), { organizationId: org.id, publicationState: "published" });
     const { id } = await reanalyseForActor(user.id, listingId);
     await reapExpiredLeases();
-    const jobs = await claimLeases({ workerId: "w1", limit: 10, leaseMs: 60_000, skipReap: true });
+    const jobs = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w1", limit: 10, leaseMs: 60_000, skipReap: true });
     const job = jobs.find((j) => j.id === id)!;
     expect(job).toBeDefined();
     const done = await completeLease(id, { leaseToken: job.leaseToken, evidence: evidence(new Date().toISOString()) });
