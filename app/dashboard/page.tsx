@@ -34,7 +34,7 @@ export default async function DashboardPage() {
           )}
         </p>
       ) : (
-        <ul className="mt-6 divide-y divide-line rounded-xl border border-line bg-white">
+        <ul aria-label="My listings" className="mt-6 divide-y divide-line rounded-xl border border-line bg-white">
           {listings.map((l) => (
             <li key={l.id} className="flex flex-wrap items-center gap-3 p-4">
               <div className="min-w-0 flex-1">
