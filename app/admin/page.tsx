@@ -3,6 +3,7 @@ import Link from "next/link";
 import { ReadinessChip } from "@/components/readiness-chip";
 import { sessionUserId } from "@/lib/auth/session";
 import { timeAgo } from "@/lib/format";
+import { OVERLAP_WORDS } from "@/lib/listings/overlap";
 import { ANALYSIS_STATES, adminDesk } from "@/lib/surfaces/admin";
 import { orPageError } from "@/lib/surfaces/guard";
 
@@ -95,7 +96,21 @@ export default async function AdminPage({ searchParams }: Props) {
               {data.listings.map((l) => (
                 <tr key={l.id}>
                   <td className="p-2.5 tabular-nums text-muted">{l.position ?? "—"}</td>
-                  <td className="p-2.5"><Link href={`/admin/listings/${l.id}`} className="font-medium text-brand underline">{l.title}</Link><div className="text-xs text-muted">{l.organization.name}</div></td>
+                  <td className="p-2.5">
+                    <Link href={`/admin/listings/${l.id}`} className="font-medium text-brand underline">{l.title}</Link>
+                    <div className="text-xs text-muted">{l.organization.name} · <span className="font-mono">{l.slug}</span></div>
+                    {l.overlaps.length > 0 && (
+                      <div className="mt-1 text-xs" data-testid="overlap">
+                        <span className="rounded bg-amber-100 px-1.5 py-0.5 font-semibold text-amber-900">Overlaps</span>{" "}
+                        {l.overlaps.map((o, i) => (
+                          <span key={o.id}>
+                            {i > 0 && ", "}
+                            <Link href={`/admin/listings/${o.id}`} className="underline">{o.title}</Link> ({OVERLAP_WORDS[o.reason]})
+                          </span>
+                        ))}
+                      </div>
+                    )}
+                  </td>
                   <td className="p-2.5">{l.publicationState}</td>
                   <td className="p-2.5 tabular-nums">{l.tier}</td>
                   <td className="p-2.5 tabular-nums">{l.sortWeight}</td>

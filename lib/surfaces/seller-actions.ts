@@ -11,7 +11,7 @@ import { sessionUserId } from "@/lib/auth/session";
 import { acknowledgeRubricNotice } from "@/lib/analyses/store-result";
 import { reanalyseForActor } from "@/lib/analyses/progress";
 import type { DraftSource } from "@/lib/discovery/import";
-import { registerListing } from "@/lib/intake/register-listing";
+import { registerListing, type ExistingListing } from "@/lib/intake/register-listing";
 import { publishListing } from "@/lib/listings/publish";
 import { createListingForSeller, updateListingForSeller } from "@/lib/listings/save";
 import type { ListingDocument } from "@/lib/listing-document/document";
@@ -19,7 +19,7 @@ import { validateListingDocument } from "@/lib/listing-document/validate";
 import { refusalAdvice } from "./refusals";
 
 export type DraftActionResult =
-  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string }
+  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string; existing: ExistingListing[] }
   | { ok: false; code: string; detail: string; advice: string };
 
 export async function draftFromUrlAction(url: string): Promise<DraftActionResult> {
