@@ -193,9 +193,9 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
     // Both short and readable (lib/listings/save.ts shortSlug): the API's is the form's words, cut to
     // leave room for its random suffix.
     expect(apiSlug).toMatch(/^[a-z0-9-]+-[0-9a-f]{6}$/);
-    expect(formSlug.startsWith(apiSlug.slice(0, -7))).toBe(true);
-    expect(formSlug.length).toBeLessThanOrEqual(48);
-    expect(apiSlug.length).toBeLessThanOrEqual(48);
+    expect(formSlug!.startsWith(apiSlug!.slice(0, -7))).toBe(true);
+    expect(formSlug!.length).toBeLessThanOrEqual(48);
+    expect(apiSlug!.length).toBeLessThanOrEqual(48);
     const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: done.listingId } });
     expect(row).toMatchObject({ organizationId: user.organizationId, publicationState: "draft", source: `import:${url}`, currentResultId: done.resultId });
   });
