@@ -14,9 +14,8 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState, useTransition } from "react";
 import type { EndpointPricing, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
-import { scoreReadiness } from "@/lib/scoring/readiness/engine";
+import { scoreWithAdvice, type AdvisedResult } from "@/lib/analyses/advice";
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
-import type { ReadinessResult } from "@/lib/scoring/readiness/types";
 import { checkListingLimits, DOCUMENT_BYTES_LIMIT, formatBytes, utf8Bytes } from "@/lib/listing-document/limits";
 import { saveListingAction, validateListingAction, type SaveActionInput } from "@/lib/surfaces/seller-actions";
 import { emptyEndpoint, emptyPricing, initialJsonTexts, jsonKey, withoutEndpoint, type Err, type JsonField } from "./model";
@@ -67,9 +66,9 @@ export function ListingEditor({ initial, listingId, publicationState, source }: 
     };
   }, [doc, tooLarge]);
 
-  const estimate = useMemo<ReadinessResult | null>(() => {
+  const estimate = useMemo<AdvisedResult | null>(() => {
     try {
-      return scoreReadiness(doc, null, CURRENT_RUBRIC, { provisional: true });
+      return scoreWithAdvice(doc, null, CURRENT_RUBRIC, { provisional: true });
     } catch {
       return null;
     }

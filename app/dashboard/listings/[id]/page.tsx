@@ -13,6 +13,7 @@ import { timeAgo } from "@/lib/format";
 import { orPageError } from "@/lib/surfaces/guard";
 import { env } from "@/lib/env";
 import { acknowledgeNoticeAction } from "@/lib/surfaces/seller-actions";
+import { gainWords } from "@/lib/analyses/advice";
 import { sellerReport } from "@/lib/surfaces/seller";
 
 export const dynamic = "force-dynamic";
@@ -94,7 +95,11 @@ export default async function ReportPage({ params, searchParams }: Props) {
             </>
           ) : (
             <p className="mt-2 text-sm text-muted">
-              {published ? "No published result yet. The analysis runs the live probe and scores the listing." : "This draft has not been analysed. Publish it to run the live probe, or edit it and watch the provisional estimate."}
+              {published
+                ? analysisId
+                  ? "Analysing now: the steps are shown beside this. The score appears here as soon as the result is stored."
+                  : "No published result yet. The analysis runs the live probe and scores the listing."
+                : "This draft has not been analysed. Publish it to run the live probe, or edit it and watch the provisional estimate."}
             </p>
           )}
         </div>
@@ -128,7 +133,7 @@ export default async function ReportPage({ params, searchParams }: Props) {
 
             <section aria-labelledby="imp-h" className="rounded-xl border border-line bg-white p-5">
               <h2 id="imp-h" className="text-lg font-semibold">What to fix next</h2>
-              <p className="text-sm text-muted">Blockers first, then the fixes worth the most points.</p>
+              <p className="text-sm text-muted">Blockers first, then the fixes worth the most points. Each fix&apos;s points are the change in your score when the listing is re-scored with it; &quot;up to&quot; marks what only a new probe can measure.</p>
               {result.improvements.length === 0 ? (
                 <p className="mt-3 text-sm">Nothing left to fix: every rule earned full points.</p>
               ) : (
@@ -139,9 +144,21 @@ export default async function ReportPage({ params, searchParams }: Props) {
                         {i.blocker && <span className="rounded bg-red-800 px-1.5 py-0.5 text-[11px] font-bold uppercase text-white">Blocker</span>}
                         <span className="font-mono text-xs font-semibold">{i.ruleId}</span>
                         <span className="font-medium">{i.title}</span>
-                        <span className="ml-auto font-semibold tabular-nums text-green-800">+{fmt(i.points)} pts</span>
+                        <span className="ml-auto font-semibold tabular-nums text-green-800" data-testid="improvement-gain" data-gain={i.gain ?? ""}>{gainWords(i)}</span>
                       </div>
                       <p className="mt-1 text-slate-700">{i.action}</p>
+                      {i.opens.length > 0 && (
+                        <p className="mt-1 text-xs text-amber-900">
+                          This fix opens {i.opens.map((o) => `${o.ruleId} (−${fmt(o.points)})`).join(", ")}: that rule then applies and loses points until it is met too.
+                        </p>
+                      )}
+                      {i.alternatives
+                        .filter((a) => a.opens.length > 0)
+                        .map((a) => (
+                          <p key={a.fix} className="mt-1 text-xs text-amber-900">
+                            To {a.fix} instead: {a.gain >= 0 ? "+" : ""}{a.gain} pts, as it opens {a.opens.map((o) => `${o.ruleId} (−${fmt(o.points)})`).join(", ")} until that rule is met.
+                          </p>
+                        ))}
                       <p className="mt-1 text-xs text-muted">effort {i.effort}{i.endpoints.length > 0 && ` · ${i.endpoints.length} endpoint${i.endpoints.length === 1 ? "" : "s"}`}</p>
                     </li>
                   ))}
