@@ -177,8 +177,11 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
     const { jobs } = await opsClaim({ workerId: "intake-test", limit: 5 });
     const job = jobs.find((j) => j.id === queued.id)!;
     expect(job.document).toBeNull();
-    const probed = await realProbe()(job, new AbortController().signal);
+    const reported: Array<[number, number]> = [];
+    const probed = await realProbe()(job, new AbortController().signal, (done, total) => reported.push([done, total]));
     if (!probed.ok) throw new Error(probed.reason);
+    // Live progress (issue 19 item 7): from 0 to every endpoint, one at a time, as each probe ends.
+    expect(reported).toEqual([0, 1, 2, 3, 4].map((n) => [n, 4]));
     expect(Object.fromEntries(hits)).toEqual(Object.fromEntries(VALIDITY_ENDPOINTS.map((k) => [k, 1])));
     expect(probed.evidence.endpoints.filter((e) => e.status === 402).map((e) => e.path).sort()).toEqual(["/upto", "/validity"]);
     expect(probed.evidence.endpoints.every((e) => e.findings.some((f) => f.check === "R1" && f.severity === "pass"))).toBe(true);

@@ -14,7 +14,7 @@ import { clientOr, rows, type Client } from "@/lib/sql";
 
 const token = z.string().min(8).max(128);
 export const ClaimBody = z.object({ workerId: z.string().min(1).max(128), limit: z.number().int().min(1).max(1000), leaseMs: z.number().int().positive().optional() }).strict();
-export const HeartbeatBody = z.object({ leaseToken: token, leaseMs: z.number().int().positive().optional(), step: z.literal("probing").optional() }).strict();
+export const HeartbeatBody = z.object({ leaseToken: token, leaseMs: z.number().int().positive().optional(), step: z.literal("probing").optional(), progress: z.object({ done: z.number().int().min(0).max(10_000), total: z.number().int().min(0).max(10_000) }).strict().refine((p) => p.done <= p.total, "done must not exceed total").optional() }).strict();
 // Evidence and document are checked field by field in complete.ts (JSON pointers into them).
 export const CompleteBody = z.object({ leaseToken: token, evidence: z.unknown(), document: z.unknown().optional(), probeMs: z.number().nonnegative().optional() }).strict();
 export const FailBody = z.object({ leaseToken: token, reason: z.string().min(1).max(2000), retryable: z.boolean().optional() }).strict();
