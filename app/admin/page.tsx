@@ -32,7 +32,10 @@ export default async function AdminPage({ searchParams }: Props) {
           <h1 className="text-2xl font-semibold tracking-tight">Moderation</h1>
           <p className="mt-1 text-sm text-muted">The analysis queue, every listing in browse order with its internal rank, and the levers. Nothing here is public.</p>
         </div>
-        <Link href="/admin/audit" className="rounded-md border border-line bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50">Audit log</Link>
+        <div className="flex flex-wrap gap-2">
+          <Link href="/admin/audit" className="rounded-md border border-line bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50">Audit log</Link>
+          <Link href="/admin/api-keys" className="rounded-md border border-line bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50">API keys</Link>
+        </div>
       </div>
 
       <section aria-labelledby="queue-h">
