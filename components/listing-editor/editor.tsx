@@ -20,6 +20,7 @@ import { checkListingLimits, DOCUMENT_BYTES_LIMIT, formatBytes, utf8Bytes } from
 import { saveListingAction, validateListingAction, type SaveActionInput } from "@/lib/surfaces/seller-actions";
 import { emptyEndpoint, emptyPricing, initialJsonTexts, jsonKey, withoutEndpoint, type Err, type JsonField } from "./model";
 import { FieldErrors } from "./fields";
+import { toastAfterNavigation } from "../toast";
 import { ListingFields } from "./listing-fields";
 import { EndpointEditor } from "./endpoint-editor";
 import { ErrorSummary } from "./error-summary";
@@ -145,6 +146,7 @@ export function ListingEditor({ initial, listingId, publicationState, source }: 
         requestAnimationFrame(() => summaryRef.current?.focus());
         return;
       }
+      toastAfterNavigation(r.notice ?? (intent === "draft" ? "Changes saved." : intent === "publish" ? "Saved and published: the analysis is queued." : "Saved: the analysis is queued."));
       const q = r.analysisId ? `?analysis=${encodeURIComponent(r.analysisId)}` : "";
       router.push(`/dashboard/listings/${r.listingId}${q}`);
       router.refresh();

@@ -5,6 +5,7 @@ import { DimensionChart } from "@/components/charts/dimension-chart";
 import { HistoryChart } from "@/components/charts/history-chart";
 import { ProbeEvidenceView } from "@/components/probe-evidence";
 import { bandStyle, ReadinessChip, StaleChip } from "@/components/readiness-chip";
+import { ListingLifecycle } from "@/components/listing-lifecycle";
 import { ReanalyseButton } from "@/components/reanalyse-button";
 import { RuleStatusChip } from "@/components/rule-status";
 import { sessionUserId } from "@/lib/auth/session";
@@ -52,6 +53,7 @@ export default async function ReportPage({ params, searchParams }: Props) {
           <div className="flex flex-wrap gap-2 text-sm">
             <Link href={`/dashboard/listings/${listing.id}/edit`} className="rounded-md border border-line bg-white px-3 py-1.5 font-medium hover:bg-slate-50">Edit listing</Link>
             {published && <Link href={`/listings/${listing.slug}`} className="rounded-md border border-line bg-white px-3 py-1.5 hover:bg-slate-50">View in catalog</Link>}
+            {listing.publicationState !== "archived" && <ListingLifecycle listingId={listing.id} title={listing.title} published={published} />}
           </div>
         </div>
       </div>
