@@ -5,6 +5,7 @@ import { DimensionChart } from "@/components/charts/dimension-chart";
 import { HistoryChart } from "@/components/charts/history-chart";
 import { ProbeEvidenceView } from "@/components/probe-evidence";
 import { bandStyle, ReadinessChip, StaleChip } from "@/components/readiness-chip";
+import { CopyButton } from "@/components/copy-button";
 import { ListingLifecycle } from "@/components/listing-lifecycle";
 import { ReanalyseButton } from "@/components/reanalyse-button";
 import { RuleStatusChip } from "@/components/rule-status";
@@ -47,7 +48,8 @@ export default async function ReportPage({ params, searchParams }: Props) {
           <div className="min-w-0">
             <h1 className="text-2xl font-semibold tracking-tight">{listing.title}</h1>
             <p className="text-sm text-muted">
-              Readiness report · <span className="font-medium text-ink">{listing.publicationState}</span> · <span className="break-all font-mono text-xs">{listing.baseUrl}</span>
+              Readiness report · <span className="font-medium text-ink">{listing.publicationState}</span> · <span className="break-all font-mono text-xs">{listing.baseUrl}</span>{" "}
+              <CopyButton text={listing.baseUrl} label="Copy URL" />
             </p>
           </div>
           <div className="flex flex-wrap gap-2 text-sm">
