@@ -1,6 +1,8 @@
 "use client";
 /** "Add a service": paste a URL, the discovery import drafts the listing, the seller reviews it in the editor. */
+import Link from "next/link";
 import { useState, useTransition } from "react";
+import { OVERLAP_WORDS } from "@/lib/listings/overlap";
 import { draftFromUrlAction, type DraftActionResult } from "@/lib/surfaces/seller-actions";
 import { ListingEditor } from "./listing-editor/editor";
 
@@ -51,6 +53,27 @@ export function AddService() {
           </div>
         )}
       </form>
+
+      {draft && draft.existing.length > 0 && (
+        <div role="status" data-testid="duplicate-intake" className="rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950">
+          <p className="font-semibold">You already list this service.</p>
+          <ul className="mt-1 space-y-1">
+            {draft.existing.map((x) => (
+              <li key={x.id} className="flex flex-wrap items-baseline gap-x-2">
+                <Link href={`/dashboard/listings/${x.id}`} className="font-medium text-brand underline">
+                  Open {x.title}
+                </Link>
+                <span className="text-xs">
+                  ({x.publicationState}, {OVERLAP_WORDS[x.reason]})
+                </span>
+              </li>
+            ))}
+          </ul>
+          <p className="mt-2 text-xs">
+            Edit the existing listing rather than saving a second one: two listings of one service split its history and show buyers two identical tiles. You can still review and save the draft below.
+          </p>
+        </div>
+      )}
 
       {draft && (
         <div className="space-y-4">

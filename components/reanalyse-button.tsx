@@ -1,12 +1,14 @@
 "use client";
 /**
  * "Re-analyse" with live progress: POST /api/listings/:id/reanalyse queues an analysis, then
- * TanStack Query polls GET /api/analyses/:id every 700 ms through queued → probing → scoring → done,
- * and the report is refreshed (router.refresh()) when it finishes.
+ * TanStack Query polls GET /api/analyses/:id every 700 ms through queued → probing (endpoint n of m,
+ * as the worker reports it) → scoring → stored, and the report is refreshed (router.refresh()) once
+ * the result is stored.
  */
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
+import { STEPS, stepLabel, stepOf } from "./analysis-steps";
 
 interface Progress {
   id: string;
@@ -16,9 +18,9 @@ interface Progress {
   maxAttempts: number;
   error: string | null;
   resultId: string | null;
+  progress?: { done: number; total: number } | null;
 }
 
-const STEPS = ["queued", "probing", "scoring", "done"] as const;
 const TERMINAL = new Set(["succeeded", "failed", "dead"]);
 
 async function json<T>(res: Response): Promise<T> {
@@ -64,8 +66,8 @@ export function ReanalyseButton({ listingId, activeAnalysisId, label = "Re-analy
   }, [p, router]);
 
   const running = !!analysisId && !finished;
-  const currentStep = p ? (p.state === "succeeded" ? "done" : p.step) : "queued";
-  const stepIndex = Math.max(0, STEPS.indexOf(currentStep as (typeof STEPS)[number]));
+  const currentStep = stepOf(p);
+  const stepIndex = STEPS.indexOf(currentStep);
 
   return (
     <div className="space-y-2">
@@ -88,13 +90,17 @@ export function ReanalyseButton({ listingId, activeAnalysisId, label = "Re-analy
             {STEPS.map((s, i) => {
               const done = finished && p?.state === "succeeded" ? true : i < stepIndex;
               const now = !finished && i === stepIndex;
+              const failedHere = (p?.state === "failed" || p?.state === "dead") && i === stepIndex;
               return (
                 <li
                   key={s}
+                  data-step={s}
+                  data-status={done ? "done" : now ? "current" : failedHere ? "failed" : "todo"}
                   aria-current={now ? "step" : undefined}
-                  className={`rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ${done ? "bg-green-50 text-green-800 ring-green-700/30" : now ? "animate-pulse bg-indigo-50 text-indigo-900 ring-indigo-700/40" : "bg-white text-slate-600 ring-slate-300"}`}
+                  className={`rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ${done ? "bg-green-50 text-green-800 ring-green-700/30" : now ? "animate-pulse bg-indigo-50 text-indigo-900 ring-indigo-700/40" : failedHere ? "bg-red-50 text-red-800 ring-red-700/30" : "bg-white text-slate-600 ring-slate-300"}`}
                 >
-                  {s}
+                  {done ? "✓ " : ""}
+                  {now ? stepLabel(s, p) : s}
                 </li>
               );
             })}
@@ -102,7 +108,7 @@ export function ReanalyseButton({ listingId, activeAnalysisId, label = "Re-analy
           {p && (
             <p className="mt-1 text-xs text-muted" data-testid="analysis-state">
               Analysis {p.state}
-              {p.state !== "succeeded" && ` · step ${p.step}`}
+              {p.state === "succeeded" ? " · result stored" : p.state !== "failed" && ` · ${stepLabel(currentStep, p)}`}
               {p.attempts > 0 && ` · attempt ${p.attempts} of ${p.maxAttempts}`}
             </p>
           )}

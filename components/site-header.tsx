@@ -12,8 +12,10 @@ export async function SiteHeader() {
           Tollgate
         </Link>
         <Link href="/catalog" className="text-sm text-muted hover:text-ink">Catalog</Link>
-        {actor && <Link href="/dashboard" className="text-sm text-muted hover:text-ink">My listings</Link>}
+        {/* Moderators list nothing of their own: their desk is Moderation (issue 19). */}
+        {actor && !isModerator(actor) && <Link href="/dashboard" className="text-sm text-muted hover:text-ink">My listings</Link>}
         {isModerator(actor) && <Link href="/admin" className="text-sm text-muted hover:text-ink">Moderation</Link>}
+        {actor?.role === "admin" && <Link href="/admin/api-keys" className="text-sm text-muted hover:text-ink">API keys</Link>}
         <div className="ml-auto flex items-center gap-3 text-sm">
           {actor ? (
             <>

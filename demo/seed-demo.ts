@@ -18,7 +18,8 @@ import { validateListingDocument } from "@/lib/listing-document/validate";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { writeListing } from "@/lib/listings/save";
 import { resultColumns } from "@/lib/analyses/store-result";
-import { CURRENT_RUBRIC, checkReadinessEvidence, scoreReadiness, rubricVersionString } from "@/lib/scoring/readiness";
+import { CURRENT_RUBRIC, checkReadinessEvidence, rubricVersionString } from "@/lib/scoring/readiness";
+import { scoreWithAdvice } from "@/lib/analyses/advice";
 import { fixtureListings } from "@/sellers";
 
 const FIXTURES = path.join(process.cwd(), "lib", "scoring", "readiness", "fixtures");
@@ -192,7 +193,7 @@ async function publishDemoResult(prisma: PrismaClient, listingId: string, doc: L
   if (!ev.ok) throw new Error(`${evidenceFile}: ${ev.errors[0].pointer} ${ev.errors[0].message}`);
   // Scored at the instant the fixture was written for, so its ledger windows read as intended.
   const index = JSON.parse(fs.readFileSync(path.join(FIXTURES, "index.json"), "utf8")) as { now: string };
-  const result = scoreReadiness(doc, ev.value, CURRENT_RUBRIC, { now: new Date(index.now) });
+  const result = scoreWithAdvice(doc, ev.value, CURRENT_RUBRIC, { now: new Date(index.now) });
   await prisma.$transaction(async (tx) => {
     const evidence = await tx.probeEvidence.create({
       data: { listingId, vantage: "demo", probedAt: new Date(ev.value.probe.probedAt), ok: true, evidence: ev.value as never },

@@ -47,7 +47,8 @@ test("a moderator sets Featured 3 with a reason, sees the listing re-ranked at o
   await page.getByLabel(/^Reason/).first().fill(reason);
   await page.getByRole("button", { name: "Set featured level" }).click();
   const outcome = page.getByRole("status").filter({ hasText: "Saved:" });
-  await expect(outcome).toContainText("featuredLevel 0 → 3");
+  // In words, not field names (issue 19 item 8).
+  await expect(outcome).toContainText("Featured level 0 → 3");
   const posBefore = Number((await page.getByTestId("position-before").textContent())!.replace("#", ""));
   const posAfter = Number((await page.getByTestId("position-after").textContent())!.replace("#", ""));
   expect(posAfter).toBeLessThanOrEqual(posBefore);
@@ -70,8 +71,8 @@ test("a moderator sets Featured 3 with a reason, sees the listing re-ranked at o
   await expect(row).toHaveCount(1);
   await expect(row).toContainText("Mo Moderator");
   await expect(row).toContainText("featured.set");
-  await expect(row).toContainText('{"featuredLevel":0}');
-  await expect(row).toContainText('{"featuredLevel":3}');
+  await expect(row).toContainText("Featured level changed");
+  await expect(row.getByRole("list", { name: "Before and after" })).toContainText("Featured level: 0 → 3");
   await expect(row).toContainText(TARGET);
 });
 

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { ReadinessChip } from "@/components/readiness-chip";
 import { sessionUserId } from "@/lib/auth/session";
 import { timeAgo } from "@/lib/format";
+import { OVERLAP_WORDS } from "@/lib/listings/overlap";
 import { ANALYSIS_STATES, adminDesk } from "@/lib/surfaces/admin";
 import { orPageError } from "@/lib/surfaces/guard";
 import { requeueDeadAction } from "@/lib/surfaces/admin-actions";
@@ -10,7 +11,9 @@ import { requeueDeadAction } from "@/lib/surfaces/admin-actions";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Moderation" };
 
-type Props = { searchParams: Promise<{ state?: string; notice?: string }> };
+type Props = { searchParams: Promise<{ state?: string; q?: string; status?: string; overlaps?: string; notice?: string }> };
+
+const PUBLICATION_STATES = ["published", "draft", "unlisted", "archived"];
 
 const STATE_STYLE: Record<string, string> = {
   deferred: "bg-slate-100 text-slate-700",
@@ -26,6 +29,13 @@ export default async function AdminPage({ searchParams }: Props) {
   const uid = await sessionUserId();
   const data = await orPageError(() => adminDesk(uid, { state: sp.state ?? null }), "/admin");
   const now = Date.now();
+  // The listings table's search and filters (a GET form: shareable, no script needed).
+  const q = (sp.q ?? "").trim().toLowerCase();
+  const status = PUBLICATION_STATES.includes(sp.status ?? "") ? sp.status! : "";
+  const overlapsOnly = sp.overlaps === "1";
+  const listings = data.listings.filter(
+    (l) => (!q || `${l.title} ${l.slug} ${l.organization.name} ${l.baseUrl}`.toLowerCase().includes(q)) && (!status || l.publicationState === status) && (!overlapsOnly || l.overlaps.length > 0),
+  );
   return (
     <div className="space-y-8">
       <div className="flex flex-wrap items-end justify-between gap-3">
@@ -33,9 +43,10 @@ export default async function AdminPage({ searchParams }: Props) {
           <h1 className="text-2xl font-semibold tracking-tight">Moderation</h1>
           <p className="mt-1 text-sm text-muted">The analysis queue, every listing in browse order with its internal rank, and the levers. Nothing here is public.</p>
         </div>
-        <nav aria-label="Moderation desks" className="flex gap-2">
+        <nav aria-label="Moderation desks" className="flex flex-wrap gap-2">
           <Link href="/admin/canary" className="rounded-md border border-line bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50">Canary runs</Link>
           <Link href="/admin/audit" className="rounded-md border border-line bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50">Audit log</Link>
+          <Link href="/admin/api-keys" className="rounded-md border border-line bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50">API keys</Link>
         </nav>
       </div>
 
@@ -96,6 +107,27 @@ export default async function AdminPage({ searchParams }: Props) {
       <section aria-labelledby="listings-h">
         <h2 id="listings-h" className="text-lg font-semibold">Listings in browse order</h2>
         <p className="text-sm text-muted">Position is the public catalog&apos;s order (tier ↑, sort weight ↓, rank ↓, then the 6-hour shuffle). Quality and rank are shown ×100; rank is a sort key, not a percentage.</p>
+        <form method="get" action="/admin" className="mt-3 flex flex-col gap-2 sm:flex-row sm:items-end" aria-label="Search listings">
+          {data.state && <input type="hidden" name="state" value={data.state} />}
+          <div className="flex-1">
+            <label htmlFor="admin-q" className="text-sm font-medium">Search</label>
+            <input id="admin-q" name="q" type="search" defaultValue={sp.q ?? ""} placeholder="Title, slug, organisation or URL" className="mt-1 w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm" />
+          </div>
+          <div>
+            <label htmlFor="admin-status" className="text-sm font-medium">Status</label>
+            <select id="admin-status" name="status" defaultValue={status} className="mt-1 block rounded-md border border-slate-300 bg-white px-2 py-2 text-sm">
+              <option value="">All</option>
+              {PUBLICATION_STATES.map((s) => (
+                <option key={s} value={s}>{s}</option>
+              ))}
+            </select>
+          </div>
+          <label className="inline-flex items-center gap-1.5 pb-2 text-sm">
+            <input type="checkbox" name="overlaps" value="1" defaultChecked={overlapsOnly} /> Overlaps only
+          </label>
+          <button type="submit" className="rounded-md border border-line bg-white px-3 py-2 text-sm font-medium hover:bg-slate-50">Filter</button>
+        </form>
+        <p className="mt-2 text-xs text-muted" data-testid="admin-listing-count">{listings.length} of {data.listings.length} listings</p>
         <div className="mt-3 overflow-x-auto rounded-xl border border-line bg-white">
           <table className="w-full min-w-[56rem] text-sm">
             <caption className="sr-only">Listings with their internal rank</caption>
@@ -106,10 +138,24 @@ export default async function AdminPage({ searchParams }: Props) {
               </tr>
             </thead>
             <tbody className="divide-y divide-line">
-              {data.listings.map((l) => (
+              {listings.map((l) => (
                 <tr key={l.id}>
                   <td className="p-2.5 tabular-nums text-muted">{l.position ?? "—"}</td>
-                  <td className="p-2.5"><Link href={`/admin/listings/${l.id}`} className="font-medium text-brand underline">{l.title}</Link><div className="text-xs text-muted">{l.organization.name}</div></td>
+                  <td className="p-2.5">
+                    <Link href={`/admin/listings/${l.id}`} className="font-medium text-brand underline">{l.title}</Link>
+                    <div className="text-xs text-muted">{l.organization.name} · <span className="font-mono">{l.slug}</span></div>
+                    {l.overlaps.length > 0 && (
+                      <div className="mt-1 text-xs" data-testid="overlap">
+                        <span className="rounded bg-amber-100 px-1.5 py-0.5 font-semibold text-amber-900">Overlaps</span>{" "}
+                        {l.overlaps.map((o, i) => (
+                          <span key={o.id}>
+                            {i > 0 && ", "}
+                            <Link href={`/admin/listings/${o.id}`} className="underline">{o.title}</Link> ({OVERLAP_WORDS[o.reason]})
+                          </span>
+                        ))}
+                      </div>
+                    )}
+                  </td>
                   <td className="p-2.5">{l.publicationState}</td>
                   <td className="p-2.5 tabular-nums">{l.tier}</td>
                   <td className="p-2.5 tabular-nums">{l.sortWeight}</td>

@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { ReadinessChip, StaleChip } from "@/components/readiness-chip";
+import { SellerListings } from "@/components/seller-listings";
 import { isStale } from "@/lib/surfaces/band";
 import { currentActor } from "@/lib/auth/session";
 import { listOwnListings } from "@/lib/catalog/owner";
-import { timeAgo } from "@/lib/format";
+import { isModerator } from "@/lib/auth/roles";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "My listings" };
@@ -13,6 +13,8 @@ export const metadata: Metadata = { title: "My listings" };
 export default async function DashboardPage() {
   const actor = await currentActor();
   if (!actor) redirect("/signin?callbackUrl=/dashboard");
+  // Moderators list nothing of their own: their desk is /admin (issue 19).
+  if (isModerator(actor) && !actor.organizationId) redirect("/admin");
   const listings = await listOwnListings(actor);
   return (
     <div>
@@ -34,22 +36,21 @@ export default async function DashboardPage() {
           )}
         </p>
       ) : (
-        <ul className="mt-6 divide-y divide-line rounded-xl border border-line bg-white">
-          {listings.map((l) => (
-            <li key={l.id} className="flex flex-wrap items-center gap-3 p-4">
-              <div className="min-w-0 flex-1">
-                <Link href={`/dashboard/listings/${l.id}`} className="font-medium hover:underline">{l.title}</Link>
-                <p className="text-xs text-muted">
-                  {l.publicationState} · {l._count.endpoints} endpoint{l._count.endpoints === 1 ? "" : "s"} · updated {timeAgo(l.updatedAt)}
-                </p>
-              </div>
-              <div className="flex items-center gap-2">
-                {l.currentResult && isStale(l.currentResult.createdAt) && <StaleChip />}
-                <ReadinessChip score={l.currentResult?.total ?? null} band={l.currentResult?.band ?? null} />
-              </div>
-            </li>
-          ))}
-        </ul>
+        <SellerListings
+          rows={listings.map((l) => ({
+            id: l.id,
+            slug: l.slug,
+            title: l.title,
+            baseUrl: l.baseUrl,
+            publicationState: l.publicationState,
+            endpoints: l._count.endpoints,
+            updatedAt: l.updatedAt.toISOString(),
+            total: l.currentResult?.total ?? null,
+            band: l.currentResult?.band ?? null,
+            stale: !!l.currentResult && isStale(l.currentResult.createdAt),
+            analysis: l.analyses[0] ?? null,
+          }))}
+        />
       )}
     </div>
   );

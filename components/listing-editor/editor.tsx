@@ -5,16 +5,22 @@
  * and a live provisional estimate (scoreReadiness with provisional: true, pure, in the browser).
  * This is the client boundary; its parts (fields, listing sections, endpoint and pricing editors,
  * error summary, save bar, estimate) are rendered inside it.
+ *
+ * Edits are never lost: each field's schema limit is checked here as the seller types
+ * (lib/listing-document/limits.ts) and a save over any limit is refused before it is sent; a refusal
+ * from the server (validation, conflict, or the action's 1 MiB body limit, which rejects the call
+ * before the action runs) is caught and shown beside the fields, and the document stays in state.
  */
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState, useTransition } from "react";
 import type { EndpointPricing, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
-import { scoreReadiness } from "@/lib/scoring/readiness/engine";
+import { scoreWithAdvice, type AdvisedResult } from "@/lib/analyses/advice";
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
-import type { ReadinessResult } from "@/lib/scoring/readiness/types";
+import { checkListingLimits, DOCUMENT_BYTES_LIMIT, formatBytes, utf8Bytes } from "@/lib/listing-document/limits";
 import { saveListingAction, validateListingAction, type SaveActionInput } from "@/lib/surfaces/seller-actions";
 import { emptyEndpoint, emptyPricing, initialJsonTexts, jsonKey, withoutEndpoint, type Err, type JsonField } from "./model";
 import { FieldErrors } from "./fields";
+import { toastAfterNavigation } from "../toast";
 import { ListingFields } from "./listing-fields";
 import { EndpointEditor } from "./endpoint-editor";
 import { ErrorSummary } from "./error-summary";
@@ -40,8 +46,15 @@ export function ListingEditor({ initial, listingId, publicationState, source }: 
   const [busyIntent, setBusyIntent] = useState<SaveActionInput["intent"] | null>(null);
   const summaryRef = useRef<HTMLDivElement>(null);
 
-  // Inline validation: debounced, on the server (the very gate the save uses).
+  // The schema's limits, checked in the browser on every edit (no round trip, nothing sent).
+  const limitErrors = useMemo(() => checkListingLimits(doc), [doc]);
+  const tooLarge = limitErrors.some((e) => e.pointer === "");
+  const docBytes = useMemo(() => utf8Bytes(JSON.stringify(doc)), [doc]);
+
+  // Inline validation: debounced, on the server (the very gate the save uses). A document over the
+  // body limit is not sent: the limits above already name what to shorten.
   useEffect(() => {
+    if (tooLarge) return;
     let cancelled = false;
     const t = setTimeout(() => {
       validateListingAction(doc)
@@ -52,19 +65,19 @@ export function ListingEditor({ initial, listingId, publicationState, source }: 
       cancelled = true;
       clearTimeout(t);
     };
-  }, [doc]);
+  }, [doc, tooLarge]);
 
-  const estimate = useMemo<ReadinessResult | null>(() => {
+  const estimate = useMemo<AdvisedResult | null>(() => {
     try {
-      return scoreReadiness(doc, null, CURRENT_RUBRIC, { provisional: true });
+      return scoreWithAdvice(doc, null, CURRENT_RUBRIC, { provisional: true });
     } catch {
       return null;
     }
   }, [doc]);
 
   const errFor = (pointer: string) => {
-    const own = errors.filter((e) => e.pointer === pointer).map((e) => e.message);
-    return own.length ? own.join("; ") : null;
+    const own = [...limitErrors, ...errors.filter((e) => !limitErrors.some((l) => l.pointer === e.pointer))].filter((e) => e.pointer === pointer).map((e) => e.message);
+    return own.length ? [...new Set(own)].join("; ") : null;
   };
 
   const set = <K extends keyof ListingDocument>(k: K, v: ListingDocument[K]) => setDoc((d) => ({ ...d, [k]: v }));
@@ -103,9 +116,29 @@ export function ListingEditor({ initial, listingId, publicationState, source }: 
       summaryRef.current?.focus();
       return;
     }
+    if (limitErrors.length) {
+      setSaveError(`${limitErrors.length === 1 ? "A field is" : `${limitErrors.length} fields are`} over the listing's limits, so nothing was sent. Your edits are kept: shorten the fields marked below.`);
+      requestAnimationFrame(() => summaryRef.current?.focus());
+      return;
+    }
     setBusyIntent(intent);
     startTransition(async () => {
-      const r = await saveListingAction({ listingId, document: doc, intent, source: source ?? null });
+      let r: Awaited<ReturnType<typeof saveListingAction>>;
+      try {
+        r = await saveListingAction({ listingId, document: doc, intent, source: source ?? null });
+      } catch (e) {
+        // The action never answered: the body limit (refused before the action runs), a dropped
+        // connection or a server error. The edits stay in this page's state either way.
+        setBusyIntent(null);
+        const large = docBytes > DOCUMENT_BYTES_LIMIT / 2;
+        setSaveError(
+          large
+            ? `The server refused the save: this listing is ${formatBytes(docBytes)} and a save can carry at most ${formatBytes(DOCUMENT_BYTES_LIMIT)}. Your edits are kept on this page; shorten the largest fields and save again.`
+            : `The save did not reach the server (${(e as Error)?.message || "no answer"}). Your edits are kept on this page; save again in a moment.`,
+        );
+        requestAnimationFrame(() => summaryRef.current?.focus());
+        return;
+      }
       setBusyIntent(null);
       if (!r.ok) {
         setErrors(r.errors);
@@ -113,13 +146,18 @@ export function ListingEditor({ initial, listingId, publicationState, source }: 
         requestAnimationFrame(() => summaryRef.current?.focus());
         return;
       }
+      toastAfterNavigation(r.notice ?? (intent === "draft" ? "Changes saved." : intent === "publish" ? "Saved and published: the analysis is queued." : "Saved: the analysis is queued."));
       const q = r.analysisId ? `?analysis=${encodeURIComponent(r.analysisId)}` : "";
       router.push(`/dashboard/listings/${r.listingId}${q}`);
       router.refresh();
     });
   }
 
-  const allErrors: Err[] = [...Object.entries(jsonErrors).map(([k, message]) => ({ pointer: `/endpoints/${k}`, message })), ...errors];
+  const allErrors: Err[] = [
+    ...Object.entries(jsonErrors).map(([k, message]) => ({ pointer: `/endpoints/${k}`, message })),
+    ...limitErrors,
+    ...errors.filter((e) => !limitErrors.some((l) => l.pointer === e.pointer)),
+  ];
   const published = publicationState === "published";
 
   return (
@@ -162,7 +200,7 @@ export function ListingEditor({ initial, listingId, publicationState, source }: 
             </ol>
           </section>
 
-          <SaveBar published={published} pending={pending} busyIntent={busyIntent} submit={submit} />
+          <SaveBar published={published} pending={pending} busyIntent={busyIntent} submit={submit} size={{ bytes: docBytes, limit: DOCUMENT_BYTES_LIMIT }} />
         </form>
       </FieldErrors>
 

@@ -1,12 +1,12 @@
 /** docs/spec/scoring-system.md "Provisional estimate" beside the editor: H1–H3 not observed, no cap evaluated; never published. */
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
-import type { ReadinessResult } from "@/lib/scoring/readiness/types";
+import { gainWords, type AdvisedResult } from "@/lib/analyses/advice";
 import { ProvisionalChip, ReadinessChip } from "../readiness-chip";
 
 const RULE_TITLE = new Map(CURRENT_RUBRIC.rules.map((r) => [r.id, r.title]));
 const DIM_TITLE = new Map(CURRENT_RUBRIC.dimensions.map((d) => [d.id, d.title]));
 
-export function Estimate({ estimate }: { estimate: ReadinessResult | null }) {
+export function Estimate({ estimate }: { estimate: AdvisedResult | null }) {
   return (
     <aside aria-labelledby="estimate-h" className="self-start rounded-xl border border-violet-300 bg-violet-50/60 p-4 lg:sticky lg:top-4">
       <div className="flex items-center justify-between gap-2">
@@ -39,12 +39,18 @@ export function Estimate({ estimate }: { estimate: ReadinessResult | null }) {
           {estimate.improvements.length > 0 && (
             <>
               <h3 className="mt-4 text-xs font-semibold uppercase tracking-wide text-violet-950">Worth the most points</h3>
-              <ol className="mt-1 space-y-1 text-xs">
-                {estimate.improvements.slice(0, 5).map((i) => (
-                  <li key={i.ruleId} className="flex gap-2">
-                    <span className="font-mono font-semibold">{i.ruleId}</span>
-                    <span className="flex-1">{RULE_TITLE.get(i.ruleId)}</span>
-                    <span className="tabular-nums font-semibold">+{fmt(i.points)}</span>
+              <ol className="mt-1 space-y-1 text-xs" aria-label="Estimated fixes">
+                {estimate.improvements.map((i) => (
+                  <li key={i.ruleId} data-rule={i.ruleId}>
+                    <div className="flex gap-2">
+                      <span className="font-mono font-semibold">{i.ruleId}</span>
+                      <span className="flex-1">{RULE_TITLE.get(i.ruleId)}</span>
+                      <span className="tabular-nums font-semibold" data-testid="estimate-gain" data-gain={i.gain ?? ""}>{gainWords(i)}</span>
+                    </div>
+                    {i.alternatives.filter((a) => a.opens.length > 0).map((a) => (
+                      <p key={a.fix} className="text-[11px] text-amber-900">To {a.fix} instead opens {a.opens.map((o) => o.ruleId).join(", ")} ({a.gain >= 0 ? "+" : ""}{a.gain} pts).</p>
+                    ))}
+                    {i.opens.length > 0 && <p className="text-[11px] text-amber-900">Opens {i.opens.map((o) => o.ruleId).join(", ")}.</p>}
                   </li>
                 ))}
               </ol>

@@ -4,6 +4,7 @@
  * the FieldErrors context the editor provides.
  */
 import { createContext, useContext, useState, type ReactNode } from "react";
+import { codePointLength, fieldMaxLength } from "@/lib/listing-document/limits";
 import { idOf, nn, type Err } from "./model";
 
 export const inputCls = "mt-1 w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-ink aria-[invalid=true]:border-red-600";
@@ -42,19 +43,41 @@ export function TextField(props: {
 }) {
   const id = idOf(props.pointer);
   const err = useContext(FieldErrors)(props.pointer);
+  const describedBy = [err ? `${id}-err` : null, `${id}-count`].filter(Boolean).join(" ");
   return (
     <div>
       <label htmlFor={id} className="text-sm font-medium">
         {props.label} {props.rule && <RuleTag rule={props.rule} />}
       </label>
       {props.area ? (
-        <textarea id={id} rows={3} value={props.value ?? ""} placeholder={props.placeholder} onChange={(e) => props.onChange(nn(e.target.value))} className={inputCls} aria-invalid={!!err} aria-describedby={err ? `${id}-err` : undefined} />
+        <textarea id={id} rows={3} value={props.value ?? ""} placeholder={props.placeholder} onChange={(e) => props.onChange(nn(e.target.value))} className={inputCls} aria-invalid={!!err} aria-describedby={describedBy} />
       ) : (
-        <input id={id} type={props.type ?? "text"} value={props.value ?? ""} placeholder={props.placeholder} onChange={(e) => props.onChange(nn(e.target.value))} className={inputCls} aria-invalid={!!err} aria-describedby={err ? `${id}-err` : undefined} />
+        <input id={id} type={props.type ?? "text"} value={props.value ?? ""} placeholder={props.placeholder} onChange={(e) => props.onChange(nn(e.target.value))} className={inputCls} aria-invalid={!!err} aria-describedby={describedBy} />
       )}
-      {props.hint && <p className="mt-0.5 text-xs text-muted">{props.hint}</p>}
+      <div className="flex flex-wrap items-start justify-between gap-x-3">
+        {props.hint ? <p className="mt-0.5 text-xs text-muted">{props.hint}</p> : <span />}
+        <LimitCounter id={`${id}-count`} pointer={props.pointer} value={props.value} />
+      </div>
       {err && <p id={`${id}-err`} className="mt-0.5 text-xs font-medium text-red-800">{err}</p>}
     </div>
+  );
+}
+
+/**
+ * "123 / 20,000": the field's length against its schema limit (lib/listing-document/limits.ts), shown
+ * as the seller types; red and naming the excess when over. Fields the schema does not bound show
+ * "no limit" so every field says what it accepts.
+ */
+export function LimitCounter({ id, pointer, value }: { id: string; pointer: string; value: string | null }) {
+  const max = fieldMaxLength(pointer);
+  const len = value ? codePointLength(value) : 0;
+  if (max === null) return <span id={id} className="sr-only">No length limit</span>;
+  const over = len > max;
+  return (
+    <p id={id} data-testid="limit-counter" className={`mt-0.5 shrink-0 text-xs tabular-nums ${over ? "font-semibold text-red-800" : len > max * 0.9 ? "text-amber-800" : "text-muted"}`}>
+      {len.toLocaleString("en-US")} / {max.toLocaleString("en-US")}
+      {over && ` · ${(len - max).toLocaleString("en-US")} over the limit`}
+    </p>
   );
 }
 

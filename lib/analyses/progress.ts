@@ -23,6 +23,8 @@ export interface AnalysisProgress {
   error: string | null;
   resultId: string | null;
   listingId: string | null;
+  /** While probing: the endpoints probed of all, as the worker last reported; null otherwise. */
+  progress: { done: number; total: number } | null;
 }
 
 export async function getAnalysisForActor(userId: string | null, analysisId: string, client?: Client): Promise<AnalysisProgress> {
@@ -43,6 +45,7 @@ export async function getAnalysisForActor(userId: string | null, analysisId: str
     error: a.error,
     resultId: a.resultId,
     listingId: a.listingId,
+    progress: a.state === "running" && a.step === "probing" && a.progressTotal !== null && a.progressDone !== null ? { done: a.progressDone, total: a.progressTotal } : null,
   };
 }
 

@@ -6,7 +6,8 @@
  */
 import crypto from "node:crypto";
 import { AppError } from "@/lib/errors";
-import { CURRENT_RUBRIC, checkReadinessEvidence, rubricVersionString, scoreReadiness, type ReadinessResult } from "@/lib/scoring/readiness";
+import { scoreWithAdvice } from "./advice";
+import { CURRENT_RUBRIC, checkReadinessEvidence, rubricVersionString, type ReadinessResult } from "@/lib/scoring/readiness";
 import { parseVersion } from "@/lib/scoring/readiness/rubric";
 import type { ProbeEvidence } from "@/lib/evidence";
 import type { ListingDocument } from "@/lib/listing-document/document";
@@ -100,7 +101,8 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
     const document = (await loadListingDocuments(tx, [listingId])).get(listingId);
     if (!document) throw new AppError("not_found", `listing ${listingId} of analysis ${id} no longer exists`);
     const facts = await ledgerFactsForScoring(tx, listingId, now);
-    const result = scoreReadiness(document, { probe, ...facts }, CURRENT_RUBRIC, { now });
+    // The improvements carry the points each fix actually gains, re-scored with these very inputs (advice.ts).
+    const result = scoreWithAdvice(document, { probe, ...facts }, CURRENT_RUBRIC, { now });
 
     // Evidence and result in one statement (raw SQL: Prisma's model create costs several times more on this path).
     const [stored] = await rows<{ evidenceId: string; resultId: string }>(

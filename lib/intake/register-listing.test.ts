@@ -125,6 +125,34 @@ describe("the form's door (draftFromUrlAction → registerListing, review)", () 
   });
 });
 
+describe("duplicate intake (issue 19 item 2)", () => {
+  it("the same owner drafting a service it already lists is offered the existing listing; another owner may list it and is told nothing", async () => {
+    const { user } = await seedOwner(t.prisma);
+    session.uid = user.id;
+    const url = `${server.url}/validity-check`;
+    const first = await draftFromUrlAction(url);
+    if (!first.ok) throw new Error(JSON.stringify(first));
+    expect(first.existing).toEqual([]);
+    const saved = await createListingForSeller(user.id, first.draft, `import:${url}`);
+
+    // Again, with a trailing slash: the same base URL.
+    const again = await draftFromUrlAction(`${url}/`);
+    if (!again.ok) throw new Error(JSON.stringify(again));
+    expect(again.existing).toEqual([{ id: saved.id, slug: saved.slug, title: first.draft.title, publicationState: "draft", reason: "base_url" }]);
+    expect(saved.slug.length).toBeLessThanOrEqual(48);
+
+    // Another organisation: allowed, and not told of the first one's (private) draft.
+    const other = await seedOwner(t.prisma);
+    session.uid = other.user.id;
+    const theirs = await draftFromUrlAction(url);
+    if (!theirs.ok) throw new Error(JSON.stringify(theirs));
+    expect(theirs.existing).toEqual([]);
+    const second = await createListingForSeller(other.user.id, theirs.draft, `import:${url}`);
+    expect(second.id).not.toBe(saved.id);
+    expect(second.slug).not.toBe(saved.slug);
+  });
+});
+
 describe("the API's door (POST /api/analyses {url} → registerListing, queue)", () => {
   it("validates once and queues; the worker drafts and probes with one call per endpoint; the completion writes what the form's save writes", async () => {
     const { user } = await seedOwner(t.prisma);
@@ -150,8 +178,11 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
     const { jobs } = await opsClaim({ workerId: "intake-test", limit: 5, rubricVersions: MONITOR_RUBRIC_VERSIONS });
     const job = jobs.find((j) => j.id === queued.id)!;
     expect(job.document).toBeNull();
-    const probed = await realProbe()(job, new AbortController().signal);
+    const reported: Array<[number, number]> = [];
+    const probed = await realProbe()(job, new AbortController().signal, (done, total) => reported.push([done, total]));
     if (!probed.ok) throw new Error(probed.reason);
+    // Live progress (issue 19 item 7): from 0 to every endpoint, one at a time, as each probe ends.
+    expect(reported).toEqual([0, 1, 2, 3, 4].map((n) => [n, 4]));
     expect(Object.fromEntries(hits)).toEqual(Object.fromEntries(VALIDITY_ENDPOINTS.map((k) => [k, 1])));
     expect(probed.evidence.endpoints.filter((e) => e.status === 402).map((e) => e.path).sort()).toEqual(["/upto", "/validity"]);
     expect(probed.evidence.endpoints.every((e) => e.findings.some((f) => f.check === "R1" && f.severity === "pass"))).toBe(true);
@@ -163,7 +194,12 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
     const { slug: formSlug, ...fromForm } = docs.get(saved.id)!;
     const { slug: apiSlug, ...fromApi } = docs.get(done.listingId)!;
     expect(fromApi).toEqual(fromForm);
-    expect(apiSlug).toMatch(new RegExp(`^${formSlug}-[0-9a-f]{6}$`));
+    // Both short and readable (lib/listings/save.ts shortSlug): the API's is the form's words, cut to
+    // leave room for its random suffix.
+    expect(apiSlug).toMatch(/^[a-z0-9-]+-[0-9a-f]{6}$/);
+    expect(formSlug!.startsWith(apiSlug!.slice(0, -7))).toBe(true);
+    expect(formSlug!.length).toBeLessThanOrEqual(48);
+    expect(apiSlug!.length).toBeLessThanOrEqual(48);
     const row = await t.prisma.listing.findUniqueOrThrow({ where: { id: done.listingId } });
     expect(row).toMatchObject({ organizationId: user.organizationId, publicationState: "draft", source: `import:${url}`, currentResultId: done.resultId });
   });

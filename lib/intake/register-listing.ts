@@ -37,9 +37,10 @@ import { assertAnalysisCapacity, takeRateLimit } from "@/lib/limits";
 import type { Resolver } from "@/lib/net";
 import { draftListingFromTarget, type DraftSource } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
+import { findOverlappingListings, type OverlapReason } from "@/lib/listings/overlap";
 import { writeListingIn } from "@/lib/listings/save";
 import { PRIORITY_OWNER, checkTarget, refusedTargetError, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
-import type { Client, PrismaLike } from "@/lib/sql";
+import { prismaOf, type Client, type PrismaLike } from "@/lib/sql";
 
 export type IntakeMode = "review" | "queue";
 
@@ -58,8 +59,17 @@ export interface IntakeOptions {
   client?: Client;
 }
 
+/** A listing of the seller's own organisation that lists the same service (lib/listings/overlap.ts). */
+export interface ExistingListing {
+  id: string;
+  slug: string;
+  title: string;
+  publicationState: string;
+  reason: OverlapReason;
+}
+
 export type ReviewOutcome =
-  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string }
+  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string; existing: ExistingListing[] }
   | { ok: false; code: string; detail: string };
 
 /** Each door's own words for a seller without an organisation (unchanged from before the intake). */
@@ -97,13 +107,31 @@ export async function registerListing(actorId: string | null, req: IntakeRequest
     // (2) Draft here; (3) and (4) wait for the seller to save and publish (header).
     const drafted = await draftListingFromTarget(checked.target.url, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
     if (!drafted.ok) return { ok: false, code: "refusal" in drafted ? drafted.refusal : drafted.error, detail: drafted.detail };
-    return { ok: true, draft: drafted.draft, sources: drafted.sources, warnings: drafted.warnings, url };
+    const existing = await ownOverlaps(await prismaOf(opts.client), actor.organizationId, url, drafted.draft);
+    return { ok: true, draft: drafted.draft, sources: drafted.sources, warnings: drafted.warnings, url, existing };
   }
 
   // (4) Enqueue, within the organisation's cap on analyses in flight; (2) runs in the worker and (3)
   // in the completion, through writeDraftedListing (header).
   await assertAnalysisCapacity(actor, opts.client);
   return requestAnalysis({ submitter: actor.id, requestedBy: actor.id, listingId: null, targetUrl: checked.target, trigger: "submit", priority: PRIORITY_OWNER }, opts.client);
+}
+
+/**
+ * Duplicate intake: the organisation's own listings of the same service (the same base URL as the
+ * URL submitted or the draft's, or the same endpoint set). The form offers to open one instead of
+ * saving a second; nothing is refused. Other organisations' listings of it are not named to the
+ * seller (their drafts are private); the moderators' desk shows those overlaps.
+ */
+async function ownOverlaps(prisma: PrismaLike, organizationId: string, url: string, draft: ListingDocument): Promise<ExistingListing[]> {
+  const found = new Map<string, ExistingListing>();
+  for (const candidate of [draft, { baseUrl: url, endpoints: [] }]) {
+    for (const o of await findOverlappingListings(prisma, candidate)) {
+      if (o.organizationId !== organizationId || found.has(o.id)) continue;
+      found.set(o.id, { id: o.id, slug: o.slug, title: o.title, publicationState: o.publicationState, reason: o.reason });
+    }
+  }
+  return [...found.values()];
 }
 
 /**

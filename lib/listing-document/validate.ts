@@ -37,6 +37,8 @@ function toError(e: ErrorObject): ListingValidationError {
       return { pointer: at, message: `must be of type ${Array.isArray(e.params.type) ? e.params.type.join(" or ") : e.params.type}` };
     case "format":
       return { pointer: at, message: `must be a valid ${e.params.format}` };
+    case "maxLength":
+      return { pointer: at, message: `is longer than the limit of ${Number(e.params.limit).toLocaleString("en-US")} characters` };
     case "pattern":
       return { pointer: at, message: `has the wrong shape (must match ${e.params.pattern})` };
     default:

@@ -66,8 +66,8 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   } else {
     const slug =
       opts.uniqueSlug === "suffix"
-        ? `${slugify(doc.slug ?? doc.title).slice(0, 70)}-${crypto.randomBytes(3).toString("hex")}`
-        : await freeSlug(tx, doc.slug ?? slugify(doc.title));
+        ? `${shortSlug(doc.slug ?? doc.title, SLUG_WORDS_MAX - 7)}-${crypto.randomBytes(3).toString("hex")}`
+        : await freeSlug(tx, shortSlug(doc.slug ?? doc.title));
     listing = await tx.listing.create({
       data: {
         ...columns,
@@ -85,6 +85,22 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
     await tx.endpoint.createMany({ data: endpoints.map((e, i) => ({ ...endpointColumns(e, i), listingId: listing.id })) });
   }
   return listing;
+}
+
+/** A new listing's slug is at most this long (a URL people read and paste), before any "-2" suffix. */
+export const SLUG_WORDS_MAX = 48;
+
+/**
+ * A short, readable slug: slugify, then cut at the last whole word within `max` characters (a word
+ * longer than that is cut inside). "Weather forecasts by coordinates for agents and people who travel"
+ * → "weather-forecasts-by-coordinates-for-agents-and".
+ */
+export function shortSlug(wanted: string, max = SLUG_WORDS_MAX): string {
+  const s = slugify(wanted);
+  if (s.length <= max) return s;
+  const cut = s.slice(0, max + 1);
+  const at = cut.lastIndexOf("-");
+  return (at > 0 ? cut.slice(0, at) : s.slice(0, max)).replace(/-+$/, "");
 }
 
 async function freeSlug(tx: PrismaLike, wanted: string): Promise<string> {

@@ -23,7 +23,7 @@ export const ClaimBody = z
     rubricVersions: z.array(z.string().regex(/^readiness\/\d+\.\d+\.\d+$/, 'must be a rubric version such as "readiness/1.1.0"')).max(64),
   })
   .strict();
-export const HeartbeatBody = z.object({ leaseToken: token, leaseMs: z.number().int().positive().optional(), step: z.literal("probing").optional() }).strict();
+export const HeartbeatBody = z.object({ leaseToken: token, leaseMs: z.number().int().positive().optional(), step: z.literal("probing").optional(), progress: z.object({ done: z.number().int().min(0).max(10_000), total: z.number().int().min(0).max(10_000) }).strict().refine((p) => p.done <= p.total, "done must not exceed total").optional() }).strict();
 // Evidence and document are checked field by field in complete.ts (JSON pointers into them).
 export const CompleteBody = z.object({ leaseToken: token, evidence: z.unknown(), document: z.unknown().optional(), probeMs: z.number().nonnegative().optional() }).strict();
 export const FailBody = z.object({ leaseToken: token, reason: z.string().min(1).max(2000), retryable: z.boolean().optional() }).strict();

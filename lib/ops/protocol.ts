@@ -41,6 +41,8 @@ export interface HeartbeatRequest {
   leaseToken: string;
   leaseMs?: number;
   step?: "probing";
+  /** The probe's endpoints done of all, for the owner's live progress. */
+  progress?: { done: number; total: number };
 }
 export interface HeartbeatResponse {
   leaseExpiresAt: string;

@@ -33,6 +33,8 @@ export interface ProbeListingOptions {
    * endpoint whose request is among them is not called again; that answer is its evidence.
    */
   prefetched?: UnpaidCalls;
+  /** Called as each endpoint's probe finishes: endpoints done of all (live progress, lib/worker). */
+  onEndpoint?: (done: number, total: number) => void;
 }
 
 export type ProbeListingResult = { ok: true; evidence: ProbeEvidence } | { ok: false; refusal: string; detail: string };
@@ -59,8 +61,14 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
     if (!unique.has(key)) unique.set(key, { method: e.method, path: e.path, url: endpointUrl(listing.baseUrl, e.path), requestExample: e.requestExample, payable: e.payable });
   }
 
+  let endpointsDone = 0;
+  opts.onEndpoint?.(0, unique.size);
   const [endpoints, logo, docs, discovery, endpointDocs] = await Promise.all([
-    mapBounded([...unique.values()], opts.concurrency ?? 8, (t) => probeEndpoint(t, net, opts.prefetched)),
+    mapBounded([...unique.values()], opts.concurrency ?? 8, async (t) => {
+      const ev = await probeEndpoint(t, net, opts.prefetched);
+      opts.onEndpoint?.(++endpointsDone, unique.size);
+      return ev;
+    }),
     listing.logoUrl ? probeLogo(listing.logoUrl, net) : Promise.resolve(null),
     listing.docsUrl ? probeDocs(listing.docsUrl, net) : Promise.resolve(null),
     probeDiscovery(listing, net),

@@ -94,6 +94,8 @@ export interface HeartbeatInput {
   leaseMs?: number;
   /** The worker's step; only "probing" is the worker's to report (the API sets "scoring" and "done"). */
   step?: "probing";
+  /** The probe's endpoints done of all (live progress); kept until the next report. */
+  progress?: { done: number; total: number };
 }
 
 /**
@@ -105,15 +107,18 @@ export async function heartbeatLease(id: string, input: HeartbeatInput, client?:
   const c = await clientOr(client);
   const out = await preparedRows<{ leaseExpiresAt: string; step: string }>(
     c,
-    "heartbeat_lease",
+    "heartbeat_lease_progress",
     `UPDATE ${T} SET "leaseExpiresAt" = least(${NOW_UTC} + make_interval(secs => $3::float8 / 1000.0), coalesce("deadlineAt", 'infinity')),
-       "step" = coalesce($4::text, "step"), "updatedAt" = ${NOW_UTC}
+       "step" = coalesce($4::text, "step"), "updatedAt" = ${NOW_UTC},
+       "progressDone" = coalesce($5::int, "progressDone"), "progressTotal" = coalesce($6::int, "progressTotal")
      WHERE "id" = $1 AND "state" = 'running' AND "leaseToken" = $2 AND "leaseExpiresAt" > ${NOW_UTC}
      RETURNING ${isoOf(`"leaseExpiresAt"`)} AS "leaseExpiresAt", "step"`,
     id,
     input.leaseToken,
     clampLeaseMs(input.leaseMs),
     input.step ?? null,
+    input.progress?.done ?? null,
+    input.progress?.total ?? null,
   );
   if (out.length === 0) throw await leaseLost(c, id);
   return out[0];
@@ -171,6 +176,7 @@ export async function failLease(id: string, input: FailInput, client?: Client): 
        UPDATE ${T} a SET
          "state" = (CASE WHEN NOT $4::boolean THEN 'failed' WHEN a."attempts" >= a."maxAttempts" THEN 'dead' ELSE 'queued' END)::"AnalysisState",
          "step" = CASE WHEN NOT $4::boolean OR a."attempts" >= a."maxAttempts" THEN 'done' ELSE 'queued' END,
+         "progressDone" = NULL, "progressTotal" = NULL,
          "error" = $3,
          "runAfter" = CASE WHEN NOT $4::boolean OR a."attempts" >= a."maxAttempts" THEN a."runAfter" ELSE ${NOW_UTC} + ${backoffSql(5, 6, 7)} END,
          "finishedAt" = CASE WHEN NOT $4::boolean OR a."attempts" >= a."maxAttempts" THEN ${NOW_UTC} ELSE NULL END,
@@ -225,6 +231,7 @@ export async function reapExpiredLeases(opts: { client?: Client; limit?: number 
        UPDATE ${T} a SET
          "state" = (CASE WHEN a."attempts" >= a."maxAttempts" THEN 'dead' ELSE 'queued' END)::"AnalysisState",
          "step" = CASE WHEN a."attempts" >= a."maxAttempts" THEN 'done' ELSE 'queued' END,
+         "progressDone" = NULL, "progressTotal" = NULL,
          "error" = CASE WHEN e."timedOut"
            THEN 'timed out: attempt ' || a."attempts" || ' of ' || a."maxAttempts" || ' on worker ' || coalesce(e."leasedBy", '?') || ' reached its hard timeout (' || to_char(e."deadlineAt", 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ', fixed at its claim)'
            ELSE 'lease expired: worker ' || coalesce(e."leasedBy", '?') || ' stopped renewing it during attempt ' || a."attempts" || ' of ' || a."maxAttempts" END,

@@ -456,7 +456,7 @@ describe("ledger facts, progress and metrics", () => {
     const stranger = await seedOwner(prisma);
     const { id } = await reanalyseForActor(user.id, await seedListing(prisma, org.id));
     const p = await getAnalysisForActor(user.id, id);
-    expect(Object.keys(p).sort()).toEqual(["attempts", "createdAt", "error", "finishedAt", "id", "listingId", "maxAttempts", "resultId", "startedAt", "state", "step"]);
+    expect(Object.keys(p).sort()).toEqual(["attempts", "createdAt", "error", "finishedAt", "id", "listingId", "maxAttempts", "progress", "resultId", "startedAt", "state", "step"]);
     expect(p).toMatchObject({ state: "queued", step: "queued", attempts: 0 });
     expect((await getAnalysisForActor(mod.user.id, id)).id).toBe(id);
     await expectAppError(getAnalysisForActor(stranger.user.id, id), "not_found");

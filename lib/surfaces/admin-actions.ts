@@ -5,6 +5,7 @@
  * at once. A caller without the role gets 403 (forbidden()) and nothing changes; a bad input comes
  * back as a message for the form, naming the field, with the values the moderator entered.
  */
+import { diffSentence } from "./labels";
 import { revalidatePath } from "next/cache";
 import { forbidden, redirect, unauthorized } from "next/navigation";
 import { sessionUserId } from "@/lib/auth/session";
@@ -37,7 +38,8 @@ async function run(
     revalidatePath(`/admin/listings/${listingId}`);
     revalidatePath("/admin/audit");
     revalidatePath("/catalog");
-    const diff = Object.keys(r.after).map((k) => `${k} ${JSON.stringify(r.before[k])} → ${JSON.stringify(r.after[k])}`).join(", ");
+    // In words, not field names (lib/surfaces/labels.ts): "Featured level 0 → 3".
+    const diff = diffSentence(r.before, r.after);
     return {
       status: "ok",
       message: `Saved: ${diff}. Rank recomputed.`,

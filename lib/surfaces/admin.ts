@@ -7,6 +7,7 @@ import { db } from "@/lib/db";
 import { MODERATION_ROLES, requireRole } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
 import { listingWhereForActor } from "@/lib/listings/access";
+import { crossOwnerOverlaps, findOverlappingListings } from "@/lib/listings/overlap";
 import { browseKeys, BROWSE_MAX_LIMIT } from "@/lib/catalog/browse";
 import type { AnalysisState } from "@/lib/generated/prisma/client";
 import { encodeCursor } from "@/lib/rank/score";
@@ -70,17 +71,20 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
       select: {
         id: true, slug: true, title: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
         rank: { select: { qualityScore: true, rankScore: true } }, currentResult: { select: { total: true, band: true } }, organization: { select: { name: true } },
+        baseUrl: true, organizationId: true, endpoints: { select: { method: true, path: true } },
       },
     }).then((rows) => rows.map(withRankScores)),
     browseOrder(),
   ]);
   const pos = new Map(order.map((id, i) => [id, i + 1]));
+  // Listings of one service by different organisations (lib/listings/overlap.ts), flagged in the table.
+  const overlaps = crossOwnerOverlaps(listings);
   const sorted = [...listings].sort((a, b) => (pos.get(a.id) ?? 1e9) - (pos.get(b.id) ?? 1e9) || a.title.localeCompare(b.title));
   return {
     state,
     counts: Object.fromEntries(byState.map((s) => [s.state, s._count._all])) as Record<string, number>,
     analyses,
-    listings: sorted.map((l) => ({ ...l, position: pos.get(l.id) ?? null, currentResult: l.currentResult ? { ...l.currentResult, band: bandLabel(l.currentResult.band) ?? l.currentResult.band } : null })),
+    listings: sorted.map(({ endpoints: _e, ...l }) => ({ ...l, overlaps: overlaps.get(l.id) ?? [], position: pos.get(l.id) ?? null, currentResult: l.currentResult ? { ...l.currentResult, band: bandLabel(l.currentResult.band) ?? l.currentResult.band } : null })),
   };
 }
 
@@ -96,8 +100,9 @@ export async function adminListing(userId: string | null, listingId: string) {
     where: { AND: [{ id: listingId }, listingWhereForActor(actor, { moderators: true })] },
     select: {
       id: true, slug: true, title: true, baseUrl: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
-      canarySuspendedAt: true, healthStatus: true, currentResultId: true, rubricNoticeVersion: true,
+      canarySuspendedAt: true, healthStatus: true, currentResultId: true, rubricNoticeVersion: true, organizationId: true,
       organization: { select: { name: true } },
+      endpoints: { select: { method: true, path: true } },
       rank: { select: { qualityScore: true, rankScore: true, facts: true, rankedAt: true } },
     },
   });
@@ -136,6 +141,8 @@ export async function adminListing(userId: string | null, listingId: string) {
     prisma.canaryRun.findMany({ where: { listingId }, orderBy: { createdAt: "desc" }, take: CANARY_RUNS_SHOWN, select: CANARY_RUN_SELECT }),
     budgetLeft(listingId),
   ]);
+  // Other organisations' listings of the same service (the seller was allowed to list it; the moderators see it).
+  const overlaps = (await findOverlappingListings(prisma, found, { excludeListingId: found.id })).filter((o) => o.organizationId !== found.organizationId);
   // The stored facts at rankedAt give back each component's value, reason and facts (computeRank is pure).
   const explained = stored ? explainStoredRank(stored) : null;
   const comps = (explained?.components ?? null) as Record<string, { value: number; reason: string; facts?: Record<string, unknown> }> | null;
@@ -148,6 +155,7 @@ export async function adminListing(userId: string | null, listingId: string) {
     : [];
   return {
     listing,
+    overlaps,
     components,
     results: results.map((r) => ({ ...r, band: bandLabel(r.band) ?? r.band, current: r.id === listing.currentResultId })),
     evidence,

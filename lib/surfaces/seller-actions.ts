@@ -12,15 +12,16 @@ import { sessionUserId } from "@/lib/auth/session";
 import { acknowledgeRubricNotice } from "@/lib/analyses/store-result";
 import { reanalyseForActor } from "@/lib/analyses/progress";
 import type { DraftSource } from "@/lib/discovery/import";
-import { registerListing } from "@/lib/intake/register-listing";
+import { registerListing, type ExistingListing } from "@/lib/intake/register-listing";
 import { publishListing } from "@/lib/listings/publish";
+import { deleteListing, unpublishListing } from "@/lib/listings/lifecycle";
 import { createListingForSeller, updateListingForSeller } from "@/lib/listings/save";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { validateListingDocument } from "@/lib/listing-document/validate";
 import { refusalAdvice } from "./refusals";
 
 export type DraftActionResult =
-  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string }
+  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string; existing: ExistingListing[] }
   | { ok: false; code: string; detail: string; advice: string };
 
 export async function draftFromUrlAction(url: string): Promise<DraftActionResult> {
@@ -111,4 +112,34 @@ export async function validateListingAction(document: unknown): Promise<Array<{ 
   await requireActor(await sessionUserId()).catch(answerAccessError);
   const v = validateListingDocument(document);
   return v.ok ? [] : v.errors.slice(0, 100);
+}
+
+export type LifecycleActionResult = { ok: true; message: string } | { ok: false; code: string; message: string };
+
+/** Unpublish: out of the catalog, back to draft; the results stay (lib/listings/lifecycle.ts). */
+export async function unpublishListingAction(listingId: string): Promise<LifecycleActionResult> {
+  try {
+    await unpublishListing(await sessionUserId(), listingId);
+    revalidatePath("/dashboard");
+    revalidatePath(`/dashboard/listings/${listingId}`);
+    return { ok: true, message: "Unpublished: the listing is out of the catalog and back to draft. Its results are kept." };
+  } catch (e) {
+    const { code, detail } = errorOf(e);
+    return { ok: false, code, message: detail };
+  }
+}
+
+/** Delete: a never-published draft is removed; anything published or scored is archived, its results kept. */
+export async function deleteListingAction(listingId: string): Promise<LifecycleActionResult> {
+  try {
+    const r = await deleteListing(await sessionUserId(), listingId);
+    revalidatePath("/dashboard");
+    return {
+      ok: true,
+      message: r.outcome === "deleted" ? "Deleted the draft listing." : `Archived the listing: it was published or scored, and its ${r.results} result${r.results === 1 ? " is" : "s are"} kept unchanged.`,
+    };
+  } catch (e) {
+    const { code, detail } = errorOf(e);
+    return { ok: false, code, message: detail };
+  }
 }

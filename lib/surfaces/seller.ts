@@ -12,6 +12,7 @@ import type { ListingDocument } from "@/lib/listing-document/document";
 import type { ProbeEvidence } from "@/lib/evidence";
 import type { DimensionResult, Improvement, RuleResult, TriggeredCap } from "@/lib/scoring/readiness/types";
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
+import type { AdvisedImprovement } from "@/lib/analyses/advice";
 import { bandLabel, isStale } from "./band";
 
 export interface ReportResult {
@@ -26,7 +27,8 @@ export interface ReportResult {
   caps: TriggeredCap[];
   dimensions: Array<DimensionResult & { title: string }>;
   rules: Array<RuleResult & { title: string; evidenceValue: unknown; evidenceResolved: boolean }>;
-  improvements: Array<Improvement & { title: string }>;
+  /** With the gain each fix makes when the listing is re-scored with it (lib/analyses/advice.ts); null gains on results stored before that. */
+  improvements: Array<AdvisedImprovement & { title: string }>;
 }
 
 export interface SellerReport {
@@ -102,7 +104,15 @@ export async function sellerReport(userId: string | null, listingId: string, now
         const value = r.evidence ? resolvePointer(root, r.evidence) : undefined;
         return { ...r, title: ruleTitle.get(r.id) ?? r.id, evidenceValue: value ?? null, evidenceResolved: value !== undefined };
       }),
-      improvements: ((current.improvements as unknown as Improvement[]) ?? []).map((i) => ({ ...i, title: ruleTitle.get(i.ruleId) ?? i.ruleId })),
+      improvements: ((current.improvements as unknown as Array<Improvement & Partial<AdvisedImprovement>>) ?? []).map((i) => ({
+        ...i,
+        gain: i.gain ?? null,
+        rawGain: i.rawGain ?? null,
+        fix: i.fix ?? null,
+        opens: i.opens ?? [],
+        alternatives: i.alternatives ?? [],
+        title: ruleTitle.get(i.ruleId) ?? i.ruleId,
+      })),
     };
   }
   return {

@@ -15,7 +15,10 @@ export type ProbeOutcome =
   | { ok: true; evidence: ProbeEvidence; document: ListingDocument | null }
   | { ok: false; reason: string; retryable: boolean };
 
-export type ProbeFn = (job: LeasedJob, signal: AbortSignal) => Promise<ProbeOutcome>;
+/** Endpoints probed of all, reported as the probe goes (the owner's live progress). */
+export type ProbeProgress = (done: number, total: number) => void;
+
+export type ProbeFn = (job: LeasedJob, signal: AbortSignal, onProgress?: ProbeProgress) => Promise<ProbeOutcome>;
 
 /**
  * The default: draft the listing when the job is a bare URL (step 2 of lib/intake's
@@ -23,7 +26,7 @@ export type ProbeFn = (job: LeasedJob, signal: AbortSignal) => Promise<ProbeOutc
  * the probe's evidence for the same requests, so each endpoint is called once in the run.
  */
 export function realProbe(opts: { vantage?: string; /** DNS for the draft and the probe; default the system resolver (tests answer their own names). */ resolver?: Resolver } = {}): ProbeFn {
-  return async (job) => {
+  return async (job, _signal, onProgress) => {
     let document = job.document;
     let drafted: ListingDocument | null = null;
     let prefetched: UnpaidCalls | undefined;
@@ -38,7 +41,7 @@ export function realProbe(opts: { vantage?: string; /** DNS for the draft and th
       document = drafted = draft.draft;
       prefetched = draft.calls;
     }
-    const probed = await probeListing(document, { allowHosts: job.allowHosts, vantage: opts.vantage ?? "local", prefetched, resolver: opts.resolver });
+    const probed = await probeListing(document, { allowHosts: job.allowHosts, vantage: opts.vantage ?? "local", prefetched, resolver: opts.resolver, onEndpoint: onProgress });
     if (!probed.ok) return { ok: false, reason: `refused_target: ${probed.refusal}: ${probed.detail}`, retryable: false };
     return { ok: true, evidence: probed.evidence, document: drafted };
   };
@@ -49,9 +52,12 @@ export function realProbe(opts: { vantage?: string; /** DNS for the draft and th
  * document alone. Optional delay simulates a slow probe (the SIGKILL-mid-job test needs one).
  */
 export function fixtureProbe(opts: { delayMs?: number } = {}): ProbeFn {
-  return async (job, signal) => {
-    if (opts.delayMs) await abortableSleep(opts.delayMs, signal);
+  return async (job, signal, onProgress) => {
     const document = job.document ?? fixtureDraft(job.targetUrl);
+    const total = document.endpoints.length;
+    onProgress?.(0, total);
+    if (opts.delayMs) await abortableSleep(opts.delayMs, signal);
+    onProgress?.(total, total);
     return { ok: true, evidence: fixtureEvidence(document), document: job.document ? null : document };
   };
 }

@@ -90,9 +90,25 @@ async function runJob(job: LeasedJob, opts: WorkerOptions & { workerId: string; 
       lost.abort();
     }
   };
+  // Live progress: the probe's endpoints done of all, sent on the next heartbeat; a change sends one
+  // early (at most every PROGRESS_BEAT_MS), so the owner sees "endpoint n of m" as it moves.
+  let progress: { done: number; total: number } | undefined;
+  let lastSent = "";
+  let progressTimer: ReturnType<typeof setTimeout> | null = null;
+  let probing = true;
+  const onProgress = (done: number, total: number) => {
+    progress = { done, total };
+    if (!probing || progressTimer || lost.signal.aborted) return;
+    progressTimer = setTimeout(() => {
+      progressTimer = null;
+      if (probing && !lost.signal.aborted && JSON.stringify(progress) !== lastSent) void beat();
+    }, PROGRESS_BEAT_MS);
+  };
   const beat = async () => {
     try {
-      await ops.heartbeat(job.id, { leaseToken: job.leaseToken, leaseMs, step: "probing" });
+      const sent = progress;
+      await ops.heartbeat(job.id, { leaseToken: job.leaseToken, leaseMs, step: "probing", ...(sent ? { progress: sent } : {}) });
+      if (sent) lastSent = JSON.stringify(sent);
     } catch (e) {
       if (e instanceof LeaseLostError) markLost(e.message);
       else log(`heartbeat on ${job.id} failed: ${(e as Error).message}`);
@@ -103,10 +119,13 @@ async function runJob(job: LeasedJob, opts: WorkerOptions & { workerId: string; 
     await beat(); // reports step "probing" at once
     if (lost.signal.aborted) return;
     const started = performance.now();
-    const outcome = await opts.probe(job, lost.signal).catch((e: Error) => ({ ok: false as const, reason: `probe crashed: ${e.message}`, retryable: true }));
+    const outcome = await opts.probe(job, lost.signal, onProgress).catch((e: Error) => ({ ok: false as const, reason: `probe crashed: ${e.message}`, retryable: true }));
     const probeMs = Math.round(performance.now() - started);
     if (lost.signal.aborted) return;
     clearInterval(timer);
+    probing = false;
+    if (progressTimer) clearTimeout(progressTimer);
+    progressTimer = null;
     try {
       if (outcome.ok) {
         await ops.complete(job.id, { leaseToken: job.leaseToken, evidence: outcome.evidence, document: outcome.document ?? undefined, probeMs });
@@ -126,8 +145,12 @@ async function runJob(job: LeasedJob, opts: WorkerOptions & { workerId: string; 
     }
   } finally {
     clearInterval(timer);
+    if (progressTimer) clearTimeout(progressTimer);
   }
 }
+
+/** The earliest a progress change is sent after the last one (the lease's own heartbeats carry it too). */
+const PROGRESS_BEAT_MS = 200;
 
 export class OpsHttpError extends Error {
   constructor(public readonly status: number, public readonly body: unknown, message: string) {

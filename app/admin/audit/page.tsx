@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { sessionUserId } from "@/lib/auth/session";
 import { adminAudit } from "@/lib/surfaces/admin";
+import { actionLabel, readableDiff } from "@/lib/surfaces/labels";
 import { orPageError } from "@/lib/surfaces/guard";
 
 export const dynamic = "force-dynamic";
@@ -29,7 +30,7 @@ export default async function AuditPage({ searchParams }: Props) {
           <table className="w-full min-w-[50rem] text-sm">
             <caption className="sr-only">Moderation changes</caption>
             <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-muted">
-              <tr><th className="p-2.5">When</th><th className="p-2.5">Who</th><th className="p-2.5">Listing</th><th className="p-2.5">Change</th><th className="p-2.5">Before</th><th className="p-2.5">After</th><th className="p-2.5">Reason</th></tr>
+              <tr><th className="p-2.5">When</th><th className="p-2.5">Who</th><th className="p-2.5">Listing</th><th className="p-2.5">Change</th><th className="p-2.5" colSpan={2}>Before → after</th><th className="p-2.5">Reason</th></tr>
             </thead>
             <tbody className="divide-y divide-line">
               {rows.map((a) => (
@@ -37,9 +38,23 @@ export default async function AuditPage({ searchParams }: Props) {
                   <td className="whitespace-nowrap p-2.5"><time dateTime={a.createdAt.toISOString()}>{a.createdAt.toISOString().slice(0, 19).replace("T", " ")}</time></td>
                   <td className="p-2.5">{a.actor.name} <span className="text-xs text-muted">({a.actor.role})</span></td>
                   <td className="p-2.5">{a.listing ? <Link href={`/admin/listings/${a.listing.id}`} className="text-brand underline">{a.listing.title}</Link> : <span className="text-muted">deleted</span>}</td>
-                  <td className="p-2.5 font-mono text-xs">{a.action}</td>
-                  <td className="p-2.5 font-mono text-xs">{JSON.stringify(a.before)}</td>
-                  <td className="p-2.5 font-mono text-xs">{JSON.stringify(a.after)}</td>
+                  <td className="p-2.5">{actionLabel(a.action)}<div className="font-mono text-[11px] text-muted">{a.action}</div></td>
+                  <td className="p-2.5 text-xs" colSpan={2}>
+                    <ul className="space-y-0.5" aria-label="Before and after">
+                      {readableDiff(a.before, a.after).map((l) => (
+                        <li key={l.field} className={l.changed ? "" : "text-muted"}>
+                          <span className="font-medium">{l.label}</span>:{" "}
+                          {l.changed ? (
+                            <>
+                              <del className="bg-red-50 text-red-900">{l.before}</del> → <ins className="bg-green-50 text-green-900 no-underline">{l.after}</ins>
+                            </>
+                          ) : (
+                            <>{l.after} (unchanged)</>
+                          )}
+                        </li>
+                      ))}
+                    </ul>
+                  </td>
                   <td className="p-2.5">{a.reason}</td>
                 </tr>
               ))}

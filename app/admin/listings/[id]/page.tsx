@@ -8,6 +8,7 @@ import { ProvisionalChip, ReadinessChip } from "@/components/readiness-chip";
 import { sessionUserId } from "@/lib/auth/session";
 import { formatRawTotal, timeAgo } from "@/lib/format";
 import type { ProbeEvidence } from "@/lib/evidence";
+import { OVERLAP_WORDS } from "@/lib/listings/overlap";
 import { adminListing, LEDGER_ROWS_SHOWN } from "@/lib/surfaces/admin";
 import { orPageError } from "@/lib/surfaces/guard";
 
@@ -45,6 +46,20 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
           <Link href={`/admin/audit?listing=${l.id}`} className="rounded-md border border-line bg-white px-3 py-1.5 hover:bg-slate-50">Audit for this listing</Link>
         </div>
       </div>
+
+      {d.overlaps.length > 0 && (
+        <section aria-labelledby="overlap-h" data-testid="overlap" className="rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950">
+          <h2 id="overlap-h" className="font-semibold">Listed by other organisations too</h2>
+          <p className="mt-1">The same service appears in other organisations&apos; listings. Intake allowed it (a reseller or a mirror may be legitimate); check who runs the service.</p>
+          <ul className="mt-2 list-disc space-y-0.5 pl-5">
+            {d.overlaps.map((o) => (
+              <li key={o.id}>
+                <Link href={`/admin/listings/${o.id}`} className="font-medium underline">{o.title}</Link> by {o.organizationName} · {o.publicationState} · {OVERLAP_WORDS[o.reason]}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
 
       <section aria-labelledby="rank-h" className="rounded-xl border border-line bg-white p-5">
         <h2 id="rank-h" className="text-lg font-semibold">Quality and rank</h2>

@@ -5,6 +5,8 @@ import { DimensionChart } from "@/components/charts/dimension-chart";
 import { HistoryChart } from "@/components/charts/history-chart";
 import { ProbeEvidenceView } from "@/components/probe-evidence";
 import { bandStyle, ReadinessChip, StaleChip } from "@/components/readiness-chip";
+import { CopyButton } from "@/components/copy-button";
+import { ListingLifecycle } from "@/components/listing-lifecycle";
 import { ReanalyseButton } from "@/components/reanalyse-button";
 import { RuleStatusChip } from "@/components/rule-status";
 import { sessionUserId } from "@/lib/auth/session";
@@ -13,6 +15,7 @@ import { formatRawTotal, timeAgo } from "@/lib/format";
 import { orPageError } from "@/lib/surfaces/guard";
 import { env } from "@/lib/env";
 import { acknowledgeNoticeAction } from "@/lib/surfaces/seller-actions";
+import { gainWords } from "@/lib/analyses/advice";
 import { sellerReport } from "@/lib/surfaces/seller";
 
 export const dynamic = "force-dynamic";
@@ -45,12 +48,14 @@ export default async function ReportPage({ params, searchParams }: Props) {
           <div className="min-w-0">
             <h1 className="text-2xl font-semibold tracking-tight">{listing.title}</h1>
             <p className="text-sm text-muted">
-              Readiness report · <span className="font-medium text-ink">{listing.publicationState}</span> · <span className="break-all font-mono text-xs">{listing.baseUrl}</span>
+              Readiness report · <span className="font-medium text-ink">{listing.publicationState}</span> · <span className="break-all font-mono text-xs">{listing.baseUrl}</span>{" "}
+              <CopyButton text={listing.baseUrl} label="Copy URL" />
             </p>
           </div>
           <div className="flex flex-wrap gap-2 text-sm">
             <Link href={`/dashboard/listings/${listing.id}/edit`} className="rounded-md border border-line bg-white px-3 py-1.5 font-medium hover:bg-slate-50">Edit listing</Link>
             {published && <Link href={`/listings/${listing.slug}`} className="rounded-md border border-line bg-white px-3 py-1.5 hover:bg-slate-50">View in catalog</Link>}
+            {listing.publicationState !== "archived" && <ListingLifecycle listingId={listing.id} title={listing.title} published={published} />}
           </div>
         </div>
       </div>
@@ -94,7 +99,11 @@ export default async function ReportPage({ params, searchParams }: Props) {
             </>
           ) : (
             <p className="mt-2 text-sm text-muted">
-              {published ? "No published result yet. The analysis runs the live probe and scores the listing." : "This draft has not been analysed. Publish it to run the live probe, or edit it and watch the provisional estimate."}
+              {published
+                ? analysisId
+                  ? "Analysing now: the steps are shown beside this. The score appears here as soon as the result is stored."
+                  : "No published result yet. The analysis runs the live probe and scores the listing."
+                : "This draft has not been analysed. Publish it to run the live probe, or edit it and watch the provisional estimate."}
             </p>
           )}
         </div>
@@ -128,7 +137,7 @@ export default async function ReportPage({ params, searchParams }: Props) {
 
             <section aria-labelledby="imp-h" className="rounded-xl border border-line bg-white p-5">
               <h2 id="imp-h" className="text-lg font-semibold">What to fix next</h2>
-              <p className="text-sm text-muted">Blockers first, then the fixes worth the most points.</p>
+              <p className="text-sm text-muted">Blockers first, then the fixes worth the most points. Each fix&apos;s points are the change in your score when the listing is re-scored with it; &quot;up to&quot; marks what only a new probe can measure.</p>
               {result.improvements.length === 0 ? (
                 <p className="mt-3 text-sm">Nothing left to fix: every rule earned full points.</p>
               ) : (
@@ -139,9 +148,21 @@ export default async function ReportPage({ params, searchParams }: Props) {
                         {i.blocker && <span className="rounded bg-red-800 px-1.5 py-0.5 text-[11px] font-bold uppercase text-white">Blocker</span>}
                         <span className="font-mono text-xs font-semibold">{i.ruleId}</span>
                         <span className="font-medium">{i.title}</span>
-                        <span className="ml-auto font-semibold tabular-nums text-green-800">+{fmt(i.points)} pts</span>
+                        <span className="ml-auto font-semibold tabular-nums text-green-800" data-testid="improvement-gain" data-gain={i.gain ?? ""}>{gainWords(i)}</span>
                       </div>
                       <p className="mt-1 text-slate-700">{i.action}</p>
+                      {i.opens.length > 0 && (
+                        <p className="mt-1 text-xs text-amber-900">
+                          This fix opens {i.opens.map((o) => `${o.ruleId} (−${fmt(o.points)})`).join(", ")}: that rule then applies and loses points until it is met too.
+                        </p>
+                      )}
+                      {i.alternatives
+                        .filter((a) => a.opens.length > 0)
+                        .map((a) => (
+                          <p key={a.fix} className="mt-1 text-xs text-amber-900">
+                            To {a.fix} instead: {a.gain >= 0 ? "+" : ""}{a.gain} pts, as it opens {a.opens.map((o) => `${o.ruleId} (−${fmt(o.points)})`).join(", ")} until that rule is met.
+                          </p>
+                        ))}
                       <p className="mt-1 text-xs text-muted">effort {i.effort}{i.endpoints.length > 0 && ` · ${i.endpoints.length} endpoint${i.endpoints.length === 1 ? "" : "s"}`}</p>
                     </li>
                   ))}

@@ -1,0 +1,28 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { ApiKeysManager } from "@/components/admin/api-keys";
+import { sessionUserId } from "@/lib/auth/session";
+import { listApiKeys } from "@/lib/apikeys";
+import { orPageError } from "@/lib/surfaces/guard";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "API keys · Moderation" };
+
+/** Admins' API keys for /router/select and MCP select_services: create (the secret shown once), name, scope, last used, revoke. */
+export default async function ApiKeysPage() {
+  const uid = await sessionUserId();
+  // Admins only (lib/apikeys reads the role fresh); a moderator gets 403 here as from the API.
+  const keys = await orPageError(() => listApiKeys({ actorId: uid }), "/admin/api-keys");
+  return (
+    <div className="space-y-6">
+      <p className="text-sm"><Link href="/admin" className="text-brand underline">← Moderation</Link></p>
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">API keys</h1>
+        <p className="mt-1 max-w-3xl text-sm text-muted">
+          Keys let an agent call <code>POST /router/select</code> and the MCP tool <code>select_services</code> with <code>Authorization: Bearer tg_…</code>. The secret is shown once, when the key is made; only its hash is stored. A revoked key is refused at once.
+        </p>
+      </div>
+      <ApiKeysManager keys={keys} />
+    </div>
+  );
+}

@@ -1,0 +1,201 @@
+/**
+ * "What to fix next" with the points a fix actually gains: each improvement the readiness engine
+ * lists is applied to a copy of the listing document and the listing re-scored with the same
+ * evidence, rubric and instant (the engine is pure: lib/scoring/readiness, called, never changed).
+ * The gain is the change in the total the seller sees; a fix that makes another rule lose points
+ * (declaring a price dynamic brings the dynamic endpoints into P4) names that rule.
+ *
+ * The fixes below are stand-ins for what the seller would write (a 60-character description, a
+ * JSON Schema with a type, an https docs URL): the rules read presence, length and shape, so any
+ * real fix that satisfies the rule scores the same. Rules measured by the probe, the monitor or the
+ * ledger (an observed logo or docs page, H1–H3) are not changes to the document; their gain is null
+ * and the report shows the rubric's points as "up to".
+ *
+ * Pure: used by the analysis completion (lib/analyses/store-result.ts), the demo seed and the
+ * editor's provisional estimate in the browser.
+ */
+import type { EndpointPricing, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
+import { scoreReadiness } from "@/lib/scoring/readiness/engine";
+import type { Rubric, RuleId } from "@/lib/scoring/readiness/rubric";
+import type { Improvement, ReadinessEvidence, ReadinessResult, RuleResult, ScoreOptions } from "@/lib/scoring/readiness/types";
+
+export interface OpenedRule {
+  ruleId: RuleId;
+  /** Points that rule loses once the fix is applied (positive). */
+  points: number;
+}
+
+export interface FixOutcome {
+  /** What the simulated fix did, in the seller's words ("declare the price fixed"). */
+  fix: string;
+  /** Change in the total (0–100, after caps) when applied. */
+  gain: number;
+  /** Change in the raw total, before caps (a capped listing gains raw points but not total ones). */
+  rawGain: number;
+  opens: OpenedRule[];
+}
+
+export interface AdvisedImprovement extends Improvement {
+  /** The total's change when this fix is applied and the listing re-scored; null when the fix is not a document change. */
+  gain: number | null;
+  rawGain: number | null;
+  fix: string | null;
+  opens: OpenedRule[];
+  /** Other ways to fix the rule, each re-scored (P3: fixed or dynamic). */
+  alternatives: FixOutcome[];
+}
+
+export type AdvisedResult = Omit<ReadinessResult, "improvements"> & { improvements: AdvisedImprovement[] };
+
+type Fix = { fix: string; apply: (doc: ListingDocument) => ListingDocument };
+
+const TEXT = {
+  short: "Returns the answer to one paid call, in JSON.",
+  long: "What the service does, for whom, and what a call returns: a stand-in of more than sixty characters.",
+  walkthrough: "Send the request unpaid to receive the 402 challenge; sign the payment for one offer; send it again with the payment header.",
+  endpoint: "What one call does and returns.",
+  url: "https://docs.example.com/",
+};
+
+const mapEndpoints = (doc: ListingDocument, f: (e: ListingEndpoint) => ListingEndpoint): ListingDocument => ({ ...doc, endpoints: doc.endpoints.map(f) });
+const pricingOf = (e: ListingEndpoint): EndpointPricing => e.pricing ?? { label: null, usd: null, machine: null, mode: null, dynamic: null };
+const withPricing = (doc: ListingDocument, f: (p: EndpointPricing, e: ListingEndpoint) => Partial<EndpointPricing>): ListingDocument =>
+  mapEndpoints(doc, (e) => (e.payable ? { ...e, pricing: { ...pricingOf(e), ...f(pricingOf(e), e) } } : e));
+const orText = (v: string | null, t: string) => (v && v.trim() ? v : t);
+const ops = (doc: ListingDocument, patch: Partial<ListingDocument["operations"]>): ListingDocument => {
+  const o = { ...doc.operations };
+  for (const [k, v] of Object.entries(patch) as Array<[keyof typeof o, string]>) if (!o[k] || !String(o[k]).trim()) (o as Record<string, string | null>)[k] = v;
+  return { ...doc, operations: o };
+};
+/** A request example carrying the request schema's required fields (rule E5). */
+function exampleFor(e: ListingEndpoint): unknown {
+  const req = (e.requestSchema as { required?: unknown } | null)?.required;
+  const base = e.requestExample && typeof e.requestExample === "object" && !Array.isArray(e.requestExample) ? { ...(e.requestExample as object) } : {};
+  if (Array.isArray(req)) for (const k of req) if (typeof k === "string" && !(k in base)) (base as Record<string, unknown>)[k] = "example";
+  return base;
+}
+
+/** The document fixes per rule; several for a rule with more than one honest fix. Rules absent here are measured. */
+const FIXES: Partial<Record<RuleId, (doc: ListingDocument) => Fix[]>> = {
+  M1: () => [{ fix: "give the listing a specific title", apply: (d) => ({ ...d, title: "Hourly weather forecasts by coordinates" }) }],
+  M2: () => [{ fix: "write a short description", apply: (d) => ({ ...d, shortDescription: TEXT.short }) }],
+  M3: () => [{ fix: "write a detailed description", apply: (d) => ({ ...d, description: TEXT.long }) }],
+  M4: () => [{ fix: "declare a logo URL", apply: (d) => ({ ...d, logoUrl: "https://docs.example.com/logo.png" }) }],
+  M5: () => [{ fix: "set a category and a homepage URL", apply: (d) => ({ ...d, category: orText(d.category, "Data"), homepageUrl: d.homepageUrl ?? TEXT.url }) }],
+  E1: () => [
+    {
+      fix: "publish an endpoint",
+      apply: (d) => ({ ...d, endpoints: [...d.endpoints, { method: "GET", path: "/", description: null, requestSchema: null, noParameters: false, responseSchema: null, requestExample: null, payable: true, pricing: null, docsUrl: null }] }),
+    },
+  ],
+  E2: () => [
+    {
+      fix: "describe each endpoint",
+      apply: (d) => mapEndpoints(d, (e) => ({ ...e, path: e.path.startsWith("/") ? e.path : `/${e.path}`, description: (e.description ?? "").trim().length >= 10 ? e.description : TEXT.endpoint })),
+    },
+  ],
+  E3: () => [{ fix: "add a request schema", apply: (d) => mapEndpoints(d, (e) => (e.noParameters || hasShape(e.requestSchema) ? e : { ...e, requestSchema: { type: "object" } })) }],
+  E4: () => [{ fix: "add a response schema", apply: (d) => mapEndpoints(d, (e) => (hasShape(e.responseSchema) ? e : { ...e, responseSchema: { type: "object" } })) }],
+  E5: () => [{ fix: "add a safe request example", apply: (d) => mapEndpoints(d, (e) => (e.noParameters ? e : { ...e, requestExample: exampleFor(e) })) }],
+  P1: () => [{ fix: "publish a price", apply: (d) => withPricing(d, (p) => (p.label?.trim() || p.usd?.trim() ? {} : { usd: "0.01" })) }],
+  P2: (doc) => [
+    {
+      fix: "add the machine-readable price",
+      apply: (d) =>
+        withPricing(d, (p) =>
+          p.machine && p.machine.amount && p.machine.asset && p.machine.network ? {} : { machine: { amount: "10000", asset: "USDC", network: doc.networks[0] ?? "eip155:8453", decimals: 6 } },
+        ),
+    },
+  ],
+  P3: () => [
+    { fix: "declare the price fixed", apply: (d) => withPricing(d, (p) => (p.mode ? {} : { mode: "fixed" })) },
+    { fix: "declare the price dynamic", apply: (d) => withPricing(d, (p) => (p.mode ? {} : { mode: "dynamic" })) },
+  ],
+  P4: () => [
+    {
+      fix: "publish the dynamic price's range, driver and unit",
+      apply: (d) =>
+        withPricing(d, (p) =>
+          p.mode !== "dynamic"
+            ? {}
+            : { dynamic: { min: p.dynamic?.min || "0.01", max: p.dynamic?.max || "0.10", driver: p.dynamic?.driver || "input size", unit: p.dynamic?.unit || "per call" } },
+        ),
+    },
+  ],
+  D1: () => [{ fix: "declare a docs URL", apply: (d) => ({ ...d, docsUrl: TEXT.url }) }],
+  D2: () => [{ fix: "write a setup, auth and payment walkthrough", apply: (d) => ({ ...d, walkthrough: TEXT.walkthrough }) }],
+  D3: () => [{ fix: "link each endpoint's docs", apply: (d) => mapEndpoints(d, (e) => (e.docsUrl ? e : { ...e, docsUrl: `${TEXT.url}#endpoint` })) }],
+  D4: () => [{ fix: "declare a discovery document URL", apply: (d) => ({ ...d, discoveryUrl: "https://docs.example.com/.well-known/x402" }) }],
+  O1: () => [{ fix: "state the auth preconditions", apply: (d) => ops(d, { authPreconditions: "None: payment is the only credential." }) }],
+  O2: () => [{ fix: "state the network and funding requirements", apply: (d) => ops(d, { networkRequirements: "Base mainnet (eip155:8453).", fundingRequirements: "USDC on Base; no gas needed." }) }],
+  O3: () => [
+    {
+      fix: "state limits, timeouts and sync or async",
+      apply: (d) => {
+        const x = ops(d, { limits: "60 calls a minute.", timeouts: "Answers within 10 seconds." });
+        return { ...x, operations: { ...x.operations, syncMode: x.operations.syncMode ?? "sync" } };
+      },
+    },
+  ],
+  O4: () => [{ fix: "document errors, idempotency and support", apply: (d) => ops(d, { errors: "JSON errors with a code and a message.", idempotency: "Calls are idempotent.", supportChannel: "support@example.com" }) }],
+};
+
+/** A schema that says something beyond annotations (the E3/E4 reading). */
+function hasShape(s: unknown): boolean {
+  if (s === null || typeof s !== "object" || Array.isArray(s)) return false;
+  return Object.keys(s).some((k) => !["$schema", "$id", "$comment", "title", "description"].includes(k));
+}
+
+/** Rules whose result came from an observation (the probe saw the logo, docs or discovery document): a document change does not decide them. */
+function observed(r: RuleResult): boolean {
+  return r.evidence !== null && r.evidence.startsWith("/probe");
+}
+
+const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
+
+function outcome(base: ReadinessResult, after: ReadinessResult, fix: string, self: RuleId): FixOutcome {
+  const before = new Map(base.rules.map((r) => [r.id, r.earned]));
+  const opens: OpenedRule[] = [];
+  for (const r of after.rules) {
+    const lost = (before.get(r.id) ?? 0) - r.earned;
+    if (r.id !== self && lost > 1e-9) opens.push({ ruleId: r.id, points: round6(lost) });
+  }
+  return { fix, gain: after.total - base.total, rawGain: round6(after.rawTotal - base.rawTotal), opens };
+}
+
+/**
+ * Score the listing as scoreReadiness does, and give each improvement the gain its fix actually
+ * makes (re-scored with the same evidence, rubric and options). The improvements keep the engine's
+ * order rule (blockers first, then the most points) with the measured gain as the points.
+ */
+export function scoreWithAdvice(listing: ListingDocument, evidence: ReadinessEvidence | null, rubric: Rubric, opts: ScoreOptions = {}): AdvisedResult {
+  const pinned: ScoreOptions = { ...opts, now: opts.now ?? new Date() };
+  const base = scoreReadiness(listing, evidence, rubric, pinned);
+  return { ...base, improvements: adviseImprovements(base, listing, evidence, rubric, pinned) };
+}
+
+/** The gains for an already computed result (the same inputs it was scored from). */
+export function adviseImprovements(base: ReadinessResult, listing: ListingDocument, evidence: ReadinessEvidence | null, rubric: Rubric, opts: ScoreOptions): AdvisedImprovement[] {
+  const ruleById = new Map(base.rules.map((r) => [r.id, r]));
+  const engineOrder = new Map(base.improvements.map((i, n) => [i.ruleId, n]));
+  const advised = base.improvements.map((imp): AdvisedImprovement => {
+    const rule = ruleById.get(imp.ruleId);
+    const fixes = FIXES[imp.ruleId]?.(listing) ?? [];
+    if (!rule || fixes.length === 0 || observed(rule)) return { ...imp, gain: null, rawGain: null, fix: null, opens: [], alternatives: [] };
+    const outcomes = fixes.map((f) => outcome(base, scoreReadiness(f.apply(listing), evidence, rubric, opts), f.fix, imp.ruleId));
+    // The fix that gains the most raw points is the advice; ties keep the first (the simpler fix).
+    let best = outcomes[0]!;
+    for (const o of outcomes) if (o.rawGain > best.rawGain + 1e-9) best = o;
+    return { ...imp, gain: best.gain, rawGain: best.rawGain, fix: best.fix, opens: best.opens, alternatives: outcomes.filter((o) => o !== best) };
+  });
+  const worth = (i: AdvisedImprovement) => (i.rawGain === null ? i.points : i.rawGain);
+  return advised.sort((a, b) => Number(b.blocker) - Number(a.blocker) || worth(b) - worth(a) || engineOrder.get(a.ruleId)! - engineOrder.get(b.ruleId)!);
+}
+
+/** "+4 pts", "+0 now (+3 once the cap is lifted)", "up to +5": the gain as the report and the estimate say it. */
+export function gainWords(i: Pick<AdvisedImprovement, "gain" | "rawGain" | "points">): string {
+  const n = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2).replace(/0$/, ""));
+  if (i.gain === null || i.rawGain === null) return `up to +${n(i.points)} pts`;
+  if (i.gain === 0 && i.rawGain > 0) return `+0 pts now (+${n(i.rawGain)} before rounding and caps)`;
+  return `${i.gain >= 0 ? "+" : ""}${i.gain} pts`;
+}

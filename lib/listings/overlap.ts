@@ -1,0 +1,138 @@
+/**
+ * Two listings of one service: the same base URL, or the same set of endpoints (each endpoint's
+ * method and full URL, base URL + path). Intake uses it to tell a seller they already list the
+ * service (lib/intake/register-listing.ts), and the moderators' desk to show listings of the same
+ * service by different organisations (lib/surfaces/admin.ts). A listing is never refused for an
+ * overlap: another owner may resell or mirror a service; the moderators see it and decide.
+ *
+ * Base URLs compare without scheme, case of the host, default port, "www." or trailing slash:
+ * http://API.example.com/ and https://api.example.com are one service.
+ */
+import type { PrismaLike } from "@/lib/sql";
+
+export type OverlapReason = "base_url" | "endpoints";
+
+export interface OverlapCandidate {
+  baseUrl: string;
+  endpoints: ReadonlyArray<{ method: string; path: string }>;
+}
+
+/** The comparable form of a base URL: host[:port]/path, lower-case host, no "www.", no trailing slash. Null when it does not parse. */
+export function normaliseBaseUrl(url: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(url.trim());
+  } catch {
+    return null;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+  const host = u.hostname.toLowerCase().replace(/^www\./, "");
+  const port = u.port && !((u.protocol === "http:" && u.port === "80") || (u.protocol === "https:" && u.port === "443")) ? `:${u.port}` : "";
+  const path = u.pathname.replace(/\/+$/, "");
+  return `${host}${port}${path}`;
+}
+
+/** The endpoint set as sorted "METHOD host/path" keys (full URLs, so a base path moved into the paths still matches); empty without endpoints. */
+export function endpointSetKey(c: OverlapCandidate): string {
+  const base = normaliseBaseUrl(c.baseUrl);
+  if (base === null || c.endpoints.length === 0) return "";
+  const keys = new Set(c.endpoints.map((e) => `${e.method.toUpperCase()} ${base}/${e.path.replace(/^\/+/, "").replace(/\/+$/, "")}`));
+  return [...keys].sort().join("\n");
+}
+
+/** Why two listings are one service, or null. The base URL wins when both hold. */
+export function overlapReason(a: OverlapCandidate, b: OverlapCandidate): OverlapReason | null {
+  const na = normaliseBaseUrl(a.baseUrl);
+  if (na !== null && na === normaliseBaseUrl(b.baseUrl)) return "base_url";
+  const ka = endpointSetKey(a);
+  if (ka !== "" && ka === endpointSetKey(b)) return "endpoints";
+  return null;
+}
+
+export const OVERLAP_WORDS: Record<OverlapReason, string> = {
+  base_url: "the same base URL",
+  endpoints: "the same endpoints",
+};
+
+export interface OverlappingListing {
+  id: string;
+  slug: string;
+  title: string;
+  organizationId: string;
+  organizationName: string;
+  publicationState: string;
+  reason: OverlapReason;
+}
+
+/** The host part of a base URL as stored, for the candidate query (listings whose base URL names this host). */
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url.trim()).hostname.toLowerCase().replace(/^www\./, "");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The listings that overlap a candidate: read by host (an overlap always shares one, as both the
+ * base URL and the endpoints' full URLs name it), then compared here. Archived listings are left out.
+ */
+export async function findOverlappingListings(client: PrismaLike, c: OverlapCandidate, opts: { excludeListingId?: string; take?: number } = {}): Promise<OverlappingListing[]> {
+  const host = hostOf(c.baseUrl);
+  if (host === null) return [];
+  const rows = await client.listing.findMany({
+    where: {
+      baseUrl: { contains: host, mode: "insensitive" },
+      publicationState: { not: "archived" },
+      ...(opts.excludeListingId ? { id: { not: opts.excludeListingId } } : {}),
+    },
+    orderBy: { createdAt: "asc" },
+    take: 200,
+    select: {
+      id: true, slug: true, title: true, baseUrl: true, organizationId: true, publicationState: true,
+      organization: { select: { name: true } },
+      endpoints: { select: { method: true, path: true } },
+    },
+  });
+  const out: OverlappingListing[] = [];
+  for (const r of rows) {
+    const reason = overlapReason(c, r);
+    if (reason === null) continue;
+    out.push({ id: r.id, slug: r.slug, title: r.title, organizationId: r.organizationId, organizationName: r.organization.name, publicationState: r.publicationState, reason });
+    if (out.length >= (opts.take ?? 20)) break;
+  }
+  return out;
+}
+
+/**
+ * Groups of listings of one service across organisations, for the moderators' table: each listing's
+ * id → the other organisations' listings it overlaps. Same-organisation overlaps are the seller's
+ * own business (intake offered them the existing listing) and are not flagged.
+ */
+export function crossOwnerOverlaps<T extends OverlapCandidate & { id: string; title: string; organizationId: string }>(rows: T[]): Map<string, Array<{ id: string; title: string; reason: OverlapReason }>> {
+  const out = new Map<string, Array<{ id: string; title: string; reason: OverlapReason }>>();
+  const byBase = new Map<string, T[]>();
+  const byEndpoints = new Map<string, T[]>();
+  for (const r of rows) {
+    const b = normaliseBaseUrl(r.baseUrl);
+    if (b !== null) byBase.set(b, [...(byBase.get(b) ?? []), r]);
+    const k = endpointSetKey(r);
+    if (k !== "") byEndpoints.set(k, [...(byEndpoints.get(k) ?? []), r]);
+  }
+  const add = (groups: Map<string, T[]>, reason: OverlapReason) => {
+    for (const g of groups.values()) {
+      if (g.length < 2) continue;
+      for (const a of g) {
+        for (const b of g) {
+          if (a.id === b.id || a.organizationId === b.organizationId) continue;
+          const list = out.get(a.id) ?? [];
+          if (!list.some((x) => x.id === b.id)) list.push({ id: b.id, title: b.title, reason });
+          out.set(a.id, list);
+        }
+      }
+    }
+  };
+  add(byBase, "base_url");
+  add(byEndpoints, "endpoints");
+  return out;
+}
