@@ -11,7 +11,7 @@ const ids: Record<string, string> = {};
 beforeAll(async () => {
   t = await createTestDatabase();
   // Five listings in one category: prices 0.05, 0.01, 0.02 (dynamic from), none (a label only) and 0.01 again.
-  const mk = async (name: string, endpoints: Parameters<typeof createTestListing>[1]["endpoints"], publishedAt: string, score: number | null) => {
+  const mk = async (name: string, endpoints: NonNullable<Parameters<typeof createTestListing>[1]>["endpoints"], publishedAt: string, score: number | null) => {
     const id = await createTestListing(t.prisma, { title: name, category, endpoints });
     await t.prisma.listing.update({ where: { id }, data: { publishedAt: new Date(publishedAt) } });
     if (score !== null) await setCurrent(t.prisma, id, await addResult(t.prisma, id, { total: score }));

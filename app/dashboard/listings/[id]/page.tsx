@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { BadgeSnippet } from "@/components/badge-snippet";
+import { BadgeBuilder } from "@/components/badge-builder";
 import { DimensionChart } from "@/components/charts/dimension-chart";
 import { HistoryChart } from "@/components/charts/history-chart";
 import { ProbeEvidenceView } from "@/components/probe-evidence";
@@ -229,7 +229,7 @@ export default async function ReportPage({ params, searchParams }: Props) {
             </p>
           )}
           <div className="mt-3">
-            <BadgeSnippet slug={listing.slug} origin={origin} preview={badgeReady} />
+            <BadgeBuilder slug={listing.slug} origin={origin} preview={badgeReady} />
           </div>
         </section>
       )}
