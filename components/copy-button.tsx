@@ -2,7 +2,8 @@
 /** Copies a text to the clipboard and says so (a polite live region), falling back to selecting it. */
 import { useState } from "react";
 
-export function CopyButton({ text, label = "Copy", className = "" }: { text: string; label?: string; className?: string }) {
+/** `label` is what the button says; `name`, when given, what a screen reader hears instead ("Copy curl for GET /a"). */
+export function CopyButton({ text, label = "Copy", name, className = "" }: { text: string; label?: string; name?: string; className?: string }) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   async function copy() {
     try {
@@ -18,7 +19,7 @@ export function CopyButton({ text, label = "Copy", className = "" }: { text: str
       type="button"
       onClick={copy}
       className={`shrink-0 rounded-md border border-line bg-white px-2 py-1 text-xs font-medium text-ink hover:bg-slate-50 ${className}`}
-      aria-label={state === "idle" ? label : undefined}
+      aria-label={state === "idle" ? (name ?? label) : undefined}
     >
       <span aria-live="polite">{state === "copied" ? "Copied" : state === "failed" ? "Select and copy" : label}</span>
     </button>
@@ -29,8 +30,8 @@ export function CopyButton({ text, label = "Copy", className = "" }: { text: str
 export function CopyableCode({ code, label }: { code: string; label: string }) {
   return (
     <div className="relative min-w-0">
-      <pre className="max-w-full overflow-x-auto rounded-md bg-slate-950 p-3 pr-20 text-xs leading-5 text-slate-100"><code>{code}</code></pre>
-      <CopyButton text={code} label={`Copy ${label}`} className="absolute right-2 top-2" />
+      <pre className="max-w-full overflow-x-auto rounded-md bg-slate-950 p-3 pr-16 text-xs leading-5 text-slate-100"><code>{code}</code></pre>
+      <CopyButton text={code} label="Copy" name={`Copy ${label}`} className="absolute right-2 top-2" />
     </div>
   );
 }
