@@ -109,7 +109,7 @@ test("the catalog has a sort control and says how many listings there are; tiles
   await expect(page.getByText("The sort filter was not applied")).toBeVisible();
 });
 
-test("the seller's report has a badge builder: live preview and copy buttons for Markdown, HTML and URL", async ({ page }) => {
+test("the seller's report has the buyers' price display and a badge builder: live preview and copy buttons for Markdown, HTML and URL", async ({ page }) => {
   await signInAs(page, "seller@demo", "/dashboard");
   const reports = [...new Set(await page.locator('a[href^="/dashboard/listings/"]').evaluateAll((as) => as.map((a) => a.getAttribute("href")!).filter((h) => /^\/dashboard\/listings\/[^/]+$/.test(h))))];
   let found = false;
@@ -117,6 +117,10 @@ test("the seller's report has a badge builder: live preview and copy buttons for
     await page.goto(href);
     if ((await page.getByTestId("badge-builder").count()) === 0) continue;
     found = true;
+    // The same price display as the public page, on the seller's report.
+    await expect(page.getByTestId("buyer-prices")).toBeVisible();
+    await expect(page.getByTestId("buyer-prices").getByTestId("price").first()).toContainText(/fixed|dynamic|mode not declared|free/);
+    await expect(page.getByText(/atomic units/)).toHaveCount(0);
     const builder = page.getByTestId("badge-builder");
     await builder.getByLabel("Style").selectOption("for-the-badge");
     await builder.getByLabel("Logo").selectOption("bolt");

@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { BadgeBuilder } from "@/components/badge-builder";
+import { BuyerPrices } from "@/components/buyer-prices";
+import { listingPageView } from "@/lib/surfaces/catalog";
 import { DimensionChart } from "@/components/charts/dimension-chart";
 import { HistoryChart } from "@/components/charts/history-chart";
 import { ProbeEvidenceView } from "@/components/probe-evidence";
@@ -32,6 +34,8 @@ export default async function ReportPage({ params, searchParams }: Props) {
   const analysisId = report.activeAnalysisId ?? (typeof sp.analysis === "string" ? sp.analysis : null);
   const origin = published && result ? env().publicOrigin : "";
   const badgeReady = published && result ? await badgeKeyring().then(() => true, () => false) : false;
+  // The public page's read model (published listings only): its prices through the one price display.
+  const buyerView = published ? await listingPageView(listing.slug) : null;
   const blockers = result?.improvements.filter((i) => i.blocker) ?? [];
   const dimensions = result?.dimensions ?? [];
 
@@ -218,6 +222,8 @@ export default async function ReportPage({ params, searchParams }: Props) {
           </ol>
         </section>
       )}
+
+      {buyerView && <BuyerPrices endpoints={buyerView.listing.endpoints} quotes={buyerView.facts.quotes} now={new Date()} />}
 
       {published && result && (
         <section aria-labelledby="badge-h" className="rounded-xl border border-line bg-white p-5">
