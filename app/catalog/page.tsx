@@ -64,7 +64,7 @@ export default async function CatalogPage({ searchParams }: Props) {
                 <option key={s} value={s === "recommended" ? "" : s}>{SORT_LABELS[s]}</option>
               ))}
             </select>
-            {q.search && <p className="mt-1 text-xs text-muted">A search is ordered by relevance.</p>}
+            {q.search && <p className="mt-1 text-xs text-muted">The sort applies when browsing; a search goes by relevance.</p>}
           </div>
           <div className="flex items-center gap-3">
             <button type="submit" className="rounded-md bg-brand px-3 py-1.5 font-medium text-white hover:bg-indigo-800">Apply</button>
