@@ -1,8 +1,9 @@
 import Link from "next/link";
 import type { PublicListing } from "@/lib/catalog/public-view";
 import { Monogram } from "./monogram";
+import { ListingPrice } from "./price-display";
 import { ReadinessChip } from "./readiness-chip";
-import { formatUsd, networkName } from "@/lib/format";
+import { networkName } from "@/lib/format";
 
 export function ListingTile({ listing, match = null }: { listing: PublicListing; match?: "keyword" | "semantic" | null }) {
   const r = listing.readiness;
@@ -11,21 +12,22 @@ export function ListingTile({ listing, match = null }: { listing: PublicListing;
       <div className="flex items-start gap-3">
         <Monogram title={listing.title} logoUrl={listing.logoUrl} />
         <div className="min-w-0 flex-1">
-          <h3 className="line-clamp-2 font-semibold leading-snug">
+          {/* The whole title, wrapped: a tile never cuts a name to a few words. */}
+          <h3 className="break-words font-semibold leading-snug">
             <Link href={`/listings/${listing.slug}`} className="after:absolute after:inset-0 focus:outline-none">
               {listing.title}
             </Link>
           </h3>
-          <p className="truncate text-xs text-muted">
-            {listing.category ?? "Uncategorised"} · {listing.seller}
+          <p className="mt-0.5 flex flex-wrap items-center gap-1.5 text-xs text-muted">
+            <span className="min-w-0 break-words">{listing.category ?? "Uncategorised"} · {listing.seller}</span>
+            {listing.demo && <span className="rounded bg-slate-100 px-1.5 py-0.5 text-[10px] font-medium uppercase tracking-wide text-slate-600">demo</span>}
+            {match && (
+              <span className="rounded bg-sky-50 px-1.5 py-0.5 text-[10px] font-medium uppercase tracking-wide text-sky-900 ring-1 ring-sky-700/30">
+                {match === "keyword" ? "keyword match" : "semantic match"}
+              </span>
+            )}
           </p>
         </div>
-        {listing.demo && <span className="rounded bg-slate-100 px-1.5 py-0.5 text-[10px] font-medium uppercase tracking-wide text-slate-600">demo</span>}
-        {match && (
-          <span className="rounded bg-sky-50 px-1.5 py-0.5 text-[10px] font-medium uppercase tracking-wide text-sky-900 ring-1 ring-sky-700/30">
-            {match === "keyword" ? "keyword match" : "semantic match"}
-          </span>
-        )}
       </div>
       <p className="mt-3 line-clamp-2 min-h-10 text-sm text-slate-700">{listing.shortDescription ?? "No short description yet."}</p>
       <div className="mt-3 flex flex-wrap items-center gap-1.5 text-xs">
@@ -46,17 +48,9 @@ export function ListingTile({ listing, match = null }: { listing: PublicListing;
             </p>
           )}
         </div>
-        <p className="text-right text-sm">
-          {listing.fromPriceUsd ? (
-            <>
-              <span className="text-xs text-slate-600">from </span>
-              <span className="font-semibold tabular-nums">{formatUsd(listing.fromPriceUsd)}</span>
-              <span className="text-xs text-slate-600"> /call</span>
-            </>
-          ) : (
-            <span className="text-xs text-slate-600">price on request</span>
-          )}
-        </p>
+        <div className="text-right">
+          <ListingPrice endpoints={listing.endpoints} />
+        </div>
       </div>
     </li>
   );

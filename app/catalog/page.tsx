@@ -4,6 +4,7 @@ import { ListingTile } from "@/components/listing-tile";
 import { catalogHref, catalogView, parseCatalogQuery } from "@/lib/surfaces/catalog";
 import type { Facet } from "@/lib/catalog/browse";
 import { networkName } from "@/lib/format";
+import { SORT_LABELS, SORTS } from "@/lib/catalog/sorted";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Catalog" };
@@ -56,9 +57,18 @@ export default async function CatalogPage({ searchParams }: Props) {
               </label>
             </div>
           </fieldset>
+          <div>
+            <label htmlFor="sort" className="font-medium">Sort</label>
+            <select id="sort" name="sort" defaultValue={view.sort === "recommended" ? "" : view.sort} className={input} aria-invalid={view.problem?.field === "sort" || undefined}>
+              {SORTS.map((s) => (
+                <option key={s} value={s === "recommended" ? "" : s}>{SORT_LABELS[s]}</option>
+              ))}
+            </select>
+            {q.search && <p className="mt-1 text-xs text-muted">The sort applies when browsing; a search goes by relevance.</p>}
+          </div>
           <div className="flex items-center gap-3">
             <button type="submit" className="rounded-md bg-brand px-3 py-1.5 font-medium text-white hover:bg-indigo-800">Apply</button>
-            {(filtered || q.search) && <Link href="/catalog" className="text-brand underline">Clear all</Link>}
+            {(filtered || q.search || q.sort) && <Link href="/catalog" className="text-brand underline">Clear all</Link>}
           </div>
         </form>
 
@@ -67,6 +77,13 @@ export default async function CatalogPage({ searchParams }: Props) {
           {view.problem && (
             <p role="alert" className="mb-4 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900">
               The {view.problem.field} filter was not applied: it {view.problem.message}. Correct it and press Apply.
+            </p>
+          )}
+          {view.mode === "browse" && !view.problem && (
+            <p className="mb-4 text-sm text-muted" aria-live="polite" data-testid="result-count">
+              <strong className="text-ink">{view.total}</strong> listing{view.total === 1 ? "" : "s"}
+              {filtered ? " match these filters" : ""}, {view.sort === "recommended" ? "in recommended order" : `sorted by ${SORT_LABELS[view.sort].toLowerCase()}`}.
+              {view.items.length < view.total && <> Showing {q.cursor ? "a further" : "the first"} {view.items.length}.</>}
             </p>
           )}
           {view.mode === "search" && !view.problem && (

@@ -3,6 +3,7 @@
  * heartbeat, the owner's progress read shows it while probing, and a retry starts it afresh.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedListing, seedOwner } from "@/test/analyses";
 import { getAnalysisForActor, reanalyseForActor } from "@/lib/analyses/progress";
@@ -24,7 +25,7 @@ describe("live progress of an analysis", () => {
     const { id } = await reanalyseForActor(user.id, await seedListing(t.prisma, org.id));
     expect((await getAnalysisForActor(user.id, id)).progress).toBeNull();
 
-    const { jobs } = await opsClaim({ workerId: "progress-test", limit: 10 });
+    const { jobs } = await opsClaim({ workerId: "progress-test", limit: 10, rubricVersions: MONITOR_RUBRIC_VERSIONS });
     const job = jobs.find((j) => j.id === id)!;
     await opsHeartbeat(id, { leaseToken: job.leaseToken, step: "probing" });
     expect(await getAnalysisForActor(user.id, id)).toMatchObject({ state: "running", step: "probing", progress: null });

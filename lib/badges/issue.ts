@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { signStatement, type DsseEnvelope } from "./dsse";
 import { signerFor, type Keyring } from "./keys";
 import { DEFAULT_LABEL, labelRuleError } from "./label";
+import type { LogoName } from "./logos";
 import { renderReadinessBadge, type BadgeStyle } from "./render";
 import { buildStatement, type BadgeStatement, type StatementInput, type StatementRefusal, type StatementTiming } from "./statement";
 
@@ -19,6 +20,7 @@ export interface IssueBadgeInput extends StatementInput {
   keyring: Keyring;
   style: BadgeStyle;
   label?: string;
+  logo?: LogoName;
   now: Date;
   ttlSeconds?: number;
   issueWindowSeconds?: number;
@@ -39,10 +41,10 @@ export function issueReadinessBadge(input: IssueBadgeInput): IssuedBadge {
   const labelError = input.label === undefined || input.label === DEFAULT_LABEL ? null : labelRuleError(input.label);
   if (labelError) throw new RangeError(`badge label ${JSON.stringify(input.label)}: ${labelError}`);
   const timing: StatementTiming = { now: input.now, ttlSeconds: input.ttlSeconds, issueWindowSeconds: input.issueWindowSeconds, notBefore: input.keyring.active.notBefore };
-  const built = buildStatement({ listing: input.listing, result: input.result, label: input.label }, timing);
+  const built = buildStatement({ listing: input.listing, result: input.result, label: input.label, ...(input.logo ? { logo: input.logo } : {}) }, timing);
   if (!built.ok) {
     // Link to the catalog page only once it exists (docs/spec/scoring-system.md "Who sees what": "linking to the catalog page once published").
-    const svg = renderReadinessBadge(null, { style: input.style, label: input.label, link: input.listing.published ? input.listing.url : undefined });
+    const svg = renderReadinessBadge(null, { style: input.style, label: input.label, link: input.listing.published ? input.listing.url : undefined, ...(input.logo ? { logo: input.logo } : {}) });
     return { signed: false, svg, etag: etagOf(svg), refusal: built.error, cacheControl: "public, max-age=300" };
   }
   const envelope = signStatement(built.statement, signerFor(input.keyring));
@@ -95,7 +97,7 @@ export class BadgeCache {
 }
 
 /** Everything an issued badge's bytes depend on, for BadgeCache. */
-export function badgeCacheKey(input: Pick<IssueBadgeInput, "listing" | "result" | "style" | "label" | "keyring">, windowStartMs: number): string {
+export function badgeCacheKey(input: Pick<IssueBadgeInput, "listing" | "result" | "style" | "label" | "logo" | "keyring">, windowStartMs: number): string {
   const { listing, result } = input;
   return JSON.stringify([
     listing.id,
@@ -105,6 +107,7 @@ export function badgeCacheKey(input: Pick<IssueBadgeInput, "listing" | "result" 
     result ? [result.id, result.score, result.provisional, result.rubricVersion] : null,
     input.style,
     input.label ?? null,
+    input.logo ?? null,
     input.keyring.active.keyid,
     windowStartMs,
   ]);

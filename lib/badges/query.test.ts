@@ -15,9 +15,9 @@ describe("parseBadgeQuery", () => {
   it("refuses an unknown parameter by name", () => {
     expect(q("style=plastic&stlye=flat")).toEqual({
       ok: false,
-      error: { code: "unknown_parameter", param: "stlye", message: 'unknown query parameter "stlye"; allowed: style, label' },
+      error: { code: "unknown_parameter", param: "stlye", message: 'unknown query parameter "stlye"; allowed: style, label, logo' },
     });
-    expect(q("logo=github")).toMatchObject({ ok: false, error: { code: "unknown_parameter", param: "logo" } });
+    expect(q("color=red")).toMatchObject({ ok: false, error: { code: "unknown_parameter", param: "color" } });
   });
 
   it("refuses an unknown style, listing the allowed ones", () => {
@@ -51,5 +51,16 @@ describe("parseBadgeQuery", () => {
     const r = q(`${"x".repeat(100)}=1`);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.param).toBe("x".repeat(40) + "…");
+  });
+});
+
+describe("parseBadgeQuery logo", () => {
+  const q = (s: string) => parseBadgeQuery(new URLSearchParams(s));
+  it("takes one of our own logos and refuses any other by name", () => {
+    expect(q("logo=tollgate")).toEqual({ ok: true, style: "flat", logo: "tollgate" });
+    expect(q("logo=bolt&label=api&style=plastic")).toEqual({ ok: true, style: "plastic", label: "api", logo: "bolt" });
+    expect(q("logo=github")).toMatchObject({ ok: false, error: { code: "invalid_logo", param: "logo" } });
+    expect(q("logo=data:image/svg+xml;base64,AAAA")).toMatchObject({ ok: false, error: { code: "invalid_logo" } });
+    expect(q("logo=bolt&logo=shield")).toMatchObject({ ok: false, error: { code: "duplicate_parameter", param: "logo" } });
   });
 });

@@ -1,16 +1,18 @@
 /**
- * The badge route's query string: `?style=flat|flat-square|plastic|for-the-badge&label=…`. Anything
+ * The badge route's query string: `?style=flat|flat-square|plastic|for-the-badge&label=…&logo=…`
+ * (logo: one of our own pictograms, logos.ts). Anything
  * else is refused by name (as shields' badge-maker rejects unknown fields), so a typo like
  * `?stlye=plastic` is an error the embedder sees instead of a silently default badge. The label is
  * held to the label rule (label.ts) so that it can never imitate a score.
  */
 import { BADGE_STYLES, type BadgeStyle } from "./render";
+import { isLogoName, LOGO_NAMES, type LogoName } from "./logos";
 import { LABEL_RULE, labelRuleError } from "./label";
 import { MAX_VISIBLE_CHARS, visibleText } from "./text";
 
-export const BADGE_QUERY_PARAMS = ["style", "label"] as const;
+export const BADGE_QUERY_PARAMS = ["style", "label", "logo"] as const;
 
-export type BadgeQueryErrorCode = "unknown_parameter" | "duplicate_parameter" | "invalid_style" | "invalid_label";
+export type BadgeQueryErrorCode = "unknown_parameter" | "duplicate_parameter" | "invalid_style" | "invalid_label" | "invalid_logo";
 
 export interface BadgeQueryError {
   code: BadgeQueryErrorCode;
@@ -18,7 +20,7 @@ export interface BadgeQueryError {
   message: string;
 }
 
-export type BadgeQuery = { ok: true; style: BadgeStyle; label?: string } | { ok: false; error: BadgeQueryError };
+export type BadgeQuery = { ok: true; style: BadgeStyle; label?: string; logo?: LogoName } | { ok: false; error: BadgeQueryError };
 
 /** Longest raw label accepted before sanitising; beyond this it is not a label but a payload. */
 const MAX_RAW_LABEL = 4 * MAX_VISIBLE_CHARS;
@@ -42,15 +44,22 @@ export function parseBadgeQuery(searchParams: URLSearchParams): BadgeQuery {
     }
     style = styleRaw as BadgeStyle;
   }
+  const logoRaw = searchParams.get("logo");
+  let logo: LogoName | undefined;
+  if (logoRaw !== null) {
+    if (!isLogoName(logoRaw)) return err("invalid_logo", "logo", `logo must be one of ${LOGO_NAMES.join(", ")}`);
+    logo = logoRaw;
+  }
+  const withLogo = logo ? { logo } : {};
   const labelRaw = searchParams.get("label");
-  if (labelRaw === null) return { ok: true, style };
+  if (labelRaw === null) return { ok: true, style, ...withLogo };
   if (labelRaw.length > MAX_RAW_LABEL) return err("invalid_label", "label", `label must be at most ${MAX_RAW_LABEL} characters`);
   const label = visibleText(labelRaw);
   if (label === "") return err("invalid_label", "label", "label must contain visible characters");
   // A label sits next to the signed score and is signed with it: it must not be able to pass for one.
   const why = labelRuleError(label);
   if (why) return err("invalid_label", "label", `label breaks the label rule (${LABEL_RULE}): ${why}`);
-  return { ok: true, style, label };
+  return { ok: true, style, label, ...withLogo };
 }
 
 function err(code: BadgeQueryErrorCode, param: string, message: string): BadgeQuery {

@@ -12,6 +12,7 @@
 import { BAND_COLORS, LABEL_COLORS, UNSCORED_COLORS, colorsFor, type BadgeColors } from "./colors";
 import { envelopeCarries, type DsseEnvelope } from "./dsse";
 import { DEFAULT_LABEL } from "./label";
+import { LOGOS, LOGO_GAP, LOGO_SIZE, type LogoName } from "./logos";
 import type { BadgeStatement } from "./statement";
 import { visibleText } from "./text";
 import { textWidth, textWidth100, type BadgeFont } from "./widths";
@@ -43,6 +44,8 @@ export interface RenderBadgeOptions {
   title?: string;
   /** Text for a <metadata> child (the DSSE envelope JSON). */
   metadata?: string;
+  /** One of our own pictograms (logos.ts), drawn left of the label; needs a label. */
+  logo?: LogoName;
 }
 
 interface Part {
@@ -50,6 +53,17 @@ interface Part {
   /** Text box width in px (what textLength pins). */
   width: number;
   colors: BadgeColors;
+  /** The label's logo (path data), drawn before its text; the text moves right by LOGO_SIZE + LOGO_GAP. */
+  logo?: string;
+}
+
+/** The room a part's logo takes before its text (0 without one). */
+const logoRoom = (p: Part | null) => (p?.logo ? LOGO_SIZE + LOGO_GAP : 0);
+
+/** The logo at (x, top of the badge's middle 14 px), in the part's text colour. */
+function logoPath(part: Part, x: number, height: number): XmlElement {
+  const y = (height - LOGO_SIZE) / 2;
+  return el("path", { transform: `translate(${x} ${y})`, fill: part.colors.text, "fill-rule": "evenodd", d: part.logo! });
 }
 
 interface Layout {
@@ -83,8 +97,8 @@ function backgrounds(label: Part | null, value: Part, leftWidth: number, rightWi
 }
 
 /** flat-square and for-the-badge share a shape: square edges, no gradient, the given text group. */
-function squareLayout(label: Part | null, value: Part, height: number, leftWidth: number, rightWidth: number, texts: XmlElement): Layout {
-  return { height, leftWidth, rightWidth, body: [el("g", { "shape-rendering": "crispEdges" }, ...backgrounds(label, value, leftWidth, rightWidth, height)), texts] };
+function squareLayout(label: Part | null, value: Part, height: number, leftWidth: number, rightWidth: number, texts: XmlElement, logo: XmlElement | null = null): Layout {
+  return { height, leftWidth, rightWidth, body: [el("g", { "shape-rendering": "crispEdges" }, ...backgrounds(label, value, leftWidth, rightWidth, height)), logo, texts] };
 }
 
 // Style templates: the parts that never change are rendered once, at module load.
@@ -108,14 +122,14 @@ function roundedLayout(kind: "flat" | "plastic", label: Part | null, value: Part
   const rx = kind === "flat" ? 3 : 4;
   const textY = kind === "flat" ? 140 : 130;
   const pad = 5;
-  const leftWidth = label ? label.width + 2 * pad : 0;
+  const leftWidth = label ? label.width + 2 * pad + logoRoom(label) : 0;
   const rightWidth = value.width + 2 * pad;
   const width = leftWidth + rightWidth;
   // Ids include style and width: two identical-width badges inlined in one page share identical
   // definitions, so an id collision between them is harmless.
   const clipId = `tg-${kind}-r${width}`;
   const texts: XmlChild[] = [];
-  if (label) texts.push(...shadowedText(10 * (1 + 0.5 * label.width + pad), textY, label));
+  if (label) texts.push(...shadowedText(10 * (1 + 0.5 * label.width + pad + logoRoom(label)), textY, label));
   const valueMargin = label ? leftWidth - 1 : 0;
   texts.push(...shadowedText(10 * (valueMargin + 0.5 * value.width + pad), textY, value));
   return {
@@ -131,6 +145,7 @@ function roundedLayout(kind: "flat" | "plastic", label: Part | null, value: Part
         ...backgrounds(label, value, leftWidth, rightWidth, height),
         el("rect", { width, height, fill: `url(#tg-${kind}-s)` }),
       ),
+      label?.logo && logoPath(label, pad, height),
       foreground(110, texts),
     ],
   };
@@ -139,21 +154,26 @@ function roundedLayout(kind: "flat" | "plastic", label: Part | null, value: Part
 function flatSquareLayout(label: Part | null, value: Part): Layout {
   const height = 20;
   const pad = 5;
-  const leftWidth = label ? label.width + 2 * pad : 0;
+  const leftWidth = label ? label.width + 2 * pad + logoRoom(label) : 0;
   const rightWidth = value.width + 2 * pad;
   const valueMargin = label ? leftWidth - 1 : 0;
   const text = (x: number, part: Part) => el("text", { x, y: 140, fill: part.colors.text, transform: "scale(.1)", textLength: part.width * 10 }, part.text);
-  return squareLayout(label, value, height, leftWidth, rightWidth, foreground(110, [label && text(10 * (1 + 0.5 * label.width + pad), label), text(10 * (valueMargin + 0.5 * value.width + pad), value)]));
+  const texts = foreground(110, [label && text(10 * (1 + 0.5 * label.width + pad + logoRoom(label)), label), text(10 * (valueMargin + 0.5 * value.width + pad), value)]);
+  return squareLayout(label, value, height, leftWidth, rightWidth, texts, label?.logo ? logoPath(label, pad, height) : null);
 }
 
 function forTheBadgeLayout(label: Part | null, value: Part): Layout {
   const height = 28;
   const margin = 12;
-  const leftWidth = label ? label.width + 2 * margin : 0;
+  // With a logo the label's left margin narrows to 9 px, as on shields' for-the-badge.
+  const logoMargin = 9;
+  const leftWidth = label ? label.width + 2 * margin + (label.logo ? logoRoom(label) + logoMargin - margin : 0) : 0;
   const rightWidth = value.width + 2 * margin;
   const text = (midX: number, part: Part, bold: boolean) =>
     el("text", { x: 10 * midX, y: 175, fill: part.colors.text, "font-weight": bold ? "bold" : undefined, transform: "scale(.1)", textLength: 10 * part.width }, part.text);
-  return squareLayout(label, value, height, leftWidth, rightWidth, foreground(100, [label && text(margin + 0.5 * label.width, label, false), text(leftWidth + margin + 0.5 * value.width, value, true)]));
+  const labelMid = label ? (label.logo ? logoMargin + logoRoom(label) : margin) + 0.5 * label.width : 0;
+  const texts = foreground(100, [label && text(labelMid, label, false), text(leftWidth + margin + 0.5 * value.width, value, true)]);
+  return squareLayout(label, value, height, leftWidth, rightWidth, texts, label?.logo ? logoPath(label, logoMargin, height) : null);
 }
 
 const FOR_THE_BADGE_LETTER_SPACING = 1.25;
@@ -205,7 +225,9 @@ export function renderBadge(opts: RenderBadgeOptions): string {
   const shownValue = upper ? valueText.toUpperCase() : valueText;
   const colors = typeof opts.color === "string" ? colorsFor(opts.color) : opts.color;
 
-  const label: Part | null = shownLabel ? { text: shownLabel, width: measure(style, shownLabel, false), colors: LABEL_COLORS } : null;
+  if (opts.logo !== undefined && !Object.prototype.hasOwnProperty.call(LOGOS, opts.logo)) throw new RangeError(`unknown badge logo ${JSON.stringify(opts.logo)}`);
+  if (opts.logo !== undefined && !shownLabel) throw new RangeError("a badge logo needs a label beside it");
+  const label: Part | null = shownLabel ? { text: shownLabel, width: measure(style, shownLabel, false), colors: LABEL_COLORS, ...(opts.logo ? { logo: LOGOS[opts.logo] } : {}) } : null;
   const value: Part = { text: shownValue, width: measure(style, shownValue, true), colors };
 
   const layout =
@@ -246,6 +268,8 @@ export interface ReadinessBadgeOptions {
   /** The DSSE envelope over exactly this statement, embedded as <metadata>. */
   envelope?: DsseEnvelope;
   title?: string;
+  /** The unsigned badge's logo; a signed badge draws its statement's own. */
+  logo?: LogoName;
 }
 
 /**
@@ -256,7 +280,7 @@ export function renderReadinessBadge(statement: BadgeStatement | null, opts: Rea
   if (statement === null) {
     const label = opts.label ?? DEFAULT_LABEL;
     if (opts.envelope) throw new RangeError("an unscored badge carries no envelope");
-    return renderBadge({ style: opts.style, label, value: UNSCORED_VALUE, color: UNSCORED_COLORS, link: opts.link ?? undefined, title: opts.title });
+    return renderBadge({ style: opts.style, label, value: UNSCORED_VALUE, color: UNSCORED_COLORS, link: opts.link ?? undefined, title: opts.title, ...(opts.logo ? { logo: opts.logo } : {}) });
   }
   // The label is the statement's own (signed). Another one can be drawn, but the verifier re-renders
   // from the statement, so such a badge does not verify; issueReadinessBadge never passes one.
@@ -274,5 +298,6 @@ export function renderReadinessBadge(statement: BadgeStatement | null, opts: Rea
     metadata = JSON.stringify(opts.envelope);
   }
   const link = opts.link === null ? undefined : (opts.link ?? statement.listing.url);
-  return renderBadge({ style: opts.style, label, value: readinessValue(statement), color: BAND_COLORS[statement.result.band], link, title: opts.title, metadata });
+  const logo = statement.logo;
+  return renderBadge({ style: opts.style, label, value: readinessValue(statement), color: BAND_COLORS[statement.result.band], link, title: opts.title, metadata, ...(logo ? { logo } : {}) });
 }

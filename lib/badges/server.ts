@@ -10,6 +10,7 @@ import { AppError } from "@/lib/errors";
 import { readBodyText } from "@/lib/http";
 import { BadgeCache, badgeCacheKey, issueReadinessBadge, type IssuedBadge } from "./issue";
 import { loadKeyring, publicKeySet, type Keyring, type PublicKeySet } from "./keys";
+import type { LogoName } from "./logos";
 import type { BadgeStyle } from "./render";
 import { BANDS, DEFAULT_ISSUE_WINDOW_SECONDS, type StatementInput } from "./statement";
 import { MAX_INPUT_BYTES, verifyBadge, type ResultStatus, type VerifyResult } from "./verify";
@@ -85,6 +86,8 @@ export interface ListingBadge {
 export interface BadgeForListingOptions {
   /** Origin for the catalog link; defaults to this deployment's configured origin (lib/env publicOrigin). */
   origin?: string;
+  /** The logo drawn left of the label (`?logo=`). */
+  logo?: LogoName;
 }
 
 /**
@@ -97,6 +100,7 @@ export interface BadgeForListingOptions {
  * result id, so a new result is a new badge and a new ETag at once.
  */
 export async function badgeForListing(slugOrId: string, style: BadgeStyle, label: string | undefined, now: Date, opts: BadgeForListingOptions = {}): Promise<ListingBadge | null> {
+  const logo = opts.logo;
   const prisma = await db();
   const select = {
     id: true,
@@ -120,11 +124,11 @@ export async function badgeForListing(slugOrId: string, style: BadgeStyle, label
   const keyring = await badgeKeyring();
   const windowMs = DEFAULT_ISSUE_WINDOW_SECONDS * 1000;
   const windowStart = Math.floor(now.getTime() / windowMs) * windowMs;
-  const key = badgeCacheKey({ ...input, keyring, style, label }, windowStart);
+  const key = badgeCacheKey({ ...input, keyring, style, label, logo }, windowStart);
   const cache = badgeCache();
   let badge = cache.get(key, now.getTime());
   if (!badge) {
-    badge = issueReadinessBadge({ ...input, keyring, style, label, now });
+    badge = issueReadinessBadge({ ...input, keyring, style, label, ...(logo ? { logo } : {}), now });
     cache.set(key, badge, windowStart + windowMs);
   }
   return { listing: { id: row.id, slug: row.slug, published }, badge };

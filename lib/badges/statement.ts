@@ -6,6 +6,7 @@
  */
 
 import { DEFAULT_LABEL, labelRuleError } from "./label";
+import { isLogoName, LOGO_NAMES, type LogoName } from "./logos";
 
 export const STATEMENT_TYPE = "https://tollgate.dev/badge-statement/v1";
 
@@ -32,6 +33,8 @@ export interface BadgeStatement {
    * be relabelled after issue, and held to the label rule (label.ts), so no label imitates a score.
    */
   label?: string;
+  /** The logo drawn left of the label (`?logo=`, one of logos.ts): signed like the label. */
+  logo?: LogoName;
 }
 
 export interface StatementInput {
@@ -48,6 +51,8 @@ export interface StatementInput {
   } | null;
   /** The badge's label (after visibleText); absent or "readiness" for the default. */
   label?: string;
+  /** The badge's logo; absent for none. */
+  logo?: LogoName;
 }
 
 export interface StatementTiming {
@@ -77,6 +82,7 @@ export type StatementRefusalCode =
   | "band_mismatch"
   | "field_invalid"
   | "label_invalid"
+  | "logo_invalid"
   | "ttl_invalid";
 
 export interface StatementRefusal {
@@ -127,6 +133,7 @@ export function buildStatement(input: StatementInput, timing: StatementTiming): 
   const label = input.label === undefined || input.label === DEFAULT_LABEL ? undefined : input.label;
   const labelError = label === undefined ? null : labelRuleError(label);
   if (labelError) return refuse("label_invalid", labelError);
+  if (input.logo !== undefined && !isLogoName(input.logo)) return refuse("logo_invalid", `logo must be one of ${LOGO_NAMES.join(", ")}`);
 
   const ttl = timing.ttlSeconds ?? DEFAULT_TTL_SECONDS;
   const windowS = timing.issueWindowSeconds ?? DEFAULT_ISSUE_WINDOW_SECONDS;
@@ -148,6 +155,7 @@ export function buildStatement(input: StatementInput, timing: StatementTiming): 
     issuedAt: isoSeconds(issuedMs),
     expiresAt: isoSeconds(issuedMs + ttl * 1000),
     ...(label === undefined ? {} : { label }),
+    ...(input.logo === undefined ? {} : { logo: input.logo }),
   });
   return { ok: true, statement };
 }
@@ -164,7 +172,7 @@ export function statementShapeError(v: unknown): string | null {
     return null;
   };
   if (!isObj(v)) return "statement is not an object";
-  const top = exactKeys(v, "label" in v ? ["_type", "listing", "result", "issuedAt", "expiresAt", "label"] : ["_type", "listing", "result", "issuedAt", "expiresAt"], "");
+  const top = exactKeys(v, ["_type", "listing", "result", "issuedAt", "expiresAt", ...("label" in v ? ["label"] : []), ...("logo" in v ? ["logo"] : [])], "");
   if (top) return top;
   if (v._type !== STATEMENT_TYPE) return `/_type must be ${STATEMENT_TYPE}`;
   if (!isObj(v.listing)) return "/listing must be an object";
@@ -186,5 +194,6 @@ export function statementShapeError(v: unknown): string | null {
     const why = labelRuleError(v.label);
     if (why) return `/label breaks the label rule: ${why}`;
   }
+  if ("logo" in v && !isLogoName(v.logo)) return `/logo must be one of ${LOGO_NAMES.join(", ")}`;
   return null;
 }

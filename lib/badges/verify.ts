@@ -245,7 +245,8 @@ function verifySig(envelope: DsseEnvelope, payload: Buffer, sigB64: string, key:
 // by adding <tspan>, <foreignObject>, <image>, <style> or script; everything else about the SVG is
 // settled by comparing it with the badge rendered again from the signed statement.
 
-const ALLOWED_ELEMENTS = new Set(["svg", "title", "metadata", "a", "linearGradient", "stop", "clipPath", "rect", "g", "text"]);
+// <path> is a logo (logos.ts); which path, and where, is settled by the re-render like everything else.
+const ALLOWED_ELEMENTS = new Set(["svg", "title", "metadata", "a", "linearGradient", "stop", "clipPath", "rect", "g", "text", "path"]);
 
 function readSvg(root: XmlNode): { envelopeText: string | null } | string {
   if (root.name !== "svg") return "not an SVG document";

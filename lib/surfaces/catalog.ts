@@ -6,7 +6,11 @@
 import { BROWSE_DEFAULT_LIMIT, browseCatalog, catalogFacets, type BrowseFilters, type Facet } from "@/lib/catalog/browse";
 import type { PublicListing } from "@/lib/catalog/public-view";
 import { QUERY_MAX_LENGTH, searchCatalog, type Matching } from "@/lib/catalog/search";
+import { countCatalog, isSort, sortedCatalog, SORTS, type CatalogSort } from "@/lib/catalog/sorted";
 import { isAppError } from "@/lib/errors";
+import { callSnippets, type CallSnippets } from "@/lib/catalog/call-snippets";
+import { endpointKey, listingPageFacts, type ListingPageFacts } from "@/lib/catalog/listing-page";
+import { getPublishedListing } from "@/lib/catalog/queries";
 
 export type CatalogQuery = {
   search?: string;
@@ -15,6 +19,8 @@ export type CatalogQuery = {
   protocol?: string;
   minPrice?: string;
   maxPrice?: string;
+  /** One of SORTS (lib/catalog/sorted.ts); absent is "recommended", the browse order. */
+  sort?: string;
   cursor?: string;
 };
 
@@ -28,6 +34,10 @@ export interface CatalogView {
   facets: { categories: Facet[]; networks: Facet[]; protocols: Facet[] };
   /** A filter or cursor the catalog refused, in words, with the field it is about. */
   problem: { field: string; message: string } | null;
+  /** The order in effect ("recommended" unless the buyer chose another; a search is by relevance). */
+  sort: CatalogSort;
+  /** How many listings match in all (every page), or, on a search, how many matches are shown. */
+  total: number;
 }
 
 const first = (v: string | string[] | undefined): string | undefined => {
@@ -44,6 +54,7 @@ export function parseCatalogQuery(sp: Record<string, string | string[] | undefin
     protocol: first(sp.protocol),
     minPrice: first(sp.minPrice),
     maxPrice: first(sp.maxPrice),
+    sort: first(sp.sort),
     cursor: first(sp.cursor),
   };
 }
@@ -60,20 +71,31 @@ function filtersOf(q: CatalogQuery): BrowseFilters {
 
 export async function catalogView(q: CatalogQuery, now = new Date()): Promise<CatalogView> {
   const facets = await catalogFacets();
-  const base = { query: q, facets, problem: null } as const;
+  const sort: CatalogSort = q.sort === undefined ? "recommended" : isSort(q.sort) ? q.sort : "recommended";
+  const base = { query: q, facets, problem: null, sort } as const;
+  const empty: Omit<CatalogView, "problem"> = { ...base, mode: q.search ? "search" : "browse", items: [], nextCursor: null, matching: null, total: 0 };
+  if (q.sort !== undefined && !isSort(q.sort)) {
+    return { ...empty, problem: { field: "sort", message: `must be one of ${SORTS.join(", ")}` } };
+  }
   try {
     if (q.search) {
       const { items, matching } = await searchCatalog({ query: q.search, limit: 48, filters: filtersOf(q) });
       // Relevance orders the list but is not shown: only the listing's public shape and its match kind.
-      return { ...base, mode: "search", items: items.map(({ relevance: _r, match, ...listing }) => ({ listing, match })), nextCursor: null, matching };
+      return { ...base, mode: "search", items: items.map(({ relevance: _r, match, ...listing }) => ({ listing, match })), nextCursor: null, matching, total: items.length };
     }
-    const page = await browseCatalog({ cursor: q.cursor ?? null, limit: BROWSE_DEFAULT_LIMIT, filters: filtersOf(q), now });
-    return { ...base, mode: "browse", items: page.items.map((listing) => ({ listing, match: null })), nextCursor: page.nextCursor, matching: null };
+    const filters = filtersOf(q);
+    const [page, total] = await Promise.all([
+      sort === "recommended"
+        ? browseCatalog({ cursor: q.cursor ?? null, limit: BROWSE_DEFAULT_LIMIT, filters, now })
+        : sortedCatalog({ sort, cursor: q.cursor ?? null, limit: BROWSE_DEFAULT_LIMIT, filters }),
+      countCatalog(filters),
+    ]);
+    return { ...base, mode: "browse", items: page.items.map((listing) => ({ listing, match: null })), nextCursor: page.nextCursor, matching: null, total };
   } catch (e) {
     if (!isAppError(e) || e.code !== "bad_request") throw e;
     const pointer = e.details[0]?.pointer ?? "";
     const field = pointer.split("/").pop() || "query";
-    return { ...base, mode: q.search ? "search" : "browse", items: [], nextCursor: null, matching: null, problem: { field, message: e.details[0]?.message ?? e.message } };
+    return { ...empty, problem: { field, message: e.details[0]?.message ?? e.message } };
   }
 }
 
@@ -84,4 +106,21 @@ export function catalogHref(q: CatalogQuery, over: Partial<CatalogQuery> = {}): 
   for (const [k, v] of Object.entries(merged)) if (v) params.set(k, v);
   const s = params.toString();
   return s ? `/catalog?${s}` : "/catalog";
+}
+
+/** The public listing page's read model: the public listing, its measured facts, and how to call each payable endpoint. */
+export interface ListingPageView {
+  listing: PublicListing;
+  facts: ListingPageFacts;
+  calls: Array<{ key: string; method: string; path: string; snippets: CallSnippets }>;
+}
+
+export async function listingPageView(slug: string, now = new Date()): Promise<ListingPageView | null> {
+  const listing = await getPublishedListing(slug);
+  if (!listing) return null;
+  const facts = await listingPageFacts(listing.id, now);
+  const calls = listing.endpoints
+    .filter((e) => e.payable)
+    .map((e) => ({ key: endpointKey(e.method, e.path), method: e.method, path: e.path, snippets: callSnippets(listing, e, e.priceNetwork) }));
+  return { listing, facts, calls };
 }

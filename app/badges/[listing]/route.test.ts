@@ -26,6 +26,9 @@ afterAll(async () => {
 const get = (segment: string, query = "", headers: Record<string, string> = {}) =>
   GET(new Request(`${ORIGIN}/badges/${encodeURIComponent(segment)}${query}`, { headers }), ctx({ listing: segment }));
 
+/** What a reader of the SVG sees or hears: its texts and its title. */
+const visible = (svg: string) => [...svg.matchAll(/<(?:text|title)\b[^>]*>([^<]*)</g)].map((m) => m[1]).join(" | ");
+
 describe("GET /badges/<slug>.svg", () => {
   it("serves a signed SVG for a published listing's current result, with ETag, Cache-Control and nosniff", async () => {
     const l = await seedListing(tdb.prisma, { results: [{ total: 96 }] });
@@ -81,22 +84,32 @@ describe("GET /badges/<slug>.svg", () => {
     expect(big).toContain("70 · ALMOST READY".toUpperCase());
   });
 
-  it("refuses unknown, duplicate and invalid query parameters by name with a 400 JSON", async () => {
+  it("refuses unknown, duplicate and invalid query parameters by name with a 400 SVG badge, not JSON", async () => {
     const l = await seedListing(tdb.prisma, { results: [{ total: 70 }] });
     const cases: [string, string, string][] = [
-      ["?stlye=plastic", "stlye", "unknown_parameter"],
-      ["?style=flat&style=plastic", "style", "duplicate_parameter"],
-      ["?style=round", "style", "invalid_style"],
-      ["?label=%E2%80%8B", "label", "invalid_label"],
+      ["?stlye=plastic", "unknown parameter", "bad_request:unknown_parameter"],
+      ["?style=flat&style=plastic", "duplicate parameter", "bad_request:duplicate_parameter"],
+      ["?style=round", "invalid style", "bad_request:invalid_style"],
+      ["?label=%E2%80%8B", "invalid label", "bad_request:invalid_label"],
+      ["?logo=github", "invalid logo", "bad_request:invalid_logo"],
     ];
-    for (const [q, param, reason] of cases) {
+    for (const [q, value, error] of cases) {
       const res = await get(`${l.slug}.svg`, q);
       expect(res.status, q).toBe(400);
-      expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-      const body = await res.json();
-      expect(body.error).toMatchObject({ code: "bad_request", param, reason });
-      expect(body.error.message).toContain(param);
+      expect(res.headers.get("content-type"), q).toMatch(/^image\/svg\+xml\b/);
+      expect(res.headers.get("x-tollgate-error"), q).toBe(error);
+      expect(res.headers.get("cache-control"), q).toBe("no-cache, max-age=0");
+      expect(res.headers.get("x-content-type-options"), q).toBe("nosniff");
+      const svg = await res.text();
+      expect(svg, q).toMatch(/^<svg /);
+      expect(svg, q).toContain(`aria-label="`);
+      expect(svg, q).toContain(`readiness: ${value}`);
+      expect(svg, q).not.toContain("<metadata");
+      expect(visible(svg), q).not.toContain("70");
     }
+    // A bad style is drawn flat; a good style with another bad parameter keeps its style.
+    const square = await (await get(`${l.slug}.svg`, "?style=for-the-badge&logo=nope")).text();
+    expect(square).toContain('height="28"');
   });
 
   it("refuses a label that imitates a score (400 naming label and the rule); a signed label verifies", async () => {
@@ -104,9 +117,12 @@ describe("GET /badges/<slug>.svg", () => {
     for (const label of ["readiness 99 · Excellent", "readiness 99", "Excellent", "almost ready", "100%", "9/10", "lOO"]) {
       const res = await get(`${l.slug}.svg`, `?${new URLSearchParams({ label })}`);
       expect(res.status, label).toBe(400);
-      const body = await res.json();
-      expect(body.error, label).toMatchObject({ code: "bad_request", param: "label", reason: "invalid_label" });
-      expect(body.error.message, label).toMatch(/label rule/);
+      expect(res.headers.get("x-tollgate-error"), label).toBe("bad_request:invalid_label");
+      const svg = await res.text();
+      // The error badge names the label rule in its title and never echoes the score-like label.
+      expect(svg, label).toContain("readiness: invalid label");
+      expect(svg, label).toMatch(/<title>label breaks the label rule/);
+      expect(visible(svg), label).not.toMatch(/99|100|9\/10|lOO/);
     }
     const res = await get(`${l.slug}.svg`, "?label=quality%20check");
     expect(res.status).toBe(200);
@@ -167,14 +183,43 @@ describe("GET /badges/<slug>.svg", () => {
     expect(await (await get(`${ok.slug}.svg`)).text()).toContain("65 · Almost ready");
   });
 
-  it("finds a listing by id too; 404 JSON for an unknown listing or a path without the suffix", async () => {
+  it("finds a listing by id too; a 404 SVG badge for an unknown listing or a path without the suffix", async () => {
     const l = await seedListing(tdb.prisma, { results: [{ total: 85 }] });
     expect(await (await get(`${l.id}.svg`)).text()).toContain("85 · Ready");
     for (const seg of ["no-such-listing.svg", l.slug, `${l.slug}.png`, ".svg", `${l.slug}.svgz`]) {
       const res = await get(seg);
       expect(res.status, seg).toBe(404);
-      expect((await res.json()).error.code).toBe("not_found");
+      expect(res.headers.get("content-type"), seg).toMatch(/^image\/svg\+xml\b/);
+      expect(res.headers.get("x-tollgate-error"), seg).toBe("not_found");
+      expect(await res.text(), seg).toContain("readiness: listing not found");
     }
+    // The unknown listing's badge keeps the style asked for.
+    const plastic = await (await get("no-such-listing.svg", "?style=plastic")).text();
+    expect(plastic).toContain('height="18"');
+  });
+
+  it("draws a logo left of the label, signed with the statement: it verifies, and a re-logoed copy does not", async () => {
+    const l = await seedListing(tdb.prisma, { results: [{ total: 92 }] });
+    const plain = await (await get(`${l.slug}.svg`)).text();
+    for (const style of ["flat", "flat-square", "plastic", "for-the-badge"]) {
+      const res = await get(`${l.slug}.svg`, `?style=${style}&logo=tollgate&label=api`);
+      expect(res.status, style).toBe(200);
+      const svg = await res.text();
+      expect(svg, style).toContain("<path ");
+      const v = await verifyBadge(svg, { keys: publicKeySet(keyring), now: new Date() });
+      expect(v, style).toMatchObject({ ok: true, statement: { label: "api", logo: "tollgate", result: { score: 92 } } });
+    }
+    const bolt = await (await get(`${l.slug}.svg`, "?logo=bolt")).text();
+    // Wider than the plain badge by the logo and its gap (14 + 3 px).
+    const width = (svg: string) => Number(/<svg [^>]*width="(\d+)"/.exec(svg)![1]);
+    expect(width(bolt)).toBe(width(plain) + 17);
+    // The same badge with another logo's path is not what the statement says.
+    const { LOGOS } = await import("@/lib/badges/logos");
+    const swapped = bolt.replace(LOGOS.bolt, LOGOS.shield);
+    expect(swapped).not.toBe(bolt);
+    expect(await verifyBadge(swapped, { keys: publicKeySet(keyring), now: new Date() })).toMatchObject({ ok: false, reason: "visible_mismatch" });
+    // And removing the logo does not verify either.
+    expect(await verifyBadge(bolt.replace(/<path [^>]*\/>/, ""), { keys: publicKeySet(keyring), now: new Date() })).toMatchObject({ ok: false });
   });
 });
 

@@ -1,34 +1,38 @@
 /**
- * GET /badges/<slug>.svg?style=…&label=…  the readiness badge (signed when the listing is published
- *                                          with a non-provisional result; else "not yet scored").
+ * GET /badges/<slug>.svg?style=…&label=…&logo=…  the readiness badge (signed when the listing is
+ *                                          published with a non-provisional result; else "not yet scored").
  * GET /badges/<slug>.dsse.json            the same badge's DSSE envelope on its own (404 when unsigned).
- * docs/BADGES.md "Serving".
+ * docs/BADGES.md "Serving". Anything but an envelope request answers an SVG even when it fails: an
+ * error badge with the error's status (lib/badges/error-badge.ts), never JSON where an image goes.
  */
 import { etagOf, ifNoneMatchHits } from "@/lib/badges/issue";
 import { parseBadgeQuery } from "@/lib/badges/query";
 import { badgeForListing, parseBadgeSegment } from "@/lib/badges/server";
+import { errorBadgeResponse } from "@/lib/badges/error-badge";
+import type { LogoName } from "@/lib/badges/logos";
 import { AppError, toResponse } from "@/lib/errors";
 
 const COMMON = { "x-content-type-options": "nosniff", "access-control-allow-origin": "*" };
 
 export async function GET(req: Request, ctx: { params: Promise<{ listing: string }> }): Promise<Response> {
+  const url = new URL(req.url);
+  const target = parseBadgeSegment((await ctx.params).listing);
   try {
-    const target = parseBadgeSegment((await ctx.params).listing);
     if (!target) throw new AppError("not_found", "badges are at /badges/<slug>.svg or /badges/<slug>.dsse.json");
-    const url = new URL(req.url);
 
     let style: Parameters<typeof badgeForListing>[1] = "flat";
     let label: string | undefined;
+    let logo: LogoName | undefined;
     if (target.format === "svg") {
       const q = parseBadgeQuery(url.searchParams);
       if (!q.ok) throw new AppError("bad_request", q.error.message, [], { param: q.error.param, reason: q.error.code });
-      ({ style, label } = q);
+      ({ style, label, logo } = q);
     } else {
       const first = [...url.searchParams.keys()][0];
       if (first !== undefined) throw new AppError("bad_request", `unknown query parameter "${first.slice(0, 40)}"; the envelope takes none`, [], { param: first.slice(0, 40), reason: "unknown_parameter" });
     }
 
-    const found = await badgeForListing(target.slug, style, label, new Date());
+    const found = await badgeForListing(target.slug, style, label, new Date(), logo ? { logo } : {});
     if (!found) throw new AppError("not_found", `no listing "${target.slug.slice(0, 80)}"`);
     const { badge } = found;
 
@@ -46,6 +50,8 @@ export async function GET(req: Request, ctx: { params: Promise<{ listing: string
     if (ifNoneMatchHits(req.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
     return new Response(body, { status: 200, headers: { ...headers, "content-type": contentType } });
   } catch (e) {
-    return toResponse(e);
+    // The envelope is JSON, so its errors are; everything else is where an image goes.
+    if (target?.format === "envelope") return toResponse(e);
+    return errorBadgeResponse(e, url.searchParams.get("style"), COMMON);
   }
 }

@@ -1,11 +1,16 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { HealthCharts } from "@/components/charts/health-chart";
+import { CopyableCode } from "@/components/copy-button";
 import { Monogram } from "@/components/monogram";
+import { EndpointPrice } from "@/components/price-display";
 import { ReadinessChip } from "@/components/readiness-chip";
 import { getPublishedListing } from "@/lib/catalog/queries";
-import { formatUsd, networkName } from "@/lib/format";
+import { endpointKey } from "@/lib/catalog/listing-page";
+import { networkName, timeAgo } from "@/lib/format";
 import { badgeKeyring } from "@/lib/badges/server";
 import { bandLabel } from "@/lib/surfaces/band";
+import { listingPageView } from "@/lib/surfaces/catalog";
 
 export const dynamic = "force-dynamic";
 
@@ -17,8 +22,11 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 }
 
 export default async function ListingPage({ params }: Params) {
-  const listing = await getPublishedListing((await params).slug);
-  if (!listing) notFound();
+  const now = new Date();
+  const view = await listingPageView((await params).slug, now);
+  if (!view) notFound();
+  const { listing, facts, calls } = view;
+  const { health, activity } = facts;
   const r = listing.readiness;
   // The badge is signed; a server without a signing key cannot serve it, so say so instead of showing a broken image.
   const badgeReady = r ? await badgeKeyring().then(() => true, () => false) : false;
@@ -28,7 +36,7 @@ export default async function ListingPage({ params }: Params) {
         <header className="flex items-start gap-4">
           <Monogram title={listing.title} logoUrl={listing.logoUrl} size={56} />
           <div className="min-w-0">
-            <h1 className="text-2xl font-semibold tracking-tight">{listing.title}</h1>
+            <h1 className="break-words text-2xl font-semibold tracking-tight">{listing.title}</h1>
             <p className="text-sm text-muted">
               {listing.category ?? "Uncategorised"} · by {listing.seller}
               {listing.demo && <span className="ml-2 rounded bg-slate-100 px-1.5 py-0.5 text-[10px] font-medium uppercase text-slate-600">demo data</span>}
@@ -38,6 +46,35 @@ export default async function ListingPage({ params }: Params) {
         {listing.shortDescription && <p className="mt-4 text-lg text-slate-800">{listing.shortDescription}</p>}
         {listing.description && <p className="mt-3 whitespace-pre-line text-sm leading-6 text-slate-700">{listing.description}</p>}
 
+        <section aria-labelledby="health-h" className="mt-8 rounded-xl border border-line bg-white p-4">
+          <div className="flex flex-wrap items-baseline justify-between gap-2">
+            <h2 id="health-h" className="text-lg font-semibold">Health</h2>
+            <p className="text-sm text-muted">
+              {health.lastProbe ? (
+                <>
+                  Last probed <time dateTime={health.lastProbe.at} title={health.lastProbe.at}>{timeAgo(health.lastProbe.at, now)}</time>:{" "}
+                  <span className={health.lastProbe.outcome === "up" ? "font-medium text-green-800" : "font-medium text-red-800"}>{health.lastProbe.outcome}</span>
+                  {health.lastProbe.latencyMs !== null && <>, {health.lastProbe.latencyMs} ms</>}
+                </>
+              ) : (
+                "Not probed yet"
+              )}
+            </p>
+          </div>
+          {health.samples > 0 ? (
+            <>
+              <p className="mt-1 text-sm" data-testid="uptime">
+                <span className="font-semibold tabular-nums">{health.uptimePct} %</span> uptime over the last 30 days ({health.samples} probe{health.samples === 1 ? "" : "s"} by the catalog&apos;s monitor).
+              </p>
+              <div className="mt-3">
+                <HealthCharts data={health.buckets} granularity={health.granularity} />
+              </div>
+            </>
+          ) : (
+            <p className="mt-1 text-sm text-muted">The catalog&apos;s monitor has no samples of this listing in the last 30 days yet.</p>
+          )}
+        </section>
+
         <h2 className="mt-8 text-lg font-semibold">Endpoints</h2>
         {listing.endpoints.length === 0 && <p className="text-sm text-muted">This listing publishes no endpoints yet.</p>}
         <ul className="mt-3 space-y-4">
@@ -46,36 +83,43 @@ export default async function ListingPage({ params }: Params) {
               <div className="flex flex-wrap items-center gap-2">
                 <span className="rounded bg-slate-900 px-2 py-0.5 font-mono text-xs font-semibold text-white">{e.method}</span>
                 <code className="break-all font-mono text-sm">{e.path}</code>
-                <span className="ml-auto text-sm">
-                  {!e.payable ? (
-                    <span className="text-muted">free</span>
-                  ) : e.priceUsd ? (
-                    <span className="font-semibold">{formatUsd(e.priceUsd)}<span className="font-normal text-muted"> /call</span></span>
-                  ) : e.dynamicMin ? (
-                    <span className="font-semibold">from {formatUsd(e.dynamicMin)}{e.dynamicMax && <> to {formatUsd(e.dynamicMax)}</>}</span>
-                  ) : (
-                    <span className="text-muted">{e.priceLabel ?? "price not published"}</span>
-                  )}
-                </span>
+                <div className="ml-auto">
+                  <EndpointPrice endpoint={e} quote={facts.quotes[endpointKey(e.method, e.path)] ?? null} now={now} />
+                </div>
               </div>
               {e.description && <p className="mt-2 text-sm text-slate-700">{e.description}</p>}
-              {e.payable && e.dynamicMin && e.priceUsd && (
-                <p className="mt-1 text-xs text-muted">dynamic: {formatUsd(e.dynamicMin)}{e.dynamicMax && <> to {formatUsd(e.dynamicMax)}</>}{e.dynamicUnit && <> {e.dynamicUnit}</>}</p>
-              )}
-              {e.priceAmount && e.priceNetwork && (
-                <p className="mt-1 text-xs text-muted">
-                  {e.priceAmount} atomic units · {networkName(e.priceNetwork)} · {e.priceMode ?? "fixed"}
-                </p>
-              )}
               <SchemaBlock label="Request" value={e.noParameters ? "No parameters." : e.requestSchema} />
               <SchemaBlock label="Response" value={e.responseSchema} />
               <SchemaBlock label="Example request" value={e.requestExample} />
             </li>
           ))}
         </ul>
+
+        {calls.length > 0 && (
+          <section aria-labelledby="call-h" className="mt-8">
+            <h2 id="call-h" className="text-lg font-semibold">How to call</h2>
+            <p className="mt-1 text-sm text-muted">
+              Unpaid, each endpoint answers its 402 with the price it asks. Paid, call it through Tollgate&apos;s router with your API key: the seller&apos;s 402 comes back untouched, your client signs, and the router records the payment.
+            </p>
+            <ul className="mt-3 space-y-4">
+              {calls.map((c) => (
+                <li key={c.key} className="min-w-0 rounded-lg border border-line bg-white p-4" data-testid="how-to-call">
+                  <p className="font-mono text-sm font-semibold break-all">{c.method} {c.path}</p>
+                  <p className="mt-3 text-xs font-medium text-muted">The unpaid request (answers 402)</p>
+                  <div className="mt-1"><CopyableCode code={c.snippets.curl} label={`curl for ${c.method} ${c.path}`} /></div>
+                  <p className="mt-3 text-xs font-medium text-muted">
+                    Paid, through the router with {c.snippets.client.kind === "mppx" ? <code>mppx</code> : <code>@x402/fetch</code>}
+                  </p>
+                  <div className="mt-1"><CopyableCode code={c.snippets.client.code} label={`${c.snippets.client.kind} for ${c.method} ${c.path}`} /></div>
+                  <p className="mt-2 break-all text-xs text-muted">Router URL: <code>{c.snippets.callUrl}</code></p>
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
       </div>
 
-      <aside className="space-y-4">
+      <aside className="min-w-0 space-y-4">
         <section aria-labelledby="readiness-h" className="rounded-xl border border-line bg-white p-4">
           <h2 id="readiness-h" className="text-sm font-semibold text-muted">Readiness</h2>
           <div className="mt-2">
@@ -88,6 +132,18 @@ export default async function ListingPage({ params }: Params) {
           ) : (
             <p className="mt-2 text-xs text-muted">The catalog has not published a readiness result for this listing yet.</p>
           )}
+        </section>
+        <section aria-labelledby="activity-h" className="rounded-xl border border-line bg-white p-4" data-testid="activity">
+          <h2 id="activity-h" className="text-sm font-semibold text-muted">Activity, last 30 days</h2>
+          {activity.shown ? (
+            <dl className="mt-2 grid grid-cols-2 gap-2 text-sm">
+              <div><dt className="text-xs text-muted">Distinct payers</dt><dd className="text-xl font-semibold tabular-nums">{activity.distinctPayers30d}</dd></div>
+              <div><dt className="text-xs text-muted">Settled calls</dt><dd className="text-xl font-semibold tabular-nums">{activity.settled30d}</dd></div>
+            </dl>
+          ) : (
+            <p className="mt-2 text-xs text-muted">Fewer than {activity.floor} distinct payers settled through the router in 30 days, so no activity is shown: one wallet, possibly the seller&apos;s own, cannot make a listing look used.</p>
+          )}
+          <p className="mt-2 text-[11px] text-muted">Payments settled through Tollgate&apos;s router and confirmed on chain; the catalog&apos;s own test payments are not counted.</p>
         </section>
         {r && (
           <section aria-labelledby="badge-h" className="rounded-xl border border-line bg-white p-4">

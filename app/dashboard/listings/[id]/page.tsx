@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { BadgeSnippet } from "@/components/badge-snippet";
+import { BadgeBuilder } from "@/components/badge-builder";
+import { BuyerPrices } from "@/components/buyer-prices";
+import { listingPageView } from "@/lib/surfaces/catalog";
 import { DimensionChart } from "@/components/charts/dimension-chart";
 import { HistoryChart } from "@/components/charts/history-chart";
 import { ProbeEvidenceView } from "@/components/probe-evidence";
@@ -35,6 +37,8 @@ export default async function ReportPage({ params, searchParams }: Props) {
   const analysisId = report.activeAnalysisId ?? (typeof sp.analysis === "string" ? sp.analysis : null);
   const origin = published && result ? env().publicOrigin : "";
   const badgeReady = published && result ? await badgeKeyring().then(() => true, () => false) : false;
+  // The public page's read model (published listings only): its prices through the one price display.
+  const buyerView = published ? await listingPageView(listing.slug) : null;
   const blockers = result?.improvements.filter((i) => i.blocker) ?? [];
   const dimensions = result?.dimensions ?? [];
 
@@ -240,6 +244,8 @@ export default async function ReportPage({ params, searchParams }: Props) {
         </section>
       )}
 
+      {buyerView && <BuyerPrices endpoints={buyerView.listing.endpoints} quotes={buyerView.facts.quotes} now={new Date()} />}
+
       {published && result && (
         <section aria-labelledby="badge-h" className="rounded-xl border border-line bg-white p-5">
           <h2 id="badge-h" className="text-lg font-semibold">Your badge</h2>
@@ -250,7 +256,7 @@ export default async function ReportPage({ params, searchParams }: Props) {
             </p>
           )}
           <div className="mt-3">
-            <BadgeSnippet slug={listing.slug} origin={origin} preview={badgeReady} />
+            <BadgeBuilder slug={listing.slug} origin={origin} preview={badgeReady} />
           </div>
         </section>
       )}

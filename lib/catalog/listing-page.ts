@@ -1,0 +1,150 @@
+/**
+ * The public listing page's facts beyond the listing itself (issue 19 item 5): what buyers of x402scan
+ * and 402index look for. Everything here is public by docs/spec/scoring-system.md "Who sees what":
+ * measured uptime and latency, the quotes the monitor saw, and activity only at or above the
+ * distinct-payer floor; never rankScore, qualityScore or a Featured level.
+ *
+ * - Health: the monitor's samples (monitor_health_samples) of the last 30 days in buckets, an hour
+ *   each while the history is younger than two days, else a day each: samples, up, uptime share and
+ *   the median latency of the answers that came back up. Plus the last probe: when, and its outcome.
+ * - Activity: distinct payers and settled calls in 30 days, read by the one facts reader
+ *   (lib/facts/aggregate.ts ledgerFacts, docs/RANK.md "One facts reader"), so the page counts exactly
+ *   what rank counts (house payments and buyer-fault rejections left out). Shown only at or above
+ *   MIN_DISTINCT_PAYERS (docs/RANK.md "Floors": one wallet, possibly the owner's, cannot manufacture
+ *   demand): below it the page says there is not enough activity to show, not the numbers.
+ * - Quotes: per endpoint the latest price the monitor read from a 402 challenge (any age; its time is
+ *   shown), in the asset's whole units with the endpoint's decimals (6, USDC's, when it has none).
+ */
+import { database } from "@/lib/db";
+import { rows } from "@/lib/sql";
+import { DEFAULT_ASSET_DECIMALS, ledgerFacts, atomicToUnits } from "@/lib/facts/aggregate";
+import { MIN_DISTINCT_PAYERS } from "@/lib/rank/score";
+
+export const HEALTH_WINDOW_DAYS = 30;
+/** Below this much history the buckets are hours, not days (a day-bucket chart of one day is one dot). */
+export const HOURLY_BELOW_MS = 48 * 3600_000;
+
+export interface HealthBucket {
+  /** The bucket's start, ISO UTC. */
+  at: string;
+  samples: number;
+  up: number;
+  /** up ÷ samples × 100, one decimal. */
+  uptimePct: number;
+  /** Median latency of the samples that were up, ms; null when none was up or none had a latency. */
+  latencyMs: number | null;
+}
+
+export interface ListingHealth {
+  granularity: "hour" | "day";
+  buckets: HealthBucket[];
+  samples: number;
+  /** Uptime over the whole window, one decimal; null without samples. */
+  uptimePct: number | null;
+  lastProbe: { at: string; outcome: string; latencyMs: number | null; httpStatus: number | null } | null;
+}
+
+export type ListingActivity =
+  | { shown: true; distinctPayers30d: number; settled30d: number; floor: number }
+  | { shown: false; floor: number };
+
+export interface EndpointQuote {
+  method: string;
+  path: string;
+  /** Whole units of the asset (USD for a USD stablecoin), as a decimal string. */
+  amount: string;
+  asset: string;
+  network: string;
+  quotedAt: string;
+}
+
+export interface ListingPageFacts {
+  health: ListingHealth;
+  activity: ListingActivity;
+  /** Keyed "METHOD path". */
+  quotes: Record<string, EndpointQuote>;
+}
+
+export const endpointKey = (method: string, path: string) => `${method} ${path}`;
+
+export async function listingPageFacts(listingId: string, now = new Date()): Promise<ListingPageFacts> {
+  const h = await database();
+  const c = h.kind === "postgres" ? h : h.prisma;
+  const nowIso = now.toISOString();
+  const [span] = await rows<{ oldest: string | null }>(
+    c,
+    `SELECT to_char(min(s."at"), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS oldest FROM "monitor_health_samples" s
+      WHERE s."listingId" = $1 AND s."at" > ($2::timestamptz AT TIME ZONE 'UTC') - interval '${HEALTH_WINDOW_DAYS} days' AND s."at" <= ($2::timestamptz AT TIME ZONE 'UTC')`,
+    listingId,
+    nowIso,
+  );
+  const granularity: "hour" | "day" = span.oldest && now.getTime() - Date.parse(span.oldest) < HOURLY_BELOW_MS ? "hour" : "day";
+  const [bucketRows, lastRows, facts, quoteRows] = await Promise.all([
+    rows<{ at: string; samples: number; up: number; latency: number | null }>(
+      c,
+      `SELECT to_char(date_trunc('${granularity}', s."at"), 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at,
+              count(*)::int AS samples,
+              count(*) FILTER (WHERE s."outcome" = 'up')::int AS up,
+              (percentile_cont(0.5) WITHIN GROUP (ORDER BY s."latencyMs") FILTER (WHERE s."outcome" = 'up' AND s."latencyMs" IS NOT NULL))::float8 AS latency
+         FROM "monitor_health_samples" s
+        WHERE s."listingId" = $1 AND s."at" > ($2::timestamptz AT TIME ZONE 'UTC') - interval '${HEALTH_WINDOW_DAYS} days' AND s."at" <= ($2::timestamptz AT TIME ZONE 'UTC')
+        GROUP BY 1 ORDER BY 1`,
+      listingId,
+      nowIso,
+    ),
+    rows<{ at: string; outcome: string; latencyMs: number | null; httpStatus: number | null }>(
+      c,
+      `SELECT to_char(s."at", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, s."outcome", s."latencyMs", s."httpStatus"
+         FROM "monitor_health_samples" s WHERE s."listingId" = $1 AND s."at" <= ($2::timestamptz AT TIME ZONE 'UTC')
+        ORDER BY s."at" DESC, s.id DESC LIMIT 1`,
+      listingId,
+      nowIso,
+    ),
+    ledgerFacts({ ids: [listingId] }, now),
+    rows<{ method: string; path: string; amount: string; asset: string; network: string; decimals: number | null; quotedAt: string }>(
+      c,
+      `SELECT DISTINCT ON (e.id) e."method"::text AS method, e."path", q."amount", q."asset", q."network", e."priceDecimals" AS decimals,
+              to_char(q."quotedAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "quotedAt"
+         FROM "price_quotes" q JOIN "endpoints" e ON e.id = q."endpointId"
+        WHERE q."listingId" = $1 AND q."quotedAt" <= ($2::timestamptz AT TIME ZONE 'UTC')
+        ORDER BY e.id, q."quotedAt" DESC, q.id DESC`,
+      listingId,
+      nowIso,
+    ),
+  ]);
+
+  const buckets: HealthBucket[] = bucketRows.map((b) => ({
+    at: b.at,
+    samples: Number(b.samples),
+    up: Number(b.up),
+    uptimePct: Math.round((Number(b.up) / Number(b.samples)) * 1000) / 10,
+    latencyMs: b.latency === null ? null : Math.round(Number(b.latency)),
+  }));
+  const samples = buckets.reduce((n, b) => n + b.samples, 0);
+  const up = buckets.reduce((n, b) => n + b.up, 0);
+  const last = lastRows[0];
+
+  const row = facts[0];
+  const payers = row?.distinctPayers30d ?? 0;
+  const activity: ListingActivity =
+    payers >= MIN_DISTINCT_PAYERS ? { shown: true, distinctPayers30d: payers, settled30d: row!.settled30d, floor: MIN_DISTINCT_PAYERS } : { shown: false, floor: MIN_DISTINCT_PAYERS };
+
+  const quotes: Record<string, EndpointQuote> = {};
+  for (const q of quoteRows) {
+    const units = atomicToUnits(q.amount, q.decimals ?? DEFAULT_ASSET_DECIMALS);
+    if (units === null) continue;
+    quotes[endpointKey(q.method, q.path)] = { method: q.method, path: q.path, amount: String(units), asset: q.asset, network: q.network, quotedAt: q.quotedAt };
+  }
+
+  return {
+    health: {
+      granularity,
+      buckets,
+      samples,
+      uptimePct: samples ? Math.round((up / samples) * 1000) / 10 : null,
+      lastProbe: last ? { at: last.at, outcome: last.outcome, latencyMs: last.latencyMs === null ? null : Number(last.latencyMs), httpStatus: last.httpStatus === null ? null : Number(last.httpStatus) } : null,
+    },
+    activity,
+    quotes,
+  };
+}
