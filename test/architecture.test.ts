@@ -102,7 +102,8 @@ const ROOMS: Room[] = [
   {
     path: "lib/scoring",
     owns: "the readiness engine, its rubric data and the shared rank signals (pure)",
-    may: ["lib/rank/score/**", "lib/amounts.ts", "lib/format.ts", "lib/listing-document/**", "lib/evidence.ts"],
+    // lib/screen/secrets.ts: E5's secret detector (readiness/1.1.0), the one the trust screen uses.
+    may: ["lib/rank/score/**", "lib/amounts.ts", "lib/format.ts", "lib/listing-document/**", "lib/evidence.ts", "lib/screen/secrets.ts"],
   },
   {
     path: "lib/trust",
@@ -284,7 +285,7 @@ const RULES: Rule[] = [
     id: "pure-maths",
     says:
       "lib/scoring and lib/rank/score are pure: they import only each other, lib/amounts.ts, lib/format.ts, " +
-      "lib/listing-document, lib/evidence.ts, node built-ins without I/O and zod/ajv",
+      "lib/listing-document, lib/evidence.ts, lib/screen/secrets.ts (E5's pure secret detector), node built-ins without I/O and zod/ajv",
     from: PURE_ROOMS,
     // No exception for the two CLIs (lib/scoring/readiness/cli.ts, lib/rank/score/cli.ts): they take
     // text and return text; scripts/score.ts and scripts/rank.ts read the files.
@@ -294,6 +295,7 @@ const RULES: Rule[] = [
       "lib/format.ts",
       "lib/listing-document/**",
       "lib/evidence.ts",
+      "lib/screen/secrets.ts",
       "node:crypto",
       "node:path",
       "node:util",

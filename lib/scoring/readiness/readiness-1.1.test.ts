@@ -133,6 +133,12 @@ const rows: Row[] = [
   ["E5 missing example", "E5", [0, "fail", /GET \/v1\/forecast: no request example \(and noParameters is not set\)/], [0, "fail"], () => withEv(one(fullEndpoint({ requestExample: null })))],
   ["E5 example lacks required fields", "E5", [0, "fail", /the request example lacks the required field lon/], [0, "fail"], () => withEv(one(fullEndpoint({ requestExample: { lat: 1 } })))],
   ["E5 example not an object", "E5", [0, "fail", /not an object, but the request schema requires fields/], [0, "fail"], () => withEv(one(fullEndpoint({ requestExample: "lat=1" })))],
+  // Item 2: an unsafe example fails E5 under 1.1.0 with the field named (never the value); 1.0.0 passed it.
+  ["E5 example carries a private key", "E5", [0, "fail", /private key at requestExample\/privateKey\)/], [5, "pass"], () => withEv(one(fullEndpoint({ requestExample: { lat: 1, lon: 2, privateKey: `0x${"ab".repeat(32)}` } })))],
+  ["E5 example carries a recovery phrase", "E5", [0, "fail", /seed phrase at requestExample\/wallet\/mnemonic/], [5, "pass"], () => withEv(one(fullEndpoint({ requestExample: { lat: 1, lon: 2, wallet: { mnemonic: "test test test test test test test test test test test junk" } } })))],
+  ["E5 example carries a bearer token", "E5", [0, "fail", /bearer token at requestExample\/headers\/0/], [5, "pass"], () => withEv(one(fullEndpoint({ requestExample: { lat: 1, lon: 2, headers: ["Bearer abcdefghijklmnopqrstuvwxyz0123456789"] } })))],
+  ["E5 example carries an API key", "E5", [0, "fail", /api key at requestExample\/apiKey/], [5, "pass"], () => withEv(one(fullEndpoint({ requestExample: { lat: 1, lon: 2, apiKey: "sk_live_4eC39HqLyjWDarjtT1zdp7dc" } })))],
+  ["E5 a transaction hash is not a key", "E5", [5, "pass", /1 of 1/], [5, "pass"], () => withEv(one(fullEndpoint({ requestExample: { lat: 1, lon: 2, txHash: `0x${"ab".repeat(32)}` } })))],
 ];
 
 describe("items 3–7, rule by rule", () => {
@@ -145,6 +151,14 @@ describe("items 3–7, rule by rule", () => {
       const old = rule(score(l, e, V10, e === null), id);
       expect({ earned: old.earned, status: old.status }).toEqual({ earned: v10[0], status: v10[1] });
     }
+  });
+
+  it("an unsafe example's reason names where the secret is and never repeats it", () => {
+    const key = `0x${"cd".repeat(32)}`;
+    const { l, e } = withEv(one(fullEndpoint({ requestExample: { lat: 1, lon: 2, signer_key: key } })));
+    const r = rule(score(l, e), "E5");
+    expect(r.reason).toMatch(/private key at requestExample\/signer_key/);
+    expect(JSON.stringify(score(l, e))).not.toContain(key.slice(2));
   });
 
   it("a reason names at most three failing endpoints and counts the rest", () => {

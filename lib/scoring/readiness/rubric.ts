@@ -81,6 +81,8 @@ export interface RubricSemantics {
   machinePricePublishes?: boolean;
   /** P4 needs min and max to be decimal numbers with min ≤ max. */
   orderedRange?: boolean;
+  /** E5 fails an example that carries a secret (lib/screen/secrets.ts; reading unsafe-example). */
+  unsafeExampleFails?: boolean;
 }
 
 export interface Rubric {
@@ -169,7 +171,7 @@ export function checkRubric(input: unknown): Rubric {
   }
   if (next !== r.total + 1) problems.push(`bands end at ${next - 1}, expected ${r.total}`);
   if (!(r.changelog ?? []).some((c) => c.version === r.version)) problems.push(`no changelog entry for version ${r.version}`);
-  const SEMANTICS = new Set(["arithmetic", "observedOnlyWhenProbed", "endpointDocsFetched", "machinePricePublishes", "orderedRange"]);
+  const SEMANTICS = new Set(["arithmetic", "observedOnlyWhenProbed", "endpointDocsFetched", "machinePricePublishes", "orderedRange", "unsafeExampleFails"]);
   for (const k of Object.keys(r.semantics ?? {})) if (!SEMANTICS.has(k)) problems.push(`unknown semantics flag ${k}`);
   if (r.semantics?.arithmetic !== undefined && !["exact", "normalised-6"].includes(r.semantics.arithmetic)) problems.push(`semantics.arithmetic must be "exact" or "normalised-6"`);
   if (problems.length) throw new Error(`rubric readiness/${r.version ?? "?"} is inconsistent:\n- ${problems.join("\n- ")}`);

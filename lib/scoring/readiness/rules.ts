@@ -5,6 +5,7 @@
  */
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { schemaPropertyNames } from "@/lib/listing-document/schema-names";
+import { findSecretValues, type SecretValue } from "@/lib/screen/secrets";
 import type { LivenessResult, SettleGateResult } from "../signals";
 import type { CompiledRubric } from "./compile";
 import { titlePlaceholderReason } from "./compile";
@@ -68,6 +69,11 @@ export function schemaSaysSomething(schema: unknown): boolean {
     if (!ANNOTATIONS.has(k)) return true;
   }
   return false;
+}
+
+/** E5 (readiness/1.1.0): the secrets a request example carries, by JSON pointer and kind, never the value. */
+export function exampleSecrets(ep: ListingEndpoint): SecretValue[] {
+  return ep.requestExample === null || ep.requestExample === undefined ? [] : findSecretValues(ep.requestExample);
 }
 
 /** E5: an example exists and carries the object schema's required fields (rubric reading "example"). */
@@ -409,11 +415,16 @@ export const ENDPOINT_RULES: Partial<Record<RuleId, EndpointRule>> = {
     explain: (ep) => schemaProblem(ep.responseSchema, "response"),
   },
   E5: {
-    test: exampleIsUsable,
-    // The secret check the title promises is not built yet (reading "unsafe-example"), so the phrase claims no more than is checked.
-    phrase: "have a request example with the fields the request schema requires",
+    // readiness/1.1.0 (reading "unsafe-example") also fails an example that carries a secret; 1.0.0 checks presence and required fields only.
+    test: (ep, ctx) => exampleIsUsable(ep) && !(ctx.c.rubric.semantics?.unsafeExampleFails === true && exampleSecrets(ep).length > 0),
+    phrase: "have a request example with the fields the request schema requires (and, from readiness/1.1.0, no secret in it)",
     field: "requestExample",
-    explain: exampleProblem,
+    explain: (ep, ctx) => {
+      const secrets = ctx.c.rubric.semantics?.unsafeExampleFails === true && exampleIsUsable(ep) ? exampleSecrets(ep) : [];
+      if (secrets.length === 0) return exampleProblem(ep);
+      const named = secrets.map((s) => `${s.kind.replace(/_/g, " ")} at requestExample${s.pointer}`).join(", ");
+      return `the request example carries what looks like a secret (${named}): anyone who reads the listing can use it; replace it with a placeholder and revoke the real one`;
+    },
   },
   P1: {
     test: (ep, ctx) => hasText(ep.pricing?.label) || hasText(ep.pricing?.usd) || (ctx.c.rubric.semantics?.machinePricePublishes === true && hasMachinePrice(ep)),
