@@ -214,7 +214,8 @@ const ROOMS: Room[] = [
   { path: "lib/apikeys", owns: "API keys for the machine surfaces", may: [...FOUNDATION, ...DATABASE, "lib/auth/**"] },
 
   // What the surfaces read.
-  { path: "lib/catalog", owns: "the public view and the catalog's read models", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/rank/score/**"] },
+  // lib/trust: the trust grade's read model (lib/catalog/trust.ts) reads the observations and scores them with the pure engine.
+  { path: "lib/catalog", owns: "the public view and the catalog's read models", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/rank/score/**", "lib/trust/**"] },
   // lib/http.ts: the verify route's body is read bounded, like every route's.
   { path: "lib/badges", owns: "signed SVG badges: statements, DSSE, rendering, verification", may: [...FOUNDATION, ...DATABASE, "lib/net/**", "lib/http.ts"] },
   {
