@@ -9,9 +9,11 @@
  */
 import { db } from "@/lib/db";
 import { rows, type Client } from "@/lib/sql";
-import { DEFAULT_SEED, loadRubric, scoreSubject, type CheckResult, type GateResult, type TrustResult, type TrustRubric } from "@/lib/trust/engine";
+import { DEFAULT_SEED, loadRubric, scoreSubject, type TrustResult, type TrustRubric } from "@/lib/trust/engine";
 import { readTrustSubjects } from "@/lib/trust/observe";
-import type { Observation } from "@/lib/trust/observation";
+import { bandLabel, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type HistoryPoint } from "./trust-view";
+
+export { bandLabel, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type HistoryPoint } from "./trust-view";
 
 const DAY_MS = 86_400_000;
 
@@ -22,66 +24,9 @@ export const HISTORY_DAYS = 30;
 /** Observations listed on an endpoint's page, newest first. */
 export const RECENT_OBSERVATIONS = 60;
 
-export interface CheckView extends CheckResult {
-  title: string;
-  measure: string;
-  validity: string;
-}
-
-export interface EndpointTrustSummary {
-  endpointId: string;
-  method: string;
-  path: string;
-  score: number | null;
-  grade: string | null;
-  band: TrustResult["band"];
-  confidence: TrustResult["confidence"];
-  verdict: TrustResult["verdict"];
-  verdictBecause: string[];
-  flags: string[];
-  outlook: TrustResult["outlook"];
-  watch: boolean;
-  watchBecause: string[];
-  /** "B, 78–86, medium confidence"; null when nothing is measured. */
-  label: string | null;
-  probes: number;
-  probeSpanDays: number;
-  lastPaidAt: string | null;
-}
-
-export interface HistoryPoint {
-  at: string;
-  score: number | null;
-  grade: string | null;
-  verdict: TrustResult["verdict"];
-}
-
-export interface EndpointTrustDetail extends EndpointTrustSummary {
-  rubric: string;
-  now: string;
-  seed: number;
-  uncappedScore: number | null;
-  dimensions: TrustResult["dimensions"];
-  checks: CheckView[];
-  /** The gates that fired (a cleared gate did not fire; see `gates` for all of them with their reasons). */
-  gatesFired: GateResult[];
-  gates: GateResult[];
-  recent: Array<Pick<Observation, "check" | "kind" | "outcome" | "value" | "observedAt" | "vantage" | "revision" | "receipt"> & { title: string }>;
-  history: HistoryPoint[];
-  /** The failing checks with the most weight lost first (weight × fail share), for the seller. */
-  fixFirst: Array<{ id: string; title: string; dimension: string; weight: number; rate: number; lost: number; gate: string | null }>;
-}
-
 let rubricCache: TrustRubric | null = null;
 function rubric(): TrustRubric {
   return (rubricCache ??= loadRubric());
-}
-
-/** "B, 78–86, medium confidence" (the issue's wording); without the band: "B, 81". */
-export function bandLabel(r: Pick<TrustResult, "grade" | "score" | "band" | "confidence">): string | null {
-  if (r.grade === null || r.score === null) return null;
-  if (!r.band) return `${r.grade}, ${Math.round(r.score)}`;
-  return `${r.grade}, ${Math.round(r.band.low)}–${Math.round(r.band.high)}${r.confidence ? `, ${r.confidence} confidence` : ""}`;
 }
 
 function summary(r: TrustResult, e: { method: string; path: string }): EndpointTrustSummary {
