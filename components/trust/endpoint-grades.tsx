@@ -50,9 +50,8 @@ export function EndpointGrades({ slug, endpoints }: { slug: string; endpoints: E
                   <code className="break-all font-mono text-sm">{e.path}</code>
                 </Link>
                 {thin ? (
-                  <p className="mt-1 text-sm text-muted">
-                    Not enough evidence for a grade yet: {e.probes} probe{e.probes === 1 ? "" : "s"} over {e.probeSpanDays} day{e.probeSpanDays === 1 ? "" : "s"}
-                    {e.lastPaidAt ? `, last paid sample ${e.lastPaidAt.slice(0, 10)}` : ", no paid sample yet"}.
+                  <p className="mt-1 text-sm text-muted" data-testid="trust-thin">
+                    Not enough evidence for a grade yet: {e.verdictBecause.join("; ") || "too few observations"} ({e.probes} probe{e.probes === 1 ? "" : "s"} over {e.probeSpanDays} day{e.probeSpanDays === 1 ? "" : "s"}).
                     {e.label && <span className="ml-1">Provisional: {e.label}.</span>}
                   </p>
                 ) : (

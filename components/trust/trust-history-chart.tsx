@@ -1,6 +1,6 @@
 "use client";
 /** An endpoint's trust score at daily points (recharts). The table under it carries the same numbers as text. */
-import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 
 export function TrustHistoryChart({ data }: { data: Array<{ at: string; score: number | null; grade: string | null }> }) {
   const rows = data.map((d) => ({ ...d, label: d.at.slice(5, 10) }));
@@ -11,7 +11,6 @@ export function TrustHistoryChart({ data }: { data: Array<{ at: string; score: n
           <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
           <XAxis dataKey="label" tick={{ fontSize: 11, fill: "#334155" }} minTickGap={24} />
           <YAxis domain={[0, 100]} ticks={[0, 20, 40, 60, 80, 100]} tick={{ fontSize: 11, fill: "#334155" }} />
-          <ReferenceLine y={70} stroke="#a16207" strokeDasharray="4 4" />
           <Tooltip formatter={(v, _n, p) => [`${v} (${(p.payload as { grade: string | null }).grade ?? "–"})`, "Trust score"]} />
           <Line type="monotone" dataKey="score" stroke="#4338ca" strokeWidth={2} dot={{ r: 2 }} connectNulls={false} isAnimationActive={false} />
         </LineChart>

@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedOwner } from "@/test/analyses";
 import { fullEndpoint, fullListing } from "@/test/readiness";
 import { challenge, NOW, probed, USDC } from "@/test/trust";
-import { bandLabel, readEndpointTrust, readListingTrust } from "./trust";
+import { bandLabel, readEndpointTrust, readListingTrust, readListingTrustDetails } from "./trust";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -100,6 +100,11 @@ describe("the listing's trust read model", () => {
     const c1 = d!.recent.find((o) => o.check === "C1")!;
     expect(c1.receipt).toBeTypeOf("object");
     expect(JSON.stringify(c1.receipt)).toContain("20000"); // the decoded 402's amount
+    // The seller's page: every endpoint in full, in order, ten recent observations each.
+    const all = await readListingTrustDetails(t.prisma, id, { now: NOW });
+    expect(all.map((e) => e.endpointId)).toEqual([x, y]);
+    expect(all[1].fixFirst.map((f) => f.id)[0]).toBe("H1");
+    expect(all[1].recent).toHaveLength(10);
   });
 
   it("the chart's daily points: no score before the first probe, a score after it; a foreign endpoint reads null", async () => {

@@ -22,7 +22,7 @@ export const PAGE_SEED = DEFAULT_SEED;
 /** Days of daily points in the chart. */
 export const HISTORY_DAYS = 30;
 /** Observations listed on an endpoint's page, newest first. */
-export const RECENT_OBSERVATIONS = 60;
+export const RECENT_OBSERVATIONS = 40;
 
 let rubricCache: TrustRubric | null = null;
 function rubric(): TrustRubric {
@@ -137,4 +137,37 @@ export async function getListingTrust(listingId: string): Promise<EndpointTrustS
 
 export async function getEndpointTrust(listingId: string, endpointId: string): Promise<EndpointTrustDetail | null> {
   return readEndpointTrust(await db(), listingId, endpointId);
+}
+
+/** The seller's page: every endpoint of the listing in full (the caller has checked the seller owns it). */
+export async function readListingTrustDetails(client: Client, listingId: string, options: { now?: Date | string | number } = {}): Promise<EndpointTrustDetail[]> {
+  const endpoints = await endpointsOf(client, listingId);
+  const out: EndpointTrustDetail[] = [];
+  for (const e of endpoints) {
+    const d = await readEndpointTrust(client, listingId, e.id, { now: options.now, recent: 10 });
+    if (d) out.push(d);
+  }
+  return out;
+}
+
+export async function getListingTrustDetails(listingId: string): Promise<EndpointTrustDetail[]> {
+  return readListingTrustDetails(await db(), listingId);
+}
+
+/**
+ * The endpoints (of `pairs`) whose trust verdict now is `avoid`, for `/router/select`'s
+ * `filters.excludeAvoid`. Scored without the band: `avoid` rests on a gate or an F with enough
+ * evidence, neither of which reads the band.
+ */
+export async function avoidEndpoints(client: Client, pairs: Array<{ listingId: string; endpointId: string }>, options: { now?: Date | string | number } = {}): Promise<Set<string>> {
+  const now = instantOf(options.now);
+  const out = new Set<string>();
+  const rb = rubric();
+  for (const listingId of new Set(pairs.map((p) => p.listingId))) {
+    const wanted = new Set(pairs.filter((p) => p.listingId === listingId).map((p) => p.endpointId));
+    for (const s of await readTrustSubjects(client, listingId)) {
+      if (wanted.has(s.endpointId) && scoreSubject(rb, s, { now, band: false }).verdict === "avoid") out.add(s.endpointId);
+    }
+  }
+  return out;
 }
