@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
+import { recordSampleObservations } from "@/lib/trust/observe";
 import { parseSelectRequest, selectServices } from "./select";
 
 let t: TestDatabase;
@@ -72,5 +73,34 @@ describe("selectServices", () => {
       expect(e).toMatchObject({ status: 400 });
       expect((e as { details: { pointer: string }[] }).details[0].pointer).toBe(pointer);
     }
+  });
+});
+
+describe("filters.excludeAvoid", () => {
+  it("drops a listing whose selected endpoint's trust verdict is avoid, only when asked; the order of the rest is unchanged", async () => {
+    // A completed canary sample that was charged more than it was quoted: H5 fails, the overcharge gate gives `avoid`.
+    const ep = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: ids.worse }, orderBy: { position: "asc" } });
+    const run = await t.prisma.canaryRun.create({ data: { listingId: ids.worse, trigger: "schedule", requestedBy: "test" } });
+    const tx = "0x" + "ab".repeat(32);
+    const sample = await t.prisma.canarySample.create({
+      data: {
+        runId: run.id, listingId: ids.worse, endpointId: ep.id, method: ep.method, path: ep.path, state: "completed", completedAt: new Date(),
+        listedAmount: "10000", quotedAmount: "10000", quotedPayTo: "0x63aA5960943865e7d57FDdF0D899eE36B6D2046E", quotedAsset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", quotedNetwork: "eip155:8453",
+        authorizationNonce: "0x" + "cd".repeat(32), paymentStatus: "settled", transactionId: tx, chainAmount: "20000", chainTo: "0x63aA5960943865e7d57FDdF0D899eE36B6D2046E", chainNetwork: "eip155:8453", chainAsset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", blockNumber: 7n,
+        httpStatus: 200, ttlbMs: 300, responseBytes: 20, contentType: "application/json", schemaValid: true, outcome: "broken", reason: "overcharged",
+      },
+    });
+    await t.prisma.$transaction((db) => recordSampleObservations(db, sample.id, null));
+    const h5 = await t.prisma.trustObservation.findFirstOrThrow({ where: { listingId: ids.worse, check: "H5" } });
+    expect(h5.outcome).toBe("fail");
+
+    const all = (await selectServices(parseSelectRequest({ task: "translate text" }))).items.map((i) => i.id);
+    expect(all).toEqual([ids.best, ids.pricey, ids.worse, ids.unscored]);
+    expect((await selectServices(parseSelectRequest({ task: "translate text", filters: { excludeAvoid: false } }))).items.map((i) => i.id)).toEqual(all);
+    const kept = (await selectServices(parseSelectRequest({ task: "translate text", filters: { excludeAvoid: true } }))).items.map((i) => i.id);
+    expect(kept).toEqual([ids.best, ids.pricey, ids.unscored]);
+    // limit counts what is returned.
+    expect((await selectServices(parseSelectRequest({ task: "translate text", limit: 3, filters: { excludeAvoid: true } }))).items).toHaveLength(3);
+    expect(() => parseSelectRequest({ task: "x", filters: { excludeAvoid: "yes" } })).toThrow(/\/filters\/excludeAvoid must be true or false/);
   });
 });

@@ -18,6 +18,7 @@ import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError, type ErrorDetail } from "@/lib/errors";
 import { rankScoresForApiVersion, selectShortlist, CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
+import { avoidEndpoints } from "@/lib/catalog/trust";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
 
 export const ROUTER_POOL = 100;
@@ -46,6 +47,8 @@ export const selectRequestSchema = z.strictObject({
         .transform((m) => m.toUpperCase())
         .pipe(z.enum(METHODS, { error: `must be one of ${METHODS.join(", ")}` }))
         .optional(),
+      /** Drop endpoints whose trust verdict is `avoid` (docs/TRUST.md); off by default, so the contract is unchanged. */
+      excludeAvoid: z.boolean({ error: "must be true or false" }).optional(),
     })
     .optional(),
   limit: z.number({ error: "must be an integer 1–50" }).int({ error: "must be an integer 1–50" }).min(1, { error: "must be an integer 1–50" }).max(SELECT_MAX_LIMIT, { error: "must be an integer 1–50" }).optional(),
@@ -116,6 +119,7 @@ interface CandidateRow {
   baseUrl: string;
   rankScore: number | null;
   gate: string | null;
+  endpointId: string;
   method: string;
   path: string;
   priceUsd: string | null;
@@ -135,9 +139,16 @@ export async function selectServices(
   if (!versionCheck.ok) {
     throw new AppError("bad_request", versionCheck.message, [{ message: versionCheck.message }], { header: CATALOG_API_VERSION_HEADER });
   }
-  const endpoint: EndpointFilter = { ...req.filters };
+  const { excludeAvoid, ...filters } = req.filters ?? {};
+  const endpoint: EndpointFilter = { ...filters };
   const { hits, matching } = await searchHits({ query: req.task, limit: ROUTER_POOL, endpoint, semantic: opts.semantic });
-  const rows = await candidateRows(hits.map((h) => h.listingId), endpoint);
+  let rows = await candidateRows(hits.map((h) => h.listingId), endpoint);
+  // Before the shortlist, so `limit` still counts what is returned. The trust grade only filters
+  // here when asked; it never enters the order (seed 004 keeps rank and trust apart).
+  if (excludeAvoid) {
+    const avoid = await avoidEndpoints(await db(), rows.map((r) => ({ listingId: r.id, endpointId: r.endpointId })));
+    rows = rows.filter((r) => !avoid.has(r.endpointId));
+  }
   const byId = new Map(rows.map((r) => [r.id, r]));
 
   const candidates = hits.flatMap((h) => {
@@ -179,7 +190,7 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
   const prisma = await db();
   return prisma.$queryRawUnsafe<CandidateRow[]>(
     `SELECT l.id, l.slug, l."title", l."baseUrl", ${RANK_COLUMNS_SQL},
-            e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals"
+            e.id AS "endpointId", e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals"
        FROM "listings" l
        LEFT JOIN "listing_ranks" rk ON rk."listingId" = l.id
        JOIN LATERAL (SELECT * FROM "endpoints" e WHERE ${clauses} ORDER BY e."position" LIMIT 1) e ON true

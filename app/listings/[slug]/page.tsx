@@ -11,6 +11,8 @@ import { networkName, timeAgo } from "@/lib/format";
 import { badgeKeyring } from "@/lib/badges/server";
 import { bandLabel } from "@/lib/surfaces/band";
 import { listingPageView } from "@/lib/surfaces/catalog";
+import { EndpointGrades } from "@/components/trust/endpoint-grades";
+import { getListingTrust } from "@/lib/catalog/trust";
 
 export const dynamic = "force-dynamic";
 
@@ -30,6 +32,7 @@ export default async function ListingPage({ params }: Params) {
   const r = listing.readiness;
   // The badge is signed; a server without a signing key cannot serve it, so say so instead of showing a broken image.
   const badgeReady = r ? await badgeKeyring().then(() => true, () => false) : false;
+  const trust = await getListingTrust(listing.id);
   return (
     <article className="grid gap-6 lg:grid-cols-[1fr_18rem]">
       <div className="min-w-0">
@@ -94,6 +97,7 @@ export default async function ListingPage({ params }: Params) {
             </li>
           ))}
         </ul>
+        <EndpointGrades slug={listing.slug} endpoints={trust} />
 
         {calls.length > 0 && (
           <section aria-labelledby="call-h" className="mt-8">

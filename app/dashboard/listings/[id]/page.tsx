@@ -19,6 +19,8 @@ import { env } from "@/lib/env";
 import { acknowledgeNoticeAction } from "@/lib/surfaces/seller-actions";
 import { gainWords } from "@/lib/analyses/advice";
 import { sellerReport } from "@/lib/surfaces/seller";
+import { SellerTrust } from "@/components/trust/seller-trust";
+import { getListingTrustDetails } from "@/lib/catalog/trust";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Readiness report" };
@@ -41,6 +43,7 @@ export default async function ReportPage({ params, searchParams }: Props) {
   const buyerView = published ? await listingPageView(listing.slug) : null;
   const blockers = result?.improvements.filter((i) => i.blocker) ?? [];
   const dimensions = result?.dimensions ?? [];
+  const trust = await getListingTrustDetails(listing.id);
 
   return (
     <div className="space-y-6">
@@ -226,6 +229,8 @@ export default async function ReportPage({ params, searchParams }: Props) {
           )}
         </>
       )}
+
+      <SellerTrust endpoints={trust} publicBase={published ? `/listings/${listing.slug}` : null} />
 
       {history.length > 0 && (
         <section aria-labelledby="hist-h" className="rounded-xl border border-line bg-white p-5">
