@@ -135,14 +135,22 @@ describe("GET /badges/<slug>.svg", () => {
 
   it("a draft listing is not found, by slug or by id, exactly like no listing (no draft's existence is confirmed; issue #20 item 6)", async () => {
     const draft = await seedListing(tdb.prisma, { published: false, results: [{ total: 90 }] });
-    const answers = [];
-    for (const seg of [`${draft.slug}.svg`, `${draft.id}.svg`, `${draft.slug}.dsse.json`, `${draft.id}.dsse.json`, "no-such-listing.svg", "clnosuchlisting000000000.svg"]) {
+    // A badge's error is itself an SVG badge (with its code in x-tollgate-error); the envelope's is JSON.
+    const svgAnswers = [];
+    for (const seg of [`${draft.slug}.svg`, `${draft.id}.svg`, "no-such-listing.svg", "clnosuchlisting000000000.svg"]) {
+      const res = await get(seg);
+      svgAnswers.push({ status: res.status, code: res.headers.get("x-tollgate-error"), type: res.headers.get("content-type"), svg: (await res.text()).replaceAll(seg.replace(/\.svg$/, ""), "…") });
+    }
+    expect(new Set(svgAnswers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(svgAnswers[0]).toMatchObject({ status: 404, code: "not_found", type: expect.stringContaining("image/svg+xml") });
+    const jsonAnswers = [];
+    for (const seg of [`${draft.slug}.dsse.json`, `${draft.id}.dsse.json`, "no-such-listing.dsse.json"]) {
       const res = await get(seg);
       const body = await res.json();
-      answers.push({ status: res.status, code: body.error.code, keys: Object.keys(body.error).sort(), message: body.error.message.replace(/"[^"]*"/, '"…"') });
+      jsonAnswers.push({ status: res.status, code: body.error.code, keys: Object.keys(body.error).sort(), message: body.error.message.replace(/"[^"]*"/, '"…"') });
     }
-    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
-    expect(answers[0]).toMatchObject({ status: 404, code: "not_found" });
+    expect(new Set(jsonAnswers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(jsonAnswers[0]).toMatchObject({ status: 404, code: "not_found" });
   });
 
   it("serves the neutral unsigned badge when there is no published result, linking only once published", async () => {
