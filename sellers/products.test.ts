@@ -11,10 +11,8 @@ import { readFileSync } from "node:fs";
 import express from "express";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keccak256, toHex, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
-import { LOCAL_DEV_KEYS, LOCAL_NETWORK, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import type { LocalChain } from "@/lib/chain/local-chain";
+import { LOCAL_NETWORK } from "@/lib/chain/local-chain";
 import { draftListingFromUrl, type DraftResult } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { writeListing } from "@/lib/listings/save";
@@ -22,45 +20,32 @@ import { runCanary } from "@/lib/canary/runs";
 import { CURRENT_RUBRIC, RULE_IDS, scoreReadiness, type ReadinessResult } from "@/lib/scoring/readiness";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestOrganization } from "@/test/ledger";
-import { facilitatorRoutes } from "@/test/router-routes";
-import { serveRoutes, type RouteServer } from "@/test/route-server";
-import { startAgentVerdict, type AgentVerdictService } from "./agent-verdict/index";
+import { startPaidRig, type PaidRig } from "@/test/paid-rig";
 import { EXAMPLE_REQUEST } from "./agent-verdict/product";
 import { UPTO_EXAMPLE_INPUT, VALIDITY_EXAMPLE_INPUT } from "./validity-check/examples";
-import { startValidityCheck, validityCheckApp, type ValidityCheck } from "./validity-check/service";
+import { validityCheckApp } from "./validity-check/service";
 import { listenLoopback } from "./listen";
 
-let node: AnvilNode;
+let rig: PaidRig;
 let local: LocalChain;
-let routes: RouteServer;
-let vc: ValidityCheck;
-let av: AgentVerdictService;
+let routes: PaidRig["routes"];
+let house: PaidRig["house"];
 let t: TestDatabase;
 let org: string;
 const drafts: Record<"003" | "002", Extract<DraftResult, { ok: true }>> = {} as never;
-const HOUSE_KEY = keccak256(toHex("tollgate products test house wallet")) as Hex;
-const house = privateKeyToAccount(HOUSE_KEY);
-const payee = (label: string) => privateKeyToAccount(keccak256(toHex(`products test payee ${label}`))).address;
+/** Each product's payee in the rig, by seed number. */
+const payee = (key: "003" | "002") => rig.payee(key === "003" ? "validity-check" : "agent-verdict");
 const BIG = { day: 10_000_000n, listing: 1_000_000n };
 /** The instant the provisional reports are scored at (it enters no rule of a provisional run). */
 const NOW = new Date("2026-12-03T12:00:00Z");
 
 beforeAll(async () => {
-  node = await startAnvil();
-  local = await setupLocalChain(node.rpcUrl);
-  routes = await serveRoutes(facilitatorRoutes());
-  vc = await startValidityCheck({ facilitator: `${routes.origin}/api/facilitator`, usdc: local.usdc, payTo: payee("003") });
-  av = await startAgentVerdict({ facilitator: `${routes.origin}/api/facilitator`, usdc: local.usdc, payTo: payee("002") });
-  const hosts = [vc.port, av.port].map((p) => `127.0.0.1:${p}`);
-  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = hosts.join(",");
-  process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
-  process.env.TOLLGATE_FACILITATOR_KEY = LOCAL_DEV_KEYS[9];
-  process.env.TOLLGATE_CANARY_KEY = HOUSE_KEY;
+  rig = await startPaidRig({ label: "tollgate products test", products: true, houseFunds: 1_000_000n });
+  ({ local, routes, house } = rig);
   t = await createTestDatabase();
   org = await createTestOrganization(t.prisma);
-  await local.mint(house.address, 1_000_000n);
-  for (const [key, url] of [["003", `${vc.url}/criteria`], ["002", `${av.url}/docs/AGENT_VERDICT.json`]] as const) {
-    const r = await draftListingFromUrl(url, { allowHosts: hosts, deadlineMs: 5000 });
+  for (const [key, url] of [["003", `${rig.validity!.url}/criteria`], ["002", `${rig.verdict!.url}/docs/AGENT_VERDICT.json`]] as const) {
+    const r = await draftListingFromUrl(url, { allowHosts: rig.hosts, deadlineMs: 5000 });
     if (!r.ok) throw new Error(`${url}: ${r.detail}`);
     drafts[key] = r;
   }
@@ -68,10 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
-  await vc?.close();
-  await av?.close();
-  await routes?.close();
-  await node?.stop();
+  await rig?.close();
 });
 
 const machine = (amount: string) => ({ amount, asset: local.usdc, network: LOCAL_NETWORK, decimals: 6 });

@@ -1,72 +1,54 @@
 /**
- * The canary on a real anvil (the rig of demo/market.test.ts): market sellers served live
+ * The canary on a real anvil (test/paid-rig.ts): market sellers served live
  * (sellers/market) with the mature seller's document and each behaviour, settling through the
  * facilitator's own routes; the house wallet pays every listable endpoint through the router's relay;
  * the ledger and the chain say what happened, and the listing's verification and rank follow.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Address, Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { keccak256, toHex } from "viem";
-import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
-import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import type { Hex } from "viem";
+import type { LocalChain } from "@/lib/chain/local-chain";
 import { writeListing } from "@/lib/listings/save";
 import { rankForListing } from "@/lib/rank/inputs";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
 import { shapeDocument } from "@/demo/seed-demo";
-import { startMarket, type Market, type MarketBehaviour } from "@/sellers/market";
+import type { Market, MarketBehaviour } from "@/sellers/market";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestOrganization } from "@/test/ledger";
-import { facilitatorRoutes } from "@/test/router-routes";
-import { serveRoutes, type RouteServer } from "@/test/route-server";
+import { startPaidRig, type PaidRig } from "@/test/paid-rig";
 import { budgetLeft } from "./budget";
 import { claimRun, reapExpiredRuns, requestRun, runCanary } from "./runs";
 import { executeRun } from "./run";
 
-let node: AnvilNode;
+let rig: PaidRig;
 let local: LocalChain;
-let routes: RouteServer;
 let market: Market;
 let t: TestDatabase;
 let org: string;
-const HOUSE_KEY = keccak256(toHex("tollgate canary test house wallet")) as Hex;
-const house = privateKeyToAccount(HOUSE_KEY);
-const payee = (label: string) => privateKeyToAccount(keccak256(toHex(`canary test payee ${label}`))).address;
 const BEHAVIOURS: MarketBehaviour[] = ["honest", "never-settles", "fails-after-payment", "overcharges"];
 /** The mature seller's three payable endpoints: GET /v1/geocode and /v1/reverse at 3000, POST /v1/batch at 2000. */
 const RUN_COST = 8000n;
 const BIG = { day: 10_000_000n, listing: 1_000_000n };
+let house: PaidRig["house"];
+const payee = (label: string) => rig.payee(label);
 
 beforeAll(async () => {
-  node = await startAnvil();
-  local = await setupLocalChain(node.rpcUrl);
-  routes = await serveRoutes(facilitatorRoutes());
   const doc = shapeDocument("mature-and-honest");
-  market = await startMarket({
-    facilitator: `${routes.origin}/api/facilitator`,
-    usdc: local.usdc,
-    sellers: [
-      ...BEHAVIOURS.map((behaviour) => ({ slug: behaviour, document: { ...doc, slug: behaviour }, behaviour, payTo: payee(behaviour) })),
-      // Two more honest sellers for the budget race and the killed worker.
-      { slug: "race-a", document: { ...doc, slug: "race-a" }, behaviour: "honest" as const, payTo: payee("race-a") },
-      { slug: "race-b", document: { ...doc, slug: "race-b" }, behaviour: "honest" as const, payTo: payee("race-b") },
-      { slug: "killed", document: { ...doc, slug: "killed" }, behaviour: "honest" as const, payTo: payee("killed") },
-    ],
+  const seller = (slug: string, behaviour: MarketBehaviour) => ({ slug, document: { ...doc, slug }, behaviour });
+  rig = await startPaidRig({
+    label: "tollgate canary test",
+    // Each behaviour, and three more honest sellers for the budget race and the killed worker.
+    sellers: [...BEHAVIOURS.map((b) => seller(b, b)), seller("race-a", "honest"), seller("race-b", "honest"), seller("killed", "honest")],
+    houseFunds: 1_000_000n,
   });
-  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = `127.0.0.1:${market.port}`;
-  process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
-  process.env.TOLLGATE_FACILITATOR_KEY = LOCAL_DEV_KEYS[9];
-  process.env.TOLLGATE_CANARY_KEY = HOUSE_KEY;
+  ({ local, house } = rig);
+  market = rig.market!;
   t = await createTestDatabase();
   org = await createTestOrganization(t.prisma);
-  await local.mint(house.address, 1_000_000n);
 }, 120_000);
 
 afterAll(async () => {
   await t?.close();
-  await market?.close();
-  await routes?.close();
-  await node?.stop();
+  await rig?.close();
 });
 
 async function list(slug: string): Promise<string> {

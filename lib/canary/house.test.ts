@@ -7,17 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, toHex, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
-import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import type { LocalChain } from "@/lib/chain/local-chain";
 import { EnvError, parseEnv } from "@/lib/env";
 import { writeListing } from "@/lib/listings/save";
 import { shapeDocument } from "@/demo/seed-demo";
-import { startMarket, type Market } from "@/sellers/market";
+import type { Market } from "@/sellers/market";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing, createTestOrganization } from "@/test/ledger";
-import { facilitatorRoutes } from "@/test/router-routes";
-import { serveRoutes, type RouteServer } from "@/test/route-server";
+import { startPaidRig, type PaidRig } from "@/test/paid-rig";
 import { anyHouseKey, houseKeyFor } from "./house";
 import { runCanary } from "./runs";
 
@@ -54,40 +51,31 @@ describe("configuration", () => {
 });
 
 describe("a run pays with the key of the listing's network (anvil)", () => {
-  let node: AnvilNode;
+  let rig: PaidRig;
   let local: LocalChain;
-  let routes: RouteServer;
   let market: Market;
   let t: TestDatabase;
   let org: string;
-  const localHouse = privateKeyToAccount(key("local"));
+  let localHouse: PaidRig["house"];
 
   beforeAll(async () => {
-    node = await startAnvil();
-    local = await setupLocalChain(node.rpcUrl);
-    routes = await serveRoutes(facilitatorRoutes());
     const doc = shapeDocument("mature-and-honest");
-    market = await startMarket({
-      facilitator: `${routes.origin}/api/facilitator`,
-      usdc: local.usdc,
-      sellers: [{ slug: "keyed", document: { ...doc, slug: "keyed" }, behaviour: "honest", payTo: privateKeyToAccount(key("payee")).address }],
-    });
     // Read on first use of lib/env (after this). A key for the local chain only; no default.
-    process.env.TOLLGATE_PROBE_ALLOW_HOSTS = `127.0.0.1:${market.port}`;
-    process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
-    process.env.TOLLGATE_FACILITATOR_KEY = LOCAL_DEV_KEYS[9];
-    delete process.env.TOLLGATE_CANARY_KEY;
-    process.env.TOLLGATE_CANARY_KEY_eip155_31337 = key("local");
+    rig = await startPaidRig({
+      label: "canary house key test",
+      sellers: [{ slug: "keyed", document: { ...doc, slug: "keyed" }, behaviour: "honest" }],
+      houseKeyFor: { network: "eip155:31337" },
+      houseFunds: 1_000_000n,
+    });
+    ({ local, house: localHouse } = rig);
+    market = rig.market!;
     t = await createTestDatabase();
     org = await createTestOrganization(t.prisma);
-    await local.mint(localHouse.address, 1_000_000n);
   }, 120_000);
 
   afterAll(async () => {
     await t?.close();
-    await market?.close();
-    await routes?.close();
-    await node?.stop();
+    await rig?.close();
   });
 
   it("a listing on the local chain is paid by the local chain's key", async () => {

@@ -1,93 +1,59 @@
 /**
- * The observations end to end on a real anvil (the rig of lib/canary/canary.test.ts): market sellers
+ * The observations end to end on a real anvil (test/paid-rig.ts): market sellers
  * (honest, never-settles, fails-after-payment, overcharges) and the two reference sellers
  * (validity-check, agent-verdict) served live; the health sweep probes them (free checks written with
  * each health sample) and the canary pays them (paid checks written with each completed sample),
  * and the reader hands back a TrustSubject per endpoint.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { keccak256, toHex } from "viem";
-import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
-import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import type { AnvilNode } from "@/lib/chain/anvil";
+import type { LocalChain } from "@/lib/chain/local-chain";
 import { draftListingFromUrl } from "@/lib/discovery/import";
 import { writeListing } from "@/lib/listings/save";
 import { runCanary } from "@/lib/canary/runs";
 import { runHealthSweep } from "@/lib/monitor/sweep-health";
 import { shapeDocument } from "@/demo/seed-demo";
-import { startMarket, type Market, type MarketBehaviour } from "@/sellers/market";
-import { startValidityCheck, type ValidityCheck } from "@/sellers/validity-check/service";
-import { UPTO_EXAMPLE_INPUT, VALIDITY_EXAMPLE_INPUT } from "@/sellers/validity-check/examples";
-import { EXAMPLE_REQUEST } from "@/sellers/agent-verdict/product";
-import { startAgentVerdict, type AgentVerdictService } from "@/sellers/agent-verdict/index";
+import type { MarketBehaviour } from "@/sellers/market";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestOrganization } from "@/test/ledger";
-import { facilitatorRoutes } from "@/test/router-routes";
-import { serveRoutes, type RouteServer } from "@/test/route-server";
+import { startPaidRig, type PaidRig } from "@/test/paid-rig";
 import { expectedSeparator, readAssetDomains, readTrustSubjects } from "@/lib/trust/observe";
-import type { ListingEndpoint } from "@/lib/listing-document/document";
 
+let rig: PaidRig;
 let node: AnvilNode;
 let local: LocalChain;
-let routes: RouteServer;
-let market: Market;
-let validity: ValidityCheck;
-let verdict: AgentVerdictService;
 let t: TestDatabase;
 let org: string;
 let hosts: string[];
-const HOUSE_KEY = keccak256(toHex("tollgate trust observe test house wallet")) as Hex;
-const house = privateKeyToAccount(HOUSE_KEY);
-const payee = (label: string) => privateKeyToAccount(keccak256(toHex(`trust observe payee ${label}`))).address;
+const payee = (label: string) => rig.payee(label);
 const BEHAVIOURS: MarketBehaviour[] = ["honest", "never-settles", "fails-after-payment", "overcharges"];
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  node = await startAnvil();
-  local = await setupLocalChain(node.rpcUrl);
-  routes = await serveRoutes(facilitatorRoutes());
   const doc = shapeDocument("mature-and-honest");
-  market = await startMarket({
-    facilitator: `${routes.origin}/api/facilitator`,
-    usdc: local.usdc,
-    sellers: BEHAVIOURS.map((behaviour) => ({ slug: `t-${behaviour}`, document: { ...doc, slug: `t-${behaviour}` }, behaviour, payTo: payee(behaviour) })),
+  rig = await startPaidRig({
+    label: "tollgate trust observe test",
+    sellers: BEHAVIOURS.map((behaviour) => ({ slug: `t-${behaviour}`, document: { ...doc, slug: `t-${behaviour}` }, behaviour })),
+    products: true,
+    houseFunds: 2_000_000n,
   });
-  validity = await startValidityCheck({ facilitator: `${routes.origin}/api/facilitator`, usdc: local.usdc, payTo: payee("validity") });
-  verdict = await startAgentVerdict({ facilitator: `${routes.origin}/api/facilitator`, usdc: local.usdc, payTo: payee("verdict") });
-  hosts = [market.port, validity.port, verdict.port].map((p) => `127.0.0.1:${p}`);
-  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = hosts.join(",");
-  process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
-  process.env.TOLLGATE_FACILITATOR_KEY = LOCAL_DEV_KEYS[9];
-  process.env.TOLLGATE_CANARY_KEY = HOUSE_KEY;
+  ({ node, local, hosts } = rig);
   t = await createTestDatabase();
   org = await createTestOrganization(t.prisma);
-  await local.mint(house.address, 2_000_000n);
+  const market = rig.market!;
   for (const b of BEHAVIOURS) ids[b] = (await writeListing({ ...market.documents[`t-${b}`], slug: `t-${b}` }, { organizationId: org, publicationState: "published" })).id;
-  // The reference sellers, listed from the documents their services publish (as the demo lists them).
-  for (const [key, url] of [["validity", `${validity.url}/criteria`], ["verdict", `${verdict.url}/docs/AGENT_VERDICT.json`]] as const) {
+  // The reference sellers, listed from the documents their services publish, as the demo lists them:
+  // the import carries each paid endpoint's published example and the machine price its 402 quotes.
+  for (const [key, url] of [["validity", `${rig.validity!.url}/criteria`], ["verdict", `${rig.verdict!.url}/docs/AGENT_VERDICT.json`]] as const) {
     const drafted = await draftListingFromUrl(url, { allowHosts: hosts });
     if (!drafted.ok) throw new Error(`${url}: ${drafted.detail}`);
-    // The drafted document names no protocol and no request examples (the product documents publish
-    // their examples elsewhere); the seller completes the listing with the services' own published
-    // examples and says it is paid over x402, so the canary can call it.
-    const examples: Record<string, unknown> = key === "validity" ? { "/validity": VALIDITY_EXAMPLE_INPUT, "/upto": UPTO_EXAMPLE_INPUT } : { "/api/x402/AGENT_VERDICT": EXAMPLE_REQUEST };
-    // Its machine price: validity-check's $0.01; agent-verdict's dynamic quote, held against its most ($0.077).
-    const machine = { asset: local.usdc, network: "eip155:31337", decimals: 6, amount: key === "validity" ? "10000" : "77000" };
-    const endpoints = drafted.draft.endpoints.map((e) =>
-      examples[e.path] ? ({ ...e, requestExample: examples[e.path], pricing: { ...e.pricing, machine, mode: key === "validity" ? "fixed" : "dynamic" } } as ListingEndpoint) : e,
-    );
-    ids[key] = (await writeListing({ ...drafted.draft, endpoints, protocols: ["x402"], slug: `t-${key}` }, { organizationId: org, publicationState: "published" })).id;
+    ids[key] = (await writeListing({ ...drafted.draft, slug: `t-${key}` }, { organizationId: org, publicationState: "published" })).id;
   }
 }, 180_000);
 
 afterAll(async () => {
   await t?.close();
-  await market?.close();
-  await validity?.close();
-  await verdict?.close();
-  await routes?.close();
-  await node?.stop();
+  await rig?.close();
 });
 
 type Obs = { check: string; outcome: string; value: number | null; receipt: unknown; sourceId: string; endpointId: string; method: string; path: string };
