@@ -4,21 +4,13 @@
  * the same seed always yields the same documents, so a failing comparison can be replayed.
  */
 import type { HttpMethod, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
+import { mulberry32 } from "@/lib/trust/engine/stats";
 import type { EndpointEvidence } from "@/lib/evidence";
 import type { HealthStatus } from "@/lib/scoring/signals";
 import type { ReadinessEvidence } from "@/lib/scoring/readiness/types";
 
-/** mulberry32: small, fast, good enough to vary test data. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (the trust engine's seeded generator): small, fast, good enough to vary test data. */
+export const prng: (seed: number) => () => number = mulberry32;
 
 const NOUNS = ["weather", "geocoding", "translation", "search", "prices", "transcription", "OCR", "embeddings", "sanctions screening", "company data", "flight status", "DNS lookup", "image resize", "PDF extraction", "email validation", "sentiment"];
 const TITLES = ["{Brand} {noun} API", "{noun} by {Brand}", "{Brand}: {noun} for agents", "{Brand} {noun}", "My API", "Untitled", "test", "api.{host}", "Demo", "{Brand}"];
