@@ -18,6 +18,7 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestOrganization } from "@/test/ledger";
 import { startPaidRig, type PaidRig } from "@/test/paid-rig";
 import { expectedSeparator, readAssetDomains, readTrustSubjects } from "@/lib/trust/observe";
+import { loadRubric, scoreSubject } from "@/lib/trust/engine";
 
 let rig: PaidRig;
 let node: AnvilNode;
@@ -153,6 +154,63 @@ describe("the reader", () => {
       expect(s.observations.every((o) => o.revision === 1 && o.endpointId === s.endpointId)).toBe(true);
       expect(s.revisions).toEqual([{ revision: 1, startedAt: expect.any(String), changes: [], note: null }]);
       expect(s.observations.find((o) => o.check === "R7")).toMatchObject({ kind: "paid", vantage: "canary", value: expect.any(Number) });
+    }
+  });
+});
+
+describe("the grade, end to end (the engine over these real probes and paid samples)", () => {
+  const rubric = loadRubric();
+  /** The result of each endpoint the canary paid (or each with an observation `which` picks), scored now with the band. */
+  const grades = async (key: string, which: (o: { check: string; kind: string; outcome: string }) => boolean = (o) => o.kind === "paid") =>
+    (await readTrustSubjects(t.prisma, ids[key]))
+      .filter((s) => s.observations.some(which))
+      .map((s) => scoreSubject(rubric, s, { band: true }));
+
+  it("fails-after-payment: charged without delivery fires its gate on every paid endpoint: capped at 59 and avoid", async () => {
+    const rs = await grades("fails-after-payment");
+    expect(rs).toHaveLength(3);
+    for (const r of rs) {
+      expect(r.flags).toContain("charged_without_delivery");
+      expect(r.score!).toBeLessThanOrEqual(59);
+      expect(r.verdict).toBe("avoid");
+      expect(r.band!.high).toBeLessThanOrEqual(59);
+    }
+  });
+
+  it("honest: no gate fires, and one probe with one paid sample is insufficient evidence with a wide band", async () => {
+    for (const r of await grades("honest")) {
+      expect(r.flags).toEqual([]);
+      expect(r.verdict).toBe("insufficient_evidence");
+      expect(r.verdictBecause).toContain("1 R1 probe(s), fewer than 8");
+      expect(r.confidence).not.toBe("high");
+      expect(r.checks.find((c) => c.id === "H5")!.rate).toBe(1);
+    }
+  });
+
+  it("never-settles and overcharges score below honest; the overcharger's H1 fails and, since the canary signed nothing, its H5 is unmeasured (no overcharge gate)", async () => {
+    const mean = (rs: { score: number | null }[]) => rs.reduce((a, r) => a + r.score!, 0) / rs.length;
+    const honest = mean(await grades("honest"));
+    const never = await grades("never-settles");
+    // The three priced endpoints, whose 402 asks twice the listed price.
+    const over = await grades("overcharges", (o) => o.check === "H1" && o.outcome === "fail");
+    expect(over).toHaveLength(3);
+    expect(mean(never)).toBeLessThan(honest);
+    expect(mean(over)).toBeLessThan(honest);
+    for (const r of never) expect(r.checks.find((c) => c.id === "R4")!.rate).toBe(0);
+    for (const r of over) {
+      expect(r.checks.find((c) => c.id === "H1")!.rate).toBe(0);
+      expect(r.checks.find((c) => c.id === "H5")!.rate).toBeNull();
+      expect(r.flags).not.toContain("overcharge");
+    }
+  });
+
+  it("the reference sellers: R6 passes, so their good dimension is measured", async () => {
+    for (const key of ["validity", "verdict"]) {
+      for (const r of await grades(key)) {
+        if (!r.checks.find((c) => c.id === "R4")!.n) continue; // a free route the canary does not pay
+        expect(r.checks.find((c) => c.id === "R6")!.rate).toBe(1);
+        expect(r.dimensions.find((d) => d.id === "good")!.score).toBe(100);
+      }
     }
   });
 });
