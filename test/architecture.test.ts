@@ -107,7 +107,7 @@ const ROOMS: Room[] = [
   },
   {
     path: "lib/trust",
-    owns: "the trust grade (seed 000): the observation contract, the hash-pinned rubric data and the pure engine (its producers, lib/trust/observe, are their own room)",
+    owns: "the trust grade (docs/spec/trust-rubric.md): the observation contract, the hash-pinned rubric data and the pure engine (its producers, lib/trust/observe, are their own room)",
     may: [],
   },
   {

@@ -144,7 +144,7 @@ export async function selectServices(
   const { hits, matching } = await searchHits({ query: req.task, limit: ROUTER_POOL, endpoint, semantic: opts.semantic });
   let rows = await candidateRows(hits.map((h) => h.listingId), endpoint);
   // Before the shortlist, so `limit` still counts what is returned. The trust grade only filters
-  // here when asked; it never enters the order (seed 004 keeps rank and trust apart).
+  // here when asked; it never enters the order (docs/spec/scoring-system.md keeps rank and trust apart).
   if (excludeAvoid) {
     const avoid = await avoidEndpoints(await db(), rows.map((r) => ({ listingId: r.id, endpointId: r.endpointId })));
     rows = rows.filter((r) => !avoid.has(r.endpointId));

@@ -4,7 +4,7 @@
  * through lib/trust/observe's reader and scores them with the pure engine (lib/trust/engine): each
  * endpoint now with the band (a fixed seed, so the same observations draw the same band on every
  * page view), and for the chart the score at daily points over the last days without the band.
- * The trust grade never enters readiness or rank (seed 004 keeps them separate): nothing here is
+ * The trust grade never enters readiness or rank (docs/spec/scoring-system.md keeps them separate): nothing here is
  * written anywhere.
  */
 import { db } from "@/lib/db";
