@@ -176,20 +176,27 @@ describe("sellers that take real money and misbehave: the chain's facts, not the
 });
 
 describe("the seed products, listed from their own documents and paid through the router", () => {
-  const productRows = (file: string) => t.prisma.routerPayment.findMany({ where: { listingId: seeded.productListingIds[file] } });
+  /** The buyers' rows (the canary's house rows are the canary's, asserted apart). */
+  const productRows = (file: string, house = false) => t.prisma.routerPayment.findMany({ where: { listingId: seeded.productListingIds[file], house } });
 
   it("validity-check: each paid /validity call settled on chain at $0.01, to its payee", async () => {
     const rows = await productRows("003-validity-check.json");
     expect(rows).toHaveLength(10);
     for (const r of rows) expect(r).toMatchObject({ status: "settled", chainAmount: "10000", chainTo: products[0].payTo.toLowerCase(), httpStatus: 200 });
-    // The service's own ledger holds one row per delivery, and only its closed field list.
-    expect(validityCheck.ledger()).toHaveLength(10);
+    // The canary paid both paid routes once each (/upto and /validity), also at $0.01 to the payee.
+    const house = await productRows("003-validity-check.json", true);
+    expect(house).toHaveLength(2);
+    for (const r of house) expect(r).toMatchObject({ status: "settled", chainAmount: "10000", chainTo: products[0].payTo.toLowerCase(), httpStatus: 200 });
+    // The service's own ledger holds one row per delivery (the buyers' and the canary's), and only its closed field list.
+    expect(validityCheck.ledger()).toHaveLength(rows.length + house.length);
   });
 
   it("agent-verdict: each verdict paid at its dynamic quote from the $0.04 floor, settled on chain", async () => {
     const rows = await productRows("002-agent-verdict.json");
     expect(rows).toHaveLength(4);
-    for (const r of rows) {
+    const house = await productRows("002-agent-verdict.json", true);
+    expect(house).toHaveLength(1);
+    for (const r of [...rows, ...house]) {
       expect(r).toMatchObject({ status: "settled", chainTo: products[1].payTo.toLowerCase(), httpStatus: 200 });
       expect(BigInt(r.chainAmount!)).toBeGreaterThanOrEqual(40_000n);
     }
