@@ -95,6 +95,17 @@ describe("verify and settle a real EIP-3009 authorization", () => {
     expect(await local.balanceOf(seller)).toBe(sellerBefore + 10_000n);
   });
 
+  it("settles many authorizations at once: one signer, so its transactions are sent one at a time (no nonce collision)", async () => {
+    // The demo's facilitator settles the market's buyers and the canary's house calls concurrently.
+    const req = requirements("1000");
+    const payloads = await Promise.all(Array.from({ length: 8 }, () => pay(req)));
+    const sellerBefore = await local.balanceOf(seller);
+    const settled = await Promise.all(payloads.map((p) => settle(setup, body(p, req))));
+    expect(settled.map((s) => s.success ? "settled" : s.errorReason)).toEqual(Array(8).fill("settled"));
+    expect(new Set(settled.map((s) => s.transaction)).size).toBe(8);
+    expect(await local.balanceOf(seller)).toBe(sellerBefore + 8_000n);
+  });
+
   it("refuses an expired authorization", async () => {
     const req = requirements("10000");
     const now = Math.floor(Date.now() / 1000);

@@ -31,6 +31,8 @@ export interface FacilitatorSetup {
 
 /** The signer methods the exact EVM scheme calls; each is watched for RPC outages. */
 const SIGNER_METHODS = ["readContract", "verifyTypedData", "writeContract", "sendTransaction", "waitForTransactionReceipt", "getCode"] as const;
+/** The methods that send a transaction from the signer (and so take its next nonce). */
+const SENDS: ReadonlySet<string> = new Set(["writeContract", "sendTransaction"]);
 
 /** A facilitator for the local chain at `rpcUrl`, signing with `privateKey`. */
 export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorSetup {
@@ -44,11 +46,18 @@ export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorS
   // @x402/evm 2.27 swallows some RPC failures: a getCode that cannot reach the node makes
   // verify answer `invalid_exact_evm_signature`. Counting outages at the signer lets chainCall turn
   // such an answer into 503 `unavailable` (unmeasured) instead of a verdict on the payment.
+  //
+  // One signer means one nonce sequence. viem fills each transaction's nonce from the node's pending
+  // count, so two settlements sent at once take the same nonce and all but one fail
+  // (`invalid_exact_evm_transaction_failed`): the market's buyers and the canary's house calls do
+  // settle at once. The signer's sends go out one at a time: each waits until the previous one was
+  // accepted by the node (not mined), so the pending count already includes it.
   let outages = 0;
+  let sending: Promise<unknown> = Promise.resolve();
   const watched: Record<string, unknown> = { ...client, address: account.address };
   for (const name of SIGNER_METHODS) {
     const method = (client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[name];
-    watched[name] = async (...args: unknown[]) => {
+    const call = async (...args: unknown[]) => {
       try {
         return await method(...args);
       } catch (e) {
@@ -56,6 +65,13 @@ export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorS
         throw e;
       }
     };
+    watched[name] = SENDS.has(name)
+      ? (...args: unknown[]) => {
+          const sent = sending.then(() => call(...args));
+          sending = sent.catch(() => undefined);
+          return sent;
+        }
+      : call;
   }
   const signer = toFacilitatorEvmSigner(watched as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
   const facilitator = new x402Facilitator().register(LOCAL_NETWORK, new ExactEvmScheme(signer));
