@@ -9,6 +9,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
+import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import { openDatabase, setDatabase } from "@/lib/db";
@@ -26,6 +27,7 @@ import { runRankSweep } from "@/lib/rank/sweep-ranks";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/apikeys";
 import { startAnvil } from "@/lib/chain/anvil";
 import { LOCAL_DEV_KEYS, LOCAL_USDC_ADDRESS, setupLocalChain } from "@/lib/chain/local-chain";
+import { createFacilitator, supported, type FacilitatorSetup } from "@/lib/chain/facilitator";
 
 const root = process.cwd();
 /** The API key the market's buyers call the router with (a fresh one each run; older ones revoked). */
@@ -70,12 +72,19 @@ async function main() {
   const allowHosts = [sellers.port, market.port, validityCheck.port, agentVerdict.port].map((p) => `127.0.0.1:${p}`).join(",");
   process.env.TOLLGATE_PROBE_ALLOW_HOSTS = allowHosts;
   // The products are listed as a seller would list them: drafted from the document each publishes.
+  // The draft reads each paid endpoint's live 402, and a seller can only quote once its facilitator
+  // has told it what it supports; the app (and its /api/facilitator) starts after seeding, so the
+  // facilitator's `supported` answer stands in at the app's own address until then.
   const productDocuments: Record<string, ListingDocument> = {};
-  for (const [key, url] of [["003", `${validityCheck.url}/criteria`], ["002", `${agentVerdict.url}/docs/AGENT_VERDICT.json`]] as const) {
-    const drafted = await draftListingFromUrl(url, { allowHosts: allowHosts.split(",") });
-    if (!drafted.ok) throw new Error(`the ${key} product's document at ${url} did not draft: ${drafted.detail}`);
-    productDocuments[key] = drafted.draft;
-  }
+  await withSupportedStandIn(host, port, createFacilitator(chainNode.rpcUrl, LOCAL_DEV_KEYS[9]), async () => {
+    for (const [key, url] of [["003", `${validityCheck.url}/criteria`], ["002", `${agentVerdict.url}/docs/AGENT_VERDICT.json`]] as const) {
+      const drafted = await draftListingFromUrl(url, { allowHosts: allowHosts.split(",") });
+      if (!drafted.ok) throw new Error(`the ${key} product's document at ${url} did not draft: ${drafted.detail}`);
+      const unpriced = drafted.draft.endpoints.filter((e) => e.payable && !e.pricing?.machine).map((e) => `${e.method} ${e.path}`);
+      if (unpriced.length) throw new Error(`the ${key} product's draft has no machine price for ${unpriced.join(", ")}: ${drafted.warnings.join(" ")}`);
+      productDocuments[key] = drafted.draft;
+    }
+  });
 
   const handle = await openDatabase({ pgliteDir: path.join(dataDir, "pglite") });
   // Everything below (seeding included) goes through this one handle; the folder is closed again
@@ -224,6 +233,26 @@ function sourceStamp(): string {
     if (fs.existsSync(path.join(root, f))) h.update(`${f}:${fs.statSync(path.join(root, f)).mtimeMs}\n`);
   }
   return h.digest("hex");
+}
+
+/**
+ * Serve `GET /api/facilitator/supported` (lib/chain/facilitator.ts `supported`, what the app's route
+ * answers) at the app's own address while `fn` runs, then free the port for the app. Nothing can pay
+ * yet, so verify and settle are 503.
+ */
+async function withSupportedStandIn<T>(host: string, port: number, setup: FacilitatorSetup, fn: () => Promise<T>): Promise<T> {
+  const server = http.createServer((req, res) => {
+    const ok = req.method === "GET" && req.url === "/api/facilitator/supported";
+    res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
+    res.end(JSON.stringify(ok ? supported(setup) : { error: { code: "unavailable", message: "the app is starting" } }));
+  });
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, host, resolve));
+  try {
+    return await fn();
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 }
 
 async function waitFor(url: string, timeoutMs: number) {
