@@ -52,7 +52,7 @@ export function EndpointGrades({ slug, endpoints }: { slug: string; endpoints: E
                 {thin ? (
                   <p className="mt-1 text-sm text-muted" data-testid="trust-thin">
                     Not enough evidence for a grade yet: {e.verdictBecause.join("; ") || "too few observations"} ({e.probes} probe{e.probes === 1 ? "" : "s"} over {e.probeSpanDays} day{e.probeSpanDays === 1 ? "" : "s"}).
-                    {e.label && <span className="ml-1">Provisional: {e.label}.</span>}
+                    {e.label && <span className="ml-1">Early reading: {e.label}.</span>}
                   </p>
                 ) : (
                   <p className="mt-1 text-sm" data-testid="trust-band">{e.label}</p>

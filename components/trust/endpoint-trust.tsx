@@ -31,7 +31,7 @@ export function EndpointTrust({ t, seller = false }: { t: EndpointTrustDetail; s
         <GradeSquare grade={thin ? null : t.grade} />
         <div className="min-w-0 flex-1">
           <p className="text-lg font-semibold" data-testid="trust-band">{thin ? "Not enough evidence for a grade yet" : t.label ?? "Nothing measured yet"}</p>
-          {thin && t.label && <p className="text-sm text-muted">Provisional: {t.label}</p>}
+          {thin && t.label && <p className="text-sm text-muted">Early reading: {t.label}</p>}
           <p className="mt-1 flex flex-wrap items-center gap-2 text-xs text-muted">
             <VerdictChip verdict={t.verdict} />
             {t.outlook.trend && <span>outlook {t.outlook.trend}{t.outlook.recent !== null && t.outlook.baseline !== null && ` (${t.outlook.recent} recent vs ${t.outlook.baseline})`}</span>}
