@@ -50,6 +50,8 @@ test("a duplicate intake warns its owner, and a second owner's copy shows the mo
   await expect(row.getByTestId("overlap").filter({ hasText: secondTitle })).toHaveCount(1);
   // Either link named after the first listing (its own row's, or the mirror's overlap note) opens it.
   await page.getByRole("table").getByRole("link", { name: title, exact: true }).first().click();
-  await expect(page.getByTestId("overlap")).toContainText(secondTitle);
-  await expect(page.getByTestId("overlap")).toContainText("the same base URL");
+  // The listing may overlap more than one (the demo lists the same fixture seller): the mirror's note.
+  const note = page.getByTestId("overlap").filter({ hasText: secondTitle });
+  await expect(note).toHaveCount(1);
+  await expect(note).toContainText("the same base URL");
 });
