@@ -61,6 +61,7 @@ import { startFundedChain } from "@/test/chain";
 import { createTestDatabase } from "@/test/db";
 import { createTestOrganization } from "@/test/ledger";
 import { serveRoutes } from "@/test/route-server";
+import { intFlag, pct } from "./args";
 import { routerCallRoute } from "@/test/router-routes";
 
 const HOUSE_KEY = keccak256(toHex("tollgate bench canary house wallet")) as Hex;
@@ -71,22 +72,11 @@ const CAPS = { day: 10n ** 15n, listing: 10n ** 12n };
 
 function args() {
   const a = process.argv.slice(2);
-  const get = (flag: string, dflt: number, min: number) => {
-    const i = a.findIndex((x) => x === flag || x.startsWith(`${flag}=`));
-    if (i < 0) return dflt;
-    const v = a[i].includes("=") ? a[i].split("=")[1] : a[i + 1];
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new Error(`${flag} takes an integer ≥ ${min}`);
-    return n;
-  };
+  const get = (flag: string, dflt: number, min: number) => intFlag(a, flag, dflt, min);
   const listings = get("--listings", 200, 1);
   return { listings, block: Math.min(get("--block", 20, 1), listings), warmup: get("--warmup", 5, 0) };
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
-};
 const ms = (x: number) => x.toFixed(2);
 const slugOf = (i: number) => `bench-${String(i).padStart(4, "0")}`;
 

@@ -20,6 +20,7 @@
  * Last line: RESULT queue_vs_pgboss_ratio <median ours/pg-boss jobs/s at 4 workers>.
  */
 import crypto from "node:crypto";
+import { pct } from "./args";
 import { openDatabase, type DatabaseHandle } from "@/lib/db";
 import { migrate } from "@/lib/migrate";
 import { configureQueue } from "@/lib/queue/config";
@@ -52,10 +53,6 @@ function args() {
   return { jobs: get("--jobs", 20_000), batch: get("--batch", 100), rounds: get("--rounds", 3) };
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
-};
 
 async function seedOurs(h: DatabaseHandle, n: number, tag: string): Promise<void> {
   await h.query(

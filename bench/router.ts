@@ -48,29 +48,19 @@ import { startFundedChain } from "@/test/chain";
 import { createTestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
 import { serveRoutes } from "@/test/route-server";
+import { intFlag, pct } from "./args";
 import { routerCallRoutes } from "@/test/router-routes";
 
 const PRICE = 10_000n; // 0.01 USDC, the paid sellers' default
 
 function args() {
   const a = process.argv.slice(2);
-  const get = (flag: string, dflt: number, min: number) => {
-    const i = a.findIndex((x) => x === flag || x.startsWith(`${flag}=`));
-    if (i < 0) return dflt;
-    const v = a[i].includes("=") ? a[i].split("=")[1] : a[i + 1];
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new Error(`${flag} takes an integer ≥ ${min}`);
-    return n;
-  };
+  const get = (flag: string, dflt: number, min: number) => intFlag(a, flag, dflt, min);
   const calls = get("--calls", 1000, 1);
   const block = get("--block", 50, 1);
   return { calls, block: Math.min(block, calls), warmup: get("--warmup", 20, 0), sync: a.includes("--sync") };
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
-};
 const ms = (x: number) => x.toFixed(2);
 
 /** The seller, in its own process: `--seller <rpcUrl> <payTo> <otherPayTo>`; sends its port back. */
