@@ -98,14 +98,9 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
     query: async <T,>(sql: string, params: unknown[] = [], opts?: QueryOptions) => (await pool.query(queryConfig(sql, params, opts))).rows as T[],
     session: async (fn) => {
       const client = await pool.connect();
-      // A checked-out client whose server goes away (a restart) emits 'error'; without a listener
-      // that is an uncaught exception. Record it, and hand the client back as broken so the pool
-      // discards it instead of reusing a dead connection.
+      // A server going away under this client is returnDeadClients' (it hands the client back at
+      // once). A query that failed on a dead connection without that event hands it back as broken.
       let broken: Error | undefined;
-      const onError = (err: Error) => {
-        broken = err;
-      };
-      client.on("error", onError);
       try {
         return await fn({
           exec: async (sql) => {
@@ -117,7 +112,6 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
         broken ??= err instanceof Error && /terminat|connection/i.test(err.message) ? err : undefined;
         throw err;
       } finally {
-        client.off("error", onError);
         client.release(broken);
       }
     },
