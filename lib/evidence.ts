@@ -125,3 +125,16 @@ export interface ProbeEvidence {
   endpointDocs?: EndpointDocsEvidence[];
   findings: Finding[];
 }
+
+/**
+ * A `probe_evidence.evidence` value, read back. An analysis stores the probe evidence alone (its settle
+ * and liveness facts come from the ledger at scoring time); the demo's fixture shapes store the whole
+ * readiness evidence they were scored with, facts included. Both read back the same way here.
+ */
+export function splitStoredEvidence(json: unknown): { probe: ProbeEvidence | null; settle: unknown; liveness: unknown } {
+  if (json && typeof json === "object" && "probe" in json) {
+    const j = json as { probe: ProbeEvidence; settle?: unknown; liveness?: unknown };
+    return { probe: j.probe, settle: j.settle, liveness: j.liveness };
+  }
+  return { probe: (json as ProbeEvidence) ?? null, settle: undefined, liveness: undefined };
+}

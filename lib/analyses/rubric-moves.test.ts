@@ -20,11 +20,14 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function storeResult(listingId: string, document: ListingDocument, opts: { evidence: boolean; version: string; createdAt: Date }) {
+async function storeResult(listingId: string, document: ListingDocument, opts: { evidence: boolean; version: string; createdAt: Date; withFacts?: boolean }) {
   let evidenceId: string | null = null;
   if (opts.evidence) {
     evidenceId = `ev_${listingId}_${opts.createdAt.getTime()}`;
-    await rows(t, `INSERT INTO "probe_evidence" ("id", "listingId", "vantage", "probedAt", "ok", "evidence") VALUES ($1, $2, 'local', $3, true, $4::jsonb)`, evidenceId, listingId, TEST_NOW, JSON.stringify(fullEvidence(document).probe));
+    const full = fullEvidence(document);
+    // An analysis stores the probe alone; the demo's fixture shapes store the facts they were scored with too.
+    const stored = opts.withFacts ? full : full.probe;
+    await rows(t, `INSERT INTO "probe_evidence" ("id", "listingId", "vantage", "probedAt", "ok", "evidence") VALUES ($1, $2, 'local', $3, true, $4::jsonb)`, evidenceId, listingId, TEST_NOW, JSON.stringify(stored));
   }
   await rows(
     t,
@@ -42,11 +45,13 @@ describe("rubricMoves", () => {
     const a = await seedListing(t.prisma, org.id, machineOnly);
     const b = await seedListing(t.prisma, org.id, complete);
     const c = await seedListing(t.prisma, org.id, fullListing({ slug: "unprobed" }));
+    const d = await seedListing(t.prisma, org.id, complete);
     // An older result with another document must not be the one read.
     await storeResult(a, complete, { evidence: true, version: "readiness/1.0.0", createdAt: new Date("2026-11-01T00:00:00Z") });
     await storeResult(a, machineOnly, { evidence: true, version: "readiness/1.1.0", createdAt: new Date("2026-12-01T00:00:00Z") });
     await storeResult(b, complete, { evidence: true, version: "readiness/1.0.0", createdAt: new Date("2026-12-01T00:00:00Z") });
     await storeResult(c, fullListing({ slug: "unprobed" }), { evidence: false, version: "readiness/1.0.0", createdAt: new Date("2026-12-01T00:00:00Z") });
+    await storeResult(d, complete, { evidence: true, withFacts: true, version: "readiness/1.1.0", createdAt: new Date("2026-12-01T00:00:00Z") });
 
     const moves = await rubricMoves(t, { from: "1.0.0", to: "1.1.0", now: TEST_NOW });
     expect(moves.from).toBe("readiness/1.0.0");
@@ -63,10 +68,14 @@ describe("rubricMoves", () => {
     expect(still).toMatchObject({ delta: 0, rules: [], provisional: false });
     expect(still.from.total).toBe(still.to.total);
     expect(bySlug.get(c)!.provisional).toBe(true);
+    // The ledger knows nothing of b (no health samples): H2 earns 0. d's stored facts say healthy.
+    const h2 = (id: string) => moves.listings.find((l) => l.listingId === id)!;
+    expect(h2(d).to.total).toBeGreaterThan(h2(b).to.total);
+    expect(h2(d)).toMatchObject({ delta: 0, provisional: false });
     expect(moves.moved).toBe(1);
 
     const text = formatMoves(moves);
-    expect(text).toContain("readiness/1.0.0 → readiness/1.1.0: 1 of 3 listings move");
+    expect(text).toContain("readiness/1.0.0 → readiness/1.1.0: 1 of 4 listings move");
     expect(text).toMatch(/P1: fail 0 → pass 6 {2}1 of 1 payable endpoints publish a price or quote/);
     expect(text).toContain("(no probe evidence)");
   });

@@ -10,6 +10,7 @@
  * Both sides are scored here from identical inputs, so every difference is the rubric's.
  */
 import type { ListingDocument } from "@/lib/listing-document/document";
+import { splitStoredEvidence } from "@/lib/evidence";
 import { ledgerFactsForScoring } from "@/lib/facts/aggregate";
 import { checkReadinessEvidence } from "@/lib/scoring/readiness/evidence";
 import { scoreReadiness } from "@/lib/scoring/readiness/engine";
@@ -72,9 +73,10 @@ export async function rubricMoves(client: Client, opts: { from: string; to: stri
   );
   const listings: ListingMove[] = [];
   for (const row of latest.sort((a, b) => a.slug.localeCompare(b.slug))) {
-    const probe = row.provisional || row.evidence === null ? null : row.evidence;
-    const facts = await ledgerFactsForScoring(client, row.listingId, now);
-    const evidence = probe === null ? null : checkReadinessEvidence({ probe, ...facts });
+    const stored = row.provisional || row.evidence === null ? null : splitStoredEvidence(row.evidence);
+    // Facts stored beside the probe (the demo's fixture shapes) are the ones that result was scored with.
+    const facts = stored?.settle && stored.liveness ? { settle: stored.settle, liveness: stored.liveness } : await ledgerFactsForScoring(client, row.listingId, now);
+    const evidence = stored?.probe ? checkReadinessEvidence({ probe: stored.probe, ...facts }) : null;
     if (evidence && !evidence.ok) throw new Error(`listing ${row.slug}: stored evidence is invalid at ${evidence.errors[0].pointer}: ${evidence.errors[0].message}`);
     const input = evidence ? evidence.value : null;
     const a = scoreReadiness(row.document, input, from, { now });
@@ -112,7 +114,7 @@ export function formatMoves(m: RubricMoves): string {
   const lines = [`${m.from} → ${m.to}: ${m.moved} of ${m.listings.length} listings move (same inputs on both sides)`, ""];
   for (const l of m.listings) {
     const sign = l.delta > 0 ? `+${l.delta}` : l.delta === 0 ? "±0" : String(l.delta);
-    lines.push(`${l.slug.padEnd(32)} ${String(l.from.total).padStart(3)} ${l.from.band.padEnd(10)} → ${String(l.to.total).padStart(3)} ${l.to.band.padEnd(10)} ${sign.padStart(4)}${l.provisional ? "  (no probe evidence)" : ""}`);
+    lines.push(`${l.slug.padEnd(32)} ${String(l.from.total).padStart(3)} ${l.from.band.padEnd(15)} → ${String(l.to.total).padStart(3)} ${l.to.band.padEnd(15)} ${sign.padStart(4)}${l.provisional ? "  (no probe evidence)" : ""}`);
     for (const r of l.rules) lines.push(`    ${r.id}: ${r.from ? `${r.from.status} ${points(r.from.earned)}` : "(new rule)"} → ${r.to.status} ${points(r.to.earned)}  ${r.reason}`);
   }
   return lines.join("\n") + "\n";

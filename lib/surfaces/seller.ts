@@ -9,7 +9,7 @@ import { ACTIVE_STATES } from "@/lib/queue/enqueue-analysis";
 import { RUBRIC_NOTICE_TEXT } from "@/lib/analyses/store-result";
 import { listingToDocument } from "@/lib/listings/document-mapping";
 import type { ListingDocument } from "@/lib/listing-document/document";
-import type { ProbeEvidence } from "@/lib/evidence";
+import { splitStoredEvidence, type ProbeEvidence } from "@/lib/evidence";
 import type { DimensionResult, Improvement, RuleResult, TriggeredCap } from "@/lib/scoring/readiness/types";
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
 import type { AdvisedImprovement } from "@/lib/analyses/advice";
@@ -57,14 +57,6 @@ export function resolvePointer(root: unknown, pointer: string): unknown {
 }
 
 /** A stored evidence JSON is either the probe alone (analysis queue) or {probe, settle, liveness} (demo seed). */
-function splitEvidence(json: unknown): { probe: ProbeEvidence | null; settle: unknown; liveness: unknown } {
-  if (json && typeof json === "object" && "probe" in json) {
-    const j = json as { probe: ProbeEvidence; settle?: unknown; liveness?: unknown };
-    return { probe: j.probe, settle: j.settle, liveness: j.liveness };
-  }
-  return { probe: (json as ProbeEvidence) ?? null, settle: undefined, liveness: undefined };
-}
-
 export async function sellerReport(userId: string | null, listingId: string, now = new Date()): Promise<SellerReport> {
   const prisma = await db();
   await requireListingAccess(userId, listingId, { client: prisma });
@@ -84,7 +76,7 @@ export async function sellerReport(userId: string | null, listingId: string, now
     prisma.analysis.findFirst({ where: { listingId }, orderBy: { createdAt: "desc" }, select: { id: true, state: true, error: true, finishedAt: true } }),
   ]);
   const evidenceRow = current?.evidenceId ? await prisma.probeEvidence.findUnique({ where: { id: current.evidenceId } }) : null;
-  const ev = evidenceRow ? splitEvidence(evidenceRow.evidence) : { probe: null, settle: undefined, liveness: undefined };
+  const ev = evidenceRow ? splitStoredEvidence(evidenceRow.evidence) : { probe: null, settle: undefined, liveness: undefined };
   const root = { listing: current?.document ?? null, probe: ev.probe, settle: ev.settle, liveness: ev.liveness };
 
   let result: ReportResult | null = null;
