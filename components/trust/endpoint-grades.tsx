@@ -43,7 +43,7 @@ export function EndpointGrades({ slug, endpoints }: { slug: string; endpoints: E
         {endpoints.map((e) => {
           const thin = e.verdict === "insufficient_evidence";
           return (
-            <li key={e.endpointId} className="flex flex-wrap items-start gap-3 p-3">
+            <li key={e.endpointId} className="flex flex-wrap items-start gap-3 p-3" data-testid="endpoint-grade" data-endpoint={`${e.method} ${e.path}`}>
               <GradeSquare grade={thin ? null : e.grade} />
               <div className="min-w-0 flex-1">
                 <Link href={`/listings/${slug}/trust/${e.endpointId}`} className="flex flex-wrap items-center gap-2 hover:underline">
