@@ -100,12 +100,12 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
  * among comparable endpoints, and USD per KiB of valid output. Beside the grade, never inside it.
  */
 export function valueSentences(v: EndpointValueView): { price: string; perKib: string; comparable: boolean; measured: boolean } {
-  const rule = `${v.peerRule.checks.join(" and ")} passing at least ${Math.round(v.peerRule.minRate * 100)}% of the time`;
+  const rule = `${v.peerRule.checks.join(" and ")} pass rates of at least ${Math.round(v.peerRule.minRate * 100)}%`;
   let price: string;
   if (v.priceUsd === null) price = "No listed USD price to compare.";
   else if (v.category === null) price = `${usd(v.priceUsd)} per call; the listing names no category, so there are no comparable endpoints.`;
-  else if (v.pricePercentile === null) price = `${usd(v.priceUsd)} per call. Not enough comparable endpoints yet: no other ${v.category} endpoint has ${rule}.`;
-  else price = `${usd(v.priceUsd)} per call: ${percentileLabel(v.pricePercentile)} among ${plural(v.peers, `comparable ${v.category} endpoint`)} (${rule}).`;
+  else if (v.pricePercentile === null) price = `${usd(v.priceUsd)} per call. Not enough comparable endpoints: no other ${v.category} endpoint has ${rule} yet.`;
+  else price = `${usd(v.priceUsd)} per call: ${percentileLabel(v.pricePercentile)} among ${plural(v.peers, `comparable ${v.category} endpoint`)} (with ${rule}).`;
   let perKib: string;
   if (v.samples === 0) perKib = `No paid sample judged yet${v.unpriced ? ` (${plural(v.unpriced, "sample")} paid in another asset than listed)` : ""}, so no USD per KiB of valid output.`;
   else if (v.usdPerValidKib === null) perKib = `No valid output in ${plural(v.samples, "paid sample")} yet, so no USD per KiB of valid output.`;

@@ -185,10 +185,10 @@ describe("the value metrics beside the grade", () => {
     expect(x.score).toBe((await readEndpointTrust(t.prisma, subject.id, x.endpointId, { now: NOW }))!.score);
 
     // What the pages say.
-    expect(valueSentences(x.value).price).toBe(`$0.01 per call: the dearest among 1 comparable ${category} endpoint (R4 and R5 passing at least 80% of the time).`);
+    expect(valueSentences(x.value).price).toBe(`$0.01 per call: the dearest among 1 comparable ${category} endpoint (with R4 and R5 pass rates of at least 80%).`);
     expect(valueSentences(x.value).perKib).toBe("$0.02 per KiB of valid output, over 2 paid samples (1 valid; an invalid output still costs).");
     expect(valueSentences(y.value).perKib).toBe("No paid sample judged yet, so no USD per KiB of valid output.");
-    expect(valueSentences(peerX.value).price).toBe(`$0.005 per call. Not enough comparable endpoints yet: no other ${category} endpoint has R4 and R5 passing at least 80% of the time.`);
+    expect(valueSentences(peerX.value).price).toBe(`$0.005 per call. Not enough comparable endpoints: no other ${category} endpoint has R4 and R5 pass rates of at least 80% yet.`);
     const [inv] = await readListingTrust(t.prisma, invalid.id, { now: NOW });
     expect(valueSentences(inv.value).perKib).toBe("No valid output in 1 paid sample yet, so no USD per KiB of valid output.");
   });
