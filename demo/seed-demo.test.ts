@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearSeededEvidence, queueDemoAnalyses, seedDemo, SHAPES } from "@/demo/seed-demo";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { readListingTrust } from "@/lib/catalog/trust";
 
 // The fixture sellers' origin used below is on the probe's allow-list, as npm run demo arranges.
 process.env.TOLLGATE_PROBE_ALLOW_HOSTS = "127.0.0.1:4020";
@@ -87,5 +88,22 @@ describe("demo seed", () => {
     await t.prisma.listing.update({ where: { id: old.id }, data: { source: "fixture:agent-verdict" } });
     await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
     expect((await t.prisma.listing.findUniqueOrThrow({ where: { id: old.id } })).publicationState).toBe("archived");
+  });
+
+  it("fabricates no trust history, and every endpoint of every published listing still reads a trust verdict (insufficient evidence until probes and canary samples come)", async () => {
+    await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
+    // Trust observations come only from the monitor's probes, analyses and canary samples.
+    expect(await t.prisma.trustObservation.count()).toBe(0);
+    const published = await t.prisma.listing.findMany({ where: { publicationState: "published" }, include: { endpoints: { orderBy: { position: "asc" } } } });
+    expect(published.length).toBeGreaterThanOrEqual(SHAPES.length + 3);
+    for (const l of published) {
+      const trust = await readListingTrust(t.prisma, l.id);
+      expect(trust.map((e) => e.endpointId), l.title).toEqual(l.endpoints.map((e) => e.id));
+      for (const e of trust) {
+        expect(e).toMatchObject({ verdict: "insufficient_evidence", probes: 0, grade: null, lastPaidAt: null });
+        expect(e.verdictBecause.length).toBeGreaterThan(0);
+        expect(e.value.samples).toBe(0);
+      }
+    }
   });
 });

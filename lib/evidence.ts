@@ -102,6 +102,9 @@ export interface EndpointDocsEvidence {
   example: boolean;
 }
 
+/** Trust H4: the ownership proofs kept from one `/.well-known/x402`; more are dropped (the probe) or ignored (the reader). */
+export const MAX_OWNERSHIP_PROOFS = 16;
+
 /** Probe evidence formats this code reads. 2 adds `endpointDocs` (D3 in readiness/1.1.0). */
 export const PROBE_EVIDENCE_VERSIONS = [1, 2] as const;
 export type ProbeEvidenceVersion = (typeof PROBE_EVIDENCE_VERSIONS)[number];
@@ -119,8 +122,12 @@ export interface ProbeEvidence {
   logo: (ResourceEvidence & { isImage: boolean }) | null;
   /** D1 */
   docs: ResourceEvidence | null;
-  /** D4: the first machine-readable discovery document found. */
-  discovery: (ResourceEvidence & { kind: "well-known-x402" | "openapi" | null }) | null;
+  /**
+   * D4: the first machine-readable discovery document found. `ownershipProofs` (trust H4) is set only
+   * when that document is the operator's own `/.well-known/x402` (its path at the baseUrl's origin):
+   * its `ownershipProofs` strings that are hex signatures, as written ([] when it lists none).
+   */
+  discovery: (ResourceEvidence & { kind: "well-known-x402" | "openapi" | null; ownershipProofs?: string[] }) | null;
   /** D3: one entry per endpoint that declares a docsUrl (version 2 onwards). */
   endpointDocs?: EndpointDocsEvidence[];
   findings: Finding[];

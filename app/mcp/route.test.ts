@@ -3,16 +3,20 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createApiKey } from "@/lib/apikeys";
 import { createTestListing } from "@/test/ledger";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
+import { recordSampleObservations } from "@/lib/trust/observe";
 import { POST } from "./route";
 
 let t: TestDatabase;
 let secret: string;
+const audio: Record<string, string> = {};
 
 beforeAll(async () => {
   t = await createTestDatabase();
   const admin = (await t.prisma.user.create({ data: { name: "Admin", role: "admin" } })).id;
   secret = (await createApiKey({ actorId: admin, name: "mcp" })).secret;
   await createTestListing(t.prisma, { title: "Summarise documents", shortDescription: "Summaries of long PDFs" });
+  audio.honest = await createTestListing(t.prisma, { title: "Transcribe audio", rankScore: 0.5 });
+  audio.overcharger = await createTestListing(t.prisma, { title: "Transcribe audio", rankScore: 0.9 });
   await runRankSweep();
 });
 afterAll(async () => {
@@ -67,5 +71,40 @@ describe("/mcp (stateless Streamable HTTP)", () => {
     const r = await call("select_services", { task: "x", limit: 500 }, { authorization: `Bearer ${secret}` });
     expect(r.body.result.isError).toBe(true);
     expect(JSON.parse(r.body.result.content[0].text).error.details[0].pointer).toBe("/limit");
+  });
+
+  it("select_services leaves out an endpoint whose trust verdict is avoid only when filters.excludeAvoid is true, and describes the filter", async () => {
+    const tools = await rpc("tools/list", {});
+    const select = tools.body.result.tools.find((x: { name: string }) => x.name === "select_services");
+    expect(select.description).toMatch(/excludeAvoid/);
+    expect(select.inputSchema.properties.filters.properties.excludeAvoid).toMatchObject({ type: "boolean" });
+
+    // A completed canary sample charged twice what it was quoted: H5 fails and the overcharge gate says avoid.
+    const ep = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: audio.overcharger }, orderBy: { position: "asc" } });
+    const run = await t.prisma.canaryRun.create({ data: { listingId: audio.overcharger, trigger: "schedule", requestedBy: "test" } });
+    const payTo = "0x63aA5960943865e7d57FDdF0D899eE36B6D2046E";
+    const usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+    const sample = await t.prisma.canarySample.create({
+      data: {
+        runId: run.id, listingId: audio.overcharger, endpointId: ep.id, method: ep.method, path: ep.path, state: "completed", completedAt: new Date(),
+        listedAmount: "10000", quotedAmount: "10000", quotedPayTo: payTo, quotedAsset: usdc, quotedNetwork: "eip155:8453",
+        authorizationNonce: "0x" + "cd".repeat(32), paymentStatus: "settled", transactionId: "0x" + "ab".repeat(32), chainAmount: "20000", chainTo: payTo, chainNetwork: "eip155:8453", chainAsset: usdc, blockNumber: 7n,
+        httpStatus: 200, ttlbMs: 300, responseBytes: 20, contentType: "application/json", schemaValid: true, outcome: "broken", reason: "overcharged",
+      },
+    });
+    await t.prisma.$transaction((db) => recordSampleObservations(db, sample.id, null));
+
+    const auth = { authorization: `Bearer ${secret}` };
+    const ids = async (args: unknown) => {
+      const r = await call("select_services", args, auth);
+      expect(r.body.result.isError).toBeUndefined();
+      return r.body.result.structuredContent.items.map((i: { id: string }) => i.id);
+    };
+    const all = await ids({ task: "transcribe audio" });
+    expect([...all].sort()).toEqual([audio.honest, audio.overcharger].sort());
+    expect(await ids({ task: "transcribe audio", filters: { excludeAvoid: false } })).toEqual(all);
+    expect(await ids({ task: "transcribe audio", filters: { excludeAvoid: true } })).toEqual([audio.honest]);
+    const bad = await call("select_services", { task: "transcribe audio", filters: { excludeAvoid: "yes" } }, auth);
+    expect(bad.body.result.isError).toBe(true);
   });
 });

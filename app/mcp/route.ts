@@ -4,6 +4,7 @@
  * - `search_catalog`: keyless search, relevance only (the same as /ard/search).
  * - `select_services`: the /router/select shortlist; needs an API key sent as this HTTP request's
  *   `Authorization: Bearer tg_…` header, and honours `Catalog-Api-Version` like the route does.
+ *   `filters.excludeAvoid` leaves out endpoints whose trust verdict is avoid, as on the route.
  * The tools call the same lib functions as the HTTP routes, with the same validation.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -58,10 +59,18 @@ function catalogServer(req: Request): McpServer {
     {
       title: "Select services for a task",
       description:
-        "A shortlist of payable services for a task, best first, each with the endpoint to call, its price, relevance and rankScore. Needs a Tollgate API key in this MCP request's Authorization header (Bearer tg_…).",
+        "A shortlist of payable services for a task, best first, each with the endpoint to call, its price, relevance and rankScore. Needs a Tollgate API key in this MCP request's Authorization header (Bearer tg_…). " +
+        "Set filters.excludeAvoid to true to leave out services whose endpoint's trust grade verdict is avoid (an overcharge, a wrong payee, a charge without delivery, or an F with enough evidence); off by default, and it never changes the order.",
       inputSchema: {
         task: z.string().describe("The task, in words (1–500 characters)"),
-        filters: z.object({ network: z.string().optional(), maxPrice: z.union([z.string(), z.number()]).optional(), method: z.string().optional() }).optional(),
+        filters: z
+          .object({
+            network: z.string().optional().describe("The endpoint's price network (CAIP-2, e.g. eip155:8453)"),
+            maxPrice: z.union([z.string(), z.number()]).optional().describe("USD per call at most"),
+            method: z.string().optional().describe("GET, POST, PUT, PATCH or DELETE"),
+            excludeAvoid: z.boolean().optional().describe("Leave out endpoints whose trust verdict is avoid (default false)"),
+          })
+          .optional(),
         limit: z.number().int().optional(),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },

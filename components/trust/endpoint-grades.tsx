@@ -2,10 +2,11 @@
  * Each endpoint's trust grade on the public listing page (docs/TRUST.md, issue #21 "Where it shows"):
  * grade and band ("B, 78–86, medium confidence"), verdict, outlook and watch, linked to the endpoint's
  * trust page. An endpoint with too few observations says so (`insufficient_evidence`) instead of a
- * grade. Separate from readiness: the trust grade never enters readiness or rank.
+ * grade. The value metrics sit below each grade, labelled as not part of it. Separate from readiness: the trust grade never enters readiness or rank.
  */
 import Link from "next/link";
 import type { EndpointTrustSummary } from "@/lib/catalog/trust-view";
+import { ValueMetrics } from "./value-metrics";
 
 export const VERDICT_STYLE: Record<string, { label: string; className: string }> = {
   ok: { label: "ok", className: "bg-emerald-100 text-emerald-800" },
@@ -42,7 +43,7 @@ export function EndpointGrades({ slug, endpoints }: { slug: string; endpoints: E
         {endpoints.map((e) => {
           const thin = e.verdict === "insufficient_evidence";
           return (
-            <li key={e.endpointId} className="flex flex-wrap items-start gap-3 p-3">
+            <li key={e.endpointId} className="flex flex-wrap items-start gap-3 p-3" data-testid="endpoint-grade" data-endpoint={`${e.method} ${e.path}`}>
               <GradeSquare grade={thin ? null : e.grade} />
               <div className="min-w-0 flex-1">
                 <Link href={`/listings/${slug}/trust/${e.endpointId}`} className="flex flex-wrap items-center gap-2 hover:underline">
@@ -63,6 +64,7 @@ export function EndpointGrades({ slug, endpoints }: { slug: string; endpoints: E
                   {e.watch && <span className="rounded bg-amber-50 px-1.5 py-0.5 font-medium text-amber-900" title={e.watchBecause.join("; ")}>watch</span>}
                   {e.flags.map((f) => <span key={f} className="rounded bg-red-50 px-1.5 py-0.5 font-mono text-red-800">{f}</span>)}
                 </p>
+                <ValueMetrics value={e.value} compact />
               </div>
               <Link href={`/listings/${slug}/trust/${e.endpointId}`} className="self-center text-xs text-brand underline">details</Link>
             </li>

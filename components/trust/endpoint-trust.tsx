@@ -7,6 +7,7 @@
 import type { EndpointTrustDetail } from "@/lib/catalog/trust-view";
 import { GradeSquare, VerdictChip } from "./endpoint-grades";
 import { TrustHistoryChart } from "./trust-history-chart";
+import { ValueMetrics } from "./value-metrics";
 
 const pct = (r: number | null) => (r === null ? "–" : `${Math.round(r * 1000) / 10}%`);
 
@@ -46,6 +47,8 @@ export function EndpointTrust({ t, seller = false }: { t: EndpointTrustDetail; s
           </p>
         </div>
       </section>
+
+      <ValueMetrics value={t.value} />
 
       {seller && (
         <section aria-labelledby="fix-h" className="rounded-xl border border-amber-200 bg-amber-50 p-4">

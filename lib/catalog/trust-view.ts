@@ -30,6 +30,27 @@ export interface EndpointTrustSummary {
   probes: number;
   probeSpanDays: number;
   lastPaidAt: string | null;
+  /** The value metrics, shown beside the grade and never inside it (docs/spec/trust-rubric.md `value`). */
+  value: EndpointValueView;
+}
+
+export interface EndpointValueView {
+  /** The listed USD per call (a dynamic price at its maximum); null when the listing gives none. */
+  priceUsd: number | null;
+  category: string | null;
+  /** Where the price sits among the peers, 0 (cheapest) to 100 (dearest); null with no peer. */
+  pricePercentile: number | null;
+  /** Comparable endpoints: same category, passing the rubric's peer rule. */
+  peers: number;
+  /** USD paid per KiB of valid output over the paid samples; null with no valid output yet. */
+  usdPerValidKib: number | null;
+  /** Paid samples whose output was judged, and how many of them were valid. */
+  samples: number;
+  validSamples: number;
+  /** Paid samples that could not be valued in USD (paid in another asset than listed). */
+  unpriced: number;
+  /** The rubric's peer rule (`value.price_percentile_among`): the checks and the pass rate a peer needs. */
+  peerRule: { checks: string[]; minRate: number };
 }
 
 export interface HistoryPoint {
@@ -53,6 +74,43 @@ export interface EndpointTrustDetail extends EndpointTrustSummary {
   history: HistoryPoint[];
   /** The failing checks with the most weight lost first (weight × fail share), for the seller. */
   fixFirst: Array<{ id: string; title: string; dimension: string; weight: number; rate: number; lost: number; gate: string | null }>;
+}
+
+/** "the 40th percentile" wording: 0 → cheapest, 100 → dearest, else an ordinal. */
+export function percentileLabel(p: number): string {
+  if (p === 0) return "the cheapest";
+  if (p === 100) return "the dearest";
+  const n = Math.round(p);
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" } as Record<number, string>)[n % 10] ?? "th";
+  return `the ${n}${suffix} percentile`;
+}
+
+/** USD per KiB with enough digits to tell small prices apart ("$0.0049"). */
+export function usdPerKibLabel(v: number): string {
+  if (v === 0) return "$0";
+  if (v >= 1) return `$${v.toFixed(2)}`;
+  return `$${Number(v.toPrecision(2))}`;
+}
+
+const usd = (v: number) => `$${v.toLocaleString("en-US", { maximumFractionDigits: 8 })}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The two value metrics as the pages say them, each with its honest empty state: the price's place
+ * among comparable endpoints, and USD per KiB of valid output. Beside the grade, never inside it.
+ */
+export function valueSentences(v: EndpointValueView): { price: string; perKib: string; comparable: boolean; measured: boolean } {
+  const rule = `${v.peerRule.checks.join(" and ")} pass rates of at least ${Math.round(v.peerRule.minRate * 100)}%`;
+  let price: string;
+  if (v.priceUsd === null) price = "No listed USD price to compare.";
+  else if (v.category === null) price = `${usd(v.priceUsd)} per call; the listing names no category, so there are no comparable endpoints.`;
+  else if (v.pricePercentile === null) price = `${usd(v.priceUsd)} per call. Not enough comparable endpoints: no other ${v.category} endpoint has ${rule} yet.`;
+  else price = `${usd(v.priceUsd)} per call: ${percentileLabel(v.pricePercentile)} among ${plural(v.peers, `comparable ${v.category} endpoint`)} (with ${rule}).`;
+  let perKib: string;
+  if (v.samples === 0) perKib = `No paid sample judged yet${v.unpriced ? ` (${plural(v.unpriced, "sample")} paid in another asset than listed)` : ""}, so no USD per KiB of valid output.`;
+  else if (v.usdPerValidKib === null) perKib = `No valid output in ${plural(v.samples, "paid sample")} yet, so no USD per KiB of valid output.`;
+  else perKib = `${usdPerKibLabel(v.usdPerValidKib)} per KiB of valid output, over ${plural(v.samples, "paid sample")} (${v.validSamples} valid; an invalid output still costs).`;
+  return { price, perKib, comparable: v.pricePercentile !== null, measured: v.usdPerValidKib !== null };
 }
 
 /** "B, 78–86, medium confidence" (the issue's wording); without the band: "B, 81". */

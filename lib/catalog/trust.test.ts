@@ -12,7 +12,8 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedOwner } from "@/test/analyses";
 import { fullEndpoint, fullListing } from "@/test/readiness";
 import { challenge, NOW, probed, USDC } from "@/test/trust";
-import { bandLabel, readEndpointTrust, readListingTrust, readListingTrustDetails } from "./trust";
+import { bandLabel, readEndpointTrust, readListingTrust, readListingTrustDetails, valueSentences } from "./trust";
+import { recordSampleObservations } from "@/lib/trust/observe";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -25,14 +26,16 @@ afterAll(async () => {
 const DOMAINS = new Map<string, DomainRead>([[domainKey("eip155:8453", USDC, "USD Coin", "2"), { ok: true, matches: true, expected: "0xaa", onChain: "0xaa" }]]);
 const hoursAgo = (h: number) => new Date(Date.parse(NOW) - h * 3_600_000).toISOString();
 
-function doc(): ListingDocument {
-  const ep = (path: string) => fullEndpoint({ method: "POST", path, pricing: { label: "$0.01", usd: "0.01", machine: { amount: "10000", asset: USDC, network: "eip155:8453", decimals: 6 }, mode: "fixed", dynamic: null } });
-  return fullListing({ slug: `trust-ui-${Math.random().toString(36).slice(2, 8)}`, baseUrl: "https://api.example.com", endpoints: [ep("/v1/x"), ep("/v1/y")] });
+function doc(over: { category?: string; usd?: string; amount?: string } = {}): ListingDocument {
+  const usd = over.usd ?? "0.01";
+  const amount = over.amount ?? "10000";
+  const ep = (path: string) => fullEndpoint({ method: "POST", path, pricing: { label: `$${usd}`, usd, machine: { amount, asset: USDC, network: "eip155:8453", decimals: 6 }, mode: "fixed", dynamic: null } });
+  return fullListing({ slug: `trust-ui-${Math.random().toString(36).slice(2, 8)}`, baseUrl: "https://api.example.com", endpoints: [ep("/v1/x"), ep("/v1/y")], ...(over.category ? { category: over.category } : {}) });
 }
 
-async function newListing() {
+async function newListing(over: Parameters<typeof doc>[0] = {}) {
   const { org } = await seedOwner(t.prisma);
-  const { id } = await writeListing(doc(), { organizationId: org.id, publicationState: "published" });
+  const { id } = await writeListing(doc(over), { organizationId: org.id, publicationState: "published" });
   await t.prisma.$executeRawUnsafe(`UPDATE "listings" SET "createdAt" = $2::timestamp, "updatedAt" = $2::timestamp WHERE "id" = $1`, id, hoursAgo(60 * 24).replace("Z", ""));
   const eps = await t.prisma.endpoint.findMany({ where: { listingId: id }, orderBy: { position: "asc" } });
   return { id, x: eps[0].id, y: eps[1].id };
@@ -126,5 +129,82 @@ describe("the listing's trust read model", () => {
     expect(bandLabel({ grade: "B", score: 81.2, band: { low: 78.4, high: 86.1, width: 7.7 }, confidence: "medium" })).toBe("B, 78–86, medium confidence");
     expect(bandLabel({ grade: "B", score: 81.2, band: null, confidence: null })).toBe("B, 81");
     expect(bandLabel({ grade: null, score: null, band: null, confidence: null })).toBeNull();
+  });
+});
+
+describe("the value metrics beside the grade", () => {
+  const PAY_TO_ADDR = "0x63aA5960943865e7d57FDdF0D899eE36B6D2046E";
+  let sampleSeq = 0;
+  /** A completed canary sample of the endpoint at `path`, paid `chainAmount` (null: nothing transferred), with its paid observations written. */
+  async function paid(listingId: string, path: string, o: { chainAmount?: string | null; schemaValid?: boolean; bytes?: number; at?: string; asset?: string } = {}) {
+    const ep = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId, path } });
+    const run = await t.prisma.canaryRun.create({ data: { listingId, trigger: "schedule", requestedBy: "test", state: "done", outcome: "verified", finishedAt: new Date(o.at ?? hoursAgo(2)) } });
+    const chainAmount = o.chainAmount === undefined ? "10000" : o.chainAmount;
+    const n = ++sampleSeq;
+    const sample = await t.prisma.canarySample.create({
+      data: {
+        runId: run.id, listingId, endpointId: ep.id, method: ep.method, path: ep.path, state: "completed", completedAt: new Date(o.at ?? hoursAgo(2)),
+        listedAmount: ep.priceAmount, quotedAmount: ep.priceAmount, quotedPayTo: PAY_TO_ADDR, quotedAsset: USDC, quotedNetwork: "eip155:8453",
+        authorizationNonce: "0x" + n.toString(16).padStart(64, "0"), paymentStatus: chainAmount === null ? "failed" : "settled", transactionId: chainAmount === null ? null : "0x" + n.toString(16).padStart(64, "a"),
+        chainAmount, chainTo: chainAmount === null ? null : PAY_TO_ADDR, chainNetwork: chainAmount === null ? null : "eip155:8453", chainAsset: chainAmount === null ? null : (o.asset ?? USDC), blockNumber: chainAmount === null ? null : 7n,
+        httpStatus: 200, ttlbMs: 300, responseBytes: o.bytes ?? 1024, contentType: "application/json", schemaValid: o.schemaValid ?? true, outcome: chainAmount === null || o.schemaValid === false ? "broken" : "pass", reason: chainAmount === null ? "not_settled" : o.schemaValid === false ? "invalid_output" : "ok",
+      },
+    });
+    await t.prisma.$transaction((db) => recordSampleObservations(db, sample.id, null));
+  }
+
+  it("price percentile among same-category peers whose R4 and R5 pass, USD per valid KiB over the samples, and each empty state", async () => {
+    const category = `geo-${Math.random().toString(36).slice(2, 8)}`;
+    const subject = await newListing({ category });
+    // A peer: cheaper, R4 and R5 passing.
+    const cheap = await newListing({ category, usd: "0.005", amount: "5000" });
+    await paid(cheap.id, "/v1/x", { chainAmount: "5000" });
+    await paid(cheap.id, "/v1/x", { chainAmount: "5000" });
+    // Not a peer: R5 fails on every sample (its rate is below the rubric's minimum).
+    const invalid = await newListing({ category, usd: "0.001", amount: "1000" });
+    await paid(invalid.id, "/v1/x", { chainAmount: "1000", schemaValid: false });
+    // Not a peer: another category.
+    const elsewhere = await newListing({ category: `${category}-other`, usd: "0.001", amount: "1000" });
+    await paid(elsewhere.id, "/v1/x", { chainAmount: "1000" });
+    // The subject's /v1/x: one valid KiB and one invalid answer, a cent each; /v1/y never paid.
+    await paid(subject.id, "/v1/x", { chainAmount: "10000", bytes: 1024 });
+    await paid(subject.id, "/v1/x", { chainAmount: "10000", schemaValid: false, bytes: 4096 });
+
+    const [x, y] = await readListingTrust(t.prisma, subject.id, { now: NOW });
+    expect(x.value).toMatchObject({ priceUsd: 0.01, category, pricePercentile: 100, peers: 1, samples: 2, validSamples: 1, unpriced: 0, peerRule: { checks: ["R4", "R5"], minRate: 0.8 } });
+    expect(x.value.usdPerValidKib).toBeCloseTo(0.02, 12); // $0.02 paid for 1 valid KiB: the invalid answer still cost
+    expect(y.value).toMatchObject({ pricePercentile: 100, peers: 1, samples: 0, usdPerValidKib: null });
+    // The per-endpoint page reads the same figures.
+    const d = await readEndpointTrust(t.prisma, subject.id, x.endpointId, { now: NOW });
+    expect(d!.value).toEqual(x.value);
+    // The peer's own view: the subject's /v1/x fails the rule (R5 1 of 2), so the peer has no peer.
+    const [peerX] = await readListingTrust(t.prisma, cheap.id, { now: NOW });
+    expect(peerX.value).toMatchObject({ pricePercentile: null, peers: 0, samples: 2, validSamples: 2 });
+    expect(peerX.value.usdPerValidKib).toBeCloseTo(0.005, 12);
+    // The value never moves the grade: the same score with or without peers.
+    expect(x.score).toBe((await readEndpointTrust(t.prisma, subject.id, x.endpointId, { now: NOW }))!.score);
+
+    // What the pages say.
+    expect(valueSentences(x.value).price).toBe(`$0.01 per call: the dearest among 1 comparable ${category} endpoint (with R4 and R5 pass rates of at least 80%).`);
+    expect(valueSentences(x.value).perKib).toBe("$0.02 per KiB of valid output, over 2 paid samples (1 valid; an invalid output still costs).");
+    expect(valueSentences(y.value).perKib).toBe("No paid sample judged yet, so no USD per KiB of valid output.");
+    expect(valueSentences(peerX.value).price).toBe(`$0.005 per call. Not enough comparable endpoints: no other ${category} endpoint has R4 and R5 pass rates of at least 80% yet.`);
+    const [inv] = await readListingTrust(t.prisma, invalid.id, { now: NOW });
+    expect(valueSentences(inv.value).perKib).toBe("No valid output in 1 paid sample yet, so no USD per KiB of valid output.");
+  });
+
+  it("a sample paid in another asset than listed cannot be valued and is counted apart; a sample where nothing moved cost nothing", async () => {
+    const category = `geo-${Math.random().toString(36).slice(2, 8)}`;
+    const l = await newListing({ category });
+    await paid(l.id, "/v1/x", { chainAmount: "10000", asset: "0x1111111111111111111111111111111111111111" });
+    await paid(l.id, "/v1/x", { chainAmount: null, bytes: 2048 });
+    const [x] = await readListingTrust(t.prisma, l.id, { now: NOW });
+    expect(x.value).toMatchObject({ samples: 1, unpriced: 1, usdPerValidKib: 0 });
+    // A sample observed after `now` is not read.
+    const [before] = await readListingTrust(t.prisma, l.id, { now: hoursAgo(3) });
+    expect(before.value).toMatchObject({ samples: 0, unpriced: 0 });
+    // No category: said so.
+    expect(valueSentences({ ...x.value, category: null, pricePercentile: null, peers: 0 }).price).toMatch(/names no category/);
+    expect(valueSentences({ ...x.value, priceUsd: null }).price).toBe("No listed USD price to compare.");
   });
 });

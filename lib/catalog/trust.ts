@@ -11,9 +11,10 @@ import { db } from "@/lib/db";
 import { rows, type Client } from "@/lib/sql";
 import { DEFAULT_SEED, loadRubric, scoreSubject, type TrustResult, type TrustRubric } from "@/lib/trust/engine";
 import { readTrustSubjects } from "@/lib/trust/observe";
-import { bandLabel, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type HistoryPoint } from "./trust-view";
+import { bandLabel, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type EndpointValueView, type HistoryPoint } from "./trust-view";
+import { readListingValueInputs, type EndpointValueInput } from "./trust-value";
 
-export { bandLabel, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type HistoryPoint } from "./trust-view";
+export { bandLabel, percentileLabel, usdPerKibLabel, valueSentences, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type EndpointValueView, type HistoryPoint } from "./trust-view";
 
 const DAY_MS = 86_400_000;
 
@@ -29,7 +30,23 @@ function rubric(): TrustRubric {
   return (rubricCache ??= loadRubric());
 }
 
-function summary(r: TrustResult, e: { method: string; path: string }): EndpointTrustSummary {
+/** The engine's value metrics (computed by scoreSubject from `input`, beside the score) as the pages show them. */
+function valueView(rb: TrustRubric, r: TrustResult, input: EndpointValueInput | undefined): EndpointValueView {
+  const samples = input?.paidSamples ?? [];
+  return {
+    priceUsd: input?.priceUsd ?? null,
+    category: input?.category ?? null,
+    pricePercentile: r.value?.price_percentile ?? null,
+    peers: r.value?.peers ?? 0,
+    usdPerValidKib: r.value?.usd_per_valid_kib ?? null,
+    samples: samples.length,
+    validSamples: samples.filter((x) => x.validBytes !== null && x.validBytes > 0).length,
+    unpriced: input?.unpriced ?? 0,
+    peerRule: { checks: [...rb.pricePeers.checks], minRate: rb.pricePeers.minRate },
+  };
+}
+
+function summary(r: TrustResult, e: { method: string; path: string }, value: EndpointValueView): EndpointTrustSummary {
   return {
     endpointId: r.endpointId,
     method: e.method,
@@ -48,6 +65,7 @@ function summary(r: TrustResult, e: { method: string; path: string }): EndpointT
     probes: r.evidence.probes,
     probeSpanDays: r.evidence.probeSpanDays,
     lastPaidAt: r.evidence.lastPaidAt,
+    value,
   };
 }
 
@@ -60,11 +78,13 @@ const instantOf = (now: Date | string | number | undefined) => (now === undefine
 /** Every endpoint of the listing scored now, with the band, in the listing's endpoint order. */
 export async function readListingTrust(client: Client, listingId: string, options: { now?: Date | string | number } = {}): Promise<EndpointTrustSummary[]> {
   const now = instantOf(options.now);
-  const [subjects, endpoints] = await Promise.all([readTrustSubjects(client, listingId), endpointsOf(client, listingId)]);
   const rb = rubric();
+  const [subjects, endpoints, values] = await Promise.all([readTrustSubjects(client, listingId), endpointsOf(client, listingId), readListingValueInputs(client, rb, listingId, now)]);
   return subjects.map((s) => {
     const e = endpoints.find((x) => x.id === s.endpointId)!;
-    return summary(scoreSubject(rb, s, { now, seed: PAGE_SEED, band: true }), e);
+    const input = values.get(s.endpointId);
+    const r = scoreSubject(rb, s, { now, seed: PAGE_SEED, band: true, value: input });
+    return summary(r, e, valueView(rb, r, input));
   });
 }
 
@@ -77,7 +97,7 @@ export async function readEndpointTrust(
   client: Client,
   listingId: string,
   endpointId: string,
-  options: { now?: Date | string | number; days?: number; recent?: number } = {},
+  options: { now?: Date | string | number; days?: number; recent?: number; values?: Map<string, EndpointValueInput> } = {},
 ): Promise<EndpointTrustDetail | null> {
   const now = instantOf(options.now);
   const days = options.days ?? HISTORY_DAYS;
@@ -87,7 +107,9 @@ export async function readEndpointTrust(
   if (!subject || !e) return null;
   const rb = rubric();
   const byId = new Map(rb.file.checks.map((c) => [c.id, c]));
-  const r = scoreSubject(rb, subject, { now, seed: PAGE_SEED, band: true });
+  const values = options.values ?? (await readListingValueInputs(client, rb, listingId, now));
+  const input = values.get(endpointId);
+  const r = scoreSubject(rb, subject, { now, seed: PAGE_SEED, band: true, value: input });
 
   const history: HistoryPoint[] = [];
   for (let d = days; d >= 0; d--) {
@@ -112,7 +134,7 @@ export async function readEndpointTrust(
     .map((o) => ({ check: o.check, kind: o.kind, outcome: o.outcome, value: o.value, observedAt: o.observedAt, vantage: o.vantage, revision: o.revision, receipt: o.receipt, title: byId.get(o.check)?.title ?? o.check }));
 
   return {
-    ...summary(r, e),
+    ...summary(r, e, valueView(rb, r, input)),
     rubric: r.rubric,
     now: r.now,
     seed: r.seed,
@@ -142,9 +164,11 @@ export async function getEndpointTrust(listingId: string, endpointId: string): P
 /** The seller's page: every endpoint of the listing in full (the caller has checked the seller owns it). */
 export async function readListingTrustDetails(client: Client, listingId: string, options: { now?: Date | string | number } = {}): Promise<EndpointTrustDetail[]> {
   const endpoints = await endpointsOf(client, listingId);
+  const now = instantOf(options.now);
+  const values = await readListingValueInputs(client, rubric(), listingId, now);
   const out: EndpointTrustDetail[] = [];
   for (const e of endpoints) {
-    const d = await readEndpointTrust(client, listingId, e.id, { now: options.now, recent: 10 });
+    const d = await readEndpointTrust(client, listingId, e.id, { now, recent: 10, values });
     if (d) out.push(d);
   }
   return out;

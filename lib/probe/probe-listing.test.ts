@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/sellers";
 import type { ListingDocument } from "@/lib/listing-document/document";
-import { probeListing, type ProbeListingResult } from "./probe-listing";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { MAX_OWNERSHIP_PROOFS } from "@/lib/evidence";
+import { ownershipProofsOf, probeListing, type ProbeListingResult } from "./probe-listing";
 import type { ProbeEvidence } from "@/lib/evidence";
 
 let server: FixtureServer;
@@ -163,4 +166,46 @@ describe("probeListing: refusals and deadlines", () => {
     expect(took).toBeGreaterThanOrEqual(9_900);
     expect(took).toBeLessThan(14_000);
   }, 25_000);
+});
+
+describe("ownership proofs for trust H4 (the operator's own /.well-known/x402)", () => {
+  const sig = "0x" + "ab".repeat(65);
+  const compact = "0x" + "cd".repeat(64);
+  const body = (doc: unknown) => new TextEncoder().encode(JSON.stringify(doc));
+  it.each<[string, unknown, string, string, string[] | null]>([
+    ["the origin's file", { version: 1, resources: [], ownershipProofs: [sig, compact] }, "https://a.example/.well-known/x402", "https://a.example/v1", [sig, compact]],
+    ["non-signature strings and other values dropped", { resources: [], ownershipProofs: [sig, "0x1234", "hello", 7, null] }, "https://a.example/.well-known/x402", "https://a.example", [sig]],
+    ["no ownershipProofs: a file that lists none", { resources: [] }, "https://a.example/.well-known/x402", "https://a.example", []],
+    ["another origin's file", { resources: [], ownershipProofs: [sig] }, "https://b.example/.well-known/x402", "https://a.example", null],
+    ["below a path prefix", { resources: [], ownershipProofs: [sig] }, "https://a.example/api/.well-known/x402", "https://a.example/api", null],
+    ["another port", { resources: [], ownershipProofs: [sig] }, "https://a.example:8443/.well-known/x402", "https://a.example", null],
+  ])("%s", (_, doc, url, base, want) => expect(ownershipProofsOf(body(doc), url, base)).toEqual(want));
+
+  it("keeps at most MAX_OWNERSHIP_PROOFS", () => {
+    const many = Array.from({ length: MAX_OWNERSHIP_PROOFS + 5 }, () => sig);
+    expect(ownershipProofsOf(body({ resources: [], ownershipProofs: many }), "https://a.example/.well-known/x402", "https://a.example")).toHaveLength(MAX_OWNERSHIP_PROOFS);
+  });
+
+  it("the probe records them from the discovery document it already fetches, with no extra request", async () => {
+    const hits: string[] = [];
+    const srv = http.createServer((req, res) => {
+      hits.push(`${req.method} ${req.url}`);
+      if (req.url === "/.well-known/x402") {
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ version: 1, resources: [], ownershipProofs: [sig, "not a signature"] }));
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    const host = `127.0.0.1:${(srv.address() as AddressInfo).port}`;
+    try {
+      const l = listings["agent-verdict"];
+      const r = await probeListing({ ...l, baseUrl: `http://${host}`, logoUrl: null, docsUrl: null, discoveryUrl: null, endpoints: [{ ...l.endpoints[0], path: "/run" }] }, { allowHosts: [host], deadlineMs: 4000 });
+      expect(r.ok).toBe(true);
+      if (r.ok) expect(r.evidence.discovery).toMatchObject({ ok: true, kind: "well-known-x402", ownershipProofs: [sig] });
+      expect(hits.filter((h) => h === "GET /.well-known/x402")).toHaveLength(1);
+    } finally {
+      await new Promise((r) => srv.close(r));
+    }
+  });
 });

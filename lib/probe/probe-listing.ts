@@ -10,7 +10,7 @@ import type { DeclaredToken } from "@/lib/x402/assets";
 import { findSecretAsks } from "@/lib/x402/secret-asks";
 import { bodyText, isObject } from "@/lib/x402/json";
 import { mapBounded } from "./bounded";
-import { PROBE_EVIDENCE_VERSION, type EndpointEvidence, type Finding, type ProbeEvidence, type ResourceEvidence } from "@/lib/evidence";
+import { MAX_OWNERSHIP_PROOFS, PROBE_EVIDENCE_VERSION, type EndpointEvidence, type Finding, type ProbeEvidence, type ResourceEvidence } from "@/lib/evidence";
 import { probeEndpointDocs } from "./endpoint-docs";
 import { DEFAULT_DEADLINE_MS, probeEndpoint, type ProbeTarget } from "./probe-endpoint";
 import { getResource, type Net, type UnpaidCalls } from "./request";
@@ -172,7 +172,13 @@ async function probeDiscovery(listing: ListingDocument, net: Net): Promise<Disco
     const base = resourceBase(url, r);
     const kind = r.ok && base.ok ? discoveryKind(r.body) : null;
     if (kind) {
-      return { ...base, kind, findings: [{ check: "D4", severity: "pass", code: "ok", message: `A ${kind === "openapi" ? "OpenAPI" : "/.well-known/x402"} discovery document is published at ${url}.` }] };
+      const proofs = kind === "well-known-x402" && r.ok ? ownershipProofsOf(r.body, url, listing.baseUrl) : null;
+      return {
+        ...base,
+        kind,
+        ...(proofs ? { ownershipProofs: proofs } : {}),
+        findings: [{ check: "D4", severity: "pass", code: "ok", message: `A ${kind === "openapi" ? "OpenAPI" : "/.well-known/x402"} discovery document is published at ${url}.` }],
+      };
     }
     last ??= { ...base, ok: false, kind: null, findings: [] };
   }
@@ -181,6 +187,37 @@ async function probeDiscovery(listing: ListingDocument, net: Net): Promise<Disco
     kind: null,
     findings: [{ check: "D4", severity: "fail", code: "discovery_missing", message: `No machine-readable discovery document at ${candidates.join(", ")}.` }],
   };
+}
+
+const SIGNATURE = /^0x(?:[0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
+
+/**
+ * Trust H4 (docs/TRUST.md "H4"): the `ownershipProofs` of the operator's own `/.well-known/x402`,
+ * read from the discovery document the probe already fetched (no extra call). Null unless `url` is
+ * `/.well-known/x402` at the origin of `baseUrl` (a discoveryUrl on another host, or below a path
+ * prefix, is not the operator's own file). The hex signatures (64 or 65 bytes), at most
+ * MAX_OWNERSHIP_PROOFS; [] when the file lists none. Whose they are is read later, by recovering the
+ * signer of the origin (lib/trust/observe/operator.ts): the probe only records.
+ */
+export function ownershipProofsOf(body: Uint8Array, url: string, baseUrl: string): string[] | null {
+  let at: URL;
+  let base: URL;
+  try {
+    at = new URL(url);
+    base = new URL(baseUrl);
+  } catch {
+    return null;
+  }
+  if (at.origin !== base.origin || at.pathname !== "/.well-known/x402") return null;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(bodyText(body));
+  } catch {
+    return null;
+  }
+  if (!isObject(doc)) return null;
+  const proofs = Array.isArray(doc.ownershipProofs) ? doc.ownershipProofs : [];
+  return proofs.filter((p): p is string => typeof p === "string" && SIGNATURE.test(p.trim())).map((p) => p.trim()).slice(0, MAX_OWNERSHIP_PROOFS);
 }
 
 /** What a discovery document is, judged by its shape: x402's list of resources, or OpenAPI. */

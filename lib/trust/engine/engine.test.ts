@@ -283,6 +283,44 @@ describe("value metrics: beside the score, never inside it", () => {
     expect(usdPerValidKib([{ usd: 0.01, validBytes: null }])).toBeNull();
   });
 
+  // Mid-rank: (peers priced lower + half of those priced the same) ÷ peers, to one decimal. The rubric
+  // sets no minimum number of peers: one peer gives a figure (the page says "among 1"), none gives null.
+  it.each<[string, number, number[], number | null]>([
+    ["no peer", 0.02, [], null],
+    ["one cheaper peer", 0.02, [0.01], 100],
+    ["one peer at the same price", 0.02, [0.02], 50],
+    ["one dearer peer", 0.02, [0.03], 0],
+    ["one below, one tie, one above", 0.02, [0.01, 0.02, 0.03], 50],
+    ["every peer ties", 0.02, [0.02, 0.02, 0.02], 50],
+    ["two below, one tie", 0.02, [0.01, 0.01, 0.02], 83.3],
+    ["ties count half, with the rest", 0.02, [0.01, 0.02, 0.02, 0.03], 50],
+    ["a third, rounded to one decimal", 0.02, [0.01, 0.03, 0.04], 33.3],
+    ["cheaper than all", 0.001, [0.01, 0.02], 0],
+    ["dearer than all", 0.05, [0.01, 0.02], 100],
+  ])("price percentile: %s", (_, price, peers, want) => expect(pricePercentile(price, peers)).toBe(want));
+
+  it.each<[string, Array<{ usd: number; validBytes: number | null }>, number | null]>([
+    ["no sample", [], null],
+    ["one valid KiB for a cent", [{ usd: 0.01, validBytes: 1024 }], 0.01],
+    ["an invalid output still costs", [{ usd: 0.01, validBytes: 1024 }, { usd: 0.01, validBytes: null }], 0.02],
+    ["only invalid outputs: no valid KiB", [{ usd: 0.01, validBytes: null }, { usd: 0.01, validBytes: null }], null],
+    ["an empty valid output adds no KiB", [{ usd: 0.01, validBytes: 0 }], null],
+    ["half a KiB", [{ usd: 0.01, validBytes: 512 }], 0.02],
+    ["nothing charged", [{ usd: 0, validBytes: 2048 }], 0],
+  ])("USD per valid KiB: %s", (_, samples, want) => {
+    const got = usdPerValidKib(samples);
+    if (want === null) expect(got).toBeNull();
+    else expect(got).toBeCloseTo(want, 12);
+  });
+
+  it("the peer rule is the rubric's: same category, each named check at least the named rate; the endpoint is never its own peer", () => {
+    expect(rubric.pricePeers).toEqual({ sameCategory: true, checks: ["R4", "R5"], minRate: 0.8 });
+    const peers = [peer("self", "llm", 0.01, 1, 1), peer("edge", "llm", 0.01, 0.8, 0.8), peer("low", "llm", 0.01, 0.8, 0.7999)];
+    expect(valueMetrics(rubric, { priceUsd: 0.02, category: "llm", peers }, "self")).toEqual({ price_percentile: 100, peers: 1, usd_per_valid_kib: null });
+    expect(valueMetrics(rubric, { priceUsd: 0.02, category: null, peers })).toEqual({ price_percentile: null, peers: 0, usd_per_valid_kib: null });
+    expect(valueMetrics(rubric, { priceUsd: null, category: "llm", peers })).toMatchObject({ price_percentile: null, peers: 2 });
+  });
+
   it("giving value inputs changes no score, grade, band or verdict", () => {
     const s = subject(enough());
     const without = scoreSubject(rubric, s, { now: NOW });

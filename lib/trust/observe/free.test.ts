@@ -22,6 +22,7 @@ function ctx(over: Partial<FreeContext> = {}): FreeContext {
   return {
     listing: { title: "Geocoder", shortDescription: "Addresses to coordinates", description: "Pay per call.", authPreconditions: null },
     operatorWallets: [],
+    wellKnown: null,
     pastQuotes: [],
     notedPriceChanges: [],
     domains: new Map([[domainKey("eip155:8453", USDC, "USD Coin", "2"), ON_CHAIN_OK]]),
@@ -191,11 +192,29 @@ describe("H3 payTo stable (30 days)", () => {
 });
 
 describe("H4 payTo matches the operator", () => {
-  it.each<[string, Partial<FreeContext>, string]>([
-    ["no linked wallet", {}, "na"],
-    ["the owner's SIWE wallet is the payTo", { operatorWallets: [PAY_TO.toLowerCase()] }, "pass"],
-    ["the owner's wallet is another", { operatorWallets: [OTHER] }, "fail"],
-  ])("%s → %s", (_, c, want) => expect(outcome(probed(), "H4", c).outcome).toBe(want));
+  const file = (wallets: string[], unreadable = 0) => ({ url: "https://api.example.com/.well-known/x402", origin: "https://api.example.com", wallets, unreadable });
+  const payTo = PAY_TO.toLowerCase();
+  it.each<[string, Partial<FreeContext>, string, string | null]>([
+    ["no linked wallet, no /.well-known/x402 read", {}, "na", null],
+    ["no linked wallet, a /.well-known/x402 proving no wallet", { wellKnown: file([], 2) }, "na", null],
+    ["the owner's SIWE wallet is the payTo", { operatorWallets: [payTo] }, "pass", "siwe"],
+    ["the owner's wallet is another, no file", { operatorWallets: [OTHER] }, "fail", null],
+    ["the operator's /.well-known/x402 proves the payTo, no linked wallet", { wellKnown: file([payTo]) }, "pass", "well-known"],
+    ["the file proves another wallet, no linked wallet", { wellKnown: file([OTHER]) }, "fail", null],
+    ["the linked wallet is another, the file proves the payTo", { operatorWallets: [OTHER], wellKnown: file([OTHER, payTo]) }, "pass", "well-known"],
+    ["the linked wallet is the payTo, the file proves another", { operatorWallets: [payTo], wellKnown: file([OTHER]) }, "pass", "siwe"],
+    ["both name another wallet", { operatorWallets: [OTHER], wellKnown: file([OTHER]) }, "fail", null],
+  ])("%s → %s", (_, c, want, by) => {
+    const d = outcome(probed(), "H4", c);
+    expect(d.outcome).toBe(want);
+    if (want !== "na") expect(d.receipt.matchedBy).toBe(by);
+    expect(d.receipt.wellKnown === null).toBe(!c.wellKnown);
+  });
+
+  it("says which source was missing when na", () => {
+    expect(outcome(probed(), "H4").receipt.reason).toMatch(/no \/\.well-known\/x402 of its origin was read/);
+    expect(outcome(probed(), "H4", { wellKnown: file([]) }).receipt.reason).toMatch(/proves no wallet/);
+  });
 });
 
 describe("S1 transport (plain http fails, loopback or not)", () => {

@@ -8,6 +8,7 @@ import type { EndpointEvidence, Finding, NormalisedRequirement } from "@/lib/evi
 import { screenText, type ScreenMatch } from "@/lib/screen";
 import type { CheckId, Outcome } from "@/lib/trust/observation";
 import type { DomainRead } from "./chain";
+import type { WellKnownWallets } from "./operator";
 
 /** One observation before it is given its endpoint id, revision and source (store.ts adds them). */
 export interface Draft {
@@ -56,6 +57,8 @@ export interface FreeContext {
   listing: ListingTexts;
   /** The listing owner's linked Sign-In-with-Ethereum wallets, lower-cased (H4); empty when none. */
   operatorWallets: string[];
+  /** The wallets the operator's own `/.well-known/x402` proves (H4, ./operator.ts); null when the probe read no such file. */
+  wellKnown: WellKnownWallets | null;
   /** Earlier quotes of this endpoint within the last 30 days, oldest first (H2, H3). */
   pastQuotes: PastQuote[];
   /** Revisions whose change included the price and that carry a seller's note (H2: a noted change passes). */
@@ -217,10 +220,18 @@ export function freeObservations(e: EndpointEvidence | null, listed: ListedEndpo
     if (other) put("H3", "fail", { ...base, previousPayTo: { payTo: other.payTo, at: other.at } });
     else put("H3", "pass", base);
   });
+  // H4: the owner's linked SIWE wallets, or the wallets the operator's /.well-known/x402 proves; na when neither names one.
   h("H4", (q) => {
-    if (ctx.operatorWallets.length === 0) return put("H4", "na", { ...where, payTo: q.payTo.toLowerCase(), reason: "the listing's owner has linked no wallet" });
-    const ok = ctx.operatorWallets.includes(q.payTo.toLowerCase());
-    put("H4", ok ? "pass" : "fail", { ...where, payTo: q.payTo.toLowerCase(), operatorWallets: ctx.operatorWallets });
+    const payTo = q.payTo.toLowerCase();
+    const proven = ctx.wellKnown?.wallets ?? [];
+    const wellKnown = ctx.wellKnown ? { url: ctx.wellKnown.url, signed: ctx.wellKnown.origin, wallets: proven, unreadable: ctx.wellKnown.unreadable } : null;
+    const receipt = { ...where, payTo, operatorWallets: ctx.operatorWallets, wellKnown };
+    if (ctx.operatorWallets.length === 0 && proven.length === 0) {
+      const file = ctx.wellKnown ? "its /.well-known/x402 proves no wallet" : "no /.well-known/x402 of its origin was read";
+      return put("H4", "na", { ...receipt, reason: `the listing's owner has linked no wallet, and ${file}` });
+    }
+    const matchedBy = ctx.operatorWallets.includes(payTo) ? "siwe" : proven.includes(payTo) ? "well-known" : null;
+    put("H4", matchedBy ? "pass" : "fail", { ...receipt, matchedBy });
   });
 
   // --- safe: S1, S2, S4, S5 ---

@@ -5,6 +5,7 @@
  * the analysis completion writing them with its evidence, and the reader's TrustSubject.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { privateKeyToAccount } from "viem/accounts";
 import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import type { ProbeEvidence } from "@/lib/evidence";
 import type { ListingDocument } from "@/lib/listing-document/document";
@@ -68,6 +69,21 @@ describe("writing free observations", () => {
     await t.prisma.user.create({ data: { name: "owner", organizationId: org, walletAddress: PAY_TO.toLowerCase() } });
     await record(id, evidence(daysAgo(1)));
     expect((await t.prisma.trustObservation.findFirstOrThrow({ where: { listingId: id, check: "H4" } })).outcome).toBe("pass");
+  });
+
+  it("H4 reads the wallets the operator's own /.well-known/x402 proves (the probe's discovery document)", async () => {
+    const operator = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"); // anvil's first dev key
+    const proof = await operator.signMessage({ message: "https://api.example.com" });
+    const discovery = { url: "https://api.example.com/.well-known/x402", ok: true, status: 200, contentType: "application/json", kind: "well-known-x402" as const, findings: [], ownershipProofs: [proof] };
+    const h4 = async (payTo: string) => {
+      const { id } = await newListing();
+      await record(id, { ...evidence(daysAgo(1), challenge((pr) => (pr.accepts[0].payTo = payTo))), discovery });
+      return t.prisma.trustObservation.findFirstOrThrow({ where: { listingId: id, check: "H4" } });
+    };
+    const pass = await h4(operator.address);
+    expect(pass.outcome).toBe("pass");
+    expect(pass.receipt).toMatchObject({ matchedBy: "well-known", wellKnown: { url: discovery.url, signed: "https://api.example.com", wallets: [operator.address.toLowerCase()] } });
+    expect((await h4(PAY_TO)).outcome).toBe("fail");
   });
 
   it("nothing half-written: a failing transaction leaves no observation, and the same source row twice is refused", async () => {

@@ -21,6 +21,7 @@ import type { ProbeEvidence } from "@/lib/evidence";
 import { isoOf, rows, utcParam, type Client } from "@/lib/sql";
 import type { CheckKind } from "@/lib/trust/observation";
 import { readAssetDomains, type DomainRead } from "./chain";
+import { wellKnownWallets } from "./operator";
 import { freeObservations, quoteOf, type Draft, type ListedEndpoint, type PastQuote } from "./free";
 import { paidObservations, PAID_CHECKS, type OutputFacts, type SampleFacts } from "./paid";
 import { canonicalJson } from "./reference";
@@ -230,13 +231,13 @@ function rowsOf(drafts: Draft[], base: Omit<Row, "id" | "check" | "kind" | "outc
   return drafts.map((d) => ({ ...base, id: newId(), check: d.check, kind: PAID.has(d.check) ? "paid" : "free", outcome: d.outcome, value: d.value, receipt: d.receipt }));
 }
 
-type ListingRow = { id: string; organizationId: string; title: string; shortDescription: string | null; description: string | null; authPreconditions: string | null; createdAt: string; updatedAt: string };
+type ListingRow = { id: string; organizationId: string; baseUrl: string; title: string; shortDescription: string | null; description: string | null; authPreconditions: string | null; createdAt: string; updatedAt: string };
 type EndpointRow = ListedEndpoint;
 
 async function loadListing(tx: Client, listingId: string): Promise<{ listing: ListingRow; endpoints: EndpointRow[]; wallets: string[] } | null> {
   const [row] = await rows<ListingRow & { endpoints: EndpointRow[]; wallets: string[] }>(
     tx,
-    `SELECT l."id", l."organizationId", l."title", l."shortDescription", l."description", l."authPreconditions",
+    `SELECT l."id", l."organizationId", l."baseUrl", l."title", l."shortDescription", l."description", l."authPreconditions",
             ${isoOf(`l."createdAt"`)} AS "createdAt", ${isoOf(`l."updatedAt"`)} AS "updatedAt",
             (SELECT coalesce(json_agg(e ORDER BY e."position"), '[]'::json) FROM (
                SELECT "id", "position", "method"::text AS "method", "path", "payable", "description", "requestSchema", "responseSchema",
@@ -271,6 +272,7 @@ export async function recordProbeObservations(
   const loaded = await loadListing(tx, input.listingId);
   if (!loaded) return { written: 0 };
   const { listing, endpoints, wallets } = loaded;
+  const wellKnown = await wellKnownWallets(input.evidence.discovery, listing.baseUrl);
   const at = new Date(input.evidence.probedAt).toISOString();
   const byKey = new Map(input.evidence.endpoints.map((e) => [`${e.method} ${e.path}`, e]));
   const all: Row[] = [];
@@ -283,6 +285,7 @@ export async function recordProbeObservations(
     const drafts = freeObservations(ev, listed, {
       listing,
       operatorWallets: wallets,
+      wellKnown,
       pastQuotes,
       notedPriceChanges: noted,
       domains: input.domains,

@@ -1,0 +1,120 @@
+/**
+ * The value metrics' inputs (docs/spec/trust-rubric.md `value`; docs/TRUST.md "value"): shown beside
+ * the trust grade, never inside it. The engine (lib/trust/engine/value.ts) computes them from what
+ * this reads:
+ *
+ * - the endpoint's listed USD price per call (`endpoints.priceUsd`: a dynamic price at its maximum)
+ *   and its listing's category;
+ * - the peers: endpoints of published listings of the same category with a listed USD price whose
+ *   rates of the checks `value.price_percentile_among` names (read by the rubric's loader:
+ *   `rubric.pricePeers`) are at least the rate it names, each scored now by the engine (no band);
+ * - the endpoint's paid samples whose output the valid-output check judged (pass or fail): what each
+ *   cost in USD, and its bytes when valid. A sample's USD is the chain's transferred amount at the
+ *   listing's own rate (priceUsd ÷ priceAmount) when it was paid in the listed network and asset; a
+ *   sample paid in anything else cannot be priced here and is left out (counted in `unpriced`); a
+ *   sample where nothing was transferred cost nothing.
+ */
+import { isoOf, rows, utcParam, type Client } from "@/lib/sql";
+import { scoreSubject, type TrustRubric, type ValueInput, type ValuePeer } from "@/lib/trust/engine";
+import { readTrustSubjects } from "@/lib/trust/observe";
+
+/** The check whose pass makes a paid output valid (docs/spec/trust-rubric.md R5 "Output valid"). */
+export const VALID_OUTPUT_CHECK = "R5";
+
+export interface EndpointValueInput extends ValueInput {
+  /** Paid samples that could not be valued in USD (paid in another asset or network than listed). */
+  unpriced: number;
+}
+
+type EndpointPrice = { id: string; method: string; path: string; priceUsd: string | null; priceAmount: string | null; priceAsset: string | null; priceNetwork: string | null };
+
+const usdOf = (s: string | null) => {
+  if (s === null) return null;
+  const n = Number(s);
+  return Number.isFinite(n) && n >= 0 ? n : null;
+};
+
+/**
+ * Every peer of a category, scored at `now`: endpoints of published listings in `category` that have
+ * a listed USD price and pass the rubric's peer rule. Only listings with at least one passing
+ * observation of each named check are scored (a rate ≥ the minimum needs a pass).
+ */
+export async function readValuePeers(client: Client, rubric: TrustRubric, category: string, now: number): Promise<ValuePeer[]> {
+  const { checks, minRate } = rubric.pricePeers;
+  const listings = await rows<{ id: string }>(
+    client,
+    `SELECT l."id" FROM "listings" l
+      WHERE l."category" = $1 AND l."publicationState" = 'published'
+        AND (SELECT count(DISTINCT o."check") FROM "trust_observations" o
+              WHERE o."listingId" = l."id" AND o."check" = ANY($2::text[]) AND o."outcome" = 'pass' AND o."observedAt" <= ${utcParam(3)}) = $4::int
+      ORDER BY l."id"`,
+    category,
+    checks,
+    new Date(now).toISOString(),
+    checks.length,
+  );
+  const peers: ValuePeer[] = [];
+  for (const { id } of listings) {
+    const prices = await rows<EndpointPrice>(client, `SELECT "id", "method"::text AS "method", "path", "priceUsd", "priceAmount", "priceAsset", "priceNetwork" FROM "endpoints" WHERE "listingId" = $1`, id);
+    for (const s of await readTrustSubjects(client, id)) {
+      const priceUsd = usdOf(prices.find((p) => p.id === s.endpointId)?.priceUsd ?? null);
+      if (priceUsd === null) continue;
+      const r = scoreSubject(rubric, s, { now, band: false });
+      const rates = Object.fromEntries(checks.map((c) => [c, r.checks.find((x) => x.id === c)?.rate ?? null]));
+      if (checks.every((c) => (rates[c] ?? -1) >= minRate)) peers.push({ endpointId: s.endpointId, category, priceUsd, rates });
+    }
+  }
+  return peers;
+}
+
+/** One endpoint's paid samples judged by the valid-output check, valued in USD. */
+export async function readPaidSamples(client: Client, listingId: string, e: EndpointPrice, now: number): Promise<{ samples: Array<{ usd: number; validBytes: number | null }>; unpriced: number }> {
+  const found = await rows<{ outcome: string; chainAmount: string | null; chainAsset: string | null; chainNetwork: string | null; responseBytes: number | null; observedAt: string }>(
+    client,
+    `SELECT o."outcome", s."chainAmount", s."chainAsset", s."chainNetwork", s."responseBytes", ${isoOf(`o."observedAt"`)} AS "observedAt"
+       FROM "trust_observations" o JOIN "canary_samples" s ON s."id" = o."sourceId"
+      WHERE o."source" = 'canary' AND o."check" = $1 AND o."outcome" IN ('pass', 'fail')
+        AND o."listingId" = $2 AND o."method" = $3 AND o."path" = $4 AND o."observedAt" <= ${utcParam(5)}
+      ORDER BY o."observedAt", o."id"`,
+    VALID_OUTPUT_CHECK,
+    listingId,
+    e.method,
+    e.path,
+    new Date(now).toISOString(),
+  );
+  const listedUsd = usdOf(e.priceUsd);
+  const listedAmount = e.priceAmount !== null && /^[0-9]+$/.test(e.priceAmount) && BigInt(e.priceAmount) > 0n ? Number(e.priceAmount) : null;
+  const samples: Array<{ usd: number; validBytes: number | null }> = [];
+  let unpriced = 0;
+  for (const s of found) {
+    const validBytes = s.outcome === "pass" && s.responseBytes !== null ? Number(s.responseBytes) : null;
+    if (s.chainAmount === null) {
+      samples.push({ usd: 0, validBytes }); // nothing was transferred: it cost nothing
+      continue;
+    }
+    const listedAsset = !!e.priceAsset && !!s.chainAsset && e.priceAsset.toLowerCase() === s.chainAsset.toLowerCase() && e.priceNetwork === s.chainNetwork;
+    if (!listedAsset || listedUsd === null || listedAmount === null) {
+      unpriced++;
+      continue;
+    }
+    samples.push({ usd: (Number(s.chainAmount) * listedUsd) / listedAmount, validBytes });
+  }
+  return { samples, unpriced };
+}
+
+/**
+ * The value inputs of every endpoint of the listing, in a map by endpoint id; the peers are read once
+ * for the listing's category and each endpoint is left out of its own peers.
+ */
+export async function readListingValueInputs(client: Client, rubric: TrustRubric, listingId: string, now: number): Promise<Map<string, EndpointValueInput>> {
+  const [listing] = await rows<{ category: string | null }>(client, `SELECT "category" FROM "listings" WHERE "id" = $1`, listingId);
+  const category = listing?.category?.trim() ? listing.category : null;
+  const endpoints = await rows<EndpointPrice>(client, `SELECT "id", "method"::text AS "method", "path", "priceUsd", "priceAmount", "priceAsset", "priceNetwork" FROM "endpoints" WHERE "listingId" = $1 ORDER BY "position"`, listingId);
+  const peers = category === null ? [] : await readValuePeers(client, rubric, category, now);
+  const out = new Map<string, EndpointValueInput>();
+  for (const e of endpoints) {
+    const { samples, unpriced } = await readPaidSamples(client, listingId, e, now);
+    out.set(e.id, { priceUsd: usdOf(e.priceUsd), category, peers: peers.filter((p) => p.endpointId !== e.id), paidSamples: samples, unpriced });
+  }
+  return out;
+}
