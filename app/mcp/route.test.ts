@@ -11,7 +11,7 @@ let secret: string;
 beforeAll(async () => {
   t = await createTestDatabase();
   const admin = (await t.prisma.user.create({ data: { name: "Admin", role: "admin" } })).id;
-  secret = (await createApiKey({ actorId: admin, name: "mcp" })).secret;
+  secret = (await createApiKey({ actorId: admin, name: "mcp", scopes: ["router:select"] })).secret;
   await createTestListing(t.prisma, { title: "Summarise documents", shortDescription: "Summaries of long PDFs" });
   await runRankSweep();
 });
