@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     cleanups.unshift(() => t.close());
     const org = await createTestOrganization(t.prisma);
     const admin = (await t.prisma.user.create({ data: { name: "Bench admin", role: "admin" } })).id;
-    const secret = (await createApiKey({ actorId: admin, name: "bench bare buyer" })).secret;
+    const secret = (await createApiKey({ actorId: admin, name: "bench bare buyer", scopes: ["router:call"] })).secret;
     const listings: Array<{ id: string; slug: string; endpoints: ListingEndpoint[] }> = [];
     for (let i = 0; i < total; i++) {
       const doc = sellers.documents[slugOf(i)];

@@ -95,7 +95,7 @@ async function main(): Promise<void> {
     const t = await createTestDatabase();
     cleanups.unshift(() => t.close());
     const admin = (await t.prisma.user.create({ data: { name: "Bench admin", role: "admin" } })).id;
-    const secret = (await createApiKey({ actorId: admin, name: "bench buyer" })).secret;
+    const secret = (await createApiKey({ actorId: admin, name: "bench buyer", scopes: ["router:call"] })).secret;
     const makeListing = async (title: string) => {
       const id = await createTestListing(t.prisma, {
         title,

@@ -69,7 +69,7 @@ beforeAll(async () => {
   }
   seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020", shapeDocuments: market.documents, marketListings: extras, productDocuments });
   const admin = await t.prisma.user.findUniqueOrThrow({ where: { demoLogin: "admin@demo" } });
-  const apiKey = (await createApiKey({ actorId: admin.id, name: "demo market buyers" })).secret;
+  const apiKey = (await createApiKey({ actorId: admin.id, name: "demo market buyers", scopes: ["router:call"] })).secret;
   await fundBuyers(local, [...plan, ...products]);
   played = await playMarket({ local, plan: [...plan, ...products], documents: { ...market.documents, ...productDocuments }, slugs: seeded.marketSlugs, routerOrigin: routes.origin, apiKey });
   // The router confirms each payment on chain after its answer: wait for those before reading.

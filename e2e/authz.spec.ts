@@ -59,7 +59,7 @@ test("a seller posting a moderator's server action directly gets 403 and nothing
   for (const path of ["/admin", "/admin/audit", href]) {
     const r = await seller.goto(path);
     expect(r?.status(), path).toBe(403);
-    await expect(seller.getByText("This page is for moderators")).toBeVisible();
+    await expect(seller.getByText("Moderation is for moderators and admins.")).toBeVisible();
   }
 
   // A seller of another organisation cannot open this listing's readiness report (404, not a hint it exists).

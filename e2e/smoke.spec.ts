@@ -25,5 +25,5 @@ test("a moderator opens the moderators' desk; a seller is refused it", async ({ 
   await expect(page.getByRole("heading", { name: "My listings" })).toBeVisible();
   const res = await page.goto("/admin");
   expect(res?.status()).toBe(403);
-  await expect(page.getByText("This page is for moderators")).toBeVisible();
+  await expect(page.getByText("Moderation is for moderators and admins.")).toBeVisible();
 });

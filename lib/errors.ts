@@ -8,8 +8,10 @@ export const ERROR_STATUS = {
   refused_target: 400,
   unauthorized: 401,
   forbidden: 403,
+  insufficient_scope: 403,
   not_found: 404,
   conflict: 409,
+  duplicate_listing: 409,
   lease_lost: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -56,8 +58,12 @@ export function toResponse(e: unknown): Response {
   return Response.json({ error: { code: "internal", message: "Something went wrong on our side." } }, { status: 500 });
 }
 
-/** Headers an error carries besides its body: a 429 says when to come back (Retry-After, whole seconds, from extra.retryAfterSeconds). */
+/**
+ * Headers an error carries besides its body: a 429 says when to come back (Retry-After, whole seconds,
+ * from extra.retryAfterSeconds); a key without the scope a route needs is challenged for it (RFC 6750 §3).
+ */
 function headersFor(e: AppError): Record<string, string> {
   if (e.code === "rate_limited" && typeof e.extra.retryAfterSeconds === "number") return { "retry-after": String(Math.max(1, Math.ceil(e.extra.retryAfterSeconds))) };
+  if (e.code === "insufficient_scope" && typeof e.extra.requiredScope === "string") return { "www-authenticate": `Bearer realm="tollgate", error="insufficient_scope", scope="${e.extra.requiredScope}"` };
   return {};
 }

@@ -105,7 +105,7 @@ async function main() {
   }
   const admin = await handle.prisma.user.findUniqueOrThrow({ where: { demoLogin: "admin@demo" }, select: { id: true } });
   for (const k of await listApiKeys({ actorId: admin.id })) if (k.name === BUYER_KEY_NAME && !k.revokedAt) await revokeApiKey({ actorId: admin.id, id: k.id });
-  const buyerKey = (await createApiKey({ actorId: admin.id, name: BUYER_KEY_NAME })).secret;
+  const buyerKey = (await createApiKey({ actorId: admin.id, name: BUYER_KEY_NAME, scopes: ["router:call"] })).secret;
   // Rank once now, so the first page served is already in rank order (the server's sweep keeps it so).
   await runRankSweep();
   step(`demo data seeded (idempotent)${queued.length ? `; ${queued.length} fixture-seller analyses queued` : ""}`);

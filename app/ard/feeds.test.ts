@@ -22,7 +22,7 @@ const FORBIDDEN = /qualityScore|featuredLevel|rankScore|rankComponents|rankInput
 beforeAll(async () => {
   t = await createTestDatabase();
   const admin = (await t.prisma.user.create({ data: { name: "Admin", role: "admin" } })).id;
-  secret = (await createApiKey({ actorId: admin, name: "scan" })).secret;
+  secret = (await createApiKey({ actorId: admin, name: "scan", scopes: ["router:select"] })).secret;
   for (let i = 0; i < 7; i++) await createTestListing(t.prisma, { title: `Image resize ${i}`, featuredLevel: i % 6, sortWeight: i % 2 });
   await createTestListing(t.prisma, { title: "Image resize draft", publicationState: "draft" });
   // A published readiness result, so a leak of the readiness score would show.

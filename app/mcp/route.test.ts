@@ -13,7 +13,7 @@ const audio: Record<string, string> = {};
 beforeAll(async () => {
   t = await createTestDatabase();
   const admin = (await t.prisma.user.create({ data: { name: "Admin", role: "admin" } })).id;
-  secret = (await createApiKey({ actorId: admin, name: "mcp" })).secret;
+  secret = (await createApiKey({ actorId: admin, name: "mcp", scopes: ["router:select"] })).secret;
   await createTestListing(t.prisma, { title: "Summarise documents", shortDescription: "Summaries of long PDFs" });
   audio.honest = await createTestListing(t.prisma, { title: "Transcribe audio", rankScore: 0.5 });
   audio.overcharger = await createTestListing(t.prisma, { title: "Transcribe audio", rankScore: 0.9 });

@@ -3,7 +3,7 @@
  * transport per request, so any instance can answer any request). Tools:
  * - `search_catalog`: keyless search, relevance only (the same as /ard/search).
  * - `select_services`: the /router/select shortlist; needs an API key sent as this HTTP request's
- *   `Authorization: Bearer tg_…` header, and honours `Catalog-Api-Version` like the route does.
+ *   `Authorization: Bearer tg_…` header, holding the scope `router:select` as the route needs, and honours `Catalog-Api-Version` like the route does.
  *   `filters.excludeAvoid` leaves out endpoints whose trust verdict is avoid, as on the route.
  * The tools call the same lib functions as the HTTP routes, with the same validation.
  */
@@ -59,7 +59,7 @@ function catalogServer(req: Request): McpServer {
     {
       title: "Select services for a task",
       description:
-        "A shortlist of payable services for a task, best first, each with the endpoint to call, its price, relevance and rankScore. Needs a Tollgate API key in this MCP request's Authorization header (Bearer tg_…). " +
+        "A shortlist of payable services for a task, best first, each with the endpoint to call, its price, relevance and rankScore. Needs a Tollgate API key with the scope router:select in this MCP request's Authorization header (Bearer tg_…). " +
         "Set filters.excludeAvoid to true to leave out services whose endpoint's trust grade verdict is avoid (an overcharge, a wrong payee, a charge without delivery, or an F with enough evidence); off by default, and it never changes the order.",
       inputSchema: {
         task: z.string().describe("The task, in words (1–500 characters)"),
@@ -77,7 +77,7 @@ function catalogServer(req: Request): McpServer {
     },
     (args) =>
       toolResult(async () => {
-        const key = await authenticateApiKey(req.headers.get("authorization"));
+        const key = await authenticateApiKey(req.headers.get("authorization"), "router:select");
         // The same budget as POST /router/select (docs/LIMITS.md).
         await takeRateLimit("select", key.id);
         const body = parseSelectRequest(args);

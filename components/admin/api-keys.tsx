@@ -1,18 +1,16 @@
 "use client";
 /**
- * The admins' API keys: create one by name (POST /api/admin/api-keys; the secret is shown once, with a
- * copy button), see each key's scope, prefix, when it was made and last used, and revoke it
+ * The admins' API keys: create one by name and scopes (POST /api/admin/api-keys; the secret is shown
+ * once, with a copy button), see each key's scopes, prefix, when it was made and last used, and revoke it
  * (DELETE /api/admin/api-keys/:id) after a confirmation. A toast says what was done.
  */
 import { useRouter } from "next/navigation";
 import { useMemo, useState, useTransition } from "react";
 import type { ApiKeyInfo } from "@/lib/apikeys";
+import { API_KEY_SCOPES, API_KEY_SCOPE_WORDS, type ApiKeyScope } from "@/lib/apikeys/scopes";
 import { timeAgo } from "@/lib/format";
 import { CopyButton } from "../copy-button";
 import { useToast } from "../toast";
-
-/** What every key may do today: the machine surfaces that show rankScore (docs/spec/scoring-system.md "Who sees what"). */
-export const API_KEY_SCOPE = "router/select · MCP select_services";
 
 async function errorText(res: Response): Promise<string> {
   const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
@@ -23,6 +21,8 @@ export function ApiKeysManager({ keys }: { keys: ApiKeyInfo[] }) {
   const router = useRouter();
   const toast = useToast();
   const [name, setName] = useState("");
+  // A new key starts with selection only (the surface that shows rankScore); calling and paying through the router is ticked on purpose.
+  const [scopes, setScopes] = useState<ApiKeyScope[]>(["router:select"]);
   const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<(ApiKeyInfo & { secret: string }) | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -33,11 +33,12 @@ export function ApiKeysManager({ keys }: { keys: ApiKeyInfo[] }) {
   const create = () =>
     start(async () => {
       setError(null);
-      const res = await fetch("/api/admin/api-keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name }) });
+      const res = await fetch("/api/admin/api-keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, scopes }) });
       if (!res.ok) return setError(await errorText(res));
       const key = (await res.json()) as ApiKeyInfo & { secret: string };
       setCreated(key);
       setName("");
+      setScopes(["router:select"]);
       toast(`Key "${key.name}" created. Copy its secret now: it is not shown again.`);
       router.refresh();
     });
@@ -65,9 +66,28 @@ export function ApiKeysManager({ keys }: { keys: ApiKeyInfo[] }) {
         <label htmlFor="key-name" className="text-sm font-medium">New key&apos;s name</label>
         <div className="mt-1 flex flex-col gap-2 sm:flex-row">
           <input id="key-name" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} placeholder="e.g. Research agent (staging)" className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm" aria-describedby="key-name-hint" />
-          <button type="submit" disabled={pending || !name.trim()} className="shrink-0 rounded-md bg-brand px-4 py-2 text-sm font-medium text-white hover:bg-indigo-800 disabled:opacity-60">Create key</button>
+          <button type="submit" disabled={pending || !name.trim() || scopes.length === 0} className="shrink-0 rounded-md bg-brand px-4 py-2 text-sm font-medium text-white hover:bg-indigo-800 disabled:opacity-60">Create key</button>
         </div>
-        <p id="key-name-hint" className="mt-1 text-xs text-muted">Who or what will use it, so you know which to revoke. Scope: {API_KEY_SCOPE}. {name.length} / 100</p>
+        <p id="key-name-hint" className="mt-1 text-xs text-muted">Who or what will use it, so you know which to revoke. {name.length} / 100</p>
+        <fieldset className="mt-3">
+          <legend className="text-sm font-medium">Scopes</legend>
+          <p className="text-xs text-muted">What the key may do; a route it lacks the scope for answers 403 <code>insufficient_scope</code>. At least one.</p>
+          <div className="mt-1 space-y-1">
+            {API_KEY_SCOPES.map((s) => (
+              <label key={s} className="flex items-start gap-2 text-sm">
+                <input
+                  type="checkbox"
+                  className="mt-1"
+                  checked={scopes.includes(s)}
+                  onChange={(e) => setScopes((now) => API_KEY_SCOPES.filter((x) => (x === s ? e.target.checked : now.includes(x))))}
+                />
+                <span>
+                  <code>{s}</code> <span className="text-muted">— {API_KEY_SCOPE_WORDS[s].what} ({API_KEY_SCOPE_WORDS[s].routes})</span>
+                </span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
         {error && <p role="alert" className="mt-2 text-sm text-red-800">{error}</p>}
       </form>
 
@@ -79,7 +99,13 @@ export function ApiKeysManager({ keys }: { keys: ApiKeyInfo[] }) {
             <code data-testid="api-key-secret" className="break-all rounded bg-white px-2 py-1 font-mono text-xs ring-1 ring-green-300">{created.secret}</code>
             <CopyButton text={created.secret} label="Copy secret" />
           </div>
-          <p className="mt-2 text-xs">Use: <code className="break-all">curl -X POST -H &quot;Authorization: Bearer {created.prefix}…&quot; -H &quot;content-type: application/json&quot; -d &apos;{`{"task":"weather"}`}&apos; /router/select</code></p>
+          <p className="mt-2 text-xs">Scopes: {created.scopes.join(", ")}.</p>
+          {created.scopes.includes("router:select") && (
+            <p className="mt-1 text-xs">Select: <code className="break-all">curl -X POST -H &quot;Authorization: Bearer {created.prefix}…&quot; -H &quot;content-type: application/json&quot; -d &apos;{`{"task":"weather"}`}&apos; /router/select</code></p>
+          )}
+          {created.scopes.includes("router:call") && (
+            <p className="mt-1 text-xs">Call and pay: <code className="break-all">/router/call/&lt;listing&gt;/&lt;path&gt;</code> with <code>Authorization: Bearer {created.prefix}…</code> (or <code>X-Tollgate-Key</code> beside an MPP credential) and the buyer&apos;s own x402 or MPP client.</p>
+          )}
         </section>
       )}
 
@@ -102,14 +128,16 @@ export function ApiKeysManager({ keys }: { keys: ApiKeyInfo[] }) {
             <table className="w-full min-w-[40rem] text-sm">
               <caption className="sr-only">API keys</caption>
               <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-muted">
-                <tr><th className="p-2.5">Name</th><th className="p-2.5">Key</th><th className="p-2.5">Scope</th><th className="p-2.5">Status</th><th className="p-2.5">Created</th><th className="p-2.5">Last used</th><th className="p-2.5"><span className="sr-only">Actions</span></th></tr>
+                <tr><th className="p-2.5">Name</th><th className="p-2.5">Key</th><th className="p-2.5">Scopes</th><th className="p-2.5">Status</th><th className="p-2.5">Created</th><th className="p-2.5">Last used</th><th className="p-2.5"><span className="sr-only">Actions</span></th></tr>
               </thead>
               <tbody className="divide-y divide-line">
                 {shown.map((k) => (
                   <tr key={k.id} data-key-id={k.id}>
                     <td className="p-2.5 font-medium">{k.name}</td>
                     <td className="p-2.5 font-mono text-xs">{k.prefix}…</td>
-                    <td className="p-2.5 text-xs">{API_KEY_SCOPE}</td>
+                    <td className="p-2.5 text-xs">
+                      <ul>{k.scopes.map((s) => <li key={s} title={API_KEY_SCOPE_WORDS[s].routes}><code>{s}</code></li>)}</ul>
+                    </td>
                     <td className="p-2.5">
                       {k.revokedAt ? <span className="rounded bg-red-50 px-1.5 py-0.5 text-xs font-semibold text-red-800">revoked {timeAgo(k.revokedAt)}</span> : <span className="rounded bg-green-50 px-1.5 py-0.5 text-xs font-semibold text-green-800">active</span>}
                     </td>

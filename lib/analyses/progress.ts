@@ -49,10 +49,14 @@ export async function getAnalysisForActor(userId: string | null, analysisId: str
   };
 }
 
-/** POST /api/analyses body: exactly one of a listing id or a URL. */
+/**
+ * POST /api/analyses body: exactly one of a listing id or a URL. With a URL the organisation already
+ * lists, the answer is 409 `duplicate_listing` naming that listing unless `allowDuplicate: true`
+ * confirms a second one (lib/intake/register-listing.ts).
+ */
 export const SubmitBody = z.union([
   z.object({ listingId: z.string().min(1).max(64) }).strict(),
-  z.object({ url: z.string().min(1).max(2048) }).strict(),
+  z.object({ url: z.string().min(1).max(2048), allowDuplicate: z.boolean().optional() }).strict(),
 ]);
 export type SubmitBody = z.infer<typeof SubmitBody>;
 
@@ -60,7 +64,7 @@ export async function submitAnalysisForActor(userId: string | null, body: Submit
   const prisma = await prismaOf(client);
   if ("listingId" in body) return reanalyseForActor(userId, body.listingId, prisma, "submit");
   // A URL: the one intake (validate once, queue; the worker drafts, the completion writes).
-  return registerListing(userId, { url: body.url, mode: "queue" }, { client: prisma });
+  return registerListing(userId, { url: body.url, mode: "queue", allowDuplicate: body.allowDuplicate === true }, { client: prisma });
 }
 
 export async function reanalyseForActor(userId: string | null, listingId: string, client?: Client, trigger: "submit" | "reanalyse" = "reanalyse"): Promise<EnqueuedAnalysis> {

@@ -1,13 +1,18 @@
 /**
  * API keys for `/router/select` and MCP `select_services` (docs/spec/scoring-system.md "Who sees what": rankScore goes
- * to holders of an API key only). Admins create them; the secret `tg_<43 base64url chars>` is shown
- * once and only its SHA-256 is stored (api_keys.hash, unique), beside a short display prefix.
- * The role is read fresh on every admin call (lib/auth/roles.ts).
+ * to holders of an API key only) and for calling through the router (`/router/call/…`). Admins create
+ * them; the secret `tg_<43 base64url chars>` is shown once and only its SHA-256 is stored
+ * (api_keys.hash, unique), beside a short display prefix. Each key carries scopes (./scopes.ts), and
+ * every route that accepts a key names the scope it needs: a key without it is refused with 403
+ * `insufficient_scope`. The role is read fresh on every admin call (lib/auth/roles.ts).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { requireRole } from "@/lib/auth/roles";
+import { API_KEY_SCOPES, API_KEY_SCOPE_WORDS, parseScopes, type ApiKeyScope } from "./scopes";
+
+export { API_KEY_SCOPES, API_KEY_SCOPE_WORDS, isApiKeyScope, parseScopes, type ApiKeyScope } from "./scopes";
 
 export const API_KEY_PREFIX = "tg_";
 /** tg_ + 32 random bytes in base64url. */
@@ -21,6 +26,7 @@ export interface ApiKeyInfo {
   id: string;
   name: string;
   prefix: string;
+  scopes: ApiKeyScope[];
   createdAt: string;
   createdById: string;
   revokedAt: string | null;
@@ -31,24 +37,27 @@ export function hashApiKey(secret: string): string {
   return createHash("sha256").update(secret, "utf8").digest("hex");
 }
 
-/** Parse `{name}`; a 400 names `/name`. */
-export function parseCreateApiKey(body: unknown): { name: string } {
-  const name = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).name : undefined;
-  const extra = typeof body === "object" && body !== null ? Object.keys(body).filter((k) => k !== "name") : [];
+/** Parse `{name, scopes}`; a 400 names the pointer (`/name`, `/scopes/1`, an unknown field). */
+export function parseCreateApiKey(body: unknown): { name: string; scopes: ApiKeyScope[] } {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new AppError("bad_request", "The body must be a JSON object {name, scopes}", [{ pointer: "", message: "must be an object {name, scopes}" }]);
+  const fields = body as Record<string, unknown>;
+  const extra = Object.keys(fields).filter((k) => k !== "name" && k !== "scopes");
   if (extra.length) throw new AppError("bad_request", `/${extra[0]} is not a known field`, extra.map((k) => ({ pointer: `/${k}`, message: "is not a known field" })));
+  const name = fields.name;
   if (typeof name !== "string" || name.trim() === "" || name.length > 100) {
     throw new AppError("bad_request", "/name must be a non-empty string of at most 100 characters", [{ pointer: "/name", message: "must be a non-empty string of at most 100 characters" }]);
   }
-  return { name: name.trim() };
+  return { name: name.trim(), scopes: parseScopes(fields.scopes) };
 }
 
-/** Create a key (admin only). The secret is in this return value and nowhere else, ever. */
-export async function createApiKey(input: { actorId: string | null; name: string }): Promise<ApiKeyInfo & { secret: string }> {
+/** Create a key (admin only) with its scopes (at least one). The secret is in this return value and nowhere else, ever. */
+export async function createApiKey(input: { actorId: string | null; name: string; scopes: readonly ApiKeyScope[] }): Promise<ApiKeyInfo & { secret: string }> {
   const actor = await requireRole(input.actorId, ["admin"]);
+  const scopes = parseScopes(input.scopes);
   const secret = API_KEY_PREFIX + randomBytes(32).toString("base64url");
   const prisma = await db();
   const row = await prisma.apiKey.create({
-    data: { name: input.name, prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), hash: hashApiKey(secret), createdById: actor.id },
+    data: { name: input.name, prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH), hash: hashApiKey(secret), scopes, createdById: actor.id },
   });
   return { ...info(row), secret };
 }
@@ -70,30 +79,42 @@ export async function revokeApiKey(input: { actorId: string | null; id: string }
 }
 
 /**
- * The key behind an `Authorization: Bearer tg_…` header, or a 401. Missing, malformed, unknown and
- * revoked keys all get the same answer, so the response says nothing about which keys exist.
+ * The key behind an `Authorization: Bearer tg_…` header, if it holds `scope`. Missing, malformed,
+ * unknown and revoked keys all get the same 401, so the response says nothing about which keys
+ * exist; a live key without the scope gets 403 `insufficient_scope` naming it (and `requiredScope`),
+ * and that refusal does not count as a use.
  */
-export async function authenticateApiKey(authorization: string | null | undefined): Promise<{ id: string; name: string }> {
+export async function authenticateApiKey(authorization: string | null | undefined, scope: ApiKeyScope): Promise<{ id: string; name: string; scopes: ApiKeyScope[] }> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   const secret = m?.[1];
   const refuse = () =>
     new AppError("unauthorized", "An API key is required: send Authorization: Bearer tg_… (keys are issued by a Tollgate admin).", [], { scheme: "Bearer" });
   if (!secret || !KEY_SHAPE.test(secret)) throw refuse();
   const prisma = await db();
-  const key = await prisma.apiKey.findUnique({ where: { hash: hashApiKey(secret) }, select: { id: true, name: true, revokedAt: true, lastUsedAt: true } });
+  const key = await prisma.apiKey.findUnique({ where: { hash: hashApiKey(secret) }, select: { id: true, name: true, scopes: true, revokedAt: true, lastUsedAt: true } });
   if (!key || key.revokedAt) throw refuse();
+  const scopes = API_KEY_SCOPES.filter((s) => key.scopes.includes(s));
+  if (!scopes.includes(scope)) {
+    throw new AppError(
+      "insufficient_scope",
+      `This API key ("${key.name}") lacks the scope ${scope} (${API_KEY_SCOPE_WORDS[scope].routes}); it holds ${scopes.join(", ")}. An admin can make a key with it at /admin/api-keys.`,
+      [],
+      { requiredScope: scope, scopes },
+    );
+  }
   const now = new Date();
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
   }
-  return { id: key.id, name: key.name };
+  return { id: key.id, name: key.name, scopes };
 }
 
-function info(row: { id: string; name: string; prefix: string; createdAt: Date; createdById: string; revokedAt: Date | null; lastUsedAt: Date | null }): ApiKeyInfo {
+function info(row: { id: string; name: string; prefix: string; scopes: string[]; createdAt: Date; createdById: string; revokedAt: Date | null; lastUsedAt: Date | null }): ApiKeyInfo {
   return {
     id: row.id,
     name: row.name,
     prefix: row.prefix,
+    scopes: API_KEY_SCOPES.filter((s) => row.scopes.includes(s)),
     createdAt: row.createdAt.toISOString(),
     createdById: row.createdById,
     revokedAt: row.revokedAt?.toISOString() ?? null,

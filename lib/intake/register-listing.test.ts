@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { FIXTURE_SELLERS, startFixtureSellers, type FixtureSeller, type FixtureServer } from "@/sellers";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
-import { seedOwner } from "@/test/analyses";
+import { seedListing, seedOwner } from "@/test/analyses";
 
 // validateTarget as lib/net exports it, counted (the real function does the work).
 vi.mock("@/lib/net", async (importOriginal) => {
@@ -25,7 +25,9 @@ import { realProbe } from "@/lib/worker/probes";
 import { completeLease } from "@/lib/analyses/store-result";
 import { createListingForSeller } from "@/lib/listings/save";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
-import { registerListing } from "./register-listing";
+import { registerListing, writeDraftedListing } from "./register-listing";
+import { adminDesk } from "@/lib/surfaces/admin";
+import { fullListing } from "@/test/readiness";
 import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 
 const HOLD_MS = 150;
@@ -153,6 +155,59 @@ describe("duplicate intake (issue 19 item 2)", () => {
   });
 });
 
+describe("duplicate intake at the API's door (issue 19 item 10)", () => {
+  const submit = (body: unknown) => submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+
+  it("the same owner is refused with 409 duplicate_listing naming the listing, unless it confirms; another owner is queued and the moderators see the overlap", async () => {
+    const mine = await seedOwner(t.prisma);
+    const host = `dup-${mine.org.slug}.example.com`;
+    const existingId = await seedListing(t.prisma, mine.org.id, { baseUrl: `https://${host}/api` });
+    const existing = await t.prisma.listing.findUniqueOrThrow({ where: { id: existingId } });
+    session.uid = mine.user.id;
+    const before = await t.prisma.analysis.count();
+
+    // Another spelling of the same base URL: the host's case, "www." and a trailing slash do not matter.
+    const res = await submit({ url: `https://www.${host.toUpperCase()}/api/` });
+    expect(res.status).toBe(409);
+    const body = (await res.json()).error;
+    expect(body).toMatchObject({ code: "duplicate_listing", existing: [{ id: existingId, slug: existing.slug, title: existing.title, publicationState: "published", reason: "base_url" }] });
+    expect(body.message).toContain(existingId);
+    expect(body.message).toContain("allowDuplicate");
+    expect(body.details).toEqual([{ pointer: "/url", message: `the same base URL as listing ${existingId} (${existing.slug})` }]);
+    expect(await t.prisma.analysis.count()).toBe(before);
+
+    // Only a boolean confirms.
+    expect((await submit({ url: `https://${host}/api`, allowDuplicate: "yes" })).status).toBe(400);
+    // Confirmed: queued.
+    expect((await submit({ url: `https://${host}/api`, allowDuplicate: true })).status).toBe(202);
+    // A different path on the host is a different service: past the duplicate check, it meets the
+    // one-active-analysis rule instead (that analysis is still queued).
+    expect((await (await submit({ url: `https://${host}/other` })).json()).error.code).toBe("conflict");
+
+    // Another organisation: queued, told nothing of the first one's listing.
+    const theirs = await seedOwner(t.prisma);
+    session.uid = theirs.user.id;
+    const queued = await submit({ url: `https://${host}/api` });
+    expect(queued.status).toBe(202);
+    expect(JSON.stringify(await queued.json())).not.toContain(existingId);
+    // When the completion writes their draft (the worker's draft, written as lib/analyses/store-result.ts
+    // does), the moderators' desk flags the two listings of one service.
+    const analysis = await t.prisma.analysis.findFirstOrThrow({ where: { submitter: theirs.user.id }, orderBy: { createdAt: "desc" } });
+    const written = await writeDraftedListing(t.prisma, fullListing({ baseUrl: `https://${host}/api` }), { analysisId: analysis.id, submitter: theirs.user.id, targetUrl: analysis.targetUrl });
+    const moderator = await seedOwner(t.prisma, "moderator");
+    const desk = await adminDesk(moderator.user.id);
+    expect(desk.listings.find((l) => l.id === written)!.overlaps).toEqual([expect.objectContaining({ id: existingId, reason: "base_url" })]);
+    expect(desk.listings.find((l) => l.id === existingId)!.overlaps).toEqual([expect.objectContaining({ id: written, reason: "base_url" })]);
+  });
+
+  it("a re-analysis by listing id is never a duplicate", async () => {
+    const mine = await seedOwner(t.prisma);
+    const existingId = await seedListing(t.prisma, mine.org.id, { baseUrl: `https://again-${mine.org.slug}.example.com` });
+    session.uid = mine.user.id;
+    expect((await submit({ listingId: existingId })).status).toBe(202);
+  });
+});
+
 describe("the API's door (POST /api/analyses {url} → registerListing, queue)", () => {
   it("validates once and queues; the worker drafts and probes with one call per endpoint; the completion writes what the form's save writes", async () => {
     const { user } = await seedOwner(t.prisma);
@@ -164,9 +219,17 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
     if (!form.ok) throw new Error(JSON.stringify(form));
     const saved = await createListingForSeller(user.id, form.draft, `import:${url}`);
 
-    // The API: 202 with the queued analysis and no listing yet.
+    // The API: the organisation already lists it (the form's save), so 409 naming that listing,
+    // before a target check or an analysis row; then, confirmed, 202 with the queued analysis and no listing yet.
     vi.mocked(validateTarget).mockClear();
-    const res = await submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url }) }));
+    const submit = (body: unknown) => submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+    const analysesBefore = await t.prisma.analysis.count();
+    const refused = await submit({ url });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).error).toMatchObject({ code: "duplicate_listing", existing: [{ id: saved.id, slug: saved.slug, reason: "base_url" }] });
+    expect(await t.prisma.analysis.count()).toBe(analysesBefore);
+    vi.mocked(validateTarget).mockClear();
+    const res = await submit({ url, allowDuplicate: true });
     expect(res.status).toBe(202);
     const queued = (await res.json()) as { id: string; state: string; listingId: string | null };
     expect(queued).toMatchObject({ state: "queued", listingId: null });

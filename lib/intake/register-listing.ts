@@ -37,7 +37,7 @@ import { assertAnalysisCapacity, takeRateLimit } from "@/lib/limits";
 import type { Resolver } from "@/lib/net";
 import { draftListingFromTarget, type DraftSource } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
-import { findOverlappingListings, type OverlapReason } from "@/lib/listings/overlap";
+import { OVERLAP_WORDS, findOverlappingListings, type OverlapCandidate, type OverlapReason } from "@/lib/listings/overlap";
 import { writeListingIn } from "@/lib/listings/save";
 import { PRIORITY_OWNER, checkTarget, refusedTargetError, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
 import { prismaOf, type Client, type PrismaLike } from "@/lib/sql";
@@ -48,6 +48,12 @@ export interface IntakeRequest {
   url: string;
   /** "review": draft for the seller's form; "queue": queue the analysis (the API). See the header. */
   mode: IntakeMode;
+  /**
+   * The API door only: the seller confirms a second listing of a service its organisation already
+   * lists (the form's "You can still review and save the draft"). Without it the API answers 409
+   * `duplicate_listing` naming the existing listings.
+   */
+  allowDuplicate?: boolean;
 }
 
 export interface IntakeOptions {
@@ -107,8 +113,17 @@ export async function registerListing(actorId: string | null, req: IntakeRequest
     // (2) Draft here; (3) and (4) wait for the seller to save and publish (header).
     const drafted = await draftListingFromTarget(checked.target.url, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
     if (!drafted.ok) return { ok: false, code: "refusal" in drafted ? drafted.refusal : drafted.error, detail: drafted.detail };
-    const existing = await ownOverlaps(await prismaOf(opts.client), actor.organizationId, url, drafted.draft);
+    const existing = await ownOverlaps(await prismaOf(opts.client), actor.organizationId, [drafted.draft, { baseUrl: url, endpoints: [] }]);
     return { ok: true, draft: drafted.draft, sources: drafted.sources, warnings: drafted.warnings, url, existing };
+  }
+
+  // Duplicate intake at the API door: there is no draft yet (the worker makes it), so the URL
+  // submitted is compared as a base URL. The same owner is refused unless it confirms; another
+  // owner's listing of it is no business of this seller's, and the moderators' desk flags the two
+  // once the completion writes this one (lib/surfaces/admin.ts, crossOwnerOverlaps).
+  if (!req.allowDuplicate) {
+    const existing = await ownOverlaps(await prismaOf(opts.client), actor.organizationId, [{ baseUrl: url, endpoints: [] }]);
+    if (existing.length > 0) throw duplicateListingError(existing);
   }
 
   // (4) Enqueue, within the organisation's cap on analyses in flight; (2) runs in the worker and (3)
@@ -123,15 +138,26 @@ export async function registerListing(actorId: string | null, req: IntakeRequest
  * saving a second; nothing is refused. Other organisations' listings of it are not named to the
  * seller (their drafts are private); the moderators' desk shows those overlaps.
  */
-async function ownOverlaps(prisma: PrismaLike, organizationId: string, url: string, draft: ListingDocument): Promise<ExistingListing[]> {
+async function ownOverlaps(prisma: PrismaLike, organizationId: string, candidates: OverlapCandidate[]): Promise<ExistingListing[]> {
   const found = new Map<string, ExistingListing>();
-  for (const candidate of [draft, { baseUrl: url, endpoints: [] }]) {
+  for (const candidate of candidates) {
     for (const o of await findOverlappingListings(prisma, candidate)) {
       if (o.organizationId !== organizationId || found.has(o.id)) continue;
       found.set(o.id, { id: o.id, slug: o.slug, title: o.title, publicationState: o.publicationState, reason: o.reason });
     }
   }
   return [...found.values()];
+}
+
+/** The API door's 409: the organisation's listings of this service, each named, and how to go on. */
+function duplicateListingError(existing: ExistingListing[]): AppError {
+  const named = existing.map((x) => `"${x.title}" (${x.slug}, listing ${x.id}, ${x.publicationState}; ${OVERLAP_WORDS[x.reason]})`).join(", ");
+  return new AppError(
+    "duplicate_listing",
+    `Your organisation already lists this service: ${named}. Send {"listingId": "${existing[0].id}"} to re-analyse it, or repeat this request with "allowDuplicate": true to list it a second time.`,
+    existing.map((x) => ({ pointer: "/url", message: `${OVERLAP_WORDS[x.reason]} as listing ${x.id} (${x.slug})` })),
+    { existing },
+  );
 }
 
 /**

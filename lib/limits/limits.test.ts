@@ -173,7 +173,7 @@ describe("every limited action answers 429 after its limit", () => {
   it("/router/select, per API key", async () => {
     limit({ rates: { select: { max: 2, windowSeconds: 60 } } });
     const admin = (await t.prisma.user.create({ data: { name: "Admin", role: "admin" } })).id;
-    const [k1, k2] = [await createApiKey({ actorId: admin, name: "one" }), await createApiKey({ actorId: admin, name: "two" })];
+    const [k1, k2] = [await createApiKey({ actorId: admin, name: "one", scopes: ["router:select"] }), await createApiKey({ actorId: admin, name: "two", scopes: ["router:select"] })];
     const call = (secret: string) =>
       selectRoute.POST(new Request("http://localhost/router/select", { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: JSON.stringify({ task: "geocode" }) }));
     expect((await call(k1.secret)).status).toBe(200);
@@ -185,7 +185,7 @@ describe("every limited action answers 429 after its limit", () => {
   it("/router/call, per API key, before the relay reads the body or looks up the listing", async () => {
     limit({ rates: { call: { max: 1, windowSeconds: 60 } } });
     const admin = (await t.prisma.user.create({ data: { name: "Admin", role: "admin" } })).id;
-    const key = await createApiKey({ actorId: admin, name: "caller" });
+    const key = await createApiKey({ actorId: admin, name: "caller", scopes: ["router:call"] });
     const call = () =>
       callRoute.POST(new Request("http://localhost/router/call/no-such-listing/run", { method: "POST", headers: { authorization: `Bearer ${key.secret}` }, body: "{}" }), {
         params: Promise.resolve({ listing: "no-such-listing", path: ["run"] }),

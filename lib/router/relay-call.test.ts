@@ -75,7 +75,7 @@ beforeAll(async () => {
   process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
   t = await createTestDatabase();
   const admin = (await t.prisma.user.create({ data: { name: "Admin", role: "admin" } })).id;
-  secret = (await createApiKey({ actorId: admin, name: "buyer agent" })).secret;
+  secret = (await createApiKey({ actorId: admin, name: "buyer agent", scopes: ["router:call"] })).secret;
   for (const seller of PAID_SELLERS) {
     const id = await createTestListing(t.prisma, {
       title: `${seller} weather`,

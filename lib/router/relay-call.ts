@@ -88,13 +88,14 @@ export interface Caller {
 
 /**
  * The API key if one is sent (`Authorization: Bearer tg_…`, else `X-Tollgate-Key: tg_…`, the carrier
- * when Authorization holds an MPP credential), else the SIWE session; a 401 when none.
+ * when Authorization holds an MPP credential), holding the scope `router:call` (else 403
+ * `insufficient_scope`), else the SIWE session; a 401 when none.
  */
 export async function authenticateCaller(req: Request, session: () => Promise<string | null> = sessionUserId): Promise<Caller> {
   const authorization = req.headers.get("authorization");
-  if (authorization && /^Bearer\s/i.test(authorization)) return { kind: "api_key", id: (await authenticateApiKey(authorization)).id };
+  if (authorization && /^Bearer\s/i.test(authorization)) return { kind: "api_key", id: (await authenticateApiKey(authorization, "router:call")).id };
   const key = req.headers.get(API_KEY_HEADER)?.trim();
-  if (key) return { kind: "api_key", id: (await authenticateApiKey(`Bearer ${key}`)).id };
+  if (key) return { kind: "api_key", id: (await authenticateApiKey(`Bearer ${key}`, "router:call")).id };
   const uid = await session().catch(() => null);
   if (uid) return { kind: "session", id: uid };
   throw new AppError(

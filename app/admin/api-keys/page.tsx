@@ -8,7 +8,7 @@ import { orPageError } from "@/lib/surfaces/guard";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "API keys · Moderation" };
 
-/** Admins' API keys for /router/select and MCP select_services: create (the secret shown once), name, scope, last used, revoke. */
+/** Admins' API keys for /router/select, MCP select_services and /router/call: create (the secret shown once), name, scopes, last used, revoke. */
 export default async function ApiKeysPage() {
   const uid = await sessionUserId();
   // Admins only (lib/apikeys reads the role fresh); a moderator gets 403 here as from the API.
@@ -19,7 +19,7 @@ export default async function ApiKeysPage() {
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">API keys</h1>
         <p className="mt-1 max-w-3xl text-sm text-muted">
-          Keys let an agent call <code>POST /router/select</code> and the MCP tool <code>select_services</code> with <code>Authorization: Bearer tg_…</code>. The secret is shown once, when the key is made; only its hash is stored. A revoked key is refused at once.
+          Keys let an agent call, with <code>Authorization: Bearer tg_…</code>, what their scopes allow: <code>router:select</code> for <code>POST /router/select</code> and the MCP tool <code>select_services</code>, <code>router:call</code> for calling and paying listed endpoints through <code>/router/call/…</code>. The secret is shown once, when the key is made; only its hash is stored. A revoked key is refused at once.
         </p>
       </div>
       <ApiKeysManager keys={keys} />

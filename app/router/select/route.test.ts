@@ -12,7 +12,7 @@ let secret: string;
 beforeAll(async () => {
   t = await createTestDatabase();
   const admin = (await t.prisma.user.create({ data: { name: "Admin", role: "admin" } })).id;
-  secret = (await createApiKey({ actorId: admin, name: "test" })).secret;
+  secret = (await createApiKey({ actorId: admin, name: "test", scopes: ["router:select"] })).secret;
   await createTestListing(t.prisma, { title: "Geocode addresses", shortDescription: "Turn street addresses into coordinates" });
   await createTestListing(t.prisma, { title: "Geocode addresses fast", featuredLevel: 4 });
   await runRankSweep();
@@ -31,7 +31,7 @@ describe("POST /router/select", () => {
     expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect((await call({ task: "geocode" }, { authorization: "Bearer nope" })).status).toBe(401);
     const admin = (await t.prisma.user.findFirstOrThrow({ where: { role: "admin" } })).id;
-    const k = await createApiKey({ actorId: admin, name: "revoked" });
+    const k = await createApiKey({ actorId: admin, name: "revoked", scopes: ["router:select"] });
     await revokeApiKey({ actorId: admin, id: k.id });
     expect((await call({ task: "geocode" }, { authorization: `Bearer ${k.secret}` })).status).toBe(401);
   });

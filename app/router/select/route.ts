@@ -1,4 +1,4 @@
-/** POST /router/select — a shortlist of payable services for a task (API key required, rate-limited per key; docs/FEEDS.md, docs/LIMITS.md). */
+/** POST /router/select — a shortlist of payable services for a task (an API key with the scope router:select, rate-limited per key; docs/FEEDS.md, docs/LIMITS.md). */
 import { toResponse } from "@/lib/errors";
 import { BODY_LIMITS, readJson } from "@/lib/http";
 import { authenticateApiKey } from "@/lib/apikeys";
@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 export async function POST(req: Request): Promise<Response> {
   try {
     // The key first, then its budget, then the body (docs/LIMITS.md).
-    const key = await authenticateApiKey(req.headers.get("authorization"));
+    const key = await authenticateApiKey(req.headers.get("authorization"), "router:select");
     await takeRateLimit("select", key.id);
     const body = parseSelectRequest(await readJson(req, BODY_LIMITS.select, "a select request"));
     const result = await selectServices(body, { apiVersion: req.headers.get(CATALOG_API_VERSION_HEADER) });

@@ -1,4 +1,4 @@
-/** POST /api/admin/api-keys — create a key (admin; the secret is returned once). GET lists keys, never secrets. */
+/** POST /api/admin/api-keys `{name, scopes}` — create a key (admin; the secret is returned once). GET lists keys, never secrets. */
 import { toResponse } from "@/lib/errors";
 import { BODY_LIMITS, assertSameOriginRequest, readJson } from "@/lib/http";
 import { requireSessionUserId } from "@/lib/auth/signed-in";
@@ -12,8 +12,8 @@ export async function POST(req: Request): Promise<Response> {
     // Signed in before a byte of the body is read; createApiKey checks the admin role itself.
     const actorId = await requireSessionUserId();
     assertSameOriginRequest(req, { json: true });
-    const { name } = parseCreateApiKey(await readJson(req, BODY_LIMITS.apiKeyCreate, "an API key request"));
-    return Response.json(await createApiKey({ actorId, name }), { status: 201, headers: { "cache-control": "no-store" } });
+    const { name, scopes } = parseCreateApiKey(await readJson(req, BODY_LIMITS.apiKeyCreate, "an API key request"));
+    return Response.json(await createApiKey({ actorId, name, scopes }), { status: 201, headers: { "cache-control": "no-store" } });
   } catch (e) {
     return toResponse(e);
   }

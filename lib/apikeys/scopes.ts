@@ -1,0 +1,36 @@
+/**
+ * What an API key may do. Each scope is named after the route it opens, and each route that accepts
+ * a key asks authenticateApiKey (./index.ts) for its own scope, so a key answers 403
+ * `insufficient_scope` naming the scope it lacks. Pure, so the admins' page can offer the list.
+ * A key made before scopes existed holds all of them (prisma/migrations/20261203182000_api_key_scopes).
+ */
+import { AppError } from "@/lib/errors";
+
+export const API_KEY_SCOPES = ["router:select", "router:call"] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/** What each scope opens, in the words the admins' page and the 403 use. */
+export const API_KEY_SCOPE_WORDS: Record<ApiKeyScope, { routes: string; what: string }> = {
+  "router:select": { routes: "POST /router/select · MCP select_services", what: "a shortlist of services for a task, with rankScore" },
+  "router:call": { routes: "ANY /router/call/<listing>/<path>", what: "call and pay a listed endpoint through the router" },
+};
+
+export function isApiKeyScope(v: unknown): v is ApiKeyScope {
+  return typeof v === "string" && (API_KEY_SCOPES as readonly string[]).includes(v);
+}
+
+/**
+ * `scopes` of a create request: a non-empty array of known scopes, each once, returned in the
+ * canonical order. A 400 names the pointer of what is wrong.
+ */
+export function parseScopes(value: unknown, pointer = "/scopes"): ApiKeyScope[] {
+  const known = API_KEY_SCOPES.join(", ");
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new AppError("bad_request", `${pointer} must be a non-empty array of scopes (${known})`, [{ pointer, message: `must be a non-empty array of scopes (${known})` }]);
+  }
+  value.forEach((s, i) => {
+    if (!isApiKeyScope(s)) throw new AppError("bad_request", `${pointer}/${i} is not a scope: ${JSON.stringify(s)} (known: ${known})`, [{ pointer: `${pointer}/${i}`, message: `is not a scope (known: ${known})` }]);
+    if (value.indexOf(s) !== i) throw new AppError("bad_request", `${pointer}/${i} repeats ${s}`, [{ pointer: `${pointer}/${i}`, message: `repeats ${s}` }]);
+  });
+  return API_KEY_SCOPES.filter((s) => value.includes(s));
+}
