@@ -24,7 +24,8 @@
  *    listing pages, badge SVGs (four styles) and feeds/JSON (/ard, /ai-catalog.json, the badge keys).
  *    An error is any status outside 2xx/3xx, a network error or a request still unanswered after 120 s.
  * Prints per route class and overall: requests, errors, p50/p95/p99 latency, then throughput and the
- * machine's load average (sampled every 5 s during the run: other jobs share its CPUs), then
+ * machine's load average (sampled every 5 s during the run: other jobs share its CPUs) and the CPU
+ * time the server, PostgreSQL and the client loops used meanwhile (from /proc), then
  * `load errors <n> of <requests> requests` and, last, `RESULT load_p95 <ms> ms`. Exit code 1 when
  * any request failed.
  */
@@ -247,6 +248,37 @@ function rng(seed: number): () => number {
   };
 }
 
+/**
+ * CPU time in ms (user + system, from /proc/<pid>/stat, 100 ticks a second) of the processes a test
+ * picks by name and parent: the server (`next start` and any child of it) and PostgreSQL's processes
+ * (backends, WAL writer, checkpointer). Null where /proc cannot be read.
+ */
+function cpuMs(serverPid: number): { server: number; postgres: number } | null {
+  let server = 0;
+  let postgres = 0;
+  let pids: string[];
+  try {
+    pids = fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p));
+  } catch {
+    return null;
+  }
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    const close = stat.lastIndexOf(")");
+    const name = stat.slice(stat.indexOf("(") + 1, close);
+    const f = stat.slice(close + 2).split(" "); // fields from the 3rd (state) on
+    const ticks = Number(f[11]) + Number(f[12]);
+    if (Number(pid) === serverPid || Number(f[1]) === serverPid) server += ticks * 10;
+    else if (name.startsWith("postgres")) postgres += ticks * 10;
+  }
+  return { server, postgres };
+}
+
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "–");
 
 async function main(): Promise<void> {
@@ -299,6 +331,8 @@ async function main(): Promise<void> {
     const samples: string[] = [];
     const loads: number[] = [os.loadavg()[0]];
     const loadTimer = setInterval(() => loads.push(os.loadavg()[0]), 5_000);
+    const cpu0 = cpuMs(server.pid!);
+    const client0 = process.cpuUsage();
     const started = performance.now();
     const deadline = started + SECONDS * 1000;
     await Promise.all(
@@ -317,6 +351,8 @@ async function main(): Promise<void> {
       }),
     );
     const elapsed = (performance.now() - started) / 1000;
+    const cpu1 = cpuMs(server.pid!);
+    const client1 = process.cpuUsage(client0);
     clearInterval(loadTimer);
     loads.push(os.loadavg()[0]);
 
@@ -331,6 +367,12 @@ async function main(): Promise<void> {
     console.log(`throughput ${(all.length / elapsed).toFixed(1)} requests/s`);
     const mean = loads.reduce((x, y) => x + y, 0) / loads.length;
     console.log(`load average (1 min) during the run: mean ${mean.toFixed(2)}, max ${Math.max(...loads).toFixed(2)}, on ${os.availableParallelism()} CPUs (the client loops run on the same machine as the server and PostgreSQL)`);
+    if (cpu0 && cpu1) {
+      const share = (ms: number) => `${(ms / 1000).toFixed(1)} s (${(ms / 1000 / elapsed).toFixed(2)} CPUs)`;
+      console.log(
+        `CPU time during the run: server ${share(cpu1.server - cpu0.server)}, PostgreSQL ${share(cpu1.postgres - cpu0.postgres)}, the client loops ${share((client1.user + client1.system) / 1000)}; server CPU per request ${((cpu1.server - cpu0.server) / all.length).toFixed(1)} ms`,
+      );
+    }
     if (samples.length) console.log(`first errors:\n  ${samples.join("\n  ")}`);
     console.log(`load errors ${failed} of ${all.length} requests`);
     console.log(`RESULT load_p95 ${f1(pct(all, 95))} ms`);
