@@ -37,4 +37,17 @@ describe.skipIf(!testDatabaseUrl())("server database handle", () => {
     expect(await within(t.query<{ two: number }>(`SELECT 2 AS two`))).toEqual([{ two: 2 }]);
     expect(await within(t.prisma.$transaction(async (tx) => tx.$queryRaw<{ three: number }[]>`SELECT 3 AS three`))).toEqual([{ three: 3 }]);
   });
+
+  it("a transaction waits for a busy pool longer than Prisma's default 2 s (a saturated web server's search), as a plain query does", async () => {
+    // The pool's one connection is held for 3 s; a batch transaction asked for meanwhile must wait, not fail with P2028.
+    const held = t.session(async (conn) => {
+      await conn.query(`SELECT pg_sleep(3)`);
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    const [, rows] = await t.prisma.$transaction([t.prisma.$queryRawUnsafe(`SELECT set_config('pg_trgm.word_similarity_threshold', '0.45', true)`), t.prisma.$queryRawUnsafe<{ four: number }[]>(`SELECT 4 AS four`)]);
+    expect(rows).toEqual([{ four: 4 }]);
+    expect(Date.now() - started).toBeGreaterThan(2_000);
+    await held;
+  });
 });

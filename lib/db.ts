@@ -81,6 +81,15 @@ async function openPglite(dir: string): Promise<DatabaseHandle> {
   };
 }
 
+/**
+ * How long a Prisma transaction waits for a pooled connection before it fails (P2028 "Unable to start
+ * a transaction in the given time"). Prisma's default is 2 s, while a plain query waits in the pool's
+ * queue as long as it takes: under load (bench:load, 200 clients on a pool of 10) the catalog's search,
+ * whose threshold and query share one transaction, and the health sweep failed with 500s where every
+ * other page only slowed down. A transaction now waits like a query, bounded.
+ */
+export const TRANSACTION_MAX_WAIT_MS = 30_000;
+
 async function openPostgres(url: string, schema?: string, poolSize = 10, applicationName?: string): Promise<DatabaseHandle> {
   const [{ default: pg }, { PrismaPg }] = await Promise.all([import("pg"), import("@prisma/adapter-pg")]);
   const options = schema ? `-c search_path=${quoteIdent(schema)},public` : undefined;
@@ -88,7 +97,7 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
   // An idle client losing its server (a restart) must not crash the process; the pool reconnects.
   pool.on("error", () => {});
   returnDeadClients(pool);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined), transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
   return {
     prisma,
     kind: "postgres",

@@ -58,6 +58,8 @@ const schema = z.object({
     .enum(["0", "1", "true", "false"])
     .optional()
     .transform((v) => v !== "0" && v !== "false"),
+  /** Seconds between rank ticks (the due sweep, lib/rank/ticks.ts; default 30). Shorter in the scale-out test, so two instances contend for the leader often. */
+  TOLLGATE_RANK_TICK_S: z.coerce.number().int().min(1, "must be a whole number of seconds, 1 or more").max(3_600, "must be at most 3600 seconds").default(30),
   /** Bearer token the catalog-monitor workers present to the ops API. */
   TOLLGATE_WORKER_TOKEN: z.string().min(24, "must be at least 24 characters").optional(),
   /** host:port entries the probe may reach over plain http on loopback (demo fixture sellers). */

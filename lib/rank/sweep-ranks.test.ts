@@ -139,6 +139,19 @@ describe("runRankSweep", () => {
     expect(held[0].n).toBe(0);
   });
 
+  it("records each leader's sweep in rank_sweep_runs (holder, start and end on the database's clock); a sweep that is not the leader records nothing", async () => {
+    const before = await t.prisma.rankSweepRun.count();
+    const [first, second] = await Promise.all([runRankSweep({ now: NOW }), runRankSweep({ now: NOW })]);
+    expect([first.leader, second.leader].sort()).toEqual([false, true]);
+    const runs = await t.prisma.rankSweepRun.findMany({ orderBy: { id: "asc" }, skip: before });
+    expect(runs).toHaveLength(1);
+    const [run] = runs;
+    const led = first.leader ? first : second;
+    expect(run).toMatchObject({ holder: expect.stringMatching(new RegExp(`:${process.pid}$`)), mode: "full", scanned: led.scanned, updated: led.updated, error: null });
+    expect(run.finishedAt).not.toBeNull();
+    expect(run.finishedAt!.getTime()).toBeGreaterThanOrEqual(run.startedAt.getTime());
+  });
+
   it("recomputeListingRank writes at once, hash or not", async () => {
     await t.prisma.listing.update({ where: { id: b }, data: { featuredLevel: 5 } });
     const r = (await recomputeListingRank(b, NOW))!;
@@ -291,6 +304,10 @@ describe("the due sweep (the rank tick)", () => {
     const bad = await createTestListing(t.prisma, { id: "bad\tid" });
     await expect(runRankSweep({ now: new Date(NOW.getTime() + 1000), mode: "due" })).rejects.toThrow(/a listing line has 14 fields, not 13/);
     expect(await marks()).toEqual([ok, bad].sort());
+    // The failed run is closed with its error: its leadership ended when the lock was let go.
+    const failed = await t.prisma.rankSweepRun.findFirstOrThrow({ orderBy: { id: "desc" } });
+    expect(failed).toMatchObject({ mode: "due", scanned: null, error: expect.stringMatching(/14 fields, not 13/) });
+    expect(failed.finishedAt).not.toBeNull();
     await t.prisma.endpoint.deleteMany({ where: { listingId: bad } });
     await t.prisma.listing.delete({ where: { id: bad } });
     await runRankSweep({ now: new Date(NOW.getTime() + 2000), mode: "due" });

@@ -16,17 +16,22 @@
  * or due time can foresee (a row written with a time still in the future enters its window later).
  *
  * One leader at a time: a session-level `pg_try_advisory_lock` on one dedicated connection
- * (lib/sql.ts session). PGlite is a single connection, where that lock is re-entrant, so a
+ * (lib/sql.ts session). The leader records its sweep in rank_sweep_runs (holder, start and end on the
+ * database's clock, written on the lock's connection while the lock is held), so leadership across
+ * processes can be read back; lib/jobs/scale-out.test.ts checks no two runs ever overlap. PGlite is a single connection, where that lock is re-entrant, so a
  * process-local flag also keeps two sweeps of one process from overlapping.
  *
  * Every statement goes through lib/sql.ts (rows, session) on the process's database (clientOr).
  */
 import { hash } from "node:crypto";
+import { hostname } from "node:os";
 import { clientOr, rows, session, type Client } from "@/lib/sql";
 import { computeRank, type RankInputs, type RankResult } from "@/lib/rank/score";
 import { factsDueAtMs, ledgerFacts, listingIdRanges, utcTimestamp, type LedgerFactsRow } from "@/lib/facts/aggregate";
 import { rankInputsFromRow, type ListingRank } from "./inputs";
 
+/** Who holds the lock, as rank_sweep_runs records it: this host and process. */
+const SWEEP_HOLDER = `${hostname()}:${process.pid}`;
 /** Arbitrary and fixed: "tollgate rank sweep" (lib/migrate.ts uses 724_021_402). */
 export const RANK_SWEEP_LOCK_KEY = 724_021_406;
 /** Part of every hash: bump it when the formula or the aggregate's readings change, and every listing is re-ranked once. */
@@ -156,7 +161,24 @@ export async function runRankSweep(
       const [{ got }] = await rows<{ got: boolean }>(conn, "SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS got", RANK_SWEEP_LOCK_KEY);
       if (!got) return { ...idle, ms: Date.now() - started };
       try {
-        const result = await sweep(client, opts.now ?? new Date(), mode, opts.batchSize ?? DEFAULT_RANK_BATCH, opts.readRange ?? READ_RANGE);
+        // The leadership's record (rank_sweep_runs), opened and closed on the lock's own connection
+        // while the lock is held, on the database's clock: leaders of several processes read back in
+        // one time line. A run that throws is closed with its error.
+        const [{ id: runId }] = await rows<{ id: string }>(
+          conn,
+          `WITH old AS (DELETE FROM "rank_sweep_runs" WHERE "startedAt" < clock_timestamp() - interval '7 days')
+           INSERT INTO "rank_sweep_runs" ("holder", "mode") VALUES ($1, $2) RETURNING "id"::text AS "id"`,
+          SWEEP_HOLDER,
+          mode,
+        );
+        let result: SweepTotals;
+        try {
+          result = await sweep(client, opts.now ?? new Date(), mode, opts.batchSize ?? DEFAULT_RANK_BATCH, opts.readRange ?? READ_RANGE);
+        } catch (err) {
+          await rows(conn, `UPDATE "rank_sweep_runs" SET "finishedAt" = clock_timestamp(), "error" = $2 WHERE "id" = $1::bigint`, runId, String((err as Error)?.message ?? err).slice(0, 500)).catch(() => {});
+          throw err;
+        }
+        await rows(conn, `UPDATE "rank_sweep_runs" SET "finishedAt" = clock_timestamp(), "scanned" = $2, "updated" = $3 WHERE "id" = $1::bigint`, runId, result.scanned, result.updated);
         return { ...result, leader: true, ms: Date.now() - started };
       } finally {
         await rows(conn, "SELECT pg_advisory_unlock($1, hashtext(current_schema()))", RANK_SWEEP_LOCK_KEY);

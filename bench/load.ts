@@ -1,0 +1,401 @@
+/**
+ * `npm run bench:load -- [--clients 200] [--seconds 60] [--listings 2000] [--port 3190]`
+ *
+ * Many buyers at once against the production build on a server PostgreSQL, loopback only
+ * (issue #20 item 9). Needs:
+ *   - a production build in .next (`npx next build`; in a worktree whose node_modules is a symlink,
+ *     `npx next build --webpack`), and
+ *   - DATABASE_URL naming a server PostgreSQL (e.g. postgresql://postgres@127.0.0.1:5432/test); the
+ *     bench creates a database of its own beside it (CREATE DATABASE, so the role needs CREATEDB),
+ *     and drops it at the end.
+ * It refuses to start, naming what is missing, without either.
+ *
+ * 1. Seeds a catalog in the fresh database with the test rigs: the fixture sellers' listings (their
+ *    sellers served on 127.0.0.1 for the whole run) and --listings more listings, full documents with
+ *    titles, descriptions and categories drawn from a vocabulary. Every listing is scored the way a
+ *    worker's result is (claimLeases, then completeLease with the noop fixture probe's evidence:
+ *    readiness, immutable result row, pointer), then one full rank sweep orders the catalog.
+ * 2. Starts `next start` on 127.0.0.1:--port against that database, with the scheduler on (rank,
+ *    health and queue ticks run as in production; the outbound guard reaches the fixture sellers only,
+ *    TOLLGATE_NET_ALLOWLIST_ONLY, so nothing leaves the machine).
+ * 3. Warms each route once (not counted), then --clients client loops share one keep-alive agent for
+ *    --seconds, each sending its next request as soon as the last answer's body is read. The mix:
+ *    catalog pages (browse, a category, a sort), search (the catalog's search page and /ard/search),
+ *    listing pages, badge SVGs (four styles) and feeds/JSON (/ard, /ai-catalog.json, the badge keys).
+ *    An error is any status outside 2xx/3xx, a network error or a request still unanswered after 120 s.
+ * Prints per route class and overall: requests, errors, p50/p95/p99 latency, then throughput and the
+ * machine's load average (sampled every 5 s during the run: other jobs share its CPUs) and the CPU
+ * time the server, PostgreSQL and the client loops used meanwhile (from /proc), then
+ * `load errors <n> of <requests> requests` and, last, `RESULT load_p95 <ms> ms`. Exit code 1 when
+ * any request failed.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import { Agent, request } from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { intFlag, pct } from "./args";
+import { openDatabase, setDatabase, type DatabaseHandle } from "@/lib/db";
+import { migrate } from "@/lib/migrate";
+import { configureQueue } from "@/lib/queue/config";
+import { claimLeases } from "@/lib/queue/lease";
+import { completeLease } from "@/lib/analyses/store-result";
+import { fixtureEvidence } from "@/lib/worker/probes";
+import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
+import { runRankSweep } from "@/lib/rank/sweep-ranks";
+import { SORTS } from "@/lib/catalog/sorted";
+import { endpointColumns, listingColumns } from "@/lib/listings/document-mapping";
+import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
+import type { ListingDocument } from "@/lib/listing-document/document";
+import { seedListing, seedOwner } from "@/test/analyses";
+import { fullListing } from "@/test/readiness";
+import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/sellers";
+
+const ROOT = process.cwd();
+const argv = process.argv.slice(2);
+const CLIENTS = intFlag(argv, "--clients", 200, 1);
+const SECONDS = intFlag(argv, "--seconds", 60, 1);
+const LISTINGS = intFlag(argv, "--listings", 2000, 1);
+const PORT = intFlag(argv, "--port", 3190, 1);
+/** A request still unanswered after this long counts as an error (a hang, not a slow answer). */
+const REQUEST_TIMEOUT_MS = 120_000;
+
+const WORDS = ["weather", "forecast", "translate", "text", "image", "resize", "geocode", "address", "stock", "quotes", "summarise", "documents", "speech", "audio", "search", "web", "email", "verify", "invoice", "parse", "pdf", "ocr", "sentiment", "news", "crypto", "prices", "maps", "routing", "vision", "embeddings"];
+const CATEGORIES = ["weather", "language", "images", "location", "finance", "documents", "audio", "search", "identity", "data"];
+const STYLES = ["flat", "flat-square", "plastic", "for-the-badge"];
+
+type RouteClass = "catalog" | "search" | "listing" | "badge" | "feed";
+/** Share of requests per class (sums to 100). */
+const MIX: Record<RouteClass, number> = { catalog: 20, search: 20, listing: 25, badge: 25, feed: 10 };
+
+function refuse(message: string): never {
+  console.error(`bench:load: ${message}`);
+  process.exit(2);
+}
+
+function preflight(): { url: URL } {
+  if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
+    refuse("needs a production build in .next (BUILD_ID is missing): run `npx next build` first (`npx next build --webpack` in a worktree whose node_modules is a symlink)");
+  }
+  const raw = process.env.DATABASE_URL;
+  if (!raw || !/^postgres(ql)?:\/\//.test(raw)) {
+    refuse(`needs a server PostgreSQL: set DATABASE_URL to a postgresql:// URL (e.g. postgresql://postgres@127.0.0.1:5432/test)${raw ? `; got ${JSON.stringify(raw.slice(0, 40))}` : ""}. The embedded PGlite belongs to one process and is not what this measures.`);
+  }
+  const url = new URL(raw);
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)) refuse(`runs on loopback only: DATABASE_URL's host is ${url.hostname}, not 127.0.0.1 or localhost`);
+  return { url };
+}
+
+/** A listing document from the vocabulary: two or three words, a category, a price. */
+function catalogDocument(i: number, sellersUrl: string): ListingDocument {
+  const w = (k: number) => WORDS[(i * k) % WORDS.length];
+  const title = `${w(7)} ${w(13)}${i % 3 === 0 ? ` ${w(17)}` : ""} API ${i}`.replace(/^./, (c) => c.toUpperCase());
+  return fullListing({
+    slug: `load-${i}`,
+    title,
+    shortDescription: `Pay per call ${w(11)} and ${w(19)} for agents`,
+    description: `${title} answers ${w(11)}, ${w(19)} and ${w(23)} requests for agents, priced per call in USDC on Base.`,
+    category: CATEGORIES[i % CATEGORIES.length],
+    // Never reached: the server's outbound guard is allow-list only (the fixture sellers).
+    baseUrl: `${sellersUrl}/catalog-${i}`,
+  });
+}
+
+async function seedCatalog(h: DatabaseHandle, sellers: FixtureServer): Promise<{ slugs: string[]; ms: number }> {
+  const started = performance.now();
+  const { org } = await seedOwner(h.prisma);
+  const ids: string[] = [];
+  for (const doc of Object.values(fixtureListings(sellers.url))) ids.push(await seedListing(h.prisma, org.id, doc));
+  for (let start = 0; start < LISTINGS; start += 500) {
+    const docs = Array.from({ length: Math.min(500, LISTINGS - start) }, (_, k) => catalogDocument(start + k, sellers.url));
+    const chunk = docs.map((d) => ({ id: `lst_load_${d.slug}`, doc: d }));
+    await h.prisma.listing.createMany({
+      data: chunk.map(({ id, doc }) => ({ ...listingColumns(doc), id, slug: doc.slug!, organizationId: org.id, publicationState: "published" as const, publishedAt: new Date() })),
+    });
+    await h.prisma.endpoint.createMany({ data: chunk.flatMap(({ id, doc }) => doc.endpoints.map((e, i) => ({ ...endpointColumns(e, i), listingId: id }))) });
+    ids.push(...chunk.map((c) => c.id));
+  }
+  // Score every listing the way a worker's result is stored: an analysis each, claimed and completed.
+  await h.query(
+    `INSERT INTO "catalog_scoring_analyses" ("id", "listingId", "submitter", "trigger", "targetUrl", "state", "step")
+     SELECT 'load:' || l."id", l."id", 'load:' || l."id", 'reanalyse', l."baseUrl", 'queued', 'queued' FROM "listings" l WHERE l."id" = ANY($1::text[])`,
+    [ids],
+  );
+  await Promise.all(
+    Array.from({ length: 4 }, async (_, w) => {
+      for (;;) {
+        const got = await claimLeases({ workerId: `bench-load-${w}`, limit: 50, leaseMs: 120_000, client: h, rubricVersions: MONITOR_RUBRIC_VERSIONS });
+        if (got.length === 0) return;
+        const docs = await loadListingDocuments(h, got.map((j) => j.listingId!));
+        for (const job of got) {
+          const doc = docs.get(job.listingId!);
+          if (!doc) throw new Error(`no document for listing ${job.listingId}`);
+          await completeLease(job.id, { leaseToken: job.leaseToken, evidence: fixtureEvidence(doc) }, { client: h });
+        }
+      }
+    }),
+  );
+  const [{ scored }] = await h.query<{ scored: number }>(`SELECT count(*)::int AS "scored" FROM "listings" WHERE "currentResultId" IS NOT NULL`);
+  if (scored !== ids.length) throw new Error(`seeding scored ${scored} of ${ids.length} listings`);
+  await runRankSweep({ mode: "full" });
+  await h.exec(`VACUUM ANALYZE`);
+  const slugs = (await h.query<{ slug: string }>(`SELECT "slug" FROM "listings" WHERE "publicationState" = 'published' ORDER BY "slug"`)).map((r) => r.slug);
+  return { slugs, ms: performance.now() - started };
+}
+
+function startServer(databaseUrl: string, allowHosts: string): ChildProcess {
+  const origin = `http://127.0.0.1:${PORT}`;
+  return spawn(process.execPath, [require.resolve("next/dist/bin/next"), "start", "-p", String(PORT), "-H", "127.0.0.1"], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL: databaseUrl,
+      TOLLGATE_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-load-")),
+      TOLLGATE_PUBLIC_URL: origin,
+      NEXTAUTH_URL: origin,
+      NEXTAUTH_SECRET: crypto.randomBytes(32).toString("base64url"),
+      TOLLGATE_WORKER_TOKEN: crypto.randomBytes(24).toString("base64url"),
+      BADGE_SIGNING_KEY: crypto.randomBytes(32).toString("base64"),
+      BADGE_SIGNING_KEY_NOT_BEFORE: new Date(Date.now() - 86_400_000).toISOString(),
+      TOLLGATE_PROBE_ALLOW_HOSTS: allowHosts,
+      TOLLGATE_NET_ALLOWLIST_ONLY: "1",
+    } as unknown as NodeJS.ProcessEnv,
+  });
+}
+
+interface Answer {
+  status: number;
+  ms: number;
+  error?: string;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS, maxFreeSockets: CLIENTS });
+
+function get(url: string): Promise<Answer> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const req = request(url, { agent, headers: { accept: "*/*" }, timeout: REQUEST_TIMEOUT_MS }, (res) => {
+      res.on("data", () => {});
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0 }));
+      res.on("error", (e) => resolve({ status: 0, ms: performance.now() - t0, error: e.message }));
+    });
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
+    req.on("error", (e) => resolve({ status: 0, ms: performance.now() - t0, error: e.message }));
+    req.end();
+  });
+}
+
+async function waitForServer(origin: string, server: ChildProcess, output: () => string): Promise<void> {
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
+    if (server.exitCode !== null) throw new Error(`next start exited with ${server.exitCode}:\n${output().slice(-2000)}`);
+    const a = await get(`${origin}/catalog`);
+    if (a.status === 200) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${origin}/catalog did not answer 200 within 120 s:\n${output().slice(-2000)}`);
+}
+
+/** The next request of a class, drawn at random. */
+function pathFor(cls: RouteClass, slugs: readonly string[], rnd: () => number): string {
+  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
+  const word = () => pick(WORDS);
+  switch (cls) {
+    case "catalog": {
+      const r = rnd();
+      if (r < 0.5) return "/catalog";
+      if (r < 0.8) return `/catalog?category=${pick(CATEGORIES)}`;
+      return `/catalog?sort=${pick(SORTS)}`;
+    }
+    case "search":
+      return rnd() < 0.5 ? `/catalog?search=${encodeURIComponent(`${word()} ${word()}`)}` : `/ard/search?q=${encodeURIComponent(word())}`;
+    case "listing":
+      return `/listings/${encodeURIComponent(pick(slugs))}`;
+    case "badge":
+      return `/badges/${encodeURIComponent(pick(slugs))}.svg?style=${pick(STYLES)}`;
+    case "feed": {
+      const r = rnd();
+      if (r < 0.5) return "/ard";
+      if (r < 0.85) return "/ai-catalog.json";
+      return "/.well-known/tollgate-badge-keys.json";
+    }
+  }
+}
+
+function classFor(x: number): RouteClass {
+  let acc = 0;
+  for (const [cls, share] of Object.entries(MIX) as [RouteClass, number][]) {
+    acc += share;
+    if (x * 100 < acc) return cls;
+  }
+  return "feed";
+}
+
+/** A small seeded generator (mulberry32), so each client's sequence is reproducible. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * CPU time in ms (user + system, from /proc/<pid>/stat, 100 ticks a second) of the processes a test
+ * picks by name and parent: the server (`next start` and any child of it) and PostgreSQL's processes
+ * (backends, WAL writer, checkpointer). Null where /proc cannot be read.
+ */
+function cpuMs(serverPid: number): { server: number; postgres: number } | null {
+  let server = 0;
+  let postgres = 0;
+  let pids: string[];
+  try {
+    pids = fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p));
+  } catch {
+    return null;
+  }
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    const close = stat.lastIndexOf(")");
+    const name = stat.slice(stat.indexOf("(") + 1, close);
+    const f = stat.slice(close + 2).split(" "); // fields from the 3rd (state) on
+    const ticks = Number(f[11]) + Number(f[12]);
+    if (Number(pid) === serverPid || Number(f[1]) === serverPid) server += ticks * 10;
+    else if (name.startsWith("postgres")) postgres += ticks * 10;
+  }
+  return { server, postgres };
+}
+
+const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "–");
+
+async function main(): Promise<void> {
+  const { url } = preflight();
+  const dbName = `tollgate_bench_load_${process.pid}`;
+  const dbUrl = new URL(url.toString());
+  dbUrl.pathname = `/${dbName}`;
+  const admin = await openDatabase({ url: url.toString(), poolSize: 1 });
+  await admin.exec(`CREATE DATABASE ${dbName}`);
+  let server: ChildProcess | null = null;
+  let sellers: FixtureServer | null = null;
+  let h: DatabaseHandle | null = null;
+  let failed = 0;
+  try {
+    h = await openDatabase({ url: dbUrl.toString(), poolSize: 6 });
+    setDatabase(h);
+    await migrate(h);
+    configureQueue({ maxBatch: 100 });
+    sellers = await startFixtureSellers({ host: "127.0.0.1", port: 0 });
+    const seeded = await seedCatalog(h, sellers);
+    console.log(`bench:load  ${seeded.slugs.length} published listings seeded and scored in ${(seeded.ms / 1000).toFixed(1)} s (database ${dbName} on ${url.host}); Node ${process.version}, ${os.availableParallelism()} CPUs`);
+    setDatabase(undefined);
+    await h.close();
+    h = null;
+
+    let out = "";
+    const serverLog = path.join(os.tmpdir(), `tollgate-bench-load-${process.pid}.log`);
+    const logFile = fs.createWriteStream(serverLog);
+    server = startServer(dbUrl.toString(), `127.0.0.1:${sellers.port}`);
+    server.stdout!.on("data", (d) => {
+      out = (out + d).slice(-20_000);
+      logFile.write(d);
+    });
+    server.stderr!.on("data", (d) => {
+      out = (out + d).slice(-20_000);
+      logFile.write(d);
+    });
+    console.log(`server output: ${serverLog}`);
+    const origin = `http://127.0.0.1:${PORT}`;
+    const bootStarted = performance.now();
+    await waitForServer(origin, server, () => out);
+    console.log(`next start answered on ${origin} after ${((performance.now() - bootStarted) / 1000).toFixed(1)} s`);
+
+    // Warm-up, not counted: each class's routes once.
+    const warm = rng(1);
+    for (const cls of Object.keys(MIX) as RouteClass[]) for (let i = 0; i < 4; i++) await get(`${origin}${pathFor(cls, seeded.slugs, warm)}`);
+
+    const lat: Record<RouteClass, number[]> = { catalog: [], search: [], listing: [], badge: [], feed: [] };
+    const errs: Record<RouteClass, number> = { catalog: 0, search: 0, listing: 0, badge: 0, feed: 0 };
+    const samples: string[] = [];
+    const loads: number[] = [os.loadavg()[0]];
+    const loadTimer = setInterval(() => loads.push(os.loadavg()[0]), 5_000);
+    const cpu0 = cpuMs(server.pid!);
+    const client0 = process.cpuUsage();
+    const started = performance.now();
+    const deadline = started + SECONDS * 1000;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, c) => {
+        const rnd = rng(1000 + c);
+        while (performance.now() < deadline) {
+          const cls = classFor(rnd());
+          const p = pathFor(cls, seeded.slugs, rnd);
+          const a = await get(`${origin}${p}`);
+          lat[cls].push(a.ms);
+          if (a.error || a.status < 200 || a.status >= 400) {
+            errs[cls]++;
+            if (samples.length < 10) samples.push(`${p} → ${a.error ?? a.status}`);
+          }
+        }
+      }),
+    );
+    const elapsed = (performance.now() - started) / 1000;
+    const cpu1 = cpuMs(server.pid!);
+    const client1 = process.cpuUsage(client0);
+    clearInterval(loadTimer);
+    loads.push(os.loadavg()[0]);
+
+    const all = Object.values(lat).flat();
+    failed = Object.values(errs).reduce((x, y) => x + y, 0);
+    console.log(`\n${CLIENTS} clients for ${SECONDS} s (${elapsed.toFixed(1)} s measured), mix ${Object.entries(MIX).map(([k, v]) => `${k} ${v}%`).join(", ")}`);
+    console.log("class | requests | errors | p50 ms | p95 ms | p99 ms");
+    for (const cls of Object.keys(MIX) as RouteClass[]) {
+      console.log(`${cls} | ${lat[cls].length} | ${errs[cls]} | ${f1(pct(lat[cls], 50))} | ${f1(pct(lat[cls], 95))} | ${f1(pct(lat[cls], 99))}`);
+    }
+    console.log(`all | ${all.length} | ${failed} | ${f1(pct(all, 50))} | ${f1(pct(all, 95))} | ${f1(pct(all, 99))}`);
+    console.log(`throughput ${(all.length / elapsed).toFixed(1)} requests/s`);
+    const mean = loads.reduce((x, y) => x + y, 0) / loads.length;
+    console.log(`load average (1 min) during the run: mean ${mean.toFixed(2)}, max ${Math.max(...loads).toFixed(2)}, on ${os.availableParallelism()} CPUs (the client loops run on the same machine as the server and PostgreSQL)`);
+    if (cpu0 && cpu1) {
+      const share = (ms: number) => `${(ms / 1000).toFixed(1)} s (${(ms / 1000 / elapsed).toFixed(2)} CPUs)`;
+      console.log(
+        `CPU time during the run: server ${share(cpu1.server - cpu0.server)}, PostgreSQL ${share(cpu1.postgres - cpu0.postgres)}, the client loops ${share((client1.user + client1.system) / 1000)}; server CPU per request ${((cpu1.server - cpu0.server) / all.length).toFixed(1)} ms`,
+      );
+    }
+    if (samples.length) console.log(`first errors:\n  ${samples.join("\n  ")}`);
+    console.log(`load errors ${failed} of ${all.length} requests`);
+    console.log(`RESULT load_p95 ${f1(pct(all, 95))} ms`);
+  } finally {
+    agent.destroy();
+    if (server && server.exitCode === null) {
+      const exited = new Promise<void>((r) => server!.once("exit", () => r()));
+      server.kill("SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (server.exitCode === null) server.kill("SIGKILL");
+    }
+    await sellers?.close();
+    if (h) {
+      setDatabase(undefined);
+      await h.close();
+    }
+    await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.close();
+  }
+  if (failed > 0) process.exit(1);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
