@@ -11,6 +11,8 @@ describe("parseEnv", () => {
 
   it.each([
     ["DATABASE_URL", { DATABASE_URL: "mysql://x" }, /DATABASE_URL must be a postgresql:\/\/ connection URL/],
+    ["TOLLGATE_MIGRATE_URL", { DATABASE_URL: "postgresql://app@db/t", TOLLGATE_MIGRATE_URL: "owner@db" }, /TOLLGATE_MIGRATE_URL must be a postgresql:\/\/ connection URL/],
+    ["TOLLGATE_MIGRATE_URL without DATABASE_URL", { TOLLGATE_MIGRATE_URL: "postgresql://owner@db/t" }, /TOLLGATE_MIGRATE_URL needs DATABASE_URL too/],
     ["TOLLGATE_DEMO_SIGNIN", { TOLLGATE_DEMO_SIGNIN: "yes" }, /TOLLGATE_DEMO_SIGNIN/],
     ["NEXTAUTH_SECRET", { NEXTAUTH_SECRET: "short" }, /NEXTAUTH_SECRET must be at least 32 characters/],
     ["TOLLGATE_PROBE_ALLOW_HOSTS", { TOLLGATE_PROBE_ALLOW_HOSTS: "127.0.0.1" }, /TOLLGATE_PROBE_ALLOW_HOSTS must be a comma-separated list of host:port/],

@@ -40,6 +40,15 @@ const schema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\/.+/, "must be a postgresql:// connection URL")
     .optional(),
+  /**
+   * Server mode: the tables' owner, for `npm run db:migrate` only. With it, the migrations run as the
+   * owner and DATABASE_URL's user (the app's role, which owns nothing) is granted what the app needs
+   * (docs/DATA-MODEL.md "Who may do what"). Unset: db:migrate runs as DATABASE_URL's user.
+   */
+  TOLLGATE_MIGRATE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/.+/, "must be a postgresql:// connection URL")
+    .optional(),
   /** Where the embedded database, badge keys and generated secrets live (git-ignored). */
   TOLLGATE_DATA_DIR: z.string().min(1).optional(),
   /**
@@ -182,6 +191,9 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   const e = parsed.data;
   if (e.NODE_ENV === "production" && !e.NEXTAUTH_SECRET) {
     throw new EnvError("NEXTAUTH_SECRET", "is required in production (npm run demo generates one for you)");
+  }
+  if (e.TOLLGATE_MIGRATE_URL && !e.DATABASE_URL) {
+    throw new EnvError("TOLLGATE_MIGRATE_URL", "needs DATABASE_URL too: it is the owner's login for migrating the server PostgreSQL the app reaches at DATABASE_URL");
   }
   const configuredUrl = e.TOLLGATE_PUBLIC_URL ?? e.NEXTAUTH_URL;
   if (e.NODE_ENV === "production" && !configuredUrl) {

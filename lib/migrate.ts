@@ -76,3 +76,45 @@ function bookkeeping(m: MigrationFile): string {
   return `INSERT INTO "_prisma_migrations" ("id", "checksum", "finished_at", "migration_name", "applied_steps_count")
     VALUES (${lit(crypto.randomUUID())}, ${lit(m.checksum)}, now(), ${lit(m.name)}, 1);`;
 }
+
+/**
+ * Server mode's role split (docs/DATA-MODEL.md "Who may do what"): the migrations run as the tables'
+ * owner, the app connects as `role`, a login that owns nothing. This grants `role` what the product
+ * needs in the migrating connection's schema, and nothing that could undo a guard: USAGE on the
+ * schema (no CREATE), SELECT/INSERT/UPDATE/DELETE on its tables (no TRUNCATE, REFERENCES or TRIGGER;
+ * only SELECT on `_prisma_migrations`), USAGE/SELECT on its sequences. Not being the owner, the role
+ * cannot ALTER a table (so no DISABLE TRIGGER), and not being a superuser it cannot set
+ * session_replication_role, so every trigger holds for it. Grants are per schema and idempotent: run
+ * after every migration (new tables get theirs), and safe beside other schemas using the same role.
+ * Refuses a role that is missing, a superuser, the owner, a member of the owner, or owns anything here.
+ */
+export async function grantAppRole(handle: DatabaseHandle, role: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(role)) throw new Error(`app role ${JSON.stringify(role)} must be a lower-case PostgreSQL identifier (letters, digits, _)`);
+  await handle.session(async (conn) => {
+    const [me] = await conn.query<{ owner: string; schema: string }>(`SELECT current_user AS "owner", current_schema() AS "schema"`);
+    const [r] = await conn.query<{ rolsuper: boolean; rolbypassrls: boolean; member: boolean; owns: number }>(
+      `SELECT r.rolsuper, r.rolbypassrls, pg_has_role(r.oid, $2::name, 'MEMBER') AS member,
+              (SELECT count(*)::int FROM pg_class c WHERE c.relowner = r.oid AND c.relnamespace = $3::regnamespace) AS owns
+       FROM pg_roles r WHERE r.rolname = $1`,
+      [role, me.owner, me.schema],
+    );
+    if (!r) throw new Error(`app role ${role} does not exist: create it first (CREATE ROLE ${role} LOGIN PASSWORD '…'), then migrate again`);
+    if (r.rolsuper || r.rolbypassrls) throw new Error(`app role ${role} is a superuser (or bypasses row security): the app must connect as a role that cannot switch triggers off`);
+    if (role === me.owner || r.member) throw new Error(`app role ${role} is, or acts as, ${me.owner}, which owns the tables: the app needs a role of its own`);
+    if (r.owns > 0) throw new Error(`app role ${role} owns ${r.owns} relation(s) in schema ${me.schema}: the app's role must own nothing`);
+    const s = `"${me.schema.replace(/"/g, '""')}"`;
+    await conn.exec(`
+      REVOKE ALL ON SCHEMA ${s} FROM ${role};
+      GRANT USAGE ON SCHEMA ${s} TO ${role};
+      REVOKE ALL ON ALL TABLES IN SCHEMA ${s} FROM ${role};
+      GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${s} TO ${role};
+      REVOKE INSERT, UPDATE, DELETE ON ${s}."_prisma_migrations" FROM ${role};
+      GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${s} TO ${role};`);
+  });
+}
+
+/** The user name in a postgresql:// URL (the role it logs in as). */
+export function urlRole(url: string): string {
+  const u = new URL(url);
+  return decodeURIComponent(u.username) || (process.env.PGUSER ?? process.env.USER ?? "");
+}

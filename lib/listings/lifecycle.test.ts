@@ -44,6 +44,16 @@ describe("unpublish and delete a seller's listing", () => {
     expect(await t.prisma.readinessResult.findUnique({ where: { id: r.id } })).not.toBeNull();
   });
 
+  it("delete archives a draft a moderator acted on: the moderation audit is append-only and keeps naming it", async () => {
+    const { org, user } = await seedOwner(t.prisma);
+    const moderator = await seedOwner(t.prisma, "moderator");
+    const id = await seedListing(t.prisma, org.id);
+    await t.prisma.listing.update({ where: { id }, data: { publicationState: "draft", publishedAt: null } });
+    const audit = await t.prisma.moderationAudit.create({ data: { actorId: moderator.user.id, listingId: id, action: "featured.set", after: { featuredLevel: 1 }, reason: "test" } });
+    expect(await deleteListing(user.id, id)).toEqual({ listingId: id, outcome: "archived", results: 0 });
+    expect((await t.prisma.moderationAudit.findUniqueOrThrow({ where: { id: audit.id } })).listingId).toBe(id);
+  });
+
   it("another seller is told the listing does not exist, and nothing changes", async () => {
     const { org } = await seedOwner(t.prisma);
     const stranger = await seedOwner(t.prisma);

@@ -5,9 +5,10 @@
  * - Unpublish: the listing leaves the catalog, feeds and router (they read published listings only)
  *   and goes back to draft; its results stay as they are, and publishing again re-analyses it.
  * - Delete: a listing that was never scored is removed with its endpoints and analyses. A listing
- *   with results cannot lose them (results are immutable, and badges and the history name them), so
- *   it is archived instead: out of the catalog, out of the seller's default view and out of the
- *   duplicate check, its results kept.
+ *   with results cannot lose them (results are immutable, and badges and the history name them), nor
+ *   one a moderator acted on its audit entries (the moderation audit is append-only, so its rows keep
+ *   naming the listing), so it is archived instead: out of the catalog, out of the seller's default
+ *   view and out of the duplicate check, its results and history kept.
  */
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -33,12 +34,13 @@ export async function deleteListing(actorId: string | null, listingId: string): 
   return prisma.$transaction(async (tx) => {
     const running = await tx.analysis.count({ where: { listingId, state: { in: [...ACTIVE_STATES] } } });
     if (running > 0) throw new AppError("conflict", "an analysis of this listing is running; delete it once the analysis has finished");
-    const [results, canaryRuns, row] = await Promise.all([
+    const [results, canaryRuns, audited, row] = await Promise.all([
       tx.readinessResult.count({ where: { listingId } }),
       tx.canaryRun.count({ where: { listingId } }),
+      tx.moderationAudit.count({ where: { listingId } }),
       tx.listing.findUniqueOrThrow({ where: { id: listingId }, select: { publishedAt: true } }),
     ]);
-    if (results > 0 || canaryRuns > 0 || row.publishedAt !== null) {
+    if (results > 0 || canaryRuns > 0 || audited > 0 || row.publishedAt !== null) {
       await tx.listing.update({ where: { id: listingId }, data: { publicationState: "archived" } });
       return { listingId, outcome: "archived" as const, results };
     }
