@@ -36,6 +36,7 @@ import { Agent, request } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { intFlag, pct } from "./args";
+import { mulberry32 } from "@/lib/trust/engine/stats";
 import { openDatabase, setDatabase, type DatabaseHandle } from "@/lib/db";
 import { migrate } from "@/lib/migrate";
 import { configureQueue } from "@/lib/queue/config";
@@ -236,18 +237,6 @@ function classFor(x: number): RouteClass {
   return "feed";
 }
 
-/** A small seeded generator (mulberry32), so each client's sequence is reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * CPU time in ms (user + system, from /proc/<pid>/stat, 100 ticks a second) of the processes a test
  * picks by name and parent: the server (`next start` and any child of it) and PostgreSQL's processes
@@ -323,7 +312,7 @@ async function main(): Promise<void> {
     console.log(`next start answered on ${origin} after ${((performance.now() - bootStarted) / 1000).toFixed(1)} s`);
 
     // Warm-up, not counted: each class's routes once.
-    const warm = rng(1);
+    const warm = mulberry32(1); // seeded, so each client's sequence is reproducible
     for (const cls of Object.keys(MIX) as RouteClass[]) for (let i = 0; i < 4; i++) await get(`${origin}${pathFor(cls, seeded.slugs, warm)}`);
 
     const lat: Record<RouteClass, number[]> = { catalog: [], search: [], listing: [], badge: [], feed: [] };
@@ -337,7 +326,7 @@ async function main(): Promise<void> {
     const deadline = started + SECONDS * 1000;
     await Promise.all(
       Array.from({ length: CLIENTS }, async (_, c) => {
-        const rnd = rng(1000 + c);
+        const rnd = mulberry32(1000 + c);
         while (performance.now() < deadline) {
           const cls = classFor(rnd());
           const p = pathFor(cls, seeded.slugs, rnd);
