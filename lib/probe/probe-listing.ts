@@ -209,26 +209,26 @@ export function ownershipProofsOf(body: Uint8Array, url: string, baseUrl: string
     return null;
   }
   if (at.origin !== base.origin || at.pathname !== "/.well-known/x402") return null;
-  let doc: unknown;
-  try {
-    doc = JSON.parse(bodyText(body));
-  } catch {
-    return null;
-  }
-  if (!isObject(doc)) return null;
+  const doc = jsonObject(body);
+  if (!doc) return null;
   const proofs = Array.isArray(doc.ownershipProofs) ? doc.ownershipProofs : [];
   return proofs.filter((p): p is string => typeof p === "string" && SIGNATURE.test(p.trim())).map((p) => p.trim()).slice(0, MAX_OWNERSHIP_PROOFS);
 }
 
-/** What a discovery document is, judged by its shape: x402's list of resources, or OpenAPI. */
-export function discoveryKind(body: Uint8Array): "well-known-x402" | "openapi" | null {
-  let doc: unknown;
+/** A body that parses as a JSON object, or null. */
+function jsonObject(body: Uint8Array): Record<string, unknown> | null {
   try {
-    doc = JSON.parse(bodyText(body));
+    const doc: unknown = JSON.parse(bodyText(body));
+    return isObject(doc) ? doc : null;
   } catch {
     return null;
   }
-  if (!isObject(doc)) return null;
+}
+
+/** What a discovery document is, judged by its shape: x402's list of resources, or OpenAPI. */
+export function discoveryKind(body: Uint8Array): "well-known-x402" | "openapi" | null {
+  const doc = jsonObject(body);
+  if (!doc) return null;
   if (typeof doc.openapi === "string" && isObject(doc.paths)) return "openapi";
   if (Array.isArray(doc.resources) || Array.isArray(doc.items)) return "well-known-x402";
   return null;
