@@ -103,14 +103,38 @@ export async function readPaidSamples(client: Client, listingId: string, e: Endp
 }
 
 /**
- * The value inputs of every endpoint of the listing, in a map by endpoint id; the peers are read once
- * for the listing's category and each endpoint is left out of its own peers.
+ * How long a live page view reuses a category's peers. Reading them scores every qualifying endpoint
+ * of the category from its observations, which is the most a listing page does; peers move with
+ * their decayed R4 and R5 rates, over days, so five minutes of reuse changes no figure a buyer
+ * reads, and a category's cost is paid once per interval per server instead of on every view.
  */
-export async function readListingValueInputs(client: Client, rubric: TrustRubric, listingId: string, now: number): Promise<Map<string, EndpointValueInput>> {
+export const PEERS_TTL_MS = 5 * 60_000;
+const MAX_CACHED_CATEGORIES = 512;
+const peersCache = new Map<string, { at: number; peers: Promise<ValuePeer[]> }>();
+
+/** readValuePeers for a live page view: the same answer, reused for PEERS_TTL_MS per rubric and category. */
+export function readValuePeersLive(client: Client, rubric: TrustRubric, category: string, now: number): Promise<ValuePeer[]> {
+  const key = `${rubric.file.version}\u0000${category}`;
+  const hit = peersCache.get(key);
+  if (hit && now - hit.at >= 0 && now - hit.at < PEERS_TTL_MS) return hit.peers;
+  if (peersCache.size >= MAX_CACHED_CATEGORIES) peersCache.delete(peersCache.keys().next().value!);
+  const peers = readValuePeers(client, rubric, category, now);
+  peersCache.set(key, { at: now, peers });
+  // A failed read is not kept: the next view tries again.
+  peers.catch(() => peersCache.get(key)?.peers === peers && peersCache.delete(key));
+  return peers;
+}
+
+/**
+ * The value inputs of every endpoint of the listing, in a map by endpoint id; the peers are read once
+ * for the listing's category and each endpoint is left out of its own peers. `live` (a page view at
+ * the current time) reuses a category's peers for PEERS_TTL_MS; a read at a given instant reads them.
+ */
+export async function readListingValueInputs(client: Client, rubric: TrustRubric, listingId: string, now: number, options: { live?: boolean } = {}): Promise<Map<string, EndpointValueInput>> {
   const [listing] = await rows<{ category: string | null }>(client, `SELECT "category" FROM "listings" WHERE "id" = $1`, listingId);
   const category = listing?.category?.trim() ? listing.category : null;
   const endpoints = await rows<EndpointPrice>(client, `SELECT "id", "method"::text AS "method", "path", "priceUsd", "priceAmount", "priceAsset", "priceNetwork" FROM "endpoints" WHERE "listingId" = $1 ORDER BY "position"`, listingId);
-  const peers = category === null ? [] : await readValuePeers(client, rubric, category, now);
+  const peers = category === null ? [] : await (options.live ? readValuePeersLive : readValuePeers)(client, rubric, category, now);
   const out = new Map<string, EndpointValueInput>();
   for (const e of endpoints) {
     const { samples, unpriced } = await readPaidSamples(client, listingId, e, now);

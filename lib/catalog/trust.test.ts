@@ -14,6 +14,8 @@ import { fullEndpoint, fullListing } from "@/test/readiness";
 import { challenge, NOW, probed, USDC } from "@/test/trust";
 import { bandLabel, readEndpointTrust, readListingTrust, readListingTrustDetails, valueSentences } from "./trust";
 import { recordSampleObservations } from "@/lib/trust/observe";
+import { loadRubric } from "@/lib/trust/engine";
+import { PEERS_TTL_MS, readValuePeers, readValuePeersLive } from "./trust-value";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -191,6 +193,20 @@ describe("the value metrics beside the grade", () => {
     expect(valueSentences(peerX.value).price).toBe(`$0.005 per call. Not enough comparable endpoints: no other ${category} endpoint has R4 and R5 pass rates of at least 80% yet.`);
     const [inv] = await readListingTrust(t.prisma, invalid.id, { now: NOW });
     expect(valueSentences(inv.value).perKib).toBe("No valid output in 1 paid sample yet, so no USD per KiB of valid output.");
+  });
+
+  it("a live page view reuses a category's peers for PEERS_TTL_MS; a read at a given instant never does", async () => {
+    const category = `geo-${Math.random().toString(36).slice(2, 8)}`;
+    const rb = loadRubric();
+    const now = Date.parse(NOW);
+    expect(await readValuePeersLive(t.prisma, rb, category, now)).toEqual([]);
+    const cheap = await newListing({ category, usd: "0.005", amount: "5000" });
+    await paid(cheap.id, "/v1/x", { chainAmount: "5000" });
+    // Within the interval the live read answers what it read before; an instant-bound read sees the peer.
+    expect(await readValuePeersLive(t.prisma, rb, category, now + PEERS_TTL_MS - 1)).toEqual([]);
+    expect((await readValuePeers(t.prisma, rb, category, now)).map((p) => p.priceUsd)).toEqual([0.005]);
+    // After it, the live read reads again.
+    expect((await readValuePeersLive(t.prisma, rb, category, now + PEERS_TTL_MS)).map((p) => p.priceUsd)).toEqual([0.005]);
   });
 
   it("a sample paid in another asset than listed cannot be valued and is counted apart; a sample where nothing moved cost nothing", async () => {

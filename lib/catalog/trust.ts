@@ -79,7 +79,8 @@ const instantOf = (now: Date | string | number | undefined) => (now === undefine
 export async function readListingTrust(client: Client, listingId: string, options: { now?: Date | string | number } = {}): Promise<EndpointTrustSummary[]> {
   const now = instantOf(options.now);
   const rb = rubric();
-  const [subjects, endpoints, values] = await Promise.all([readTrustSubjects(client, listingId), endpointsOf(client, listingId), readListingValueInputs(client, rb, listingId, now)]);
+  const live = options.now === undefined;
+  const [subjects, endpoints, values] = await Promise.all([readTrustSubjects(client, listingId), endpointsOf(client, listingId), readListingValueInputs(client, rb, listingId, now, { live })]);
   return subjects.map((s) => {
     const e = endpoints.find((x) => x.id === s.endpointId)!;
     const input = values.get(s.endpointId);
@@ -107,7 +108,7 @@ export async function readEndpointTrust(
   if (!subject || !e) return null;
   const rb = rubric();
   const byId = new Map(rb.file.checks.map((c) => [c.id, c]));
-  const values = options.values ?? (await readListingValueInputs(client, rb, listingId, now));
+  const values = options.values ?? (await readListingValueInputs(client, rb, listingId, now, { live: options.now === undefined }));
   const input = values.get(endpointId);
   const r = scoreSubject(rb, subject, { now, seed: PAGE_SEED, band: true, value: input });
 
@@ -165,7 +166,7 @@ export async function getEndpointTrust(listingId: string, endpointId: string): P
 export async function readListingTrustDetails(client: Client, listingId: string, options: { now?: Date | string | number } = {}): Promise<EndpointTrustDetail[]> {
   const endpoints = await endpointsOf(client, listingId);
   const now = instantOf(options.now);
-  const values = await readListingValueInputs(client, rubric(), listingId, now);
+  const values = await readListingValueInputs(client, rubric(), listingId, now, { live: options.now === undefined });
   const out: EndpointTrustDetail[] = [];
   for (const e of endpoints) {
     const d = await readEndpointTrust(client, listingId, e.id, { now, recent: 10, values });
