@@ -10,7 +10,7 @@
  * role checks cannot apply there and skip with that reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { grantAppRole } from "@/lib/migrate";
+import { grantAppRole, guardBypassRisk } from "@/lib/migrate";
 import { seedListing, seedOwner } from "@/test/analyses";
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from "@/test/db";
 
@@ -140,6 +140,12 @@ describe(`history cannot be emptied or rewritten (${testDatabaseUrl() ? "server 
 const onServer = testDatabaseUrl() !== null;
 if (!onServer) console.warn("[immutability] role checks skipped: PGlite has one user, a superuser, who can switch triggers off (docs/DATA-MODEL.md \"On PGlite\"); set TEST_DATABASE_URL to run them");
 
+describe.skipIf(onServer)("on PGlite", () => {
+  it("the start-up check reads the one user as a superuser, which is what docs/DATA-MODEL.md says cannot hold", async () => {
+    expect(await guardBypassRisk(t)).toMatch(/^the database role postgres is a superuser/);
+  });
+});
+
 describe.skipIf(!onServer)("the app's role owns nothing, so it cannot switch a guard off (server PostgreSQL only: PGlite's one user is a superuser)", () => {
   it("connects as a role that is no superuser and owns nothing in its schema", async () => {
     const [me] = await t.query<{ user: string; superuser: boolean; owned: number }>(
@@ -174,6 +180,12 @@ describe.skipIf(!onServer)("the app's role owns nothing, so it cannot switch a g
       expect(row.role).toBe("origin");
       await expect(conn.exec(`DELETE FROM "probe_evidence"`)).rejects.toThrow(/immutable/);
     });
+  });
+
+  it("a server process's start-up check finds no risk in the app's role and names the owner's", async () => {
+    expect(await guardBypassRisk(t)).toBeNull();
+    const risk = await t.asOwner((owner) => guardBypassRisk(owner));
+    expect(risk).toMatch(/^the database role \S+ (is a superuser \(or bypasses row security\)|owns \(or acts as the owner of\) \d+ table\(s\) in schema t_\S+), so it can switch the history guards off$/);
   });
 
   it("the migrator grants only a role of the app's own", async () => {

@@ -113,6 +113,25 @@ export async function grantAppRole(handle: DatabaseHandle, role: string): Promis
   });
 }
 
+/**
+ * Why this connection could switch the history guards off, or null when it cannot: it is a superuser
+ * (or bypasses row security), or it owns, or is a member of the owner of, a table of its schema
+ * (docs/DATA-MODEL.md "Who may do what"). A server process checks its own connection at start.
+ */
+export async function guardBypassRisk(handle: DatabaseHandle): Promise<string | null> {
+  const [r] = await handle.query<{ user: string; schema: string; super: boolean; owned: number }>(
+    `SELECT current_user AS "user", current_schema() AS "schema", (r.rolsuper OR r.rolbypassrls) AS "super",
+            (SELECT count(*)::int FROM pg_class c
+              WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+                AND pg_has_role(current_user, c.relowner, 'MEMBER')) AS "owned"
+       FROM pg_roles r WHERE r.rolname = current_user`,
+  );
+  if (!r) return null;
+  if (r.super) return `the database role ${r.user} is a superuser (or bypasses row security), so it can switch the history guards off`;
+  if (r.owned > 0) return `the database role ${r.user} owns (or acts as the owner of) ${r.owned} table(s) in schema ${r.schema}, so it can switch the history guards off`;
+  return null;
+}
+
 /** The user name in a postgresql:// URL (the role it logs in as). */
 export function urlRole(url: string): string {
   const u = new URL(url);
