@@ -8,4 +8,9 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { startServerJobs } = await import("./lib/jobs/server-jobs");
   await startServerJobs();
+  if (process.env.DATABASE_URL) {
+    // Server mode: warn when this process's database role could switch the history guards off.
+    const [{ database }, { warnIfGuardsBypassable }] = await Promise.all([import("./lib/db"), import("./lib/migrate")]);
+    void database().then(warnIfGuardsBypassable, (err: Error) => console.error(`tollgate: could not check the database role's privileges: ${err.message}`));
+  }
 }

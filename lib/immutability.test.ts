@@ -10,7 +10,7 @@
  * role checks cannot apply there and skip with that reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { grantAppRole, guardBypassRisk } from "@/lib/migrate";
+import { grantAppRole, guardBypassRisk, warnIfGuardsBypassable } from "@/lib/migrate";
 import { seedListing, seedOwner } from "@/test/analyses";
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from "@/test/db";
 
@@ -186,6 +186,12 @@ describe.skipIf(!onServer)("the app's role owns nothing, so it cannot switch a g
     expect(await guardBypassRisk(t)).toBeNull();
     const risk = await t.asOwner((owner) => guardBypassRisk(owner));
     expect(risk).toMatch(/^the database role \S+ (is a superuser \(or bypasses row security\)|owns \(or acts as the owner of\) \d+ table\(s\) in schema t_\S+), so it can switch the history guards off$/);
+    // What a server process logs at start: nothing as the app's role, one warning naming the owner's.
+    const lines: string[] = [];
+    await warnIfGuardsBypassable(t, (l) => lines.push(l));
+    expect(lines).toEqual([]);
+    await t.asOwner((owner) => warnIfGuardsBypassable(owner, (l) => lines.push(l)));
+    expect(lines).toEqual([`tollgate: warning: ${risk}; run the app as a role that owns nothing (TOLLGATE_MIGRATE_URL for db:migrate; docs/DATA-MODEL.md "Who may do what")`]);
   });
 
   it("the migrator grants only a role of the app's own", async () => {

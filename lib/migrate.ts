@@ -132,6 +132,20 @@ export async function guardBypassRisk(handle: DatabaseHandle): Promise<string | 
   return null;
 }
 
+/**
+ * Server mode, at a web process's start (instrumentation.ts): say when its database role could switch
+ * the history guards off, i.e. the deployment skipped the app role `db:migrate` grants. A warning, not
+ * a refusal: the product works, only the database's own defence against its app is missing.
+ */
+export async function warnIfGuardsBypassable(handle: DatabaseHandle, log: (line: string) => void = (l) => console.error(l)): Promise<void> {
+  try {
+    const risk = await guardBypassRisk(handle);
+    if (risk) log(`tollgate: warning: ${risk}; run the app as a role that owns nothing (TOLLGATE_MIGRATE_URL for db:migrate; docs/DATA-MODEL.md "Who may do what")`);
+  } catch (err) {
+    log(`tollgate: could not check the database role's privileges: ${(err as Error).message}`);
+  }
+}
+
 /** The user name in a postgresql:// URL (the role it logs in as). */
 export function urlRole(url: string): string {
   const u = new URL(url);

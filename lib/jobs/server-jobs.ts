@@ -12,8 +12,6 @@ import { limitTicks } from "@/lib/limits/ticks";
 import { monitorTicks } from "@/lib/monitor/ticks";
 import { rankTicks } from "@/lib/rank/ticks";
 import { startScheduler, type Scheduler } from "@/lib/scheduler";
-import { database } from "@/lib/db";
-import { guardBypassRisk } from "@/lib/migrate";
 
 const holder = globalThis as unknown as { tollgateServerJobs?: { scheduler: Scheduler | null } };
 
@@ -23,24 +21,9 @@ export async function startServerJobs(): Promise<void> {
   if (holder.tollgateServerJobs) return; // dev-mode reloads call register() again
   const e = env();
   holder.tollgateServerJobs = { scheduler: e.TOLLGATE_SCHEDULER ? startScheduler(serverTicks, { log: (m) => console.error(m) }) : null };
-  if (e.DATABASE_URL) void warnIfGuardsBypassable();
   if (e.TOLLGATE_INPROCESS_WORKER) {
     const { startInProcessWorker } = await import("@/lib/jobs/in-process-worker");
     startInProcessWorker();
   }
 }
 
-/**
- * Server mode: say at start when this process's database role could switch the history guards off
- * (it owns the tables or is a superuser): the deployment skipped the app role that `db:migrate`
- * grants (docs/DATA-MODEL.md "Who may do what"). A warning, not a refusal: the product works, only
- * the database's own defence against its app is missing, and the operator should know.
- */
-async function warnIfGuardsBypassable(): Promise<void> {
-  try {
-    const risk = await guardBypassRisk(await database());
-    if (risk) console.error(`tollgate: warning: ${risk}; run the app as a role that owns nothing (TOLLGATE_MIGRATE_URL for db:migrate; docs/DATA-MODEL.md "Who may do what")`);
-  } catch (err) {
-    console.error(`tollgate: could not check the database role's privileges: ${(err as Error).message}`);
-  }
-}
