@@ -243,7 +243,8 @@ function sourceStamp(): string {
 async function withSupportedStandIn<T>(host: string, port: number, setup: FacilitatorSetup, fn: () => Promise<T>): Promise<T> {
   const server = http.createServer((req, res) => {
     const ok = req.method === "GET" && req.url === "/api/facilitator/supported";
-    res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
+    // No keep-alive: a pooled socket to the stand-in, reused once the app holds the port, resets.
+    res.writeHead(ok ? 200 : 503, { "content-type": "application/json", connection: "close" });
     res.end(JSON.stringify(ok ? supported(setup) : { error: { code: "unavailable", message: "the app is starting" } }));
   });
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, host, resolve));
