@@ -173,6 +173,17 @@ describe("the price change note (H2)", () => {
     expect((await t.prisma.listing.findUniqueOrThrow({ where: { id } })).title).toBe("Geocodr, noted");
   });
 
+  it("the table holds a note only with its time, and within 1–500 characters", async () => {
+    const { id } = await listing();
+    const ep = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: id } });
+    const set = (data: { priceChangeNote: string | null; priceChangeNoteAt: Date | null }) => t.prisma.endpoint.update({ where: { id: ep.id }, data });
+    await expect(set({ priceChangeNote: "no time", priceChangeNoteAt: null })).rejects.toThrow(/endpoints_price_change_note/);
+    await expect(set({ priceChangeNote: null, priceChangeNoteAt: new Date() })).rejects.toThrow(/endpoints_price_change_note/);
+    await expect(set({ priceChangeNote: "", priceChangeNoteAt: new Date() })).rejects.toThrow(/endpoints_price_change_note/);
+    await expect(set({ priceChangeNote: "x".repeat(501), priceChangeNoteAt: new Date() })).rejects.toThrow(/endpoints_price_change_note/);
+    await set({ priceChangeNote: "x".repeat(500), priceChangeNoteAt: new Date() });
+  });
+
   it("refused on a new listing (no earlier price), before the day's allowance is spent", async () => {
     const err = await createListingForSeller(noter, { ...fixture, slug: "noted-new" }, undefined, "Launch price.").catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
