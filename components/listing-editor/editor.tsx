@@ -18,8 +18,9 @@ import { scoreWithAdvice, type AdvisedResult } from "@/lib/analyses/advice";
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
 import { checkListingLimits, DOCUMENT_BYTES_LIMIT, formatBytes, utf8Bytes } from "@/lib/listing-document/limits";
 import { saveListingAction, validateListingAction, type SaveActionInput } from "@/lib/surfaces/seller-actions";
+import { checkPriceChangeNote, PRICE_CHANGE_NOTE_MAX, PRICE_CHANGE_NOTE_POINTER } from "@/lib/listings/price-change-note";
 import { emptyEndpoint, emptyPricing, initialJsonTexts, jsonKey, withoutEndpoint, type Err, type JsonField } from "./model";
-import { FieldErrors } from "./fields";
+import { FieldErrors, Section, TextField } from "./fields";
 import { toastAfterNavigation } from "../toast";
 import { ListingFields } from "./listing-fields";
 import { EndpointEditor } from "./endpoint-editor";
@@ -38,6 +39,8 @@ export interface ListingEditorProps {
 export function ListingEditor({ initial, listingId, publicationState, source }: ListingEditorProps) {
   const router = useRouter();
   const [doc, setDoc] = useState<ListingDocument>(initial);
+  // The price change note belongs to one save (lib/listings/price-change-note.ts), not to the document.
+  const [priceNote, setPriceNote] = useState<string | null>(null);
   const [json, setJson] = useState<Record<string, string>>(() => initialJsonTexts(initial.endpoints));
   const [jsonErrors, setJsonErrors] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Err[]>([]);
@@ -47,7 +50,10 @@ export function ListingEditor({ initial, listingId, publicationState, source }: 
   const summaryRef = useRef<HTMLDivElement>(null);
 
   // The schema's limits, checked in the browser on every edit (no round trip, nothing sent).
-  const limitErrors = useMemo(() => checkListingLimits(doc), [doc]);
+  const limitErrors = useMemo(() => {
+    const note = checkPriceChangeNote(priceNote);
+    return [...checkListingLimits(doc), ...(note.ok ? [] : [{ pointer: PRICE_CHANGE_NOTE_POINTER, message: note.message }])];
+  }, [doc, priceNote]);
   const tooLarge = limitErrors.some((e) => e.pointer === "");
   const docBytes = useMemo(() => utf8Bytes(JSON.stringify(doc)), [doc]);
 
@@ -125,7 +131,7 @@ export function ListingEditor({ initial, listingId, publicationState, source }: 
     startTransition(async () => {
       let r: Awaited<ReturnType<typeof saveListingAction>>;
       try {
-        r = await saveListingAction({ listingId, document: doc, intent, source: source ?? null });
+        r = await saveListingAction({ listingId, document: doc, intent, source: source ?? null, priceChangeNote: priceNote });
       } catch (e) {
         // The action never answered: the body limit (refused before the action runs), a dropped
         // connection or a server error. The edits stay in this page's state either way.
@@ -199,6 +205,22 @@ export function ListingEditor({ initial, listingId, publicationState, source }: 
               ))}
             </ol>
           </section>
+
+          {listingId && (
+            <Section title="Price change note" hint="Changing a payable endpoint's listed price? Say what changed and why. Buyers see the note beside the price change on the endpoint's trust page, and a noted increase does not fail the trust check H2 (price stable).">
+              <TextField
+                label="Price change note"
+                pointer={PRICE_CHANGE_NOTE_POINTER}
+                value={priceNote}
+                onChange={setPriceNote}
+                area
+                max={PRICE_CHANGE_NOTE_MAX}
+                rule="H2"
+                placeholder="From 1 March the price rises to $0.02 per call: the forecasts now use the hourly model."
+                hint="Saved only with a save that changes a payable endpoint's atomic amount, asset, network or mode; a note with no price change is refused."
+              />
+            </Section>
+          )}
 
           <SaveBar published={published} pending={pending} busyIntent={busyIntent} submit={submit} size={{ bytes: docBytes, limit: DOCUMENT_BYTES_LIMIT }} />
         </form>

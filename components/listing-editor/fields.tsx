@@ -40,6 +40,8 @@ export function TextField(props: {
   rule?: string;
   type?: string;
   placeholder?: string;
+  /** A length limit for a field outside the listing schema (the schema's own limit otherwise). */
+  max?: number;
 }) {
   const id = idOf(props.pointer);
   const err = useContext(FieldErrors)(props.pointer);
@@ -56,7 +58,7 @@ export function TextField(props: {
       )}
       <div className="flex flex-wrap items-start justify-between gap-x-3">
         {props.hint ? <p className="mt-0.5 text-xs text-muted">{props.hint}</p> : <span />}
-        <LimitCounter id={`${id}-count`} pointer={props.pointer} value={props.value} />
+        <LimitCounter id={`${id}-count`} pointer={props.pointer} value={props.value} max={props.max} />
       </div>
       {err && <p id={`${id}-err`} className="mt-0.5 text-xs font-medium text-red-800">{err}</p>}
     </div>
@@ -68,8 +70,8 @@ export function TextField(props: {
  * as the seller types; red and naming the excess when over. Fields the schema does not bound show
  * "no limit" so every field says what it accepts.
  */
-export function LimitCounter({ id, pointer, value }: { id: string; pointer: string; value: string | null }) {
-  const max = fieldMaxLength(pointer);
+export function LimitCounter({ id, pointer, value, max: own }: { id: string; pointer: string; value: string | null; max?: number }) {
+  const max = own ?? fieldMaxLength(pointer);
   const len = value ? codePointLength(value) : 0;
   if (max === null) return <span id={id} className="sr-only">No length limit</span>;
   const over = len > max;

@@ -20,6 +20,8 @@ function gist(receipt: Record<string, unknown>): string {
   if (typeof receipt.reason === "string") parts.push(receipt.reason);
   else if (typeof receipt.rule === "string") parts.push(receipt.rule);
   if (receipt.paymentRequired) parts.push("decoded 402");
+  // H2: the seller's note on a price change, beside the change it explains.
+  if (Array.isArray(receipt.sellerNotes)) for (const n of receipt.sellerNotes as Array<{ note?: unknown }>) if (typeof n?.note === "string") parts.push(`seller's note: “${n.note.slice(0, 200)}”`);
   return parts.join(" · ") || Object.keys(receipt).slice(0, 5).join(", ");
 }
 

@@ -103,3 +103,91 @@ describe("saving a listing document", () => {
     expect(b.slug).toBe("same-title-service-2");
   });
 });
+
+describe("the price change note (H2)", () => {
+  type Doc = typeof fixture;
+  const withAmount = (d: Doc, i: number, amount: string): Doc => ({
+    ...d,
+    endpoints: d.endpoints.map((e: Doc["endpoints"][number], j: number) => (j === i ? { ...e, pricing: { ...e.pricing, machine: { ...e.pricing.machine, amount } } } : e)),
+  });
+  const notes = async (id: string) =>
+    Object.fromEntries((await t.prisma.endpoint.findMany({ where: { listingId: id } })).map((e) => [`${e.method} ${e.path}`, [e.priceChangeNote, e.priceChangeNoteAt?.toISOString() ?? null]]));
+  let n = 0;
+  // Its own seller organisation: the other tests spend much of one organisation's daily allowance.
+  let noter: string;
+  beforeAll(async () => {
+    const org = await t.prisma.organization.create({ data: { slug: "noters", name: "Noters" } });
+    noter = (await t.prisma.user.create({ data: { name: "N", role: "seller", organizationId: org.id } })).id;
+  });
+  const listing = async () => {
+    const doc = { ...fixture, slug: `noted-${++n}` };
+    return { doc, id: (await createListingForSeller(noter, doc)).id };
+  };
+
+  it("is kept, trimmed, on the payable endpoints whose listed price the save changed, at the listing's updatedAt", async () => {
+    const { doc, id } = await listing();
+    await updateListingForSeller(noter, id, withAmount(doc, 0, "4000"), "  Geocoding now uses the licensed street data.  ");
+    const row = await t.prisma.listing.findUniqueOrThrow({ where: { id }, include: { endpoints: true } });
+    const geocode = row.endpoints.find((e) => e.path === "/v1/geocode")!;
+    expect(geocode.priceChangeNote).toBe("Geocoding now uses the licensed street data.");
+    expect(geocode.priceChangeNoteAt!.toISOString()).toBe(row.updatedAt.toISOString());
+    expect(row.endpoints.filter((e) => e.path !== "/v1/geocode").every((e) => e.priceChangeNote === null && e.priceChangeNoteAt === null)).toBe(true);
+  });
+
+  it("stays with the endpoint while its price stays, and an unnoted price change clears it", async () => {
+    const { doc, id } = await listing();
+    const raised = withAmount(doc, 0, "4000");
+    await updateListingForSeller(noter, id, raised, "New street data.");
+    const noted = (await notes(id))["GET /v1/geocode"];
+    await updateListingForSeller(noter, id, { ...raised, title: "Geocodr, renamed" });
+    expect((await notes(id))["GET /v1/geocode"]).toEqual(noted);
+    await updateListingForSeller(noter, id, withAmount(raised, 0, "5000"));
+    expect((await notes(id))["GET /v1/geocode"]).toEqual([null, null]);
+  });
+
+  it("refused when too long, naming the field, and nothing is saved", async () => {
+    const { doc, id } = await listing();
+    const err = await updateListingForSeller(noter, id, withAmount(doc, 0, "4000"), "x".repeat(501)).catch((e) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.status).toBe(400);
+    expect(err.message).toBe("Price change note is 501 characters; at most 500");
+    expect(err.details).toEqual([{ pointer: "/priceChangeNote", message: err.message }]);
+    expect((await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: id, path: "/v1/geocode" } })).priceAmount).toBe("3000");
+    // 500 characters (code points: an emoji counts once) are accepted.
+    await updateListingForSeller(noter, id, withAmount(doc, 0, "4000"), "😀".repeat(500));
+    expect((await notes(id))["GET /v1/geocode"][0]).toBe("😀".repeat(500));
+  });
+
+  it("refused, naming the field, when the save changes no payable endpoint's listed price; an empty note is no note", async () => {
+    const { doc, id } = await listing();
+    const err = await updateListingForSeller(noter, id, { ...doc, title: "Geocodr, noted" }, "Prices are going up.").catch((e) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.status).toBe(400);
+    expect(err.message).toMatch(/^Price change note: this save changes no payable endpoint's listed price/);
+    expect(err.details[0].pointer).toBe("/priceChangeNote");
+    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id } })).title).toBe(fixture.title);
+    // The label (not a listed price field) alone is no price change either.
+    const relabelled = { ...doc, endpoints: doc.endpoints.map((e: Doc["endpoints"][number], j: number) => (j === 0 ? { ...e, pricing: { ...e.pricing, label: "$0.003 a lookup" } } : e)) };
+    await expect(updateListingForSeller(noter, id, relabelled, "Reworded.")).rejects.toMatchObject({ status: 400, details: [{ pointer: "/priceChangeNote" }] });
+    await updateListingForSeller(noter, id, { ...doc, title: "Geocodr, noted" }, "   ");
+    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id } })).title).toBe("Geocodr, noted");
+  });
+
+  it("the table holds a note only with its time, and within 1–500 characters", async () => {
+    const { id } = await listing();
+    const ep = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: id } });
+    const set = (data: { priceChangeNote: string | null; priceChangeNoteAt: Date | null }) => t.prisma.endpoint.update({ where: { id: ep.id }, data });
+    await expect(set({ priceChangeNote: "no time", priceChangeNoteAt: null })).rejects.toThrow(/endpoints_price_change_note/);
+    await expect(set({ priceChangeNote: null, priceChangeNoteAt: new Date() })).rejects.toThrow(/endpoints_price_change_note/);
+    await expect(set({ priceChangeNote: "", priceChangeNoteAt: new Date() })).rejects.toThrow(/endpoints_price_change_note/);
+    await expect(set({ priceChangeNote: "x".repeat(501), priceChangeNoteAt: new Date() })).rejects.toThrow(/endpoints_price_change_note/);
+    await set({ priceChangeNote: "x".repeat(500), priceChangeNoteAt: new Date() });
+  });
+
+  it("refused on a new listing (no earlier price), before the day's allowance is spent", async () => {
+    const err = await createListingForSeller(noter, { ...fixture, slug: "noted-new" }, undefined, "Launch price.").catch((e) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.details[0].pointer).toBe("/priceChangeNote");
+    expect(await t.prisma.listing.count({ where: { slug: "noted-new" } })).toBe(0);
+  });
+});

@@ -14,6 +14,7 @@ import { takeListingAllowance } from "@/lib/limits";
 import { slugify, unstorableText, validateListingDocument } from "@/lib/listing-document/validate";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { endpointColumns, listingColumns, listingToDocument, uniqueEndpoints } from "@/lib/listings/document-mapping";
+import { checkPriceChangeNote, listedPriceKey, PRICE_CHANGE_NOTE_LABEL, PRICE_CHANGE_NOTE_POINTER } from "@/lib/listings/price-change-note";
 import type { PublicationState } from "@/lib/generated/prisma/client";
 import type { PrismaLike } from "@/lib/sql";
 
@@ -39,6 +40,23 @@ export interface SaveOptions {
    * lock (the analysis completion) and must not probe for a free slug under it.
    */
   uniqueSlug?: "free" | "suffix";
+  /**
+   * The seller's price change note (lib/listings/price-change-note.ts): kept on the endpoints whose
+   * listed price this save changes; refused, naming the field, when too long or when the save
+   * changes no payable endpoint's listed price.
+   */
+  priceChangeNote?: unknown;
+}
+
+function noteRefused(message: string): AppError {
+  return new AppError("bad_request", message, [{ pointer: PRICE_CHANGE_NOTE_POINTER, message }]);
+}
+
+/** The note's own check, before anything is read or spent: the field named when it is refused. */
+export function parsePriceChangeNote(raw: unknown): string | null {
+  const checked = checkPriceChangeNote(raw);
+  if (!checked.ok) throw noteRefused(checked.message);
+  return checked.note;
 }
 
 /** Write (create or replace) a listing from a validated document, in one transaction; returns the listing id. */
@@ -51,15 +69,41 @@ export async function writeListing(doc: ListingDocument, opts: SaveOptions): Pro
 export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts: SaveOptions): Promise<{ id: string; slug: string }> {
   const endpoints = uniqueEndpoints(doc.endpoints);
   const columns = listingColumns(doc);
+  const note = parsePriceChangeNote(opts.priceChangeNote);
   const existing = opts.listingId
-    ? await tx.listing.findUnique({ where: { id: opts.listingId }, select: { id: true, slug: true } })
+    ? await tx.listing.findUnique({
+        where: { id: opts.listingId },
+        select: {
+          id: true,
+          slug: true,
+          endpoints: { select: { method: true, path: true, priceAmount: true, priceAsset: true, priceNetwork: true, priceMode: true, priceChangeNote: true, priceChangeNoteAt: true } },
+        },
+      })
     : null;
   if (opts.listingId && !existing) throw new AppError("not_found", `listing ${opts.listingId} does not exist`);
+  // One instant for the save: the listing's updatedAt (when the trust revisions date a listed-field
+  // change) and the note's time are the same.
+  const savedAt = new Date();
+  const rows = endpoints.map((e, i) => endpointColumns(e, i));
+  // The price change note: each endpoint row either takes this save's note (its listed price changed
+  // here, and it is payable), keeps its old row's note (the price stayed), or has none (a new endpoint,
+  // or a price changed without a note).
+  const notes = rows.map((r) => {
+    const old = existing?.endpoints.find((o) => o.method === r.method && o.path === r.path);
+    if (!old) return { priceChangeNote: null, priceChangeNoteAt: null };
+    if (listedPriceKey(old) === listedPriceKey(r)) return { priceChangeNote: old.priceChangeNote, priceChangeNoteAt: old.priceChangeNoteAt };
+    return note !== null && r.payable ? { priceChangeNote: note, priceChangeNoteAt: savedAt } : { priceChangeNote: null, priceChangeNoteAt: null };
+  });
+  if (note !== null && !notes.some((n) => n.priceChangeNoteAt === savedAt)) {
+    throw noteRefused(
+      `${PRICE_CHANGE_NOTE_LABEL}: this save changes no payable endpoint's listed price (atomic amount, asset, network or mode), so there is nothing for the note to explain. Clear the note, or save it with the price change.`,
+    );
+  }
   let listing: { id: string; slug: string };
   if (existing) {
     listing = await tx.listing.update({
       where: { id: existing.id },
-      data: { ...columns, ...(opts.publicationState ? { publicationState: opts.publicationState } : {}) },
+      data: { ...columns, updatedAt: savedAt, ...(opts.publicationState ? { publicationState: opts.publicationState } : {}) },
       select: { id: true, slug: true },
     });
     await tx.endpoint.deleteMany({ where: { listingId: existing.id } });
@@ -82,7 +126,7 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
     });
   }
   if (endpoints.length) {
-    await tx.endpoint.createMany({ data: endpoints.map((e, i) => ({ ...endpointColumns(e, i), listingId: listing.id })) });
+    await tx.endpoint.createMany({ data: rows.map((r, i) => ({ ...r, ...notes[i], listingId: listing.id })) });
   }
   return listing;
 }
@@ -113,10 +157,12 @@ async function freeSlug(tx: PrismaLike, wanted: string): Promise<string> {
 }
 
 /** A seller creates a draft listing in their own organisation from a document (API and dashboard). */
-export async function createListingForSeller(actorId: string | null, input: unknown, source?: string) {
+export async function createListingForSeller(actorId: string | null, input: unknown, source?: string, priceChangeNote?: unknown) {
   const actor = await requireActor(actorId);
   if (!actor.organizationId) throw new AppError("forbidden", "Your account has no seller organisation.");
   const doc = parseListingDocument(input);
+  // Checked before the day's allowance is spent: a new listing has no earlier price to change.
+  if (parsePriceChangeNote(priceChangeNote) !== null) throw noteRefused(`${PRICE_CHANGE_NOTE_LABEL}: a new listing has no earlier price to change. Clear the note; write one when a later save changes a price.`);
   const badSource = source === undefined ? null : unstorableText(source);
   if (badSource) throw new AppError("bad_request", `source ${badSource}`, [{ pointer: "/source", message: badSource }]);
   // A valid document spends one of the organisation's new listings for the day (docs/LIMITS.md).
@@ -125,10 +171,10 @@ export async function createListingForSeller(actorId: string | null, input: unkn
 }
 
 /** The owner or a moderator replaces a listing's document; anyone else gets 404 as for no such listing. */
-export async function updateListingForSeller(actorId: string | null, listingId: string, input: unknown) {
+export async function updateListingForSeller(actorId: string | null, listingId: string, input: unknown, priceChangeNote?: unknown) {
   const { actor } = await requireListingAccess(actorId, listingId, { moderators: true });
   const doc = parseListingDocument(input);
-  return writeListing(doc, { organizationId: actor.organizationId ?? "", listingId });
+  return writeListing(doc, { organizationId: actor.organizationId ?? "", listingId, priceChangeNote });
 }
 
 /** The listing document as the owner's editor shows it (the owner or a moderator). */

@@ -44,14 +44,16 @@ export interface SaveActionInput {
   /** "draft": save only; "publish": save, publish, and queue the publish analysis; "reanalyse": save and re-analyse. */
   intent: "draft" | "publish" | "reanalyse";
   source?: string | null;
+  /** The seller's price change note (lib/listings/price-change-note.ts), saved with a listed price change. */
+  priceChangeNote?: string | null;
 }
 
 export async function saveListingAction(input: SaveActionInput): Promise<SaveActionResult> {
   try {
     const uid = await sessionUserId();
     const saved = input.listingId
-      ? await updateListingForSeller(uid, input.listingId, input.document)
-      : await createListingForSeller(uid, input.document, input.source ? `import:${input.source.slice(0, 500)}` : undefined);
+      ? await updateListingForSeller(uid, input.listingId, input.document, input.priceChangeNote)
+      : await createListingForSeller(uid, input.document, input.source ? `import:${input.source.slice(0, 500)}` : undefined, input.priceChangeNote);
     let analysisId: string | null = null;
     let notice: string | null = null;
     if (input.intent === "publish") {

@@ -212,7 +212,11 @@ export function freeObservations(e: EndpointEvidence | null, listed: ListedEndpo
     const increase = lower.find((p) => !ctx.notedPriceChanges.some((n) => n.startedAt >= p.at && n.startedAt <= ctx.observedAt));
     const base = { ...where, quote: seen(q), window: { from: windowStart, to: ctx.observedAt, quotesSeen: sameUnit.length } };
     if (increase) put("H2", "fail", { ...base, increasedFrom: { amount: increase.amount, at: increase.at }, reason: "the price rose within 30 days without a noted revision" });
-    else put("H2", "pass", { ...base, ...(lower.length ? { notedIncrease: true } : {}) });
+    else {
+      // The seller's notes that explain the increase, shown to buyers with the receipt.
+      const notes = ctx.notedPriceChanges.filter((n) => n.startedAt <= ctx.observedAt && lower.some((p) => n.startedAt >= p.at));
+      put("H2", "pass", { ...base, ...(lower.length ? { notedIncrease: true, sellerNotes: notes.map((n) => ({ startedAt: n.startedAt, note: n.note })) } : {}) });
+    }
   });
   h("H3", (q) => {
     const other = recent.find((p) => !same(p.payTo, q.payTo));

@@ -183,6 +183,65 @@ describe("revisions", () => {
     expect((revs[0].listedPrice as { amount: string }).amount).toBe("5000");
   });
 
+  it("a price raised with the seller's note: the new revision carries the note and H2 passes, the note in its receipt; raised without one, H2 fails", async () => {
+    const raise = async (note: string | undefined) => {
+      const slug = `trust-note-${Math.random().toString(36).slice(2, 8)}`;
+      const { id, org } = await newListing(doc("10000", { slug }));
+      await record(id, evidence(daysAgo(10)));
+      await writeListing(doc("20000", { slug }), { organizationId: org, listingId: id, priceChangeNote: note });
+      await record(id, evidence(daysAgo(1), challenge((p) => (p.accepts[0].amount = "20000"))));
+      const revs = await t.prisma.trustEndpointRevision.findMany({ where: { listingId: id }, orderBy: { revision: "asc" } });
+      const h2 = await t.prisma.trustObservation.findMany({ where: { listingId: id, check: "H2" }, orderBy: { observedAt: "asc" } });
+      return { id, revs, h2 };
+    };
+    const noted = await raise("Forecasts now come from the hourly model, which costs us twice as much.");
+    expect(noted.revs.map((r) => [r.revision, r.changes, r.note])).toEqual([[1, [], null], [2, ["price"], "Forecasts now come from the hourly model, which costs us twice as much."]]);
+    expect(noted.h2.map((o) => [o.revision, o.outcome])).toEqual([[1, "pass"], [2, "pass"]]);
+    expect(noted.h2[1].receipt).toMatchObject({ notedIncrease: true, sellerNotes: [{ startedAt: noted.revs[1].startedAt.toISOString(), note: "Forecasts now come from the hourly model, which costs us twice as much." }] });
+    const [subject] = await readTrustSubjects(t.prisma, noted.id);
+    expect(subject.revisions.map((r) => r.note)).toEqual([null, "Forecasts now come from the hourly model, which costs us twice as much."]);
+    // A later observation at the same price starts no revision and still passes.
+    await record(noted.id, evidence(new Date().toISOString(), challenge((p) => (p.accepts[0].amount = "20000"))));
+    expect((await t.prisma.trustObservation.findMany({ where: { listingId: noted.id, check: "H2" }, orderBy: { observedAt: "asc" } })).map((o) => [o.revision, o.outcome])).toEqual([[1, "pass"], [2, "pass"], [2, "pass"]]);
+
+    const unnoted = await raise(undefined);
+    expect(unnoted.revs.map((r) => [r.revision, r.changes, r.note])).toEqual([[1, [], null], [2, ["price"], null]]);
+    expect(unnoted.h2.map((o) => [o.revision, o.outcome])).toEqual([[1, "pass"], [2, "fail"]]);
+    expect(unnoted.h2[1].receipt).toMatchObject({ increasedFrom: { amount: "10000" }, reason: "the price rose within 30 days without a noted revision" });
+  });
+
+  it("a later change that is not a price change does not carry the note again", async () => {
+    const slug = `trust-note-${Math.random().toString(36).slice(2, 8)}`;
+    const { id, org } = await newListing(doc("10000", { slug }));
+    await record(id, evidence(daysAgo(10)));
+    await writeListing(doc("20000", { slug }), { organizationId: org, listingId: id, priceChangeNote: "Hourly model." });
+    await record(id, evidence(daysAgo(5), challenge((p) => (p.accepts[0].amount = "20000"))));
+    const described = doc("20000", { slug });
+    described.endpoints[0] = { ...described.endpoints[0], description: "Forecasts by coordinates, hourly." };
+    await writeListing(described, { organizationId: org, listingId: id });
+    await record(id, evidence(daysAgo(1), challenge((p) => (p.accepts[0].amount = "20000"))));
+    const revs = await t.prisma.trustEndpointRevision.findMany({ where: { listingId: id }, orderBy: { revision: "asc" } });
+    expect(revs.map((r) => [r.revision, r.changes, r.note])).toEqual([[1, [], null], [2, ["price"], "Hourly model."], [3, ["description"], null]]);
+  });
+
+  it("first sight: the note goes to the revision that brought the endpoint to its current price (the listing as it stands, or a document scored after the noted save)", async () => {
+    const firstSight = async (scoredAfter: boolean) => {
+      const slug = `trust-note-${Math.random().toString(36).slice(2, 8)}`;
+      const { id, org } = await newListing(doc("5000", { slug }));
+      const score = (d: ListingDocument, at: Date) =>
+        t.prisma.readinessResult.create({ data: { listingId: id, rubricVersion: "readiness/1.0.0", total: 80, rawTotal: 80, band: "B", provisional: false, caps: [], dimensions: [], rules: [], improvements: [], document: d as never, createdAt: at } });
+      await score(doc("5000", { slug }), new Date(daysAgo(20)));
+      await writeListing(doc("10000", { slug }), { organizationId: org, listingId: id, priceChangeNote: "New data source." });
+      if (scoredAfter) await score(doc("10000", { slug }), new Date(Date.now() + 1000));
+      await record(id, evidence(new Date(Date.now() + 2000).toISOString()));
+      return t.prisma.trustEndpointRevision.findMany({ where: { listingId: id }, orderBy: { revision: "asc" } });
+    };
+    const fromListing = await firstSight(false);
+    expect(fromListing.map((r) => [r.revision, r.changes, r.derivedFrom.split(":")[0], r.note])).toEqual([[1, [], "scored_document", null], [2, ["price"], "listing", "New data source."]]);
+    const fromScored = await firstSight(true);
+    expect(fromScored.map((r) => [r.revision, r.changes, r.derivedFrom.split(":")[0], r.note])).toEqual([[1, [], "scored_document", null], [2, ["price"], "scored_document", "New data source."]]);
+  });
+
   it("an endpoint never observed reads as revision 1 with no observations", async () => {
     const { id } = await newListing();
     const [s] = await readTrustSubjects(t.prisma, id);

@@ -87,13 +87,24 @@ function documentEndpoint(doc: unknown, method: string, path: string): Omit<List
 
 type RevisionRow = { revision: number; startedAt: string; listedPrice: EndpointState["listedPrice"]; payTo: string | null; descriptionSha256: string | null; schemasSha256: string | null };
 
-async function insertRevision(tx: Client, key: EndpointKey, revision: number, startedAt: string, changes: string[], state: EndpointState, derivedFrom: string): Promise<void> {
+async function insertRevision(tx: Client, key: EndpointKey, revision: number, startedAt: string, changes: string[], state: EndpointState, derivedFrom: string, note: string | null = null): Promise<void> {
   await rows(
     tx,
     `INSERT INTO "trust_endpoint_revisions" ("listingId", "method", "path", "revision", "startedAt", "changes", "note", "listedPrice", "payTo", "descriptionSha256", "schemasSha256", "derivedFrom")
-     VALUES ($1, $2, $3, $4, ${utcParam(5)}, $6::text[], NULL, $7::jsonb, $8, $9, $10, $11) RETURNING "revision"`,
-    key.listingId, key.method, key.path, revision, startedAt, changes, JSON.stringify(state.listedPrice), state.payTo, state.descriptionSha256, state.schemasSha256, derivedFrom,
+     VALUES ($1, $2, $3, $4, ${utcParam(5)}, $6::text[], $12, $7::jsonb, $8, $9, $10, $11) RETURNING "revision"`,
+    key.listingId, key.method, key.path, revision, startedAt, changes, JSON.stringify(state.listedPrice), state.payTo, state.descriptionSha256, state.schemasSha256, derivedFrom, note,
   );
+}
+
+/**
+ * The seller's note on the endpoint row (lib/listings/save.ts): written by the save that last changed
+ * its listed price, kept while the price stays, cleared by an unnoted price change. So a revision
+ * that brings the endpoint to its current listed price carries it.
+ */
+export interface PriceChangeNote {
+  note: string;
+  /** When the save that changed the price wrote it (ISO 8601). */
+  at: string;
 }
 
 /**
@@ -131,10 +142,20 @@ async function endpointContext(tx: Client, key: EndpointKey, at: string) {
   return row;
 }
 
-export async function settleRevision(tx: Client, key: EndpointKey, current: EndpointState, at: string, derivedFrom: string, listing: { createdAt: string; updatedAt: string }): Promise<EndpointHistory> {
+export async function settleRevision(
+  tx: Client,
+  key: EndpointKey,
+  current: EndpointState,
+  at: string,
+  derivedFrom: string,
+  listing: { createdAt: string; updatedAt: string },
+  priceNote: PriceChangeNote | null = null,
+): Promise<EndpointHistory> {
   await rows(tx, `SELECT true AS "locked" FROM pg_advisory_xact_lock(hashtextextended($1, 7402))`, `trust:${key.listingId} ${key.method} ${key.path}`);
   const ctx = await endpointContext(tx, key, at);
-  const history = (revision: number): EndpointHistory => ({ revision, pastQuotes: ctx.pastQuotes, noted: ctx.noted });
+  // The noted price revisions, with one this write starts (H2 reads it in this very observation).
+  const noted = [...ctx.noted];
+  const history = (revision: number): EndpointHistory => ({ revision, pastQuotes: ctx.pastQuotes, noted });
   const latest = ctx.latest;
   const clamp = (t: string, floor: string) => (t < floor ? floor : t > at ? (at < floor ? floor : at) : t);
   if (!latest) {
@@ -144,7 +165,7 @@ export async function settleRevision(tx: Client, key: EndpointKey, current: Endp
       `SELECT "id", ${isoOf(`"createdAt"`)} AS "createdAt", "document" FROM "catalog_scoring_results" WHERE "listingId" = $1 ORDER BY "createdAt", "id"`,
       key.listingId,
     );
-    let revision = 0;
+    const planned: Array<{ startedAt: string; changes: string[]; state: EndpointState; derivedFrom: string; scoredAt: string | null }> = [];
     let last: EndpointState | null = null;
     let lastStart = listing.createdAt;
     for (const d of docs) {
@@ -152,25 +173,32 @@ export async function settleRevision(tx: Client, key: EndpointKey, current: Endp
       if (!e) continue;
       const s = stateOf(e, current.payTo);
       if (!last) {
-        revision = 1;
-        await insertRevision(tx, key, 1, listing.createdAt, [], s, `scored_document:${d.id}`);
+        planned.push({ startedAt: listing.createdAt, changes: [], state: s, derivedFrom: `scored_document:${d.id}`, scoredAt: d.createdAt });
       } else {
         const changes = changesBetween(last, s);
         if (changes.length === 0) continue;
         lastStart = clamp(d.createdAt, lastStart);
-        await insertRevision(tx, key, ++revision, lastStart, changes, s, `scored_document:${d.id}`);
+        planned.push({ startedAt: lastStart, changes, state: s, derivedFrom: `scored_document:${d.id}`, scoredAt: d.createdAt });
       }
       last = s;
     }
-    if (!last) {
-      await insertRevision(tx, key, 1, listing.createdAt, [], current, derivedFrom);
-      return history(1);
+    if (!last) planned.push({ startedAt: listing.createdAt, changes: [], state: current, derivedFrom, scoredAt: null });
+    else {
+      const changes = changesBetween(last, current);
+      if (changes.length > 0) planned.push({ startedAt: clamp(listing.updatedAt, lastStart), changes, state: current, derivedFrom: "listing", scoredAt: null });
     }
-    const changes = changesBetween(last, current);
-    if (changes.length === 0) return history(revision);
-    lastStart = clamp(listing.updatedAt, lastStart);
-    await insertRevision(tx, key, ++revision, lastStart, changes, current, "listing");
-    return history(revision);
+    // The note explains the change that brought the endpoint to its current listed price: the last
+    // price revision, when it is the listing as it stands or a document scored after the noted save.
+    const lastPrice = planned.findLastIndex((p) => p.changes.includes("price"));
+    const noteAt =
+      priceNote && lastPrice >= 0 && canonicalJson(planned[lastPrice]!.state.listedPrice) === canonicalJson(current.listedPrice) && (planned[lastPrice]!.scoredAt === null || planned[lastPrice]!.scoredAt! >= priceNote.at)
+        ? lastPrice
+        : -1;
+    for (const [i, p] of planned.entries()) {
+      await insertRevision(tx, key, i + 1, p.startedAt, p.changes, p.state, p.derivedFrom, i === noteAt ? priceNote!.note : null);
+      if (i === noteAt) noted.push({ startedAt: p.startedAt, note: priceNote!.note });
+    }
+    return history(planned.length);
   }
   // The last payTo seen (H3's receipts), since a revision's own payTo may predate a first sighting.
   const before: EndpointState = {
@@ -183,7 +211,11 @@ export async function settleRevision(tx: Client, key: EndpointKey, current: Endp
   if (changes.length === 0) return history(latest.revision);
   // A change of the listed fields started when the listing was saved; a new payTo when it was seen.
   const startedAt = changes.every((c) => c === "payTo") ? clamp(at, latest.startedAt) : clamp(listing.updatedAt, latest.startedAt);
-  await insertRevision(tx, key, latest.revision + 1, startedAt, changes, { ...current, payTo: current.payTo ?? before.payTo }, changes.includes("payTo") ? derivedFrom : "listing");
+  // A price change carries the row's note: the note of the save that last changed the price, which
+  // is this change (an unnoted price change after it would have cleared it).
+  const note = changes.includes("price") && priceNote ? priceNote.note : null;
+  await insertRevision(tx, key, latest.revision + 1, startedAt, changes, { ...current, payTo: current.payTo ?? before.payTo }, changes.includes("payTo") ? derivedFrom : "listing", note);
+  if (note !== null) noted.push({ startedAt, note });
   return history(latest.revision + 1);
 }
 
@@ -232,7 +264,9 @@ function rowsOf(drafts: Draft[], base: Omit<Row, "id" | "check" | "kind" | "outc
 }
 
 type ListingRow = { id: string; organizationId: string; baseUrl: string; title: string; shortDescription: string | null; description: string | null; authPreconditions: string | null; createdAt: string; updatedAt: string };
-type EndpointRow = ListedEndpoint;
+type EndpointRow = ListedEndpoint & { priceChangeNote: string | null; priceChangeNoteAt: string | null };
+
+const noteOf = (e: EndpointRow): PriceChangeNote | null => (e.priceChangeNote && e.priceChangeNoteAt ? { note: e.priceChangeNote, at: e.priceChangeNoteAt } : null);
 
 async function loadListing(tx: Client, listingId: string): Promise<{ listing: ListingRow; endpoints: EndpointRow[]; wallets: string[] } | null> {
   const [row] = await rows<ListingRow & { endpoints: EndpointRow[]; wallets: string[] }>(
@@ -241,7 +275,8 @@ async function loadListing(tx: Client, listingId: string): Promise<{ listing: Li
             ${isoOf(`l."createdAt"`)} AS "createdAt", ${isoOf(`l."updatedAt"`)} AS "updatedAt",
             (SELECT coalesce(json_agg(e ORDER BY e."position"), '[]'::json) FROM (
                SELECT "id", "position", "method"::text AS "method", "path", "payable", "description", "requestSchema", "responseSchema",
-                      "priceAmount", "priceAsset", "priceNetwork", "priceMode"::text AS "priceMode"
+                      "priceAmount", "priceAsset", "priceNetwork", "priceMode"::text AS "priceMode",
+                      "priceChangeNote", ${isoOf(`"priceChangeNoteAt"`)} AS "priceChangeNoteAt"
                FROM "endpoints" WHERE "listingId" = l."id") e) AS "endpoints",
             (SELECT coalesce(json_agg(lower(u."walletAddress") ORDER BY lower(u."walletAddress")), '[]'::json)
                FROM "users" u WHERE u."organizationId" = l."organizationId" AND u."walletAddress" IS NOT NULL) AS "wallets"
@@ -281,7 +316,7 @@ export async function recordProbeObservations(
     if (!ev) continue; // the probe did not call it: nothing was observed
     const key = { listingId: listing.id, method: listed.method, path: listed.path };
     const quote = ev.challenge.kind.startsWith("x402") ? quoteOf(ev.challenge.requirements, listed) : null;
-    const { revision, pastQuotes, noted } = await settleRevision(tx, key, stateOf(listed, quote?.payTo ?? null), at, `${input.source}:${input.sourceId}`, listing);
+    const { revision, pastQuotes, noted } = await settleRevision(tx, key, stateOf(listed, quote?.payTo ?? null), at, `${input.source}:${input.sourceId}`, listing, noteOf(listed));
     const drafts = freeObservations(ev, listed, {
       listing,
       operatorWallets: wallets,
@@ -319,7 +354,7 @@ export async function recordSampleObservations(tx: Client, sampleId: string, out
   if (!loaded) return { written: 0 };
   const key = { listingId: s.listingId, method: s.method, path: s.path };
   const listed = loaded.endpoints.find((e) => e.method === s.method && e.path === s.path);
-  const revision = listed ? (await settleRevision(tx, key, stateOf(listed, s.quotedPayTo), s.completedAt, `canary:${s.id}`, loaded.listing)).revision : await latestRevision(tx, key);
+  const revision = listed ? (await settleRevision(tx, key, stateOf(listed, s.quotedPayTo), s.completedAt, `canary:${s.id}`, loaded.listing, noteOf(listed))).revision : await latestRevision(tx, key);
   const endpointId = listed?.id ?? s.endpointId;
   return { written: await insertRows(tx, rowsOf(drafts, { listingId: s.listingId, endpointId, method: s.method, path: s.path, observedAt: s.completedAt, vantage, revision, source: "canary", sourceId: s.id })) };
 }
