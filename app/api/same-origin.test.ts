@@ -138,7 +138,7 @@ const ROUTES: Route[] = [
       const name = `so-key-${Math.random().toString(36).slice(2)}`;
       session.uid = user.id;
       return {
-        call: (h, type) => keysRoute.POST(req("http://test/api/admin/api-keys", "POST", h, type, JSON.stringify({ name }))),
+        call: (h, type) => keysRoute.POST(req("http://test/api/admin/api-keys", "POST", h, type, JSON.stringify({ name, scopes: ["router:select"] }))),
         changed: async () => (await t.prisma.apiKey.count({ where: { name } })) > 0,
         ok: 201,
       };
@@ -150,7 +150,7 @@ const ROUTES: Route[] = [
     async setup() {
       const { user } = await seedOwner(t.prisma, "admin");
       session.uid = user.id;
-      const created = await keysRoute.POST(req("http://test/api/admin/api-keys", "POST", {}, "application/json", JSON.stringify({ name: `so-del-${Math.random().toString(36).slice(2)}` })));
+      const created = await keysRoute.POST(req("http://test/api/admin/api-keys", "POST", {}, "application/json", JSON.stringify({ name: `so-del-${Math.random().toString(36).slice(2)}`, scopes: ["router:select"] })));
       const { id } = (await created.json()) as { id: string };
       return {
         call: (h, type) => keyRoute.DELETE(req(`http://test/api/admin/api-keys/${id}`, "DELETE", h, type), ctx(id)),
