@@ -79,7 +79,7 @@ export function BadgeBuilder({ slug, origin, preview = true }: { slug: string; o
               <p className="text-xs font-medium">{s.name}</p>
               <CopyButton text={s.text} label={`Copy ${s.name}`} />
             </div>
-            <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 font-mono text-[11px] text-slate-800">{s.text}</pre>
+            <pre className="mt-1 relative overflow-x-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 font-mono text-[11px] text-slate-800">{s.text}</pre>
           </li>
         ))}
       </ul>

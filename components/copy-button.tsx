@@ -37,7 +37,7 @@ export function CopyButton({ text, label = "Copy", name, className = "" }: { tex
 export function CopyableCode({ code, label }: { code: string; label: string }) {
   return (
     <div className="relative min-w-0">
-      <pre className="max-w-full overflow-x-auto rounded-md bg-slate-950 p-3 pr-16 text-xs leading-5 text-slate-100"><code>{code}</code></pre>
+      <pre className="max-w-full relative overflow-x-auto rounded-md bg-slate-950 p-3 pr-16 text-xs leading-5 text-slate-100"><code>{code}</code></pre>
       <CopyButton text={code} label="Copy" name={`Copy ${label}`} className="absolute right-2 top-2" />
     </div>
   );

@@ -5,7 +5,7 @@ import { SeverityChip } from "./rule-status";
 function Findings({ findings }: { findings: Finding[] }) {
   if (!findings.length) return null;
   return (
-    <div className="mt-2 overflow-x-auto">
+    <div className="mt-2 relative overflow-x-auto">
       <table className="w-full text-left text-xs">
         <caption className="sr-only">Findings</caption>
         <thead className="text-muted">

@@ -124,7 +124,7 @@ export function ApiKeysManager({ keys }: { keys: ApiKeyInfo[] }) {
         {shown.length === 0 ? (
           <p className="mt-3 rounded-lg border border-dashed border-line bg-white p-6 text-center text-sm text-muted">No {filter === "all" ? "" : `${filter} `}keys.</p>
         ) : (
-          <div className="mt-3 overflow-x-auto rounded-xl border border-line bg-white">
+          <div className="mt-3 relative overflow-x-auto rounded-xl border border-line bg-white">
             <table className="w-full min-w-[40rem] text-sm">
               <caption className="sr-only">API keys</caption>
               <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-muted">

@@ -84,7 +84,7 @@ export function CanaryRunList({ runs }: { runs: CanaryRunView[] }) {
               </p>
             )}
             {r.samples.length > 0 && (
-              <div className="mt-2 overflow-x-auto">
+              <div className="mt-2 relative overflow-x-auto">
                 <table className="w-full min-w-[52rem] text-xs">
                   <thead className="text-left uppercase tracking-wide text-muted">
                     <tr><th className="py-1 pr-2">Endpoint</th><th className="py-1 pr-2">Outcome</th><th className="py-1 pr-2">Listed · quoted · on chain</th><th className="py-1 pr-2">Paid to</th><th className="py-1 pr-2">Status · TTLB · bytes</th><th className="py-1 pr-2">Schema</th><th className="py-1 pr-2">Replay</th><th className="py-1 pr-2">Transaction</th></tr>

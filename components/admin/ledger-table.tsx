@@ -58,7 +58,7 @@ export function LedgerTable({ rows, counts, shown }: { rows: LedgerRowView[]; co
         {total} attempt{total === 1 ? "" : "s"}: {counts.settled ?? 0} settled on chain, {counts.failed ?? 0} failed, {counts.unconfirmed ?? 0} waiting for the chain{counts.rejected ? `, ${counts.rejected} refused for the buyer's own fault` : ""}.
         {total > shown && ` The newest ${shown} below.`} Amounts and recipients are read from the chain, never from the seller.
       </p>
-      <div className="mt-2 overflow-x-auto">
+      <div className="mt-2 relative overflow-x-auto">
         <table className="w-full min-w-[56rem] text-sm">
           <thead className="text-left text-xs uppercase tracking-wide text-muted">
             <tr>

@@ -97,7 +97,7 @@ export function EndpointTrust({ t, seller = false }: { t: EndpointTrustDetail; s
         <p className="text-xs text-muted">
           Each check&apos;s decayed pass rate, weighted within its dimension. S2 and S3 are a pattern screen with an error rate: a clever sentence passes, and an honest text quoting an attack to warn about it is flagged; each flag is shown with its receipt.
         </p>
-        <div className="mt-2 overflow-x-auto">
+        <div className="mt-2 relative overflow-x-auto">
           <table className="w-full min-w-[36rem] text-left text-sm">
             <thead className="text-xs text-muted">
               <tr><th className="py-1 pr-2">Check</th><th className="pr-2">Dimension</th><th className="pr-2 text-right">Weight</th><th className="pr-2 text-right">Rate</th><th className="pr-2 text-right">Pass / fail</th><th>Status</th></tr>

@@ -69,7 +69,7 @@ export default async function AdminPage({ searchParams }: Props) {
         {data.analyses.length === 0 ? (
           <p className="mt-3 rounded-lg border border-dashed border-line bg-white p-6 text-center text-sm text-muted">No analyses {data.state ? `in state ${data.state}` : "yet"}.</p>
         ) : (
-          <div className="mt-3 overflow-x-auto rounded-xl border border-line bg-white">
+          <div className="mt-3 relative overflow-x-auto rounded-xl border border-line bg-white">
             <table className="w-full min-w-[52rem] text-sm">
               <caption className="sr-only">Analyses, newest first{data.state ? `, state ${data.state}` : ""}</caption>
               <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-muted">
@@ -128,7 +128,7 @@ export default async function AdminPage({ searchParams }: Props) {
           <button type="submit" className="rounded-md border border-line bg-white px-3 py-2 text-sm font-medium hover:bg-slate-50">Filter</button>
         </form>
         <p className="mt-2 text-xs text-muted" data-testid="admin-listing-count">{listings.length} of {data.listings.length} listings</p>
-        <div className="mt-3 overflow-x-auto rounded-xl border border-line bg-white">
+        <div className="mt-3 relative overflow-x-auto rounded-xl border border-line bg-white">
           <table className="w-full min-w-[56rem] text-sm">
             <caption className="sr-only">Listings with their internal rank</caption>
             <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-muted">

@@ -26,7 +26,7 @@ export default async function AuditPage({ searchParams }: Props) {
       {rows.length === 0 ? (
         <p className="rounded-lg border border-dashed border-line bg-white p-8 text-center text-muted">No moderation changes recorded yet.</p>
       ) : (
-        <div className="overflow-x-auto rounded-xl border border-line bg-white">
+        <div className="relative overflow-x-auto rounded-xl border border-line bg-white">
           <table className="w-full min-w-[50rem] text-sm">
             <caption className="sr-only">Moderation changes</caption>
             <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-muted">

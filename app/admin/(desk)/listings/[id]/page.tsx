@@ -128,7 +128,7 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
         {d.results.length === 0 ? (
           <p className="mt-2 text-sm text-muted">No results yet.</p>
         ) : (
-          <div className="mt-2 overflow-x-auto">
+          <div className="mt-2 relative overflow-x-auto">
             <table className="w-full min-w-[36rem] text-sm">
               <thead className="text-left text-xs uppercase tracking-wide text-muted"><tr><th className="py-1.5">When</th><th className="py-1.5">Readiness</th><th className="py-1.5">Raw</th><th className="py-1.5">Rubric</th><th className="py-1.5">Caps</th><th className="py-1.5">Evidence</th></tr></thead>
               <tbody className="divide-y divide-line">
