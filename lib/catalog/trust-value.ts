@@ -22,7 +22,7 @@ import { readTrustSubjects } from "@/lib/trust/observe";
 export const VALID_OUTPUT_CHECK = "R5";
 
 export interface EndpointValueInput extends ValueInput {
-  /** Paid samples that could not be valued in USD (paid in another asset or network than listed). */
+  /** Paid samples that could not be valued in USD (no listed USD price per call, or paid in another asset or network than listed). */
   unpriced: number;
 }
 

@@ -47,7 +47,7 @@ export interface EndpointValueView {
   /** Paid samples whose output was judged, and how many of them were valid. */
   samples: number;
   validSamples: number;
-  /** Paid samples that could not be valued in USD (paid in another asset than listed). */
+  /** Paid samples that could not be valued in USD (no listed USD price per call, or paid in another asset or network than listed). */
   unpriced: number;
   /** The rubric's peer rule (`value.price_percentile_among`): the checks and the pass rate a peer needs. */
   peerRule: { checks: string[]; minRate: number };
@@ -107,7 +107,7 @@ export function valueSentences(v: EndpointValueView): { price: string; perKib: s
   else if (v.pricePercentile === null) price = `${usd(v.priceUsd)} per call. Not enough comparable endpoints: no other ${v.category} endpoint has ${rule} yet.`;
   else price = `${usd(v.priceUsd)} per call: ${percentileLabel(v.pricePercentile)} among ${plural(v.peers, `comparable ${v.category} endpoint`)} (with ${rule}).`;
   let perKib: string;
-  if (v.samples === 0) perKib = `No paid sample judged yet${v.unpriced ? ` (${plural(v.unpriced, "sample")} paid in another asset than listed)` : ""}, so no USD per KiB of valid output.`;
+  if (v.samples === 0) perKib = `No paid sample judged yet${v.unpriced ? ` (${plural(v.unpriced, "paid sample")} could not be valued in USD: the endpoint lists no USD price per call, or it was paid in another asset than listed)` : ""}, so no USD per KiB of valid output.`;
   else if (v.usdPerValidKib === null) perKib = `No valid output in ${plural(v.samples, "paid sample")} yet, so no USD per KiB of valid output.`;
   else perKib = `${usdPerKibLabel(v.usdPerValidKib)} per KiB of valid output, over ${plural(v.samples, "paid sample")} (${v.validSamples} valid; an invalid output still costs).`;
   return { price, perKib, comparable: v.pricePercentile !== null, measured: v.usdPerValidKib !== null };

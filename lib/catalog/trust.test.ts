@@ -222,5 +222,9 @@ describe("the value metrics beside the grade", () => {
     // No category: said so.
     expect(valueSentences({ ...x.value, category: null, pricePercentile: null, peers: 0 }).price).toMatch(/names no category/);
     expect(valueSentences({ ...x.value, priceUsd: null }).price).toBe("No listed USD price to compare.");
+    // Only unvalued samples: the sentence says why there is no figure.
+    expect(valueSentences({ ...x.value, samples: 0, usdPerValidKib: null }).perKib).toBe(
+      "No paid sample judged yet (1 paid sample could not be valued in USD: the endpoint lists no USD price per call, or it was paid in another asset than listed), so no USD per KiB of valid output.",
+    );
   });
 });
