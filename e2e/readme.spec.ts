@@ -26,7 +26,8 @@ test("the README's badge:verify command verifies a demo listing's badge", async 
   const origin = baseURL!;
   const host = new URL(origin).host;
   // README "Other commands": npm run badge:verify -- <origin>/badges/<slug>.svg --base <origin> --allow-host <host:port>
+  // (exit 0 only for a valid badge: execFile rejects on any other exit code)
   const { stdout } = await run("npm", ["run", "--silent", "badge:verify", "--", `${origin}/badges/${slug}.svg`, "--base", origin, "--allow-host", host], { timeout: 90_000 });
-  const verdict = JSON.parse(stdout) as { ok: boolean; verdict: string; statement: { subject: unknown } };
-  expect(verdict).toMatchObject({ ok: true, verdict: "valid" });
+  const verdict = JSON.parse(stdout) as { valid: boolean; verdict: string };
+  expect(verdict).toMatchObject({ valid: true, verdict: "valid" });
 });
