@@ -8,3 +8,16 @@
  */
 export const USD_DECIMAL = /^[0-9]{1,20}(\.[0-9]{1,20})?$/;
 export const ATOMIC_AMOUNT = /^[0-9]{1,38}$/;
+
+/** An endpoint's listed machine price as saves and trust revisions compare it; null without an amount. */
+export interface ListedPrice {
+  amount: string;
+  /** Lower-cased, so a re-cased address is the same asset. */
+  asset: string | null;
+  network: string | null;
+  mode: string | null;
+}
+
+export function listedPrice(e: { priceAmount: string | null; priceAsset: string | null; priceNetwork: string | null; priceMode: string | null }): ListedPrice | null {
+  return e.priceAmount ? { amount: e.priceAmount, asset: e.priceAsset?.toLowerCase() ?? null, network: e.priceNetwork ?? null, mode: e.priceMode ?? null } : null;
+}

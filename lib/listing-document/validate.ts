@@ -8,6 +8,9 @@ import Ajv2020, { type ErrorObject } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import schema from "@/public/schemas/listing.schema.json";
 import type { EndpointPricing, ListingDocument, ListingEndpoint, ListingOperations } from "./document";
+import { unstorableText } from "./unstorable";
+
+export { unstorableText };
 
 export interface ListingValidationError {
   /** JSON pointer to the offending field, e.g. "/endpoints/0/method"; "" for the document itself. */
@@ -132,21 +135,6 @@ function pointerToken(key: string | number): string {
   return String(key).replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-/**
- * Why a string cannot be stored as text, or null: PostgreSQL text and jsonb hold no NUL (U+0000),
- * and a lone UTF-16 surrogate (U+D800–U+DFFF without its pair, which JSON's "\ud800" escape makes)
- * is not Unicode and has no UTF-8 form. Either used to reach the database and come back as a 500
- * (issue #20 item 6); now it is a 400 naming the field.
- */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-export function unstorableText(value: string): string | null {
-  const nul = value.indexOf("\u0000");
-  if (nul !== -1) return `contains a NUL character (U+0000) at index ${nul}, which cannot be stored`;
-  const lone = LONE_SURROGATE.exec(value);
-  if (lone) return `contains a lone surrogate (U+${lone[0].charCodeAt(0).toString(16).toUpperCase()}) at index ${lone.index}, which is not valid Unicode`;
-  return null;
-}
 
 /** Every string value and object key in the input that cannot be stored, by JSON pointer. */
 function unstorableStrings(input: unknown, pointer = "", out: ListingValidationError[] = [], depth = 0): ListingValidationError[] {

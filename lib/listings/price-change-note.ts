@@ -7,6 +7,9 @@
  * endpoint's listed price, and is kept on the endpoint rows that save changed (lib/listings/save.ts).
  */
 
+import { listedPrice } from "@/lib/amounts";
+import { unstorableText } from "@/lib/listing-document/unstorable";
+
 /** The note's JSON pointer in the save's errors, and its label. */
 export const PRICE_CHANGE_NOTE_POINTER = "/priceChangeNote";
 export const PRICE_CHANGE_NOTE_LABEL = "Price change note";
@@ -28,16 +31,15 @@ export function checkPriceChangeNote(raw: unknown): { ok: true; note: string | n
   if (note === "") return { ok: true, note: null };
   const n = codePoints(note);
   if (n > PRICE_CHANGE_NOTE_MAX) return { ok: false, message: `${PRICE_CHANGE_NOTE_LABEL} is ${n} characters; at most ${PRICE_CHANGE_NOTE_MAX}` };
-  if (note.includes("\u0000")) return { ok: false, message: `${PRICE_CHANGE_NOTE_LABEL} contains a NUL character (U+0000), which cannot be stored` };
-  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(note)) return { ok: false, message: `${PRICE_CHANGE_NOTE_LABEL} contains a lone surrogate, which is not valid Unicode` };
+  const unstorable = unstorableText(note);
+  if (unstorable) return { ok: false, message: `${PRICE_CHANGE_NOTE_LABEL} ${unstorable}` };
   return { ok: true, note };
 }
 
 /**
- * An endpoint's listed price as the trust revisions compare it (lib/trust/observe/store.ts stateOf):
- * the machine amount, the asset (lower-cased), the network and the mode; null without an amount.
+ * An endpoint's listed price as the trust revisions compare it (lib/amounts.ts listedPrice, which
+ * lib/trust/observe/store.ts stateOf reads too), as a string to compare.
  */
-export function listedPriceKey(e: { priceAmount: string | null; priceAsset: string | null; priceNetwork: string | null; priceMode: string | null }): string {
-  if (!e.priceAmount) return "null";
-  return JSON.stringify([e.priceAmount, e.priceAsset?.toLowerCase() ?? null, e.priceNetwork ?? null, e.priceMode ?? null]);
+export function listedPriceKey(e: Parameters<typeof listedPrice>[0]): string {
+  return JSON.stringify(listedPrice(e));
 }

@@ -4,6 +4,7 @@
  * eth_call is read before, by chain.ts). Pure: evidence and context in, one draft observation per check
  * out. The readings are written down in docs/TRUST.md "Observations".
  */
+import { listedPrice } from "@/lib/amounts";
 import type { EndpointEvidence, Finding, NormalisedRequirement } from "@/lib/evidence";
 import { screenText, type ScreenMatch } from "@/lib/screen";
 import type { CheckId, Outcome } from "@/lib/trust/observation";
@@ -256,8 +257,4 @@ export function freeObservations(e: EndpointEvidence | null, listed: ListedEndpo
     put("S5", failed(fs) ? "fail" : fs.some((f) => f.severity === "pass") ? "pass" : "unmeasured", { ...where, contentType: e!.contentType, findings: brief(fs) });
   }
   return drafts;
-}
-
-function listedPrice(e: ListedEndpoint) {
-  return e.priceAmount ? { amount: e.priceAmount, asset: e.priceAsset?.toLowerCase() ?? null, network: e.priceNetwork, mode: e.priceMode } : null;
 }

@@ -17,6 +17,7 @@
  * starts the next one. An advisory lock per endpoint serialises two writers of one endpoint.
  */
 import crypto from "node:crypto";
+import { listedPrice, type ListedPrice } from "@/lib/amounts";
 import type { ProbeEvidence } from "@/lib/evidence";
 import { isoOf, rows, utcParam, type Client } from "@/lib/sql";
 import type { CheckKind } from "@/lib/trust/observation";
@@ -36,7 +37,7 @@ interface EndpointKey {
 
 /** The revision-deciding state of an endpoint. */
 export interface EndpointState {
-  listedPrice: { amount: string; asset: string | null; network: string | null; mode: string | null } | null;
+  listedPrice: ListedPrice | null;
   /** Lower-cased; null when not known at this write. */
   payTo: string | null;
   descriptionSha256: string;
@@ -47,7 +48,7 @@ const sha = (s: string) => crypto.createHash("sha256").update(s).digest("hex");
 
 export function stateOf(e: Pick<ListedEndpoint, "description" | "requestSchema" | "responseSchema" | "priceAmount" | "priceAsset" | "priceNetwork" | "priceMode">, payTo: string | null): EndpointState {
   return {
-    listedPrice: e.priceAmount ? { amount: e.priceAmount, asset: e.priceAsset?.toLowerCase() ?? null, network: e.priceNetwork ?? null, mode: e.priceMode ?? null } : null,
+    listedPrice: listedPrice(e),
     payTo: payTo ? payTo.toLowerCase() : null,
     descriptionSha256: sha(e.description ?? ""),
     schemasSha256: sha(canonicalJson({ request: e.requestSchema ?? null, response: e.responseSchema ?? null })),
