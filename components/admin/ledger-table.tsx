@@ -3,8 +3,10 @@ import { formatUnits } from "viem";
 export interface LedgerRowView {
   id: string;
   createdAt: Date;
-  status: "settled" | "failed" | "unconfirmed" | "rejected";
+  status: "settled" | "failed" | "unconfirmed" | "rejected" | "unmeasured";
   reason: string | null;
+  /** The reason in words (the binding or blame check that decided it). */
+  detail?: string | null;
   payer: string;
   house: boolean;
   advertisedAmount: string;
@@ -27,6 +29,7 @@ const STATUS_STYLE: Record<LedgerRowView["status"], string> = {
   failed: "bg-red-50 text-red-800",
   unconfirmed: "bg-amber-50 text-amber-800",
   rejected: "bg-slate-100 text-slate-700",
+  unmeasured: "bg-slate-100 text-slate-700",
 };
 
 function amount(atomic: string, decimals: number | null): string {
@@ -50,12 +53,12 @@ function Hex({ value, label }: { value: string | null; label: string }) {
  * answered beside it, so an overcharge or a wrong payee shows in the row.
  */
 export function LedgerTable({ rows, counts, shown }: { rows: LedgerRowView[]; counts: Partial<Record<LedgerRowView["status"], number>>; shown: number }) {
-  const total = (counts.settled ?? 0) + (counts.failed ?? 0) + (counts.unconfirmed ?? 0) + (counts.rejected ?? 0);
+  const total = (counts.settled ?? 0) + (counts.failed ?? 0) + (counts.unconfirmed ?? 0) + (counts.rejected ?? 0) + (counts.unmeasured ?? 0);
   if (total === 0) return <p className="mt-2 text-sm text-muted">No payment has been relayed for this listing yet. Buyers pay through the router (/router/call/…); each attempt appears here once the chain has been read for it.</p>;
   return (
     <>
       <p className="mt-1 text-sm text-muted">
-        {total} attempt{total === 1 ? "" : "s"}: {counts.settled ?? 0} settled on chain, {counts.failed ?? 0} failed, {counts.unconfirmed ?? 0} waiting for the chain{counts.rejected ? `, ${counts.rejected} refused for the buyer's own fault` : ""}.
+        {total} attempt{total === 1 ? "" : "s"}: {counts.settled ?? 0} settled on chain, {counts.failed ?? 0} failed, {counts.unconfirmed ?? 0} waiting for the chain{counts.rejected ? `, ${counts.rejected} refused for the buyer's own fault` : ""}{counts.unmeasured ? `, ${counts.unmeasured} unmeasured (neither party's fault could be proven)` : ""}.
         {total > shown && ` The newest ${shown} below.`} Amounts and recipients are read from the chain, never from the seller.
       </p>
       <div className="mt-2 relative overflow-x-auto">
@@ -85,7 +88,7 @@ export function LedgerTable({ rows, counts, shown }: { rows: LedgerRowView[]; co
                   </td>
                   <td className="py-1.5 pr-2">
                     <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_STYLE[r.status]}`}>{r.status}</span>
-                    {r.reason && <span className="ml-1 font-mono text-xs text-muted">{r.reason}</span>}
+                    {r.reason && <span className="ml-1 font-mono text-xs text-muted" title={r.detail ?? undefined}>{r.reason}</span>}
                     {r.house && <span className="ml-1 rounded bg-slate-100 px-1 text-xs">house</span>}
                   </td>
                   <td className="whitespace-nowrap py-1.5 pr-2 font-mono text-xs">{r.endpoint ? `${r.endpoint.method} ${r.endpoint.path}` : "—"}</td>

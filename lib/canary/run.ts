@@ -34,7 +34,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { publicClientFor, readChain } from "@/lib/chain/rpc";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
-import { confirmPayment, readSettlement, type ReadOptions } from "@/lib/ledger/confirm-payment";
+import { confirmPayment, transfersFrom, type ReadOptions } from "@/lib/ledger/confirm-payment";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import { decodeSettlement } from "@/lib/router/payment-headers";
 import { RELAY_DEADLINE_MS, relayCall } from "@/lib/router/relay-call";
@@ -419,8 +419,8 @@ async function replayProbe(slug: string, e: EndpointRow, headers: Record<string,
   if (again.status < 200 || again.status >= 300) return { result: "refused", status: again.status };
   const claim = decodeSettlement("x402", again.headers);
   if (!claim.transaction || claim.transaction.toLowerCase() === row.transactionId?.toLowerCase()) return { result: "idempotent", status: again.status };
-  const second = await readSettlement({ transaction: claim.transaction, network: row.network, asset: row.asset, payer }, options.chain);
-  return { result: second.status === "settled" ? "charged_twice" : "idempotent", status: again.status };
+  const second = await transfersFrom({ transaction: claim.transaction, network: row.network, asset: row.asset, payer }, options.chain);
+  return { result: second === true ? "charged_twice" : "idempotent", status: again.status };
 }
 
 interface JudgeInput {
@@ -445,6 +445,7 @@ export function judge(x: JudgeInput): { outcome: SampleOutcome | null; reason: s
   if (!x.row) broken.push("unrecorded");
   else if (x.row.status === "rejected") none.push(`house_${x.row.reason ?? "rejected"}`);
   else if (x.row.status === "unconfirmed") none.push("chain_unreadable");
+  else if (x.row.status === "unmeasured") none.push(x.row.reason ?? "unmeasured");
   else if (x.row.status === "failed") broken.push(x.row.reason === "unproven" ? "unproven" : "not_settled");
   else if (x.row.status === "settled") {
     if (!delivered && !x.relayError) broken.push("charged_without_delivery");

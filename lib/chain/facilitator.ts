@@ -18,6 +18,7 @@ import { z } from "zod";
 import { env, type Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { LOCAL_NETWORK, LOCAL_POLLING_MS, localChain } from "./local-chain";
+import { noteFacilitatorOutage } from "./facilitator-health";
 import { isRpcOutage } from "./rpc";
 
 export interface FacilitatorSetup {
@@ -61,7 +62,10 @@ export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorS
       try {
         return await method(...args);
       } catch (e) {
-        if (isRpcOutage(e)) outages++;
+        if (isRpcOutage(e)) {
+          outages++;
+          noteFacilitatorOutage();
+        }
         throw e;
       }
     };

@@ -37,22 +37,5 @@ export const TEST_USDC_ABI = parseAbi([
   "error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)",
 ]);
 
-/** The fields both EIP-3009 transfer authorizations sign (the same as Circle's FiatToken). */
-const AUTHORIZATION_FIELDS = [
-  { name: "from", type: "address" },
-  { name: "to", type: "address" },
-  { name: "value", type: "uint256" },
-  { name: "validAfter", type: "uint256" },
-  { name: "validBefore", type: "uint256" },
-  { name: "nonce", type: "bytes32" },
-] as const;
-
-/** The EIP-712 types an EIP-3009 authorization is signed with (the same as Circle's FiatToken). */
-export const EIP3009_TYPES = {
-  TransferWithAuthorization: AUTHORIZATION_FIELDS,
-  ReceiveWithAuthorization: AUTHORIZATION_FIELDS,
-  CancelAuthorization: [
-    { name: "authorizer", type: "address" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
+/** The EIP-712 types, now production constants (lib/x402/eip3009.ts); re-exported for the dev chain and its tests. */
+export { EIP3009_TYPES } from "@/lib/x402/eip3009";

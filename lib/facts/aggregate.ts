@@ -154,7 +154,7 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
          min(pp.oldest) AS oldest
   FROM (
     SELECT p."listingId" AS lid, p."payer",
-           bool_or(p."createdAt" >= ${d30} AND NOT p."house" AND p."status" <> 'rejected') AS attempted,
+           bool_or(p."createdAt" >= ${d30} AND NOT p."house" AND p."status" NOT IN ('rejected', 'unmeasured')) AS attempted,
            count(*) FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30} AND NOT p."house") AS settled,
            max(p."createdAt") FILTER (WHERE p."status" = 'settled') AS last_settled,
            max(p."createdAt") FILTER (WHERE p."status" = 'failed') AS last_failed,

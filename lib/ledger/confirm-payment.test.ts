@@ -61,7 +61,7 @@ async function settledPayment(amount: string): Promise<{ tx: Hex; nonce: Hex }> 
   return { tx: settled.transaction as Hex, nonce: (payload.payload as { authorization: { nonce: Hex } }).authorization.nonce };
 }
 
-async function relayedRow(tx: string, nonce: string | null, amount = "10000") {
+async function relayedRow(tx: string, nonce: string | null, amount = "10000", payTo: string = seller) {
   return recordPayment({
     listingId,
     payer: payer.address,
@@ -70,8 +70,9 @@ async function relayedRow(tx: string, nonce: string | null, amount = "10000") {
     asset: LOCAL_USDC_ADDRESS,
     network: LOCAL_NETWORK,
     transactionId: tx,
-    quotedPayTo: seller,
+    quotedPayTo: payTo,
     authorizationNonce: nonce,
+    relayedAt: new Date(Date.now() - 5_000),
   });
 }
 
@@ -99,22 +100,24 @@ describe("confirming one row", () => {
   });
 
   it("a forged hash the chain does not have: failed, unproven", async () => {
-    const { id } = await relayedRow(keccak256(toHex("a transaction nobody sent")), null);
+    const { id } = await relayedRow(keccak256(toHex("a transaction nobody sent")), keccak256(toHex("a nonce")));
     expect(await confirmPayment(id)).toMatchObject({ status: "failed", reason: "unproven" });
     expect(await row(id)).toMatchObject({ status: "failed", reason: "unproven", settledAmount: null, chainAmount: null });
   });
 
   it("a real transaction that moved no USDC from the payer (the deployer's mint): failed, unproven", async () => {
     const mint = await local.mint(seller, 1n);
-    const { id } = await relayedRow(mint, null);
+    const { id } = await relayedRow(mint, keccak256(toHex("a mint's nonce")));
     expect(await confirmPayment(id)).toMatchObject({ status: "failed", reason: "unproven" });
   });
 
-  it("the amount is the chain's, not the quote's", async () => {
+  it("a transfer of another amount than the quote: failed, unproven, saying what moved", async () => {
     const { tx, nonce } = await settledPayment("25000");
     const { id } = await relayedRow(tx, nonce, "10000");
-    await confirmPayment(id);
-    expect(await row(id)).toMatchObject({ status: "settled", advertisedAmount: "10000", chainAmount: "25000", settledAmount: "25000" });
+    const verdict = await confirmPayment(id);
+    expect(verdict).toMatchObject({ status: "failed", reason: "unproven" });
+    expect(await row(id)).toMatchObject({ status: "failed", advertisedAmount: "10000", chainAmount: null, settledAmount: null });
+    expect((await row(id)).detail).toContain("25000");
   });
 
   it("a replayed authorization is recorded once", async () => {
@@ -165,7 +168,7 @@ describe("the chain down, then back", () => {
 describe("readSettlement without a configured chain", () => {
   it("is unconfirmed (unmeasured), never failed", async () => {
     const verdict = await readSettlement(
-      { transaction: keccak256(toHex("x")), network: LOCAL_NETWORK, asset: LOCAL_USDC_ADDRESS, payer: payer.address },
+      { transaction: keccak256(toHex("x")), network: LOCAL_NETWORK, asset: LOCAL_USDC_ADDRESS, payer: payer.address, nonce: keccak256(toHex("n")), payTo: seller, amount: "1" },
       { settings: { rpcUrls: {} } },
     );
     expect(verdict).toMatchObject({ status: "unconfirmed", reason: "chain_unreadable" });

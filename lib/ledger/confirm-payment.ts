@@ -1,23 +1,16 @@
 /**
- * Confirming a relayed payment on chain: the ledger's facts come from the chain, never from the
- * seller. A row naming a transaction becomes
- *
- * - `settled` when the chain shows that transaction, succeeded, carrying a `Transfer` of the row's
- *   asset from the row's payer: the amount (the sum of such transfers), recipient (the first one's)
- *   and block are the chain's;
- * - `failed` with reason `unproven` when the chain does not show it (no such transaction), or shows
- *   it reverted, or without a transfer from the payer in that asset;
- * - `unconfirmed` (reason `chain_unreadable`) while the chain cannot be read (lib/chain/rpc.ts
- *   readChain: no RPC configured, the node down or timing out). The ledger tick (ticks.ts) tries
- *   again later: nothing is dropped, and nothing is judged on an outage.
- *
- * A transaction the node knows but has not mined yet stays `unconfirmed` too.
+ * Confirming a relayed payment on chain (docs/ROUTER.md "Binding"): `settled` only when the claimed
+ * transaction, from the listed asset's contract, spends this row's authorization
+ * (`AuthorizationUsed(payer, nonce)`) and moves the quoted amount from the payer to the quoted payTo,
+ * in a block no older than the relay's receipt of the payment. Anything else is `failed unproven`
+ * with the reason; an unreadable chain leaves the row `unconfirmed` for the ledger tick.
  */
-import { getAddress, isAddress, parseAbi, parseEventLogs, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient } from "viem";
+import { getAddress, isAddress, parseEventLogs, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient } from "viem";
 import { readChain, type RpcSettings } from "@/lib/chain/rpc";
 import { db } from "@/lib/db";
-
-const ERC20_TRANSFER = parseAbi(["event Transfer(address indexed from, address indexed to, uint256 value)"]);
+import { isUniqueViolation } from "@/lib/sql";
+import { findAsset } from "@/lib/x402/assets";
+import { EIP3009_EVENTS } from "@/lib/x402/eip3009";
 
 export interface ChainSettlement {
   blockNumber: bigint;
@@ -25,6 +18,8 @@ export interface ChainSettlement {
   to: string;
   /** Atomic units as an integer string. */
   amount: string;
+  /** The Transfer's log index: with the network and transaction, claimed by one row ever. */
+  logIndex: number;
 }
 
 export type ChainVerdict =
@@ -38,48 +33,107 @@ export interface ReadOptions {
   timeoutMs?: number;
 }
 
-const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+/** What a row binds a settlement to: its authorization, its quote, and when the relay received it. */
+export interface Binding {
+  transaction: string;
+  network: string;
+  asset: string;
+  payer: string;
+  /** The EIP-3009 nonce the buyer signed. */
+  nonce: string | null;
+  payTo: string | null;
+  /** Atomic units: the quote the authorization answered. */
+  amount: string;
+  /** The relay's receipt of the payment: the settling block may not be older (less CLOCK_SKEW_SECONDS). */
+  notBefore?: Date | null;
+}
 
-/** What the chain says about `transaction` as a payment of `asset` by `payer` on `network`. */
-export async function readSettlement(
-  input: { transaction: string; network: string; asset: string; payer: string },
-  options: ReadOptions = {},
-): Promise<ChainVerdict> {
-  if (!TX_HASH.test(input.transaction)) return { status: "failed", reason: "unproven", detail: `${JSON.stringify(input.transaction)} is not a transaction hash` };
-  if (!isAddress(input.asset) || !isAddress(input.payer)) {
-    return { status: "failed", reason: "unproven", detail: "the asset or the payer is not an EVM address, so no EVM transfer can prove it" };
-  }
-  const asset = getAddress(input.asset);
-  const payer = getAddress(input.payer);
+/** Block timestamps are the sequencer's clock, not ours: this much earlier still counts as after. */
+export const CLOCK_SKEW_SECONDS = 15;
+
+const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+const unproven = (detail: string): ChainVerdict => ({ status: "failed", reason: "unproven", detail });
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** What the chain says about `transaction` as the settlement of this row's authorization. */
+export async function readSettlement(input: Binding, options: ReadOptions = {}): Promise<ChainVerdict> {
+  if (!TX_HASH.test(input.transaction)) return unproven(`${JSON.stringify(input.transaction)} is not a transaction hash`);
+  if (!isAddress(input.asset) || !isAddress(input.payer)) return unproven("the asset or the payer is not an EVM address, so no EVM transfer can prove it");
+  if (!input.nonce || !/^0x[0-9a-fA-F]{64}$/.test(input.nonce)) return unproven("no signed authorization nonce was recorded, so no settlement can be bound to it");
+  if (!input.payTo || !isAddress(input.payTo)) return unproven("no quoted payTo was recorded, so no transfer can be bound to it");
   const hash = input.transaction as Hex;
+  const read = await readChain(input.network, (client) => bind(client, hash, input), options);
+  return read.ok ? read.value : { status: "unconfirmed", reason: "chain_unreadable", detail: read.unmeasured, outage: true };
+}
+
+async function bind(client: PublicClient, hash: Hex, input: Binding): Promise<ChainVerdict> {
+  let receipt;
+  try {
+    receipt = await client.getTransactionReceipt({ hash });
+  } catch (e) {
+    if (!(e instanceof TransactionReceiptNotFoundError)) throw e;
+    // Not mined: is it pending, or unknown to the chain?
+    try {
+      await client.getTransaction({ hash });
+      return { status: "unconfirmed", reason: "chain_unreadable", detail: `${hash} is pending`, outage: false };
+    } catch (e2) {
+      if (e2 instanceof TransactionNotFoundError) return unproven(`the chain has no transaction ${hash}`);
+      throw e2;
+    }
+  }
+  if (receipt.status !== "success") return unproven(`${hash} reverted`);
+  const asset = getAddress(input.asset);
+  const logs = parseEventLogs({ abi: EIP3009_EVENTS, logs: receipt.logs, strict: true }).filter((l) => getAddress(l.address) === asset);
+  const used = logs.some((l) => l.eventName === "AuthorizationUsed" && same(l.args.authorizer, input.payer) && same(l.args.nonce, input.nonce!));
+  if (!used) return unproven(`${hash} does not spend this payment's authorization (no AuthorizationUsed(${input.payer}, ${input.nonce}) from ${asset}): it settles some other payment`);
+  const transfers = logs.filter((l) => l.eventName === "Transfer" && same(l.args.from, input.payer));
+  const transfer = transfers.find((l) => l.eventName === "Transfer" && same(l.args.to, input.payTo!) && l.args.value.toString() === input.amount);
+  if (!transfer || transfer.eventName !== "Transfer") {
+    const moved = transfers.map((l) => (l.eventName === "Transfer" ? `${l.args.value} to ${l.args.to}` : "")).join(", ") || "nothing";
+    return unproven(`${hash} moves ${moved} from the payer, not the quoted ${input.amount} to the quoted payTo ${input.payTo}`);
+  }
+  if (input.notBefore) {
+    const block = await client.getBlock({ blockNumber: receipt.blockNumber });
+    const earliest = Math.floor(input.notBefore.getTime() / 1000) - CLOCK_SKEW_SECONDS;
+    if (Number(block.timestamp) < earliest) {
+      return unproven(`${hash} settled in block ${receipt.blockNumber} at ${new Date(Number(block.timestamp) * 1000).toISOString()}, before the payment reached the router at ${input.notBefore.toISOString()}`);
+    }
+  }
+  return {
+    status: "settled",
+    chain: { blockNumber: receipt.blockNumber, from: input.payer.toLowerCase(), to: transfer.args.to.toLowerCase(), amount: transfer.args.value.toString(), logIndex: transfer.logIndex },
+  };
+}
+
+/**
+ * Does `transaction` move any of `asset` from `payer`, whatever it settles? (The canary's replay
+ * probe: a second charge to the house.) null when the chain cannot say.
+ */
+export async function transfersFrom(input: { transaction: string; network: string; asset: string; payer: string }, options: ReadOptions = {}): Promise<boolean | null> {
+  if (!TX_HASH.test(input.transaction) || !isAddress(input.asset) || !isAddress(input.payer)) return false;
   const read = await readChain(
     input.network,
-    async (client: PublicClient): Promise<ChainVerdict> => {
-      let receipt;
-      try {
-        receipt = await client.getTransactionReceipt({ hash });
-      } catch (e) {
-        if (!(e instanceof TransactionReceiptNotFoundError)) throw e;
-        // Not mined: is it pending, or unknown to the chain?
-        try {
-          await client.getTransaction({ hash });
-          return { status: "unconfirmed", reason: "chain_unreadable", detail: `${hash} is pending`, outage: false };
-        } catch (e2) {
-          if (e2 instanceof TransactionNotFoundError) return { status: "failed", reason: "unproven", detail: `the chain has no transaction ${hash}` };
-          throw e2;
-        }
-      }
-      if (receipt.status !== "success") return { status: "failed", reason: "unproven", detail: `${hash} reverted` };
-      const transfers = parseEventLogs({ abi: ERC20_TRANSFER, logs: receipt.logs, eventName: "Transfer", strict: true }).filter(
-        (l) => getAddress(l.address) === asset && getAddress(l.args.from) === payer,
-      );
-      if (transfers.length === 0) return { status: "failed", reason: "unproven", detail: `${hash} carries no transfer of ${asset} from ${payer}` };
-      const amount = transfers.reduce((sum, t) => sum + t.args.value, 0n);
-      return { status: "settled", chain: { blockNumber: receipt.blockNumber, from: payer.toLowerCase(), to: getAddress(transfers[0].args.to).toLowerCase(), amount: amount.toString() } };
+    async (client) => {
+      const receipt = await client.getTransactionReceipt({ hash: input.transaction as Hex }).catch((e: unknown) => {
+        if (e instanceof TransactionReceiptNotFoundError) return null;
+        throw e;
+      });
+      if (!receipt || receipt.status !== "success") return false;
+      return parseEventLogs({ abi: EIP3009_EVENTS, logs: receipt.logs, eventName: "Transfer", strict: true }).some((l) => same(l.address, input.asset) && same(l.args.from, input.payer));
     },
     options,
   );
-  return read.ok ? read.value : { status: "unconfirmed", reason: "chain_unreadable", detail: read.unmeasured, outage: true };
+  return read.ok ? read.value : null;
+}
+
+/**
+ * The asset a row may settle in: the endpoint's listed asset on the row's network, else (nothing
+ * listed there) a token the asset table knows. Answers why not, or null when the asset is allowed.
+ */
+function wrongAsset(row: { asset: string; network: string; endpoint: { priceAsset: string | null; priceNetwork: string | null } | null }): string | null {
+  const listed = row.endpoint?.priceNetwork === row.network ? row.endpoint.priceAsset : null;
+  if (listed) return same(listed, row.asset) ? null : `paid in ${row.asset}, not the listed asset ${listed}`;
+  return findAsset(row.network, row.asset) ? null : `paid in ${row.asset}, which is neither listed for this endpoint nor a known asset on ${row.network}`;
 }
 
 /**
@@ -94,31 +148,41 @@ export async function confirmPayment(id: string, options: ReadOptions = {}): Pro
   return confirmRow({ ...row, id, transactionId: row.transactionId }, options);
 }
 
-const WAITING_ROW = { transactionId: true, network: true, asset: true, payer: true, confirmedAt: true } as const;
+const WAITING_ROW = {
+  transactionId: true, network: true, asset: true, payer: true, confirmedAt: true, authorizationNonce: true, quotedPayTo: true, advertisedAmount: true, relayedAt: true,
+  endpoint: { select: { priceAsset: true, priceNetwork: true } },
+} as const;
 
-/** Read the chain for one waiting row and write its verdict (only while the row is still waiting). */
-async function confirmRow(row: { id: string; transactionId: string; network: string; asset: string; payer: string }, options: ReadOptions): Promise<ChainVerdict> {
+type WaitingRow = { id: string; transactionId: string; network: string; asset: string; payer: string; authorizationNonce: string | null; quotedPayTo: string | null; advertisedAmount: string; relayedAt: Date | null; endpoint: { priceAsset: string | null; priceNetwork: string | null } | null };
+
+/** Read the chain for one waiting row and write its verdict, once (only while the row is still waiting). */
+async function confirmRow(row: WaitingRow, options: ReadOptions): Promise<ChainVerdict> {
   const prisma = await db();
-  const verdict = await readSettlement({ transaction: row.transactionId, network: row.network, asset: row.asset, payer: row.payer }, options);
+  const notListed = wrongAsset(row);
+  const verdict = notListed
+    ? unproven(notListed)
+    : await readSettlement({ transaction: row.transactionId, network: row.network, asset: row.asset, payer: row.payer, nonce: row.authorizationNonce, payTo: row.quotedPayTo, amount: row.advertisedAmount, notBefore: row.relayedAt }, options);
   const waiting = { id: row.id, confirmedAt: null, transactionId: row.transactionId };
   if (verdict.status === "settled") {
-    await prisma.routerPayment.updateMany({
-      where: waiting,
-      data: {
-        status: "settled",
-        settledAmount: verdict.chain.amount,
-        chainAmount: verdict.chain.amount,
-        chainFrom: verdict.chain.from,
-        chainTo: verdict.chain.to,
-        blockNumber: verdict.chain.blockNumber,
-        reason: null,
-        confirmedAt: new Date(),
-      },
-    });
-  } else if (verdict.status === "failed") {
-    await prisma.routerPayment.updateMany({ where: waiting, data: { status: "failed", settledAmount: null, reason: verdict.reason, confirmedAt: new Date() } });
+    const c = verdict.chain;
+    try {
+      await prisma.routerPayment.updateMany({
+        where: waiting,
+        data: { status: "settled", settledAmount: c.amount, chainAmount: c.amount, chainFrom: c.from, chainTo: c.to, blockNumber: c.blockNumber, transferLogIndex: c.logIndex, reason: null, detail: null, confirmedAt: new Date() },
+      });
+      return verdict;
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+      const claimed = await prisma.routerPayment.findFirst({ where: { network: row.network, transactionId: row.transactionId, transferLogIndex: c.logIndex }, select: { id: true } });
+      const taken = unproven(`the transfer at log ${c.logIndex} of ${row.transactionId} is already claimed by ledger row ${claimed?.id ?? "another row"}`);
+      await prisma.routerPayment.updateMany({ where: waiting, data: { status: "failed", settledAmount: null, reason: "unproven", detail: taken.status === "failed" ? taken.detail : null, confirmedAt: new Date() } });
+      return taken;
+    }
+  }
+  if (verdict.status === "failed") {
+    await prisma.routerPayment.updateMany({ where: waiting, data: { status: "failed", settledAmount: null, reason: verdict.reason, detail: verdict.detail, confirmedAt: new Date() } });
   } else {
-    await prisma.routerPayment.updateMany({ where: waiting, data: { status: "unconfirmed", settledAmount: null, reason: verdict.reason } });
+    await prisma.routerPayment.updateMany({ where: waiting, data: { status: "unconfirmed", settledAmount: null, reason: verdict.reason, detail: verdict.detail } });
   }
   return verdict;
 }

@@ -17,8 +17,9 @@ export interface PaymentInput {
   /**
    * `unconfirmed`: relayed, naming a transaction the chain has not been read for yet. `rejected`:
    * refused for the buyer's own fault (its reason says which); it counts against no seller.
+   * `unmeasured`: not settled, and neither party's fault could be proven; it moves no gate.
    */
-  status: "settled" | "failed" | "unconfirmed" | "rejected";
+  status: "settled" | "failed" | "unconfirmed" | "rejected" | "unmeasured";
   /** The quote the payment answered: atomic units as integer strings (USDC: 6 decimals). */
   advertisedAmount: string;
   /** Required when settled: what the buyer actually paid. */
@@ -40,25 +41,30 @@ export interface PaymentInput {
   authorizationNonce?: string | null;
   /** Which protocol carried the payment through the relay. */
   protocol?: "x402" | "mpp" | null;
+  /** When the relay received the payment (a settlement may not be older). */
+  relayedAt?: Date | null;
+  /** The reason in words a seller can act on. */
+  detail?: string | null;
 }
 
 /**
  * Record one payment attempt. `created` is false when the (payer, authorization nonce) was already
  * recorded: a replayed authorization is one row, and `id` is that row's.
  */
-const STATUSES: readonly PaymentInput["status"][] = ["settled", "failed", "unconfirmed", "rejected"];
+const STATUSES: readonly PaymentInput["status"][] = ["settled", "failed", "unconfirmed", "rejected", "unmeasured"];
 
 export async function recordPayment(input: PaymentInput): Promise<{ id: string; created: boolean }> {
   const payer = normalisePayer(input.payer);
   if (!payer) throw invalid("/payer", "must be a non-empty wallet id");
   if (!STATUSES.includes(input.status)) throw invalid("/status", `must be one of ${STATUSES.join(", ")}`);
   if (input.status === "rejected" && !input.reason) throw invalid("/reason", "a rejected payment names the buyer's fault that refused it");
+  if (input.status === "unmeasured" && !input.reason) throw invalid("/reason", "an unmeasured payment names what could not be measured");
   if (!ATOMIC_AMOUNT.test(input.advertisedAmount)) throw invalid("/advertisedAmount", "must be an integer string of atomic units");
   const settledAmount = input.settledAmount ?? null;
   if (input.status === "settled" && (settledAmount === null || !ATOMIC_AMOUNT.test(settledAmount))) {
     throw invalid("/settledAmount", "a settled payment needs the settled amount as an integer string of atomic units");
   }
-  if (input.status !== "settled" && settledAmount !== null) throw invalid("/settledAmount", `a${input.status === "unconfirmed" ? "n" : ""} ${input.status} payment has no settled amount`);
+  if (input.status !== "settled" && settledAmount !== null) throw invalid("/settledAmount", `a${/^[aeiou]/.test(input.status) ? "n" : ""} ${input.status} payment has no settled amount`);
   if (!input.asset) throw invalid("/asset", "must be non-empty");
   if (!input.network) throw invalid("/network", "must be non-empty");
   if (input.protocol !== undefined && input.protocol !== null && input.protocol !== "x402" && input.protocol !== "mpp") throw invalid("/protocol", "must be x402 or mpp");
@@ -74,6 +80,8 @@ export async function recordPayment(input: PaymentInput): Promise<{ id: string; 
     house: input.house ?? false,
     authorizationNonce: nonce === null ? null : nonce.toLowerCase(),
     protocol: input.protocol ?? null,
+    relayedAt: input.relayedAt ?? null,
+    detail: input.detail ? input.detail.slice(0, 1000) : null,
   };
   try {
     const row = await prisma.routerPayment.create({ data: { ...data, ...base(input, payer, settledAmount) }, select: { id: true } });

@@ -24,12 +24,33 @@ import { PaymentPayloadV1Schema, PaymentPayloadV2Schema } from "@x402/core/schem
 import { getEvmChainIdV1 } from "@x402/evm/v1";
 import { Credential, Receipt } from "mppx";
 import { ChargePayloadSchema, ChargeRequestSchema, networkOf } from "mppx/evm";
-import { isAddress } from "viem";
+import { getAddress, isAddress, type Address, type Hex } from "viem";
 
 export type PaymentProtocol = "x402" | "mpp";
 
+/** The EIP-3009 authorization the buyer signed, as the token will check it. */
+export interface SignedAuthorization {
+  from: Address;
+  to: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+}
+
 export interface DecodedPayment {
   protocol: PaymentProtocol;
+  /** x402's payload version (1 or 2); null for MPP. */
+  x402Version: 1 | 2 | null;
+  authorization: SignedAuthorization;
+  signature: Hex;
+  /**
+   * The requirement the buyer says it answered, whole: x402 v2's `accepted`, MPP's challenge
+   * `request`; x402 v1's payload names none (`{ scheme, network }` only).
+   */
+  requirement: Record<string, unknown>;
+  /** x402 v2's `resource.url`, when the payload carries one. */
+  resource: string | null;
   payer: string;
   /** The EIP-3009 authorization nonce (0x + 64 hex). */
   nonce: string;
@@ -80,12 +101,21 @@ export function decodePayment(header: PaymentHeader | string): DecodedPayment | 
   return h.protocol === "mpp" ? decodeMppCredential(h.value) : decodeX402Payment(h.value);
 }
 
-function authorizationOf(payload: unknown): { from: string; nonce: string; to: string | null; value: string | null } | null {
-  const auth = (payload as { authorization?: { from?: unknown; nonce?: unknown; to?: unknown; value?: unknown } } | null)?.authorization;
-  const from = str(auth?.from);
-  const nonce = str(auth?.nonce);
-  if (!from || !isAddress(from) || !nonce || !NONCE.test(nonce)) return null;
-  return { from, nonce, to: str(auth?.to), value: str(auth?.value) };
+const UINT = /^\d{1,78}$/;
+const HEX = /^0x[0-9a-fA-F]+$/;
+
+/** The signed EIP-3009 authorization and its signature, or null when any field is missing or malformed. */
+function authorizationOf(payload: unknown): { authorization: SignedAuthorization; signature: Hex } | null {
+  const p = payload as { authorization?: Record<string, unknown>; signature?: unknown } | null;
+  const a = p?.authorization ?? (p as Record<string, unknown> | null);
+  if (!a || typeof a !== "object") return null;
+  const sig = p?.signature ?? (a as { signature?: unknown }).signature;
+  const [from, to, nonce] = [str(a.from), str(a.to), str(a.nonce)];
+  const uint = (v: unknown) => (typeof v === "string" && UINT.test(v) ? BigInt(v) : typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : null);
+  const [value, validAfter, validBefore] = [uint(a.value), uint(a.validAfter), uint(a.validBefore)];
+  if (!from || !isAddress(from) || !to || !isAddress(to) || !nonce || !NONCE.test(nonce)) return null;
+  if (value === null || validAfter === null || validBefore === null || typeof sig !== "string" || !HEX.test(sig)) return null;
+  return { authorization: { from: getAddress(from), to: getAddress(to), value, validAfter, validBefore, nonce: nonce.toLowerCase() as Hex }, signature: sig as Hex };
 }
 
 /** An x402 payment (v2 `PAYMENT-SIGNATURE` or v1 `X-PAYMENT`; the payload's own version decides). */
@@ -98,16 +128,25 @@ export function decodeX402Payment(value: string): DecodedPayment | null {
   }
   const v2 = PaymentPayloadV2Schema.safeParse(raw);
   if (v2.success) {
-    const auth = authorizationOf(v2.data.payload);
+    const signed = authorizationOf(v2.data.payload);
     const a = v2.data.accepted;
-    if (!auth || !ATOMIC.test(a.amount)) return null;
-    return { protocol: "x402", payer: auth.from, nonce: auth.nonce, amount: a.amount, asset: a.asset, network: a.network, payTo: a.payTo };
+    if (!signed || !ATOMIC.test(a.amount)) return null;
+    const resource = (v2.data as { resource?: { url?: unknown } }).resource?.url;
+    return {
+      protocol: "x402", x402Version: 2, ...signed, requirement: a as unknown as Record<string, unknown>, resource: typeof resource === "string" ? resource : null,
+      payer: signed.authorization.from, nonce: signed.authorization.nonce, amount: a.amount, asset: a.asset, network: a.network, payTo: a.payTo,
+    };
   }
   const v1 = PaymentPayloadV1Schema.safeParse(raw);
   if (v1.success) {
-    const auth = authorizationOf(v1.data.payload);
-    if (!auth || !auth.value || !ATOMIC.test(auth.value) || !auth.to) return null;
-    return { protocol: "x402", payer: auth.from, nonce: auth.nonce, amount: auth.value, asset: null, network: caip2FromV1(v1.data.network), payTo: auth.to };
+    const signed = authorizationOf(v1.data.payload);
+    if (!signed) return null;
+    const network = caip2FromV1(v1.data.network);
+    const { authorization: auth } = signed;
+    return {
+      protocol: "x402", x402Version: 1, ...signed, requirement: { scheme: v1.data.scheme, network: v1.data.network }, resource: null,
+      payer: auth.from, nonce: auth.nonce, amount: auth.value.toString(), asset: null, network, payTo: auth.to,
+    };
   }
   return null;
 }
@@ -135,10 +174,13 @@ export function decodeMppCredential(value: string): DecodedPayment | null {
   const request = ChargeRequestSchema.safeParse(challenge.request);
   const payload = ChargePayloadSchema.safeParse(credential.payload);
   if (!request.success || !payload.success) return null;
-  const { from, nonce } = payload.data;
+  const signed = authorizationOf(payload.data);
   const { amount, currency, recipient, methodDetails } = request.data;
-  if (!isAddress(from) || !NONCE.test(nonce) || !ATOMIC.test(amount) || !isAddress(currency) || !isAddress(recipient)) return null;
-  return { protocol: "mpp", payer: from, nonce, amount, asset: currency, network: networkOf(methodDetails.chainId), payTo: recipient };
+  if (!signed || !ATOMIC.test(amount) || !isAddress(currency) || !isAddress(recipient)) return null;
+  return {
+    protocol: "mpp", x402Version: null, ...signed, requirement: request.data as unknown as Record<string, unknown>, resource: null,
+    payer: signed.authorization.from, nonce: signed.authorization.nonce, amount, asset: currency, network: networkOf(methodDetails.chainId), payTo: recipient,
+  };
 }
 
 export interface SettlementClaim {

@@ -1,37 +1,8 @@
 /**
  * The router's paying relay (`ANY /router/call/<listing slug>/<endpoint path>`): the only writer of
- * the settlement ledger. A buyer (or its agent) calls the router instead of the seller; the router
- * never holds a buyer's key, it carries the buyer's own signed payment.
- *
- * 1. The caller is authenticated: an API key (`Authorization: Bearer tg_…`, or `X-Tollgate-Key: tg_…`
- *    when `Authorization` carries an MPP credential) or the SIWE session.
- * 2. The listing (published or unlisted) and its endpoint (method and path) are looked up; an
- *    unknown one is a 404 naming it.
- * 3. The request goes to the seller through lib/net's safeFetch (the SSRF guard; loopback sellers
- *    only through TOLLGATE_PROBE_ALLOW_HOSTS), with an allow-list of the buyer's headers (never its
- *    cookies, its X-Tollgate-Key, or an Authorization other than an MPP `Payment` credential), a 30 s
- *    deadline and a 10 MB cap. An unpaid request's answer (the seller's 402) comes back untouched and
- *    nothing is recorded.
- * 4. A request carrying a payment is a payment attempt, recorded once per (payer, authorization
- *    nonce) with its protocol: x402's `PAYMENT-SIGNATURE` (or v1's `X-PAYMENT`) or MPP's
- *    `Authorization: Payment …` (lib/router/payment-headers.ts reads each with its own library):
- *    payer and nonce from the signed EIP-3009 authorization, the quoted amount, asset, network and
- *    payTo from the requirement the payment answered (x402 v2's `accepted`, the MPP challenge's
- *    request; x402 v1: the authorization's value and recipient), the seller's status, the latency and
- *    its decoded claim (PAYMENT-RESPONSE, or MPP's Payment-Receipt). A header that does not decode is
- *    recorded `rejected` `malformed_payment` (the buyer's fault; the seller's answer is still
- *    returned); a seller answer without a successful claim is `failed` `not_settled`, or `rejected`
- *    with the buyer's fault when its x402 authorization could never have settled
- *    (lib/router/buyer-fault.ts).
- * 5. A claimed settlement is recorded `unconfirmed` with its transaction (one insert, before the
- *    answer leaves) and then confirmed on chain (lib/ledger/confirm-payment.ts): `settled` with the
- *    chain's amount and recipient, `failed` `unproven`, or left `unconfirmed` for the ledger tick
- *    while the chain cannot be read. With `afterAnswer` (the route: Next's after()) the confirmation
- *    runs once the answer has gone; without it, before the relay answers.
- *
- * The seller's answer leaves as it came (status, headers, body), minus hop-by-hop framing. A seller
- * that redirects off-host, answers past the deadline or sends more than the cap gets the buyer a 502
- * with a code (`seller_<refusal or error>`), and a payment attempt is recorded `failed` with it.
+ * the settlement ledger. It carries the buyer's own signed payment to the seller, judges the buyer's
+ * side as it arrives (lib/router/buyer-side.ts), and records each attempt once, bound to that
+ * authorization: docs/ROUTER.md "Binding" and "Whose failure it is".
  */
 import { sessionUserId } from "@/lib/auth/session";
 import { authenticateApiKey } from "@/lib/apikeys";
@@ -41,11 +12,12 @@ import { AppError } from "@/lib/errors";
 import { readBodyBytes } from "@/lib/http";
 import type { ReadOptions } from "@/lib/ledger/confirm-payment";
 import { recordPayment, type PaymentInput } from "@/lib/ledger/record";
-import { buyerFault } from "@/lib/router/buyer-fault";
 import { safeFetch } from "@/lib/net";
-import { decodePaymentSignatureHeader } from "@x402/core/http";
+import { judgeUnsettled } from "./blame";
+import { startBuyerSideCheck, type BuyerSideCheck, type PaymentTerms } from "./buyer-side";
 import { confirmRecorded } from "./confirm-after-answer";
-import { decodePayment, decodeSettlement, findPaymentHeader, isPaymentScheme, type PaymentHeader } from "./payment-headers";
+import { decodePayment, decodeSettlement, findPaymentHeader, isPaymentScheme, type DecodedPayment } from "./payment-headers";
+import type { UnpaidAnswer } from "./seller-requirements";
 
 export const RELAY_DEADLINE_MS = 30_000;
 export const RELAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -134,30 +106,58 @@ async function findTarget(slug: string, method: string, path: string, query: str
   return { listingId: listing.id, endpointId: endpoint.id, url: listing.baseUrl.replace(/\/+$/, "") + wanted + query, price: { asset: endpoint.priceAsset, network: endpoint.priceNetwork } };
 }
 
-/**
- * A payment the seller did not settle: `failed` (the seller's: `not_settled`, or the relay's code when
- * the seller could not be relayed), unless the buyer's own authorization could never have settled:
- * then `rejected` with the buyer's fault (lib/router/buyer-fault.ts), which counts against no seller.
- */
-async function recordUnsettled(
-  common: Pick<PaymentInput, "listingId" | "endpointId" | "latencyMs" | "httpStatus" | "house">,
-  quote: Pick<PaymentInput, "payer" | "advertisedAmount" | "asset" | "network" | "quotedPayTo" | "authorizationNonce">,
-  failure: { code: string } | null,
-  claim: unknown,
-  header: PaymentHeader,
-  options: RelayOptions,
-) {
-  // The signed EIP-3009 authorization is judged where the payload carries the requirement it answers (x402 v2).
-  const fault = failure || header.header !== "payment-signature" ? null : await buyerFault(x402Payload(header.value), options.chain);
-  return recordPayment({ ...common, ...quote, status: fault ? "rejected" : "failed", reason: fault ?? failure?.code ?? "not_settled", paymentResponse: claim });
+/** Headers that carry a payment: left off when the relay reads the seller's unpaid challenge. */
+const PAYMENT_HEADERS = new Set(["payment-signature", "x-payment", ...FORWARDED_PAYMENT_CREDENTIAL_HEADERS]);
+
+/** The asset and network the payment is for; x402 v1 names no asset, so the listing's price asset on that network stands in. */
+function termsOf(payment: DecodedPayment, target: Target): PaymentTerms {
+  const asset = payment.asset ?? (target.price.network === payment.network && target.price.asset ? target.price.asset : "unknown");
+  const timeout = Number(payment.requirement.maxTimeoutSeconds);
+  return { asset, network: payment.network, ...(Number.isSafeInteger(timeout) && timeout > 0 ? { maxTimeoutSeconds: timeout } : {}) };
 }
 
-function x402Payload(value: string): unknown {
-  try {
-    return decodePaymentSignatureHeader(value);
-  } catch {
-    return null;
+interface Attempt {
+  common: Pick<PaymentInput, "listingId" | "endpointId" | "latencyMs" | "relayedAt" | "httpStatus" | "house" | "protocol">;
+  payment: DecodedPayment;
+  terms: PaymentTerms;
+  check: BuyerSideCheck;
+  failure: { code: string } | null;
+  settlement: { claim: unknown; transaction: string | null };
+  window: { from: number; to: number };
+  unpaid: () => Promise<UnpaidAnswer | null>;
+  options: RelayOptions;
+}
+
+/**
+ * Record one payment attempt, bound to its authorization. A signature that is not the payer's is
+ * `rejected` and holds no (payer, nonce) slot; a claimed settlement waits `unconfirmed` for the
+ * chain; anything else is judged by lib/router/blame.ts.
+ */
+async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean; transaction: string | null }> {
+  const { payment, terms } = a;
+  const quote = { payer: payment.payer, advertisedAmount: payment.amount, asset: terms.asset, network: payment.network, quotedPayTo: payment.payTo, paymentResponse: a.settlement.claim };
+  const signature = await a.check.signature;
+  if (signature.ok && signature.value === null) {
+    const row = await recordPayment({ ...a.common, ...quote, status: "rejected", reason: "payer_bad_signature", detail: `the signature is not ${payment.payer}'s over this authorization in ${terms.asset}'s EIP-712 domain` });
+    return { ...row, transaction: null };
   }
+  const bound = { ...a.common, ...quote, authorizationNonce: payment.nonce };
+  if (a.settlement.transaction) {
+    const row = await recordPayment({ ...bound, status: "unconfirmed", transactionId: a.settlement.transaction });
+    return { ...row, transaction: a.settlement.transaction };
+  }
+  if (a.failure) {
+    // The seller could not be relayed at all: its failure, whatever the buyer sent.
+    const row = await recordPayment({ ...bound, status: "failed", reason: a.failure.code });
+    return { ...row, transaction: null };
+  }
+  const verdict = await judgeUnsettled({ payment, terms, side: await a.check.side, window: a.window, unpaid: a.unpaid, chain: a.options.chain });
+  if (verdict.status === "unconfirmed") {
+    const row = await recordPayment({ ...bound, status: "unconfirmed", transactionId: verdict.transaction, detail: verdict.detail });
+    return { ...row, transaction: verdict.transaction };
+  }
+  const row = await recordPayment({ ...bound, status: verdict.status, reason: verdict.reason, detail: verdict.detail });
+  return { ...row, transaction: null };
 }
 
 function relayError(status: number, code: string, message: string): Response {
@@ -184,19 +184,26 @@ export async function relayCall(req: Request, slug: string, path: string, option
   }
   const paymentHeader = findPaymentHeader(new Headers(headers));
   const body = method === "GET" || method === "HEAD" ? undefined : await readBodyBytes(req, RELAY_MAX_BODY_BYTES, "a relayed request (the relay's 10 MB cap)");
+  const payment = paymentHeader ? decodePayment(paymentHeader) : null;
+  const terms = payment ? termsOf(payment, target) : null;
+  // Judged as it arrives, beside the seller's call: the moment the seller's facilitator judges it too.
+  const check = payment && terms ? startBuyerSideCheck(payment, terms, options.chain) : null;
 
+  const send = (extra: Record<string, string> = headers) =>
+    safeFetch(target.url, {
+      method,
+      headers: extra,
+      body: body && body.byteLength > 0 ? body : undefined,
+      allowHosts: options.allowHosts ?? env().probeAllowHosts,
+      allowQuery: true,
+      deadlineMs: RELAY_DEADLINE_MS,
+      maxBodyBytes: RELAY_MAX_BODY_BYTES,
+      bodyOverflow: "error",
+      requireValidTls: true,
+    });
+  const relayedAt = new Date();
   const started = performance.now();
-  const answer = await safeFetch(target.url, {
-    method,
-    headers,
-    body: body && body.byteLength > 0 ? body : undefined,
-    allowHosts: options.allowHosts ?? env().probeAllowHosts,
-    allowQuery: true,
-    deadlineMs: RELAY_DEADLINE_MS,
-    maxBodyBytes: RELAY_MAX_BODY_BYTES,
-    bodyOverflow: "error",
-    requireValidTls: true,
-  });
+  const answer = await send();
   const latencyMs = Math.round(performance.now() - started);
 
   let failure: { code: string; message: string } | null = null;
@@ -208,26 +215,27 @@ export async function relayCall(req: Request, slug: string, path: string, option
   }
 
   if (paymentHeader !== null) {
-    const payment = decodePayment(paymentHeader);
     const common = {
       listingId: target.listingId,
       endpointId: target.endpointId,
       latencyMs,
+      relayedAt,
       httpStatus: answer.ok ? answer.status : ("status" in answer ? (answer.status ?? null) : null),
       house: options.house ?? false,
+      protocol: paymentHeader.protocol,
     };
-    if (!payment) {
+    if (!payment || !terms || !check) {
       // Who sent it is all we know: the caller stands in as the payer.
-      await recordPayment({ ...common, protocol: paymentHeader.protocol, payer: `${caller.kind}:${caller.id}`, status: "rejected", reason: "malformed_payment", advertisedAmount: "0", asset: "unknown", network: "unknown" });
+      await recordPayment({ ...common, payer: `${caller.kind}:${caller.id}`, status: "rejected", reason: "malformed_payment", detail: "the payment header does not decode to a signed EIP-3009 authorization", advertisedAmount: "0", asset: "unknown", network: "unknown" });
     } else {
+      const unpaid = async (): Promise<UnpaidAnswer | null> => {
+        const bare = Object.fromEntries(Object.entries(headers).filter(([k]) => !PAYMENT_HEADERS.has(k)));
+        const a = await send(bare);
+        return a.ok ? { status: a.status, headers: a.headers, body: a.body } : null;
+      };
       const settlement = answer.ok && !failure ? decodeSettlement(payment.protocol, answer.headers) : { claim: null, transaction: null };
-      // x402 v1 names no asset: the listing's price asset on that network stands in.
-      const asset = payment.asset ?? (target.price.network === payment.network && target.price.asset ? target.price.asset : "unknown");
-      const quote = { protocol: payment.protocol, payer: payment.payer, advertisedAmount: payment.amount, asset, network: payment.network, quotedPayTo: payment.payTo, authorizationNonce: payment.nonce };
-      const row = settlement.transaction
-        ? await recordPayment({ ...common, ...quote, status: "unconfirmed", transactionId: settlement.transaction, paymentResponse: settlement.claim })
-        : await recordUnsettled(common, quote, failure, settlement.claim, paymentHeader, options);
-      if (row.created && settlement.transaction) {
+      const row = await recordAttempt({ common, payment, terms, check, failure, settlement, window: { from: relayedAt.getTime(), to: Date.now() }, unpaid, options });
+      if (row.created && row.transaction) {
         const confirm = () => confirmRecorded(row.id, options.chain);
         if (options.afterAnswer) options.afterAnswer(confirm);
         else await confirm();

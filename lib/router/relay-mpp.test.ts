@@ -251,10 +251,11 @@ describe("x402 v1 (X-PAYMENT)", () => {
     });
     expect(signed).toBe(true);
     const header = encodePaymentSignatureHeader(v1 as never);
-    expect(decodePayment({ header: "x-payment", value: header, protocol: "x402" })).toEqual({
+    expect(decodePayment({ header: "x-payment", value: header, protocol: "x402" })).toMatchObject({
       protocol: "x402",
+      x402Version: 1,
       payer: payer.address,
-      nonce: auth.authorization.nonce,
+      nonce: auth.authorization.nonce.toLowerCase(),
       amount: "10000",
       asset: null,
       network: "eip155:8453",

@@ -131,7 +131,7 @@ export async function adminListing(userId: string | null, listingId: string) {
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: LEDGER_ROWS_SHOWN,
       select: {
-        id: true, createdAt: true, status: true, reason: true, payer: true, house: true, advertisedAmount: true, quotedPayTo: true, asset: true, network: true,
+        id: true, createdAt: true, status: true, reason: true, detail: true, payer: true, house: true, advertisedAmount: true, quotedPayTo: true, asset: true, network: true,
         transactionId: true, blockNumber: true, chainFrom: true, chainTo: true, chainAmount: true, confirmedAt: true, httpStatus: true, latencyMs: true,
         endpoint: { select: { method: true, path: true, priceAsset: true, priceDecimals: true } },
       },
@@ -169,7 +169,7 @@ export async function adminListing(userId: string | null, listingId: string) {
       ...r,
       decimals: findAsset(r.network, r.asset)?.decimals ?? (r.endpoint?.priceAsset?.toLowerCase() === r.asset.toLowerCase() ? r.endpoint.priceDecimals : null),
     })),
-    ledgerCounts: Object.fromEntries(ledgerCounts.map((c) => [c.status, c._count._all])) as Partial<Record<"settled" | "failed" | "unconfirmed" | "rejected", number>>,
+    ledgerCounts: Object.fromEntries(ledgerCounts.map((c) => [c.status, c._count._all])) as Partial<Record<"settled" | "failed" | "unconfirmed" | "rejected" | "unmeasured", number>>,
   };
 }
 

@@ -71,8 +71,14 @@ export function paidObservations(s: SampleFacts, output: OutputFacts | null): Dr
   if (!s.authorizationNonce) return [];
   const why = codes(s.reason);
   // Interrupted before the answer was known, or no ledger row to read: nothing paid can be judged.
-  if (!s.paymentStatus || s.paymentStatus === "rejected" || [...why].some((c) => c.startsWith("interrupted_"))) {
-    const reason = !s.paymentStatus ? `no ledger row for the payment (${s.reason ?? "unknown"})` : s.paymentStatus === "rejected" ? `the router refused the house's own payment (${s.reason})` : s.reason ?? "interrupted";
+  if (!s.paymentStatus || s.paymentStatus === "rejected" || s.paymentStatus === "unmeasured" || [...why].some((c) => c.startsWith("interrupted_"))) {
+    const reason = !s.paymentStatus
+      ? `no ledger row for the payment (${s.reason ?? "unknown"})`
+      : s.paymentStatus === "rejected"
+        ? `the router refused the house's own payment (${s.reason})`
+        : s.paymentStatus === "unmeasured"
+          ? `neither party's fault could be proven (${s.reason})`
+          : (s.reason ?? "interrupted");
     return PAID_CHECKS.map((check) => ({ check, outcome: check === "H9" ? "na" : "unmeasured", value: null, receipt: { sample: s.id, reason: check === "H9" ? NO_REFUND_RULE : reason } }));
   }
   const drafts: Draft[] = [];

@@ -1,0 +1,107 @@
+/**
+ * Did the buyer sign what the seller asks? The seller's own challenge, read from an unpaid request,
+ * compared field by field with the requirement the payment answered (x402 v2 `accepted`, x402 v1's
+ * signed terms, MPP's challenge request). Used only when a payment did not settle.
+ */
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { Challenge } from "mppx";
+import type { DecodedPayment } from "./payment-headers";
+
+export type RequirementMatch = { match: true } | { match: false; detail: string } | { unreadable: string };
+
+/** The seller's unpaid answer, as the relay's fetch returns it (lower-case header names). */
+export interface UnpaidAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+const sameAddress = (a: unknown, b: unknown) => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** x402 v2: every field of one of the seller's `accepts` (amount, asset, payTo, network, scheme, maxTimeoutSeconds, extra). */
+function matchesV2(offered: Record<string, unknown>, signed: Record<string, unknown>): string | null {
+  for (const key of ["scheme", "network", "amount", "maxTimeoutSeconds"]) if (String(offered[key]) !== String(signed[key])) return `${key} ${JSON.stringify(signed[key])} is not the seller's ${JSON.stringify(offered[key])}`;
+  for (const key of ["asset", "payTo"]) if (!sameAddress(offered[key], signed[key])) return `${key} ${JSON.stringify(signed[key])} is not the seller's ${JSON.stringify(offered[key])}`;
+  if (canonical(offered.extra ?? {}) !== canonical(signed.extra ?? {})) return "extra is not the seller's";
+  return null;
+}
+
+function closest(misses: string[]): RequirementMatch {
+  return { match: false, detail: misses.length ? `the payment answers none of the seller's requirements (${misses.join("; ")})` : "the seller offers no requirement for this payment's scheme" };
+}
+
+function matchX402V2(answer: UnpaidAnswer, payment: DecodedPayment): RequirementMatch {
+  const header = answer.headers["payment-required"];
+  if (!header) return { unreadable: `the seller's unpaid answer (${answer.status}) carries no PAYMENT-REQUIRED challenge` };
+  let challenge: { accepts?: unknown[]; resource?: { url?: unknown } };
+  try {
+    challenge = decodePaymentRequiredHeader(header) as typeof challenge;
+  } catch {
+    return { unreadable: "the seller's PAYMENT-REQUIRED challenge does not decode" };
+  }
+  if (payment.resource !== null && typeof challenge.resource?.url === "string" && challenge.resource.url !== payment.resource) {
+    return { match: false, detail: `the payment names the resource ${payment.resource}, the seller ${challenge.resource.url}` };
+  }
+  const misses: string[] = [];
+  for (const offered of challenge.accepts ?? []) {
+    const miss = matchesV2(offered as Record<string, unknown>, payment.requirement);
+    if (!miss) return { match: true };
+    misses.push(miss);
+  }
+  return closest(misses);
+}
+
+function matchX402V1(answer: UnpaidAnswer, payment: DecodedPayment): RequirementMatch {
+  let body: { accepts?: Record<string, unknown>[] };
+  try {
+    body = JSON.parse(Buffer.from(answer.body).toString("utf8")) as typeof body;
+  } catch {
+    return { unreadable: `the seller's unpaid answer (${answer.status}) is not an x402 v1 challenge body` };
+  }
+  if (!Array.isArray(body?.accepts)) return { unreadable: "the seller's x402 v1 challenge has no accepts" };
+  const a = payment.authorization;
+  const misses: string[] = [];
+  for (const offered of body.accepts) {
+    if (offered.scheme !== payment.requirement.scheme || offered.network !== payment.requirement.network) continue;
+    if (String(offered.maxAmountRequired) !== a.value.toString()) misses.push(`value ${a.value} is not the seller's ${String(offered.maxAmountRequired)}`);
+    else if (!sameAddress(offered.payTo, a.to)) misses.push(`to ${a.to} is not the seller's payTo ${String(offered.payTo)}`);
+    else return { match: true };
+  }
+  return closest(misses);
+}
+
+function matchMpp(answer: UnpaidAnswer, payment: DecodedPayment): RequirementMatch {
+  let challenges: ReturnType<typeof Challenge.fromHeadersList>;
+  try {
+    challenges = Challenge.fromHeadersList(new Headers(answer.headers));
+  } catch {
+    return { unreadable: `the seller's unpaid answer (${answer.status}) carries no MPP challenge that decodes` };
+  }
+  const signed = payment.requirement as { amount?: unknown; currency?: unknown; recipient?: unknown; methodDetails?: { chainId?: unknown } };
+  const misses: string[] = [];
+  for (const c of challenges) {
+    if (c.method !== "evm" || c.intent !== "charge") continue;
+    const r = c.request as typeof signed;
+    if (String(r.amount) !== String(signed.amount)) misses.push(`amount ${String(signed.amount)} is not the seller's ${String(r.amount)}`);
+    else if (!sameAddress(r.currency, signed.currency) || !sameAddress(r.recipient, signed.recipient)) misses.push("currency or recipient is not the seller's");
+    else if (r.methodDetails?.chainId !== signed.methodDetails?.chainId) misses.push(`chain ${String(signed.methodDetails?.chainId)} is not the seller's ${String(r.methodDetails?.chainId)}`);
+    else return { match: true };
+  }
+  return closest(misses);
+}
+
+/** Does the payment answer one of the requirements in the seller's unpaid answer? */
+export function matchRequirements(answer: UnpaidAnswer, payment: DecodedPayment): RequirementMatch {
+  if (answer.status !== 402) return { unreadable: `the seller answered an unpaid request with ${answer.status}, not 402` };
+  if (payment.protocol === "mpp") return matchMpp(answer, payment);
+  return payment.x402Version === 1 ? matchX402V1(answer, payment) : matchX402V2(answer, payment);
+}
