@@ -163,19 +163,22 @@ const ROOMS: Room[] = [
   {
     path: "lib/chain",
     owns: "the chain: a local anvil node, the test USDC and its compiled artefact, the x402 facilitator, and RPC reads where an outage is unmeasured",
-    may: [...FOUNDATION],
+    // lib/x402/eip3009.ts: the test USDC implements the production EIP-3009 types.
+    may: [...FOUNDATION, "lib/x402/eip3009.ts"],
   },
   {
     path: "lib/ledger",
     owns: "writers of the settlement ledger, health samples and quotes; confirming relayed payments on chain, and its tick",
-    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/scoring/**", "lib/chain/rpc.ts"],
+    // lib/x402/assets.ts and eip3009.ts: a settlement is bound to the listed asset and its EIP-3009 events.
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/scoring/**", "lib/chain/rpc.ts", "lib/x402/assets.ts", "lib/x402/eip3009.ts"],
   },
   {
     path: "lib/router",
     owns: "the paying relay: forwards a buyer's call and payment to the seller, records and confirms the attempt",
-    // lib/chain: whose failure an unsettled payment is takes the chain's word (lib/router/buyer-fault.ts).
+    // lib/chain: whose failure an unsettled payment is takes the chain's word (lib/router/buyer-side.ts, lib/router/blame.ts).
     // lib/http.ts: the buyer's body is read bounded, like every route's.
-    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/apikeys/**", "lib/ledger/**", "lib/net/**", "lib/chain/**", "lib/http.ts"],
+    // lib/x402/assets.ts and eip3009.ts: the signature is checked in the asset table's EIP-712 domain.
+    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/apikeys/**", "lib/ledger/**", "lib/net/**", "lib/chain/**", "lib/http.ts", "lib/x402/assets.ts", "lib/x402/eip3009.ts"],
   },
   {
     path: "lib/canary",
