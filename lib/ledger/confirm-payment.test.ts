@@ -15,6 +15,7 @@ import { createFacilitator, type FacilitatorSetup } from "@/lib/chain/facilitato
 import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
+import { auditLedger, formatAudit } from "./audit";
 import { confirmPayment, confirmWaitingPayments, readSettlement } from "./confirm-payment";
 import { recordPayment } from "./record";
 import { ledgerTicks } from "./ticks";
@@ -127,6 +128,40 @@ describe("confirming one row", () => {
     expect(first.created).toBe(true);
     expect(again).toEqual({ id: first.id, created: false });
     expect(await t.prisma.routerPayment.count({ where: { authorizationNonce: nonce.toLowerCase() } })).toBe(1);
+  });
+});
+
+describe("the ledger audit (npm run ledger:audit)", () => {
+  it("re-reads every settled row: bound rows pass; a row forged past the relay or altered after confirmation is listed with why; an unreadable chain is said so", async () => {
+    const { tx, nonce } = await settledPayment("10000");
+    const { id } = await relayedRow(tx, nonce);
+    expect(await confirmPayment(id)).toMatchObject({ status: "settled" });
+
+    // Written straight into the table, as only someone past the router could: a foreign transaction.
+    const other = await settledPayment("10000");
+    const forged = await t.prisma.routerPayment.create({
+      data: { listingId, payer: local.accounts[5].address.toLowerCase(), status: "settled", advertisedAmount: "10000", settledAmount: "10000", asset: LOCAL_USDC_ADDRESS, network: LOCAL_NETWORK, transactionId: other.tx, authorizationNonce: keccak256(toHex("forged row")), quotedPayTo: seller.toLowerCase() },
+    });
+    // Settled by the relay for the right transfer, but recorded with another amount.
+    const third = await settledPayment("10000");
+    const altered = await t.prisma.routerPayment.create({
+      data: { listingId, payer: payer.address.toLowerCase(), status: "settled", advertisedAmount: "10000", settledAmount: "99", chainAmount: "99", chainTo: seller.toLowerCase(), asset: LOCAL_USDC_ADDRESS, network: LOCAL_NETWORK, transactionId: third.tx, authorizationNonce: third.nonce.toLowerCase(), quotedPayTo: seller.toLowerCase() },
+    });
+
+    const report = await auditLedger(t.prisma);
+    const byId = new Map(report.findings.map((f) => [f.id, f]));
+    expect(byId.has(id)).toBe(false);
+    expect(byId.get(forged.id)).toMatchObject({ kind: "unbound" });
+    expect(byId.get(forged.id)!.detail).toContain("does not spend this payment's authorization");
+    expect(byId.get(altered.id)).toMatchObject({ kind: "mismatch" });
+    expect(byId.get(altered.id)!.detail).toContain("amount 99 recorded, 10000 on chain");
+    expect(report.checked).toBe(report.bound + report.findings.length);
+    expect(formatAudit(report)).toContain(`unbound    ${forged.id}`);
+
+    const down = await auditLedger(t.prisma, { settings: { rpcUrls: { [LOCAL_NETWORK]: "http://127.0.0.1:9" } }, timeoutMs: 500 });
+    expect(down.findings.every((f) => f.kind === "unreadable" || f.kind === "unbound")).toBe(true);
+    expect(down.findings.find((f) => f.id === id)).toMatchObject({ kind: "unreadable" });
+    await t.prisma.routerPayment.deleteMany({ where: { id: { in: [forged.id, altered.id] } } }).catch(() => undefined);
   });
 });
 
