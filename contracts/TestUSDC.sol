@@ -9,7 +9,8 @@ import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/Signa
 /**
  * @title TestUSDC
  * @notice A local-chain stand-in for Circle's USDC (FiatToken v2.2) where x402 depends on it:
- *         6 decimals, the EIP-712 domain ("USD Coin", "2"), and EIP-3009 transfers by signed
+ *         6 decimals, the EIP-712 domain (name_, "2": "USD Coin" on the local chain, "USDC" where it
+ *         stands in for Base Sepolia's token), and EIP-3009 transfers by signed
  *         authorization (transferWithAuthorization, receiveWithAuthorization, cancelAuthorization,
  *         authorizationState) with both the `bytes signature` and the v/r/s overloads.
  *         Only the owner mints. It is for local chains and tests; it has no value anywhere.
@@ -31,7 +32,7 @@ contract TestUSDC is ERC20, EIP712, Ownable {
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
     event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
 
-    constructor(address initialOwner) ERC20("USD Coin", "USDC") EIP712("USD Coin", "2") Ownable(initialOwner) {}
+    constructor(address initialOwner, string memory name_) ERC20(name_, "USDC") EIP712(name_, "2") Ownable(initialOwner) {}
 
     function decimals() public pure override returns (uint8) {
         return 6;

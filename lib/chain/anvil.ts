@@ -28,6 +28,8 @@ export interface StartAnvilOptions {
   port?: number;
   /** How long to wait for the RPC to answer. Default 20 s. */
   readyTimeoutMs?: number;
+  /** The chain id (default LOCAL_CHAIN_ID, 31337); another one stands the node in for a public network. */
+  chainId?: number;
   /** Extra anvil arguments (e.g. ["--block-time", "1"]). */
   args?: string[];
   /** Attempts on fresh ports when a chosen port turns out to be taken. Default 5. */
@@ -126,7 +128,7 @@ class PortTakenError extends AnvilError {}
 
 async function startOnce(port: number, options: StartAnvilOptions): Promise<AnvilNode> {
   const { command, prefixArgs } = anvilCommand();
-  const args = [...prefixArgs, "--host", "127.0.0.1", "--port", String(port), "--chain-id", String(LOCAL_CHAIN_ID), "--silent", ...(options.args ?? [])];
+  const args = [...prefixArgs, "--host", "127.0.0.1", "--port", String(port), "--chain-id", String(options.chainId ?? LOCAL_CHAIN_ID), "--silent", ...(options.args ?? [])];
   const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.setEncoding("utf8");

@@ -182,7 +182,7 @@ async function deployUsdc(publicClient: PublicClient<Transport, Chain>, walletCl
   const hash = await walletClient.deployContract({
     abi: TEST_USDC_ABI,
     bytecode: TEST_USDC_ARTIFACT_DATA.bytecode,
-    args: [deployer],
+    args: [deployer, LOCAL_USDC_DOMAIN.name],
   });
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success" || !receipt.contractAddress || getAddress(receipt.contractAddress) !== LOCAL_USDC_ADDRESS) {
@@ -195,7 +195,7 @@ async function deployUsdc(publicClient: PublicClient<Transport, Chain>, walletCl
  * runtime code is exact) at Multicall3's address with anvil_setCode: no transaction, so no nonce is
  * used and the test USDC's address stays constant.
  */
-async function placeMulticall3(publicClient: PublicClient<Transport, Chain>): Promise<void> {
+export async function placeMulticall3(publicClient: PublicClient<Transport, Chain>): Promise<void> {
   const existing = await publicClient.getCode({ address: MULTICALL3_ADDRESS });
   if (existing && existing !== "0x") return;
   await publicClient.request({ method: "anvil_setCode" as never, params: [MULTICALL3_ADDRESS, LOCAL_MULTICALL3_ARTIFACT_DATA.deployedBytecode] as never });

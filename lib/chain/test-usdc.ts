@@ -12,7 +12,7 @@ export const TEST_USDC_ARTIFACT_DATA = artifactJson as unknown as ContractArtifa
 export const LOCAL_MULTICALL3_ARTIFACT_DATA = multicallJson as unknown as ContractArtifact;
 
 export const TEST_USDC_ABI = parseAbi([
-  "constructor(address initialOwner)",
+  "constructor(address initialOwner, string name_)",
   "function name() view returns (string)",
   "function symbol() view returns (string)",
   "function decimals() pure returns (uint8)",

@@ -149,7 +149,7 @@ beforeAll(async () => {
   // A seller whose facilitator cannot reach any chain (its RPC is a closed port).
   downSellers = await startPaidSellers({ facilitator: inProcessFacilitator(createFacilitator("http://127.0.0.1:9", LOCAL_DEV_KEYS[8])), usdc: LOCAL_USDC_ADDRESS, payTo, otherPayTo });
   // A second token like the first, at another address: not the listed asset.
-  const deployed = await local.walletClient.deployContract({ abi: TEST_USDC_ARTIFACT_DATA.abi as never, bytecode: TEST_USDC_ARTIFACT_DATA.bytecode as Hex, args: [local.accounts[0].address] });
+  const deployed = await local.walletClient.deployContract({ abi: TEST_USDC_ARTIFACT_DATA.abi as never, bytecode: TEST_USDC_ARTIFACT_DATA.bytecode as Hex, args: [local.accounts[0].address, "USD Coin"] });
   otherToken = (await local.publicClient.waitForTransactionReceipt({ hash: deployed })).contractAddress!;
   await local.walletClient.writeContract({ address: otherToken, abi: TEST_USDC_ABI, functionName: "mint", args: [buyer.address, 10_000_000n] }).then((hash) => local.publicClient.waitForTransactionReceipt({ hash }));
   forger = createServer((req, res) => void forgerHandler(req, res).catch((e: unknown) => res.writeHead(500).end(String(e))));

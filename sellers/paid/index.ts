@@ -60,6 +60,8 @@ export interface PaidSellersOptions {
   /** The advertised price in atomic units (default 10000 = 0.01 USDC). */
   price?: string;
   network?: Network;
+  /** The token's EIP-712 domain the requirement names (default the test USDC's, "USD Coin" / "2"). */
+  domain?: { name: string; version: string };
 }
 
 export interface PaidSellers {
@@ -160,7 +162,7 @@ export async function startPaidSellers(options: PaidSellersOptions): Promise<Pai
               scheme: "exact",
               network,
               payTo: t.required.payTo,
-              price: { asset: options.usdc, amount: t.required.amount, extra: { ...LOCAL_USDC_DOMAIN } },
+              price: { asset: options.usdc, amount: t.required.amount, extra: { ...(options.domain ?? LOCAL_USDC_DOMAIN) } },
               maxTimeoutSeconds: 300,
             },
             description: `Weather from the ${seller} reference seller`,
