@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clearSeededEvidence, queueDemoAnalyses, seedDemo, SHAPES } from "@/demo/seed-demo";
+import { queueDemoAnalyses, seedDemo, SHAPES } from "@/demo/seed-demo";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { readListingTrust } from "@/lib/catalog/trust";
 
@@ -47,24 +47,6 @@ describe("demo seed", () => {
     const second = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
     expect(second).toEqual(first);
     expect(await counts()).toEqual(after1);
-  });
-
-  it("clears the evidence an older demo seeded, and only that", async () => {
-    const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
-    const listingId = seeded.listingIdsByShape["mature-and-honest"];
-    const base = { listingId, advertisedAmount: "3000", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", network: "eip155:8453" };
-    await t.prisma.routerPayment.createMany({
-      data: [
-        { ...base, payer: "0x0000000000000000000000000000000000000001", status: "settled", settledAmount: "3000", demo: true },
-        { ...base, payer: "0x0000000000000000000000000000000000000002", status: "failed", transactionId: "0x" + "ab".repeat(32) },
-      ],
-    });
-    await t.prisma.healthSample.create({ data: { listingId, outcome: "up", confidence: 1, vantage: "demo", demo: true } });
-    await t.prisma.priceQuote.create({ data: { listingId, amount: "3000", asset: base.asset, network: base.network, quotedAt: new Date(), source: "demo-seed" } });
-    expect(await clearSeededEvidence(t.prisma)).toBe(3);
-    expect(await t.prisma.routerPayment.findMany({ where: { listingId }, select: { demo: true } })).toEqual([{ demo: false }]);
-    expect(await clearSeededEvidence(t.prisma)).toBe(0);
-    await t.prisma.routerPayment.deleteMany({ where: { listingId } });
   });
 
   it("queues one analysis per unscored fixture-seller listing, and no second one on a re-run", async () => {
