@@ -320,7 +320,7 @@ describe(`append-only history (${testDatabaseUrl() ? "server PostgreSQL, as the 
       await expect(t.exec(`DELETE FROM "router_payments" WHERE "id" = '${fix.id}'`)).rejects.toThrow(/never deleted/);
     });
 
-    it("a correction cannot move a payment: another payer, listing, amount or time is refused, and so is correcting a row that still waits", async () => {
+    it("a correction cannot move a payment: another payer, listing, amount or network is refused, and so is correcting a row that still waits", async () => {
       const old = await pay({ payer: payer(5), status: "failed", settledAmount: null, reason: "not_settled", at: ago(HOUR / 3) });
       const insert = (override: string) =>
         t.exec(`INSERT INTO "router_payments" ("id", "correctsId", "payer", "listingId", "advertisedAmount", "asset", "network", "status", "settledAmount", "reason", "createdAt", "confirmedAt")
