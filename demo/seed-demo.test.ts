@@ -64,6 +64,18 @@ describe("demo seed", () => {
     expect(l.baseUrl.startsWith("http://127.0.0.1:4999")).toBe(true);
   });
 
+  it("lists anew, under a free slug, a demo listing deleted in the demo: its tombstone stays as it was", async () => {
+    const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
+    const old = await t.prisma.listing.findUniqueOrThrow({ where: { id: seeded.fixtureListingIds["no-challenge"] } });
+    await t.prisma.listing.update({ where: { id: old.id }, data: { publicationState: "archived", deletedAt: new Date() } });
+    const again = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
+    const fresh = await t.prisma.listing.findUniqueOrThrow({ where: { id: again.fixtureListingIds["no-challenge"] } });
+    expect(fresh.id).not.toBe(old.id);
+    expect(fresh).toMatchObject({ publicationState: "published", deletedAt: null, source: old.source });
+    expect(fresh.slug).not.toBe(old.slug);
+    expect(await t.prisma.listing.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({ publicationState: "archived", slug: old.slug });
+  });
+
   it("archives a fixture listing an older demo published and this one no longer lists", async () => {
     const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
     const old = await t.prisma.listing.findUniqueOrThrow({ where: { id: seeded.fixtureListingIds["no-challenge"] } });
