@@ -41,8 +41,8 @@ export function ListingLifecycle({ listingId, title, published }: { listingId: s
             {confirm === "unpublish"
               ? `Unpublish “${title}”? It leaves the catalog, feeds and router and goes back to draft. Its published results stay as they are; publishing again re-analyses it.`
               : published
-                ? `Delete “${title}”? It was published, so it is archived instead: out of the catalog for good, its published results kept unchanged (they are immutable).`
-                : `Delete “${title}”? A draft that was never published or scored is removed; one that was is archived with its results kept.`}
+                ? `Delete “${title}”? It leaves the catalog and your listings for good and cannot be restored; its history (results, payments, monitor readings) is kept unchanged.`
+                : `Delete “${title}”? A draft that was never published and has no history is removed; one that has history leaves your listings for good, its history kept.`}
           </p>
           <div className="mt-2 flex gap-2">
             <button type="button" disabled={pending} onClick={() => run(confirm)} className="rounded-md bg-red-700 px-3 py-1.5 font-medium text-white hover:bg-red-800 disabled:opacity-60">

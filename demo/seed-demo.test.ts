@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clearSeededEvidence, queueDemoAnalyses, seedDemo, SHAPES } from "@/demo/seed-demo";
+import { queueDemoAnalyses, seedDemo, SHAPES } from "@/demo/seed-demo";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { readListingTrust } from "@/lib/catalog/trust";
 
@@ -49,24 +49,6 @@ describe("demo seed", () => {
     expect(await counts()).toEqual(after1);
   });
 
-  it("clears the evidence an older demo seeded, and only that", async () => {
-    const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
-    const listingId = seeded.listingIdsByShape["mature-and-honest"];
-    const base = { listingId, advertisedAmount: "3000", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", network: "eip155:8453" };
-    await t.prisma.routerPayment.createMany({
-      data: [
-        { ...base, payer: "0x0000000000000000000000000000000000000001", status: "settled", settledAmount: "3000", demo: true },
-        { ...base, payer: "0x0000000000000000000000000000000000000002", status: "failed", transactionId: "0x" + "ab".repeat(32) },
-      ],
-    });
-    await t.prisma.healthSample.create({ data: { listingId, outcome: "up", confidence: 1, vantage: "demo", demo: true } });
-    await t.prisma.priceQuote.create({ data: { listingId, amount: "3000", asset: base.asset, network: base.network, quotedAt: new Date(), source: "demo-seed" } });
-    expect(await clearSeededEvidence(t.prisma)).toBe(3);
-    expect(await t.prisma.routerPayment.findMany({ where: { listingId }, select: { demo: true } })).toEqual([{ demo: false }]);
-    expect(await clearSeededEvidence(t.prisma)).toBe(0);
-    await t.prisma.routerPayment.deleteMany({ where: { listingId } });
-  });
-
   it("queues one analysis per unscored fixture-seller listing, and no second one on a re-run", async () => {
     const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
     const first = await queueDemoAnalyses(t.prisma, seeded);
@@ -80,6 +62,18 @@ describe("demo seed", () => {
     const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4999" });
     const l = await t.prisma.listing.findUniqueOrThrow({ where: { id: seeded.fixtureListingIds["no-challenge"] } });
     expect(l.baseUrl.startsWith("http://127.0.0.1:4999")).toBe(true);
+  });
+
+  it("lists anew, under a free slug, a demo listing deleted in the demo: its tombstone stays as it was", async () => {
+    const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
+    const old = await t.prisma.listing.findUniqueOrThrow({ where: { id: seeded.fixtureListingIds["no-challenge"] } });
+    await t.prisma.listing.update({ where: { id: old.id }, data: { publicationState: "archived", deletedAt: new Date() } });
+    const again = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
+    const fresh = await t.prisma.listing.findUniqueOrThrow({ where: { id: again.fixtureListingIds["no-challenge"] } });
+    expect(fresh.id).not.toBe(old.id);
+    expect(fresh).toMatchObject({ publicationState: "published", deletedAt: null, source: old.source });
+    expect(fresh.slug).not.toBe(old.slug);
+    expect(await t.prisma.listing.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({ publicationState: "archived", slug: old.slug });
   });
 
   it("archives a fixture listing an older demo published and this one no longer lists", async () => {

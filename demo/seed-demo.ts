@@ -158,28 +158,18 @@ export function shapeDocument(key: string): ListingDocument {
   return readDocument(path.join(FIXTURES, `${key}.listing.json`));
 }
 
-/**
- * Remove what earlier demos seeded as evidence: ledger rows, health samples and price quotes marked
- * demo (data folders from before the demo market). The ledger is the router's alone.
- */
-export async function clearSeededEvidence(prisma: PrismaClient): Promise<number> {
-  const [payments, samples, quotes] = await prisma.$transaction([
-    prisma.routerPayment.deleteMany({ where: { demo: true } }),
-    prisma.healthSample.deleteMany({ where: { demo: true } }),
-    prisma.priceQuote.deleteMany({ where: { source: "demo-seed" } }),
-  ]);
-  return payments.count + samples.count + quotes.count;
-}
-
 function readDocument(file: string): ListingDocument {
   const v = validateListingDocument(JSON.parse(fs.readFileSync(file, "utf8")));
   if (!v.ok) throw new Error(`${file} is not a valid listing document: ${v.errors[0].pointer} ${v.errors[0].message}`);
   return v.value;
 }
 
-/** Create the listing once (found again by its source key); later runs rewrite its document only. */
+/**
+ * Create the listing once (found again by its source key); later runs rewrite its document only. One
+ * deleted in the demo (a tombstone, kept with its history) is listed anew, under a free slug.
+ */
 async function upsertListing(prisma: PrismaClient, doc: ListingDocument, organizationId: string, source: string): Promise<string> {
-  const existing = await prisma.listing.findFirst({ where: { source, demo: true }, select: { id: true } });
+  const existing = await prisma.listing.findFirst({ where: { source, demo: true, deletedAt: null }, select: { id: true } });
   const saved = await writeListing(doc, { organizationId, listingId: existing?.id, source, demo: true });
   return saved.id;
 }

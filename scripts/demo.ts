@@ -15,7 +15,7 @@ import path from "node:path";
 import { openDatabase, setDatabase } from "@/lib/db";
 import { parseEnv } from "@/lib/env";
 import { migrate } from "@/lib/migrate";
-import { clearSeededEvidence, DEMO_ACCOUNTS, queueDemoAnalyses, seedDemo, shapeDocument, SHAPES } from "@/demo/seed-demo";
+import { DEMO_ACCOUNTS, queueDemoAnalyses, seedDemo, shapeDocument, SHAPES } from "@/demo/seed-demo";
 import { CANARY_HOUSE_FUNDS, CANARY_HOUSE_LABEL, demoKey, demoWallet, fundBuyers, marketExtras, marketPlan, marketSellers, playMarket, productPlan } from "@/demo/market";
 import { startFixtureSellers } from "@/sellers";
 import { startMarket } from "@/sellers/market";
@@ -92,8 +92,6 @@ async function main() {
   setDatabase(handle);
   const applied = await migrate(handle);
   step(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
-  const cleared = await clearSeededEvidence(handle.prisma);
-  if (cleared) step(`removed ${cleared} seeded evidence rows left by an older demo`);
   const extras = Object.fromEntries(Object.keys(marketExtras()).map((k) => [k, market.documents[k]]));
   const seeded = await seedDemo(handle.prisma, { sellersOrigin: sellers.url, shapeDocuments: market.documents, marketListings: extras, productDocuments });
   const queued = await queueDemoAnalyses(handle.prisma, seeded);

@@ -3,7 +3,8 @@
  * shapes"), built from test/rank-shapes.ts so that the rank sweep, reading the rows back
  * through the very SQL it uses in production, reproduces each row's facts and so its numbers
  * (92/92, 92/120, 95/81, 37/47, 13/6). Every row is marked demo (price quotes, which have no demo
- * column, carry source DEMO_QUOTE_SOURCE), and a re-run first deletes the demo rows of those listings.
+ * column, carry source DEMO_QUOTE_SOURCE). The ledger, samples and quotes are append-only, so a
+ * listing that already holds its demo rows keeps them: a re-run seeds only listings without them.
  *
  * The listing's own price (its payable endpoints' priceUsd and label) comes from the seed script's
  * listing document, not from here; a mismatch with the fixture is returned as a warning because it
@@ -62,10 +63,11 @@ export async function seedDemoLedger(prisma: PrismaClient, opts: SeedDemoLedgerO
       ? [{ listingId, endpointId: endpoint?.id ?? null, amount: toAtomic(inputs.price.quote.price, decimals), asset: DEMO_ASSET, network: DEMO_NETWORK, quotedAt: new Date(inputs.price.quote.quotedAt), source: DEMO_QUOTE_SOURCE }]
       : [];
 
+    if ((await prisma.routerPayment.count({ where: { listingId, demo: true } })) > 0) {
+      result.listings.push({ shape, listingId, payments: 0, samples: 0, quotes: 0 });
+      continue;
+    }
     await prisma.$transaction([
-      prisma.routerPayment.deleteMany({ where: { listingId, demo: true } }),
-      prisma.healthSample.deleteMany({ where: { listingId, demo: true } }),
-      prisma.priceQuote.deleteMany({ where: { listingId, source: DEMO_QUOTE_SOURCE } }),
       prisma.routerPayment.createMany({ data: payments }),
       prisma.healthSample.createMany({ data: samples }),
       prisma.priceQuote.createMany({ data: quotes }),

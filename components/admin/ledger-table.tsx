@@ -22,6 +22,9 @@ export interface LedgerRowView {
   /** The asset's decimals; null when unknown (the amount is then shown in atomic units). */
   decimals: number | null;
   endpoint: { method: string; path: string } | null;
+  /** The row this one corrects, and the row that corrects this one (lib/ledger/correct.ts): counted as the correction only. */
+  correctsId?: string | null;
+  correctedBy?: string | null;
 }
 
 const STATUS_STYLE: Record<LedgerRowView["status"], string> = {
@@ -90,6 +93,8 @@ export function LedgerTable({ rows, counts, shown }: { rows: LedgerRowView[]; co
                     <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_STYLE[r.status]}`}>{r.status}</span>
                     {r.reason && <span className="ml-1 font-mono text-xs text-muted" title={r.detail ?? undefined}>{r.reason}</span>}
                     {r.house && <span className="ml-1 rounded bg-slate-100 px-1 text-xs">house</span>}
+                    {r.correctsId && <span className="ml-1 rounded bg-slate-100 px-1 text-xs" title={`corrects ${r.correctsId}`}>correction</span>}
+                    {r.correctedBy && <span className="ml-1 rounded bg-slate-100 px-1 text-xs line-through" title={`corrected by ${r.correctedBy}`}>corrected</span>}
                   </td>
                   <td className="whitespace-nowrap py-1.5 pr-2 font-mono text-xs">{r.endpoint ? `${r.endpoint.method} ${r.endpoint.path}` : "—"}</td>
                   <td className="py-1.5 pr-2"><Hex value={r.transactionId} label="transaction" /></td>

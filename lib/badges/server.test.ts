@@ -53,6 +53,14 @@ describe("catalogUrl", () => {
     expect(await badgeForListing("no-such-listing", "flat", undefined, new Date())).toBeNull();
   });
 
+  it("an archived listing still answers (the unsigned badge); a deleted one, its tombstone, is not found, by slug or id", async () => {
+    const l = await seedListing(tdb.prisma, { state: "archived", results: [{ total: 90 }] });
+    expect((await badgeForListing(l.slug, "flat", undefined, new Date()))?.badge.signed).toBe(false);
+    await tdb.prisma.listing.update({ where: { id: l.id }, data: { deletedAt: new Date() } });
+    expect(await badgeForListing(l.slug, "flat", undefined, new Date())).toBeNull();
+    expect(await badgeForListing(l.id, "flat", undefined, new Date())).toBeNull();
+  });
+
   it("memoises per issue window: the same inputs in the same hour are the same object", async () => {
     const l = await seedListing(tdb.prisma, { results: [{ total: 77 }] });
     const t = new Date();

@@ -106,13 +106,15 @@ export async function badgeForListing(slugOrId: string, style: BadgeStyle, label
     id: true,
     slug: true,
     publicationState: true,
+    deletedAt: true,
     currentResult: { select: { id: true, listingId: true, total: true, band: true, rubricVersion: true, provisional: true, createdAt: true } },
   } as const;
   const row = (await prisma.listing.findUnique({ where: { slug: slugOrId }, select })) ?? (await prisma.listing.findUnique({ where: { id: slugOrId }, select }));
   // A draft has never been in the catalog: it is not found, exactly like no such listing, so the
   // public badge route cannot confirm that another seller's draft id or slug exists (issue #20
   // item 6; the rule lib/listings/access.ts keeps for the seller routes).
-  if (!row || row.publicationState === "draft") return null;
+  // A deleted listing (its tombstone) is not found either, as before it kept its history.
+  if (!row || row.publicationState === "draft" || row.deletedAt) return null;
 
   const origin = opts.origin ?? env().publicOrigin;
   const published = row.publicationState === "published";

@@ -1,4 +1,4 @@
-/** The seller's own listings, whatever their state (drafts included). */
+/** The seller's own listings, whatever their state (drafts included), but for deleted ones (tombstones). */
 import { db } from "@/lib/db";
 import type { Actor } from "@/lib/auth/roles";
 
@@ -6,7 +6,7 @@ export async function listOwnListings(actor: Actor) {
   if (!actor.organizationId) return [];
   const prisma = await db();
   return prisma.listing.findMany({
-    where: { organizationId: actor.organizationId },
+    where: { organizationId: actor.organizationId, deletedAt: null },
     orderBy: { updatedAt: "desc" },
     select: {
       id: true,

@@ -166,3 +166,34 @@ describe("a payment refused for the buyer's own fault says nothing about the sel
     });
   });
 });
+
+describe("a corrected ledger row counts as its correction only", () => {
+  it("failures corrected to settlements reopen the gate, and a settlement corrected to a failure leaves traction and the median", async () => {
+    const { recordPayment } = await import("@/lib/ledger/record");
+    const { correctPayment } = await import("@/lib/ledger/correct");
+    const { rankForListing } = await import("@/lib/rank/inputs");
+    const listingId = await createTestListing(t.prisma);
+    const base = { listingId, advertisedAmount: "10000", asset: "0x5FbDB2315678afecb367f032d93F642f64180aa3", network: "eip155:31337" };
+    const failures: string[] = [];
+    for (const buyer of ["0x00000000000000000000000000000000000000c1", "0x00000000000000000000000000000000000000c2"]) {
+      for (let i = 0; i < 3; i++) failures.push((await recordPayment({ ...base, payer: buyer, status: "failed", reason: "not_settled" })).id);
+    }
+    const forged = await recordPayment({ ...base, payer: "0x00000000000000000000000000000000000000c3", status: "settled", settledAmount: "90000" });
+    const before = (await rankForListing(listingId))!;
+    expect(before.inputs.settle).toMatchObject({ failedAttemptsSinceLastSettle: 0 });
+    expect(before.inputs.ledger).toMatchObject({ distinctPayers30d: 1, settled30d: 1 });
+
+    // The one settlement was never on chain: corrected to a failure, the six earlier failures count again and close the gate.
+    await correctPayment(forged.id, { status: "failed", reason: "unproven" });
+    const unproven = (await rankForListing(listingId))!;
+    expect(unproven.inputs.ledger).toMatchObject({ distinctPayers30d: 0, settled30d: 0, distinctAttemptingBuyers30d: 3 });
+    expect(unproven.inputs.settle).toMatchObject({ lastSettledAt: null, failedAttemptsSinceLastSettle: 7, distinctFailingBuyersSinceLastSettle: 3 });
+    expect(unproven.components.gate.gate).toBe("unpayable");
+
+    // Two failures were in fact settled on chain: their corrections are settlements, their old rows read no more.
+    for (const id of failures.slice(0, 2)) await correctPayment(id, { status: "settled", reason: "settled on chain", settledAmount: "10000" });
+    const [row] = await ledgerFacts({ ids: [listingId] }, new Date());
+    expect(row).toMatchObject({ settled30d: 2, distinctPayers30d: 1, distinctAttemptingBuyers30d: 3, medianSettledPrice30d: 0.01 });
+    expect(await t.prisma.routerPayment.count({ where: { listingId } })).toBe(10);
+  });
+});

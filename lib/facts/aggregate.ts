@@ -103,7 +103,8 @@ export interface IdRange {
  *   traction, no price evidence), only in the last settlement and failures the settle gate reads. An
  *   `unconfirmed` row (the chain not read yet) is an attempt but neither settled nor failed. A
  *   `rejected` row (refused for the buyer's own fault, docs/ROUTER.md "Whose failure it is") is not
- *   even an attempt: it says nothing about the seller. Then per
+ *   even an attempt: it says nothing about the seller. A row a correction names is left out: the
+ *   correction counts in its place. Then per
  *   listing distinct attempting and
  *   paying buyers (no count(DISTINCT): its per-group sort was the costliest aggregate), settled count,
  *   last settlement and the settled amounts (the median is taken from them in memory, see
@@ -124,10 +125,13 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
     "ids" in scope ? ` AND ${col} = ANY($2::text[])` : ` AND ($2::text IS NULL OR ${col} >= $2::text) AND ($3::text IS NULL OR ${col} < $3::text)`;
   const now = `$1::timestamp`;
   const d30 = `${now} - interval '30 days'`;
+  // A corrected ledger row counts as its correction only (lib/ledger/correct.ts): the corrected ids,
+  // few, are one hashed set per statement, and both covering indexes carry the row's id.
+  const uncorrected = (alias: string) => ` AND ${alias}."id" NOT IN (SELECT c."correctsId" FROM "router_payments" c WHERE c."correctsId" IS NOT NULL)`;
   // The failures since the listing's last settlement: one range of router_payments_rank_idx.
   const failures = (what: string) => `SELECT ${what} FROM "router_payments" x
       WHERE x."listingId" = b.lid AND x."status" = 'failed'
-        AND x."createdAt" > COALESCE(b.last_settled, '-infinity'::timestamp) AND x."createdAt" <= ${now}`;
+        AND x."createdAt" > COALESCE(b.last_settled, '-infinity'::timestamp) AND x."createdAt" <= ${now}${uncorrected("x")}`;
   const since = `b.last_failed > COALESCE(b.last_settled, '-infinity'::timestamp)`;
   const doc = factsDocument;
   const payments = doc(
@@ -161,7 +165,7 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
            string_agg(p."settledAmount", ',') FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30} AND NOT p."house") AS amounts,
            min(p."createdAt") FILTER (WHERE p."createdAt" >= ${d30}) AS oldest
     FROM "router_payments" p
-    WHERE p."createdAt" <= ${now}${only(`p."listingId"`)}
+    WHERE p."createdAt" <= ${now}${only(`p."listingId"`)}${uncorrected("p")}
     GROUP BY 1, 2
   ) pp
   GROUP BY 1

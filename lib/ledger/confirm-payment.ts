@@ -127,12 +127,16 @@ export async function transfersFrom(input: { transaction: string; network: strin
 }
 
 /**
- * The asset a row may settle in: the endpoint's listed asset on the row's network, else (nothing
- * listed there) a token the asset table knows. Answers why not, or null when the asset is allowed.
+ * The asset a row may settle in: its endpoint's listed asset on the row's network (else any the
+ * listing lists there, the endpoint rows being rewritten on save), else, with none listed there, a
+ * token the asset table knows. Answers why not, or null when the asset is allowed.
  */
-function wrongAsset(row: { asset: string; network: string; endpoint: { priceAsset: string | null; priceNetwork: string | null } | null }): string | null {
-  const listed = row.endpoint?.priceNetwork === row.network ? row.endpoint.priceAsset : null;
-  if (listed) return same(listed, row.asset) ? null : `paid in ${row.asset}, not the listed asset ${listed}`;
+async function wrongAsset(row: { listingId: string; endpointId: string | null; asset: string; network: string }): Promise<string | null> {
+  const prisma = await db();
+  const endpoints = await prisma.endpoint.findMany({ where: { listingId: row.listingId, priceNetwork: row.network, priceAsset: { not: null } }, select: { id: true, priceAsset: true } });
+  const own = endpoints.find((e) => e.id === row.endpointId);
+  const listed = own ? [own.priceAsset!] : [...new Set(endpoints.map((e) => e.priceAsset!))];
+  if (listed.length > 0) return listed.some((a) => same(a, row.asset)) ? null : `paid in ${row.asset}, not the listed asset ${listed.join(" or ")}`;
   return findAsset(row.network, row.asset) ? null : `paid in ${row.asset}, which is neither listed for this endpoint nor a known asset on ${row.network}`;
 }
 
@@ -150,15 +154,15 @@ export async function confirmPayment(id: string, options: ReadOptions = {}): Pro
 
 const WAITING_ROW = {
   transactionId: true, network: true, asset: true, payer: true, confirmedAt: true, authorizationNonce: true, quotedPayTo: true, advertisedAmount: true, relayedAt: true,
-  endpoint: { select: { priceAsset: true, priceNetwork: true } },
+  listingId: true, endpointId: true,
 } as const;
 
-type WaitingRow = { id: string; transactionId: string; network: string; asset: string; payer: string; authorizationNonce: string | null; quotedPayTo: string | null; advertisedAmount: string; relayedAt: Date | null; endpoint: { priceAsset: string | null; priceNetwork: string | null } | null };
+type WaitingRow = { id: string; transactionId: string; network: string; asset: string; payer: string; authorizationNonce: string | null; quotedPayTo: string | null; advertisedAmount: string; relayedAt: Date | null; listingId: string; endpointId: string | null };
 
 /** Read the chain for one waiting row and write its verdict, once (only while the row is still waiting). */
 async function confirmRow(row: WaitingRow, options: ReadOptions): Promise<ChainVerdict> {
   const prisma = await db();
-  const notListed = wrongAsset(row);
+  const notListed = await wrongAsset(row);
   const verdict = notListed
     ? unproven(notListed)
     : await readSettlement({ transaction: row.transactionId, network: row.network, asset: row.asset, payer: row.payer, nonce: row.authorizationNonce, payTo: row.quotedPayTo, amount: row.advertisedAmount, notBefore: row.relayedAt }, options);

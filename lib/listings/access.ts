@@ -23,12 +23,16 @@ function seesEveryListing(actor: Actor, opts: ListingAccessOptions): boolean {
   return !!opts.moderators && isModerator(actor);
 }
 
-/** The listings this actor may see or act on, as a where-clause to AND with any listing query. */
+/**
+ * The listings this actor may see or act on, as a where-clause to AND with any listing query. A
+ * deleted listing (its tombstone, lib/listings/lifecycle.ts) is no one's to see or act on: it answers
+ * like no such listing, its history kept in the database.
+ */
 export function listingWhereForActor(actor: Actor, opts: ListingAccessOptions = {}): Prisma.ListingWhereInput {
-  if (seesEveryListing(actor, opts)) return {};
+  if (seesEveryListing(actor, opts)) return { deletedAt: null };
   // A user of no organization owns no listing.
   if (!actor.organizationId) return { id: { in: [] } };
-  return { organizationId: actor.organizationId };
+  return { organizationId: actor.organizationId, deletedAt: null };
 }
 
 /**

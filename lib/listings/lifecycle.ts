@@ -4,16 +4,19 @@
  *
  * - Unpublish: the listing leaves the catalog, feeds and router (they read published listings only)
  *   and goes back to draft; its results stay as they are, and publishing again re-analyses it.
- * - Delete: a listing that was never scored is removed with its endpoints and analyses. A listing
- *   with results cannot lose them (results are immutable, and badges and the history name them), nor
- *   one a moderator acted on its audit entries (the moderation audit is append-only, so its rows keep
- *   naming the listing), so it is archived instead: out of the catalog, out of the seller's default
- *   view and out of the duplicate check, its results and history kept.
+ * - Delete: a listing that was never published and holds no history is removed with its endpoints
+ *   and analyses. One that was published, or holds history (results, probe evidence, ledger rows,
+ *   health samples, quotes, canary runs, trust observations, moderation audit entries), is deleted as
+ *   a tombstone: archived with deletedAt set, for good (a trigger refuses restoring or republishing
+ *   it). It is gone from every surface (the catalog, feeds and router read published listings; the
+ *   owner, moderators and badges find no deleted listing, lib/listings/access.ts), and its history
+ *   stays, still naming it: the database refuses a hard DELETE of a listing with history.
  */
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { requireListingAccess } from "@/lib/listings/access";
 import { ACTIVE_STATES } from "@/lib/queue/enqueue-analysis";
+import { rows, type PrismaLike } from "@/lib/sql";
 
 export async function unpublishListing(actorId: string | null, listingId: string): Promise<{ listingId: string; publicationState: "draft" }> {
   await requireListingAccess(actorId, listingId, { moderators: true });
@@ -26,7 +29,13 @@ export async function unpublishListing(actorId: string | null, listingId: string
   return { listingId, publicationState: "draft" };
 }
 
-export type DeleteOutcome = { listingId: string; outcome: "deleted" } | { listingId: string; outcome: "archived"; results: number };
+export type DeleteOutcome = { listingId: string; outcome: "deleted" } | { listingId: string; outcome: "tombstone"; results: number };
+
+/** The tables that keep a listing's history: a listing with a row in any of them is never hard-deleted (the listings_keep_history trigger). */
+const HISTORY_TABLES = [
+  "catalog_scoring_results", "probe_evidence", "router_payments", "monitor_health_samples", "price_quotes",
+  "canary_runs", "canary_samples", "trust_observations", "trust_endpoint_revisions", "moderation_audit",
+] as const;
 
 export async function deleteListing(actorId: string | null, listingId: string): Promise<DeleteOutcome> {
   await requireListingAccess(actorId, listingId, { moderators: true });
@@ -34,17 +43,21 @@ export async function deleteListing(actorId: string | null, listingId: string): 
   return prisma.$transaction(async (tx) => {
     const running = await tx.analysis.count({ where: { listingId, state: { in: [...ACTIVE_STATES] } } });
     if (running > 0) throw new AppError("conflict", "an analysis of this listing is running; delete it once the analysis has finished");
-    const [results, canaryRuns, audited, row] = await Promise.all([
+    const [results, history, row] = await Promise.all([
       tx.readinessResult.count({ where: { listingId } }),
-      tx.canaryRun.count({ where: { listingId } }),
-      tx.moderationAudit.count({ where: { listingId } }),
+      keepsHistory(tx, listingId),
       tx.listing.findUniqueOrThrow({ where: { id: listingId }, select: { publishedAt: true } }),
     ]);
-    if (results > 0 || canaryRuns > 0 || audited > 0 || row.publishedAt !== null) {
-      await tx.listing.update({ where: { id: listingId }, data: { publicationState: "archived" } });
-      return { listingId, outcome: "archived" as const, results };
+    if (history || row.publishedAt !== null) {
+      await tx.listing.update({ where: { id: listingId }, data: { publicationState: "archived", deletedAt: new Date() } });
+      return { listingId, outcome: "tombstone" as const, results };
     }
     await tx.listing.delete({ where: { id: listingId } });
     return { listingId, outcome: "deleted" as const };
   });
+}
+
+async function keepsHistory(tx: PrismaLike, listingId: string): Promise<boolean> {
+  const [row] = await rows<{ kept: boolean }>(tx, `SELECT ${HISTORY_TABLES.map((t) => `EXISTS (SELECT 1 FROM "${t}" WHERE "listingId" = $1)`).join(" OR ")} AS kept`, listingId);
+  return row.kept;
 }

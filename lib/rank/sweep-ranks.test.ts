@@ -206,10 +206,12 @@ describe("the due sweep (the rank tick)", () => {
     const q = await t.prisma.priceQuote.create({ data: { listingId: x, amount: "10000", asset: "USDC", network: "eip155:8453", quotedAt: NOW, source: "test" } });
     expect(await marks()).toEqual([x]);
     await clearMarks();
-    await t.prisma.priceQuote.update({ where: { id: q.id }, data: { amount: "20000" } });
-    expect(await marks()).toEqual([x]);
+    // Quotes, samples and confirmed ledger rows are insert-only; the one update the ledger takes, a
+    // waiting row's confirmation, marks its listing too.
+    await expect(t.prisma.priceQuote.update({ where: { id: q.id }, data: { amount: "20000" } })).rejects.toThrow(/price_quotes is append-only/);
+    const waiting = await recordPayment({ listingId: x, payer: wallet(8), status: "unconfirmed", advertisedAmount: "10000", asset: "USDC", network: "eip155:8453", transactionId: `0x${"cd".repeat(32)}`, at: NOW });
     await clearMarks();
-    await t.prisma.priceQuote.delete({ where: { id: q.id } });
+    await t.prisma.routerPayment.update({ where: { id: waiting.id }, data: { status: "failed", reason: "unproven", confirmedAt: NOW } });
     expect(await marks()).toEqual([x]);
     await clearMarks();
     await t.prisma.endpoint.updateMany({ where: { listingId: x }, data: { priceUsd: "0.02" } });
@@ -223,8 +225,6 @@ describe("the due sweep (the rank tick)", () => {
       expect(await marks(), JSON.stringify(data)).toEqual([x]);
       await clearMarks();
     }
-    await t.prisma.routerPayment.deleteMany({ where: { listingId: x } });
-    expect(await marks()).toEqual([x]);
   });
 
   it("reads only the marked, the due and the never-ranked listings, and claims the marks it read", async () => {

@@ -44,6 +44,24 @@ describe("the moderators' desk reads the rank from listing_ranks", () => {
     expect(d.ledger[0]).toMatchObject({ status: "settled", advertisedAmount: "10000", decimals: 6, transactionId: null, blockNumber: null });
   });
 
+  it("counts a corrected row as its correction, marking both in the ledger it shows", async () => {
+    const { correctPayment } = await import("@/lib/ledger/correct");
+    const other = await createTestListing(t.prisma);
+    const paid = await recordPayment({ listingId: other, payer: "0x00000000000000000000000000000000000000d1", status: "settled", advertisedAmount: "10000", settledAmount: "10000", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", network: "eip155:8453", at: NOW });
+    const fix = await correctPayment(paid.id, { status: "failed", reason: "unproven" });
+    const d = await adminListing(moderator, other);
+    expect(d.ledgerCounts).toEqual({ failed: 1 });
+    expect(d.ledger.find((r) => r.id === fix.id)).toMatchObject({ correctsId: paid.id, correctedBy: null, status: "failed" });
+    expect(d.ledger.find((r) => r.id === paid.id)).toMatchObject({ correctsId: null, correctedBy: fix.id, status: "settled" });
+  });
+
+  it("leaves a deleted listing (its tombstone) out of the desk, and finds it no more", async () => {
+    const gone = await createTestListing(t.prisma);
+    await t.prisma.listing.update({ where: { id: gone }, data: { publicationState: "archived", deletedAt: NOW } });
+    expect((await adminDesk(moderator)).listings.map((l) => l.id)).not.toContain(gone);
+    await expect(adminListing(moderator, gone)).rejects.toMatchObject({ code: "not_found" });
+  });
+
   it("lists every listing with its scores; an unranked one reads null", async () => {
     const fresh = await createTestListing(t.prisma);
     const desk = await adminDesk(moderator);

@@ -67,7 +67,9 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
         listing: { select: { id: true, title: true } },
       },
     }),
+    // Every listing but the deleted ones (tombstones, lib/listings/lifecycle.ts): those are gone from the desk too.
     prisma.listing.findMany({
+      where: { deletedAt: null },
       select: {
         id: true, slug: true, title: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
         rank: { select: { qualityScore: true, rankScore: true } }, currentResult: { select: { total: true, band: true } }, organization: { select: { name: true } },
@@ -102,7 +104,7 @@ export async function adminListing(userId: string | null, listingId: string) {
       id: true, slug: true, title: true, baseUrl: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
       canarySuspendedAt: true, healthStatus: true, currentResultId: true, rubricNoticeVersion: true, organizationId: true,
       organization: { select: { name: true } },
-      endpoints: { select: { method: true, path: true } },
+      endpoints: { select: { id: true, method: true, path: true, priceAsset: true, priceDecimals: true } },
       rank: { select: { qualityScore: true, rankScore: true, facts: true, rankedAt: true } },
     },
   });
@@ -133,10 +135,11 @@ export async function adminListing(userId: string | null, listingId: string) {
       select: {
         id: true, createdAt: true, status: true, reason: true, detail: true, payer: true, house: true, advertisedAmount: true, quotedPayTo: true, asset: true, network: true,
         transactionId: true, blockNumber: true, chainFrom: true, chainTo: true, chainAmount: true, confirmedAt: true, httpStatus: true, latencyMs: true,
-        endpoint: { select: { method: true, path: true, priceAsset: true, priceDecimals: true } },
+        endpointId: true, correctsId: true, correctedBy: { select: { id: true } },
       },
     }),
-    prisma.routerPayment.groupBy({ by: ["status"], where: { listingId }, _count: { _all: true } }),
+    // A corrected row counts as its correction only (lib/ledger/correct.ts).
+    prisma.routerPayment.groupBy({ by: ["status"], where: { listingId, correctedBy: { is: null } }, _count: { _all: true } }),
     // The canary's runs, each with its samples (docs/CANARY.md), and today's budget left.
     prisma.canaryRun.findMany({ where: { listingId }, orderBy: { createdAt: "desc" }, take: CANARY_RUNS_SHOWN, select: CANARY_RUN_SELECT }),
     budgetLeft(listingId),
@@ -165,10 +168,16 @@ export async function adminListing(userId: string | null, listingId: string) {
     canaryRuns: canaryRuns.map(canaryRunView),
     canaryBudget: { leftToday: canaryBudget.day.toString(), leftTodayForListing: canaryBudget.listing.toString() },
     // An amount is read in its asset's decimals: the asset table's, else the listing's own for that asset; unknown, it stays atomic.
-    ledger: ledger.map((r) => ({
-      ...r,
-      decimals: findAsset(r.network, r.asset)?.decimals ?? (r.endpoint?.priceAsset?.toLowerCase() === r.asset.toLowerCase() ? r.endpoint.priceDecimals : null),
-    })),
+    ledger: ledger.map(({ endpointId, correctedBy, ...r }) => {
+      // A row keeps the endpoint id it was paid for; a save rewrites the endpoint rows, so an older id names none.
+      const endpoint = found.endpoints.find((e) => e.id === endpointId) ?? null;
+      return {
+        ...r,
+        endpoint,
+        correctedBy: correctedBy?.id ?? null,
+        decimals: findAsset(r.network, r.asset)?.decimals ?? (endpoint?.priceAsset?.toLowerCase() === r.asset.toLowerCase() ? endpoint.priceDecimals : null),
+      };
+    }),
     ledgerCounts: Object.fromEntries(ledgerCounts.map((c) => [c.status, c._count._all])) as Partial<Record<"settled" | "failed" | "unconfirmed" | "rejected" | "unmeasured", number>>,
   };
 }

@@ -131,14 +131,17 @@ export async function unpublishListingAction(listingId: string): Promise<Lifecyc
   }
 }
 
-/** Delete: a never-published draft is removed; anything published or scored is archived, its results kept. */
+/** Delete: a never-published draft without history is removed; anything else is deleted as a tombstone that keeps its history. */
 export async function deleteListingAction(listingId: string): Promise<LifecycleActionResult> {
   try {
     const r = await deleteListing(await sessionUserId(), listingId);
     revalidatePath("/dashboard");
     return {
       ok: true,
-      message: r.outcome === "deleted" ? "Deleted the draft listing." : `Archived the listing: it was published or scored, and its ${r.results} result${r.results === 1 ? " is" : "s are"} kept unchanged.`,
+      message:
+        r.outcome === "deleted"
+          ? "Deleted the draft listing."
+          : `Deleted the listing. It was published or has history, so its history is kept unchanged (${r.results} result${r.results === 1 ? "" : "s"}, and any payments and monitor readings), and it cannot be restored.`,
     };
   } catch (e) {
     const { code, detail } = errorOf(e);
