@@ -148,12 +148,12 @@ async function wrongAsset(row: { listingId: string; endpointId: string | null; a
 export async function confirmPayment(id: string, options: ReadOptions = {}): Promise<ChainVerdict | null> {
   const prisma = await db();
   const row = await prisma.routerPayment.findUnique({ where: { id }, select: WAITING_ROW });
-  if (!row || !row.transactionId || row.confirmedAt) return null;
+  if (!row || !row.transactionId || row.confirmedAt || row.status !== "unconfirmed") return null;
   return confirmRow({ ...row, id, transactionId: row.transactionId }, options);
 }
 
 const WAITING_ROW = {
-  transactionId: true, network: true, asset: true, payer: true, confirmedAt: true, authorizationNonce: true, quotedPayTo: true, advertisedAmount: true, relayedAt: true,
+  status: true, transactionId: true, network: true, asset: true, payer: true, confirmedAt: true, authorizationNonce: true, quotedPayTo: true, advertisedAmount: true, relayedAt: true,
   listingId: true, endpointId: true,
 } as const;
 
@@ -166,7 +166,7 @@ async function confirmRow(row: WaitingRow, options: ReadOptions): Promise<ChainV
   const verdict = notListed
     ? unproven(notListed)
     : await readSettlement({ transaction: row.transactionId, network: row.network, asset: row.asset, payer: row.payer, nonce: row.authorizationNonce, payTo: row.quotedPayTo, amount: row.advertisedAmount, notBefore: row.relayedAt }, options);
-  const waiting = { id: row.id, confirmedAt: null, transactionId: row.transactionId };
+  const waiting = { id: row.id, status: "unconfirmed" as const, confirmedAt: null, transactionId: row.transactionId };
   if (verdict.status === "settled") {
     const c = verdict.chain;
     try {
@@ -200,7 +200,7 @@ async function confirmRow(row: WaitingRow, options: ReadOptions): Promise<ChainV
 export async function confirmWaitingPayments(options: ReadOptions & { limit?: number } = {}): Promise<{ read: number; decided: number; skipped: number }> {
   const prisma = await db();
   const waiting = await prisma.routerPayment.findMany({
-    where: { transactionId: { not: null }, confirmedAt: null },
+    where: { status: "unconfirmed", transactionId: { not: null }, confirmedAt: null },
     orderBy: { createdAt: "asc" },
     take: options.limit ?? 200,
     select: { id: true, ...WAITING_ROW },

@@ -7,8 +7,3 @@ ALTER TABLE "router_payments" ADD COLUMN "detail" TEXT;
 -- A (network, transaction, log index) is claimed by at most one row ever.
 CREATE UNIQUE INDEX "router_payments_claim_key" ON "router_payments" ("network", "transactionId", "transferLogIndex")
   WHERE "transferLogIndex" IS NOT NULL;
-
--- A row confirmed settled names the transfer that proves it (rows confirmed before binding existed
--- are left as they were: NOT VALID).
-ALTER TABLE "router_payments" ADD CONSTRAINT "router_payments_settled_bound"
-  CHECK ("status" <> 'settled' OR "confirmedAt" IS NULL OR "transferLogIndex" IS NOT NULL) NOT VALID;
