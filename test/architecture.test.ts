@@ -166,6 +166,12 @@ const ROOMS: Room[] = [
     may: [...FOUNDATION],
   },
   {
+    path: "lib/facilitator",
+    owns: "who may use the built-in facilitator: its callers (API key scope, named tokens), their rate limits and daily gas budget",
+    // lib/http.ts: the body is read bounded; lib/apikeys: a seller's facilitator:settle key; lib/limits: per caller and per payer.
+    may: [...FOUNDATION, ...DATABASE, "lib/chain/**", "lib/apikeys/**", "lib/limits/**", "lib/http.ts"],
+  },
+  {
     path: "lib/ledger",
     owns: "writers of the settlement ledger, health samples and quotes; confirming relayed payments on chain, and its tick",
     may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/scoring/**", "lib/chain/rpc.ts"],
