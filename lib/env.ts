@@ -147,6 +147,12 @@ const schema = z.object({
   TOLLGATE_CANARY_BUDGET_DAY: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("5000000"),
   /** The canary's spend cap per listing per UTC day, in atomic units (default 500000: 0.5 USDC). */
   TOLLGATE_CANARY_BUDGET_LISTING: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("500000"),
+  /** One seller organisation's share of the canary's day, all its listings together, in atomic units (default 1000000: 1 USDC, a fifth of the day). */
+  TOLLGATE_CANARY_BUDGET_ORGANIZATION: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("1000000"),
+  /** One payTo's share of the canary's day (per network, whoever lists it), in atomic units (default 1000000: 1 USDC). */
+  TOLLGATE_CANARY_BUDGET_PAYTO: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("1000000"),
+  /** The most the canary pays for one call without a moderator's approval, in atomic units (default 100000: 0.10 USDC). */
+  TOLLGATE_CANARY_PRICE_CEILING: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("100000"),
   /**
    * Queue retention (docs/QUEUE.md "Retention"): finished analyses and their attempt-log rows older
    * than this many days move to the archive tables (default 30; "off" keeps everything live).
