@@ -247,8 +247,9 @@ const ROOMS: Room[] = [
       "lib/evidence.ts",
       // The asset table: the moderator's ledger reads amounts in their asset's decimals.
       "lib/x402/assets.ts",
-      // The canary's budget left, on the moderator's listing page.
+      // The canary's budget left, on the moderator's listing page; its price ceiling and what awaits approval, on the desk.
       "lib/canary/budget.ts",
+      "lib/canary/price-ceiling.ts",
     ],
   },
 ];
