@@ -1,10 +1,8 @@
 /**
- * The most the canary pays for one call without a moderator's word (docs/CANARY.md "The price
- * ceiling"): TOLLGATE_CANARY_PRICE_CEILING, atomic units. An endpoint listed above it is not called
- * (a sample without a verdict, `price_above_ceiling`, nothing reserved or signed) until a moderator
- * approves the listing on the canary desk up to a price per call (lib/moderation/set-levers.ts
- * approveCanaryPrice, audited); the latest approval of a listing holds, and a price raised past it
- * needs a new one.
+ * The most the canary pays for one call without a moderator's word (TOLLGATE_CANARY_PRICE_CEILING;
+ * docs/CANARY.md "The price ceiling"). An endpoint listed above it gets a sample without a verdict,
+ * `price_above_ceiling`, nothing reserved or signed, until a moderator approves the listing's price
+ * (lib/moderation/canary-price.ts, audited); the latest approval holds, a raised price needs a new one.
  */
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";

@@ -1,12 +1,9 @@
 /**
- * Tollgate's own x402 facilitator for the local chain: `x402Facilitator` from @x402/core with the
- * exact EVM scheme from @x402/evm (EIP-3009 transferWithAuthorization, submitted and paid for by
- * the facilitator's signer), served by /api/facilitator/{supported,verify,settle} in the x402 v2
- * facilitator API. No facilitator package exists on npm; this is the composition the x402 packages
- * document. Sellers in the demo use it; a production seller may use any facilitator.
- *
- * Configured by TOLLGATE_CHAIN_RPC_URL and TOLLGATE_FACILITATOR_KEY (lib/env.ts). Without them the
- * routes answer 503 `unavailable`.
+ * Tollgate's own x402 facilitator for the local chain: @x402/core's `x402Facilitator` with @x402/evm's
+ * exact scheme (EIP-3009, submitted and paid for by the signer), served by /api/facilitator/* (x402 v2).
+ * Here: the payload's shape, what is refused before any send (zero value, the preflight), and the
+ * signer's sends round-robin per caller; who may call, limits and gas budget: lib/facilitator.
+ * Configured by TOLLGATE_CHAIN_RPC_URL and TOLLGATE_FACILITATOR_KEY; without them, 503 `unavailable`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -48,7 +45,6 @@ interface CallContext {
   caller: string;
   /** Gas of the transactions this call sent, summed from their receipts. */
   gasUsed: bigint;
-  sent: number;
 }
 const callContext = new AsyncLocalStorage<CallContext>();
 
@@ -95,9 +91,7 @@ export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorS
     };
     watched[name] = SENDS.has(name)
       ? (...args: unknown[]) => {
-          const ctx = callContext.getStore();
-          if (ctx) ctx.sent++;
-          return queue.enqueue(ctx?.caller ?? IN_PROCESS_CALLER, () => call(...args));
+          return queue.enqueue(callContext.getStore()?.caller ?? IN_PROCESS_CALLER, () => call(...args));
         }
       : name === "waitForTransactionReceipt"
         ? async (...args: unknown[]) => {
@@ -314,7 +308,7 @@ export async function settle(setup: FacilitatorSetup, body: FacilitatorRequest, 
   }
   if (pre) return refuse(pre);
   const admission = opts.admit ? await opts.admit(payer) : null;
-  const ctx: CallContext = { caller: opts.caller ?? IN_PROCESS_CALLER, gasUsed: 0n, sent: 0 };
+  const ctx: CallContext = { caller: opts.caller ?? IN_PROCESS_CALLER, gasUsed: 0n };
   try {
     return await callContext.run(ctx, () => chainCall(setup, () => setup.facilitator.settle(payload, requirements), (r) => !r.success && !r.transaction));
   } finally {

@@ -7,7 +7,7 @@
 
 export interface SendRecord {
   caller: string;
-  /** Sends that started between this one's arrival and its own start (its wait, counted in sends). */
+  /** Sends started after this one arrived and before it (its wait in sends; one already in flight is not counted). */
   waitedSends: number;
 }
 
@@ -16,9 +16,10 @@ const HISTORY = 1000;
 
 export class FairSendQueue {
   private readonly queues = new Map<string, Array<() => void>>();
-  /** Callers in the order they are served; a caller is removed when its queue empties. */
+  /** Callers waiting, in the order they are served next; a caller goes to the back once served. */
   private readonly ring: string[] = [];
-  private next = 0;
+  /** The caller served last: it goes after every other caller waiting. */
+  private last: string | null = null;
   private busy = false;
   private started = 0;
   private readonly log: SendRecord[] = [];
@@ -30,7 +31,13 @@ export class FairSendQueue {
       const job = () => {
         this.record({ caller, waitedSends: this.started - arrivedAt });
         this.started++;
-        send().then(resolve, reject).finally(() => {
+        let sent: Promise<T>;
+        try {
+          sent = send();
+        } catch (e) {
+          sent = Promise.reject(e);
+        }
+        sent.then(resolve, reject).finally(() => {
           this.busy = false;
           this.pump();
         });
@@ -65,16 +72,15 @@ export class FairSendQueue {
   /** Start the next caller's head job, round-robin, when nothing is being sent. */
   private pump(): void {
     if (this.busy || this.ring.length === 0) return;
-    if (this.next >= this.ring.length) this.next = 0;
-    const caller = this.ring[this.next];
+    // A caller whose queue emptied and refilled while its send was in flight rejoined the ring at
+    // once; it still waits for the callers that were already waiting.
+    if (this.ring[0] === this.last && this.ring.length > 1) this.ring.push(this.ring.shift()!);
+    const caller = this.ring.shift()!;
     const queue = this.queues.get(caller)!;
     const job = queue.shift()!;
-    if (queue.length === 0) {
-      this.queues.delete(caller);
-      this.ring.splice(this.next, 1);
-    } else {
-      this.next++;
-    }
+    if (queue.length === 0) this.queues.delete(caller);
+    else this.ring.push(caller);
+    this.last = caller;
     this.busy = true;
     job();
   }

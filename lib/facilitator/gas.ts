@@ -1,10 +1,8 @@
 /**
- * The facilitator's daily gas budget per caller (docs/CHAIN.md "Gas budget"): the signer pays every
- * settlement's gas, so each caller may spend at most TOLLGATE_FACILITATOR_GAS_DAY gas units a UTC day.
- * A settlement reserves GAS_RESERVE before its first send with one conditional update
- * (`spent + reserve <= budget`: concurrent settlements can never pass the budget together), then
- * trues the row up to the gas its receipts show. Past the budget: 429 `rate_limited`, limit
- * `facilitatorGas`, Retry-After to the end of the UTC day.
+ * The facilitator's gas budget per caller per UTC day (TOLLGATE_FACILITATOR_GAS_DAY; docs/CHAIN.md): a
+ * settlement reserves GAS_RESERVE before its first send with one conditional update (`spent + reserve
+ * <= budget`, so concurrent settlements never pass it together), then is trued up to its receipts' gas.
+ * Past the budget: 429 `rate_limited`, limit `facilitatorGas`, Retry-After to the end of the UTC day.
  */
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
