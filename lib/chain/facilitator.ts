@@ -131,7 +131,7 @@ export const PaymentRequirementsBody = z.object({
   amount: z.string().regex(/^\d+$/, "must be the amount in atomic units as a string of digits"),
   asset: z.string().min(1, "must name the asset"),
   payTo: z.string().min(1, "must name the recipient"),
-  maxTimeoutSeconds: z.number().int().positive(),
+  maxTimeoutSeconds: z.number().int().positive().max(2_147_483_647),
   extra,
 });
 
@@ -205,19 +205,40 @@ export function supported(setup: FacilitatorSetup): SupportedResponse {
 // ---- What the exact EVM scheme reads from the payload: an EIP-3009 authorization and its signature.
 
 const hexOf = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`), `must be 0x and ${bytes} bytes of hex`);
-const uint = z.string().regex(/^\d{1,78}$/, "must be a whole number as a string of digits");
+const UINT256_MAX = (1n << 256n) - 1n;
+const uint = z
+  .string()
+  .regex(/^\d{1,78}$/, "must be a whole number as a string of digits")
+  .refine((v) => BigInt(v) <= UINT256_MAX, "must fit in 256 bits");
 export const ExactEvmPayloadBody = z.object({
   authorization: z.object({ from: hexOf(20), to: hexOf(20), value: uint, validAfter: uint, validBefore: uint, nonce: hexOf(32) }, { error: "must be the EIP-3009 authorization {from, to, value, validAfter, validBefore, nonce}" }),
   signature: z.string().regex(/^0x([0-9a-fA-F]{2})+$/, "must be the signature as 0x-prefixed hex"),
 });
 export type ExactEvmPayload = z.infer<typeof ExactEvmPayloadBody>;
 
-/** The payload's EIP-3009 authorization, or a 400 naming its JSON pointer (under /paymentPayload/payload). */
-export function exactEvmPayload(body: FacilitatorRequest): ExactEvmPayload {
-  const parsed = ExactEvmPayloadBody.safeParse(body.paymentPayload.payload);
+/** What the exact EVM scheme reads from requirements: an ERC-20 and a recipient address, an EIP-712 domain. */
+const ExactEvmRequirementsBody = z.object({
+  asset: hexOf(20),
+  payTo: hexOf(20),
+  amount: uint,
+  extra: z.object({ name: z.string().max(200).optional(), version: z.string().max(50).optional() }).passthrough().nullish(),
+});
+
+function parseAt<S extends z.ZodType>(schema: S, value: unknown, at: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const details = parsed.error.issues.map((i) => ({ pointer: "/paymentPayload/payload/" + i.path.map(String).join("/"), message: i.message }));
+  const details = parsed.error.issues.map((i) => ({ pointer: [at, ...i.path.map(String)].join("/"), message: i.message }));
   throw new AppError("bad_request", `request body is invalid at ${details[0].pointer}: ${details[0].message}`, details);
+}
+
+/**
+ * The payload's EIP-3009 authorization (and the requirements' token, recipient and domain, which the
+ * scheme reads), or a 400 naming the JSON pointer of what is not.
+ */
+export function exactEvmPayload(body: FacilitatorRequest): ExactEvmPayload {
+  parseAt(ExactEvmRequirementsBody, body.paymentRequirements, "/paymentRequirements");
+  parseAt(ExactEvmRequirementsBody, body.paymentPayload.accepted, "/paymentPayload/accepted");
+  return parseAt(ExactEvmPayloadBody, body.paymentPayload.payload, "/paymentPayload/payload");
 }
 
 /** The payer an x402 payload names (its authorization's `from`), or null when it names none. */

@@ -200,6 +200,40 @@ describe("what is refused before the signer sends", () => {
   });
 });
 
+describe("hostile but well-formed bodies", () => {
+  it("never answer 5xx: odd assets, recipients, domains, amounts past uint256, odd signatures, NUL and lone surrogates", async () => {
+    saved = configureLimits({ rates: { facilitator: null, facilitatorPayer: null } });
+    const req = requirements("1000");
+    const payload = await pay(req);
+    const inner = payload.payload as { authorization: Record<string, string>; signature: string };
+    const withAuth = (over: Record<string, string>) => ({ ...payload, payload: { ...inner, authorization: { ...inner.authorization, ...over } } });
+    const huge = "9".repeat(78);
+    const cases: Array<[string, unknown]> = [
+      ["asset not an address", body(payload, { ...req, asset: "not-an-address" })],
+      ["payTo not an address", body(payload, { ...req, payTo: "0x12" })],
+      ["payTo with NUL", body(payload, { ...req, payTo: "0x\u0000" })],
+      ["domain name a number", body(payload, { ...req, extra: { name: 5, version: "2" } })],
+      ["domain version an object", body(payload, { ...req, extra: { name: "USD Coin", version: {} } })],
+      ["value past uint256", body(withAuth({ value: huge }), { ...req, amount: huge })],
+      ["validBefore past uint256", body(withAuth({ validBefore: huge }), req)],
+      ["signature of one byte", body({ ...payload, payload: { ...inner, signature: "0x00" } }, req)],
+      ["signature of 66 bytes", body({ ...payload, payload: { ...inner, signature: "0x" + "11".repeat(66) } }, req)],
+      ["timeout past int range", body(payload, { ...req, maxTimeoutSeconds: 1e300 })],
+    ];
+    const before = await signerState();
+    for (const [what, send] of cases) {
+      for (const route of [verifyRoute, settleRoute]) {
+        const res = await post(route, send);
+        expect(res.status, `${what} (${route === verifyRoute ? "verify" : "settle"})`).toBeLessThan(500);
+      }
+    }
+    expect(await signerState()).toEqual(before);
+    // A lone surrogate or NUL where nothing reads it (the resource) changes nothing: a real payment settles.
+    const settled = await post(settleRoute, body({ ...payload, resource: { url: "http://x/\ud800\u0000" } }, req));
+    expect(await settled.json()).toMatchObject({ success: true });
+  });
+});
+
 describe("limits", () => {
   it("per caller: past its limit a caller gets 429 with Retry-After; another caller is not held", async () => {
     saved = configureLimits({ rates: { facilitator: { max: 2, windowSeconds: 60 } } });
