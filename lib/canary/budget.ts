@@ -207,7 +207,7 @@ export async function budgetLeftForListings(listingIds: string[], opts: { caps?:
   return { day, caps, leftDay: max0(caps.day - spentDay), spentDay, leftByListing: new Map(listingIds.map((id) => [id, max0(caps.listing - (spent.get(id) ?? 0n))])) };
 }
 
-/** Each organisation's share today, for the moderators' desk: spent of its share, most spent first. */
+/** Each organisation's share today, for the moderators' desk: spent of its share, most spent first (the first 200). */
 export async function organizationShares(opts: { caps?: BudgetCaps; at?: Date } = {}): Promise<Array<{ organizationId: string; name: string; spent: bigint; cap: bigint; listings: number }>> {
   const caps = opts.caps ?? configuredCaps();
   const prisma = await db();
@@ -217,7 +217,8 @@ export async function organizationShares(opts: { caps?: BudgetCaps; at?: Date } 
        FROM "organizations" o
        LEFT JOIN "canary_budget" b ON b."day" = $1::date AND b."scope" = 'org:' || o."id"
       WHERE b."spent" > 0 OR EXISTS (SELECT 1 FROM "listings" l WHERE l."organizationId" = o."id" AND l."publicationState" IN ('published', 'unlisted'))
-      ORDER BY COALESCE(b."spent", 0) DESC, o."name", o."id"`,
+      ORDER BY COALESCE(b."spent", 0) DESC, o."name", o."id"
+      LIMIT 200`,
     utcDay(opts.at),
   );
   return rows.map((r) => ({ organizationId: r.id, name: r.name, spent: BigInt(r.spent), cap: orgCap(caps), listings: Number(r.listings) }));
