@@ -20,7 +20,7 @@ import { seedDemo, shapeDocument, SHAPES, type DemoSeedResult } from "@/demo/see
 import { startMarket, type Market } from "@/sellers/market";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { serveRoutes, type RouteServer } from "@/test/route-server";
-import { facilitatorRoutes, routerCallRoute } from "@/test/router-routes";
+import { facilitatorRoutes, rigFacilitator, routerCallRoute } from "@/test/router-routes";
 import { canaryConfigured, queueDueRuns, runDueRuns } from "@/lib/canary/runs";
 import { adminCanaryDesk } from "@/lib/surfaces/admin-canary";
 import type { RunResult } from "@/lib/canary/run";
@@ -43,13 +43,14 @@ beforeAll(async () => {
   node = await startAnvil();
   local = await setupLocalChain(node.rpcUrl);
   routes = await serveRoutes({ ...facilitatorRoutes(), ...routerCallRoute() });
+  const facilitator = rigFacilitator(routes.origin);
   market = await startMarket({
-    facilitator: `${routes.origin}/api/facilitator`,
+    facilitator,
     usdc: local.usdc,
     sellers: marketSellers(plan, { ...Object.fromEntries(SHAPES.map((s) => [s.key, shapeDocument(s.key)])), ...marketExtras() }),
   });
-  validityCheck = await startValidityCheck({ facilitator: `${routes.origin}/api/facilitator`, usdc: local.usdc, payTo: products[0].payTo });
-  agentVerdict = await startAgentVerdict({ facilitator: `${routes.origin}/api/facilitator`, usdc: local.usdc, payTo: products[1].payTo });
+  validityCheck = await startValidityCheck({ facilitator, usdc: local.usdc, payTo: products[0].payTo });
+  agentVerdict = await startAgentVerdict({ facilitator, usdc: local.usdc, payTo: products[1].payTo });
   const hosts = [market.port, validityCheck.port, agentVerdict.port].map((p) => `127.0.0.1:${p}`);
   // Read on first use of lib/env (after this): the relay reaches the sellers, the facilitator and the
   // ledger read the chain.

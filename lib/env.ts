@@ -100,6 +100,17 @@ const schema = z.object({
    * facilitator routes answer 503. In the demo and tests an anvil development key (public; local only).
    */
   TOLLGATE_FACILITATOR_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key").optional(),
+  /**
+   * The facilitator's named callers besides API keys (docs/CHAIN.md "Who may settle"): comma-separated
+   * `<name>=<secret>` pairs, each secret at least 32 characters, sent as `Authorization: Bearer <secret>`.
+   * The demo gives its sellers one; unset, only keys with the `facilitator:settle` scope may settle.
+   */
+  TOLLGATE_FACILITATOR_TOKENS: z
+    .string()
+    .regex(/^([a-z0-9][-a-z0-9]{0,39}=[A-Za-z0-9_-]{32,200})(,[a-z0-9][-a-z0-9]{0,39}=[A-Za-z0-9_-]{32,200})*$/, "must be <name>=<secret> pairs separated by commas (name [a-z0-9-], secret 32 or more of [A-Za-z0-9_-])")
+    .optional(),
+  /** Gas the facilitator's signer may spend per caller per UTC day (default 30000000, about 400 settlements; "off" for no budget). */
+  TOLLGATE_FACILITATOR_GAS_DAY: z.string().regex(/^(off|[1-9]\d{0,17})$/, 'must be a positive whole number of gas units, or "off"').default("30000000"),
   /** Per-actor rate limits (docs/LIMITS.md): per signed-in user, per organisation, per client address or per API key. */
   TOLLGATE_LIMIT_INTAKE: rateLimit,
   TOLLGATE_LIMIT_PUBLISH: rateLimit,
@@ -111,6 +122,8 @@ const schema = z.object({
   TOLLGATE_LIMIT_VERIFY_ALL: rateLimit,
   TOLLGATE_LIMIT_SELECT: rateLimit,
   TOLLGATE_LIMIT_CALL: rateLimit,
+  TOLLGATE_LIMIT_FACILITATOR: rateLimit,
+  TOLLGATE_LIMIT_FACILITATOR_PAYER: rateLimit,
   /** Most analyses one seller organisation may have queued or running at once (default 3; "off" for none). */
   TOLLGATE_LIMIT_ACTIVE_ANALYSES: z
     .string()
@@ -134,6 +147,12 @@ const schema = z.object({
   TOLLGATE_CANARY_BUDGET_DAY: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("5000000"),
   /** The canary's spend cap per listing per UTC day, in atomic units (default 500000: 0.5 USDC). */
   TOLLGATE_CANARY_BUDGET_LISTING: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("500000"),
+  /** One seller organisation's share of the canary's day, all its listings together, in atomic units (default 1000000: 1 USDC, a fifth of the day). */
+  TOLLGATE_CANARY_BUDGET_ORGANIZATION: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("1000000"),
+  /** One payTo's share of the canary's day (per network, whoever lists it), in atomic units (default 1000000: 1 USDC). */
+  TOLLGATE_CANARY_BUDGET_PAYTO: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("1000000"),
+  /** The most the canary pays for one call without a moderator's approval, in atomic units (default 100000: 0.10 USDC). */
+  TOLLGATE_CANARY_PRICE_CEILING: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("100000"),
   /**
    * Queue retention (docs/QUEUE.md "Retention"): finished analyses and their attempt-log rows older
    * than this many days move to the archive tables (default 30; "off" keeps everything live).

@@ -56,8 +56,11 @@ async function main() {
   const sellers = await startFixtureSellers({ port: e.SELLERS_PORT ?? 4020, host: "127.0.0.1" });
   step(`fixture sellers listening at ${sellers.url}`);
   const plan = marketPlan();
+  // The facilitator settles only for callers it knows (docs/CHAIN.md "Who may settle"): the market's
+  // sellers and the seed products each hold a named token, so each has its own send queue and budget.
+  const facilitatorUrl = `${origin}/api/facilitator`;
   const market = await startMarket({
-    facilitator: `${origin}/api/facilitator`,
+    facilitator: { url: facilitatorUrl, token: secrets.marketFacilitatorToken },
     usdc: local.usdc,
     sellers: marketSellers(plan, { ...Object.fromEntries(SHAPES.map((s) => [s.key, shapeDocument(s.key)])), ...marketExtras() }),
   });
@@ -65,8 +68,9 @@ async function main() {
   // The seed products as working paid services (sellers/validity-check, sellers/agent-verdict).
   const products = productPlan();
   const payee = (key: string) => products.find((p) => p.key === key)!.payTo;
-  const validityCheck = await startValidityCheck({ facilitator: `${origin}/api/facilitator`, usdc: local.usdc, payTo: payee("003") });
-  const agentVerdict = await startAgentVerdict({ facilitator: `${origin}/api/facilitator`, usdc: local.usdc, payTo: payee("002") });
+  const productsFacilitator = { url: facilitatorUrl, token: secrets.productsFacilitatorToken };
+  const validityCheck = await startValidityCheck({ facilitator: productsFacilitator, usdc: local.usdc, payTo: payee("003") });
+  const agentVerdict = await startAgentVerdict({ facilitator: productsFacilitator, usdc: local.usdc, payTo: payee("002") });
   step(`seed products: validity-check at ${validityCheck.url}, agent-verdict at ${agentVerdict.url}`);
   // This process queues the sellers' analyses, so it shares the server's allow-list.
   const allowHosts = [sellers.port, market.port, validityCheck.port, agentVerdict.port].map((p) => `127.0.0.1:${p}`).join(",");
@@ -137,6 +141,7 @@ async function main() {
       // (docs/CHAIN.md). Account 9 of anvil's public development keys pays the facilitator's gas.
       TOLLGATE_CHAIN_RPC_URL: chainNode.rpcUrl,
       TOLLGATE_FACILITATOR_KEY: LOCAL_DEV_KEYS[9],
+      TOLLGATE_FACILITATOR_TOKENS: `demo-market=${secrets.marketFacilitatorToken},seed-products=${secrets.productsFacilitatorToken}`,
       // The canary pays every published listing's endpoints from the house wallet through the router;
       // its runs set each listing's verification (docs/CANARY.md). A key from a public label: local only.
       TOLLGATE_CANARY_KEY: demoKey(CANARY_HOUSE_LABEL),
@@ -198,6 +203,9 @@ interface DemoSecrets {
   /** Ed25519 seed (base64) for signing readiness badges, and when it came into use. */
   badgeSigningKey: string;
   badgeSigningKeyNotBefore: string;
+  /** The facilitator's named callers (TOLLGATE_FACILITATOR_TOKENS): the demo market's sellers and the seed products. */
+  marketFacilitatorToken: string;
+  productsFacilitatorToken: string;
 }
 
 /** Secrets the demo server needs, generated once and kept (0600) in the data folder. */
@@ -208,6 +216,8 @@ function loadSecrets(file: string): DemoSecrets {
     workerToken: existing.workerToken ?? crypto.randomBytes(24).toString("base64url"),
     badgeSigningKey: existing.badgeSigningKey ?? crypto.randomBytes(32).toString("base64"),
     badgeSigningKeyNotBefore: existing.badgeSigningKeyNotBefore ?? new Date().toISOString(),
+    marketFacilitatorToken: existing.marketFacilitatorToken ?? crypto.randomBytes(32).toString("base64url"),
+    productsFacilitatorToken: existing.productsFacilitatorToken ?? crypto.randomBytes(32).toString("base64url"),
   };
   if (JSON.stringify(s) !== JSON.stringify(existing)) fs.writeFileSync(file, JSON.stringify(s, null, 2), { mode: 0o600 });
   return s;

@@ -25,6 +25,7 @@ import { EXAMPLE_REQUEST } from "./agent-verdict/product";
 import { UPTO_EXAMPLE_INPUT, VALIDITY_EXAMPLE_INPUT } from "./validity-check/examples";
 import { validityCheckApp } from "./validity-check/service";
 import { listenLoopback } from "./listen";
+import { TEST_FACILITATOR_TOKEN } from "@/test/router-routes";
 
 let rig: PaidRig;
 let local: LocalChain;
@@ -91,7 +92,7 @@ describe("the import of a product document carries what the seller publishes", (
   it("without the OpenAPI document a paid op has no example, so no 402 is read: a warning names it, and the import still drafts", async () => {
     // The same service with its OpenAPI document withheld: the criteria document alone publishes no
     // example, and the service refuses an empty body free (challenge_required) before any 402.
-    const { app } = validityCheckApp({ facilitator: `${routes.origin}/api/facilitator`, usdc: local.usdc, payTo: payee("003") });
+    const { app } = validityCheckApp({ facilitator: { url: `${routes.origin}/api/facilitator`, token: TEST_FACILITATOR_TOKEN }, usdc: local.usdc, payTo: payee("003") });
     const bare = express();
     bare.get("/openapi.json", (_req, res) => void res.status(404).json({ error: "not_found" }));
     bare.use(app);

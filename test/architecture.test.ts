@@ -167,6 +167,12 @@ const ROOMS: Room[] = [
     may: [...FOUNDATION, "lib/x402/eip3009.ts"],
   },
   {
+    path: "lib/facilitator",
+    owns: "who may use the built-in facilitator: its callers (API key scope, named tokens), their rate limits and daily gas budget",
+    // lib/http.ts: the body is read bounded; lib/apikeys: a seller's facilitator:settle key; lib/limits: per caller and per payer.
+    may: [...FOUNDATION, ...DATABASE, "lib/chain/**", "lib/apikeys/**", "lib/limits/**", "lib/http.ts"],
+  },
+  {
     path: "lib/ledger",
     owns: "writers of the settlement ledger, health samples and quotes; confirming relayed payments on chain, and its tick",
     // lib/x402/assets.ts and eip3009.ts: a settlement is bound to the listed asset and its EIP-3009 events.
@@ -244,8 +250,9 @@ const ROOMS: Room[] = [
       "lib/evidence.ts",
       // The asset table: the moderator's ledger reads amounts in their asset's decimals.
       "lib/x402/assets.ts",
-      // The canary's budget left, on the moderator's listing page.
+      // The canary's budget left, on the moderator's listing page; its price ceiling and what awaits approval, on the desk.
       "lib/canary/budget.ts",
+      "lib/canary/price-ceiling.ts",
     ],
   },
 ];

@@ -14,7 +14,7 @@ import type { ListingDocument } from "@/lib/listing-document/document";
 import { startMarket, type Market, type MarketBehaviour } from "@/sellers/market";
 import { startAgentVerdict, type AgentVerdictService } from "@/sellers/agent-verdict/index";
 import { startValidityCheck, type ValidityCheck } from "@/sellers/validity-check/service";
-import { facilitatorRoutes } from "@/test/router-routes";
+import { facilitatorRoutes, rigFacilitator } from "@/test/router-routes";
 import { serveRoutes, type RouteServer } from "@/test/route-server";
 
 export interface RigSeller {
@@ -69,7 +69,7 @@ export async function startPaidRig(opts: PaidRigOptions): Promise<PaidRig> {
     const local = await setupLocalChain(node.rpcUrl);
     const routes = await serveRoutes(facilitatorRoutes());
     closers.push(() => routes.close());
-    const facilitator = `${routes.origin}/api/facilitator`;
+    const facilitator = rigFacilitator(routes.origin);
     let market: Market | null = null;
     if (opts.sellers?.length) {
       market = await startMarket({ facilitator, usdc: local.usdc, sellers: opts.sellers.map((s) => ({ ...s, payTo: payee(s.slug) })) });

@@ -20,6 +20,19 @@ export function facilitatorRoutes(): Record<string, RouteHandler> {
   };
 }
 
+/** The named facilitator caller the test rigs' sellers hold (docs/CHAIN.md "Who may settle"). */
+export const TEST_FACILITATOR_TOKEN = "test-rig-sellers-0123456789abcdefghijklmnopqrstuv";
+
+/**
+ * Let the rig's sellers settle through the facilitator's routes: names their token in
+ * TOLLGATE_FACILITATOR_TOKENS (read on lib/env's first use, so call it before) and answers the
+ * {url, token} the sellers take as their facilitator.
+ */
+export function rigFacilitator(origin: string): { url: string; token: string } {
+  process.env.TOLLGATE_FACILITATOR_TOKENS = `test-sellers=${TEST_FACILITATOR_TOKEN}`;
+  return { url: `${origin}/api/facilitator`, token: TEST_FACILITATOR_TOKEN };
+}
+
 /** The router's catch-all route for every listing, path and method: its params read from the path. */
 export function routerCallRoute(): Record<string, RouteHandler> {
   return {

@@ -6,13 +6,14 @@
  */
 import { AppError } from "@/lib/errors";
 
-export const API_KEY_SCOPES = ["router:select", "router:call"] as const;
+export const API_KEY_SCOPES = ["router:select", "router:call", "facilitator:settle"] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 /** What each scope opens, in the words the admins' page and the 403 use. */
 export const API_KEY_SCOPE_WORDS: Record<ApiKeyScope, { routes: string; what: string }> = {
   "router:select": { routes: "POST /router/select · MCP select_services", what: "a shortlist of services for a task, with rankScore" },
   "router:call": { routes: "ANY /router/call/<listing>/<path>", what: "call and pay a listed endpoint through the router" },
+  "facilitator:settle": { routes: "POST /api/facilitator/verify · POST /api/facilitator/settle", what: "a seller's payments verified and settled by Tollgate's facilitator (it pays the gas)" },
 };
 
 export function isApiKeyScope(v: unknown): v is ApiKeyScope {

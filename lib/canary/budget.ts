@@ -1,11 +1,12 @@
 /**
- * The house wallet's budget (docs/CANARY.md "The budget"): a cap per UTC day over all listings and a
- * cap per listing per day, in atomic units, enforced in the database before anything is signed.
+ * The house wallet's budget (docs/CANARY.md "The budget"): a cap per UTC day over all listings, a
+ * share per seller organisation, a cap per listing and a share per payTo, per day, in atomic units,
+ * enforced in the database before anything is signed.
  *
  * A run reserves its worst case once, before its first signature: the sum of its endpoints' listed
- * prices (the canary never signs above a listed price). The reservation is two conditional updates
- * in one transaction, the day's total first and the listing's second (always that order, so two
- * reservations never wait on each other crosswise):
+ * prices (the canary never signs above a listed price). The reservation is three conditional updates
+ * in one transaction, the day's total, the organisation's share, then the listing's (always that
+ * order, so two reservations never wait on each other crosswise):
  *
  *     UPDATE canary_budget SET spent = spent + $amount WHERE day = $day AND scope = … AND spent + $amount <= $cap
  *
@@ -23,28 +24,46 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 
 export const DAY_SCOPE = "*";
+/** The scope of a seller organisation's share: `org:<organization id>`. */
+export const orgScope = (organizationId: string) => `org:${organizationId}`;
+/** The scope of a payTo's share: `payto:<CAIP-2 network>:<address, lower case>`. */
+export const payToScope = (network: string, payTo: string) => `payto:${network}:${payTo.toLowerCase()}`;
 
 export interface BudgetCaps {
   /** All listings together, per UTC day (atomic units). */
   day: bigint;
   /** One listing, per UTC day (atomic units). */
   listing: bigint;
+  /** One seller organisation's listings together, per UTC day (atomic units). */
+  organization?: bigint;
+  /** One recipient (payTo) on one network, whoever lists it, per UTC day (atomic units). */
+  payTo?: bigint;
 }
 
 export function configuredCaps(): BudgetCaps {
   const e = env();
-  return { day: BigInt(e.TOLLGATE_CANARY_BUDGET_DAY), listing: BigInt(e.TOLLGATE_CANARY_BUDGET_LISTING) };
+  return {
+    day: BigInt(e.TOLLGATE_CANARY_BUDGET_DAY),
+    listing: BigInt(e.TOLLGATE_CANARY_BUDGET_LISTING),
+    organization: BigInt(e.TOLLGATE_CANARY_BUDGET_ORGANIZATION),
+    payTo: BigInt(e.TOLLGATE_CANARY_BUDGET_PAYTO),
+  };
 }
+
+/** A cap left out of `caps` (tests that name only some) is the day's: no tighter than the whole. */
+const orgCap = (caps: BudgetCaps) => caps.organization ?? caps.day;
+const payToCap = (caps: BudgetCaps) => caps.payTo ?? caps.day;
 
 /** The UTC day of an instant, as YYYY-MM-DD. */
 export function utcDay(at: Date = new Date()): string {
   return at.toISOString().slice(0, 10);
 }
 
-export type Reservation = { ok: true; day: string; amount: bigint; already: boolean } | { ok: false; scope: "day" | "listing"; day: string; left: bigint };
+export type BudgetScope = "day" | "organization" | "listing";
+export type Reservation = { ok: true; day: string; amount: bigint; already: boolean } | { ok: false; scope: BudgetScope; day: string; left: bigint };
 
 class Refused extends Error {
-  constructor(readonly scope: "day" | "listing") {
+  constructor(readonly scope: BudgetScope) {
     super(scope);
   }
 }
@@ -66,13 +85,16 @@ export async function reserve(input: { runId: string; listingId: string; amount:
       );
       if (!run) throw new AppError("not_found", `canary run ${input.runId} does not exist`);
       if (run.reserved !== null) return { ok: true as const, day: run.budgetDay ?? day, amount: BigInt(run.reserved), already: true };
+      const org = orgScope(await organizationOf(tx, input.listingId));
       await tx.$executeRawUnsafe(
-        `INSERT INTO "canary_budget" ("day", "scope") VALUES ($1::date, $2), ($1::date, $3) ON CONFLICT ("day", "scope") DO NOTHING`,
+        `INSERT INTO "canary_budget" ("day", "scope") VALUES ($1::date, $2), ($1::date, $3), ($1::date, $4) ON CONFLICT ("day", "scope") DO NOTHING`,
         day,
         DAY_SCOPE,
+        org,
         input.listingId,
       );
-      for (const [scope, key, cap] of [["day", DAY_SCOPE, caps.day], ["listing", input.listingId, caps.listing]] as const) {
+      const order: Array<readonly [BudgetScope, string, bigint]> = [["day", DAY_SCOPE, caps.day], ["organization", org, orgCap(caps)], ["listing", input.listingId, caps.listing]];
+      for (const [scope, key, cap] of order) {
         const took = await tx.$executeRawUnsafe(
           `UPDATE "canary_budget" SET "spent" = "spent" + $3::numeric, "updatedAt" = now() AT TIME ZONE 'UTC'
             WHERE "day" = $1::date AND "scope" = $2 AND "spent" + $3::numeric <= $4::numeric`,
@@ -89,8 +111,44 @@ export async function reserve(input: { runId: string; listingId: string; amount:
   } catch (e) {
     if (!(e instanceof Refused)) throw e;
     const left = await budgetLeft(input.listingId, { caps, at: input.at });
-    return { ok: false, scope: e.scope, day, left: e.scope === "day" ? left.day : left.listing };
+    return { ok: false, scope: e.scope, day, left: e.scope === "day" ? left.day : e.scope === "organization" ? left.organization : left.listing };
   }
+}
+
+type Tx = { $queryRawUnsafe: <T = unknown>(q: string, ...v: unknown[]) => Promise<T>; $executeRawUnsafe: (q: string, ...v: unknown[]) => Promise<number> };
+
+async function organizationOf(tx: Pick<Tx, "$queryRawUnsafe">, listingId: string): Promise<string> {
+  const [row] = await tx.$queryRawUnsafe<Array<{ organizationId: string }>>(`SELECT "organizationId" FROM "listings" WHERE "id" = $1`, listingId);
+  if (!row) throw new AppError("not_found", `listing ${listingId} does not exist`);
+  return row.organizationId;
+}
+
+/**
+ * Take `amount` of one payTo's share today, for one endpoint's call, after its quote named the payTo
+ * and before the house signs: one conditional update, like the run's reservation. Refused, nothing is
+ * taken and the call is not signed. What it takes stays counted (a signed authorization can be
+ * settled until it expires); a call interrupted between this and its signature errs on the side of
+ * spending less.
+ */
+export async function reservePayTo(input: { network: string; payTo: string; amount: bigint; caps?: BudgetCaps; at?: Date }): Promise<{ ok: true } | { ok: false; left: bigint }> {
+  const caps = input.caps ?? configuredCaps();
+  const cap = payToCap(caps);
+  const day = utcDay(input.at);
+  const scope = payToScope(input.network, input.payTo);
+  const prisma = await db();
+  await prisma.$executeRawUnsafe(`INSERT INTO "canary_budget" ("day", "scope") VALUES ($1::date, $2) ON CONFLICT ("day", "scope") DO NOTHING`, day, scope);
+  const took = await prisma.$executeRawUnsafe(
+    `UPDATE "canary_budget" SET "spent" = "spent" + $3::numeric, "updatedAt" = now() AT TIME ZONE 'UTC'
+      WHERE "day" = $1::date AND "scope" = $2 AND "spent" + $3::numeric <= $4::numeric`,
+    day,
+    scope,
+    input.amount.toString(),
+    cap.toString(),
+  );
+  if (took === 1) return { ok: true };
+  const [row] = await prisma.$queryRawUnsafe<Array<{ spent: string }>>(`SELECT "spent"::text AS "spent" FROM "canary_budget" WHERE "day" = $1::date AND "scope" = $2`, day, scope);
+  const left = cap - BigInt(row?.spent ?? "0");
+  return { ok: false, left: left < 0n ? 0n : left };
 }
 
 /** Give back `amount` of run `runId`'s reservation (never more than it reserved; once per run finish). */
@@ -98,7 +156,7 @@ export async function release(tx: { $executeRawUnsafe: (q: string, ...v: unknown
   if (run.amount <= 0n) return;
   await tx.$executeRawUnsafe(
     `UPDATE "canary_budget" SET "spent" = GREATEST("spent" - $3::numeric, 0), "updatedAt" = now() AT TIME ZONE 'UTC'
-      WHERE "day" = $1::date AND "scope" IN ($2, $4)`,
+      WHERE "day" = $1::date AND "scope" IN ($2, $4, (SELECT 'org:' || l."organizationId" FROM "listings" l WHERE l."id" = $4))`,
     run.budgetDay,
     DAY_SCOPE,
     run.amount.toString(),
@@ -106,20 +164,27 @@ export async function release(tx: { $executeRawUnsafe: (q: string, ...v: unknown
   );
 }
 
-/** What today's caps have left, overall and for one listing (atomic units, never negative). */
-export async function budgetLeft(listingId: string | null, opts: { caps?: BudgetCaps; at?: Date } = {}): Promise<{ day: bigint; listing: bigint; spentDay: bigint; spentListing: bigint }> {
+/** What today's caps have left, overall, for one listing and for its organisation (atomic units, never negative). */
+export async function budgetLeft(
+  listingId: string | null,
+  opts: { caps?: BudgetCaps; at?: Date } = {},
+): Promise<{ day: bigint; listing: bigint; organization: bigint; spentDay: bigint; spentListing: bigint; spentOrganization: bigint }> {
   const caps = opts.caps ?? configuredCaps();
   const prisma = await db();
+  const org = listingId ? orgScope(await organizationOf(prisma, listingId)) : DAY_SCOPE;
   const rows = await prisma.$queryRawUnsafe<Array<{ scope: string; spent: string }>>(
-    `SELECT "scope", "spent"::text AS "spent" FROM "canary_budget" WHERE "day" = $1::date AND "scope" IN ($2, $3)`,
+    `SELECT "scope", "spent"::text AS "spent" FROM "canary_budget" WHERE "day" = $1::date AND "scope" IN ($2, $3, $4)`,
     utcDay(opts.at),
     DAY_SCOPE,
     listingId ?? DAY_SCOPE,
+    org,
   );
-  const spentDay = BigInt(rows.find((r) => r.scope === DAY_SCOPE)?.spent ?? "0");
-  const spentListing = listingId ? BigInt(rows.find((r) => r.scope === listingId)?.spent ?? "0") : 0n;
+  const spentOf = (scope: string) => BigInt(rows.find((r) => r.scope === scope)?.spent ?? "0");
+  const spentDay = spentOf(DAY_SCOPE);
+  const spentListing = listingId ? spentOf(listingId) : 0n;
+  const spentOrganization = listingId ? spentOf(org) : 0n;
   const max0 = (v: bigint) => (v < 0n ? 0n : v);
-  return { day: max0(caps.day - spentDay), listing: max0(caps.listing - spentListing), spentDay, spentListing };
+  return { day: max0(caps.day - spentDay), listing: max0(caps.listing - spentListing), organization: max0(orgCap(caps) - spentOrganization), spentDay, spentListing, spentOrganization };
 }
 
 /**
@@ -140,4 +205,21 @@ export async function budgetLeftForListings(listingIds: string[], opts: { caps?:
   const max0 = (v: bigint) => (v < 0n ? 0n : v);
   const spentDay = spent.get(DAY_SCOPE) ?? 0n;
   return { day, caps, leftDay: max0(caps.day - spentDay), spentDay, leftByListing: new Map(listingIds.map((id) => [id, max0(caps.listing - (spent.get(id) ?? 0n))])) };
+}
+
+/** Each organisation's share today, for the moderators' desk: spent of its share, most spent first (the first 200). */
+export async function organizationShares(opts: { caps?: BudgetCaps; at?: Date } = {}): Promise<Array<{ organizationId: string; name: string; spent: bigint; cap: bigint; listings: number }>> {
+  const caps = opts.caps ?? configuredCaps();
+  const prisma = await db();
+  const rows = await prisma.$queryRawUnsafe<Array<{ id: string; name: string; spent: string; listings: number }>>(
+    `SELECT o."id", o."name", COALESCE(b."spent", 0)::text AS "spent",
+            (SELECT count(*)::int FROM "listings" l WHERE l."organizationId" = o."id" AND l."publicationState" IN ('published', 'unlisted')) AS "listings"
+       FROM "organizations" o
+       LEFT JOIN "canary_budget" b ON b."day" = $1::date AND b."scope" = 'org:' || o."id"
+      WHERE b."spent" > 0 OR EXISTS (SELECT 1 FROM "listings" l WHERE l."organizationId" = o."id" AND l."publicationState" IN ('published', 'unlisted'))
+      ORDER BY COALESCE(b."spent", 0) DESC, o."name", o."id"
+      LIMIT 200`,
+    utcDay(opts.at),
+  );
+  return rows.map((r) => ({ organizationId: r.id, name: r.name, spent: BigInt(r.spent), cap: orgCap(caps), listings: Number(r.listings) }));
 }

@@ -39,7 +39,8 @@ import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import { decodeSettlement } from "@/lib/router/payment-headers";
 import { RELAY_DEADLINE_MS, relayCall } from "@/lib/router/relay-call";
 import { outputFactsOf, recordSampleObservations, type OutputFacts } from "@/lib/trust/observe";
-import { release, reserve, type BudgetCaps } from "./budget";
+import { release, reserve, reservePayTo, type BudgetCaps } from "./budget";
+import { aboveCeiling, approvedUpTo, priceCeiling } from "./price-ceiling";
 import { anyHouseKey, houseKeyFor } from "./house";
 
 export type SampleOutcome = "pass" | "degraded" | "broken";
@@ -55,6 +56,8 @@ export interface CanaryOptions {
   allowHosts?: string[];
   chain?: ReadOptions;
   caps?: BudgetCaps;
+  /** The most paid per call without a moderator's approval (default TOLLGATE_CANARY_PRICE_CEILING). */
+  priceCeiling?: bigint;
   /** Called as each endpoint's call passes a stage; throwing there interrupts the run as a killed worker would. */
   onStage?: (stage: CanaryStage, endpoint: { method: string; path: string }) => void | Promise<void>;
 }
@@ -218,8 +221,16 @@ export async function executeRun(runId: string, leaseToken: string, options: Can
   // An endpoint the canary cannot call (no request example, no machine-readable price) is named in a
   // sample without a verdict: the listing cannot be verified, but the endpoints it can call still are.
   // An endpoint on a network with no house key (neither its own nor the default) cannot be paid.
+  // An endpoint priced above the canary's ceiling is not paid until a moderator approves the listing's price.
+  const [ceiling, approved] = [options.priceCeiling ?? priceCeiling(), await approvedUpTo(listing.id)];
   const unrunnable = (e: EndpointRow) =>
-    e.requestExample === null && !e.noParameters ? "no_request_example" : !e.priceAmount || !e.priceAsset || !e.priceNetwork ? "no_machine_price" : !houseAccount(options, e.priceNetwork) ? "no_house_wallet" : null;
+    e.requestExample === null && !e.noParameters
+      ? "no_request_example"
+      : !e.priceAmount || !e.priceAsset || !e.priceNetwork || !/^\d{1,60}$/.test(e.priceAmount)
+        ? "no_machine_price"
+        : !houseAccount(options, e.priceNetwork)
+          ? "no_house_wallet"
+          : aboveCeiling(BigInt(e.priceAmount), ceiling, approved);
   const runnable = endpoints.filter((e) => unrunnable(e) === null);
   const reservation = await reserve({ runId, listingId: listing.id, amount: runnable.reduce((s, e) => s + BigInt(e.priceAmount!), 0n), caps: options.caps });
   if (!reservation.ok) return finish("deferred", null, `budget: the ${reservation.scope} cap has ${reservation.left} left`);
@@ -272,7 +283,7 @@ async function callEndpoint(input: CallInput, options: CanaryOptions): Promise<v
   const listed = BigInt(e.priceAmount!);
   const identity = { runId: input.runId, listingId: input.listingId, endpointId: e.id, method: e.method, path: e.path, listedAmount: e.priceAmount, payer: input.account.address.toLowerCase() };
   // An endpoint judged before anything is signed still leaves its sample.
-  const judgedUnpaid = async (outcome: SampleOutcome, reason: string, extra: Record<string, unknown> = {}) => {
+  const judgedUnpaid = async (outcome: SampleOutcome | null, reason: string, extra: Record<string, unknown> = {}) => {
     const id = input.priorId ?? (await prisma.canarySample.create({ data: identity, select: { id: true } })).id;
     await complete(id, { outcome, reason, ...extra });
   };
@@ -305,6 +316,9 @@ async function callEndpoint(input: CallInput, options: CanaryOptions): Promise<v
     quotedNetwork: quote.network,
   };
   if (BigInt(quote.amount) > listed) return judgedUnpaid("degraded", "quote_above_listing", { ...quoted, httpStatus: 402 });
+  // The payTo's share of the day, taken once the quote names it and before anything is signed.
+  const share = input.priorId ? { ok: true as const } : await reservePayTo({ network: quote.network, payTo: String(quote.payTo), amount: BigInt(quote.amount), caps: options.caps });
+  if (!share.ok) return judgedUnpaid(null, `budget_payto: the payTo's share has ${share.left} left today`, { ...quoted, httpStatus: 402 });
 
   // The sample exists, pending, with its quote, before anything is signed.
   const sampleId = input.priorId ?? (await prisma.canarySample.create({ data: { ...identity, ...quoted }, select: { id: true } })).id;

@@ -41,8 +41,10 @@ export async function requestRun(input: { listingId: string; trigger: CanaryTrig
 }
 
 /**
- * Lease one queued run (the given one, or the oldest due): state running, a fresh lease token, the
- * attempt counted. Null when none is due.
+ * Lease one queued run (the given one, or the next due): state running, a fresh lease token, the
+ * attempt counted. Null when none is due. The next due is round-robin across seller organisations:
+ * the organisation whose latest run started longest ago (or never) goes first, and within it the
+ * oldest due run, so one seller with many listings waits its turn between the others' runs.
  */
 export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}): Promise<{ runId: string; leaseToken: string } | null> {
   const prisma = await db();
@@ -51,9 +53,11 @@ export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}):
     `UPDATE "canary_runs" SET "state" = 'running', "leaseToken" = $1, "attempts" = "attempts" + 1,
             "leaseExpiresAt" = (now() AT TIME ZONE 'UTC') + ($2::int * interval '1 millisecond'),
             "startedAt" = COALESCE("startedAt", now() AT TIME ZONE 'UTC')
-      WHERE "id" = (SELECT "id" FROM "canary_runs"
-                     WHERE "state" = 'queued' AND "runAfter" <= (now() AT TIME ZONE 'UTC') AND ($3::text IS NULL OR "id" = $3)
-                     ORDER BY "runAfter" LIMIT 1 FOR UPDATE SKIP LOCKED)
+      WHERE "id" = (SELECT r."id" FROM "canary_runs" r JOIN "listings" l ON l."id" = r."listingId"
+                     LEFT JOIN LATERAL (SELECT max(o."startedAt") AS "at" FROM "canary_runs" o JOIN "listings" ol ON ol."id" = o."listingId"
+                                         WHERE ol."organizationId" = l."organizationId") served ON true
+                     WHERE r."state" = 'queued' AND r."runAfter" <= (now() AT TIME ZONE 'UTC') AND ($3::text IS NULL OR r."id" = $3)
+                     ORDER BY served."at" ASC NULLS FIRST, r."runAfter", r."id" LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
       RETURNING "id"`,
     token,
     opts.leaseMs ?? CANARY_LEASE_MS,
@@ -119,8 +123,10 @@ export async function runCanary(listingId: string, request: { trigger?: CanaryTr
 
 /**
  * Queue the runs that are due: every published listing not suspended and without an active run
- * whose last run was created more than CANARY_EVERY_MS ago (trigger `schedule`), or that has never
- * been run (trigger `publish`: its first run after publication). Answers how many were queued.
+ * whose last run was created more than CANARY_EVERY_MS ago, or was deferred on an earlier UTC day
+ * (the budget's next window: its caps and shares start afresh at midnight UTC, not a day after the
+ * deferral) (trigger `schedule`), or that has never been run (trigger `publish`: its first run after
+ * publication). Answers how many were queued.
  */
 export async function queueDueRuns(now: Date = new Date()): Promise<number> {
   const prisma = await db();
@@ -129,9 +135,10 @@ export async function queueDueRuns(now: Date = new Date()): Promise<number> {
      SELECT 'cr' || md5(random()::text || clock_timestamp()::text || l."id"), l."id",
             (CASE WHEN last."createdAt" IS NULL THEN 'publish' ELSE 'schedule' END)::"CanaryTrigger", 'system:canary.schedule', $1::timestamptz AT TIME ZONE 'UTC'
        FROM "listings" l
-       LEFT JOIN LATERAL (SELECT r."createdAt" FROM "canary_runs" r WHERE r."listingId" = l."id" ORDER BY r."createdAt" DESC LIMIT 1) last ON true
+       LEFT JOIN LATERAL (SELECT r."createdAt", r."state", r."finishedAt" FROM "canary_runs" r WHERE r."listingId" = l."id" ORDER BY r."createdAt" DESC LIMIT 1) last ON true
       WHERE l."publicationState" = 'published' AND l."canarySuspendedAt" IS NULL
-        AND (last."createdAt" IS NULL OR last."createdAt" <= ($1::timestamptz AT TIME ZONE 'UTC') - ($2::bigint * interval '1 millisecond'))
+        AND (last."createdAt" IS NULL OR last."createdAt" <= ($1::timestamptz AT TIME ZONE 'UTC') - ($2::bigint * interval '1 millisecond')
+             OR (last."state" = 'deferred' AND last."finishedAt" < date_trunc('day', $1::timestamptz AT TIME ZONE 'UTC')))
         AND NOT EXISTS (SELECT 1 FROM "canary_runs" a WHERE a."listingId" = l."id" AND a."state" IN ('queued', 'running'))
      ON CONFLICT ("listingId") WHERE "state" IN ('queued', 'running') DO NOTHING`,
     now.toISOString(),

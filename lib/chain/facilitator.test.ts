@@ -1,23 +1,21 @@
 /**
  * The facilitator on a real anvil: a buyer's real EIP-3009 authorization (built by @x402/core's
  * x402Client with @x402/evm's exact client scheme) verified and settled on chain; the refusals the
- * rank floors rely on; the HTTP routes through their exported handlers.
+ * rank floors rely on; what is refused before the signer sends anything (zero value, a payer that
+ * cannot pay, a bad signature) and the 400 of a malformed payload. The HTTP door (who may call,
+ * limits, gas budget, fairness) is lib/facilitator/door.test.ts.
  */
-import { serveRoutes, type RouteServer } from "@/test/route-server";
 import { x402Client } from "@x402/core/client";
-import { HTTPFacilitatorClient } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { keccak256, parseEventLogs, toHex, type Address, type Hex, type PrivateKeyAccount } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFundedChain } from "@/test/chain";
-import { GET as supportedRoute } from "@/app/api/facilitator/supported/route";
-import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
-import { POST as verifyRoute } from "@/app/api/facilitator/verify/route";
 import { AppError } from "@/lib/errors";
 import { freePort, type AnvilNode } from "./anvil";
-import { createFacilitator, settle, supported, verify, type FacilitatorRequest, type FacilitatorSetup } from "./facilitator";
+import { INSUFFICIENT_BALANCE, ZERO_VALUE, createFacilitator, settle, verify, type FacilitatorRequest, type FacilitatorSetup } from "./facilitator";
 import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, type LocalChain } from "./local-chain";
 import { EIP3009_TYPES, TEST_USDC_ABI } from "./test-usdc";
 
@@ -34,9 +32,6 @@ const FACILITATOR_KEY = LOCAL_DEV_KEYS[9];
 beforeAll(async () => {
   ({ node, local, payer, payTo: seller, otherPayTo: other } = await startFundedChain());
   setup = createFacilitator(node.rpcUrl, FACILITATOR_KEY);
-  // The routes read these (lib/env.ts parses process.env on first use, which is after this).
-  process.env.TOLLGATE_CHAIN_RPC_URL = node.rpcUrl;
-  process.env.TOLLGATE_FACILITATOR_KEY = FACILITATOR_KEY;
   // A client pays only in assets it recognises (since @x402/core PR #3124): declare the local token.
   buyer = new x402Client()
     .register(LOCAL_NETWORK, new ExactEvmScheme(toClientEvmSigner(payer, local.publicClient)))
@@ -58,8 +53,20 @@ function body(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequir
 async function pay(req: PaymentRequirements): Promise<PaymentPayload> {
   return buyer.createPaymentPayload(paymentRequired(req));
 }
-const post = (handler: (r: Request) => Promise<Response>, payload: unknown) =>
-  handler(new Request("http://127.0.0.1/api/facilitator", { method: "POST", headers: { "content-type": "application/json" }, body: typeof payload === "string" ? payload : JSON.stringify(payload) }));
+/** An EIP-3009 authorization signed by `from` for `value` (the x402 client refuses a zero amount itself). */
+async function signAuthorization(from: PrivateKeyAccount, req: PaymentRequirements, value: bigint): Promise<PaymentPayload> {
+  const validBefore = BigInt(Math.floor(Date.now() / 1000) + 300);
+  const nonce = keccak256(toHex(`${from.address} ${value} ${Math.random()}`));
+  const message = { from: from.address, to: req.payTo as Address, value, validAfter: 0n, validBefore, nonce };
+  const signature = await from.signTypedData({
+    domain: { ...LOCAL_USDC_DOMAIN, chainId: 31337, verifyingContract: LOCAL_USDC_ADDRESS },
+    types: { TransferWithAuthorization: EIP3009_TYPES.TransferWithAuthorization },
+    primaryType: "TransferWithAuthorization",
+    message,
+  });
+  const authorization = { ...message, value: String(value), validAfter: "0", validBefore: String(validBefore) };
+  return { x402Version: 2, accepted: req, payload: { authorization, signature } };
+}
 
 describe("the buyer side (@x402/core client)", () => {
   it("a default client refuses the local token: it pays only in assets it recognises", async () => {
@@ -166,85 +173,59 @@ describe("verify and settle a real EIP-3009 authorization", () => {
   });
 });
 
-describe("/api/facilitator routes", () => {
-  it("GET supported lists exact on eip155:31337 (x402 v2) and the signer", async () => {
-    const res = await supportedRoute();
-    expect(res.status).toBe(200);
-    const json = await res.json();
-    expect(json).toEqual(JSON.parse(JSON.stringify(supported(setup))));
-    expect(json.kinds).toContainEqual({ x402Version: 2, scheme: "exact", network: LOCAL_NETWORK });
-    expect(Object.values(json.signers as Record<string, string[]>).flat()).toContain(setup.address);
+describe("refused before anything is sent (the signer pays no gas)", () => {
+  const signerState = async () => ({
+    nonce: await local.publicClient.getTransactionCount({ address: setup.address }),
+    balance: await local.publicClient.getBalance({ address: setup.address }),
   });
 
-  it("POST verify then POST settle move the money; the settle answer names the transaction", async () => {
-    const req = requirements("25000");
-    const payload = await pay(req);
-    const verified = await post(verifyRoute, body(payload, req));
-    expect(verified.status).toBe(200);
-    expect(await verified.json()).toMatchObject({ isValid: true, payer: payer.address });
-    const before = await local.balanceOf(seller);
-    const settled = await post(settleRoute, body(payload, req));
-    expect(settled.status).toBe(200);
-    const json = await settled.json();
-    expect(json).toMatchObject({ success: true, network: LOCAL_NETWORK, payer: payer.address });
-    expect(await local.balanceOf(seller)).toBe(before + 25_000n);
-    const again = await post(verifyRoute, body(payload, req));
-    expect(await again.json()).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_nonce_already_used" });
+  it("a zero-value authorization, even from a wallet with nothing", async () => {
+    const nobody = privateKeyToAccount(keccak256(toHex("facilitator test: an empty wallet")));
+    const req = requirements("0");
+    const payload = await signAuthorization(nobody, req, 0n);
+    const before = await signerState();
+    expect(await verify(setup, body(payload, req))).toMatchObject({ isValid: false, invalidReason: ZERO_VALUE, payer: nobody.address });
+    expect(await settle(setup, body(payload, req))).toMatchObject({ success: false, errorReason: ZERO_VALUE, transaction: "" });
+    expect(await signerState()).toEqual(before);
   });
 
-  it("bad JSON, a missing field, a wrong field and x402 v1 are 400s naming the problem", async () => {
-    const req = requirements("10000");
+  it("a payer that cannot pay: the preflight reads its balance and the scheme's settle never sends", async () => {
+    const unfunded = privateKeyToAccount(keccak256(toHex("facilitator test: an unfunded payer")));
+    const req = requirements("5000");
+    const payload = await signAuthorization(unfunded, req, 5000n);
+    const before = await signerState();
+    const settled = await settle(setup, body(payload, req));
+    expect(settled).toMatchObject({ success: false, errorReason: INSUFFICIENT_BALANCE, transaction: "", payer: unfunded.address });
+    expect(settled.errorMessage).toMatch(/holds 0 of the 5000/);
+    expect(await signerState()).toEqual(before);
+  });
+
+  it("a signature that is not the payer's fails the simulation, not on chain", async () => {
+    const req = requirements("3000");
     const payload = await pay(req);
-    const cases: { send: unknown; status: number; pointer?: string; message: RegExp }[] = [
-      { send: "{not json", status: 400, message: /not JSON/ },
-      { send: "", status: 400, message: /empty/ },
-      { send: { x402Version: 2, paymentPayload: payload }, status: 400, pointer: "/paymentRequirements", message: /paymentRequirements/ },
-      { send: body(payload, { ...req, amount: "1.5" }), status: 400, pointer: "/paymentRequirements/amount", message: /atomic units/ },
-      { send: body(payload, { ...req, network: "base" as PaymentRequirements["network"] }), status: 400, pointer: "/paymentRequirements/network", message: /CAIP-2/ },
-      { send: { ...body(payload, req), x402Version: 1 }, status: 400, pointer: "/x402Version", message: /x402 v2/ },
+    const sig = (payload.payload as { signature: Hex }).signature;
+    const tampered = (sig.slice(0, 10) + (sig.slice(10, 12) === "00" ? "01" : "00") + sig.slice(12)) as Hex;
+    const before = await signerState();
+    expect(await settle(setup, body({ ...payload, payload: { ...payload.payload, signature: tampered } }, req))).toMatchObject({ success: false, transaction: "" });
+    expect(await signerState()).toEqual(before);
+  });
+
+  it("a payload without an authorization is a 400 naming its pointer, not a TypeError", async () => {
+    const req = requirements("1000");
+    const payload = await pay(req);
+    const cases: Array<[unknown, string]> = [
+      [{ signature: (payload.payload as { signature: string }).signature }, "/paymentPayload/payload/authorization"],
+      [{ ...payload.payload, authorization: { ...(payload.payload as { authorization: object }).authorization, from: "me" } }, "/paymentPayload/payload/authorization/from"],
+      [{ ...payload.payload, authorization: { ...(payload.payload as { authorization: object }).authorization, value: -1 } }, "/paymentPayload/payload/authorization/value"],
+      [{ authorization: (payload.payload as { authorization: object }).authorization }, "/paymentPayload/payload/signature"],
     ];
-    for (const c of cases) {
-      for (const route of [verifyRoute, settleRoute]) {
-        const res = await post(route, c.send);
-        expect(res.status, JSON.stringify(c.send).slice(0, 80)).toBe(c.status);
-        const json = await res.json();
-        expect(json.error.code).toBe("bad_request");
-        expect(json.error.message).toMatch(c.message);
-        if (c.pointer) expect(json.error.details[0].pointer).toBe(c.pointer);
+    for (const [inner, pointer] of cases) {
+      for (const call of [verify, settle]) {
+        const err = await call(setup, body({ ...payload, payload: inner as Record<string, unknown> }, req)).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(AppError);
+        expect((err as AppError).code).toBe("bad_request");
+        expect((err as AppError).details[0].pointer).toBe(pointer);
       }
     }
-  });
-});
-
-describe("interoperability with @x402/core's HTTPFacilitatorClient (what seller middleware calls)", () => {
-  let server: RouteServer;
-  let url: string;
-
-  beforeAll(async () => {
-    // The route handlers behind a plain node HTTP server, at the paths the client appends.
-    const routes: Record<string, (req: Request) => Promise<Response>> = {
-      "GET /facilitator/supported": () => supportedRoute(),
-      "POST /facilitator/verify": verifyRoute,
-      "POST /facilitator/settle": settleRoute,
-    };
-    server = await serveRoutes(routes);
-    url = `${server.origin}/facilitator`;
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
-
-  it("getSupported, verify and settle parse our answers; a refusal comes back as data", async () => {
-    const client = new HTTPFacilitatorClient({ url });
-    const kinds = (await client.getSupported()).kinds;
-    expect(kinds).toContainEqual({ x402Version: 2, scheme: "exact", network: LOCAL_NETWORK });
-    const req = requirements("7000");
-    const payload = await pay(req);
-    expect(await client.verify(payload, req)).toMatchObject({ isValid: true, payer: payer.address });
-    const before = await local.balanceOf(seller);
-    const settled = await client.settle(payload, req);
-    expect(settled).toMatchObject({ success: true, network: LOCAL_NETWORK });
-    expect(await local.balanceOf(seller)).toBe(before + 7_000n);
-    expect(await client.verify(payload, req)).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_nonce_already_used" });
   });
 });

@@ -1,18 +1,16 @@
 /**
- * Tollgate's own x402 facilitator for the local chain: `x402Facilitator` from @x402/core with the
- * exact EVM scheme from @x402/evm (EIP-3009 transferWithAuthorization, submitted and paid for by
- * the facilitator's signer), served by /api/facilitator/{supported,verify,settle} in the x402 v2
- * facilitator API. No facilitator package exists on npm; this is the composition the x402 packages
- * document. Sellers in the demo use it; a production seller may use any facilitator.
- *
- * Configured by TOLLGATE_CHAIN_RPC_URL and TOLLGATE_FACILITATOR_KEY (lib/env.ts). Without them the
- * routes answer 503 `unavailable`.
+ * Tollgate's own x402 facilitator for the local chain: @x402/core's `x402Facilitator` with @x402/evm's
+ * exact scheme (EIP-3009, submitted and paid for by the signer), served by /api/facilitator/* (x402 v2).
+ * Here: the payload's shape, what is refused before any send (zero value, the preflight), and the
+ * signer's sends round-robin per caller; who may call, limits and gas budget: lib/facilitator.
+ * Configured by TOLLGATE_CHAIN_RPC_URL and TOLLGATE_FACILITATOR_KEY; without them, 503 `unavailable`.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
-import { createWalletClient, http, publicActions, type Address, type Hex } from "viem";
+import { createWalletClient, getAddress, http, parseSignature, publicActions, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { env, type Env } from "@/lib/env";
@@ -20,6 +18,15 @@ import { AppError } from "@/lib/errors";
 import { LOCAL_NETWORK, LOCAL_POLLING_MS, localChain } from "./local-chain";
 import { noteFacilitatorOutage } from "./facilitator-health";
 import { isRpcOutage } from "./rpc";
+import { FairSendQueue, type SendRecord } from "./send-queue";
+import { TEST_USDC_ABI } from "./test-usdc";
+
+type FacilitatorClient = ReturnType<typeof walletClientFor>;
+
+function walletClientFor(rpcUrl: string, privateKey: Hex) {
+  const account = privateKeyToAccount(privateKey);
+  return createWalletClient({ chain: localChain(rpcUrl), transport: http(rpcUrl), account, pollingInterval: LOCAL_POLLING_MS }).extend(publicActions);
+}
 
 export interface FacilitatorSetup {
   facilitator: x402Facilitator;
@@ -28,7 +35,22 @@ export interface FacilitatorSetup {
   network: Network;
   /** How many of the signer's chain calls met an RPC outage so far (see chainCall). */
   outages(): number;
+  /** The signer's sends, one at a time, round-robin across callers (./send-queue.ts). */
+  sends: Pick<FairSendQueue, "pending" | "history">;
+  /** The node's reads (preflight simulation, balances), as the signer's account. */
+  client: FacilitatorClient;
 }
+
+/** The caller a settlement is for, carried into the signer's sends (the queue is per caller). */
+interface CallContext {
+  caller: string;
+  /** Gas of the transactions this call sent, summed from their receipts. */
+  gasUsed: bigint;
+}
+const callContext = new AsyncLocalStorage<CallContext>();
+
+/** The caller of a call made in this process without naming one (a test rig's in-process seller). */
+export const IN_PROCESS_CALLER = "in-process";
 
 /** The signer methods the exact EVM scheme calls; each is watched for RPC outages. */
 const SIGNER_METHODS = ["readContract", "verifyTypedData", "writeContract", "sendTransaction", "waitForTransactionReceipt", "getCode"] as const;
@@ -37,8 +59,8 @@ const SENDS: ReadonlySet<string> = new Set(["writeContract", "sendTransaction"])
 
 /** A facilitator for the local chain at `rpcUrl`, signing with `privateKey`. */
 export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorSetup {
-  const account = privateKeyToAccount(privateKey);
-  const client = createWalletClient({ chain: localChain(rpcUrl), transport: http(rpcUrl), account, pollingInterval: LOCAL_POLLING_MS }).extend(publicActions);
+  const client = walletClientFor(rpcUrl, privateKey);
+  const account = client.account;
   // toFacilitatorEvmSigner spreads the client and answers getAddresses() with `client.address`, which
   // a viem wallet client does not have (it has account.address): without it the signer list is
   // [undefined]. The cast bridges viem 2.57's stricter verifyTypedData parameter union and the
@@ -52,9 +74,11 @@ export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorS
   // count, so two settlements sent at once take the same nonce and all but one fail
   // (`invalid_exact_evm_transaction_failed`): the market's buyers and the canary's house calls do
   // settle at once. The signer's sends go out one at a time: each waits until the previous one was
-  // accepted by the node (not mined), so the pending count already includes it.
+  // accepted by the node (not mined), so the pending count already includes it. Each caller has its
+  // own queue, served round-robin (./send-queue.ts), so one caller's flood delays another's
+  // settlement by at most one send; the receipts' gas is added to the call's context for the budget.
   let outages = 0;
-  let sending: Promise<unknown> = Promise.resolve();
+  const queue = new FairSendQueue();
   const watched: Record<string, unknown> = { ...client, address: account.address };
   for (const name of SIGNER_METHODS) {
     const method = (client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[name];
@@ -71,15 +95,20 @@ export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorS
     };
     watched[name] = SENDS.has(name)
       ? (...args: unknown[]) => {
-          const sent = sending.then(() => call(...args));
-          sending = sent.catch(() => undefined);
-          return sent;
+          return queue.enqueue(callContext.getStore()?.caller ?? IN_PROCESS_CALLER, () => call(...args));
         }
-      : call;
+      : name === "waitForTransactionReceipt"
+        ? async (...args: unknown[]) => {
+            const receipt = (await call(...args)) as { gasUsed?: bigint };
+            const ctx = callContext.getStore();
+            if (ctx && typeof receipt?.gasUsed === "bigint") ctx.gasUsed += receipt.gasUsed;
+            return receipt;
+          }
+        : call;
   }
   const signer = toFacilitatorEvmSigner(watched as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
   const facilitator = new x402Facilitator().register(LOCAL_NETWORK, new ExactEvmScheme(signer));
-  return { facilitator, address: account.address, network: LOCAL_NETWORK, outages: () => outages };
+  return { facilitator, address: account.address, network: LOCAL_NETWORK, outages: () => outages, sends: queue, client };
 }
 
 let cached: { key: string; setup: FacilitatorSetup } | undefined;
@@ -106,7 +135,7 @@ export const PaymentRequirementsBody = z.object({
   amount: z.string().regex(/^\d+$/, "must be the amount in atomic units as a string of digits"),
   asset: z.string().min(1, "must name the asset"),
   payTo: z.string().min(1, "must name the recipient"),
-  maxTimeoutSeconds: z.number().int().positive(),
+  maxTimeoutSeconds: z.number().int().positive().max(2_147_483_647),
   extra,
 });
 
@@ -177,16 +206,139 @@ export function supported(setup: FacilitatorSetup): SupportedResponse {
   return setup.facilitator.getSupported() as SupportedResponse;
 }
 
+// ---- What the exact EVM scheme reads from the payload: an EIP-3009 authorization and its signature.
+
+const hexOf = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`), `must be 0x and ${bytes} bytes of hex`);
+const UINT256_MAX = (1n << 256n) - 1n;
+const uint = z
+  .string()
+  .regex(/^\d{1,78}$/, "must be a whole number as a string of digits")
+  .refine((v) => BigInt(v) <= UINT256_MAX, "must fit in 256 bits");
+export const ExactEvmPayloadBody = z.object({
+  authorization: z.object({ from: hexOf(20), to: hexOf(20), value: uint, validAfter: uint, validBefore: uint, nonce: hexOf(32) }, { error: "must be the EIP-3009 authorization {from, to, value, validAfter, validBefore, nonce}" }),
+  signature: z.string().regex(/^0x([0-9a-fA-F]{2})+$/, "must be the signature as 0x-prefixed hex"),
+});
+export type ExactEvmPayload = z.infer<typeof ExactEvmPayloadBody>;
+
+/** What the exact EVM scheme reads from requirements: an ERC-20 and a recipient address, an EIP-712 domain. */
+const ExactEvmRequirementsBody = z.object({
+  asset: hexOf(20),
+  payTo: hexOf(20),
+  amount: uint,
+  extra: z.object({ name: z.string().max(200).optional(), version: z.string().max(50).optional() }).passthrough().nullish(),
+});
+
+function parseAt<S extends z.ZodType>(schema: S, value: unknown, at: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const details = parsed.error.issues.map((i) => ({ pointer: [at, ...i.path.map(String)].join("/"), message: i.message }));
+  throw new AppError("bad_request", `request body is invalid at ${details[0].pointer}: ${details[0].message}`, details);
+}
+
+/**
+ * The payload's EIP-3009 authorization (and the requirements' token, recipient and domain, which the
+ * scheme reads), or a 400 naming the JSON pointer of what is not.
+ */
+export function exactEvmPayload(body: FacilitatorRequest): ExactEvmPayload {
+  parseAt(ExactEvmRequirementsBody, body.paymentRequirements, "/paymentRequirements");
+  parseAt(ExactEvmRequirementsBody, body.paymentPayload.accepted, "/paymentPayload/accepted");
+  return parseAt(ExactEvmPayloadBody, body.paymentPayload.payload, "/paymentPayload/payload");
+}
+
+/** The payer an x402 payload names (its authorization's `from`), or null when it names none. */
+export function payerOf(body: FacilitatorRequest): Address | null {
+  const parsed = ExactEvmPayloadBody.safeParse(body.paymentPayload.payload);
+  return parsed.success ? getAddress(parsed.data.authorization.from) : null;
+}
+
+export const ZERO_VALUE = "invalid_exact_evm_zero_value";
+export const INSUFFICIENT_BALANCE = "invalid_exact_evm_insufficient_balance";
+export const NONCE_USED = "invalid_exact_evm_nonce_already_used";
+export const SIMULATION_FAILED = "invalid_exact_evm_transaction_simulation_failed";
+
+type Refusal = { reason: string; message: string };
+
+/** A zero-value authorization moves nothing and only burns the signer's gas: refused before any read. */
+function zeroValue(p: ExactEvmPayload): Refusal | null {
+  return BigInt(p.authorization.value) === 0n ? { reason: ZERO_VALUE, message: "the authorization's value is 0: nothing would be paid, so nothing is submitted" } : null;
+}
+
+/**
+ * Before the signer sends anything: the payer's balance covers the value, the nonce is unused, and
+ * the node simulates transferWithAuthorization from the signer without a revert. A refusal here
+ * costs the house no gas.
+ */
+export async function preflight(setup: FacilitatorSetup, p: ExactEvmPayload, asset: string): Promise<Refusal | null> {
+  const a = p.authorization;
+  const token = getAddress(asset);
+  const from = getAddress(a.from);
+  const [balance, used] = await Promise.all([
+    setup.client.readContract({ address: token, abi: TEST_USDC_ABI, functionName: "balanceOf", args: [from] }),
+    setup.client.readContract({ address: token, abi: TEST_USDC_ABI, functionName: "authorizationState", args: [from, a.nonce as Hex] }),
+  ]);
+  if (balance < BigInt(a.value)) return { reason: INSUFFICIENT_BALANCE, message: `the payer ${from} holds ${balance} of the ${a.value} it authorizes` };
+  if (used) return { reason: NONCE_USED, message: `the payer's authorization nonce ${a.nonce} was already used` };
+  const base = [from, getAddress(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce as Hex] as const;
+  try {
+    if (p.signature.length === 132) {
+      const sig = parseSignature(p.signature as Hex);
+      await setup.client.simulateContract({ address: token, abi: TEST_USDC_ABI, functionName: "transferWithAuthorization", args: [...base, Number(sig.v ?? BigInt(sig.yParity + 27)), sig.r, sig.s] });
+    } else {
+      await setup.client.simulateContract({ address: token, abi: TEST_USDC_ABI, functionName: "transferWithAuthorization", args: [...base, p.signature as Hex] });
+    }
+  } catch (e) {
+    if (isRpcOutage(e)) throw e;
+    return { reason: SIMULATION_FAILED, message: `the transfer would revert: ${(e as { shortMessage?: string }).shortMessage ?? (e as Error).message}` };
+  }
+  return null;
+}
+
+/** What the door lets a settlement spend (gas), granted after the preflight and before any send. */
+export interface Admission {
+  /** Called once the settlement is over, with the gas its transactions used (0 when none was sent). */
+  done(gasUsed: bigint): Promise<void>;
+}
+
+export interface CallOptions {
+  /** Who asks (an API key, a named token, this process): the send queue is per caller. */
+  caller?: string;
+  /** Called once the payment passed the preflight, before the signer sends; throws to refuse. */
+  admit?: (payer: Address) => Promise<Admission>;
+}
+
 export async function verify(setup: FacilitatorSetup, body: FacilitatorRequest): Promise<VerifyResponse> {
   const { payload, requirements } = toCore(body);
   const no = unsupported(setup, requirements);
   if (no) return { isValid: false, invalidReason: no.reason, invalidMessage: no.message };
+  const p = exactEvmPayload(body);
+  const zero = zeroValue(p);
+  if (zero) return { isValid: false, invalidReason: zero.reason, invalidMessage: zero.message, payer: getAddress(p.authorization.from) };
   return chainCall(setup, () => setup.facilitator.verify(payload, requirements), (r) => !r.isValid);
 }
 
-export async function settle(setup: FacilitatorSetup, body: FacilitatorRequest): Promise<SettleResponse> {
+export async function settle(setup: FacilitatorSetup, body: FacilitatorRequest, opts: CallOptions = {}): Promise<SettleResponse> {
   const { payload, requirements } = toCore(body);
   const no = unsupported(setup, requirements);
   if (no) return { success: false, errorReason: no.reason, errorMessage: no.message, transaction: "", network: requirements.network };
-  return chainCall(setup, () => setup.facilitator.settle(payload, requirements), (r) => !r.success && !r.transaction);
+  const p = exactEvmPayload(body);
+  const payer = getAddress(p.authorization.from);
+  const refuse = (r: Refusal): SettleResponse => ({ success: false, errorReason: r.reason, errorMessage: r.message, transaction: "", network: requirements.network, payer });
+  const zero = zeroValue(p);
+  if (zero) return refuse(zero);
+  const pre = await chainCall(setup, () => preflight(setup, p, requirements.asset), () => false);
+  if (pre?.reason === SIMULATION_FAILED) {
+    // The scheme's own verify names why (expired, not the payer's signature, …); reads only.
+    const v = await chainCall(setup, () => setup.facilitator.verify(payload, requirements), (r) => !r.isValid);
+    if (!v.isValid) return refuse({ reason: v.invalidReason ?? SIMULATION_FAILED, message: v.invalidMessage ?? pre.message });
+  }
+  if (pre) return refuse(pre);
+  const admission = opts.admit ? await opts.admit(payer) : null;
+  const ctx: CallContext = { caller: opts.caller ?? IN_PROCESS_CALLER, gasUsed: 0n };
+  try {
+    return await callContext.run(ctx, () => chainCall(setup, () => setup.facilitator.settle(payload, requirements), (r) => !r.success && !r.transaction));
+  } finally {
+    await admission?.done(ctx.gasUsed);
+  }
 }
+
+export type { SendRecord };

@@ -34,6 +34,8 @@ export const LIMITED_ACTIONS = {
   verifyAll: { variable: "TOLLGATE_LIMIT_VERIFY_ALL", fallback: "600/1m", what: "wallet sign-in attempts", per: "the whole deployment" },
   select: { variable: "TOLLGATE_LIMIT_SELECT", fallback: "120/1m", what: "select requests", per: "one API key" },
   call: { variable: "TOLLGATE_LIMIT_CALL", fallback: "600/1m", what: "relayed calls", per: "one API key or signed-in user" },
+  facilitator: { variable: "TOLLGATE_LIMIT_FACILITATOR", fallback: "1200/1m", what: "facilitator verify and settle requests", per: "one facilitator caller" },
+  facilitatorPayer: { variable: "TOLLGATE_LIMIT_FACILITATOR_PAYER", fallback: "600/1m", what: "facilitator verify and settle requests", per: "one payer" },
 } as const satisfies Record<string, LimitedAction>;
 
 export type ActionName = keyof typeof LIMITED_ACTIONS;

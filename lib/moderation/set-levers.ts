@@ -122,7 +122,7 @@ async function change<T extends Record<string, unknown>>(
   return { listingId, before, after: data, auditId, rank };
 }
 
-function requireReason(reason: unknown): string {
+export function requireReason(reason: unknown): string {
   if (typeof reason !== "string" || reason.trim() === "") throw invalid("/reason", "must be a non-empty string: every moderation change says why");
   if (reason.length > 2000) throw invalid("/reason", "must be at most 2000 characters");
   return reason.trim();

@@ -11,6 +11,7 @@ import { forbidden, redirect, unauthorized } from "next/navigation";
 import { sessionUserId } from "@/lib/auth/session";
 import { AppError, isAppError } from "@/lib/errors";
 import { setCanarySuspended, setFeaturedLevel, setTierAndSortWeight, startCanaryRun } from "@/lib/moderation/set-levers";
+import { approveCanaryPrice } from "@/lib/moderation/canary-price";
 import { browsePosition, requeueDeadForModerator } from "./admin";
 
 export type ModerationState =
@@ -111,4 +112,25 @@ export async function requeueDeadAction(analysisId: string): Promise<void> {
   }
   revalidatePath("/admin");
   redirect(`/admin?state=dead&notice=${encodeURIComponent(notice)}`);
+}
+
+/**
+ * Approve the canary to pay a listing above its price ceiling (the canary desk's form): up to the
+ * listing's highest listed price now, with the moderator's reason; audited. The desk shows the result.
+ */
+export async function approveCanaryPriceAction(listingId: string, form: FormData): Promise<void> {
+  const actorId = await sessionUserId();
+  let notice: string;
+  try {
+    const r = await approveCanaryPrice({ listingId, reason: form.get("reason") ?? "", actorId });
+    notice = `Approved: the canary may pay up to ${r.approvedUpTo} per call for this listing.`;
+  } catch (e) {
+    if (!isAppError(e)) throw e;
+    if (e.code === "forbidden") forbidden();
+    if (e.code === "unauthorized") unauthorized();
+    notice = `Not approved: ${e.message}`;
+  }
+  revalidatePath("/admin/canary");
+  revalidatePath("/admin/audit");
+  redirect(`/admin/canary?notice=${encodeURIComponent(notice)}`);
 }

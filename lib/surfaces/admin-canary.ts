@@ -1,14 +1,16 @@
 /**
  * The moderators' desk for the canary (/admin/canary; docs/CANARY.md): every run across listings,
  * newest first, filterable by state (queued, running, deferred) or by a done run's outcome (verified,
- * degraded, unverified), each with its listing, reason, every call's evidence and transaction, and
- * today's budget left (the day's and each listing's). Authorises its caller itself (moderator or
- * admin, read fresh), like every read model under /admin.
+ * degraded, unverified), each with its listing, reason, every call's evidence and transaction,
+ * today's budget left (the day's and each listing's), each organisation's share (spent of its
+ * limit), and the listings whose price awaits a moderator's approval. Authorises its caller itself
+ * (moderator or admin, read fresh), like every read model under /admin.
  */
 import { db } from "@/lib/db";
 import { MODERATION_ROLES, requireRole } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
-import { budgetLeftForListings } from "@/lib/canary/budget";
+import { budgetLeftForListings, organizationShares } from "@/lib/canary/budget";
+import { awaitingPriceApproval, priceCeiling } from "@/lib/canary/price-ceiling";
 import type { Prisma } from "@/lib/generated/prisma/client";
 
 /** What a run shows, on the listing page and on the desk: the run and each call's evidence. */
@@ -80,7 +82,7 @@ export async function adminCanaryDesk(userId: string | null, opts: { show?: stri
     else if (g.state !== "done") counts[g.state] += g._count._all;
   }
   const runs = rows.slice(0, take);
-  const budget = await budgetLeftForListings([...new Set(runs.map((r) => r.listing.id))], { at: opts.at });
+  const [budget, shares, awaiting] = await Promise.all([budgetLeftForListings([...new Set(runs.map((r) => r.listing.id))], { at: opts.at }), organizationShares({ at: opts.at }), awaitingPriceApproval()]);
   return {
     filter,
     counts: { all, ...counts },
@@ -93,6 +95,9 @@ export async function adminCanaryDesk(userId: string | null, opts: { show?: stri
       spentToday: budget.spentDay.toString(),
       leftToday: budget.leftDay.toString(),
     },
+    shares: shares.map((o) => ({ organizationId: o.organizationId, name: o.name, listings: o.listings, spent: o.spent.toString(), limit: o.cap.toString() })),
+    priceCeiling: priceCeiling().toString(),
+    awaitingPriceApproval: awaiting.map((a) => ({ ...a, highest: a.highest.toString(), approved: a.approved === null ? null : a.approved.toString() })),
   };
 }
 

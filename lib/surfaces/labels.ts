@@ -14,6 +14,7 @@ export const FIELD_LABELS: Record<string, string> = {
   runId: "Canary run",
   queued: "Run queued",
   publicationState: "Publication",
+  canaryPriceApprovedUpTo: "Canary price approved per call (atomic units)",
 };
 
 export const ACTION_LABELS: Record<string, string> = {
@@ -22,6 +23,7 @@ export const ACTION_LABELS: Record<string, string> = {
   "canary.run": "Canary run started",
   "canary.suspend": "Canary suspended",
   "canary.resume": "Canary resumed",
+  "canary.approve_price": "Canary price above the ceiling approved",
 };
 
 export const fieldLabel = (key: string) => FIELD_LABELS[key] ?? key.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/^./, (c) => c.toUpperCase());

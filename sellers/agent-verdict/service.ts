@@ -22,7 +22,7 @@ import type { KeyObject } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import Ajv2020 from "ajv/dist/2020";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
-import { FacilitatorResponseError, HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
+import { FacilitatorResponseError, type FacilitatorClient } from "@x402/core/server";
 import { decodePaymentRequiredHeader, decodePaymentSignatureHeader } from "@x402/core/http";
 import type { Network, PaymentPayload } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
@@ -45,10 +45,11 @@ import { prepareRequest, type PreparedRequest } from "./request";
 import { receiptSigner, type ReceiptSigner } from "./signer";
 import { judge as program, type JudgeOptions } from "./verdict";
 import { listenLoopback } from "../listen";
+import { facilitatorClientFor, type FacilitatorTarget } from "../facilitator-client";
 
 export interface AgentVerdictOptions {
-  /** A facilitator URL (e.g. http://127.0.0.1:3000/api/facilitator) or a FacilitatorClient. */
-  facilitator: string | FacilitatorClient;
+  /** A facilitator URL, a URL with its caller credential ({url, token}), or a FacilitatorClient (../facilitator-client.ts). */
+  facilitator: FacilitatorTarget;
   /** The USDC contract the service charges in (on the local chain: LOCAL_USDC_ADDRESS). */
   usdc: Address;
   /** Where the service is paid. */
@@ -125,7 +126,7 @@ export async function startAgentVerdict(options: AgentVerdictOptions): Promise<A
   const maxInFlight = options.maxInFlight ?? 32;
   const judge = options.judge ?? program;
   const deliveries = new DeliveryStore();
-  const facilitator = boundary(typeof options.facilitator === "string" ? new HTTPFacilitatorClient({ url: options.facilitator }) : options.facilitator);
+  const facilitator = boundary(facilitatorClientFor(options.facilitator));
   let url = "";
   const keysUrl = () => (signer ? `${url}${KEYS_PATH}` : null);
 

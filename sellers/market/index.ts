@@ -22,7 +22,7 @@
  */
 import express, { type Request, type Response } from "express";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
-import { HTTPFacilitatorClient, type FacilitatorClient, type RouteConfig } from "@x402/core/server";
+import { type FacilitatorClient, type RouteConfig } from "@x402/core/server";
 import type { Network } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
@@ -36,6 +36,7 @@ import { makeLogoPng } from "../images";
 import type { SellerDescription } from "../types";
 import { failAfterSettlement, neverSettlingClient } from "../paid";
 import { listenLoopback } from "../listen";
+import { facilitatorClientFor, type FacilitatorTarget } from "../facilitator-client";
 
 export const MARKET_BEHAVIOURS = ["honest", "never-settles", "fails-after-payment", "overcharges", "wrong-payee"] as const;
 export type MarketBehaviour = (typeof MARKET_BEHAVIOURS)[number];
@@ -55,8 +56,8 @@ export interface MarketSellerSpec {
 export interface MarketOptions {
   /** 0 (default) picks a free port on 127.0.0.1. */
   port?: number;
-  /** A facilitator URL (e.g. http://127.0.0.1:3000/api/facilitator) or a FacilitatorClient. */
-  facilitator: string | FacilitatorClient;
+  /** A facilitator URL, a URL with its caller credential ({url, token}), or a FacilitatorClient (../facilitator-client.ts). */
+  facilitator: FacilitatorTarget;
   /** The USDC the sellers charge in (on the local chain: LOCAL_USDC_ADDRESS). */
   usdc: Address;
   network?: Network;
@@ -171,7 +172,7 @@ const USDC_DECIMALS = 6;
  * An MPP seller's endpoints: each payable one behind an mppx EVM charge of its listed price in the
  * local USDC, settled through the market's facilitator; only an honest MPP seller is offered.
  */
-function mountMpp(router: express.Router, spec: MarketSellerSpec, options: MarketOptions): void {
+function mountMpp(router: express.Router, spec: MarketSellerSpec, options: MarketOptions, facilitator: FacilitatorClient): void {
   if (spec.behaviour !== "honest") throw new RangeError(`market seller ${spec.slug}: an MPP seller here is honest, not ${spec.behaviour}`);
   const mppx = MppxExpress.create({
     methods: [
@@ -182,7 +183,7 @@ function mountMpp(router: express.Router, spec: MarketSellerSpec, options: Marke
         decimals: USDC_DECIMALS,
         authorization: { ...LOCAL_USDC_DOMAIN },
         // @x402/core's FacilitatorClient and mppx's facilitator share the wire (x402 v2 verify/settle).
-        x402: { facilitator: options.facilitator as never },
+        x402: { facilitator: facilitator as never },
       }),
     ],
     // Challenge ids are HMAC-bound with this key: derived per seller, stable across restarts.
@@ -203,7 +204,7 @@ function mountMpp(router: express.Router, spec: MarketSellerSpec, options: Marke
 
 export async function startMarket(options: MarketOptions): Promise<Market> {
   const network = options.network ?? (LOCAL_NETWORK as Network);
-  const real: FacilitatorClient = typeof options.facilitator === "string" ? new HTTPFacilitatorClient({ url: options.facilitator }) : options.facilitator;
+  const real: FacilitatorClient = facilitatorClientFor(options.facilitator);
   const app = express();
   app.disable("x-powered-by");
   const slugs = new Set<string>();
@@ -227,7 +228,7 @@ export async function startMarket(options: MarketOptions): Promise<Market> {
     if (spec.behaviour === "fails-after-payment") router.use(failAfterSettlement);
 
     if (isMppOnly(spec.document)) {
-      mountMpp(router, spec, options);
+      mountMpp(router, spec, options, real);
       app.use(`/${spec.slug}`, router);
       continue;
     }

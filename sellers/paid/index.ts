@@ -27,7 +27,7 @@
  */
 import express, { type NextFunction, type Request, type Response } from "express";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
-import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
+import type { FacilitatorClient } from "@x402/core/server";
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
@@ -35,6 +35,7 @@ import { keccak256, toHex, type Address } from "viem";
 import { settle as facilitatorSettle, supported as facilitatorSupported, verify as facilitatorVerify, type FacilitatorRequest, type FacilitatorSetup } from "@/lib/chain/facilitator";
 import { LOCAL_NETWORK, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
 import { listenLoopback } from "../listen";
+import { facilitatorClientFor, type FacilitatorTarget } from "../facilitator-client";
 
 const WEATHER = { city: "Lisbon", temperatureC: 19, conditions: "clear" };
 const WEATHER_SCHEMA = {
@@ -49,8 +50,8 @@ export type PaidSellerName = (typeof PAID_SELLERS)[number];
 export interface PaidSellersOptions {
   /** 0 (default) picks a free port on 127.0.0.1. */
   port?: number;
-  /** A facilitator URL (e.g. http://127.0.0.1:3000/api/facilitator) or a FacilitatorClient. */
-  facilitator: string | FacilitatorClient;
+  /** A facilitator URL, a URL with its caller credential ({url, token}), or a FacilitatorClient (../facilitator-client.ts). */
+  facilitator: FacilitatorTarget;
   /** The USDC contract the sellers charge in (on the local chain: LOCAL_USDC_ADDRESS). */
   usdc: Address;
   /** Where the sellers are paid: what every seller advertises, and what all but wrong-payee require. */
@@ -129,7 +130,7 @@ export function neverSettlingClient(real: FacilitatorClient): FacilitatorClient 
 
 export async function startPaidSellers(options: PaidSellersOptions): Promise<PaidSellers> {
   const network = options.network ?? LOCAL_NETWORK;
-  const real: FacilitatorClient = typeof options.facilitator === "string" ? new HTTPFacilitatorClient({ url: options.facilitator }) : options.facilitator;
+  const real: FacilitatorClient = facilitatorClientFor(options.facilitator);
   const terms = paidSellerTerms(options);
   const app = express();
   app.disable("x-powered-by");

@@ -8,6 +8,8 @@ import { Challenge, Receipt } from "mppx";
 import type { Address, Hex, PrivateKeyAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFundedChain } from "@/test/chain";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { rigFacilitator } from "@/test/router-routes";
 import { serveRoutes, type RouteServer } from "@/test/route-server";
 import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
 import { GET as supportedRoute } from "@/app/api/facilitator/supported/route";
@@ -113,6 +115,7 @@ describe("paid with the mppx client", () => {
 
 describe("with the facilitator at a URL (/api/facilitator)", () => {
   let server: RouteServer;
+  let database: TestDatabase;
   let viaHttp: MppSellers;
 
   beforeAll(async () => {
@@ -123,11 +126,15 @@ describe("with the facilitator at a URL (/api/facilitator)", () => {
       "POST /api/facilitator/verify": verifyRoute,
       "POST /api/facilitator/settle": settleRoute,
     });
-    viaHttp = await startMppSellers({ facilitator: `${server.origin}/api/facilitator`, usdc: LOCAL_USDC_ADDRESS, payTo });
+    // The routes take only callers they know (a named seller token here), counted in the database.
+    const facilitator = rigFacilitator(server.origin);
+    database = await createTestDatabase();
+    viaHttp = await startMppSellers({ facilitator, usdc: LOCAL_USDC_ADDRESS, payTo });
   });
   afterAll(async () => {
     await viaHttp?.close();
     await server?.close();
+    await database?.close();
   });
 
   it("honest: settles through the HTTP facilitator and delivers", async () => {

@@ -29,6 +29,7 @@ import { Mppx, Request as MppxRequest } from "mppx/server";
 import { formatUnits, keccak256, toHex, type Account, type Address } from "viem";
 import { LOCAL_CHAIN_ID, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
 import { listenLoopback } from "../listen";
+import { facilitatorClientFor, type FacilitatorTarget } from "../facilitator-client";
 
 const WEATHER = { city: "Lisbon", temperatureC: 19, conditions: "clear" };
 /** The test USDC's decimals (lib/chain/artifacts: 6, like USDC). */
@@ -43,8 +44,8 @@ type MppxFacilitator = NonNullable<NonNullable<chargeServer.Parameters["x402"]>[
 export interface MppSellersOptions {
   /** 0 (default) picks a free port on 127.0.0.1. */
   port?: number;
-  /** A facilitator URL (e.g. http://127.0.0.1:3000/api/facilitator) or an x402 FacilitatorClient. */
-  facilitator: string | FacilitatorClient;
+  /** A facilitator URL, a URL with its caller credential ({url, token}), or an x402 FacilitatorClient (../facilitator-client.ts). */
+  facilitator: FacilitatorTarget;
   /** The USDC contract charged in (on the local chain: LOCAL_USDC_ADDRESS). */
   usdc: Address;
   /** Where the sellers are paid. */
@@ -78,7 +79,7 @@ export async function startMppSellers(options: MppSellersOptions): Promise<MppSe
   const realm = options.realm ?? "tollgate-mpp-seller";
   // @x402/core's FacilitatorClient and mppx's facilitator share the wire shape (x402 v2 verify/settle);
   // only their TypeScript declarations differ.
-  const facilitator = options.facilitator as unknown as MppxFacilitator;
+  const facilitator = facilitatorClientFor(options.facilitator) as unknown as MppxFacilitator;
 
   const handlers = new Map<MppSellerName, (req: Request) => Promise<Response>>();
   for (const seller of MPP_SELLERS) {

@@ -12,6 +12,8 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import type { Address, Hex, PrivateKeyAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFundedChain } from "@/test/chain";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { rigFacilitator } from "@/test/router-routes";
 import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
 import { GET as supportedRoute } from "@/app/api/facilitator/supported/route";
 import { POST as verifyRoute } from "@/app/api/facilitator/verify/route";
@@ -128,6 +130,7 @@ describe("paid with @x402/fetch", () => {
 
 describe("with the facilitator at a URL (HTTPFacilitatorClient to /api/facilitator)", () => {
   let server: RouteServer;
+  let database: TestDatabase;
   let viaHttp: PaidSellers;
 
   beforeAll(async () => {
@@ -140,12 +143,15 @@ describe("with the facilitator at a URL (HTTPFacilitatorClient to /api/facilitat
       "POST /api/facilitator/settle": settleRoute,
     };
     server = await serveRoutes(routes);
-    const facilitator = `${server.origin}/api/facilitator`;
+    // The routes take only callers they know (a named seller token here), counted in the database.
+    const facilitator = rigFacilitator(server.origin);
+    database = await createTestDatabase();
     viaHttp = await startPaidSellers({ facilitator, usdc: LOCAL_USDC_ADDRESS, payTo, otherPayTo });
   });
   afterAll(async () => {
     await viaHttp?.close();
     await server?.close();
+    await database?.close();
   });
 
   it("honest: settles through the HTTP facilitator and delivers", async () => {

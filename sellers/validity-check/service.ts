@@ -23,7 +23,7 @@
  */
 import express, { type NextFunction, type Request, type Response } from "express";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
-import { HTTPFacilitatorClient, type FacilitatorClient } from "@x402/core/server";
+import type { FacilitatorClient } from "@x402/core/server";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { Network } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
@@ -40,6 +40,7 @@ import { PaymentsLedger, type LedgerRow } from "./ledger";
 import { CRITERIA_ID, CRITERIA_REVISION, envelope, MACHINERY_STATUSES, VERDICTS, verdictLine } from "./logic";
 import { listenLoopback } from "../listen";
 import { OPENAPI_PATH, openApiDocument } from "./openapi";
+import { facilitatorClientFor, type FacilitatorTarget } from "../facilitator-client";
 
 /** The criteria document as published (criteria.json round-trips through JSON byte for byte). */
 export const CRITERIA_TEXT = JSON.stringify(criteriaDocument);
@@ -52,8 +53,8 @@ const CRITERIA_VERSION = `${CRITERIA_ID}@${CRITERIA_REVISION}`;
 const ROUTES = ["GET /criteria", "GET /openapi.json", "POST /precheck", "POST /upto", "POST /validity", "GET /metrics"] as const;
 
 export interface ValidityCheckOptions {
-  /** A facilitator URL (e.g. http://127.0.0.1:3000/api/facilitator) or a FacilitatorClient. */
-  facilitator: string | FacilitatorClient;
+  /** A facilitator URL, a URL with its caller credential ({url, token}), or a FacilitatorClient (../facilitator-client.ts). */
+  facilitator: FacilitatorTarget;
   /** The USDC contract the paid ops charge in (on the local chain: LOCAL_USDC_ADDRESS). */
   usdc: Address;
   payTo: Address;
@@ -162,7 +163,7 @@ function parseJson(text: string): unknown {
 export function validityCheckApp(options: ValidityCheckOptions): { app: express.Express; ledger: PaymentsLedger } {
   const now = options.now ?? Date.now;
   const network = options.network ?? LOCAL_NETWORK;
-  const facilitator: FacilitatorClient = typeof options.facilitator === "string" ? new HTTPFacilitatorClient({ url: options.facilitator }) : options.facilitator;
+  const facilitator: FacilitatorClient = facilitatorClientFor(options.facilitator);
   const house = new Set([options.payTo, ...(options.houseWallets ?? [])].map((w) => w.toLowerCase()));
   const ledger = new PaymentsLedger(house);
   const allowance = new FreeAllowance(now);

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { CanaryRunList } from "@/components/admin/canary-runs";
+import { approveCanaryPriceAction } from "@/lib/surfaces/admin-actions";
 import { sessionUserId } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
 import { adminCanaryDesk, CANARY_FILTERS, parseCanaryFilter } from "@/lib/surfaces/admin-canary";
@@ -9,7 +10,7 @@ import { orPageError } from "@/lib/surfaces/guard";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Canary runs · Moderation" };
 
-type Props = { searchParams: Promise<{ show?: string; cursor?: string }> };
+type Props = { searchParams: Promise<{ show?: string; cursor?: string; notice?: string }> };
 
 const FILTER_LABEL: Record<string, string> = { queued: "queued", running: "running", deferred: "deferred", verified: "done: verified", degraded: "done: degraded", unverified: "done: unverified" };
 
@@ -46,7 +47,50 @@ export default async function CanaryDeskPage({ searchParams }: Props) {
           <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">Spent today</dt><dd className="font-mono text-lg">{d.budget.spentToday}</dd></div>
           <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">Cap per listing per day</dt><dd className="font-mono text-lg">{d.budget.listingCap}</dd></div>
         </dl>
-        <p className="mt-2 text-xs text-muted">Each run below shows what its listing has left today. A run that does not fit is deferred with reason budget and signs nothing.</p>
+        <p className="mt-2 text-xs text-muted">Each run below shows what its listing has left today. A run that does not fit is deferred with reason budget and signs nothing, and is retried the next UTC day.</p>
+      </section>
+
+      {sp.notice && <p role="status" className="rounded-lg border border-line bg-brand-soft p-3 text-sm">{sp.notice.slice(0, 500)}</p>}
+
+      <section aria-labelledby="shares-h" className="rounded-xl border border-line bg-white p-4">
+        <h2 id="shares-h" className="text-sm font-semibold">Each organisation&apos;s share today (spent / limit, atomic units)</h2>
+        <p className="mt-1 text-xs text-muted">No seller organisation may take more than its share of the day, however many listings it has; runs are taken round-robin across organisations.</p>
+        {d.shares.length === 0 ? (
+          <p className="mt-2 text-sm text-muted">No organisation has a listed listing yet.</p>
+        ) : (
+          <table className="mt-2 w-full text-sm" data-testid="canary-shares">
+            <thead><tr className="text-left text-xs text-muted"><th className="py-1">Organisation</th><th>Listed listings</th><th className="text-right">Spent / limit</th></tr></thead>
+            <tbody>
+              {d.shares.map((o) => (
+                <tr key={o.organizationId} className="border-t border-line">
+                  <td className="py-1">{o.name}</td>
+                  <td className="tabular-nums">{o.listings}</td>
+                  <td className="text-right font-mono tabular-nums">{o.spent} / {o.limit}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section aria-labelledby="ceiling-h" className="rounded-xl border border-line bg-white p-4">
+        <h2 id="ceiling-h" className="text-sm font-semibold">Prices above the ceiling ({d.priceCeiling} per call)</h2>
+        <p className="mt-1 text-xs text-muted">The canary does not pay an endpoint priced above the ceiling until a moderator approves the listing&apos;s price; the approval is audited.</p>
+        {d.awaitingPriceApproval.length === 0 ? (
+          <p className="mt-2 text-sm text-muted">No listing awaits approval.</p>
+        ) : (
+          <ul className="mt-2 space-y-2">
+            {d.awaitingPriceApproval.map((a) => (
+              <li key={a.listingId} className="rounded-lg border border-line p-3 text-sm">
+                <p><Link href={`/admin/listings/${a.listingId}`} className="text-brand underline">{a.title}</Link> <span className="text-muted">({a.slug})</span>: listed up to <span className="font-mono">{a.highest}</span> per call{a.approved !== null && <> (approved up to <span className="font-mono">{a.approved}</span>)</>}</p>
+                <form action={approveCanaryPriceAction.bind(null, a.listingId)} className="mt-2 flex flex-wrap items-end gap-2">
+                  <label className="flex-1 text-xs">Reason<input name="reason" required maxLength={2000} className="mt-1 block w-full rounded border border-line px-2 py-1 text-sm" /></label>
+                  <button type="submit" className="rounded bg-brand px-3 py-1 text-sm text-white">Approve up to {a.highest}</button>
+                </form>
+              </li>
+            ))}
+          </ul>
+        )}
       </section>
 
       <section aria-labelledby="runs-h">

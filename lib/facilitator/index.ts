@@ -1,0 +1,4 @@
+/** Who may use the built-in facilitator, its limits and its gas budget per caller (docs/CHAIN.md). */
+export { facilitatorRequest } from "./door";
+export { authenticateFacilitatorCaller, facilitatorTokens, type FacilitatorCaller } from "./callers";
+export { GAS_RESERVE, gasBudget, gasSpent, reserveGas } from "./gas";
