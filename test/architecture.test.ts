@@ -199,7 +199,8 @@ const ROOMS: Room[] = [
   {
     path: "lib/listings",
     owns: "saving, publishing and loading listings; who may act on one",
-    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/limits/**", "lib/listing-document/**", "lib/queue/**", "lib/evidence.ts"],
+    // lib/rank/sweep-ranks.ts: a save that resets verification re-ranks the listing at once.
+    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/limits/**", "lib/listing-document/**", "lib/queue/**", "lib/evidence.ts", "lib/rank/sweep-ranks.ts"],
   },
   {
     path: "lib/intake",

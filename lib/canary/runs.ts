@@ -19,7 +19,7 @@ export const CANARY_LEASE_MS = 10 * 60_000;
 export const CANARY_EVERY_MS = 24 * 60 * 60_000;
 export const CANARY_MAX_ATTEMPTS = 3;
 
-export type CanaryTrigger = "publish" | "schedule" | "moderator";
+export type CanaryTrigger = "publish" | "schedule" | "moderator" | "listing_change";
 
 const ONE_ACTIVE = "canary_runs_one_active";
 
@@ -53,7 +53,7 @@ export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}):
             "startedAt" = COALESCE("startedAt", now() AT TIME ZONE 'UTC')
       WHERE "id" = (SELECT "id" FROM "canary_runs"
                      WHERE "state" = 'queued' AND "runAfter" <= (now() AT TIME ZONE 'UTC') AND ($3::text IS NULL OR "id" = $3)
-                     ORDER BY "runAfter" LIMIT 1 FOR UPDATE SKIP LOCKED)
+                     ORDER BY "runAfter", "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
       RETURNING "id"`,
     token,
     opts.leaseMs ?? CANARY_LEASE_MS,
