@@ -100,7 +100,7 @@ export async function adminListing(userId: string | null, listingId: string) {
     where: { AND: [{ id: listingId }, listingWhereForActor(actor, { moderators: true })] },
     select: {
       id: true, slug: true, title: true, baseUrl: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
-      canarySuspendedAt: true, healthStatus: true, currentResultId: true, rubricNoticeVersion: true, organizationId: true,
+      canarySuspendedAt: true, verificationResetAt: true, verificationResetReason: true, healthStatus: true, currentResultId: true, rubricNoticeVersion: true, organizationId: true,
       organization: { select: { name: true } },
       endpoints: { select: { method: true, path: true } },
       rank: { select: { qualityScore: true, rankScore: true, facts: true, rankedAt: true } },

@@ -106,6 +106,11 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
           The catalog pays each listable endpoint through the router with its house wallet; the latest run sets verification ({l.verificationStatus}{l.canarySuspendedAt ? ", canary suspended" : ""}).
           Budget left today: <span className="font-mono">{d.canaryBudget.leftTodayForListing}</span> for this listing, <span className="font-mono">{d.canaryBudget.leftToday}</span> overall (atomic units). <Link href="/admin/canary" className="text-brand underline">Every listing&apos;s runs</Link>
         </p>
+        {l.verificationResetReason && l.verificationResetAt && (
+          <p className="mt-2 rounded-md bg-amber-50 p-2 text-sm text-amber-950" data-testid="verification-reset">
+            Verification reset <time dateTime={l.verificationResetAt.toISOString()}>{timeAgo(l.verificationResetAt)}</time>: {l.verificationResetReason}. A canary run of the listing as it is now was put first in the queue.
+          </p>
+        )}
         {d.canaryRuns.length === 0 ? (
           <p className="mt-2 text-sm text-muted">No canary run yet.</p>
         ) : (
