@@ -153,7 +153,8 @@ const ROOMS: Room[] = [
   {
     path: "lib/rank",
     owns: "rank inputs and the rank sweep and its ticks",
-    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/rank/score/**", "lib/facts/**", "lib/scoring/**"],
+    // lib/chain/rpc.ts: the wash check reads the token's Transfer logs (./wash.ts).
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/rank/score/**", "lib/facts/**", "lib/scoring/**", "lib/chain/rpc.ts"],
   },
   {
     path: "lib/monitor",

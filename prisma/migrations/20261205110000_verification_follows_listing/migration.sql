@@ -85,3 +85,23 @@ CREATE TRIGGER "router_payments_payto_follows" AFTER INSERT ON "router_payments"
 -- Claimed in order of "runAfter", then "createdAt".
 DROP INDEX "canary_runs_claim";
 CREATE INDEX "canary_runs_claim" ON "canary_runs"("runAfter", "createdAt") WHERE "state" = 'queued';
+
+-- Wash (docs/RANK.md "Wash"): the rank sweep's latest wash check per listing. `excluded` lists the
+-- payers not counted as distinct ([{payer, reason, from?, transaction?}]); `measuredAt` is when the
+-- chain was last read for it (the inputs it was read for hash to `inputKey`); `unmeasured` says why
+-- the latest check could not read the chain (the last measured exclusions then stand); `checkedAt`
+-- when the check last ran.
+CREATE TABLE "listing_wash" (
+    "listingId" TEXT NOT NULL,
+    "inputKey" TEXT NOT NULL,
+    "measuredAt" TIMESTAMP(3),
+    "excluded" JSONB NOT NULL DEFAULT '[]',
+    "unmeasured" TEXT,
+    -- The ledger facts the check was made at (distinct payers, last settlement, oldest payment in the
+    -- window): a listing whose fingerprint has not moved keeps its check until it is due again.
+    "fingerprint" TEXT,
+    "checkedAt" TIMESTAMP(3) NOT NULL,
+    CONSTRAINT "listing_wash_pkey" PRIMARY KEY ("listingId"),
+    CONSTRAINT "listing_wash_listingId_fkey" FOREIGN KEY ("listingId") REFERENCES "listings"("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "listing_wash_excluded_array" CHECK (jsonb_typeof("excluded") = 'array')
+);
