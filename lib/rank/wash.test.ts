@@ -10,6 +10,7 @@ import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
 import { setupLocalChain, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, type LocalChain } from "@/lib/chain/local-chain";
 import { TEST_USDC_ABI } from "@/lib/chain/test-usdc";
 import { ledgerFacts } from "@/lib/facts/aggregate";
+import { listingPageFacts } from "@/lib/catalog/listing-page";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing, createTestOrganization } from "@/test/ledger";
 import { rankForListing } from "./inputs";
@@ -84,6 +85,8 @@ describe("wash", () => {
         { payer: b.address.toLowerCase(), reason: "funded_by_seller", from: owner.address.toLowerCase(), transaction: fundB.tx },
       ]),
     );
+    // The public listing page counts them out as well (from the stored check, no chain read).
+    expect((await listingPageFacts(listing)).activity).toEqual({ shown: false, floor: 2 });
     // The sweep's stored rank reads the same.
     await recomputeListingRank(listing);
     const stored = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: listing } });
@@ -102,6 +105,7 @@ describe("wash", () => {
     await transfer(payTo, c.address, 10_000n);
     expect((await rankForListing(listing))!.inputs.ledger.distinctPayers30d).toBe(2);
     expect((await storedWash(listing))!.excluded).toEqual([]);
+    expect((await listingPageFacts(listing)).activity).toMatchObject({ shown: true, distinctPayers30d: 2 });
     // The payTo paying its own listing.
     await pays(listing, payTo, payTo.address);
     expect((await rankForListing(listing))!.inputs.ledger.distinctPayers30d).toBe(2);
