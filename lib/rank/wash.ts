@@ -147,12 +147,13 @@ async function washOf(id: string, ps: PayerRow[], sellers: string[], prior: Stor
   const sellerSet = new Set(sellers);
   // A payer that is the seller's own wallet needs no chain read.
   const self: WashExclusion[] = payerSet.filter((p) => sellerSet.has(p)).map((payer) => ({ payer, reason: "seller_wallet" }));
-  const groups = new Map<string, { network: string; asset: string; payers: string[]; firstBlock: Map<string, bigint | null> }>();
+  type Group = { network: string; asset: string; payers: string[]; firstBlock: Map<string, bigint | null> };
+  const groups = new Map<string, Group>();
   for (const p of ps) {
     const payer = p.payer.toLowerCase();
     if (sellerSet.has(payer)) continue;
     const key = `${p.network} ${p.asset.toLowerCase()}`;
-    const g = groups.get(key) ?? { network: p.network, asset: p.asset.toLowerCase(), payers: [], firstBlock: new Map() };
+    const g: Group = groups.get(key) ?? { network: p.network, asset: p.asset.toLowerCase(), payers: [], firstBlock: new Map() };
     if (!g.payers.includes(payer)) g.payers.push(payer);
     const block = p.firstBlock === null ? null : BigInt(p.firstBlock);
     const had = g.firstBlock.get(payer);
