@@ -78,6 +78,14 @@ interface StoredWash {
   checkedAtMs?: number;
 }
 
+/**
+ * An outage is retried soon; a network with no reader configured (readChain's "no RPC configured…",
+ * "no chain reader…") only when the check is due anyway: retrying cannot help until an operator acts.
+ */
+function retriesSoon(unmeasured: string | null): boolean {
+  return unmeasured !== null && !unmeasured.startsWith("no ");
+}
+
 /** What moves when a settled payer arrives or leaves the window: a listing whose fingerprint is unchanged keeps its check. */
 function fingerprintOf(r: LedgerFactsRow): string {
   return `${r.distinctPayers30d}|${r.lastSettledAtMs ?? ""}|${r.oldestPayment30dMs ?? ""}`;
@@ -105,7 +113,7 @@ export async function applyWash(
   const due = candidates.filter((r) => {
     const s = stored.get(r.id);
     const age = now.getTime() - (s?.checkedAtMs ?? -Infinity);
-    return !s || s.fingerprint !== fingerprintOf(r) || age < 0 || age >= (s.unmeasured ? WASH_RETRY_UNMEASURED_MS : WASH_REMEASURE_MS);
+    return !s || s.fingerprint !== fingerprintOf(r) || age < 0 || age >= (retriesSoon(s.unmeasured) ? WASH_RETRY_UNMEASURED_MS : WASH_REMEASURE_MS);
   });
   const dueIds = new Set(due.map((r) => r.id));
   for (const r of candidates) {
@@ -284,20 +292,23 @@ function payersOf(c: Client, ids: string[], now: Date): Promise<PayerRow[]> {
  * every payTo its canary runs were quoted.
  */
 async function walletsOf(c: Client, ids: string[], now: Date): Promise<Map<string, string[]>> {
+  // Each organisation's wallets once, however many of its listings are checked.
   const found = await rows<{ lid: string; wallets: string[] | null }>(
     c,
-    `SELECT l."id" AS lid, array_agg(DISTINCT w.addr) FILTER (WHERE w.addr IS NOT NULL) AS wallets
-       FROM "listings" l
-       LEFT JOIN LATERAL (
-         SELECT lower(u."walletAddress") AS addr FROM "users" u WHERE u."organizationId" = l."organizationId"
-         UNION SELECT lower(x."quotedPayTo") FROM "router_payments" x JOIN "listings" o ON o."id" = x."listingId"
-          WHERE o."organizationId" = l."organizationId" AND x."createdAt" >= $2::timestamp - interval '30 days'
-         UNION SELECT lower(x."chainTo") FROM "router_payments" x JOIN "listings" o ON o."id" = x."listingId"
-          WHERE o."organizationId" = l."organizationId" AND x."status" = 'settled' AND x."createdAt" >= $2::timestamp - interval '30 days'
-         UNION SELECT lower(s."quotedPayTo") FROM "canary_samples" s JOIN "listings" o ON o."id" = s."listingId" WHERE o."organizationId" = l."organizationId"
-       ) w ON true
-      WHERE l."id" = ANY($1::text[])
-      GROUP BY 1`,
+    `WITH orgs AS (SELECT DISTINCT "organizationId" AS org FROM "listings" WHERE "id" = ANY($1::text[])),
+          wallets AS (
+            SELECT o.org, array_agg(DISTINCT w.addr) FILTER (WHERE w.addr IS NOT NULL) AS wallets
+              FROM orgs o
+              LEFT JOIN LATERAL (
+                SELECT lower(u."walletAddress") AS addr FROM "users" u WHERE u."organizationId" = o.org
+                UNION SELECT lower(x."quotedPayTo") FROM "router_payments" x JOIN "listings" l ON l."id" = x."listingId"
+                 WHERE l."organizationId" = o.org AND x."createdAt" >= $2::timestamp - interval '30 days'
+                UNION SELECT lower(x."chainTo") FROM "router_payments" x JOIN "listings" l ON l."id" = x."listingId"
+                 WHERE l."organizationId" = o.org AND x."status" = 'settled' AND x."createdAt" >= $2::timestamp - interval '30 days'
+                UNION SELECT lower(s."quotedPayTo") FROM "canary_samples" s JOIN "listings" l ON l."id" = s."listingId" WHERE l."organizationId" = o.org
+              ) w ON true
+             GROUP BY o.org)
+     SELECT l."id" AS lid, w.wallets FROM "listings" l JOIN wallets w ON w.org = l."organizationId" WHERE l."id" = ANY($1::text[])`,
     ids,
     utcTimestamp(now),
   );
