@@ -14,7 +14,7 @@ import { listingPageFacts } from "@/lib/catalog/listing-page";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing, createTestOrganization } from "@/test/ledger";
 import { rankForListing } from "./inputs";
-import { recomputeListingRank } from "./sweep-ranks";
+import { recomputeListingRank, runRankSweep } from "./sweep-ranks";
 import { applyWash, newWashCache, storedWash, WASH_REMEASURE_MS } from "./wash";
 
 let node: AnvilNode;
@@ -87,7 +87,11 @@ describe("wash", () => {
     );
     // The public listing page counts them out as well (from the stored check, no chain read).
     expect((await listingPageFacts(listing)).activity).toEqual({ shown: false, floor: 2 });
-    // The sweep's stored rank reads the same.
+    // The sweep's stored rank reads the same (a due sweep: the payments marked the listing), and so
+    // does a re-rank on demand.
+    expect(await runRankSweep({ mode: "due" })).toMatchObject({ leader: true });
+    const swept = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: listing } });
+    expect((swept.components as { traction: number }).traction).toBe(0);
     await recomputeListingRank(listing);
     const stored = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: listing } });
     expect((stored.components as { traction: number }).traction).toBe(0);
