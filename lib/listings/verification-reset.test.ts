@@ -13,6 +13,8 @@ import { claimRun, queueDueRuns, requestRun } from "@/lib/canary/runs";
 import { executeRun } from "@/lib/canary/run";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import { rankInputsFor } from "@/lib/rank/inputs";
+import { adminListing } from "@/lib/surfaces/admin";
+import { sellerReport } from "@/lib/surfaces/seller";
 import { createListingForSeller, updateListingForSeller } from "./save";
 import { verificationResetReasons, type PricedEndpoint } from "./verification-reset";
 
@@ -21,10 +23,12 @@ const clone = () => JSON.parse(JSON.stringify(fixture));
 
 let t: TestDatabase;
 let sellerId: string;
+let moderatorId: string;
 beforeAll(async () => {
   t = await createTestDatabase();
   const org = await t.prisma.organization.create({ data: { slug: "geo", name: "Geo" } });
   sellerId = (await t.prisma.user.create({ data: { name: "S", role: "seller", organizationId: org.id } })).id;
+  moderatorId = (await t.prisma.user.create({ data: { name: "M", role: "moderator" } })).id;
 });
 afterAll(() => t.close());
 
@@ -100,6 +104,11 @@ describe("a save that changes what the canary verified", () => {
       expect(run).toMatchObject({ trigger: "listing_change", state: "queued", requestedBy: "system:listing-change" });
       expect(run!.requestReason).toMatch(reason);
       expect(run!.runAfter.getTime()).toBe(0);
+      // The seller's report and the moderators' page say why.
+      expect((await sellerReport(sellerId, id)).verification).toMatchObject({ status: "unverified", reset: { reason: expect.stringMatching(reason) } });
+      const desk = await adminListing(moderatorId, id);
+      expect(desk.listing.verificationResetReason).toMatch(reason);
+      expect(desk.canaryRuns[0]).toMatchObject({ trigger: "listing_change", requestReason: expect.stringMatching(reason) });
     });
   }
 
@@ -113,6 +122,7 @@ describe("a save that changes what the canary verified", () => {
     expect((await t.prisma.listing.findUniqueOrThrow({ where: { id } })).verificationStatus).toBe("verified");
     expect(await activeRun(id)).toBeNull();
     expect(await verificationComponent(id)).toBe(1);
+    expect((await sellerReport(sellerId, id)).verification).toEqual({ status: "verified", reset: null });
   });
 
   it("a degraded listing stays degraded (a change never earns back what a run took), and is run first", async () => {

@@ -11,6 +11,7 @@ import { setupLocalChain, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, type LocalChain } f
 import { TEST_USDC_ABI } from "@/lib/chain/test-usdc";
 import { ledgerFacts } from "@/lib/facts/aggregate";
 import { listingPageFacts } from "@/lib/catalog/listing-page";
+import { adminListing } from "@/lib/surfaces/admin";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing, createTestOrganization } from "@/test/ledger";
 import { rankForListing } from "./inputs";
@@ -85,6 +86,11 @@ describe("wash", () => {
         { payer: b.address.toLowerCase(), reason: "funded_by_seller", from: owner.address.toLowerCase(), transaction: fundB.tx },
       ]),
     );
+    // The moderators see how many and why.
+    const moderator = (await t.prisma.user.create({ data: { name: "M", role: "moderator" } })).id;
+    const desk = await adminListing(moderator, listing);
+    expect(desk.wash).toMatchObject({ unmeasured: null });
+    expect(desk.wash!.excluded.map((e) => [e.payer, e.reason]).sort()).toEqual([[a.address.toLowerCase(), "funded_by_seller"], [b.address.toLowerCase(), "funded_by_seller"]].sort());
     // The public listing page counts them out as well (from the stored check, no chain read).
     expect((await listingPageFacts(listing)).activity).toEqual({ shown: false, floor: 2 });
     // The sweep's stored rank reads the same (a due sweep: the payments marked the listing), and so
