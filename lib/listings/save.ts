@@ -88,6 +88,9 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   const endpoints = uniqueEndpoints(doc.endpoints);
   const columns = listingColumns(doc);
   const note = parsePriceChangeNote(opts.priceChangeNote);
+  // Saves of one listing take turns: each compares what it replaces with what it writes (the price
+  // change note, the verification reset), so it must read what the one before it wrote.
+  if (opts.listingId) await tx.$queryRawUnsafe(`SELECT 1 FROM "listings" WHERE "id" = $1 FOR UPDATE`, opts.listingId);
   const existing = opts.listingId
     ? await tx.listing.findUnique({
         where: { id: opts.listingId },

@@ -146,6 +146,18 @@ describe("a save that changes what the canary verified", () => {
   });
 });
 
+describe("saves racing", () => {
+  it("two saves of one listing take turns: the last reset names the base URL the listing ends with", async () => {
+    const id = await verifiedListing();
+    const moved = clone();
+    moved.baseUrl = "https://moved-away.example";
+    await Promise.all([updateListingForSeller(sellerId, id, moved), updateListingForSeller(sellerId, id, clone())]);
+    const row = await t.prisma.listing.findUniqueOrThrow({ where: { id } });
+    expect(row.verificationStatus).toBe("unverified");
+    expect(row.verificationResetReason).toBe(row.baseUrl === fixture.baseUrl ? `base URL changed from https://moved-away.example to ${fixture.baseUrl}` : `base URL changed from ${fixture.baseUrl} to https://moved-away.example`);
+  });
+});
+
 describe("the bait-and-switch", () => {
   it("a verified listing pointed at a seller that never settles is unverified immediately and its run is claimed before older due runs", async () => {
     // Earlier tests' runs are claimed out of the way; then regular due runs are queued first.
