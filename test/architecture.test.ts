@@ -153,7 +153,8 @@ const ROOMS: Room[] = [
   {
     path: "lib/rank",
     owns: "rank inputs and the rank sweep and its ticks",
-    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/rank/score/**", "lib/facts/**", "lib/scoring/**"],
+    // lib/chain/rpc.ts: the wash check reads the token's Transfer logs (./wash.ts).
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/rank/score/**", "lib/facts/**", "lib/scoring/**", "lib/chain/rpc.ts"],
   },
   {
     path: "lib/monitor",
@@ -208,7 +209,8 @@ const ROOMS: Room[] = [
   {
     path: "lib/listings",
     owns: "saving, publishing and loading listings; who may act on one",
-    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/limits/**", "lib/listing-document/**", "lib/queue/**", "lib/evidence.ts"],
+    // lib/rank/sweep-ranks.ts: a save that resets verification re-ranks the listing at once.
+    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/limits/**", "lib/listing-document/**", "lib/queue/**", "lib/evidence.ts", "lib/rank/sweep-ranks.ts"],
   },
   {
     path: "lib/intake",

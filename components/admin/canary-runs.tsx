@@ -31,6 +31,8 @@ export interface CanaryRunView {
   id: string;
   trigger: string;
   requestedBy: string;
+  /** Why a listing change queued it (what changed); null for other triggers. */
+  requestReason: string | null;
   state: "queued" | "running" | "done" | "deferred";
   outcome: "verified" | "unverified" | "degraded" | null;
   reason: string | null;
@@ -76,6 +78,7 @@ export function CanaryRunList({ runs }: { runs: CanaryRunView[] }) {
               <span className="text-muted">attempt {r.attempts}</span>
               {r.reserved !== null && <span className="text-muted">reserved <span className="font-mono">{r.reserved}</span></span>}
             </div>
+            {r.requestReason && <p className="mt-1 break-words text-amber-900" data-testid="canary-run-request-reason">Queued first because {r.requestReason}</p>}
             {r.reason && <p className="mt-1 break-words text-slate-700" data-testid="canary-run-reason">{r.reason}</p>}
             {r.listing && (
               <p className="mt-1 text-xs text-muted">

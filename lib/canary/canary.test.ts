@@ -194,3 +194,32 @@ describe("a worker killed between sign and record pays once", () => {
     expect(run.attempts).toBe(2);
   });
 });
+
+describe("the bait-and-switch, paid for real", () => {
+  it("a verified listing pointed at a seller that never settles is unverified at once, its run is claimed before older due runs, and the run degrades it", async () => {
+    const id = await list("honest");
+    expect(await runCanary(id, {}, { caps: BIG })).toMatchObject({ outcome: "verified" });
+    expect((await rankForListing(id))!.components.verification.value).toBe(1);
+    // Another listing's regular run is due first, by the clock.
+    const other = await list("race-a");
+    const regular = await requestRun({ listingId: other, trigger: "schedule", requestedBy: "test" });
+    // The switch: the same document, its base URL now the seller that never settles.
+    const switched = { ...market.documents.honest, slug: "honest", baseUrl: market.documents["never-settles"].baseUrl };
+    const saved = await writeListing(switched, { organizationId: org, listingId: id });
+    expect(saved.verificationReset).toBe(`base URL changed from ${market.documents.honest.baseUrl} to ${market.documents["never-settles"].baseUrl}`);
+    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id } })).verificationStatus).toBe("unverified");
+    const ranked = await rankForListing(id);
+    expect(ranked!.inputs.verification).toBe("unverified");
+    expect(ranked!.components.verification.value).toBe(0.85);
+    const stored = await t.prisma.listingRank.findUniqueOrThrow({ where: { listingId: id } });
+    expect((stored.components as { verification: number }).verification).toBe(0.85);
+    // First in line, ahead of the regular run queued before it.
+    const lease = (await claimRun())!;
+    const run = await t.prisma.canaryRun.findUniqueOrThrow({ where: { id: lease.runId } });
+    expect(run).toMatchObject({ listingId: id, trigger: "listing_change" });
+    expect(run.requestReason).toBe(saved.verificationReset);
+    expect(await executeRun(lease.runId, lease.leaseToken, { caps: BIG })).toMatchObject({ outcome: "degraded" });
+    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id } })).verificationStatus).toBe("degraded");
+    expect((await claimRun())!.runId).toBe(regular.runId);
+  });
+});

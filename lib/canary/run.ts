@@ -525,7 +525,16 @@ async function finishRun(runId: string, leaseToken: string, listingId: string, s
       data: { state, outcome: state === "done" ? outcome : null, reason: reason.slice(0, 2000), finishedAt: new Date(), leaseToken: null, leaseExpiresAt: null },
     });
     if (moved.count !== 1) throw new AppError("conflict", `canary run ${runId} lost its lease before it finished`);
-    if (state === "done" && outcome) await tx.listing.update({ where: { id: listingId }, data: { verificationStatus: outcome } });
+    // A listing changed since this run started (its verification reset meanwhile) keeps the reset's
+    // status: the run judged what was listed before; a run of what is listed now goes to the front.
+    const [listing] = await tx.$queryRawUnsafe<Array<{ stale: boolean; resetReason: string | null }>>(
+      `SELECT COALESCE(l."verificationResetAt" > r."startedAt", false) AS stale, l."verificationResetReason" AS "resetReason"
+         FROM "listings" l JOIN "canary_runs" r ON r."id" = $2 WHERE l."id" = $1 FOR UPDATE OF l`,
+      listingId,
+      runId,
+    );
+    if (listing?.stale) await tx.$queryRawUnsafe(`SELECT tollgate_canary_queue_front($1, $2)`, listingId, `the listing changed during run ${runId}: ${listing.resetReason}`);
+    else if (state === "done" && outcome) await tx.listing.update({ where: { id: listingId }, data: { verificationStatus: outcome } });
     if (run?.reserved && run.budgetDay) {
       const signed = await tx.canarySample.findMany({ where: { runId, authorizationNonce: { not: null } }, select: { quotedAmount: true } });
       const spent = signed.reduce((sum, x) => sum + BigInt(x.quotedAmount ?? "0"), 0n);

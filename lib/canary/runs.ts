@@ -19,7 +19,7 @@ export const CANARY_LEASE_MS = 10 * 60_000;
 export const CANARY_EVERY_MS = 24 * 60 * 60_000;
 export const CANARY_MAX_ATTEMPTS = 3;
 
-export type CanaryTrigger = "publish" | "schedule" | "moderator";
+export type CanaryTrigger = "publish" | "schedule" | "moderator" | "listing_change";
 
 const ONE_ACTIVE = "canary_runs_one_active";
 
@@ -57,7 +57,7 @@ export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}):
                      LEFT JOIN LATERAL (SELECT max(o."startedAt") AS "at" FROM "canary_runs" o JOIN "listings" ol ON ol."id" = o."listingId"
                                          WHERE ol."organizationId" = l."organizationId") served ON true
                      WHERE r."state" = 'queued' AND r."runAfter" <= (now() AT TIME ZONE 'UTC') AND ($3::text IS NULL OR r."id" = $3)
-                     ORDER BY served."at" ASC NULLS FIRST, r."runAfter", r."id" LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+                     ORDER BY (r."runAfter" = tollgate_canary_front()) DESC, served."at" ASC NULLS FIRST, r."runAfter", r."createdAt", r."id" LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
       RETURNING "id"`,
     token,
     opts.leaseMs ?? CANARY_LEASE_MS,

@@ -79,7 +79,7 @@ export async function listingPageFacts(listingId: string, now = new Date()): Pro
     nowIso,
   );
   const granularity: "hour" | "day" = span.oldest && now.getTime() - Date.parse(span.oldest) < HOURLY_BELOW_MS ? "hour" : "day";
-  const [bucketRows, lastRows, facts, quoteRows] = await Promise.all([
+  const [bucketRows, lastRows, facts, quoteRows, washedRows] = await Promise.all([
     rows<{ at: string; samples: number; up: number; latency: number | null }>(
       c,
       `SELECT to_char(date_trunc('${granularity}', s."at"), 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at,
@@ -111,6 +111,18 @@ export async function listingPageFacts(listingId: string, now = new Date()): Pro
       listingId,
       nowIso,
     ),
+    // The rank's wash check (docs/RANK.md "Wash"), as last stored: payers funded by the seller's own
+    // wallets are not distinct payers here either. No chain read on a page view.
+    rows<{ payers: number; settled: number }>(
+      c,
+      `SELECT count(DISTINCT p."payer")::int AS payers, count(*)::int AS settled
+         FROM "listing_wash" w CROSS JOIN LATERAL jsonb_array_elements(w."excluded") x
+         JOIN "router_payments" p ON p."listingId" = w."listingId" AND lower(p."payer") = x->>'payer'
+        WHERE w."listingId" = $1 AND p."status" = 'settled' AND NOT p."house"
+          AND p."createdAt" >= ($2::timestamptz AT TIME ZONE 'UTC') - interval '30 days' AND p."createdAt" <= ($2::timestamptz AT TIME ZONE 'UTC')`,
+      listingId,
+      nowIso,
+    ),
   ]);
 
   const buckets: HealthBucket[] = bucketRows.map((b) => ({
@@ -125,9 +137,10 @@ export async function listingPageFacts(listingId: string, now = new Date()): Pro
   const last = lastRows[0];
 
   const row = facts[0];
-  const payers = row?.distinctPayers30d ?? 0;
+  const washed = washedRows[0] ?? { payers: 0, settled: 0 };
+  const payers = (row?.distinctPayers30d ?? 0) - washed.payers;
   const activity: ListingActivity =
-    payers >= MIN_DISTINCT_PAYERS ? { shown: true, distinctPayers30d: payers, settled30d: row!.settled30d, floor: MIN_DISTINCT_PAYERS } : { shown: false, floor: MIN_DISTINCT_PAYERS };
+    payers >= MIN_DISTINCT_PAYERS ? { shown: true, distinctPayers30d: payers, settled30d: row!.settled30d - washed.settled, floor: MIN_DISTINCT_PAYERS } : { shown: false, floor: MIN_DISTINCT_PAYERS };
 
   const quotes: Record<string, EndpointQuote> = {};
   for (const q of quoteRows) {

@@ -55,6 +55,8 @@ export interface LedgerFactsRow {
   distinctAttemptingBuyers30d: number;
   settled30d: number;
   medianSettledPrice30d: number | null;
+  /** The decimals settled amounts are read in (the listing's first payable endpoint's, else 6). */
+  settleDecimals: number;
   lastSettledAtMs: number | null;
   failedSinceLastSettle: number;
   failingBuyersSinceLastSettle: number;
@@ -348,6 +350,7 @@ export async function ledgerFacts(scope: FactsScope, now: Date, client?: Client)
       settled30d: p ? Number(p[3]) : 0,
       // Atomic units to whole units with the listing's decimals (its first payable endpoint's, else 6).
       medianSettledPrice30d: median === null ? null : median / powerOf10(decimals ?? DEFAULT_ASSET_DECIMALS),
+      settleDecimals: decimals ?? DEFAULT_ASSET_DECIMALS,
       lastSettledAtMs: p ? epochMs(p[5]) : null,
       failedSinceLastSettle: failures ? Number(failures.slice(0, failures.indexOf(","))) : 0,
       failingBuyersSinceLastSettle: failures ? Number(failures.slice(failures.indexOf(",") + 1)) : 0,

@@ -1,9 +1,9 @@
 /**
  * Saving a seller's listing document: validate (400 naming the first bad field by JSON pointer),
- * then write the listing and its endpoints in one transaction, so nothing half-written is stored.
- * writeListing is the one listing writer: the seller's editor, the demo seed and a URL
- * submission's analysis completion (lib/analyses/store-result.ts, inside its own transaction
- * through writeListingIn) all create listings through it.
+ * then write the listing and its endpoints in one transaction. writeListing is the one listing
+ * writer (the seller's editor, moderators, the demo seed, an analysis completion through
+ * writeListingIn); a save that changes what the canary verified resets verification in the same
+ * transaction (lib/listings/verification-reset.ts).
  */
 import crypto from "node:crypto";
 import { db } from "@/lib/db";
@@ -15,6 +15,8 @@ import { slugify, unstorableText, validateListingDocument } from "@/lib/listing-
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { endpointColumns, listingColumns, listingToDocument, uniqueEndpoints } from "@/lib/listings/document-mapping";
 import { checkPriceChangeNote, listedPriceKey, PRICE_CHANGE_NOTE_LABEL, PRICE_CHANGE_NOTE_POINTER } from "@/lib/listings/price-change-note";
+import { verificationResetReasons } from "@/lib/listings/verification-reset";
+import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import type { PublicationState } from "@/lib/generated/prisma/client";
 import type { PrismaLike } from "@/lib/sql";
 
@@ -60,23 +62,47 @@ export function parsePriceChangeNote(raw: unknown): string | null {
 }
 
 /** Write (create or replace) a listing from a validated document, in one transaction; returns the listing id. */
-export async function writeListing(doc: ListingDocument, opts: SaveOptions): Promise<{ id: string; slug: string }> {
+export async function writeListing(doc: ListingDocument, opts: SaveOptions): Promise<SavedListing> {
   const prisma = await db();
-  return prisma.$transaction((tx) => writeListingIn(tx, doc, opts));
+  const saved = await prisma.$transaction((tx) => writeListingIn(tx, doc, opts));
+  // A reset is ranked at once (the ×1.00 of verified gone), not at the next rank tick.
+  if (saved.verificationReset) await recomputeListingRank(saved.id);
+  return saved;
 }
 
-/** writeListing inside a transaction the caller already holds. */
-export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts: SaveOptions): Promise<{ id: string; slug: string }> {
+/**
+ * A saved listing; `verificationReset` says why this save reset its verification (and queued a
+ * canary run at the front of the queue), when it did.
+ */
+export interface SavedListing {
+  id: string;
+  slug: string;
+  verificationReset?: string;
+}
+
+/**
+ * writeListing inside a transaction the caller already holds. A caller that updates a listing this
+ * way re-ranks it after commit when `verificationReset` is set (writeListing does).
+ */
+export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts: SaveOptions): Promise<SavedListing> {
   const endpoints = uniqueEndpoints(doc.endpoints);
   const columns = listingColumns(doc);
   const note = parsePriceChangeNote(opts.priceChangeNote);
+  // Saves of one listing take turns: each compares what it replaces with what it writes (the price
+  // change note, the verification reset), so it must read what the one before it wrote.
+  if (opts.listingId) await tx.$queryRawUnsafe(`SELECT 1 FROM "listings" WHERE "id" = $1 FOR UPDATE`, opts.listingId);
   const existing = opts.listingId
     ? await tx.listing.findUnique({
         where: { id: opts.listingId },
         select: {
           id: true,
           slug: true,
-          endpoints: { select: { method: true, path: true, priceAmount: true, priceAsset: true, priceNetwork: true, priceMode: true, priceChangeNote: true, priceChangeNoteAt: true } },
+          baseUrl: true,
+          endpoints: {
+            select: {
+              method: true, path: true, payable: true, priceAmount: true, priceAsset: true, priceNetwork: true, priceDecimals: true, priceMode: true, priceChangeNote: true, priceChangeNoteAt: true,
+            },
+          },
         },
       })
     : null;
@@ -128,7 +154,13 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   if (endpoints.length) {
     await tx.endpoint.createMany({ data: rows.map((r, i) => ({ ...r, ...notes[i], listingId: listing.id })) });
   }
-  return listing;
+  if (!existing) return listing;
+  // Verification follows the listing: what the canary verified is no longer what is listed.
+  const reasons = verificationResetReasons(existing, { baseUrl: columns.baseUrl, endpoints: rows });
+  if (reasons.length === 0) return listing;
+  const verificationReset = reasons.join("; ");
+  await tx.$queryRawUnsafe(`SELECT tollgate_reset_verification($1, $2)`, listing.id, verificationReset);
+  return { ...listing, verificationReset };
 }
 
 /** A new listing's slug is at most this long (a URL people read and paste), before any "-2" suffix. */

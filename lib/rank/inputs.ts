@@ -5,6 +5,7 @@
  */
 import { computeRank, type RankInputs, type RankResult } from "@/lib/rank/score";
 import { ledgerFacts, monitorFactsOf, settleFactsOf, type LedgerFactsRow } from "@/lib/facts/aggregate";
+import { applyWash } from "./wash";
 
 /**
  * RankInputs for one aggregate row, at `now`. The settle and monitor facts are the very ones
@@ -31,9 +32,9 @@ export function rankInputsFromRow(row: LedgerFactsRow, now: Date): RankInputs {
   };
 }
 
-/** RankInputs per listing id (unknown ids are absent from the map), one SQL statement for the lot. */
+/** RankInputs per listing id (unknown ids are absent from the map), one SQL statement for the lot, washed (./wash.ts). */
 export async function rankInputsFor(listingIds: readonly string[], now: Date = new Date()): Promise<Map<string, RankInputs>> {
-  const rows = await ledgerFacts({ ids: listingIds }, now);
+  const { rows } = await applyWash(await ledgerFacts({ ids: listingIds }, now), now);
   return new Map(rows.map((r) => [r.id, rankInputsFromRow(r, now)]));
 }
 

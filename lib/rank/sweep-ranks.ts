@@ -29,6 +29,7 @@ import { clientOr, rows, session, type Client } from "@/lib/sql";
 import { computeRank, type RankInputs, type RankResult } from "@/lib/rank/score";
 import { factsDueAtMs, ledgerFacts, listingIdRanges, utcTimestamp, type LedgerFactsRow } from "@/lib/facts/aggregate";
 import { rankInputsFromRow, type ListingRank } from "./inputs";
+import { applyWash, newWashCache } from "./wash";
 
 /** Who holds the lock, as rank_sweep_runs records it: this host and process. */
 const SWEEP_HOLDER = `${hostname()}:${process.pid}`;
@@ -198,7 +199,10 @@ async function sweep(client: Client, now: Date, mode: RankSweepMode, batchSize: 
   // The marks are claimed before any facts are read: a mark whose write was still uncommitted held
   // its row lock, so the claim waited for that commit and the read below sees the write. A mark made
   // after the claim stays for the next sweep. Should this sweep fail, its claimed marks are put back.
-  const rangeReads = async () => (await listingIdRanges(readRange, client)).map((range) => () => ledgerFacts(range, now, client));
+  // The wash check (./wash.ts) runs on each read's rows, its chain reads shared by the whole sweep.
+  const cache = newWashCache();
+  const washed = (read: Promise<LedgerFactsRow[]>) => read.then(async (r) => (await applyWash(r, now, client, cache)).rows);
+  const rangeReads = async () => (await listingIdRanges(readRange, client)).map((range) => () => washed(ledgerFacts(range, now, client)));
   const [claimed, fullReads] = await Promise.all([claimMarks(client), mode === "due" && fullIsRecent ? null : rangeReads()]);
   try {
     let reads: (() => Promise<LedgerFactsRow[]>)[];
@@ -222,7 +226,7 @@ async function sweep(client: Client, now: Date, mode: RankSweepMode, batchSize: 
         reads = [];
         for (let at = 0; at < ids.length; at += DUE_READ_BATCH) {
           const chunk = ids.slice(at, at + DUE_READ_BATCH);
-          reads.push(() => ledgerFacts({ ids: chunk }, now, client));
+          reads.push(() => washed(ledgerFacts({ ids: chunk }, now, client)));
         }
       }
     }
@@ -422,7 +426,7 @@ async function writeDueTimes(client: Client, entries: readonly string[]): Promis
  */
 export async function recomputeListingRank(listingId: string, now: Date = new Date()): Promise<ListingRank | null> {
   const client = await clientOr();
-  const [row] = await ledgerFacts({ ids: [listingId] }, now, client);
+  const [row] = (await applyWash(await ledgerFacts({ ids: [listingId] }, now, client), now, client)).rows;
   if (!row) return null;
   const ranked = rank(row, now);
   await writeRanks(client, [writeEntry(ranked, factsDueAtMs(row))], now, { force: true });

@@ -15,7 +15,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 
 /** What a run shows, on the listing page and on the desk: the run and each call's evidence. */
 export const CANARY_RUN_SELECT = {
-  id: true, trigger: true, requestedBy: true, state: true, outcome: true, reason: true, attempts: true, reserved: true, createdAt: true, startedAt: true, finishedAt: true,
+  id: true, trigger: true, requestedBy: true, requestReason: true, state: true, outcome: true, reason: true, attempts: true, reserved: true, createdAt: true, startedAt: true, finishedAt: true,
   samples: {
     orderBy: { createdAt: "asc" },
     select: {

@@ -92,6 +92,18 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
 
 export type RankComponentView = { key: string; value: number; reason: string; facts: Record<string, unknown> };
 
+/** A payer the wash check did not count as distinct (listing_wash.excluded, docs/RANK.md "Wash"). */
+export interface WashExclusionView {
+  payer: string;
+  reason: "seller_wallet" | "funded_by_seller";
+  from?: string;
+  transaction?: string;
+}
+
+function washExclusions(json: unknown): WashExclusionView[] {
+  return Array.isArray(json) ? (json.filter((e) => e && typeof e === "object" && typeof (e as WashExclusionView).payer === "string") as WashExclusionView[]) : [];
+}
+
 /** How many canary runs the moderator's listing page shows. */
 export const CANARY_RUNS_SHOWN = 10;
 
@@ -102,10 +114,12 @@ export async function adminListing(userId: string | null, listingId: string) {
     where: { AND: [{ id: listingId }, listingWhereForActor(actor, { moderators: true })] },
     select: {
       id: true, slug: true, title: true, baseUrl: true, publicationState: true, tier: true, sortWeight: true, featuredLevel: true, verificationStatus: true,
-      canarySuspendedAt: true, healthStatus: true, currentResultId: true, rubricNoticeVersion: true, organizationId: true,
+      canarySuspendedAt: true, verificationResetAt: true, verificationResetReason: true, healthStatus: true, currentResultId: true, rubricNoticeVersion: true, organizationId: true,
       organization: { select: { name: true } },
       endpoints: { select: { id: true, method: true, path: true, priceAsset: true, priceDecimals: true } },
       rank: { select: { qualityScore: true, rankScore: true, facts: true, rankedAt: true } },
+      // The rank sweep's wash check (lib/rank/wash.ts): payers not counted as distinct, and why.
+      wash: { select: { excluded: true, measuredAt: true, unmeasured: true, checkedAt: true } },
     },
   });
   if (!found) throw new AppError("not_found", `listing ${listingId} does not exist`);
@@ -160,6 +174,7 @@ export async function adminListing(userId: string | null, listingId: string) {
     listing,
     overlaps,
     components,
+    wash: found.wash ? { ...found.wash, excluded: washExclusions(found.wash.excluded) } : null,
     results: results.map((r) => ({ ...r, band: bandLabel(r.band) ?? r.band, current: r.id === listing.currentResultId })),
     evidence,
     analyses,

@@ -39,6 +39,8 @@ export interface SellerReport {
   activeAnalysisId: string | null;
   lastFailure: { id: string; error: string | null; finishedAt: string | null } | null;
   rubricNotice: { version: string; text: string } | null;
+  /** The catalog's verification by its canary, and the latest change that reset it (what changed, when). */
+  verification: { status: string; reset: { at: string; reason: string } | null };
 }
 
 const ruleTitle = new Map(CURRENT_RUBRIC.rules.map((r) => [r.id, r.title]));
@@ -62,7 +64,10 @@ export async function sellerReport(userId: string | null, listingId: string, now
   await requireListingAccess(userId, listingId, { client: prisma });
   const listing = await prisma.listing.findUniqueOrThrow({
     where: { id: listingId },
-    select: { id: true, slug: true, title: true, publicationState: true, baseUrl: true, updatedAt: true, rubricNoticeVersion: true, currentResultId: true },
+    select: {
+      id: true, slug: true, title: true, publicationState: true, baseUrl: true, updatedAt: true, rubricNoticeVersion: true, currentResultId: true,
+      verificationStatus: true, verificationResetAt: true, verificationResetReason: true,
+    },
   });
   const [current, history, active, failed] = await Promise.all([
     listing.currentResultId ? prisma.readinessResult.findUnique({ where: { id: listing.currentResultId } }) : null,
@@ -107,14 +112,19 @@ export async function sellerReport(userId: string | null, listingId: string, now
       })),
     };
   }
+  const { verificationStatus, verificationResetAt, verificationResetReason, ...shown } = listing;
   return {
-    listing: { ...listing, updatedAt: listing.updatedAt.toISOString() },
+    listing: { ...shown, updatedAt: listing.updatedAt.toISOString() },
     result,
     probe: ev.probe && evidenceRow ? { ...ev.probe, evidenceId: evidenceRow.id } : null,
     history: history.map((h) => ({ ...h, band: bandLabel(h.band) ?? h.band, createdAt: h.createdAt.toISOString() })),
     activeAnalysisId: active?.id ?? null,
     lastFailure: failed && (failed.state === "failed" || failed.state === "dead") ? { id: failed.id, error: failed.error, finishedAt: failed.finishedAt?.toISOString() ?? null } : null,
     rubricNotice: listing.rubricNoticeVersion ? { version: listing.rubricNoticeVersion, text: RUBRIC_NOTICE_TEXT } : null,
+    verification: {
+      status: verificationStatus,
+      reset: verificationResetAt && verificationResetReason ? { at: verificationResetAt.toISOString(), reason: verificationResetReason } : null,
+    },
   };
 }
 

@@ -77,6 +77,11 @@ export default async function ReportPage({ params, searchParams }: Props) {
           </form>
         </div>
       )}
+      {report.verification.reset && (
+        <p role="status" data-testid="verification-reset" className="rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950">
+          Verification reset {timeAgo(report.verification.reset.at)}: {report.verification.reset.reason}. The catalog&apos;s canary pays your endpoints again as they are listed now (that run was put first in its queue). Verification now: <strong>{report.verification.status}</strong>.
+        </p>
+      )}
       {report.lastFailure && !analysisId && (
         <p role="alert" className="rounded-xl border border-red-200 bg-red-50 p-4 text-sm text-red-900">
           The last analysis failed{report.lastFailure.finishedAt ? ` ${timeAgo(report.lastFailure.finishedAt)}` : ""}: {report.lastFailure.error ?? "no reason recorded"}. Check that the service answers at its base URL, then re-analyse.

@@ -95,6 +95,34 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
         )}
       </section>
 
+      <section aria-labelledby="wash-h" data-testid="wash" className="rounded-xl border border-line bg-white p-5 text-sm">
+        <h2 id="wash-h" className="text-lg font-semibold">Wash check</h2>
+        <p className="text-muted">Payers funded by this seller&apos;s own wallets (its payTo addresses, its members&apos; sign-in wallets) before they paid, read from the token&apos;s Transfer logs, are not distinct payers: the traction and settled-price facts above leave them out.</p>
+        {!d.wash ? (
+          <p className="mt-2 text-muted">Not checked: the listing has had fewer than 2 distinct payers in the window since the check began.</p>
+        ) : (
+          <>
+            <p className="mt-2">
+              <strong>{d.wash.excluded.length}</strong> payer{d.wash.excluded.length === 1 ? "" : "s"} excluded · {d.wash.measuredAt ? `chain read ${timeAgo(d.wash.measuredAt)}` : "never read from the chain"} · checked {timeAgo(d.wash.checkedAt)}
+            </p>
+            {d.wash.unmeasured && (
+              <p className="mt-1 rounded-md bg-amber-50 p-2 text-amber-950" data-testid="wash-unmeasured">
+                Unmeasured: {d.wash.unmeasured}. {d.wash.measuredAt ? "The exclusions last measured stand until the chain can be read." : "No exclusion has been measured; the payers count until the chain can be read."}
+              </p>
+            )}
+            {d.wash.excluded.length > 0 && (
+              <ul className="mt-2 space-y-0.5 font-mono text-xs">
+                {d.wash.excluded.map((e) => (
+                  <li key={e.payer} className="break-all">
+                    {e.payer}: {e.reason === "seller_wallet" ? "is the seller's own wallet" : `funded by the seller's ${e.from} in ${e.transaction}`}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </>
+        )}
+      </section>
+
       <section aria-labelledby="ledger-h" className="rounded-xl border border-line bg-white p-5">
         <h2 id="ledger-h" className="text-lg font-semibold">Settlement ledger</h2>
         <LedgerTable rows={d.ledger} counts={d.ledgerCounts} shown={LEDGER_ROWS_SHOWN} />
@@ -106,6 +134,11 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
           The catalog pays each listable endpoint through the router with its house wallet; the latest run sets verification ({l.verificationStatus}{l.canarySuspendedAt ? ", canary suspended" : ""}).
           Budget left today: <span className="font-mono">{d.canaryBudget.leftTodayForListing}</span> for this listing, <span className="font-mono">{d.canaryBudget.leftToday}</span> overall (atomic units). <Link href="/admin/canary" className="text-brand underline">Every listing&apos;s runs</Link>
         </p>
+        {l.verificationResetReason && l.verificationResetAt && (
+          <p className="mt-2 rounded-md bg-amber-50 p-2 text-sm text-amber-950" data-testid="verification-reset">
+            Verification reset <time dateTime={l.verificationResetAt.toISOString()}>{timeAgo(l.verificationResetAt)}</time>: {l.verificationResetReason}. A canary run of the listing as it is now was put first in the queue.
+          </p>
+        )}
         {d.canaryRuns.length === 0 ? (
           <p className="mt-2 text-sm text-muted">No canary run yet.</p>
         ) : (

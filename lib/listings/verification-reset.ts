@@ -1,0 +1,73 @@
+/**
+ * What in a listing save resets its verification (docs/CANARY.md "A change resets verification"): a
+ * new base URL, an endpoint added or removed (or made payable or not), an endpoint's asset or network,
+ * a raised listed price. Pure: the save (lib/listings/save.ts) asks, then calls the one reset in SQL
+ * (tollgate_reset_verification). A lowered price or a description-only edit changes nothing here.
+ */
+
+export interface PricedEndpoint {
+  method: string;
+  path: string;
+  payable: boolean;
+  priceAmount: string | null;
+  priceAsset: string | null;
+  priceNetwork: string | null;
+  priceDecimals: number | null;
+}
+
+export interface ListingShape {
+  baseUrl: string;
+  endpoints: PricedEndpoint[];
+}
+
+const keyOf = (e: { method: string; path: string }) => `${e.method} ${e.path}`;
+
+/** A listed price as a decimal string of token units ("0.01"), or the atomic amount when decimals are unknown. */
+export function unitsText(amount: string, decimals: number | null): string {
+  if (decimals === null || decimals === 0) return amount;
+  const s = amount.padStart(decimals + 1, "0");
+  const whole = s.slice(0, -decimals);
+  const frac = s.slice(-decimals).replace(/0+$/, "");
+  return frac ? `${whole}.${frac}` : whole;
+}
+
+/** amount ÷ 10^decimals compared exactly: a·10^dB vs b·10^dA. */
+function raised(old: PricedEndpoint, next: PricedEndpoint): boolean {
+  if (!next.priceAmount) return false;
+  if (!old.priceAmount) return true;
+  const dA = BigInt(old.priceDecimals ?? 0);
+  const dB = BigInt(next.priceDecimals ?? 0);
+  return BigInt(next.priceAmount) * 10n ** dA > BigInt(old.priceAmount) * 10n ** dB;
+}
+
+function priceText(e: PricedEndpoint): string {
+  if (!e.priceAmount) return "no machine price";
+  const units = unitsText(e.priceAmount, e.priceDecimals);
+  return e.priceDecimals === null ? `${units} atomic units` : `$${units}`;
+}
+
+const assetOf = (e: PricedEndpoint) => `${(e.priceAsset ?? "").toLowerCase()}@${e.priceNetwork ?? ""}`;
+const assetText = (e: PricedEndpoint) => (e.priceAsset || e.priceNetwork ? `${e.priceAsset ?? "no asset"} on ${e.priceNetwork ?? "no network"}` : "none");
+
+/** Each change that resets verification, in words a seller can act on; empty when none does. */
+export function verificationResetReasons(old: ListingShape, next: ListingShape): string[] {
+  const out: string[] = [];
+  if (old.baseUrl !== next.baseUrl) out.push(`base URL changed from ${old.baseUrl} to ${next.baseUrl}`);
+  const before = new Map(old.endpoints.map((e) => [keyOf(e), e]));
+  const after = new Map(next.endpoints.map((e) => [keyOf(e), e]));
+  for (const [k, e] of after) {
+    const o = before.get(k);
+    if (!o) {
+      out.push(`endpoint ${k} added`);
+      continue;
+    }
+    if (o.payable !== e.payable) out.push(`endpoint ${k} made ${e.payable ? "payable" : "not payable"}`);
+    if (o.priceAmount && e.priceAmount && assetOf(o) !== assetOf(e)) {
+      out.push(`asset changed on ${k} from ${assetText(o)} to ${assetText(e)}`);
+    } else if (raised(o, e)) {
+      out.push(`price raised on ${k} from ${priceText(o)} to ${priceText(e)}`);
+    }
+  }
+  for (const k of before.keys()) if (!after.has(k)) out.push(`endpoint ${k} removed`);
+  return out;
+}
