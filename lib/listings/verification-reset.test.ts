@@ -211,10 +211,18 @@ describe("the bait-and-switch", () => {
 });
 
 describe("payTo follows the listing", () => {
-  const payment = (listingId: string, quotedPayTo: string, house = false) =>
+  const payment = (listingId: string, quotedPayTo: string, house = false, status: "failed" | "rejected" | "unmeasured" = "failed", reason = "not_settled") =>
     t.prisma.routerPayment.create({
-      data: { payer: `0x${"9".repeat(40)}`, listingId, advertisedAmount: "3000", asset: "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", network: "eip155:8453", status: "failed", reason: "not_settled", quotedPayTo, house, authorizationNonce: `0x${Math.random().toString(16).slice(2).padEnd(64, "0")}` },
+      data: { payer: `0x${"9".repeat(40)}`, listingId, advertisedAmount: "3000", asset: "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", network: "eip155:8453", status, reason, quotedPayTo, house, authorizationNonce: `0x${Math.random().toString(16).slice(2).padEnd(64, "0")}` },
     });
+
+  it("a stranger's rejected or unmeasured payment naming another payTo resets nothing (it proves no quote of the seller's)", async () => {
+    const id = await verifiedListing();
+    await payment(id, "0x3333333333333333333333333333333333333333", false, "rejected", "payer_bad_signature");
+    await payment(id, "0x3333333333333333333333333333333333333333", false, "unmeasured", "chain_unreadable");
+    await payment(id, "0x3333333333333333333333333333333333333333", false, "failed", "seller_timeout");
+    expect((await t.prisma.listing.findUniqueOrThrow({ where: { id } })).verificationStatus).toBe("verified");
+  });
 
   it("a buyer quoted the payTo the canary verified changes nothing; another payTo resets with both named", async () => {
     const id = await verifiedListing();

@@ -55,6 +55,9 @@ $$ LANGUAGE plpgsql;
 
 -- payTo is not in the listing document: the seller's 402 names it. A buyer's payment quoted to a
 -- payTo that the run which verified the listing never saw resets it (house rows are the canary's own).
+-- Only rows that prove the seller quoted it count: settled (the chain moved the money there, bound to
+-- the quote) or failed not_settled (the router matched it to the seller's own challenge); a stranger's
+-- rejected or unmeasured row names whatever payTo it likes and resets nothing.
 CREATE FUNCTION tollgate_payto_follows() RETURNS trigger AS $$
 DECLARE
   known text[];
@@ -79,7 +82,11 @@ BEGIN
 END;
 $$ LANGUAGE plpgsql;
 CREATE TRIGGER "router_payments_payto_follows" AFTER INSERT ON "router_payments"
-  FOR EACH ROW WHEN (NOT NEW."house" AND NEW."quotedPayTo" IS NOT NULL)
+  FOR EACH ROW WHEN (NOT NEW."house" AND NEW."quotedPayTo" IS NOT NULL
+                     AND (NEW."status" = 'settled' OR (NEW."status" = 'failed' AND NEW."reason" = 'not_settled')))
+  EXECUTE FUNCTION tollgate_payto_follows();
+CREATE TRIGGER "router_payments_payto_follows_settled" AFTER UPDATE OF "status" ON "router_payments"
+  FOR EACH ROW WHEN (NOT NEW."house" AND NEW."quotedPayTo" IS NOT NULL AND NEW."status" = 'settled' AND OLD."status" <> 'settled')
   EXECUTE FUNCTION tollgate_payto_follows();
 
 -- Claimed in order of "runAfter", then "createdAt".
