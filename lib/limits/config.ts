@@ -34,6 +34,8 @@ export const LIMITED_ACTIONS = {
   verifyAll: { variable: "TOLLGATE_LIMIT_VERIFY_ALL", fallback: "600/1m", what: "wallet sign-in attempts", per: "the whole deployment" },
   select: { variable: "TOLLGATE_LIMIT_SELECT", fallback: "120/1m", what: "select requests", per: "one API key" },
   call: { variable: "TOLLGATE_LIMIT_CALL", fallback: "600/1m", what: "relayed calls", per: "one API key or signed-in user" },
+  faucet: { variable: "TOLLGATE_LIMIT_FAUCET", fallback: "10/1h", what: "demo faucet requests", per: "one client address" },
+  faucetWallet: { variable: "TOLLGATE_LIMIT_FAUCET_WALLET", fallback: "5/1d", what: "demo faucet requests", per: "one wallet" },
 } as const satisfies Record<string, LimitedAction>;
 
 export type ActionName = keyof typeof LIMITED_ACTIONS;
