@@ -85,7 +85,7 @@ test("the moderators' canary desk shows every run across listings: the mature se
   await expect(page).toHaveURL(/\/admin\/canary$/);
   await expect(page.getByRole("heading", { name: "Canary runs", level: 1 })).toBeVisible();
   await expect(page.getByRole("heading", { name: /Budget left today/ })).toBeVisible();
-  await expect(page.getByTestId("canary-budget-day")).toContainText(/^\d+ of \d+$/);
+  await expect(page.getByTestId("canary-budget-day")).toContainText(/^\$\d+(\.\d+)? of \$\d+(\.\d+)?$/);
 
   // The mature seller's first run has finished: wait for it (reloading), then read its evidence.
   const matureRun = () => page.locator('[data-testid="canary-run"][data-run-state="done"]').filter({ has: page.getByTestId("canary-run-listing").filter({ hasText: MATURE }) });
