@@ -34,7 +34,8 @@ export default defineConfig({
   webServer: {
     command: "npx tsx scripts/demo.ts",
     url: `${baseURL}/catalog`,
-    timeout: 300_000,
+    // A fresh clone's first demo builds first: 2–10 minutes on 2 cores depending on the load (README).
+    timeout: Number(process.env.E2E_SERVER_TIMEOUT_MS ?? 900_000),
     reuseExistingServer: false,
     stdout: "pipe",
     env: { TOLLGATE_DATA_DIR: dataDir, PORT: String(port), SELLERS_PORT: String(sellersPort), TOLLGATE_CHAIN_PORT: String(chainPort) },
