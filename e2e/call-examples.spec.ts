@@ -45,7 +45,8 @@ async function runCode(name: string, code: string, env: Record<string, string>):
   const { stdout } = await run(tsx, [file], { env: { ...process.env, ...env }, timeout: 90_000 }).catch((e: { stdout?: string; stderr?: string; message: string }) => {
     throw new Error(`${name} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}\n--- the example ---\n${code}`);
   });
-  return stdout;
+  // What the example printed, without terminal colour codes.
+  return stdout.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").trim();
 }
 
 async function openListing(page: Page, search: string, title: string) {
