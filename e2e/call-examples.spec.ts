@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signInAs, signOut } from "./helpers";
+import { shot } from "./shots";
 
 const run = promisify(execFile);
 // Inside the repository, so the examples' imports resolve from its node_modules (as beside `npm install`).
@@ -100,4 +101,18 @@ test("README's paid example pays through the router as copied", async ({ page, r
   const apiKey = await routerCallKey(page);
   const out = await runCode("readme-x402", code.replaceAll("http://127.0.0.1:3000", baseURL!), { BUYER_PRIVATE_KEY: await fundedBuyer(request), TOLLGATE_API_KEY: apiKey });
   expect(out).toMatch(/^200 /);
+});
+
+test("the listing page at phone width (390 px): the examples scroll in their blocks, the batch price reads per call", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await openListing(page, "Geocodr", "Geocodr address geocoding");
+  await expect(page.getByTestId("how-to-run")).toBeVisible();
+  // The batch endpoint's dynamic price: a range per call with the seller's own terms, never "per address" as the range's unit.
+  const batch = page.getByRole("listitem").filter({ has: page.getByText("/v1/batch", { exact: true }) }).getByTestId("price");
+  await expect(batch).toContainText("$0.002–$2.00 per call");
+  await expect(batch.getByTestId("price-terms")).toHaveText("Seller's terms: $0.002 per address, $0.002 to $2.00 per call");
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await page.getByTestId("how-to-call").first().scrollIntoViewIfNeeded();
+  await page.screenshot({ path: shot("listing-how-to-call-phone"), fullPage: false });
 });

@@ -19,7 +19,7 @@ test("the faucet page funds a fresh wallet with test USDC and gas, read back fro
 
   await page.getByLabel("Wallet address").fill("0x1234");
   await page.getByRole("button", { name: "Fund this wallet" }).click();
-  await expect(page.getByRole("alert")).toContainText("address must be 0x followed by 40 hexadecimal characters");
+  await expect(page.getByRole("alert").filter({ hasText: "address" })).toContainText("address must be 0x followed by 40 hexadecimal characters");
 
   const address = privateKeyToAccount(generatePrivateKey()).address;
   await page.getByLabel("Wallet address").fill(address);
