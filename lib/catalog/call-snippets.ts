@@ -60,7 +60,7 @@ function payAsset(listing: { networks: readonly string[] }, e: SnippetEndpoint, 
   const net = network ?? listing.networks[0] ?? "eip155:8453";
   const asset = e.priceAsset ?? canonicalUsdc(net)?.address ?? null;
   const known = asset ? findAsset(net, asset) : null;
-  const d = known && "domains" in known ? known.domains.find((x) => x.version !== null) : undefined;
+  const d = known && "domains" in known ? known.domains?.find((x) => x.version !== null) : undefined;
   const chainId = /^eip155:(\d+)$/.exec(net)?.[1];
   return {
     network: net,
