@@ -98,7 +98,7 @@ test("the moderators' canary desk shows every run across listings: the mature se
   const run = matureRun().first();
   await expect(run.getByTestId("canary-sample")).toHaveCount(3);
   for (const tx of await run.getByTestId("canary-sample-tx").allTextContents()) expect(tx).toMatch(/^0x[0-9a-f]{8}….+ settled/);
-  await expect(run).toContainText(/its budget left today \d+/);
+  await expect(run).toContainText(/its budget left today \$\d/);
   await page.screenshot({ path: shot("admin-canary"), fullPage: true });
 
   // The filter links move between states and outcomes; "all" shows every run again.
