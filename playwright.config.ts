@@ -8,6 +8,8 @@ const dataDir = process.env.E2E_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir()
 process.env.E2E_DATA_DIR = dataDir;
 const port = Number(process.env.E2E_PORT ?? 3100);
 const sellersPort = Number(process.env.E2E_SELLERS_PORT ?? 4120);
+// The local chain's RPC on its own fixed port, beside a developer's demo on 8545.
+const chainPort = Number(process.env.E2E_CHAIN_PORT ?? 8645);
 export const baseURL = `http://127.0.0.1:${port}`;
 
 export default defineConfig({
@@ -32,9 +34,10 @@ export default defineConfig({
   webServer: {
     command: "npx tsx scripts/demo.ts",
     url: `${baseURL}/catalog`,
-    timeout: 300_000,
+    // A fresh clone's first demo builds first: 2–10 minutes on 2 cores depending on the load (README).
+    timeout: Number(process.env.E2E_SERVER_TIMEOUT_MS ?? 900_000),
     reuseExistingServer: false,
     stdout: "pipe",
-    env: { TOLLGATE_DATA_DIR: dataDir, PORT: String(port), SELLERS_PORT: String(sellersPort) },
+    env: { TOLLGATE_DATA_DIR: dataDir, PORT: String(port), SELLERS_PORT: String(sellersPort), TOLLGATE_CHAIN_PORT: String(chainPort) },
   },
 });

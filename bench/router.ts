@@ -27,13 +27,14 @@
  * every payment, and every routed call left exactly one `settled` ledger row.
  *
  * Last lines: RESULT router_added_p50 <ms> ms, RESULT router_added_p95 <ms> ms,
- * RESULT router_throughput_ratio <routed ÷ direct calls/s>, RESULT router_ledger_settled <rows>.
+ * RESULT router_throughput_ratio <routed ÷ direct calls/s>, RESULT router_ledger_settled <rows>, and the
+ * binding's own cost per call timed apart: RESULT router_binding_{signature,buyer_side,read}_p50.
  */
 import { fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import os from "node:os";
 import { x402Client } from "@x402/core/client";
-import { decodePaymentResponseHeader } from "@x402/core/http";
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
@@ -42,6 +43,9 @@ import { createApiKey } from "@/lib/apikeys";
 import { createFacilitator } from "@/lib/chain/facilitator";
 import { toResponse } from "@/lib/errors";
 import { relayCall } from "@/lib/router/relay-call";
+import { judgeBuyerSide, signedDomain } from "@/lib/router/buyer-side";
+import { decodePayment } from "@/lib/router/payment-headers";
+import { readSettlement } from "@/lib/ledger/confirm-payment";
 import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS } from "@/lib/chain/local-chain";
 import { inProcessFacilitator, startPaidSellers } from "@/sellers/paid";
 import { startFundedChain } from "@/test/chain";
@@ -218,7 +222,32 @@ async function main(): Promise<void> {
     console.log(`ledger  settled ${after.settled - before.settled} of ${calls} routed calls (unconfirmed ${after.unconfirmed}, failed ${after.failed}); payee received ${balanceAfter - balanceBefore} for ${paidCalls} calls`);
     const settledOk = after.settled - before.settled === calls && after.unconfirmed === 0 && after.failed === 0;
     if (!settledOk) process.exitCode = 1;
+    // The binding's own cost per call, timed apart in this process: the buyer-side check the relay
+    // runs as a payment arrives (signature in the asset table's domain, then the scheme's verify
+    // pinned to the arrival block), and the confirmation's read of the logs that bind a settlement.
+    const bound = await t.prisma.routerPayment.findMany({ where: { listingId: listing.id, status: "settled" }, take: 100, orderBy: { createdAt: "desc" } });
+    const timeEach = async <T>(items: T[], fn: (x: T) => Promise<unknown>) => {
+      const times: number[] = [];
+      const c0 = process.cpuUsage();
+      for (const x of items) {
+        const s = performance.now();
+        await fn(x);
+        times.push(performance.now() - s);
+      }
+      const c = process.cpuUsage(c0);
+      return { p50: pct(times, 50), cpu: (c.user + c.system) / 1000 / items.length };
+    };
+    const requirement = { scheme: "exact", network: LOCAL_NETWORK, amount: PRICE.toString(), asset: LOCAL_USDC_ADDRESS, payTo, maxTimeoutSeconds: 300, extra: { name: "USD Coin", version: "2" } } as const;
+    const fresh = await Promise.all(bound.map(async () => decodePayment(encodePaymentSignatureHeader(await client.createPaymentPayload({ x402Version: 2, resource: { url: seller.url }, accepts: [requirement] })))!));
+    const terms = { asset: LOCAL_USDC_ADDRESS, network: LOCAL_NETWORK, maxTimeoutSeconds: 300 };
+    const sig = await timeEach(fresh, (p) => signedDomain(p, terms));
+    const side = await timeEach(fresh, (p) => judgeBuyerSide(p, terms));
+    const read = await timeEach(bound, (b) => readSettlement({ transaction: b.transactionId!, network: b.network, asset: b.asset, payer: b.payer, nonce: b.authorizationNonce, payTo: b.quotedPayTo, amount: b.advertisedAmount, notBefore: b.relayedAt }));
+    console.log(`binding (per call, ${bound.length} calls, timed apart): signature p50 ${ms(sig.p50)} ms (CPU ${ms(sig.cpu)} ms); buyer-side check (signature + scheme verify at the arrival block) p50 ${ms(side.p50)} ms (CPU ${ms(side.cpu)} ms, beside the seller's call); settlement read (receipt, logs, block) p50 ${ms(read.p50)} ms (CPU ${ms(read.cpu)} ms, after the answer)`);
     const r = latencies.routed;
+    console.log(`RESULT router_binding_signature_p50 ${ms(sig.p50)} ms`);
+    console.log(`RESULT router_binding_buyer_side_p50 ${ms(side.p50)} ms`);
+    console.log(`RESULT router_binding_read_p50 ${ms(read.p50)} ms`);
     console.log(`RESULT router_added_p50 ${ms(pct(r, 50) - pct(d, 50))} ms`);
     console.log(`RESULT router_added_p95 ${ms(pct(r, 95) - pct(d, 95))} ms`);
     console.log(`RESULT router_throughput_ratio ${(rate("routed") / rate("direct")).toFixed(3)}`);

@@ -29,6 +29,11 @@ export function EndpointPrice({ endpoint, quote = null, now }: { endpoint: Price
         <ModeChip mode={v.mode} />
         {v.network && <span className="rounded bg-slate-100 px-1.5 py-0.5 text-[11px] text-slate-700">{v.network}</span>}
       </div>
+      {v.listed && v.mode === "dynamic" && (v.label || v.basis) && (
+        <p className="mt-0.5 text-right text-xs text-slate-700" data-testid="price-terms">
+          {v.label ? <>Seller&apos;s terms: {v.label}</> : <>Scales {v.basis!.replace(/^per\s+/i, "per ")}</>}
+        </p>
+      )}
       <p className="mt-0.5 text-right text-xs text-muted">
         {v.quote ? (
           <>

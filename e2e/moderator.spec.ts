@@ -85,7 +85,7 @@ test("the moderators' canary desk shows every run across listings: the mature se
   await expect(page).toHaveURL(/\/admin\/canary$/);
   await expect(page.getByRole("heading", { name: "Canary runs", level: 1 })).toBeVisible();
   await expect(page.getByRole("heading", { name: /Budget left today/ })).toBeVisible();
-  await expect(page.getByTestId("canary-budget-day")).toContainText(/^\d+ of \d+$/);
+  await expect(page.getByTestId("canary-budget-day")).toContainText(/^\$\d+(\.\d+)? of \$\d+(\.\d+)?$/);
 
   // The mature seller's first run has finished: wait for it (reloading), then read its evidence.
   const matureRun = () => page.locator('[data-testid="canary-run"][data-run-state="done"]').filter({ has: page.getByTestId("canary-run-listing").filter({ hasText: MATURE }) });
@@ -98,7 +98,7 @@ test("the moderators' canary desk shows every run across listings: the mature se
   const run = matureRun().first();
   await expect(run.getByTestId("canary-sample")).toHaveCount(3);
   for (const tx of await run.getByTestId("canary-sample-tx").allTextContents()) expect(tx).toMatch(/^0x[0-9a-f]{8}….+ settled/);
-  await expect(run).toContainText(/its budget left today \d+/);
+  await expect(run).toContainText(/its budget left today \$\d/);
   await page.screenshot({ path: shot("admin-canary"), fullPage: true });
 
   // The filter links move between states and outcomes; "all" shows every run again.

@@ -124,6 +124,11 @@ const schema = z.object({
   TOLLGATE_LIMIT_CALL: rateLimit,
   TOLLGATE_LIMIT_FACILITATOR: rateLimit,
   TOLLGATE_LIMIT_FACILITATOR_PAYER: rateLimit,
+  /** The demo faucet (app/api/faucet, demo mode only): per client address and per funded wallet. */
+  TOLLGATE_LIMIT_FAUCET: rateLimit,
+  TOLLGATE_LIMIT_FAUCET_WALLET: rateLimit,
+  /** The port `npm run demo` starts the local chain's JSON-RPC on (default 8545; 0 picks a free one). */
+  TOLLGATE_CHAIN_PORT: z.coerce.number().int().min(0, "must be a port number, 0–65535").max(65535, "must be a port number, 0–65535").optional(),
   /** Most analyses one seller organisation may have queued or running at once (default 3; "off" for none). */
   TOLLGATE_LIMIT_ACTIVE_ANALYSES: z
     .string()

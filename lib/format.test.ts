@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatRawTotal, formatUsd, networkName } from "@/lib/format";
+import { formatRawTotal, formatUsd, formatUsdcAtomic, networkName } from "@/lib/format";
 
 describe("formatUsd", () => {
   it.each([
@@ -12,6 +12,19 @@ describe("formatUsd", () => {
     ["0.12345", "$0.123"],
     ["not a number", "not a number"],
   ])("%s → %s", (input, out) => expect(formatUsd(input)).toBe(out));
+});
+
+describe("formatUsdcAtomic", () => {
+  it.each([
+    ["5000000", "$5.00"],
+    ["4950000", "$4.95"],
+    ["10000", "$0.01"],
+    ["3000", "$0.003"],
+    ["0", "$0"],
+    [5_000_000n, "$5.00"],
+    [null, "—"],
+    ["12abc", "12abc"],
+  ] as const)("%s → %s", (input, out) => expect(formatUsdcAtomic(input)).toBe(out));
 });
 
 describe("networkName", () => {

@@ -28,6 +28,21 @@ export function formatUsd(decimal: string | number): string {
   return n >= 1 ? `$${n.toFixed(2)}` : `$${Number(n.toPrecision(3))}`;
 }
 
+/** USDC's decimals: the canary's budget and amounts are in atomic units of a USD stablecoin with 6 (lib/env.ts). */
+const USDC_DECIMALS = 6;
+
+/** Atomic units of USDC (an integer string, e.g. "4950000") in dollars ("$4.95"); anything else as it came. */
+export function formatUsdcAtomic(atomic: string | bigint | null | undefined): string {
+  if (atomic === null || atomic === undefined) return "—";
+  const s = String(atomic);
+  if (!/^-?\d{1,38}$/.test(s)) return s;
+  const neg = s.startsWith("-");
+  const digits = (neg ? s.slice(1) : s).padStart(USDC_DECIMALS + 1, "0");
+  const whole = digits.slice(0, -USDC_DECIMALS);
+  const frac = digits.slice(-USDC_DECIMALS).replace(/0+$/, "");
+  return `${neg ? "-" : ""}${formatUsd(frac ? `${whole}.${frac}` : whole)}`;
+}
+
 export function timeAgo(date: Date | string, now = new Date()): string {
   const ms = now.getTime() - new Date(date).getTime();
   const min = Math.round(ms / 60_000);

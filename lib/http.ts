@@ -39,6 +39,8 @@ export const BODY_LIMITS = {
   mcp: 256 << 10,
   /** next-auth's form posts: sign-in (a SIWE message and signature), sign-out, CSRF (POST /api/auth/*). */
   auth: 16 << 10,
+  /** `{address}` (POST /api/faucet, demo mode only). */
+  faucet: 4 << 10,
 } as const;
 
 /** "1 MiB", "64 KiB", "300 bytes": the limit as a person reads it. */

@@ -28,6 +28,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/apikeys";
 import { startAnvil } from "@/lib/chain/anvil";
 import { LOCAL_DEV_KEYS, LOCAL_USDC_ADDRESS, setupLocalChain } from "@/lib/chain/local-chain";
 import { createFacilitator, supported, type FacilitatorSetup } from "@/lib/chain/facilitator";
+import { FAUCET_ADDRESS, FAUCET_RESERVE } from "@/lib/chain/faucet";
 
 const root = process.cwd();
 /** The API key the market's buyers call the router with (a fresh one each run; older ones revoked). */
@@ -44,9 +45,19 @@ async function main() {
   const origin = `http://${host}:${port}`;
 
   // The chain keeps its state in the data folder, so the transactions the ledger names outlive a restart.
-  const chainNode = await startAnvil({ args: ["--state", path.join(dataDir, "chain", "anvil-state.json"), "--state-interval", "5"] });
+  // Its JSON-RPC is on a fixed port (TOLLGATE_CHAIN_PORT, default 8545), so a buyer's own client can find it.
+  const chainPort = e.TOLLGATE_CHAIN_PORT ?? 8545;
+  const chainNode = await startAnvil({
+    ...(chainPort ? { port: chainPort } : {}),
+    args: ["--state", path.join(dataDir, "chain", "anvil-state.json"), "--state-interval", "5"],
+  }).catch((err: Error) => {
+    throw new Error(`${err.message}\n  The local chain could not start on port ${chainPort}: stop what holds it, or set TOLLGATE_CHAIN_PORT to a free port (0 picks one).`);
+  });
   const local = await setupLocalChain(chainNode.rpcUrl);
   step(`local chain (anvil) at ${chainNode.rpcUrl}, test USDC at ${LOCAL_USDC_ADDRESS}`);
+  // The demo faucet (/faucet) sends from anvil's account 8: stock it with test USDC.
+  const faucetHas = await local.balanceOf(FAUCET_ADDRESS);
+  if (faucetHas < FAUCET_RESERVE) await local.mint(FAUCET_ADDRESS, FAUCET_RESERVE - faucetHas);
   // The canary's house wallet (docs/CANARY.md): funded with test USDC up to the day's default budget.
   const house = demoWallet(CANARY_HOUSE_LABEL);
   const houseHas = await local.balanceOf(house.address);
@@ -187,6 +198,7 @@ async function main() {
 ${DEMO_ACCOUNTS.map((a) => `    ${a.demoLogin.padEnd(16)} ${a.role.padEnd(10)} ${a.name}`).join("\n")}
 
   Local chain: ${chainNode.rpcUrl} (chain 31337), test USDC ${LOCAL_USDC_ADDRESS}
+  Pay as a buyer: fund your wallet at ${origin}/faucet (anvil's development accounts 1–7 are free for buyers; README)
   Pay a listing through the router: ${origin}/router/call/<listing>/<path>  (docs/ROUTER.md)
   Fixture sellers to submit as a seller:  ${sellers.url}/agent-verdict  ${sellers.url}/validity-check  ${sellers.url}/mpp-seller
   Data lives in ${path.relative(root, dataDir) || dataDir}/ (delete it to start over). Ctrl-C stops.

@@ -229,7 +229,8 @@ const ROOMS: Room[] = [
   // What the surfaces read.
   // lib/facts: the listing page's activity is the one facts reader's (docs/RANK.md "One facts reader").
   // lib/trust: the trust grade's read model (lib/catalog/trust.ts) reads the observations and scores them with the pure engine.
-  { path: "lib/catalog", owns: "the public view and the catalog's read models", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/rank/score/**", "lib/facts/**", "lib/trust/**"] },
+  // lib/x402/assets.ts: the call snippets name the token an endpoint is priced in, and its EIP-712 domain.
+  { path: "lib/catalog", owns: "the public view and the catalog's read models", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/rank/score/**", "lib/facts/**", "lib/trust/**", "lib/x402/assets.ts"] },
   // lib/http.ts: the verify route's body is read bounded, like every route's.
   { path: "lib/badges", owns: "signed SVG badges: statements, DSSE, rendering, verification", may: [...FOUNDATION, ...DATABASE, "lib/net/**", "lib/http.ts"] },
   {

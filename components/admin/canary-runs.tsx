@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { formatUsdcAtomic } from "@/lib/format";
 
 /** One canary call's evidence (canary_samples; docs/CANARY.md "A run"). */
 export interface CanarySampleView {
@@ -76,14 +77,14 @@ export function CanaryRunList({ runs }: { runs: CanaryRunView[] }) {
               <span className={`rounded px-1.5 py-0.5 text-xs font-semibold ${RUN_STYLE[label] ?? ""}`}>{r.state === "done" ? `done: ${label}` : label}</span>
               <span>{r.trigger}</span>
               <span className="text-muted">attempt {r.attempts}</span>
-              {r.reserved !== null && <span className="text-muted">reserved <span className="font-mono">{r.reserved}</span></span>}
+              {r.reserved !== null && <span className="text-muted">reserved <span className="font-mono" title={`${r.reserved} atomic units`}>{formatUsdcAtomic(r.reserved)}</span></span>}
             </div>
             {r.requestReason && <p className="mt-1 break-words text-amber-900" data-testid="canary-run-request-reason">Queued first because {r.requestReason}</p>}
             {r.reason && <p className="mt-1 break-words text-slate-700" data-testid="canary-run-reason">{r.reason}</p>}
             {r.listing && (
               <p className="mt-1 text-xs text-muted">
                 Listing now {r.listing.verificationStatus}{r.listing.canarySuspendedAt ? ", canary suspended" : ""}
-                {r.budgetLeftForListing !== undefined && <> · its budget left today <span className="font-mono">{r.budgetLeftForListing}</span></>}
+                {r.budgetLeftForListing !== undefined && <> · its budget left today <span className="font-mono" title={`${r.budgetLeftForListing} atomic units`}>{formatUsdcAtomic(r.budgetLeftForListing)}</span></>}
               </p>
             )}
             {r.samples.length > 0 && (
@@ -97,7 +98,7 @@ export function CanaryRunList({ runs }: { runs: CanaryRunView[] }) {
                       <tr key={s.id} className="align-top" data-testid="canary-sample">
                         <td className="py-1 pr-2 font-mono">{s.method} {s.path}</td>
                         <td className="py-1 pr-2"><span className={`font-medium ${s.outcome ? SAMPLE_STYLE[s.outcome] : ""}`}>{s.state === "pending" ? "pending" : (s.outcome ?? "no verdict")}</span>{s.reason && s.reason !== s.outcome && <> <span className="text-muted">{s.reason}</span></>}</td>
-                        <td className="py-1 pr-2 font-mono">{s.listedAmount ?? "—"} · {s.quotedAmount ?? "—"} · {s.chainAmount ?? "—"}</td>
+                        <td className="py-1 pr-2 font-mono" title={`atomic units: ${s.listedAmount ?? "—"} · ${s.quotedAmount ?? "—"} · ${s.chainAmount ?? "—"}`}>{formatUsdcAtomic(s.listedAmount)} · {formatUsdcAtomic(s.quotedAmount)} · {formatUsdcAtomic(s.chainAmount)}</td>
                         <td className="py-1 pr-2 break-all font-mono">{s.chainTo ?? s.quotedPayTo ?? "—"}</td>
                         <td className="py-1 pr-2 font-mono" title={[s.contentType, s.outputSha256 && `sha256 ${s.outputSha256}`].filter(Boolean).join(" · ") || undefined}>
                           {s.httpStatus ?? "—"} · {s.ttlbMs === null ? "—" : `${s.ttlbMs} ms`} · {s.responseBytes ?? "—"}

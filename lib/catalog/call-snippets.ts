@@ -1,16 +1,21 @@
 /**
- * "How to call" snippets for a listing's endpoint (issue 19 item 5): the unpaid request that answers
- * the seller's 402 (curl, straight to the seller: no key, no payment, so a buyer sees the challenge
- * for themselves), and a paid call with @x402/fetch through the router's call URL (routerCallUrl,
- * docs/ROUTER.md: the seller's 402 comes back untouched, the buyer signs, the router records the
- * payment). An MPP-only listing gets the mppx client instead (docs/ROUTER.md "Paying an MPP listing").
+ * "How to call" snippets for a listing's endpoint: the unpaid request that answers the seller's 402
+ * (curl, straight to the seller), and a paid call through the router's call URL that runs as copied:
+ * @x402/fetch with the endpoint's asset declared in its spend controls, or for an MPP-only listing
+ * the mppx client with the token's EIP-712 domain and the API key carried through `Headers`
+ * (docs/ROUTER.md "Paying through the router as a buyer"). e2e/call-examples.spec.ts runs them.
  */
 import { routerCallUrl } from "@/lib/catalog/select";
+import { canonicalUsdc, findAsset } from "@/lib/x402/assets";
 
 export interface SnippetEndpoint {
   method: string;
   path: string;
   requestExample: unknown;
+  /** The listed machine price (atomic units of priceAsset), when the seller gives one. */
+  priceAmount?: string | null;
+  priceAsset?: string | null;
+  priceMode?: string | null;
 }
 
 export interface CallSnippets {
@@ -40,6 +45,93 @@ function bodyOf(method: string, example: unknown): string | null {
   return typeof example === "string" ? example : JSON.stringify(example);
 }
 
+/** What the buyer's client must be told about the token it pays in: address, chain, EIP-712 domain, a cap. */
+interface PayAsset {
+  network: string;
+  chainId: number | null;
+  /** The token's address; null when neither the listing nor the asset table names one. */
+  asset: string | null;
+  domain: { name: string; version: string } | null;
+  /** A per-payment cap in atomic units: the listed fixed price, else none. */
+  cap: string | null;
+}
+
+function payAsset(listing: { networks: readonly string[] }, e: SnippetEndpoint, network: string | null): PayAsset {
+  const net = network ?? listing.networks[0] ?? "eip155:8453";
+  const asset = e.priceAsset ?? canonicalUsdc(net)?.address ?? null;
+  const known = asset ? findAsset(net, asset) : null;
+  const d = known && "domains" in known ? known.domains?.find((x) => x.version !== null) : undefined;
+  const chainId = /^eip155:(\d+)$/.exec(net)?.[1];
+  return {
+    network: net,
+    chainId: chainId ? Number(chainId) : null,
+    asset,
+    domain: d ? { name: d.name, version: d.version! } : null,
+    cap: e.priceMode !== "dynamic" && e.priceAmount && /^\d{1,38}$/.test(e.priceAmount) ? e.priceAmount : null,
+  };
+}
+
+const q = (s: string) => JSON.stringify(s);
+
+function x402Code(callUrl: string, init: string[], body: string | null, a: PayAsset): string {
+  const allowed = a.asset
+    ? `{ network: ${q(a.network)}, asset: ${q(a.asset)}${a.cap ? `, maxAmountPerPayment: ${q(a.cap)}` : ""} }`
+    : `{ network: ${q(a.network)}, asset: "<the token address the seller's 402 names>" }`;
+  return `import { wrapFetchWithPayment } from "@x402/fetch";
+import { x402Client } from "@x402/core/client";
+import { toClientEvmSigner } from "@x402/evm";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { privateKeyToAccount } from "viem/accounts";
+
+const signer = toClientEvmSigner(privateKeyToAccount(process.env.BUYER_PRIVATE_KEY as \`0x\${string}\`));
+// @x402/core pays only the tokens it knows by default (mainnet USDC and a few more) and refuses the
+// rest: declare the token this endpoint is priced in${a.cap ? ", capped at its listed price (atomic units)" : ""}.
+const client = new x402Client()
+  .register(${q(a.network)}, new ExactEvmScheme(signer))
+  .setSpendControls({ allowedAssets: [${allowed}] });
+const pay = wrapFetchWithPayment(fetch, client);
+
+// Through Tollgate's router: the seller's 402 comes back, the client signs and retries.
+const res = await pay(${q(callUrl)}, {
+${[...init, `  headers: { authorization: \`Bearer \${process.env.TOLLGATE_API_KEY}\`${body !== null ? `, "content-type": "application/json"` : ""} },`].join("\n")}
+});
+console.log(res.status, await res.text());`;
+}
+
+function mppCode(callUrl: string, init: string[], body: string | null, a: PayAsset): string {
+  const domain = a.domain
+    ? `{ name: ${q(a.domain.name)}, version: ${q(a.domain.version)} }`
+    : `{ name: "<the token's EIP-712 name>", version: "<its EIP-712 version>" }`;
+  const limits = [
+    a.chainId !== null ? `  networks: [${a.chainId}],` : null,
+    a.asset && a.chainId !== null ? `  currencies: [${q(a.asset)}],` : null,
+    a.cap ? `  maxAtomicAmount: ${q(a.cap)},` : null,
+  ].filter(Boolean);
+  return `import { Mppx } from "mppx/client";
+import { charge } from "mppx/evm/client";
+import { privateKeyToAccount } from "viem/accounts";
+
+const account = privateKeyToAccount(process.env.BUYER_PRIVATE_KEY as \`0x\${string}\`);
+// Your Tollgate API key travels in X-Tollgate-Key: Authorization carries the MPP credential.
+// Copy the headers through new Headers(): spreading a Headers object ({ ...h }) drops every header.
+const keyed: typeof fetch = (input, init) => {
+  const headers = new Headers(init?.headers);
+  headers.set("x-tollgate-key", process.env.TOLLGATE_API_KEY!);
+  return fetch(input, { ...init, headers });
+};
+const method = charge({
+  account,
+  // The token's EIP-712 domain: the EIP-3009 authorization is signed against it.
+  authorization: ${domain},
+${limits.length ? `  // What this client agrees to pay: this chain, this token${a.cap ? ", at most the listed price (atomic units)" : ""}.\n${limits.join("\n")}\n` : ""}});
+const mppx = Mppx.create({ methods: [method], fetch: keyed, polyfill: false });
+
+const res = await mppx.fetch(${q(callUrl)}, {
+${[...init, body !== null ? `  headers: { "content-type": "application/json" },` : null].filter(Boolean).join("\n")}
+});
+console.log(res.status, await res.text());`;
+}
+
 export function callSnippets(listing: { slug: string; baseUrl: string; protocols: readonly string[]; networks: readonly string[] }, e: SnippetEndpoint, network: string | null): CallSnippets {
   const query = e.method === "GET" ? queryOf(e.requestExample) : "";
   const sellerUrl = listing.baseUrl.replace(/\/+$/, "") + "/" + e.path.replace(/^\/+/, "") + query;
@@ -51,46 +143,9 @@ export function callSnippets(listing: { slug: string; baseUrl: string; protocols
     ...(body !== null ? [`  -H 'content-type: application/json'`, `  -d ${shellQuote(body)}`] : []),
   ].join(" \\\n");
 
-  const init = [
-    `  method: "${e.method}",`,
-    body !== null ? `  body: JSON.stringify(${body}),` : null,
-  ].filter(Boolean);
+  const init = [`  method: "${e.method}",`, ...(body !== null ? [`  body: JSON.stringify(${body}),`] : [])];
   const mppOnly = listing.protocols.includes("mpp") && !listing.protocols.includes("x402");
-  const net = network ?? listing.networks[0] ?? "eip155:8453";
-  const client = mppOnly
-    ? {
-        kind: "mppx" as const,
-        code: `import { Mppx } from "mppx/client";
-import { charge } from "mppx/evm/client";
-import { privateKeyToAccount } from "viem/accounts";
-
-const account = privateKeyToAccount(process.env.BUYER_PRIVATE_KEY as \`0x\${string}\`);
-// Your Tollgate API key travels in X-Tollgate-Key: Authorization carries the MPP credential.
-const keyed: typeof fetch = (input, init) =>
-  fetch(input, { ...init, headers: { ...init?.headers, "x-tollgate-key": process.env.TOLLGATE_API_KEY! } });
-const mppx = Mppx.create({ methods: [charge({ account })], fetch: keyed, polyfill: false });
-
-const res = await mppx.fetch("${callUrl}", {
-${[...init, body !== null ? `  headers: { "content-type": "application/json" },` : null].filter(Boolean).join("\n")}
-});
-console.log(res.status, await res.text());`,
-      }
-    : {
-        kind: "x402-fetch" as const,
-        code: `import { wrapFetchWithPayment } from "@x402/fetch";
-import { x402Client } from "@x402/core/client";
-import { toClientEvmSigner } from "@x402/evm";
-import { ExactEvmScheme } from "@x402/evm/exact/client";
-import { privateKeyToAccount } from "viem/accounts";
-
-const signer = toClientEvmSigner(privateKeyToAccount(process.env.BUYER_PRIVATE_KEY as \`0x\${string}\`));
-const pay = wrapFetchWithPayment(fetch, new x402Client().register("${net}", new ExactEvmScheme(signer)));
-
-// Through Tollgate's router: the seller's 402 comes back, the client signs and retries.
-const res = await pay("${callUrl}", {
-${[...init, `  headers: { authorization: \`Bearer \${process.env.TOLLGATE_API_KEY}\`${body !== null ? `, "content-type": "application/json"` : ""} },`].join("\n")}
-});
-console.log(res.status, await res.text());`,
-      };
+  const a = payAsset(listing, e, network);
+  const client = mppOnly ? { kind: "mppx" as const, code: mppCode(callUrl, init, body, a) } : { kind: "x402-fetch" as const, code: x402Code(callUrl, init, body, a) };
   return { sellerUrl, callUrl, curl, client };
 }

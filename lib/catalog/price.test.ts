@@ -10,7 +10,17 @@ describe("priceView", () => {
     // The issue's case: a dynamic price from $0.04 is not "$0.04 /call · fixed".
     const dyn = priceView({ ...base, priceUsd: "0.04", priceMode: "dynamic", dynamicMin: "0.04", priceLabel: "from $0.04 (dynamic quote)" });
     expect(dyn).toMatchObject({ listed: "from $0.04", mode: "dynamic", label: "from $0.04 (dynamic quote)" });
-    expect(priceView({ ...base, priceMode: "dynamic", dynamicMin: "0.01", dynamicMax: "0.1", dynamicUnit: "per 1,000 tokens" })).toMatchObject({ listed: "$0.01–$0.1", per: "per 1,000 tokens" });
+    expect(priceView({ ...base, priceMode: "dynamic", dynamicMin: "0.01", dynamicMax: "0.1", dynamicUnit: "per 1,000 tokens" })).toMatchObject({ listed: "$0.01–$0.1", per: "per call", basis: "per 1,000 tokens" });
+  });
+
+  it("a dynamic batch price reads per call, with what it scales by beside it, never the range 'per address'", () => {
+    // Geocodr's batch: $0.002 per address, $0.002 to $2.00 per call (its own label).
+    const batch = { ...base, priceMode: "dynamic" as const, dynamicMin: "0.002", dynamicMax: "2.00", dynamicUnit: "per address", priceLabel: "$0.002 per address, $0.002 to $2.00 per call" };
+    const v = priceView(batch);
+    expect(v).toMatchObject({ listed: "$0.002–$2.00", per: "per call", basis: "per address", label: batch.priceLabel });
+    expect(`${v.listed} ${v.per}`).not.toMatch(/per address/);
+    // A fixed price ignores a stray unit.
+    expect(priceView({ ...base, priceUsd: "0.01", priceMode: "fixed", dynamicUnit: "per address" })).toMatchObject({ per: "per call", basis: null });
   });
 
   it("shows the quote the monitor saw with its time and network by name; free and unpriced endpoints say so", () => {

@@ -31,8 +31,10 @@ export interface PriceView {
   kind: "free" | "priced" | "unpriced";
   /** "$0.04", "$0.01–$0.10", "from $0.01"; null when nothing numeric is listed. */
   listed: string | null;
-  /** What the price is per, when the seller says ("per 1,000 tokens"); else per call. */
+  /** Always "per call": a listed price or range is what one call costs (the schema's min and max). */
   per: string;
+  /** What a dynamic price scales with, in the seller's words ("per address"), shown beside the range, never as its unit. */
+  basis: string | null;
   mode: PriceMode;
   /** The seller's own words for the price, when it has no number ("contact us"). */
   label: string | null;
@@ -46,18 +48,21 @@ const usd = (v: string | null) => (v !== null && v.trim() !== "" && Number.isFin
 export function priceView(e: PricedEndpoint, quote: QuoteSeen | null = null): PriceView {
   const mode: PriceMode = e.priceMode ?? "not declared";
   const q = quote && usd(quote.amount) ? { price: formatUsd(quote.amount), at: quote.quotedAt, network: networkName(quote.network) } : null;
-  if (!e.payable) return { kind: "free", listed: null, per: "per call", mode, label: null, network: null, quote: null };
+  if (!e.payable) return { kind: "free", listed: null, per: "per call", basis: null, mode, label: null, network: null, quote: null };
   const fixed = usd(e.priceUsd);
   const min = usd(e.dynamicMin);
   const max = usd(e.dynamicMax);
   const range = min ? (max && max !== min ? `${formatUsd(min)}–${formatUsd(max)}` : `from ${formatUsd(min)}`) : null;
   // A dynamic price is its range when the seller gave one; a fixed price its amount. Undeclared: whichever there is.
   const listed = mode === "dynamic" ? (range ?? (fixed ? formatUsd(fixed) : null)) : fixed ? formatUsd(fixed) : range;
-  const per = e.dynamicUnit && (mode === "dynamic" || !fixed) ? e.dynamicUnit : "per call";
+  // A range is the lowest and highest price of one call; the seller's unit says what moves it within
+  // the range. Shown as the range's unit it misread ("$0.002–$2.00 per address" for a batch call).
+  const basis = e.dynamicUnit?.trim() && (mode === "dynamic" || !fixed) ? e.dynamicUnit.trim() : null;
   return {
     kind: listed || q ? "priced" : "unpriced",
     listed,
-    per,
+    per: "per call",
+    basis,
     mode,
     label: e.priceLabel?.trim() || null,
     network: e.priceNetwork ? networkName(e.priceNetwork) : null,

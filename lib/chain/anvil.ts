@@ -126,21 +126,35 @@ export async function rpcAnswers(rpcUrl: string, timeoutMs = 1000): Promise<bool
 
 class PortTakenError extends AnvilError {}
 
+/** anvil's line once its JSON-RPC socket is bound (printed after the banner; never when the bind fails). */
+const listeningLine = (port: number) => new RegExp(`Listening on 127\\.0\\.0\\.1:${port}\\b`);
+
 async function startOnce(port: number, options: StartAnvilOptions): Promise<AnvilNode> {
   const { command, prefixArgs } = anvilCommand();
-  const args = [...prefixArgs, "--host", "127.0.0.1", "--port", String(port), "--chain-id", String(options.chainId ?? LOCAL_CHAIN_ID), "--silent", ...(options.args ?? [])];
-  const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+  // Not --silent: the "Listening on" line is how we know that this child, and not whatever else may
+  // hold the port, bound it. The banner (public development keys) is read here and never logged.
+  const args = [...prefixArgs, "--host", "127.0.0.1", "--port", String(port), "--chain-id", String(options.chainId ?? LOCAL_CHAIN_ID), ...(options.args ?? [])];
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr?.setEncoding("utf8");
   child.stderr?.on("data", (chunk: string) => {
     if (stderr.length < 8192) stderr += chunk;
   });
+  const listening = new Promise<"listening">((resolve) => {
+    const line = listeningLine(port);
+    let tail = "";
+    child.stdout?.setEncoding("utf8");
+    child.stdout?.on("data", (chunk: string) => {
+      tail = (tail + chunk).slice(-4096);
+      if (line.test(tail)) resolve("listening");
+    });
+  });
   const state: { exited: { code: number | null; signal: NodeJS.Signals | null } | null } = { exited: null };
-  const exitPromise = new Promise<void>((resolve) => {
+  const exitPromise = new Promise<"exited">((resolve) => {
     child.once("exit", (code, signal) => {
       state.exited = { code, signal };
       running.delete(child);
-      resolve();
+      resolve("exited");
     });
   });
   const spawnError = new Promise<Error>((resolve) => child.once("error", resolve));
@@ -148,7 +162,8 @@ async function startOnce(port: number, options: StartAnvilOptions): Promise<Anvi
   installExitHook();
 
   const rpcUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  const timeoutMs = options.readyTimeoutMs ?? 20_000;
+  const deadline = Date.now() + timeoutMs;
   const stop = async (): Promise<void> => {
     if (state.exited) return;
     child.kill("SIGTERM");
@@ -156,31 +171,37 @@ async function startOnce(port: number, options: StartAnvilOptions): Promise<Anvi
     await exitPromise;
     clearTimeout(timer);
   };
+  const timedOut = async (): Promise<never> => {
+    await stop();
+    throw new AnvilError(`anvil did not answer on ${rpcUrl} within ${timeoutMs} ms: ${stderr.trim().slice(0, 500)}`);
+  };
 
-  for (;;) {
-    const failed = await Promise.race([spawnError, new Promise<null>((r) => setTimeout(() => r(null), 100))]);
-    if (failed) {
-      running.delete(child);
-      throw new AnvilError(`could not start anvil (${command}): ${failed.message}`);
-    }
-    const exited = state.exited;
-    if (exited) {
-      const taken = /address already in use|AddrInUse|os error 98/i.test(stderr);
-      const detail = `anvil exited (${JSON.stringify(exited)}) before answering on port ${port}: ${stderr.trim().slice(0, 500)}`;
-      throw taken ? new PortTakenError(detail) : new AnvilError(detail);
-    }
-    if (await rpcAnswers(rpcUrl, 500)) {
-      // Another process may have taken the port first and be the one answering; anvil then exits
-      // at once on the failed bind, so look again shortly before trusting the answer.
-      await new Promise((r) => setTimeout(r, 50));
-      if (state.exited) continue;
-      return { rpcUrl, port, pid: child.pid ?? -1, stop };
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new AnvilError(`anvil did not answer on ${rpcUrl} within ${options.readyTimeoutMs ?? 20_000} ms: ${stderr.trim().slice(0, 500)}`);
-    }
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    listening,
+    exitPromise,
+    spawnError,
+    new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), timeoutMs))),
+  ]).finally(() => clearTimeout(timer));
+  if (outcome instanceof Error) {
+    running.delete(child);
+    throw new AnvilError(`could not start anvil (${command}): ${outcome.message}`);
   }
+  if (outcome === "exited") {
+    // stderr may still be arriving when "exit" fires: wait for the stream to end before judging it.
+    if (child.stderr && !child.stderr.readableEnded) await new Promise((r) => child.stderr!.once("end", r).once("close", r));
+    const taken = /address already in use|AddrInUse|os error 98/i.test(stderr);
+    const detail = `anvil exited (${JSON.stringify(state.exited)}) before answering on port ${port}: ${stderr.trim().slice(0, 500)}`;
+    throw taken ? new PortTakenError(detail) : new AnvilError(detail);
+  }
+  if (outcome === "timeout") return timedOut();
+  // This child holds the port: its RPC answers as soon as the server loop runs.
+  while (!(await rpcAnswers(rpcUrl, 500))) {
+    if (state.exited) throw new AnvilError(`anvil exited (${JSON.stringify(state.exited)}) right after binding port ${port}: ${stderr.trim().slice(0, 500)}`);
+    if (Date.now() > deadline) return timedOut();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { rpcUrl, port, pid: child.pid ?? -1, stop };
 }
 
 /**

@@ -1,4 +1,5 @@
 /** The local chain on a real anvil: the node's lifecycle, the test USDC's deployment and its EIP-3009 behaviour. */
+import http from "node:http";
 import net from "node:net";
 import { domainSeparator, getContractAddress, hexToSignature, keccak256, parseEventLogs, toHex, type Address, type Hex, type PrivateKeyAccount } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
@@ -87,6 +88,30 @@ describe("anvil from the npm package", () => {
 
   it("a fixed port that is taken is an error naming the port, not a silent success", async () => {
     await expect(startAnvil({ port: node.port })).rejects.toThrow(new RegExp(`port ${node.port}`));
+  });
+
+  it("a fixed port held by another JSON-RPC server that answers is refused, however slowly anvil fails", async () => {
+    // Whatever answers eth_chainId on the port is not this child: only anvil's own "Listening on" counts.
+    const serve = (delayMs: number, status: number, body: string) =>
+      http.createServer((req, res) => {
+        req.resume();
+        req.on("end", () => setTimeout(() => res.writeHead(status, { "content-type": "application/json" }).end(body), delayMs));
+      });
+    const impostor = serve(0, 200, JSON.stringify({ jsonrpc: "2.0", id: 1, result: "0x7a69" }));
+    // anvil fails slowly, as under load: its fork source takes 1.5 s to refuse, long after the impostor answered.
+    const slowFork = serve(1500, 500, "no");
+    const listen = async (s: http.Server) => {
+      await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+      return (s.address() as net.AddressInfo).port;
+    };
+    const port = await listen(impostor);
+    const forkPort = await listen(slowFork);
+    try {
+      expect(await rpcAnswers(`http://127.0.0.1:${port}`)).toBe(true);
+      await expect(startAnvil({ port, args: ["--fork-url", `http://127.0.0.1:${forkPort}`, "--retries", "0"] })).rejects.toThrow(new RegExp(`port ${port}`));
+    } finally {
+      await Promise.all([impostor, slowFork].map((s) => new Promise<void>((r) => s.close(() => r()))));
+    }
   });
 });
 

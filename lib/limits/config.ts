@@ -36,6 +36,8 @@ export const LIMITED_ACTIONS = {
   call: { variable: "TOLLGATE_LIMIT_CALL", fallback: "600/1m", what: "relayed calls", per: "one API key or signed-in user" },
   facilitator: { variable: "TOLLGATE_LIMIT_FACILITATOR", fallback: "1200/1m", what: "facilitator verify and settle requests", per: "one facilitator caller" },
   facilitatorPayer: { variable: "TOLLGATE_LIMIT_FACILITATOR_PAYER", fallback: "600/1m", what: "facilitator verify and settle requests", per: "one payer" },
+  faucet: { variable: "TOLLGATE_LIMIT_FAUCET", fallback: "10/1h", what: "demo faucet requests", per: "one client address" },
+  faucetWallet: { variable: "TOLLGATE_LIMIT_FAUCET_WALLET", fallback: "5/1d", what: "demo faucet requests", per: "one wallet" },
 } as const satisfies Record<string, LimitedAction>;
 
 export type ActionName = keyof typeof LIMITED_ACTIONS;

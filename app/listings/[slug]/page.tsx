@@ -13,6 +13,7 @@ import { bandLabel } from "@/lib/surfaces/band";
 import { listingPageView } from "@/lib/surfaces/catalog";
 import { EndpointGrades } from "@/components/trust/endpoint-grades";
 import { getListingTrust } from "@/lib/catalog/trust";
+import { demoSignInEnabled } from "@/lib/auth/options";
 
 export const dynamic = "force-dynamic";
 
@@ -33,6 +34,7 @@ export default async function ListingPage({ params }: Params) {
   // The badge is signed; a server without a signing key cannot serve it, so say so instead of showing a broken image.
   const badgeReady = r ? await badgeKeyring().then(() => true, () => false) : false;
   const trust = await getListingTrust(listing.id);
+  const demo = demoSignInEnabled();
   return (
     <article className="grid gap-6 lg:grid-cols-[1fr_18rem]">
       <div className="min-w-0">
@@ -104,6 +106,12 @@ export default async function ListingPage({ params }: Params) {
             <h2 id="call-h" className="text-lg font-semibold">How to call</h2>
             <p className="mt-1 text-sm text-muted">
               Unpaid, each endpoint answers its 402 with the price it asks. Paid, call it through Tollgate&apos;s router with your API key: the seller&apos;s 402 comes back untouched, your client signs, and the router records the payment.
+            </p>
+            <p className="mt-2 text-sm text-muted" data-testid="how-to-run">
+              To run a paid example: save it as <code>pay.mts</code> in a folder with{" "}
+              <code>{calls.some((c) => c.snippets.client.kind === "mppx") ? "npm install mppx viem" : "npm install @x402/fetch @x402/core @x402/evm viem"}</code>, set{" "}
+              <code>BUYER_PRIVATE_KEY</code> to a funded wallet&apos;s private key{demo && <> (fund one at the <a className="text-brand underline" href="/faucet">demo faucet</a>)</>} and{" "}
+              <code>TOLLGATE_API_KEY</code> to an API key with the <code>router:call</code> scope, then run <code>npx tsx pay.mts</code>.
             </p>
             <ul className="mt-3 space-y-4">
               {calls.map((c) => (

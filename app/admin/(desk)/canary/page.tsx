@@ -6,6 +6,7 @@ import { sessionUserId } from "@/lib/auth/session";
 import { isAppError } from "@/lib/errors";
 import { adminCanaryDesk, CANARY_FILTERS, parseCanaryFilter } from "@/lib/surfaces/admin-canary";
 import { orPageError } from "@/lib/surfaces/guard";
+import { formatUsdcAtomic } from "@/lib/format";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Canary runs · Moderation" };
@@ -41,11 +42,11 @@ export default async function CanaryDeskPage({ searchParams }: Props) {
       </div>
 
       <section aria-labelledby="budget-h" className="rounded-xl border border-line bg-white p-4">
-        <h2 id="budget-h" className="text-sm font-semibold">Budget left today ({d.budget.day}, UTC; atomic units)</h2>
+        <h2 id="budget-h" className="text-sm font-semibold">Budget left today ({d.budget.day}, UTC; in USDC)</h2>
         <dl className="mt-2 grid grid-cols-1 gap-2 text-sm sm:grid-cols-3">
-          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">All listings: left of the day&apos;s cap</dt><dd className="font-mono text-lg" data-testid="canary-budget-day">{d.budget.leftToday} <span className="text-xs text-muted">of {d.budget.dayCap}</span></dd></div>
-          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">Spent today</dt><dd className="font-mono text-lg">{d.budget.spentToday}</dd></div>
-          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">Cap per listing per day</dt><dd className="font-mono text-lg">{d.budget.listingCap}</dd></div>
+          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">All listings: left of the day&apos;s cap</dt><dd className="font-mono text-lg" data-testid="canary-budget-day" title={`${d.budget.leftToday} of ${d.budget.dayCap} atomic units`}>{formatUsdcAtomic(d.budget.leftToday)} <span className="text-xs text-muted">of {formatUsdcAtomic(d.budget.dayCap)}</span></dd></div>
+          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">Spent today</dt><dd className="font-mono text-lg" title={`${d.budget.spentToday} atomic units`}>{formatUsdcAtomic(d.budget.spentToday)}</dd></div>
+          <div className="rounded-lg bg-slate-50 p-3"><dt className="text-xs text-muted">Cap per listing per day</dt><dd className="font-mono text-lg" title={`${d.budget.listingCap} atomic units`}>{formatUsdcAtomic(d.budget.listingCap)}</dd></div>
         </dl>
         <p className="mt-2 text-xs text-muted">Each run below shows what its listing has left today. A run that does not fit is deferred with reason budget and signs nothing, and is retried the next UTC day.</p>
       </section>

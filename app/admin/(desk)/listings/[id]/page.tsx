@@ -11,6 +11,7 @@ import type { ProbeEvidence } from "@/lib/evidence";
 import { OVERLAP_WORDS } from "@/lib/listings/overlap";
 import { adminListing, LEDGER_ROWS_SHOWN } from "@/lib/surfaces/admin";
 import { orPageError } from "@/lib/surfaces/guard";
+import { formatUsdcAtomic } from "@/lib/format";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Listing · Moderation" };
@@ -132,7 +133,7 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
         <h2 id="canary-h" className="text-lg font-semibold">Canary runs</h2>
         <p className="text-sm text-muted">
           The catalog pays each listable endpoint through the router with its house wallet; the latest run sets verification ({l.verificationStatus}{l.canarySuspendedAt ? ", canary suspended" : ""}).
-          Budget left today: <span className="font-mono">{d.canaryBudget.leftTodayForListing}</span> for this listing, <span className="font-mono">{d.canaryBudget.leftToday}</span> overall (atomic units). <Link href="/admin/canary" className="text-brand underline">Every listing&apos;s runs</Link>
+          Budget left today: <span className="font-mono">{formatUsdcAtomic(d.canaryBudget.leftTodayForListing)}</span> for this listing, <span className="font-mono">{formatUsdcAtomic(d.canaryBudget.leftToday)}</span> overall (USDC). <Link href="/admin/canary" className="text-brand underline">Every listing&apos;s runs</Link>
         </p>
         {l.verificationResetReason && l.verificationResetAt && (
           <p className="mt-2 rounded-md bg-amber-50 p-2 text-sm text-amber-950" data-testid="verification-reset">
