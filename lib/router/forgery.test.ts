@@ -23,6 +23,7 @@ import { inProcessFacilitator, startPaidSellers, type PaidSellers } from "@/sell
 import { mppRouterFetch } from "@/sellers/paid/mpp";
 import { confirmationsSettled } from "@/lib/router/confirm-after-answer";
 import { relayCall, type RelayOptions } from "@/lib/router/relay-call";
+import type { SignedAuthorization } from "@/lib/router/payment-headers";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
 
@@ -61,14 +62,7 @@ function requirement(over: Partial<PaymentRequirements> = {}): PaymentRequiremen
   return { scheme: "exact", network: LOCAL_NETWORK, amount: PRICE.toString(), asset: LOCAL_USDC_ADDRESS, payTo, maxTimeoutSeconds: 300, extra: { ...LOCAL_USDC_DOMAIN }, ...over };
 }
 
-interface Auth {
-  from: Address;
-  to: Address;
-  value: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: Hex;
-}
+type Auth = SignedAuthorization;
 
 let nonces = 0;
 function authorization(over: Partial<Auth> = {}): Auth {
