@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   lease_lost: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  misdirected_request: 421,
   unprocessable: 422,
   rate_limited: 429,
   internal: 500,

@@ -4,7 +4,7 @@
  * never holds a buyer's key, it carries the buyer's own signed payment.
  *
  * 1. The caller is authenticated: an API key (`Authorization: Bearer tg_…`, or `X-Tollgate-Key: tg_…`
- *    when `Authorization` carries an MPP credential) or the SIWE session.
+ *    when `Authorization` carries an MPP credential); a session cookie is no authority here.
  * 2. The listing (published or unlisted) and its endpoint (method and path) are looked up; an
  *    unknown one is a 404 naming it.
  * 3. The request goes to the seller through lib/net's safeFetch (the SSRF guard; loopback sellers
@@ -29,11 +29,11 @@
  *    while the chain cannot be read. With `afterAnswer` (the route: Next's after()) the confirmation
  *    runs once the answer has gone; without it, before the relay answers.
  *
- * The seller's answer leaves as it came (status, headers, body), minus hop-by-hop framing. A seller
+ * The seller's answer leaves as it came (status, headers, body), minus hop-by-hop framing and made
+ * inert for a browser (lib/router/relay-response.ts: sandbox CSP, nosniff, active types as attachments). A seller
  * that redirects off-host, answers past the deadline or sends more than the cap gets the buyer a 502
  * with a code (`seller_<refusal or error>`), and a payment attempt is recorded `failed` with it.
  */
-import { sessionUserId } from "@/lib/auth/session";
 import { authenticateApiKey } from "@/lib/apikeys";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -45,6 +45,7 @@ import { buyerFault } from "@/lib/router/buyer-fault";
 import { safeFetch } from "@/lib/net";
 import { decodePaymentSignatureHeader } from "@x402/core/http";
 import { confirmRecorded } from "./confirm-after-answer";
+import { relayedResponse, withRelayHeaders } from "./relay-response";
 import { decodePayment, decodeSettlement, findPaymentHeader, isPaymentScheme, type PaymentHeader } from "./payment-headers";
 
 export const RELAY_DEADLINE_MS = 30_000;
@@ -56,16 +57,12 @@ const FORWARDED_REQUEST_HEADERS = ["accept", "accept-language", "content-type", 
 const FORWARDED_PAYMENT_CREDENTIAL_HEADERS = ["authorization", "payment-authorization"];
 /** The Tollgate API key's header when Authorization carries an MPP credential. */
 export const API_KEY_HEADER = "x-tollgate-key";
-/** Response headers not passed back: framing safeFetch owns, and the encoding it already undid. */
-const DROPPED_RESPONSE_HEADERS = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding", "set-cookie"]);
 
 export interface RelayOptions {
   /** host:port entries the relay may reach over plain http on loopback; default TOLLGATE_PROBE_ALLOW_HOSTS. */
   allowHosts?: string[];
   /** How the chain is read for confirmation (default: the configured RPCs). */
   chain?: ReadOptions;
-  /** The SIWE session's user id (default: next-auth's session for this request). */
-  session?: () => Promise<string | null>;
   /** The caller, when the route has already authenticated it (for its rate limit): not looked up again. */
   caller?: Caller;
   /**
@@ -82,26 +79,25 @@ export interface RelayOptions {
 }
 
 export interface Caller {
-  kind: "api_key" | "session" | "house";
+  kind: "api_key" | "house";
   id: string;
 }
 
 /**
- * The API key if one is sent (`Authorization: Bearer tg_…`, else `X-Tollgate-Key: tg_…`, the carrier
- * when Authorization holds an MPP credential), holding the scope `router:call` (else 403
- * `insufficient_scope`), else the SIWE session; a 401 when none.
+ * The API key (`Authorization: Bearer tg_…`, else `X-Tollgate-Key: tg_…`, the carrier when
+ * Authorization holds an MPP credential), holding the scope `router:call` (else 403
+ * `insufficient_scope`); a 401 naming both headers when neither is sent. A browser's session is no
+ * authority here: the relay is an API, and a cookie a page sends along never calls through it.
  */
-export async function authenticateCaller(req: Request, session: () => Promise<string | null> = sessionUserId): Promise<Caller> {
+export async function authenticateCaller(req: Request): Promise<Caller> {
   const authorization = req.headers.get("authorization");
   if (authorization && /^Bearer\s/i.test(authorization)) return { kind: "api_key", id: (await authenticateApiKey(authorization, "router:call")).id };
   const key = req.headers.get(API_KEY_HEADER)?.trim();
   if (key) return { kind: "api_key", id: (await authenticateApiKey(`Bearer ${key}`, "router:call")).id };
-  const uid = await session().catch(() => null);
-  if (uid) return { kind: "session", id: uid };
   throw new AppError(
     "unauthorized",
-    "Calling through the router needs an API key (Authorization: Bearer tg_…, or X-Tollgate-Key: tg_… when Authorization carries an MPP credential) or a signed-in session.",
-    [],
+    "Calling through the router needs an API key with the scope router:call: Authorization: Bearer tg_…, or X-Tollgate-Key: tg_… when Authorization carries an MPP credential. A signed-in session does not call the router.",
+    [{ pointer: "/headers/authorization", message: "no API key (Authorization: Bearer tg_… or X-Tollgate-Key: tg_…)" }],
     { scheme: "Bearer" },
   );
 }
@@ -161,7 +157,7 @@ function x402Payload(value: string): unknown {
 }
 
 function relayError(status: number, code: string, message: string): Response {
-  return Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store" } });
+  return withRelayHeaders(Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store" } }));
 }
 
 /**
@@ -169,7 +165,7 @@ function relayError(status: number, code: string, message: string): Response {
  * before the seller is reached (401, 404) are thrown as AppError for the route to answer.
  */
 export async function relayCall(req: Request, slug: string, path: string, options: RelayOptions = {}): Promise<Response> {
-  const caller: Caller = options.house ? { kind: "house", id: "canary" } : (options.caller ?? (await authenticateCaller(req, options.session)));
+  const caller: Caller = options.house ? { kind: "house", id: "canary" } : (options.caller ?? (await authenticateCaller(req)));
   const method = req.method.toUpperCase();
   const target = await findTarget(slug, method, path, new URL(req.url).search);
 
@@ -236,8 +232,5 @@ export async function relayCall(req: Request, slug: string, path: string, option
   }
 
   if (failure || !answer.ok) return relayError(502, failure?.code ?? "seller_failed", failure?.message ?? "The seller could not be relayed.");
-  const out = new Headers();
-  for (const [k, v] of Object.entries(answer.headers)) if (!DROPPED_RESPONSE_HEADERS.has(k)) out.set(k, v);
-  const noBody = method === "HEAD" || answer.status === 204 || answer.status === 304;
-  return new Response(noBody ? null : Buffer.from(answer.body), { status: answer.status, headers: out });
+  return relayedResponse(answer, method);
 }
