@@ -16,6 +16,22 @@ const nextConfig = {
     // before the action runs, counting as it streams and refusing with 413 past this size.
     serverActions: { bodySizeLimit: "1mb" },
   },
+  // Headers every answer carries, static files included (the values of lib/security-headers.ts
+  // STATIC_SECURITY_HEADERS; app/security-headers.test.ts holds them equal). The Content-Security-Policy
+  // is proxy.ts's: a fresh nonce per page.
+  async headers() {
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "same-origin" },
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=()" },
+        ],
+      },
+    ];
+  },
   // Types are checked once, over the whole project (tests included), by `npm run typecheck`, which
   // CI runs as its own gate before the suites; the build need not check them a second time.
   typescript: { ignoreBuildErrors: true },

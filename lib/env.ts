@@ -117,6 +117,10 @@ const schema = z.object({
   TOLLGATE_LIMIT_VERIFY_ALL: rateLimit,
   TOLLGATE_LIMIT_SELECT: rateLimit,
   TOLLGATE_LIMIT_CALL: rateLimit,
+  TOLLGATE_LIMIT_MCP: rateLimit,
+  TOLLGATE_LIMIT_MCP_ALL: rateLimit,
+  TOLLGATE_LIMIT_BADGE_VERIFY: rateLimit,
+  TOLLGATE_LIMIT_BADGE_VERIFY_ALL: rateLimit,
   /** Most analyses one seller organisation may have queued or running at once (default 3; "off" for none). */
   TOLLGATE_LIMIT_ACTIVE_ANALYSES: z
     .string()

@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   duplicate_listing: 409,
   lease_lost: 409,
+  length_required: 411,
   payload_too_large: 413,
   unsupported_media_type: 415,
   misdirected_request: 421,

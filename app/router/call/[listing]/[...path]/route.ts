@@ -6,6 +6,7 @@
  */
 import { after } from "next/server";
 import { isAppError, toResponse } from "@/lib/errors";
+import { routeParams } from "@/lib/http";
 import { takeRateLimit } from "@/lib/limits";
 import { authenticateCaller, relayCall } from "@/lib/router/relay-call";
 import { assertRelayOrigin, withRelayHeaders } from "@/lib/router/relay-response";
@@ -29,8 +30,8 @@ function afterAnswer(task: () => Promise<void>): void {
 
 async function handle(req: Request, ctx: Context): Promise<Response> {
   try {
-    const { listing, path } = await ctx.params;
     assertRelayOrigin(req);
+    const { listing, path } = await routeParams(ctx.params);
     // Who is calling, and whether their budget has a token left, before the relay reads a byte of
     // the body or reaches a seller (docs/LIMITS.md).
     const caller = await authenticateCaller(req);
