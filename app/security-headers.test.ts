@@ -7,10 +7,14 @@
  */
 import { NextRequest } from "next/server";
 import { describe, expect, it } from "vitest";
-import nextConfig from "@/next.config.mjs";
-import { API_CSP, isApiPath, pageCsp, STATIC_SECURITY_HEADERS } from "@/lib/security-headers";
+// @ts-expect-error next.config.mjs is plain JavaScript with a JSDoc type, read here as Next.js reads it.
+import nextConfigModule from "@/next.config.mjs";
+import type { NextConfig } from "next";
+import { actionBodyRefusal } from "@/lib/action-body-guard";
+import { API_CSP, API_CSP_SOURCES, isApiPath, pageCsp, STATIC_SECURITY_HEADERS } from "@/lib/security-headers";
 import { proxy } from "@/proxy";
 
+const nextConfig = nextConfigModule as NextConfig;
 const ORIGIN = "http://127.0.0.1:3000";
 // Read by lib/env.ts on first use (inside proxy()), after this.
 process.env.TOLLGATE_PUBLIC_URL = ORIGIN;
@@ -47,10 +51,10 @@ describe("pages", () => {
 
 describe("routes", () => {
   for (const path of ["/api/listings", "/api/auth/providers", "/router/select", "/mcp", "/ard", "/ard/search", "/badges/x.svg", "/.well-known/tollgate-badge-keys.json", "/ai-catalog.json", "/api/facilitator/supported"]) {
-    it(`${path}: the API policy, no nonce handed on`, () => {
+    it(`${path}: a route (its policy is next.config.mjs's), no nonce handed on`, () => {
       expect(isApiPath(path)).toBe(true);
       const res = proxy(req(path));
-      expect(res.headers.get("content-security-policy")).toBe(API_CSP);
+      expect(res.headers.get("content-security-policy")).toBeNull();
       expect(forwarded(res, "content-security-policy")).toBeNull();
     });
   }
@@ -65,26 +69,32 @@ describe("routes", () => {
   });
 });
 
-describe("server actions' bodies, judged from their headers", () => {
-  const action = (headers: Record<string, string>) => proxy(req("/admin/listings/x", { method: "POST", headers: { "next-action": "abc", ...headers } }));
+describe("server actions' bodies, judged from their headers (lib/action-body-guard.ts)", () => {
+  const action = (headers: Record<string, string>, path = "/admin/listings/x") => actionBodyRefusal("POST", path, { "next-action": "abc", ...headers });
 
-  it("a declared 2 GB form: 413 naming the 1 MiB limit, nothing read", async () => {
-    const res = action({ "content-length": String(2 ** 31) });
-    expect(res.status).toBe(413);
-    expect((await res.json()).error).toMatchObject({ code: "payload_too_large", limitBytes: 1 << 20 });
+  it("a declared 2 GB form: 413 naming the 1 MiB limit", () => {
+    const refusal = action({ "content-length": String(2 ** 31) })!;
+    expect(refusal.status).toBe(413);
+    expect(refusal.toJSON().error).toMatchObject({ code: "payload_too_large", limitBytes: 1 << 20 });
   });
 
-  it("a chunked form (no length): 411", async () => {
-    const res = action({ "transfer-encoding": "chunked" });
-    expect(res.status).toBe(411);
-    expect((await res.json()).error.code).toBe("length_required");
+  it("a chunked form (no length): 411; a malformed length: 400", () => {
+    expect(action({ "transfer-encoding": "chunked" })!.status).toBe(411);
+    expect(action({ "content-length": "12abc" })!.status).toBe(400);
   });
 
-  it("a malformed length: 400; a form within the limit passes on", async () => {
-    expect(action({ "content-length": "12abc" }).status).toBe(400);
-    const ok = action({ "content-length": String(1 << 20) });
-    expect(ok.status).toBe(200);
-    expect(ok.headers.get("x-middleware-next")).toBe("1");
+  it("a form within the limit, a GET, and a route's body (its own limit) pass on", () => {
+    expect(action({ "content-length": String(1 << 20) })).toBeNull();
+    expect(actionBodyRefusal("GET", "/catalog", {})).toBeNull();
+    expect(action({ "content-length": String(2 ** 31) }, "/api/listings")).toBeNull();
+    expect(action({ "content-length": String(2 ** 31) }, "/router/call/x/y")).toBeNull();
+  });
+});
+
+describe("the proxy never runs for a request with a body", () => {
+  it("its matcher requires no Content-Length and no Transfer-Encoding (Next.js would hold the body for it)", async () => {
+    const { config } = await import("@/proxy");
+    expect(config.matcher[0].missing.map((m) => m.key).sort()).toEqual(["content-length", "transfer-encoding"]);
   });
 });
 
@@ -93,6 +103,14 @@ describe("next.config.mjs headers", () => {
     const rules = await nextConfig.headers!();
     const all = rules.find((r) => r.source === "/:path*")!;
     expect(Object.fromEntries(all.headers.map((h) => [h.key.toLowerCase(), h.value]))).toEqual(STATIC_SECURITY_HEADERS);
+  });
+
+  it("every route handler's path but the relay's gets the API policy", async () => {
+    const rules = await nextConfig.headers!();
+    const api = rules.filter((r) => r.headers.some((h) => h.key === "Content-Security-Policy"));
+    expect(api.map((r) => r.source)).toEqual(API_CSP_SOURCES);
+    for (const r of api) expect(r.headers).toEqual([{ key: "Content-Security-Policy", value: API_CSP }]);
+    expect(api.some((r) => r.source.startsWith("/router/call"))).toBe(false);
   });
 });
 

@@ -6,6 +6,7 @@
  * few pages in Chromium hydrate and sign in under the policy with no CSP violation in the console.
  */
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { expect, test, type APIRequestContext, type APIResponse, type Page } from "@playwright/test";
 import { signInAs } from "./helpers";
@@ -156,4 +157,27 @@ test("pages work under the policy: sign-in (next-auth), the catalog, a listing's
     await signInAs(page, "admin@demo", "/admin/canary");
     await page.waitForLoadState("networkidle");
   });
+});
+
+/** A raw POST to a page (a server action), sending `send` bytes of what its headers declare; the status and body that came back. */
+function rawAction(baseURL: string, headers: Record<string, string>, send: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${baseURL}/admin/listings/no-such-id`, { method: "POST", headers: { "next-action": "0123456789abcdef", "content-type": "text/plain;charset=UTF-8", origin: baseURL, ...headers } }, (res) => {
+      let body = "";
+      res.on("data", (c) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.setTimeout(20_000, () => req.destroy(new Error("no answer in 20 s")));
+    req.write(Buffer.alloc(send, 120));
+    if (!headers["content-length"]) req.end();
+  });
+}
+
+test("a server action's body: a declared 2 GB is 413 without waiting for it, a chunked one 411", async ({ baseURL }) => {
+  const declared = await rawAction(baseURL!, { "content-length": String(2 ** 31) }, 64 << 10);
+  expect(declared.status).toBe(413);
+  expect(JSON.parse(declared.body).error).toMatchObject({ code: "payload_too_large", limitBytes: 1 << 20 });
+  const chunked = await rawAction(baseURL!, { "transfer-encoding": "chunked" }, 2 << 20);
+  expect(chunked.status).toBe(411);
 });

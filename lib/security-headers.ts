@@ -1,8 +1,8 @@
 /**
  * The site's security headers (docs/LIMITS.md "Security headers"): the Content-Security-Policy of the
  * app's pages (a fresh script nonce per request, no 'unsafe-inline' script), the strict one of its
- * API answers, and the headers every answer carries. Pure: proxy.ts applies them per request and
- * next.config.mjs the static ones; the relay's answers have their own (lib/router/relay-response.ts).
+ * API answers, and the headers every answer carries. Pure: proxy.ts applies the page policy per
+ * request and next.config.mjs the static ones; the relay's answers have their own (lib/router/relay-response.ts).
  */
 
 /** Every answer, static files included (next.config.mjs headers()). */
@@ -50,8 +50,10 @@ export function pageCsp(nonce: string, opts: PageCspOptions = {}): string {
 /** The policy of an API answer (JSON, a badge, a feed): nothing loads, nothing runs, never framed. */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
-/** Paths answered by route handlers, not pages: they get API_CSP and no nonce. */
+/** Paths answered by route handlers, not pages: no nonce, and API_CSP from next.config.mjs (the relay: its own). */
 const API_PREFIXES = ["/api/", "/router/", "/mcp", "/ard", "/badges/", "/.well-known/", "/ai-catalog.json"];
+/** next.config.mjs's sources for API_CSP (every API prefix but the relay's). */
+export const API_CSP_SOURCES = ["/api/:path*", "/router/select", "/mcp", "/ard", "/ard/:path*", "/badges/:path*", "/.well-known/:path*", "/ai-catalog.json"];
 
 /** True for a route handler's path (an API, a feed, a badge); false for a page. */
 export function isApiPath(pathname: string): boolean {

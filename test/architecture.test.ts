@@ -75,6 +75,8 @@ const ROOMS: Room[] = [
   { path: "lib/evidence.ts", owns: "probe evidence types, below the probe and the parsers", may: [] },
   // lib/env.ts: the configured public origin the cross-origin guard compares Origin with.
   { path: "lib/http.ts", owns: "bounded request-body reads (413 past a route's limit), body parsing into AppError 400s, the cookie routes' same-origin guard", may: ["lib/errors.ts", "lib/env.ts", "lib/listing-document/unstorable.ts"] },
+  // node:http: it wraps the server's "request" event to refuse a server action's body before Next.js reads it.
+  { path: "lib/action-body-guard.ts", owns: "server actions' bodies refused from their headers (413, 411) before Next.js reads them", may: ["lib/http.ts", "lib/security-headers.ts"] },
   { path: "lib/security-headers.ts", owns: "the site's CSP (page nonces, API answers) and the headers every answer carries", may: [] },
   { path: "lib/generated", owns: "the Prisma client `prisma generate` writes (not committed)", may: [] },
   { path: "lib/db.ts", owns: "the one lazily opened database handle (PGlite or a server)", may: ["lib/env.ts", "lib/generated/**"] },

@@ -199,7 +199,7 @@ async function send(c: Case): Promise<Response> {
   // Headers cannot carry NUL: a case putting one there is answered by the fetch layer, not the route.
   let headers: Headers;
   try {
-    headers = new Headers(Object.entries(c.headers ?? {}).map(([k, v]) => [k, v.replace("$SELECT", selectKey).replace("$CALL", callKey)]));
+    headers = new Headers(Object.entries(c.headers ?? {}).map(([k, v]): [string, string] => [k, v.replace("$SELECT", selectKey).replace("$CALL", callKey)]));
   } catch {
     return new Response(null, { status: 400 });
   }
