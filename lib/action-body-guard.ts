@@ -40,6 +40,6 @@ export function installActionBodyGuard(): void {
         return true;
       }
     }
-    return emit.call(this, event, ...args);
+    return Reflect.apply(emit, this, [event, ...args]) as boolean;
   } as typeof emit;
 }
