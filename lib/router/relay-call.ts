@@ -29,10 +29,10 @@
  *    while the chain cannot be read. With `afterAnswer` (the route: Next's after()) the confirmation
  *    runs once the answer has gone; without it, before the relay answers.
  *
- * The seller's answer leaves as it came (status, headers, body), minus hop-by-hop framing and made
- * inert for a browser (lib/router/relay-response.ts: sandbox CSP, nosniff, active types as attachments). A seller
- * that redirects off-host, answers past the deadline or sends more than the cap gets the buyer a 502
- * with a code (`seller_<refusal or error>`), and a payment attempt is recorded `failed` with it.
+ * The seller's answer leaves as it came (status, headers, body), minus hop-by-hop framing, and inert
+ * for a browser (lib/router/relay-response.ts: sandbox CSP, nosniff, active types as attachments).
+ * A seller that redirects off-host, answers past the deadline or sends more than the cap gets the
+ * buyer a 502 with a code (`seller_<refusal or error>`), and a payment attempt is recorded `failed`.
  */
 import { authenticateApiKey } from "@/lib/apikeys";
 import { db } from "@/lib/db";
