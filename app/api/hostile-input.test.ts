@@ -287,3 +287,33 @@ describe("the moderators' actions check the role before the form", () => {
     }
   });
 });
+
+describe("the seller's actions answer hostile text with a result naming it, never an internal error", () => {
+  it("a URL to draft, a document to save or validate, a price note: NUL and lone surrogates", async () => {
+    const { draftFromUrlAction, saveListingAction, validateListingAction } = await import("@/lib/surfaces/seller-actions");
+    session.uid = sellerId;
+    try {
+      for (const bad of [NUL, LONE, LOW]) {
+        // A URL percent-encodes what it carries; the loopback target is refused before any request.
+        const drafted = await draftFromUrlAction(`http://127.0.0.1:9/${bad}`);
+        expect(drafted.ok).toBe(false);
+        if (!drafted.ok) expect(drafted.code, JSON.stringify(drafted)).not.toBe("internal");
+        const raw = await draftFromUrlAction(bad);
+        expect(raw.ok).toBe(false);
+        if (!raw.ok) expect(raw.code, JSON.stringify(raw)).not.toBe("internal");
+        const saved = await saveListingAction({ document: { title: bad }, intent: "draft" });
+        expect(saved.ok).toBe(false);
+        if (!saved.ok) {
+          expect(saved.code).not.toBe("internal");
+          expect(saved.errors.map((e) => e.pointer)).toContain("/title");
+        }
+        const note = await saveListingAction({ listingId, document: { title: "x" }, intent: "draft", priceChangeNote: bad });
+        expect(note.ok).toBe(false);
+        if (!note.ok) expect(note.code).not.toBe("internal");
+        expect((await validateListingAction({ title: bad })).map((e) => e.pointer)).toContain("/title");
+      }
+    } finally {
+      session.uid = null;
+    }
+  });
+});
