@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
 import type { ReactNode } from "react";
 import "./globals.css";
 import { Providers } from "./providers";
@@ -9,7 +10,10 @@ export const metadata: Metadata = {
   description: "Find, understand and pay HTTP 402 APIs (x402 and MPP). Every listing scored for readiness; ordered by evidence.",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Every page is rendered per request: its scripts carry that request's CSP nonce (proxy.ts), which a
+  // page built ahead of time could not.
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-screen font-sans antialiased">

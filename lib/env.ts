@@ -57,6 +57,12 @@ const schema = z.object({
    */
   TOLLGATE_PUBLIC_URL: z.string().url("must be an absolute URL such as http://127.0.0.1:3000").optional(),
   NEXTAUTH_URL: z.string().url("must be an absolute URL").optional(),
+  /**
+   * The router's own origin (docs/ROUTER.md "The relay's origin"): when set, `/router/call` answers
+   * only there (on the public origin it is a 421 naming this one), select answers' callUrl name it,
+   * and the public origin's pages never share an origin with a seller's relayed content.
+   */
+  TOLLGATE_ROUTER_ORIGIN: z.string().url("must be an absolute URL such as https://router.example.com").optional(),
   NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Enables the development sign-in with seeded demo accounts. Never on unless asked for. */
   TOLLGATE_DEMO_SIGNIN: flag,
@@ -129,6 +135,10 @@ const schema = z.object({
   TOLLGATE_LIMIT_FAUCET_WALLET: rateLimit,
   /** The port `npm run demo` starts the local chain's JSON-RPC on (default 8545; 0 picks a free one). */
   TOLLGATE_CHAIN_PORT: z.coerce.number().int().min(0, "must be a port number, 0–65535").max(65535, "must be a port number, 0–65535").optional(),
+  TOLLGATE_LIMIT_MCP: rateLimit,
+  TOLLGATE_LIMIT_MCP_ALL: rateLimit,
+  TOLLGATE_LIMIT_BADGE_VERIFY: rateLimit,
+  TOLLGATE_LIMIT_BADGE_VERIFY_ALL: rateLimit,
   /** Most analyses one seller organisation may have queued or running at once (default 3; "off" for none). */
   TOLLGATE_LIMIT_ACTIVE_ANALYSES: z
     .string()
@@ -181,6 +191,8 @@ export type Env = z.infer<typeof schema> & {
    * or X-Forwarded-* header a client sends cannot change what a signed message or badge names.
    */
   publicOrigin: string;
+  /** The router's own origin (TOLLGATE_ROUTER_ORIGIN), or null when the relay answers on the public origin. */
+  routerOrigin: string | null;
   /**
    * JSON-RPC URL per CAIP-2 network, from TOLLGATE_RPC_URL_<network with ":" written "_"> (e.g.
    * TOLLGATE_RPC_URL_eip155_8453 for Base). lib/chain/rpc.ts reads chains through these.
@@ -228,6 +240,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     rpcUrls: parseRpcUrls(cleaned),
     canaryKeys: parseCanaryKeys(cleaned),
     publicOrigin: new URL(configuredUrl ?? DEVELOPMENT_ORIGIN).origin,
+    routerOrigin: e.TOLLGATE_ROUTER_ORIGIN ? new URL(e.TOLLGATE_ROUTER_ORIGIN).origin : null,
     dataDir: path.resolve(/*turbopackIgnore: true*/ e.TOLLGATE_DATA_DIR ?? path.join(/*turbopackIgnore: true*/ process.cwd(), ".data")),
     probeAllowHosts: e.TOLLGATE_PROBE_ALLOW_HOSTS ? e.TOLLGATE_PROBE_ALLOW_HOSTS.split(",") : [],
   };

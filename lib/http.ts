@@ -18,6 +18,7 @@
 import type { z } from "zod";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { unstorableText } from "@/lib/listing-document/unstorable";
 
 /** Each route's limit, fitted to what it carries (docs/LIMITS.md "Request bodies"). */
 export const BODY_LIMITS = {
@@ -41,6 +42,8 @@ export const BODY_LIMITS = {
   auth: 16 << 10,
   /** `{address}` (POST /api/faucet, demo mode only). */
   faucet: 4 << 10,
+  /** A server action's form (next.config.mjs serverActions.bodySizeLimit "1mb": the listing editor's document). */
+  serverAction: 1 << 20,
 } as const;
 
 /** "1 MiB", "64 KiB", "300 bytes": the limit as a person reads it. */
@@ -56,6 +59,22 @@ function tooLarge(maxBytes: number, how: "declared" | "streamed", what: string):
     reason: "body_too_large",
     limitBytes: maxBytes,
   });
+}
+
+/**
+ * A body refused from its headers alone, before Next.js reads it (proxy.ts, for server actions): a
+ * declared Content-Length over `maxBytes` is a 413 naming the limit, a malformed one a 400, and a
+ * body with no length at all (chunked) a 411, since browsers always declare a form's length. Null:
+ * the declared body may be read.
+ */
+export function declaredBodyRefusal(headers: Headers, maxBytes: number, what: string): AppError | null {
+  const declared = headers.get("content-length");
+  if (declared === null) {
+    if (!headers.has("transfer-encoding")) return null;
+    return new AppError("length_required", `request body must declare its Content-Length (at most ${formatBytes(maxBytes)} for ${what}); a chunked body is refused`, [{ pointer: "", message: "no Content-Length" }], { reason: "length_required", limitBytes: maxBytes });
+  }
+  if (!/^\s*\d+\s*$/.test(declared)) return new AppError("bad_request", `Content-Length ${JSON.stringify(declared.slice(0, 40))} is not a byte count`, [{ pointer: "", message: "bad Content-Length" }], { reason: "content_length_invalid" });
+  return Number(declared) > maxBytes ? tooLarge(maxBytes, "declared", what) : null;
 }
 
 /**
@@ -108,10 +127,56 @@ export async function readBodyText(req: Request, maxBytes: number, what?: string
 export async function readJson(req: Request, maxBytes: number, what?: string): Promise<unknown> {
   const text = await readBodyText(req, maxBytes, what);
   if (!text.trim()) throw new AppError("bad_request", "request body is empty; expected JSON", [{ pointer: "", message: "empty body" }]);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw new AppError("bad_request", `request body is not JSON: ${(e as Error).message}`, [{ pointer: "", message: "not JSON" }]);
+  }
+  assertStorableJson(value);
+  return value;
+}
+
+/**
+ * A route's path parameters, each segment checked like a body's strings: a NUL or a lone surrogate
+ * is a 400 naming the parameter (`/params/<name>`), never a lookup the database refuses with a 500.
+ */
+export async function routeParams<T extends Record<string, string | string[]>>(params: Promise<T>): Promise<T> {
+  const p = await params;
+  for (const [name, value] of Object.entries(p)) {
+    const segments = Array.isArray(value) ? value : [value];
+    segments.forEach((segment, i) => {
+      const problem = typeof segment === "string" ? unstorableText(segment) : null;
+      const pointer = `/params/${name}${Array.isArray(value) ? `/${i}` : ""}`;
+      if (problem) throw new AppError("bad_request", `the path's ${name} ${problem}`, [{ pointer, message: problem }], { reason: "unstorable_text" });
+    });
+  }
+  return p;
+}
+
+const pointerToken = (k: string | number) => String(k).replace(/~/g, "~0").replace(/\//g, "~1");
+
+/**
+ * Every string of a parsed JSON body, keys included, can be stored as text: no NUL and no lone
+ * surrogate (lib/listing-document/unstorable.ts), else a 400 naming where one is (a JSON pointer).
+ * Such a string used to reach the database (a task, a key's name, a URL) and come back as a 500.
+ */
+export function assertStorableJson(value: unknown, at = ""): void {
+  const stack: Array<[unknown, string]> = [[value, at]];
+  while (stack.length) {
+    const [v, pointer] = stack.pop()!;
+    if (typeof v === "string") {
+      const problem = unstorableText(v);
+      if (problem) throw new AppError("bad_request", `request body is invalid at ${pointer || "/"}: ${problem}`, [{ pointer, message: problem }], { reason: "unstorable_text" });
+    } else if (Array.isArray(v)) {
+      v.forEach((x, i) => stack.push([x, `${pointer}/${i}`]));
+    } else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        const problem = unstorableText(k);
+        if (problem) throw new AppError("bad_request", `request body has an invalid field name at ${pointer || "/"}: ${problem}`, [{ pointer: `${pointer}/${pointerToken(k)}`, message: `field name ${problem}` }], { reason: "unstorable_text" });
+        stack.push([x, `${pointer}/${pointerToken(k)}`]);
+      }
+    }
   }
 }
 

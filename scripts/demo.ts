@@ -249,7 +249,7 @@ function sourceStamp(): string {
     }
   };
   for (const d of ["app", "components", "lib", "public", "prisma"]) if (fs.existsSync(path.join(root, d))) walk(path.join(root, d));
-  for (const f of ["next.config.mjs", "package-lock.json", "tsconfig.json", "postcss.config.mjs", "instrumentation.ts"]) {
+  for (const f of ["next.config.mjs", "package-lock.json", "tsconfig.json", "postcss.config.mjs", "instrumentation.ts", "proxy.ts"]) {
     if (fs.existsSync(path.join(root, f))) h.update(`${f}:${fs.statSync(path.join(root, f)).mtimeMs}\n`);
   }
   return h.digest("hex");

@@ -74,7 +74,10 @@ const ROOMS: Room[] = [
   { path: "lib/env.ts", owns: "the validated environment", may: [] },
   { path: "lib/evidence.ts", owns: "probe evidence types, below the probe and the parsers", may: [] },
   // lib/env.ts: the configured public origin the cross-origin guard compares Origin with.
-  { path: "lib/http.ts", owns: "bounded request-body reads (413 past a route's limit), body parsing into AppError 400s, the cookie routes' same-origin guard", may: ["lib/errors.ts", "lib/env.ts"] },
+  { path: "lib/http.ts", owns: "bounded request-body reads (413 past a route's limit), body parsing into AppError 400s, the cookie routes' same-origin guard", may: ["lib/errors.ts", "lib/env.ts", "lib/listing-document/unstorable.ts"] },
+  // node:http: it wraps the server's "request" event to refuse a server action's body before Next.js reads it.
+  { path: "lib/action-body-guard.ts", owns: "server actions' bodies refused from their headers (413, 411) before Next.js reads them", may: ["lib/http.ts", "lib/security-headers.ts"] },
+  { path: "lib/security-headers.ts", owns: "the site's CSP (page nonces, API answers) and the headers every answer carries", may: [] },
   { path: "lib/generated", owns: "the Prisma client `prisma generate` writes (not committed)", may: [] },
   { path: "lib/db.ts", owns: "the one lazily opened database handle (PGlite or a server)", may: ["lib/env.ts", "lib/generated/**"] },
   { path: "lib/sql.ts", owns: "raw SQL helpers and the PrismaLike client type", may: ["lib/db.ts", "lib/generated/**"] },
@@ -230,7 +233,8 @@ const ROOMS: Room[] = [
   // lib/facts: the listing page's activity is the one facts reader's (docs/RANK.md "One facts reader").
   // lib/trust: the trust grade's read model (lib/catalog/trust.ts) reads the observations and scores them with the pure engine.
   // lib/x402/assets.ts: the call snippets name the token an endpoint is priced in, and its EIP-712 domain.
-  { path: "lib/catalog", owns: "the public view and the catalog's read models", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/rank/score/**", "lib/facts/**", "lib/trust/**", "lib/x402/assets.ts"] },
+  // lib/listing-document/unstorable.ts: a search query that cannot be stored as text is a 400, not a database error.
+  { path: "lib/catalog", owns: "the public view and the catalog's read models", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/rank/score/**", "lib/facts/**", "lib/trust/**", "lib/x402/assets.ts", "lib/listing-document/unstorable.ts"] },
   // lib/http.ts: the verify route's body is read bounded, like every route's.
   { path: "lib/badges", owns: "signed SVG badges: statements, DSSE, rendering, verification", may: [...FOUNDATION, ...DATABASE, "lib/net/**", "lib/http.ts"] },
   {

@@ -11,9 +11,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { z } from "zod";
 import { isAppError, toResponse } from "@/lib/errors";
-import { BODY_LIMITS, readBodyText } from "@/lib/http";
+import { BODY_LIMITS, assertStorableJson, readBodyText } from "@/lib/http";
 import { authenticateApiKey } from "@/lib/apikeys";
-import { takeRateLimit } from "@/lib/limits";
+import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";
 import { env } from "@/lib/env";
 import { feedEntry } from "@/lib/catalog/feeds";
 import { searchCatalog, validateQuery } from "@/lib/catalog/search";
@@ -87,15 +87,27 @@ function catalogServer(req: Request): McpServer {
   return server;
 }
 
+function parsedOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 async function handle(incoming: Request): Promise<Response> {
   try {
+    // Per client address, then the deployment's ceiling, before a byte of the body (docs/LIMITS.md).
+    await takeRateLimit("mcp", clientAddress(incoming.headers, limitsConfig().trustedProxies));
+    await takeRateLimit("mcpAll", "*");
     // The body is read here, bounded (lib/http.ts: Content-Length, then the streamed count; 413 past
     // 256 KiB), and handed to the transport whole; search_catalog needs no key, so there is no caller
     // to authenticate first.
-    const req =
-      incoming.method === "POST"
-        ? new Request(incoming.url, { method: "POST", headers: incoming.headers, body: await readBodyText(incoming, BODY_LIMITS.mcp, "an MCP message") })
-        : incoming;
+    const text = incoming.method === "POST" ? await readBodyText(incoming, BODY_LIMITS.mcp, "an MCP message") : null;
+    // Every string of the message (a tool's query or task included) must be storable text: a NUL or a
+    // lone surrogate is a 400 naming where it is. A body that is not JSON is the transport's to answer.
+    if (text !== null) assertStorableJson(parsedOrNull(text));
+    const req = text !== null ? new Request(incoming.url, { method: "POST", headers: incoming.headers, body: text }) : incoming;
     const server = catalogServer(req);
     // Stateless and JSON-only: the whole answer is in the returned Response, so closing afterwards is safe.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -27,6 +27,7 @@
  */
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
+import { unstorableText } from "@/lib/listing-document/unstorable";
 import type { PublicListing } from "@/lib/catalog/public-view";
 import { filterSql, type BrowseFilters } from "@/lib/catalog/browse";
 import { publicListingsByIdsOneStatement } from "@/lib/catalog/public-rows";
@@ -75,6 +76,8 @@ export type Matching = "keyword" | "hybrid";
 
 export function validateQuery(raw: unknown, pointer: string): string {
   if (typeof raw !== "string") throw new AppError("bad_request", `${pointer} must be a string`, [{ pointer, message: "must be a string" }]);
+  const unstorable = unstorableText(raw);
+  if (unstorable) throw new AppError("bad_request", `${pointer} ${unstorable}`, [{ pointer, message: unstorable }], { reason: "unstorable_text" });
   const q = raw.trim();
   if (q.length < 1 || q.length > QUERY_MAX_LENGTH) {
     throw new AppError("bad_request", `${pointer} must be 1–${QUERY_MAX_LENGTH} characters`, [{ pointer, message: `must be 1–${QUERY_MAX_LENGTH} characters` }]);

@@ -99,10 +99,11 @@ function safeDecode(segment: string): string {
   }
 }
 
-/** The router's URL for one endpoint of a listing, on this deployment's public origin. */
+/** The router's URL for one endpoint of a listing: on the router's own origin when one is configured, else the public origin. */
 export function routerCallUrl(slug: string, path: string): string {
   const segments = path.split("/").filter(Boolean).map((p) => encodeURIComponent(safeDecode(p)));
-  return `${env().publicOrigin}/router/call/${encodeURIComponent(slug)}/${segments.join("/")}`;
+  const e = env();
+  return `${e.routerOrigin ?? e.publicOrigin}/router/call/${encodeURIComponent(slug)}/${segments.join("/")}`;
 }
 
 export interface SelectResponse {

@@ -33,11 +33,15 @@ export const LIMITED_ACTIONS = {
   verify: { variable: "TOLLGATE_LIMIT_VERIFY", fallback: "30/10m", what: "wallet sign-in attempts", per: "one client address" },
   verifyAll: { variable: "TOLLGATE_LIMIT_VERIFY_ALL", fallback: "600/1m", what: "wallet sign-in attempts", per: "the whole deployment" },
   select: { variable: "TOLLGATE_LIMIT_SELECT", fallback: "120/1m", what: "select requests", per: "one API key" },
-  call: { variable: "TOLLGATE_LIMIT_CALL", fallback: "600/1m", what: "relayed calls", per: "one API key or signed-in user" },
+  call: { variable: "TOLLGATE_LIMIT_CALL", fallback: "600/1m", what: "relayed calls", per: "one API key" },
   facilitator: { variable: "TOLLGATE_LIMIT_FACILITATOR", fallback: "1200/1m", what: "facilitator verify and settle requests", per: "one facilitator caller" },
   facilitatorPayer: { variable: "TOLLGATE_LIMIT_FACILITATOR_PAYER", fallback: "600/1m", what: "facilitator verify and settle requests", per: "one payer" },
   faucet: { variable: "TOLLGATE_LIMIT_FAUCET", fallback: "10/1h", what: "demo faucet requests", per: "one client address" },
   faucetWallet: { variable: "TOLLGATE_LIMIT_FAUCET_WALLET", fallback: "5/1d", what: "demo faucet requests", per: "one wallet" },
+  mcp: { variable: "TOLLGATE_LIMIT_MCP", fallback: "120/1m", what: "MCP requests", per: "one client address" },
+  mcpAll: { variable: "TOLLGATE_LIMIT_MCP_ALL", fallback: "1200/1m", what: "MCP requests", per: "the whole deployment" },
+  badgeVerify: { variable: "TOLLGATE_LIMIT_BADGE_VERIFY", fallback: "60/1m", what: "badge verifications", per: "one client address" },
+  badgeVerifyAll: { variable: "TOLLGATE_LIMIT_BADGE_VERIFY_ALL", fallback: "600/1m", what: "badge verifications", per: "the whole deployment" },
 } as const satisfies Record<string, LimitedAction>;
 
 export type ActionName = keyof typeof LIMITED_ACTIONS;

@@ -114,7 +114,7 @@ const rows = async (seller: PaidSellerName) => {
 };
 
 describe("bad input", () => {
-  it("no API key and no session: 401", async () => {
+  it("no API key: 401", async () => {
     const res = await viaRouter(callUrl("honest"));
     expect(res.status).toBe(401);
   });

@@ -2,9 +2,9 @@
  * The router's paying relay (`ANY /router/call/<listing slug>/<endpoint path>`): the only writer of
  * the settlement ledger. It carries the buyer's own signed payment to the seller, judges the buyer's
  * side as it arrives (lib/router/buyer-side.ts), and records each attempt once, bound to that
- * authorization: docs/ROUTER.md "Binding" and "Whose failure it is".
+ * authorization: docs/ROUTER.md "Binding" and "Whose failure it is". It takes an API key only (a
+ * session cookie is no authority here), and its answers are data, never a page (lib/router/relay-response.ts).
  */
-import { sessionUserId } from "@/lib/auth/session";
 import { authenticateApiKey } from "@/lib/apikeys";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -17,6 +17,7 @@ import { judgeUnsettled } from "./blame";
 import { startBuyerSideCheck, type BuyerSideCheck, type PaymentTerms } from "./buyer-side";
 import { confirmRecorded } from "./confirm-after-answer";
 import { decodePayment, decodeSettlement, findPaymentHeader, isPaymentScheme, type DecodedPayment } from "./payment-headers";
+import { relayedResponse, withRelayHeaders } from "./relay-response";
 import type { UnpaidAnswer } from "./seller-requirements";
 
 export const RELAY_DEADLINE_MS = 30_000;
@@ -28,16 +29,12 @@ const FORWARDED_REQUEST_HEADERS = ["accept", "accept-language", "content-type", 
 const FORWARDED_PAYMENT_CREDENTIAL_HEADERS = ["authorization", "payment-authorization"];
 /** The Tollgate API key's header when Authorization carries an MPP credential. */
 export const API_KEY_HEADER = "x-tollgate-key";
-/** Response headers not passed back: framing safeFetch owns, and the encoding it already undid. */
-const DROPPED_RESPONSE_HEADERS = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding", "set-cookie"]);
 
 export interface RelayOptions {
   /** host:port entries the relay may reach over plain http on loopback; default TOLLGATE_PROBE_ALLOW_HOSTS. */
   allowHosts?: string[];
   /** How the chain is read for confirmation (default: the configured RPCs). */
   chain?: ReadOptions;
-  /** The SIWE session's user id (default: next-auth's session for this request). */
-  session?: () => Promise<string | null>;
   /** The caller, when the route has already authenticated it (for its rate limit): not looked up again. */
   caller?: Caller;
   /**
@@ -54,26 +51,25 @@ export interface RelayOptions {
 }
 
 export interface Caller {
-  kind: "api_key" | "session" | "house";
+  kind: "api_key" | "house";
   id: string;
 }
 
 /**
- * The API key if one is sent (`Authorization: Bearer tg_…`, else `X-Tollgate-Key: tg_…`, the carrier
- * when Authorization holds an MPP credential), holding the scope `router:call` (else 403
- * `insufficient_scope`), else the SIWE session; a 401 when none.
+ * The API key (`Authorization: Bearer tg_…`, else `X-Tollgate-Key: tg_…`, the carrier when
+ * Authorization holds an MPP credential), holding the scope `router:call` (else 403
+ * `insufficient_scope`); a 401 naming both headers when neither is sent. A browser's session is no
+ * authority here: the relay is an API, and a cookie a page sends along never calls through it.
  */
-export async function authenticateCaller(req: Request, session: () => Promise<string | null> = sessionUserId): Promise<Caller> {
+export async function authenticateCaller(req: Request): Promise<Caller> {
   const authorization = req.headers.get("authorization");
   if (authorization && /^Bearer\s/i.test(authorization)) return { kind: "api_key", id: (await authenticateApiKey(authorization, "router:call")).id };
   const key = req.headers.get(API_KEY_HEADER)?.trim();
   if (key) return { kind: "api_key", id: (await authenticateApiKey(`Bearer ${key}`, "router:call")).id };
-  const uid = await session().catch(() => null);
-  if (uid) return { kind: "session", id: uid };
   throw new AppError(
     "unauthorized",
-    "Calling through the router needs an API key (Authorization: Bearer tg_…, or X-Tollgate-Key: tg_… when Authorization carries an MPP credential) or a signed-in session.",
-    [],
+    "Calling through the router needs an API key with the scope router:call: Authorization: Bearer tg_…, or X-Tollgate-Key: tg_… when Authorization carries an MPP credential. A signed-in session does not call the router.",
+    [{ pointer: "/headers/authorization", message: "no API key (Authorization: Bearer tg_… or X-Tollgate-Key: tg_…)" }],
     { scheme: "Bearer" },
   );
 }
@@ -161,7 +157,7 @@ async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean
 }
 
 function relayError(status: number, code: string, message: string): Response {
-  return Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store" } });
+  return withRelayHeaders(Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store" } }));
 }
 
 /**
@@ -169,7 +165,7 @@ function relayError(status: number, code: string, message: string): Response {
  * before the seller is reached (401, 404) are thrown as AppError for the route to answer.
  */
 export async function relayCall(req: Request, slug: string, path: string, options: RelayOptions = {}): Promise<Response> {
-  const caller: Caller = options.house ? { kind: "house", id: "canary" } : (options.caller ?? (await authenticateCaller(req, options.session)));
+  const caller: Caller = options.house ? { kind: "house", id: "canary" } : (options.caller ?? (await authenticateCaller(req)));
   const method = req.method.toUpperCase();
   const target = await findTarget(slug, method, path, new URL(req.url).search);
 
@@ -244,8 +240,5 @@ export async function relayCall(req: Request, slug: string, path: string, option
   }
 
   if (failure || !answer.ok) return relayError(502, failure?.code ?? "seller_failed", failure?.message ?? "The seller could not be relayed.");
-  const out = new Headers();
-  for (const [k, v] of Object.entries(answer.headers)) if (!DROPPED_RESPONSE_HEADERS.has(k)) out.set(k, v);
-  const noBody = method === "HEAD" || answer.status === 204 || answer.status === 304;
-  return new Response(noBody ? null : Buffer.from(answer.body), { status: answer.status, headers: out });
+  return relayedResponse(answer, method);
 }

@@ -137,7 +137,7 @@ describe("who calls, and which headers reach the seller", () => {
     expect(echoed[before].authorization).toBeUndefined();
   });
 
-  it("an MPP credential without a key or session: 401 naming both carriers; a bad X-Tollgate-Key: 401", async () => {
+  it("an MPP credential without a key: 401 naming both carriers; a bad X-Tollgate-Key: 401", async () => {
     const none = await viaRouter(callUrl("honest"), { headers: { authorization: "Payment abc" } });
     expect(none.status).toBe(401);
     expect((await none.json()).error.message).toContain("X-Tollgate-Key");

@@ -8,6 +8,7 @@
 import { diffSentence } from "./labels";
 import { revalidatePath } from "next/cache";
 import { forbidden, redirect, unauthorized } from "next/navigation";
+import { MODERATION_ROLES, requireRole } from "@/lib/auth/roles";
 import { sessionUserId } from "@/lib/auth/session";
 import { AppError, isAppError } from "@/lib/errors";
 import { setCanarySuspended, setFeaturedLevel, setTierAndSortWeight, startCanaryRun } from "@/lib/moderation/set-levers";
@@ -31,6 +32,8 @@ async function run(
   change: (actorId: string | null) => Promise<{ before: Record<string, unknown>; after: Record<string, unknown>; rank: { quality100: number; rank100: number } | null }>,
 ): Promise<ModerationState> {
   const actorId = await sessionUserId();
+  // The role first: a caller without it gets 403 (401) before anything of the form is read.
+  await requireModerator(actorId);
   try {
     const before = await browsePosition(listingId);
     const r = await change(actorId);
@@ -63,6 +66,17 @@ async function run(
   }
 }
 
+/** Moderator or admin, read fresh; else the action answers 403 (401 signed out) through app/forbidden.tsx. */
+async function requireModerator(actorId: string | null): Promise<void> {
+  try {
+    await requireRole(actorId, MODERATION_ROLES);
+  } catch (e) {
+    if (isAppError(e) && e.code === "forbidden") forbidden();
+    if (isAppError(e) && e.code === "unauthorized") unauthorized();
+    throw e;
+  }
+}
+
 function valuesOf(form: FormData): Record<string, string> {
   const out: Record<string, string> = {};
   for (const k of ["level", "canary", "tier", "sortWeight", "reason"]) {
@@ -81,9 +95,9 @@ export async function setFeaturedAction(listingId: string, _prev: ModerationStat
  * run now, `suspend` / `resume` stop or restart the listing's canary.
  */
 export async function canaryAction(listingId: string, _prev: ModerationState, form: FormData): Promise<ModerationState> {
-  const what = form.get("canary");
-  const reason = form.get("reason") ?? "";
   return run(listingId, form, async (actorId) => {
+    const what = form.get("canary");
+    const reason = form.get("reason") ?? "";
     if (what === "suspend" || what === "resume") return setCanarySuspended({ listingId, suspended: what === "suspend", reason, actorId });
     if (what !== "run") {
       throw new AppError("bad_request", `/canary must be run, suspend or resume, got ${JSON.stringify(what)}`, [{ pointer: "/canary", message: `must be run, suspend or resume, got ${JSON.stringify(what)}` }]);

@@ -11,6 +11,7 @@ import { badgeForListing, parseBadgeSegment } from "@/lib/badges/server";
 import { errorBadgeResponse } from "@/lib/badges/error-badge";
 import type { LogoName } from "@/lib/badges/logos";
 import { AppError, toResponse } from "@/lib/errors";
+import { routeParams } from "@/lib/http";
 
 const COMMON = { "x-content-type-options": "nosniff", "access-control-allow-origin": "*" };
 
@@ -18,6 +19,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ listing: string
   const url = new URL(req.url);
   const target = parseBadgeSegment((await ctx.params).listing);
   try {
+    await routeParams(ctx.params);
     if (!target) throw new AppError("not_found", "badges are at /badges/<slug>.svg or /badges/<slug>.dsse.json");
 
     let style: Parameters<typeof badgeForListing>[1] = "flat";

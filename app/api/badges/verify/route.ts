@@ -3,13 +3,17 @@
  * (application/json) → {ok, verdict, reason?, keyid?, statement?, currentResultId?, checks}, checked
  * against this deployment's key set and result statuses. verdict is "valid", "superseded" (authentic,
  * but a newer result replaced it: ok is false) or "invalid". A verdict is 200; a body that cannot be
- * checked is 400.
+ * checked is 400; past its rate limit (per client address, and for the deployment) a 429 with Retry-After.
  */
 import { readVerifyBody, verifyLocally } from "@/lib/badges/server";
 import { toResponse } from "@/lib/errors";
+import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";
 
 export async function POST(req: Request): Promise<Response> {
   try {
+    // Per client address, then the deployment's ceiling, before a byte of the body (docs/LIMITS.md).
+    await takeRateLimit("badgeVerify", clientAddress(req.headers, limitsConfig().trustedProxies));
+    await takeRateLimit("badgeVerifyAll", "*");
     const r = await verifyLocally(await readVerifyBody(req), new Date());
     const body = r.ok
       ? { ok: true, verdict: r.verdict, keyid: r.keyid, statement: r.statement, checks: r.checks }

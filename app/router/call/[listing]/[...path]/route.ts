@@ -1,13 +1,15 @@
 /**
  * ANY /router/call/<listing slug>/<endpoint path> — the paying relay (lib/router/relay-call.ts):
- * authenticated by an API key or the SIWE session, forwards the call to the listing's seller, returns
- * the seller's answer and records a payment attempt in the ledger; the attempt's on-chain
- * confirmation runs after the answer (Next's after()). docs/ROUTER.md.
+ * authenticated by an API key only, forwards the call to the listing's seller, returns the seller's
+ * answer made inert for a browser (lib/router/relay-response.ts) and records a payment attempt in the
+ * ledger; the attempt's on-chain confirmation runs after the answer (Next's after()). docs/ROUTER.md.
  */
 import { after } from "next/server";
-import { toResponse } from "@/lib/errors";
+import { isAppError, toResponse } from "@/lib/errors";
+import { routeParams } from "@/lib/http";
 import { takeRateLimit } from "@/lib/limits";
 import { authenticateCaller, relayCall } from "@/lib/router/relay-call";
+import { assertRelayOrigin, withRelayHeaders } from "@/lib/router/relay-response";
 
 export const dynamic = "force-dynamic";
 
@@ -28,15 +30,17 @@ function afterAnswer(task: () => Promise<void>): void {
 
 async function handle(req: Request, ctx: Context): Promise<Response> {
   try {
-    const { listing, path } = await ctx.params;
+    assertRelayOrigin(req);
+    const { listing, path } = await routeParams(ctx.params);
     // Who is calling, and whether their budget has a token left, before the relay reads a byte of
     // the body or reaches a seller (docs/LIMITS.md).
     const caller = await authenticateCaller(req);
     await takeRateLimit("call", `${caller.kind}:${caller.id}`);
     return await relayCall(req, listing, path.map(encodeURIComponent).join("/"), { caller, afterAnswer });
   } catch (e) {
-    const res = toResponse(e);
+    const res = withRelayHeaders(toResponse(e));
     if (res.status === 401) res.headers.set("www-authenticate", 'Bearer realm="tollgate"');
+    if (isAppError(e) && e.code === "misdirected_request") res.headers.set("location", String(e.extra.location));
     return res;
   }
 }
