@@ -62,6 +62,23 @@ describe("npm run trust", () => {
     expect(r.err).toContain(message);
   });
 
+  it("--reading n scores with an older reading of the engine (to reproduce a score made under it); an unknown one exits 2", () => {
+    const last = { ...structuredClone(good), observations: [...good.observations, { ...good.observations.find((o) => o.check === "H5")!, outcome: "na", observedAt: now }] };
+    const files = { "obs.json": JSON.stringify(last) };
+    const r1 = JSON.parse(run(["obs.json", "--json", "--reading", "1"], files).out);
+    const r2 = JSON.parse(run(["obs.json", "--json"], files).out);
+    expect(r1.reading).toBe("x402-endpoint/1.0.0-draft.1/reading-1");
+    expect(r2.reading).toBe("x402-endpoint/1.0.0-draft.1/reading-2");
+    expect(r1.checks.find((c: { id: string }) => c.id === "H5").status).toBe("na"); // a per-call na hid H5's history
+    expect(r2.checks.find((c: { id: string }) => c.id === "H5").status).toBe("measured");
+    expect(run(["obs.json", "--reading", "1"], files).out).toMatch(/^x402-endpoint\/1\.0\.0-draft\.1\/reading-1 {2}endpoint/);
+    for (const bad of [["--reading"], ["--reading", "9"], ["--reading", "two"]]) {
+      const r = run(["obs.json", ...bad], files);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/--reading needs a reading of x402-endpoint\/1\.0\.0-draft\.1: one of 1, 2/);
+    }
+  });
+
   it("exits 2 on no file, an unreadable file, not JSON, or an unknown flag", () => {
     expect(run([], {}).code).toBe(2);
     expect(run(["nope.json"], {}).err).toMatch(/cannot read nope\.json/);
