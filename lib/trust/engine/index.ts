@@ -2,8 +2,7 @@
  * The trust engine's API (docs/TRUST.md). Pure: the producers (lib/trust/observe) and the pages call
  * these; nothing here touches the database, the network or the file system.
  *
- *   const rubric = loadRubric();                       // x402-endpoint/1.0.0-draft.1, its newest reading, pin-checked
- *   loadRubric(CURRENT_RUBRIC_REF, 1)                  // an older reading, to reproduce a score made under it
+ *   const rubric = loadRubric();                       // x402-endpoint/1.0.0-draft.1, newest reading (or loadRubric(ref, n))
  *   const r = scoreSubject(rubric, subject, { now, seed, band: true });
  *   r.score, r.grade, r.band, r.confidence, r.verdict, r.flags, r.outlook, r.watch, r.checks
  */
