@@ -27,6 +27,7 @@ function arg(name: string, fallback: number): number {
 const endpoints = arg("endpoints", 10_000);
 const days = arg("days", 30);
 const rubric = loadRubric();
+console.log(`trust engine: ${rubric.reading!.ref}`);
 const now = "2026-12-03T12:00:00.000Z";
 const gated = new Set(rubric.file.gates.map((g) => g.check));
 

@@ -62,6 +62,8 @@ export interface HistoryPoint {
 
 export interface EndpointTrustDetail extends EndpointTrustSummary {
   rubric: string;
+  /** The engine's reading of the rubric the score was made with ("x402-endpoint/1.0.0-draft.1/reading-2"): `npm run trust -- --reading n` reproduces it. */
+  reading: string;
   now: string;
   seed: number;
   uncappedScore: number | null;

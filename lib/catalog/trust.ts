@@ -137,6 +137,7 @@ export async function readEndpointTrust(
   return {
     ...summary(r, e, valueView(rb, r, input)),
     rubric: r.rubric,
+    reading: r.reading,
     now: r.now,
     seed: r.seed,
     uncappedScore: r.uncappedScore,

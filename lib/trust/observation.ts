@@ -13,8 +13,9 @@ export type CheckKind = "free" | "paid";
 
 /**
  * - `pass` / `fail`: the check's `measure` held or did not.
- * - `na`: the check does not apply to this endpoint (C4 with only a header, H4 with no operator
- *   wallet, R6 with no reference): it drops out and its dimension's weights renormalise.
+ * - `na`: the check does not apply (C4 with only a header, H4 with no operator wallet, R6 with no
+ *   reference; for a paid check, to this one call: nothing charged, an error body). It carries no
+ *   weight; the engine's reading says when the check drops out (docs/TRUST.md "na and unmeasured").
  * - `unmeasured`: the check applies but could not be read this time (C3 or C6 while the RPC is
  *   down): it carries no weight either way, never a fail.
  */

@@ -6,7 +6,7 @@
  * each choice made here.
  */
 import type { Observation, Outcome, Revision, TrustSubject } from "../observation";
-import type { CompiledCheck, TrustRubric } from "../rubric";
+import type { CompiledCheck, ReadingSemantics, TrustRubric } from "../rubric";
 
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
@@ -52,6 +52,9 @@ export interface CheckStats {
   /** Curve checks: weighted samples (ms; a fail without a value counts as +Infinity). */
   values: number[];
   weights: number[];
+  /** Paid checks: the paid sample (index into SubjectStats.samples) and the weight of each counted observation. */
+  sampleOf: number[];
+  sampleWeights: number[];
   recent: WindowCounts;
   baseline: WindowCounts;
 }
@@ -69,6 +72,8 @@ export interface SubjectStats {
   lastPaidAt: number | null;
   /** Observations skipped because they lie after `now`. */
   future: number;
+  /** The paid samples' instants, newest first: a paid sample is the paid observations sharing one instant. */
+  samples: number[];
 }
 
 function emptyWindow(): WindowCounts {
@@ -125,6 +130,8 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     failingSince: null,
     values: [],
     weights: [],
+    sampleOf: [],
+    sampleWeights: [],
     recent: emptyWindow(),
     baseline: emptyWindow(),
   }));
@@ -144,6 +151,8 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
   let probeLast = -Infinity;
   let lastPaidAt: number | null = null;
   let future = 0;
+  const sampleIndex = new Map<number, number>();
+  const sampleAt: number[] = [];
 
   // Kept per check for the gates' second pass (time order is not assumed).
   const ts: number[][] = rubric.checks.map(() => []);
@@ -203,6 +212,15 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     }
     const w = revisionFactor * slotW[slot];
     s.n++;
+    if (check.kind === "paid") {
+      let k = sampleIndex.get(t);
+      if (k === undefined) {
+        sampleIndex.set(t, (k = sampleAt.length));
+        sampleAt.push(t);
+      }
+      s.sampleOf.push(k);
+      s.sampleWeights.push(w);
+    }
     const inRecent = t > recentFrom;
     const inBaseline = t > baselineFrom;
     if (check.metric === "curve") {
@@ -253,6 +271,12 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     s.failingSince = failingSince === Infinity ? null : failingSince;
   }
 
+  // Samples newest first, so a subject's newest sample always reads the same luck of the seed.
+  const order = sampleAt.map((_, k) => k).sort((a, b) => sampleAt[b] - sampleAt[a]);
+  const rank = new Array<number>(order.length);
+  order.forEach((k, r) => (rank[k] = r));
+  for (const s of stats) for (let j = 0; j < s.sampleOf.length; j++) s.sampleOf[j] = rank[s.sampleOf[j]];
+
   return {
     now,
     currentRevision,
@@ -262,14 +286,24 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     probeSpanDays: probes > 0 ? (probeLast - probeFirst) / DAY_MS : 0,
     lastPaidAt,
     future,
+    samples: order.map((k) => sampleAt[k]),
   };
 }
 
-/** The check's state: measured when pass or fail weight remains and its latest observation is not na. */
-export function checkStatus(s: CheckStats): "measured" | "na" | "unmeasured" {
-  if (s.latestOutcome === "na") return "na";
-  if (s.passWeight + s.failWeight > 0) return "measured";
-  return "unmeasured";
+/**
+ * The check's state under the reading's `na` (docs/TRUST.md "na and unmeasured"). `latest` (reading 1):
+ * na when its latest observation is na, else measured when pass or fail weight remains. `endpoint`
+ * (reading 2): a free check's latest na is the endpoint's as it stands, so it is na; a paid check's
+ * na is one call's, so it is na only when nothing but na counts (no pass or fail weight left).
+ */
+export function checkStatus(s: CheckStats, na: ReadingSemantics["na"]): "measured" | "na" | "unmeasured" {
+  const weighed = s.passWeight + s.failWeight > 0;
+  if (na === "latest" || s.check.kind === "free") {
+    if (s.latestOutcome === "na") return "na";
+    return weighed ? "measured" : "unmeasured";
+  }
+  if (weighed) return "measured";
+  return s.na > 0 ? "na" : "unmeasured";
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { simulateHistory, trueScore, type HistoryOptions } from "@/test/trust-histories";
 import type { Revision } from "../observation";
-import { loadRubric, scoreSubject } from "./index";
+import { CURRENT_RUBRIC_REF, loadRubric, scoreSubject } from "./index";
 
 const rubric = loadRubric();
 const now = "2026-12-01T12:00:00.000Z";
@@ -43,11 +43,14 @@ describe("the Monte-Carlo band", () => {
     expect(band({ ...MONTH, outage: 0.05, badCall: 0.1, pass: { H1: 0.9 } }).confidence).toBe("high");
   });
 
-  it("needs its shared factor: independent draws would make the new endpoint look certain", () => {
-    const independent = band(NEW, { bandOptions: { rho: 0 } });
-    const shared = band(NEW);
-    expect(independent.band!.width).toBeLessThan(15);
-    expect(shared.band!.width).toBeGreaterThan(independent.band!.width * 2);
+  it("needs shared luck: with every check drawn on its own (reading 1 at rho 0) the new endpoint would look certain", () => {
+    const reading1 = loadRubric(CURRENT_RUBRIC_REF, 1);
+    const alone = (rho: number) => scoreSubject(reading1, simulateHistory(reading1, NEW), { now, bandOptions: { rho } });
+    expect(alone(0).band!.width).toBeLessThan(15);
+    expect(alone(0.5).band!.width).toBeGreaterThan(alone(0).band!.width * 2);
+    // Reading 2: the paid checks share their one sample's luck, so even at rho 0 one paid call shows.
+    expect(band(NEW, { bandOptions: { rho: 0 } }).band!.width).toBeGreaterThan(25);
+    expect(band(NEW).band!.width).toBeGreaterThan(alone(0.5).band!.width);
   });
 
   it("covers the true score of a simulated endpoint in about 80% of seeded trials", () => {

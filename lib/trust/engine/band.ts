@@ -13,12 +13,15 @@
  *   uncertainty away, and eight probes with one paid call would read as near-certain.
  * - Each posterior is tabulated once at GRID points of the latent normal (betaQuantile is the costly
  *   part) and read by linear interpolation per draw; posteriors with the same (a, b) share a table.
+ * - Under a reading whose `paidDraws` is `per-sample` (reading 2), a paid check's own luck is not its
+ *   own: each paid sample draws one luck per draw, and a paid check reads the weighted sum of its
+ *   samples' lucks (normalised), so the paid checks of one sample share that sample's luck.
  * - The draws do not re-check the gates: a cap that fired at the point estimate caps every draw
  *   (a gate reads events that were seen, not rates).
  * - The normals depend on the seed alone (common random numbers): the same seed gives the same band,
  *   whatever else was scored before, and two endpoints' bands differ by their evidence, not by noise.
  */
-import type { TrustRubric } from "../rubric";
+import type { ReadingSemantics, TrustRubric } from "../rubric";
 import { ascendingOrder, curveScore, weightedQuantile, type SubjectStats } from "./aggregate";
 import { betaQuantile, fillNormals, mulberry32, normalCdf, sortedQuantile } from "./stats";
 
@@ -45,6 +48,40 @@ interface NormalStream {
 }
 let cached: NormalStream | null = null;
 
+/** Per seed, each paid sample's `draws` lucks (sample-major), grown on demand: sample s's block depends on the seed and s alone. */
+let sampleLucks: { seed: number; draws: number; blocks: Float64Array[] } | null = null;
+function lucksOf(seed: number, draws: number, samples: number): Float64Array[] {
+  if (!sampleLucks || sampleLucks.seed !== seed || sampleLucks.draws !== draws) sampleLucks = { seed, draws, blocks: [] };
+  const b = sampleLucks.blocks;
+  while (b.length < samples) b.push(fillNormals(new Float64Array(draws), mulberry32((Math.imul(seed, 0x9e3779b1) ^ Math.imul(b.length + 1, 0x85ebca6b)) >>> 0)));
+  return b;
+}
+
+/**
+ * A paid check's own latent, per draw, under `paidDraws: per-sample`: Σ_s w_s·u_ds / √(Σ_s w_s²) over
+ * its counted samples (a standard normal). Checks resting on the same samples with the same weights
+ * share one series.
+ */
+function sampleLatents(s: SubjectStats["checks"][number], lucks: Float64Array[], draws: number, memo: Map<string, Float64Array>): Float64Array {
+  const w = new Map<number, number>();
+  for (let j = 0; j < s.sampleOf.length; j++) w.set(s.sampleOf[j], (w.get(s.sampleOf[j]) ?? 0) + s.sampleWeights[j]);
+  const ks = [...w.keys()].sort((a, b) => a - b);
+  const key = ks.map((k) => `${k}:${w.get(k)}`).join(",");
+  let out = memo.get(key);
+  if (out) return out;
+  let norm = 0;
+  for (const k of ks) norm += w.get(k)! ** 2;
+  norm = Math.sqrt(norm);
+  out = new Float64Array(draws);
+  for (const k of ks) {
+    const a = w.get(k)! / norm;
+    const u = lucks[k];
+    for (let d = 0; d < draws; d++) out[d] += a * u[d];
+  }
+  memo.set(key, out);
+  return out;
+}
+
 /** draws × (1 + checks) standard normals from the seed, draw-major: [z_d, e_d0, e_d1, …]. */
 function normals(seed: number, draws: number, checks: number): NormalStream {
   const width = 1 + checks;
@@ -60,7 +97,7 @@ export interface Band {
   scores: Float64Array;
 }
 
-export function drawBand(rubric: TrustRubric, st: SubjectStats, rates: Array<number | null>, cap: number | null, seed: number, options: Partial<BandOptions> = {}): Band {
+export function drawBand(rubric: TrustRubric, st: SubjectStats, rates: Array<number | null>, cap: number | null, seed: number, options: Partial<BandOptions> = {}, paidDraws: ReadingSemantics["paidDraws"] = "per-check"): Band {
   const o = { ...DEFAULT_BAND_OPTIONS, ...options };
   const f = rubric.file;
   const K = Math.round((2 * o.gridMax) / o.gridStep) + 1;
@@ -80,6 +117,12 @@ export function drawBand(rubric: TrustRubric, st: SubjectStats, rates: Array<num
   const active: number[] = [];
   const coef: number[] = [];
   const tables: Float64Array[] = [];
+  /** Per active check: its own latent series (per-sample paid checks), or null to read e_dc from the stream. */
+  const own: Array<Float64Array | null> = [];
+  const draws = f.monte_carlo.draws;
+  const perSample = paidDraws === "per-sample";
+  const lucks = perSample ? lucksOf(seed, draws, st.samples.length) : [];
+  const memo = new Map<string, Float64Array>();
   const shared = new Map<string, Float64Array>();
   for (const c of rubric.checks) {
     if (rates[c.index] === null || c.weight <= 0) continue;
@@ -107,12 +150,12 @@ export function drawBand(rubric: TrustRubric, st: SubjectStats, rates: Array<num
       }
       table = t;
     }
+    own.push(perSample && c.kind === "paid" && s.sampleOf.length > 0 ? sampleLatents(s, lucks, draws, memo) : null);
     active.push(c.index);
     coef.push((100 * rubric.dimensions[c.dimensionIndex].weight * c.weight) / (dimTotal * dimDen[c.dimensionIndex]));
     tables.push(table);
   }
 
-  const draws = f.monte_carlo.draws;
   const stream = normals(seed, draws, rubric.checks.length);
   const z = stream.z;
   const width = stream.width;
@@ -128,7 +171,8 @@ export function drawBand(rubric: TrustRubric, st: SubjectStats, rates: Array<num
     const common = ls * z[row];
     let score = 0;
     for (let j = 0; j < n; j++) {
-      const x = common + li * z[row + 1 + active[j]];
+      const mine = own[j];
+      const x = common + li * (mine === null ? z[row + 1 + active[j]] : mine[d]);
       let p = (x + o.gridMax) * inv;
       if (p < 0) p = 0;
       else if (p > top) p = top;

@@ -8,7 +8,7 @@
  * Exit codes: 0 scored; 2 bad flags, an unreadable file or invalid input (each problem named by its
  * JSON pointer).
  */
-import { loadRubric } from "../rubric";
+import { CURRENT_RUBRIC_REF, currentReadingOf, loadRubric, READING_FILES } from "../rubric";
 import { DEFAULT_SEED } from "./band";
 import { scoreSubject, type TrustResult } from "./score";
 import { validateSubjectInput } from "./validate";
@@ -20,16 +20,18 @@ export interface CliIO {
   now: () => Date;
 }
 
-export const USAGE = `Usage: npm run trust -- <observations.json> [--json] [--no-band]
+export const USAGE = `Usage: npm run trust -- <observations.json> [--json] [--no-band] [--reading <n>]
 
 Scores one endpoint's observations against the trust rubric (docs/spec/trust-rubric.md).
 The file is a TrustSubject: {"endpointId", "observations": [...], "revisions": [...]},
 with an optional "now" (ISO instant; default: now) and "seed" (integer; default ${DEFAULT_SEED}).
 
 Options:
-  --json      print the whole result as JSON
-  --no-band   skip the Monte-Carlo band (band and confidence are then null)
-  -h, --help  this text
+  --json         print the whole result as JSON
+  --no-band      skip the Monte-Carlo band (band and confidence are then null)
+  --reading <n>  score with the engine's reading n of the rubric (default: the newest,
+                 ${currentReadingOf(CURRENT_RUBRIC_REF)}); an older one reproduces a score made under it
+  -h, --help     this text
 
 Exit codes: 0 scored; 2 bad flags, unreadable or invalid input.
 `;
@@ -38,7 +40,7 @@ const fmt = (x: number | null | undefined, d = 3) => (x === null || x === undefi
 
 export function formatTrustText(r: TrustResult): string {
   const lines: string[] = [];
-  lines.push(`${r.rubric}  endpoint ${r.endpointId}  at ${r.now}  seed ${r.seed}`);
+  lines.push(`${r.reading}  endpoint ${r.endpointId}  at ${r.now}  seed ${r.seed}`);
   const band = r.band ? `${r.band.low}–${r.band.high} (width ${r.band.width})` : "–";
   lines.push(`score ${r.score ?? "–"}${r.uncappedScore !== r.score ? ` (uncapped ${r.uncappedScore})` : ""}  grade ${r.grade ?? "–"}  band ${band}  confidence ${r.confidence ?? "–"}`);
   lines.push(`verdict ${r.verdict}${r.verdictBecause.length ? `: ${r.verdictBecause.join("; ")}` : ""}`);
@@ -72,12 +74,22 @@ export function runTrustCli(argv: string[], io: CliIO): number {
   let file: string | null = null;
   let json = false;
   let band = true;
-  for (const a of argv) {
+  let reading: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
     if (a === "-h" || a === "--help") {
       io.stdout(USAGE);
       return 0;
     } else if (a === "--json") json = true;
     else if (a === "--no-band") band = false;
+    else if (a === "--reading") {
+      const v = argv[++i];
+      if (v === undefined || !/^[1-9][0-9]*$/.test(v) || !READING_FILES[CURRENT_RUBRIC_REF][Number(v)]) {
+        io.stderr(`--reading needs a reading of ${CURRENT_RUBRIC_REF}: one of ${Object.keys(READING_FILES[CURRENT_RUBRIC_REF]).join(", ")}\n`);
+        return 2;
+      }
+      reading = Number(v);
+    }
     else if (a.startsWith("-")) {
       io.stderr(`unknown option ${a}\n\n${USAGE}`);
       return 2;
@@ -105,7 +117,7 @@ export function runTrustCli(argv: string[], io: CliIO): number {
     io.stderr(`${file} is not JSON: ${(e as Error).message}\n`);
     return 2;
   }
-  const rubric = loadRubric();
+  const rubric = loadRubric(CURRENT_RUBRIC_REF, reading);
   const v = validateSubjectInput(rubric, input);
   if (!v.ok) {
     io.stderr(`${file} is not a valid trust subject:\n${v.problems.map((p) => `  ${p.pointer || "/"}: ${p.message}`).join("\n")}\n`);

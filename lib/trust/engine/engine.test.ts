@@ -89,7 +89,7 @@ describe("na and unmeasured drop out; weights renormalise", () => {
     expect(r2.uncappedScore).toBeCloseTo((45 * works + 30 * 100) / 75, 1);
   });
 
-  it("the latest na decides applicability; an unmeasured never fails", () => {
+  it("a free check's latest na decides its applicability (the endpoint as it stands); an unmeasured never fails", () => {
     expect(check(score(subject([o("H4", "pass", 2 * D), o("H4", "na", D)])), "H4").status).toBe("na");
     expect(check(score(subject([o("H4", "na", 2 * D), o("H4", "pass", D)])), "H4").rate).toBe(1);
     const r = score(subject([o("C3", "pass", 2 * D), o("C3", "unmeasured", D)]));

@@ -4,7 +4,7 @@
  * but the seeded stream. docs/TRUST.md "Readings" says how each open point of the seed is read.
  */
 import type { TrustSubject } from "../observation";
-import type { ConfidenceLevel, GateVerdict, RubricGate, TrustRubric } from "../rubric";
+import { readingOf, type ConfidenceLevel, type GateVerdict, type RubricGate, type TrustRubric } from "../rubric";
 import { aggregate, ascendingOrder, checkStatus, curveScore, DAY_MS, HOUR_MS, weightedQuantile, type CheckStats, type SubjectStats, type WindowCounts } from "./aggregate";
 import { drawBand, DEFAULT_SEED, type BandOptions } from "./band";
 import { valueMetrics, type ValueInput, type ValueMetrics } from "./value";
@@ -77,6 +77,8 @@ export interface GateResult {
 
 export interface TrustResult {
   rubric: string;
+  /** The engine's reading of the rubric it was scored with ("x402-endpoint/1.0.0-draft.1/reading-2"). */
+  reading: string;
   endpointId: string;
   now: string;
   seed: number;
@@ -111,7 +113,7 @@ export interface ScoreOptions {
   seed?: number;
   /** Draw the Monte-Carlo band (default true). Without it, band and confidence are null. */
   band?: boolean;
-  /** Tuning of the band's draws (docs/TRUST.md "band-draws"); the defaults are the reading. */
+  /** Tuning of the band's draws (docs/TRUST.md "band-draws"); the defaults (rho from the reading) are the reading. */
   bandOptions?: Partial<BandOptions>;
   /** Inputs of the value metrics; without them `value` is null. */
   value?: ValueInput;
@@ -224,11 +226,13 @@ export function scoreSubject(rubric: TrustRubric, subject: TrustSubject, options
   const now = toInstant(options.now);
   const seed = options.seed ?? DEFAULT_SEED;
   const f = rubric.file;
+  const reading = readingOf(rubric);
+  const na = reading.semantics.na;
   const st: SubjectStats = aggregate(rubric, subject, now);
 
   const rates: Array<number | null> = new Array(rubric.checks.length).fill(null);
   const checks: CheckResult[] = st.checks.map((s) => {
-    const status = checkStatus(s);
+    const status = checkStatus(s, na);
     let rate: number | null = null;
     let p95: number | null = null;
     if (status === "measured") ({ rate, p95 } = pointRate(s));
@@ -275,14 +279,14 @@ export function scoreSubject(rubric: TrustRubric, subject: TrustSubject, options
   let band: TrustResult["band"] = null;
   let confidence: ConfidenceLevel | null = null;
   if (options.band !== false && uncapped !== null) {
-    const b = drawBand(rubric, st, rates, cap, seed, options.bandOptions);
+    const b = drawBand(rubric, st, rates, cap, seed, { rho: reading.semantics.rho, ...options.bandOptions }, reading.semantics.paidDraws);
     band = { low: round1(b.low), high: round1(b.high), width: round1(b.high - b.low) };
     confidence = confidenceOf(rubric, band.width);
   }
 
   // Outlook: the recent window's flat score against the baseline window's (docs/TRUST.md "outlook").
-  const recent = weightedScore(rubric, st.checks.map((s) => (checkStatus(s) === "na" ? null : windowRate(s, s.recent)))).score;
-  const baseline = weightedScore(rubric, st.checks.map((s) => (checkStatus(s) === "na" ? null : windowRate(s, s.baseline)))).score;
+  const recent = weightedScore(rubric, st.checks.map((s) => (checkStatus(s, na) === "na" ? null : windowRate(s, s.recent)))).score;
+  const baseline = weightedScore(rubric, st.checks.map((s) => (checkStatus(s, na) === "na" ? null : windowRate(s, s.baseline)))).score;
   let trend: Outlook | null = null;
   if (recent !== null && baseline !== null) {
     const d = recent - baseline;
@@ -298,6 +302,7 @@ export function scoreSubject(rubric: TrustRubric, subject: TrustSubject, options
 
   return {
     rubric: rubric.ref,
+    reading: reading.ref,
     endpointId: subject.endpointId,
     now: new Date(now).toISOString(),
     seed,

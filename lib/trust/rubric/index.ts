@@ -11,10 +11,14 @@
  * its canonical JSON (sorted keys, no spaces), which is what `loadRubric` can check at load time from
  * the bundled, already-parsed JSON.
  */
-import { createHash } from "node:crypto";
 import Ajv2020, { type ErrorObject } from "ajv/dist/2020";
 import schema from "./swarmmemo.rubric-1.schema.json";
 import x402Endpoint_1_0_0_draft_1 from "./x402-endpoint-1.0.0-draft.1.json";
+import { canonicalJson, contentDigest, RubricError, sha256, type RubricProblem } from "./pin";
+import { currentReadingOf, loadReading, type TrustReading } from "./reading";
+
+export { canonicalJson, contentDigest, RubricError, type RubricProblem };
+export { checkReadingText, currentReadingOf, loadReading, READING_FILES, type ReadingSemantics, type TrustReading } from "./reading";
 
 export type CheckKind = "free" | "paid";
 export type OnRevision = "half" | "reset";
@@ -102,22 +106,8 @@ export interface TrustRubric {
   confidenceAscending: Array<{ level: ConfidenceLevel; max_width: number }>;
   /** `value.price_percentile_among`, read: the checks and the pass rate a peer needs to count. */
   pricePeers: { sameCategory: true; checks: string[]; minRate: number };
-}
-
-export interface RubricProblem {
-  /** JSON pointer into the rubric file ("" for the file itself). */
-  pointer: string;
-  message: string;
-}
-
-export class RubricError extends Error {
-  constructor(
-    readonly ref: string,
-    readonly problems: RubricProblem[],
-  ) {
-    super(`rubric ${ref} refused:\n${problems.map((p) => `- ${p.pointer || "/"}: ${p.message}`).join("\n")}`);
-    this.name = "RubricError";
-  }
+  /** The engine's reading of the rubric (./reading.ts), set by loadRubric; a rubric compiled without one is read with the current rubric's current reading. */
+  reading?: TrustReading;
 }
 
 interface PinnedFile {
@@ -138,22 +128,6 @@ export const RUBRIC_FILES: Record<string, PinnedFile> = {
 };
 
 export const CURRENT_RUBRIC_REF = "x402-endpoint/1.0.0-draft.1";
-
-const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
-
-/** JSON with object keys sorted at every level and no whitespace: the same content gives the same text. */
-export function canonicalJson(v: unknown): string {
-  if (v === null || typeof v !== "object") return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
-  const o = v as Record<string, unknown>;
-  return `{${Object.keys(o)
-    .sort()
-    .filter((k) => o[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-    .join(",")}}`;
-}
-
-export const contentDigest = (v: unknown) => sha256(canonicalJson(v));
 
 // Compiled once per process: compiling a schema costs far more than validating a file.
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
@@ -289,14 +263,31 @@ function checkRef(r: TrustRubric, ref: string) {
   if (r.ref !== ref) throw new RubricError(ref, [{ pointer: "/version", message: `the file says ${r.ref}` }]);
 }
 
+const compiled = new Map<string, TrustRubric>();
 const loaded = new Map<string, TrustRubric>();
 
-/** The rubric by reference ("x402-endpoint/1.0.0-draft.1"; default the current one), pin-checked and validated once per process. */
-export function loadRubric(ref: string = CURRENT_RUBRIC_REF): TrustRubric {
-  let r = loaded.get(ref);
+/**
+ * The rubric by reference ("x402-endpoint/1.0.0-draft.1"; default the current one) with the engine's
+ * reading `reading` of it (default its newest), both pin-checked and validated once per process.
+ * An older reading reproduces the scores made under it.
+ */
+export function loadRubric(ref: string = CURRENT_RUBRIC_REF, reading?: number): TrustRubric {
+  const version = reading ?? currentReadingOf(ref);
+  const key = `${ref}#${version}`;
+  let r = loaded.get(key);
   if (!r) {
-    r = checkRubricContent(refOf(ref).json, ref);
-    loaded.set(ref, r);
+    let c = compiled.get(ref);
+    if (!c) {
+      c = checkRubricContent(refOf(ref).json, ref);
+      compiled.set(ref, c);
+    }
+    r = { ...c, reading: loadReading(ref, version, c.file, refOf(ref).sha256) };
+    loaded.set(key, r);
   }
   return r;
+}
+
+/** The reading a rubric is scored with: its own, else the current rubric's current reading. */
+export function readingOf(rubric: TrustRubric): TrustReading {
+  return rubric.reading ?? loadRubric().reading!;
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkRubricContent, checkRubricText, compileRubric, contentDigest, CURRENT_RUBRIC_REF, loadRubric, RUBRIC_FILES, RubricError, type RubricFile } from "./index";
+import { checkReadingText, checkRubricContent, checkRubricText, compileRubric, contentDigest, currentReadingOf, CURRENT_RUBRIC_REF, loadRubric, READING_FILES, RUBRIC_FILES, RubricError, type RubricFile } from "./index";
+import { readingProblems } from "./reading";
 
 const FILE = path.join(__dirname, "x402-endpoint-1.0.0-draft.1.json");
 const bytes = readFileSync(FILE, "utf8");
@@ -79,5 +80,42 @@ describe("validation against swarmmemo.rubric/1 (ajv) and consistency", () => {
     breakIt(c);
     const problems = problemsOf(() => compileRubric(c));
     expect(problems).toEqual(expect.arrayContaining([expect.objectContaining({ pointer, message: expect.stringMatching(message) })]));
+  });
+});
+
+describe("the engine's readings, beside the rubric file", () => {
+  const readingBytes = (v: number) => readFileSync(path.join(__dirname, `x402-endpoint-1.0.0-draft.1.reading-${v}.json`), "utf8");
+  const rubricPin = RUBRIC_FILES[CURRENT_RUBRIC_REF].sha256;
+  const compiled = () => loadRubric();
+
+  it("every released reading matches its byte pin, quotes the seed word for word and loads; the newest is the default", () => {
+    const versions = Object.keys(READING_FILES[CURRENT_RUBRIC_REF]).map(Number);
+    expect(versions).toEqual([1, 2]);
+    for (const v of versions) {
+      const r = checkReadingText(readingBytes(v), CURRENT_RUBRIC_REF, v, compiled().file, rubricPin);
+      expect(r).toMatchObject({ ref: `x402-endpoint/1.0.0-draft.1/reading-${v}`, version: v });
+      expect(loadRubric(CURRENT_RUBRIC_REF, v).reading).toMatchObject({ ref: r.ref, sha256: r.sha256 });
+    }
+    expect(currentReadingOf(CURRENT_RUBRIC_REF)).toBe(2);
+    expect(loadRubric().reading!.semantics).toEqual({ na: "endpoint", paidDraws: "per-sample", rho: 0.3 });
+    expect(loadRubric(CURRENT_RUBRIC_REF, 1).reading!.semantics).toEqual({ na: "latest", paidDraws: "per-check", rho: 0.5 });
+    expect(loadRubric(CURRENT_RUBRIC_REF, 1).checks).toBe(loadRubric().checks); // one compiled rubric, two readings
+  });
+
+  it("refuses an edited reading (a released reading never changes), an unknown one, and a quote that is not the seed's", () => {
+    const bytes = readingBytes(2);
+    const edited = bytes.replace('"rho": 0.3', '"rho": 0.35');
+    expect(edited).not.toBe(bytes);
+    expect(problemsOf(() => checkReadingText(edited, CURRENT_RUBRIC_REF, 2, compiled().file, rubricPin))[0].message).toMatch(/a released reading never changes/);
+    expect(problemsOf(() => loadRubric(CURRENT_RUBRIC_REF, 3))[0].message).toMatch(/unknown reading; known: 1, 2/);
+    const f = JSON.parse(bytes);
+    f.readings[1].seed[0].words = "A small paid sample: its uncertainty is hidden.";
+    f.semantics.paidDraws = "per-day";
+    f.rubricSha256 = "0".repeat(64);
+    expect(readingProblems(f, CURRENT_RUBRIC_REF, 2, compiled().file, rubricPin)).toEqual([
+      { pointer: "/rubricSha256", message: expect.stringMatching(/the rubric file's pin/) },
+      { pointer: "/semantics/paidDraws", message: expect.stringMatching(/must be one of/) },
+      { pointer: "/readings/1/seed/0/words", message: "are not the words of R4's validity" },
+    ]);
   });
 });
