@@ -228,8 +228,13 @@ describe("hostile but well-formed bodies", () => {
       }
     }
     expect(await signerState()).toEqual(before);
-    // A lone surrogate or NUL where nothing reads it (the resource) changes nothing: a real payment settles.
-    const settled = await post(settleRoute, body({ ...payload, resource: { url: "http://x/\ud800\u0000" } }, req));
+    // A lone surrogate or NUL anywhere in a body is a 400 naming where (every JSON body is read so);
+    // nothing was sent for it, and the same payment, clean, settles.
+    const dirty = await post(settleRoute, body({ ...payload, resource: { url: "http://x/\ud800\u0000" } }, req));
+    expect(dirty.status).toBe(400);
+    expect((await dirty.json()).error).toMatchObject({ reason: "unstorable_text", details: [{ pointer: "/paymentPayload/resource/url" }] });
+    expect(await signerState()).toEqual(before);
+    const settled = await post(settleRoute, body(payload, req));
     expect(await settled.json()).toMatchObject({ success: true });
   });
 });
