@@ -5,6 +5,7 @@ import { catalogHref, catalogView, parseCatalogQuery } from "@/lib/surfaces/cata
 import type { Facet } from "@/lib/catalog/browse";
 import { networkName } from "@/lib/format";
 import { SORT_LABELS, SORTS } from "@/lib/catalog/sorted";
+import { getTrustGlances } from "@/lib/catalog/trust";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Catalog" };
@@ -14,6 +15,7 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 export default async function CatalogPage({ searchParams }: Props) {
   const q = parseCatalogQuery(await searchParams);
   const view = await catalogView(q);
+  const trust = await getTrustGlances(view.items.map((i) => i.listing.id));
   const filtered = !!(q.category || q.network || q.protocol || q.minPrice || q.maxPrice);
   const input = "mt-1 w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-ink";
   return (
@@ -102,7 +104,7 @@ export default async function CatalogPage({ searchParams }: Props) {
           ) : (
             <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2" aria-label="Listings">
               {view.items.map(({ listing, match }) => (
-                <ListingTile key={listing.id} listing={listing} match={match} />
+                <ListingTile key={listing.id} listing={listing} match={match} trust={trust.listings.get(listing.id) ?? null} />
               ))}
             </ul>
           )}
