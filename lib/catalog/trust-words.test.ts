@@ -55,11 +55,11 @@ describe("trustReading", () => {
   });
 
   it("says nothing was checked yet, with no grade, before the first probe", () => {
-    const r = trustReading(summary({ probes: 0, firstProbeAt: null, score: null, grade: null, band: null, label: null }), NOW);
+    const r = trustReading(summary({ probes: 0, firstProbeAt: null, score: null, grade: null, band: null, label: null, lastPaidAt: null }), NOW);
     expect(r.headline).toBe("Not checked yet");
     expect(r.grade).toBeNull();
     expect(r.provisional).toBe(false);
-    expect(r.detail).toMatch(/^Not checked yet;/);
+    expect(r.detail).toBe("A grade needs a few days of checks (at least 8 over 3 days) and a paid test call by the catalog within 30 days.");
   });
 
   it("gives a graded endpoint its grade, band and confidence, and a gate's reason in words", () => {

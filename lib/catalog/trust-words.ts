@@ -61,10 +61,10 @@ function bandText(s: Pick<EndpointTrustSummary, "band" | "score">): string | nul
   return s.score === null ? null : String(Math.round(s.score));
 }
 
-/** What is still missing before a grade, in words ("a grade needs a few days of checks (8 over 3 days)"). */
+/** What a grade still needs, in words ("a few days of checks (at least 8 over 3 days)"). */
 function shortfall(s: EndpointTrustSummary): string[] {
   const out: string[] = [];
-  if (s.probes < s.needs.probes || s.probeSpanDays < s.needs.spanDays) out.push(`a grade needs a few days of checks (at least ${s.needs.probes} over ${s.needs.spanDays} days)`);
+  if (s.probes < s.needs.probes || s.probeSpanDays < s.needs.spanDays) out.push(`a few days of checks (at least ${s.needs.probes} over ${s.needs.spanDays} days)`);
   if (!s.free && s.lastPaidAt === null) out.push(`a paid test call by the catalog within ${s.needs.paidWithinDays} days`);
   return out;
 }
@@ -89,8 +89,10 @@ export function trustReading(s: EndpointTrustSummary, now: number = Date.now()):
   let detail: string;
   if (early) {
     const missing = shortfall(s);
-    const tail = missing.length ? `${missing.join("; and ")}.` : "a grade needs more checks.";
-    detail = `${cap(checked)}; ${tail}${grade !== null ? " The provisional grade may move as checks come in." : ""}`;
+    const tail = `a grade needs ${missing.length ? missing.join(" and ") : "more checks"}.`;
+    // Before any check the headline already says so; the detail says only what a grade needs.
+    const lead = s.probes === 0 ? cap(tail) : `${cap(checked)}; ${tail}`;
+    detail = `${lead}${grade !== null ? " The provisional grade may move as checks come in." : ""}`;
   } else {
     const gates = s.flags.map((f) => GATE_WORDS[f]).filter(Boolean);
     const why = gates.length ? ` Because ${gates.join("; and ")}.` : s.verdict === "caution" && s.confidence === "low" ? " The readings vary too much for a confident grade." : "";

@@ -14,6 +14,7 @@ import type { DimensionResult, Improvement, RuleResult, TriggeredCap } from "@/l
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
 import type { AdvisedImprovement } from "@/lib/analyses/advice";
 import { bandLabel, isStale } from "./band";
+import { readSellerCanary, type CanaryNotice } from "./seller-canary";
 
 export interface ReportResult {
   id: string;
@@ -39,6 +40,8 @@ export interface SellerReport {
   activeAnalysisId: string | null;
   lastFailure: { id: string; error: string | null; finishedAt: string | null } | null;
   rubricNotice: { version: string; text: string } | null;
+  /** The canary's verification and its latest paid test call; a failing one is the first thing to fix. */
+  canary: CanaryNotice;
 }
 
 const ruleTitle = new Map(CURRENT_RUBRIC.rules.map((r) => [r.id, r.title]));
@@ -62,9 +65,10 @@ export async function sellerReport(userId: string | null, listingId: string, now
   await requireListingAccess(userId, listingId, { client: prisma });
   const listing = await prisma.listing.findUniqueOrThrow({
     where: { id: listingId },
-    select: { id: true, slug: true, title: true, publicationState: true, baseUrl: true, updatedAt: true, rubricNoticeVersion: true, currentResultId: true },
+    select: { id: true, slug: true, title: true, publicationState: true, baseUrl: true, updatedAt: true, rubricNoticeVersion: true, currentResultId: true, verificationStatus: true },
   });
-  const [current, history, active, failed] = await Promise.all([
+  const { verificationStatus, ...own } = listing;
+  const [current, history, active, failed, canary] = await Promise.all([
     listing.currentResultId ? prisma.readinessResult.findUnique({ where: { id: listing.currentResultId } }) : null,
     prisma.readinessResult.findMany({
       where: { listingId, provisional: false },
@@ -74,6 +78,7 @@ export async function sellerReport(userId: string | null, listingId: string, now
     }),
     prisma.analysis.findFirst({ where: { listingId, state: { in: [...ACTIVE_STATES] } }, orderBy: { createdAt: "desc" }, select: { id: true } }),
     prisma.analysis.findFirst({ where: { listingId }, orderBy: { createdAt: "desc" }, select: { id: true, state: true, error: true, finishedAt: true } }),
+    readSellerCanary(prisma, listingId, verificationStatus),
   ]);
   const evidenceRow = current?.evidenceId ? await prisma.probeEvidence.findUnique({ where: { id: current.evidenceId } }) : null;
   const ev = evidenceRow ? splitStoredEvidence(evidenceRow.evidence) : { probe: null, settle: undefined, liveness: undefined };
@@ -108,13 +113,14 @@ export async function sellerReport(userId: string | null, listingId: string, now
     };
   }
   return {
-    listing: { ...listing, updatedAt: listing.updatedAt.toISOString() },
+    listing: { ...own, updatedAt: listing.updatedAt.toISOString() },
     result,
     probe: ev.probe && evidenceRow ? { ...ev.probe, evidenceId: evidenceRow.id } : null,
     history: history.map((h) => ({ ...h, band: bandLabel(h.band) ?? h.band, createdAt: h.createdAt.toISOString() })),
     activeAnalysisId: active?.id ?? null,
     lastFailure: failed && (failed.state === "failed" || failed.state === "dead") ? { id: failed.id, error: failed.error, finishedAt: failed.finishedAt?.toISOString() ?? null } : null,
     rubricNotice: listing.rubricNoticeVersion ? { version: listing.rubricNoticeVersion, text: RUBRIC_NOTICE_TEXT } : null,
+    canary,
   };
 }
 
