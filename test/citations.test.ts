@@ -25,7 +25,7 @@ const OLD_NAMES = [/SCORING-NOTE[S]|STYLE\.md|shared\/(?:seeds|design)/g, /\bsee
  */
 const OLD_NAMES_ALLOWED_IN = [/^lib\/scoring\/readiness\/rubrics\//, /^prisma\/migrations\//, /^docs\/spec\/README\.md$/];
 /** Text shown to people (demo organisation names, fixture-seller purposes): a line holding one keeps its words. */
-const SHOWN_TO_PEOPLE = ['purpose: "Seed 002 as published', 'purpose: "Seed 003 as published'];
+const SHOWN_TO_PEOPLE = ['name: "Arbiter (seed 002)"', 'name: "Validity Check (seed 003)"', 'purpose: "Seed 002 as published', 'purpose: "Seed 003 as published'];
 
 export interface Finding {
   file: string;
