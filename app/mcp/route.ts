@@ -50,7 +50,8 @@ function catalogServer(req: Request): McpServer {
     ({ query, limit }) =>
       toolResult(async () => {
         const { items, matching } = await searchCatalog({ query: validateQuery(query, "/query"), limit: limit ?? 10 });
-        return { query, order: "relevance", matching, results: items.map((i) => ({ ...feedEntry(i, origin), relevance: i.relevance, match: i.match })) };
+        // `services`, as /ard/search names the same list (docs/FEEDS.md).
+        return { query, order: "relevance", matching, services: items.map((i) => ({ ...feedEntry(i, origin), relevance: i.relevance, match: i.match })) };
       }),
   );
 
