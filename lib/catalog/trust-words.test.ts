@@ -18,7 +18,7 @@ function summary(over: Partial<EndpointTrustSummary> = {}): EndpointTrustSummary
     path: "/verdict",
     score: 81.2,
     grade: "B",
-    band: { low: 78.4, high: 86.1 },
+    band: { low: 78.4, high: 86.1, width: 7.7 },
     confidence: "medium",
     verdict: "insufficient_evidence",
     verdictBecause: ["3 R1 probe(s), fewer than 8", "R1 probes span 0.2 days, less than 3"],
