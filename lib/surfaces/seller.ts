@@ -125,9 +125,11 @@ export async function sellerReport(userId: string | null, listingId: string, now
 }
 
 /** The listing as its editable document, for the edit page (owner only). */
-export async function sellerListingDocument(userId: string | null, listingId: string): Promise<{ id: string; title: string; publicationState: string; document: ListingDocument }> {
+export async function sellerListingDocument(userId: string | null, listingId: string): Promise<{ id: string; title: string; publicationState: string; document: ListingDocument; publishedTotal: number | null }> {
   const prisma = await db();
   await requireListingAccess(userId, listingId, { client: prisma });
-  const l = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, include: { endpoints: true } });
-  return { id: l.id, title: l.title, publicationState: l.publicationState, document: listingToDocument(l) };
+  const l = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, include: { endpoints: true, currentResult: { select: { total: true, provisional: true } } } });
+  // The published score, so the editor's estimate (which has no probe) can say why it starts below it.
+  const publishedTotal = l.currentResult && !l.currentResult.provisional ? l.currentResult.total : null;
+  return { id: l.id, title: l.title, publicationState: l.publicationState, document: listingToDocument(l), publishedTotal };
 }
