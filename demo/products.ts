@@ -42,3 +42,23 @@ export function withSellerEdits(key: string, doc: ListingDocument): ListingDocum
   const edit = PRODUCT_EDITS[key as keyof typeof PRODUCT_EDITS];
   return edit ? { ...doc, ...edit } : doc;
 }
+
+/**
+ * The faulty fixture seller the demo lists (DEMO_FIXTURE_SELLERS), as its seller would title it: a
+ * buyer sees a service name, not a test fixture's, and finds out it is faulty from the catalog's own
+ * readiness and trust checks, as with any seller.
+ */
+export const FIXTURE_EDITS: Record<string, SellerEdit> = {
+  "no-challenge": {
+    title: "Summly one-line summaries",
+    shortDescription: "Summarise a short text into one sentence, paid per call.",
+    description: "A one-sentence summary of up to 2,000 characters of text, paid per call in USDC over x402.",
+    category: "text",
+  },
+};
+
+/** A demo-listed fixture seller's document with its seller-facing words (everything else as served). */
+export function withFixtureEdits(slug: string, doc: ListingDocument): ListingDocument {
+  const edit = FIXTURE_EDITS[slug];
+  return edit ? { ...doc, ...edit } : doc;
+}

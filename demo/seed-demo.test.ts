@@ -44,6 +44,9 @@ describe("demo seed", () => {
       ["Agent Verdict: did the work meet your criteria?", "agent-verification", "Arbiter"],
       ["Validity Check: is this x402 payment safe to sign?", "payments", "Validity Check"],
     ]);
+    // The faulty fixture seller is listed under a service's name; a buyer learns it is faulty from the checks.
+    const fixture = await t.prisma.listing.findUniqueOrThrow({ where: { id: first.fixtureListingIds["no-challenge"] } });
+    expect(`${fixture.title} ${fixture.description}`).not.toMatch(/fixture/i);
     for (const p of products) {
       expect(p.shortDescription!.length).toBeGreaterThan(40);
       expect(`${p.title} ${p.shortDescription} ${p.description} ${p.organization.name}`).not.toMatch(/seed\s*0\d\d/i);

@@ -22,7 +22,7 @@ import { resultColumns } from "@/lib/analyses/store-result";
 import { CURRENT_RUBRIC, checkReadinessEvidence, rubricVersionString } from "@/lib/scoring/readiness";
 import { scoreWithAdvice } from "@/lib/analyses/advice";
 import { fixtureListings } from "@/sellers";
-import { PRODUCT_SELLERS, withSellerEdits } from "./products";
+import { PRODUCT_SELLERS, withFixtureEdits, withSellerEdits } from "./products";
 
 const FIXTURES = path.join(process.cwd(), "lib", "scoring", "readiness", "fixtures");
 
@@ -133,7 +133,8 @@ export async function seedDemo(
   for (const slug of DEMO_FIXTURE_SELLERS) {
     const doc = fixtures[slug];
     if (!doc) throw new Error(`fixture seller ${slug} is unknown`);
-    const id = await upsertListing(prisma, doc, orgIds["demo-sellers"], `fixture:${slug}`);
+    // Listed under a service's name, not the fixture's (demo/products.ts FIXTURE_EDITS).
+    const id = await upsertListing(prisma, withFixtureEdits(slug, doc), orgIds["demo-sellers"], `fixture:${slug}`);
     await prisma.listing.update({ where: { id }, data: { publicationState: "published", publishedAt: now } });
     fixtureListingIds[slug] = id;
   }

@@ -31,6 +31,7 @@ test("the seed products' tiles show real titles, sellers, categories and the tru
   }
   await expect(page.locator("main")).not.toContainText(/seed 00\d/i);
   await phoneShot(page, "catalog-tiles");
+  await tiles.filter({ has: page.getByRole("heading", { name: /^Agent Verdict/ }) }).screenshot({ path: shot("catalog-tile-agent-verdict-390") });
 });
 
 test("the listing page's trust block says in words what was checked and what a grade needs, without rule ids", async ({ page }) => {
@@ -46,13 +47,17 @@ test("the listing page's trust block says in words what was checked and what a g
   await expect(block).toContainText(/checked (once|twice|\d+ times) since|A grade needs a few days of checks|Looks reliable|Use with caution/i);
   await expect(block).not.toContainText(RULE_IDS);
   await phoneShot(page, "listing-trust");
+  await block.screenshot({ path: shot("listing-trust-block-390") });
 
   // The endpoint's details page keeps the rules, and its chart agrees with its headline.
   await page.setViewportSize({ width: 1280, height: 900 });
   await rows.first().getByRole("link", { name: "details" }).click();
+  await page.waitForURL(/\/trust\//);
+  await expect(page.getByTestId("endpoint-trust")).toBeVisible();
   const headline = (await page.getByTestId("trust-band").textContent()) ?? "";
   if (/^Not checked yet/.test(headline)) await expect(page.getByTestId("trust-chart-empty")).toBeVisible();
   await phoneShot(page, "endpoint-trust");
+  await page.getByTestId("endpoint-trust").locator("section").first().screenshot({ path: shot("endpoint-trust-top-390") });
 });
 
 test("the seller's report shows the canary's verification first, and the badge builder refuses a band-name label with a message", async ({ page }) => {
@@ -62,13 +67,40 @@ test("the seller's report shows the canary's verification first, and the badge b
   await expect(notice).toBeVisible();
   await expect(notice.getByTestId("canary-status")).toHaveText(/^(Verified|Failing|Not verified)/);
   await phoneShot(page, "seller-canary");
+  await notice.screenshot({ path: shot("seller-canary-notice-390") });
 
   await page.setViewportSize({ width: 1280, height: 900 });
   const builder = page.getByTestId("badge-builder");
   await builder.getByLabel("Label").fill("Ready now");
   await expect(builder.getByTestId("badge-label-error")).toContainText('band name "Ready"');
   await expect(builder.getByRole("button", { name: "Copy Markdown" })).toBeDisabled();
+  await builder.screenshot({ path: shot("badge-builder-error") });
   await builder.getByLabel("Label").fill("api status");
   await expect(builder.getByTestId("badge-label-error")).toHaveCount(0);
   await expect(builder.getByRole("button", { name: "Copy Markdown" })).toBeEnabled();
+});
+
+test("a listing whose paid test call failed shows it to its seller as the first thing to fix", async ({ page }) => {
+  test.setTimeout(180_000);
+  await signInAs(page, "seller@demo");
+  await page.getByRole("link", { name: /Serpwire search results API/ }).first().click();
+  const report = page.url();
+  // The canary runs within a minute of the server's start; the unpayable seller's run fails.
+  await expect
+    .poll(
+      async () => {
+        await page.goto(report);
+        return page.getByTestId("canary-notice").getAttribute("data-verification");
+      },
+      { timeout: 150_000, intervals: [5_000, 10_000] },
+    )
+    .toBe("degraded");
+  const notice = page.getByTestId("canary-notice");
+  await expect(notice.getByRole("heading")).toHaveText("Fix first: a paid test call failed");
+  await expect(notice).toContainText(/POST|GET/);
+  // It comes before the readiness score.
+  const [noticeY, scoreY] = await Promise.all([notice.boundingBox(), page.getByRole("heading", { name: "Readiness" }).boundingBox()]);
+  expect(noticeY!.y).toBeLessThan(scoreY!.y);
+  await page.setViewportSize(PHONE);
+  await notice.screenshot({ path: shot("seller-canary-failing-390") });
 });
