@@ -17,7 +17,7 @@ function TrustLine({ trust, verification }: { trust: TrustReading | null; verifi
         <span className="inline-flex items-center gap-1" title={trust.detail}>
           <span className="text-muted">Trust</span>
           <VerdictChip verdict={trust.verdict} />
-          {trust.grade && <span className="whitespace-nowrap text-slate-700">{trust.provisional ? "provisional " : ""}{trust.grade}</span>}
+          {trust.grade && <span className="whitespace-nowrap text-slate-700">{trust.provisional ? "provisional grade " : "grade "}{trust.grade}</span>}
         </span>
       ) : (
         <span className="text-muted">Trust: no endpoint to check</span>

@@ -18,7 +18,7 @@ test("the catalog says when From is above To, and counts one listing as one", as
   await page.goto("/catalog?category=payments");
   await expect(page.getByTestId("result-count")).toHaveText(/^1 listing matches these filters, in recommended order\.$/);
   await page.goto("/catalog?sort=price-asc");
-  await expect(page.getByText("A search is ordered by relevance only.")).toHaveCount(0);
+  await expect(page.getByText("A search goes by relevance only.")).toHaveCount(0);
 });
 
 test("robots.txt, the sitemap and favicon.ico answer", async ({ request }) => {

@@ -36,7 +36,7 @@ export default async function CatalogPage({ searchParams }: Props) {
             <label htmlFor="search" className="font-medium">Search</label>
             <input id="search" name="search" type="search" defaultValue={q.search ?? ""} placeholder="e.g. geocoding, verdict" className={input} maxLength={500} />
             {/* Said only where it is true: a browse keeps the chosen sort. */}
-            {q.search && <p className="mt-1 text-xs text-muted">A search is ordered by relevance only.</p>}
+            {q.search && <p className="mt-1 text-xs text-muted">A search goes by relevance only.</p>}
           </div>
           <FacetSelect name="category" label="Category" any="Any category" value={q.category} facets={view.facets.categories} className={input} />
           <FacetSelect name="network" label="Network" any="Any network" value={q.network} facets={view.facets.networks} className={input} show={networkName} />
