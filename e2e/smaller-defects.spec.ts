@@ -77,7 +77,7 @@ test("a draft with the title of the seller's own listing of another service is f
   await draft(`${SELLERS_ORIGIN}/validity-check`);
   const clash = page.getByTestId("title-clash");
   await expect(clash).toContainText(`Another listing already has the title “${title}”`);
-  await expect(clash.getByRole("link", { name: /^Your listing / })).toBeVisible();
+  await expect(clash.getByRole("link", { name: /^Your listing / }).first()).toBeVisible();
   await page.setViewportSize(PHONE);
   await clash.screenshot({ path: shot("title-clash-390") });
 });
