@@ -2,8 +2,18 @@
  * The seller's canary notice: the verification status in words, and a failing paid test call (broken
  * before degraded) with each judge code said as a seller would understand it.
  */
-import { describe, expect, it } from "vitest";
-import { canaryNotice, sampleReasonWords } from "./seller-canary";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { seedListing, seedOwner } from "@/test/analyses";
+import { canaryNotice, readSellerCanary, sampleReasonWords } from "./seller-canary";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+}, 60_000);
+afterAll(async () => {
+  await t?.close();
+});
 
 const run = (over: Partial<{ outcome: "verified" | "degraded" | "unverified" | null; reason: string | null; finishedAt: string | null }> = {}) => ({ outcome: "degraded" as const, reason: "sampled", finishedAt: "2026-12-05T09:30:00.000Z", ...over });
 
@@ -31,5 +41,24 @@ describe("canaryNotice", () => {
     expect(sampleReasonWords("brand_new_code")).toBe("brand_new_code");
     expect(sampleReasonWords("house_payer_insufficient_funds")).toContain("not your fault");
     expect(sampleReasonWords(null)).toBe("no reason recorded");
+  });
+});
+
+describe("readSellerCanary", () => {
+  it("reads the latest finished run and its failing samples; a listing never run reads not verified yet", async () => {
+    const { org } = await seedOwner(t.prisma);
+    const listingId = await seedListing(t.prisma, org.id);
+    expect((await readSellerCanary(t.prisma, listingId, "unverified")).status).toMatch(/^Not verified yet/);
+
+    const ep = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId }, orderBy: { position: "asc" } });
+    const older = await t.prisma.canaryRun.create({ data: { listingId, trigger: "schedule", requestedBy: "test" } });
+    await t.prisma.canaryRun.update({ where: { id: older.id }, data: { state: "done", outcome: "verified", reason: "sampled", finishedAt: new Date(Date.now() - 3_600_000) } });
+    const run = await t.prisma.canaryRun.create({ data: { listingId, trigger: "schedule", requestedBy: "test" } });
+    await t.prisma.canarySample.create({ data: { runId: run.id, listingId, endpointId: ep.id, method: ep.method, path: ep.path, state: "completed", completedAt: new Date(), httpStatus: 500, outcome: "broken", reason: "http_500" } });
+    await t.prisma.canaryRun.update({ where: { id: run.id }, data: { state: "done", outcome: "degraded", reason: "sampled", finishedAt: new Date() } });
+
+    const n = await readSellerCanary(t.prisma, listingId, "degraded");
+    expect(n.status).toMatch(/^Failing:/);
+    expect(n.failing).toEqual([{ method: ep.method, path: ep.path, outcome: "broken", words: "your endpoint answered HTTP 500 to the paid call", httpStatus: 500, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }]);
   });
 });
