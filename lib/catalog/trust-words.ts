@@ -42,7 +42,6 @@ export interface TrustReading {
 }
 
 const DAY_MS = 86_400_000;
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /** "since today", "since yesterday", "since 3 Dec" (UTC days). */
@@ -121,4 +120,3 @@ export const VERIFICATION_WORDS: Record<Verification, string> = {
   unverified: "not verified by a paid test call",
 };
 
-export { plural };
