@@ -225,7 +225,7 @@ export default async function ReportPage({ params, searchParams }: Props) {
               <p className="text-sm text-muted">
                 Probed {probe.probedAt.slice(0, 16).replace("T", " ")} UTC from {probe.vantage}, without paying.
               </p>
-              <ProbeEvidenceView probe={probe} />
+              <ProbeEvidenceView probe={probe} listingBaseUrl={listing.baseUrl} />
             </section>
           ) : (
             <p className="rounded-xl border border-dashed border-line bg-white p-4 text-sm text-muted">No probe evidence is stored with this result.</p>
