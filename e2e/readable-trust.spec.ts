@@ -63,10 +63,14 @@ test("the listing page's trust block says in words what was checked and what a g
 test("the seller's report shows the canary's verification first, and the badge builder refuses a band-name label with a message", async ({ page }) => {
   await signInAs(page, "seller@demo");
   await page.getByRole("link", { name: /Geocodr address geocoding/ }).first().click();
+  await page.waitForURL(/\/dashboard\/listings\/[^/?]+$/);
   const notice = page.getByTestId("canary-notice");
   await expect(notice).toBeVisible();
   await expect(notice.getByTestId("canary-status")).toHaveText(/^(Verified|Failing|Not verified)/);
+  // The demo's seeded evidence was taken at another address: the report says so.
+  await expect(page.getByTestId("evidence-elsewhere")).toContainText("not at the listing's base URL");
   await phoneShot(page, "seller-canary");
+  await page.getByTestId("evidence-elsewhere").screenshot({ path: shot("evidence-elsewhere-390") });
   await notice.screenshot({ path: shot("seller-canary-notice-390") });
 
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -84,6 +88,7 @@ test("a listing whose paid test call failed shows it to its seller as the first 
   test.setTimeout(180_000);
   await signInAs(page, "seller@demo");
   await page.getByRole("link", { name: /Serpwire search results API/ }).first().click();
+  await page.waitForURL(/\/dashboard\/listings\/[^/?]+$/);
   const report = page.url();
   // The canary runs within a minute of the server's start; the unpayable seller's run fails.
   await expect
