@@ -75,6 +75,23 @@ export function AddService() {
         </div>
       )}
 
+      {draft && draft.sameTitle.length > 0 && (
+        <div role="status" data-testid="title-clash" className="rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950">
+          <p className="font-semibold">Another listing already has the title “{draft.draft.title}”.</p>
+          <ul className="mt-1 space-y-1">
+            {draft.sameTitle.map((x) => (
+              <li key={x.id}>
+                <Link href={x.own ? `/dashboard/listings/${x.id}` : `/listings/${x.slug}`} className="font-medium text-brand underline">
+                  {x.own ? `Your listing ${x.slug}` : `A published listing, ${x.slug}`}
+                </Link>{" "}
+                <span className="text-xs">({x.publicationState})</span>
+              </li>
+            ))}
+          </ul>
+          <p className="mt-2 text-xs">Buyers would see two tiles of one name. Give this one a title that says how it differs before you save it.</p>
+        </div>
+      )}
+
       {draft && (
         <div className="space-y-4">
           <div className="rounded-xl border border-line bg-white p-4 text-sm">

@@ -6,6 +6,8 @@
  * The label and logo are signed into the badge (docs/BADGES.md).
  */
 import { useMemo, useState } from "react";
+import { labelRuleError } from "@/lib/badges/label";
+import { visibleText } from "@/lib/badges/text";
 import { CopyButton } from "./copy-button";
 
 const STYLES = ["flat", "flat-square", "plastic", "for-the-badge"] as const;
@@ -21,11 +23,20 @@ export function badgeUrl(origin: string, slug: string, o: { style: string; label
   return `${origin}/badges/${encodeURIComponent(slug)}.svg${s ? `?${s}` : ""}`;
 }
 
+/** Why the badge route would refuse this label, or null (an empty label falls back to the default). */
+export function labelProblem(label: string): string | null {
+  const shown = visibleText(label.trim());
+  if (label.trim() === "" || shown === "readiness") return null;
+  return labelRuleError(shown);
+}
+
 export function BadgeBuilder({ slug, origin, preview = true }: { slug: string; origin: string; preview?: boolean }) {
   const [style, setStyle] = useState<string>("flat");
   const [label, setLabel] = useState("readiness");
   const [logo, setLogo] = useState("");
   const url = useMemo(() => badgeUrl(origin, slug, { style, label, logo }), [origin, slug, style, label, logo]);
+  // The same rule the badge route applies (lib/badges/label.ts): a refused label is said here, and nothing can be copied.
+  const labelError = labelProblem(label);
   const local = url.slice(origin.length);
   const page = `${origin}/listings/${encodeURIComponent(slug)}`;
   const alt = "Tollgate readiness";
@@ -48,7 +59,7 @@ export function BadgeBuilder({ slug, origin, preview = true }: { slug: string; o
         </label>
         <label className="text-sm font-medium">
           Label
-          <input value={label} onChange={(e) => setLabel(e.target.value)} maxLength={40} className={field} aria-describedby="badge-label-rule" />
+          <input value={label} onChange={(e) => setLabel(e.target.value)} maxLength={40} className={`${field} ${labelError ? "border-red-500" : ""}`} aria-describedby="badge-label-rule" aria-invalid={labelError ? true : undefined} aria-errormessage={labelError ? "badge-label-error" : undefined} />
         </label>
         <label className="text-sm font-medium">
           Logo
@@ -63,6 +74,11 @@ export function BadgeBuilder({ slug, origin, preview = true }: { slug: string; o
       <p id="badge-label-rule" className="text-xs text-muted">
         The label is letters in words (no digits, symbols or band names), so it can never pass for a score; it is signed with the badge.
       </p>
+      {labelError && (
+        <p id="badge-label-error" role="alert" className="rounded-md border border-red-200 bg-red-50 p-2 text-sm text-red-900" data-testid="badge-label-error">
+          This label cannot be used: {labelError}. Change it to copy the badge.
+        </p>
+      )}
       <div className="rounded-lg border border-dashed border-line bg-slate-50 p-4">
         <p className="text-xs font-semibold text-muted">Live preview</p>
         {preview ? (
@@ -77,7 +93,7 @@ export function BadgeBuilder({ slug, origin, preview = true }: { slug: string; o
           <li key={s.name} className="min-w-0">
             <div className="flex items-center justify-between gap-2">
               <p className="text-xs font-medium">{s.name}</p>
-              <CopyButton text={s.text} label={`Copy ${s.name}`} />
+              <CopyButton text={s.text} label={`Copy ${s.name}`} disabled={labelError !== null} />
             </div>
             <pre className="mt-1 relative overflow-x-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 font-mono text-[11px] text-slate-800">{s.text}</pre>
           </li>

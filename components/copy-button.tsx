@@ -7,7 +7,7 @@ import { useState } from "react";
 import { useToast } from "./toast";
 
 /** `label` is what the button says; `name`, when given, what a screen reader hears instead ("Copy curl for GET /a"). */
-export function CopyButton({ text, label = "Copy", name, className = "" }: { text: string; label?: string; name?: string; className?: string }) {
+export function CopyButton({ text, label = "Copy", name, className = "", disabled = false }: { text: string; label?: string; name?: string; className?: string; disabled?: boolean }) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   const toast = useToast();
   async function copy() {
@@ -25,7 +25,8 @@ export function CopyButton({ text, label = "Copy", name, className = "" }: { tex
     <button
       type="button"
       onClick={copy}
-      className={`shrink-0 rounded-md border border-line bg-white px-2 py-1 text-xs font-medium text-ink hover:bg-slate-50 ${className}`}
+      disabled={disabled}
+      className={`shrink-0 rounded-md border border-line bg-white px-2 py-1 text-xs font-medium text-ink hover:bg-slate-50 disabled:cursor-not-allowed disabled:opacity-50 ${className}`}
       aria-label={state === "idle" ? (name ?? label) : undefined}
     >
       <span aria-live="polite">{state === "copied" ? "Copied" : state === "failed" ? "Select and copy" : label}</span>

@@ -4,8 +4,32 @@ import { Monogram } from "./monogram";
 import { ListingPrice } from "./price-display";
 import { ReadinessChip } from "./readiness-chip";
 import { networkName } from "@/lib/format";
+import { VERIFICATION_WORDS, type TrustReading } from "@/lib/catalog/trust-words";
+import { VerdictChip } from "./trust/endpoint-grades";
 
-export function ListingTile({ listing, match = null }: { listing: PublicListing; match?: "keyword" | "semantic" | null }) {
+const VERIFICATION_STYLE: Record<string, string> = { verified: "text-emerald-800", degraded: "text-red-800", unverified: "text-slate-600" };
+
+/** The tile's trust line: the verdict in words with the (provisional) grade, and the canary's paid test call. */
+function TrustLine({ trust, verification }: { trust: TrustReading | null; verification: PublicListing["verification"] }) {
+  return (
+    <div className="mt-3 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs" data-testid="tile-trust">
+      {trust ? (
+        <span className="inline-flex items-center gap-1" title={trust.detail}>
+          <span className="text-muted">Trust</span>
+          <VerdictChip verdict={trust.verdict} />
+          {trust.grade && <span className="whitespace-nowrap text-slate-700">{trust.provisional ? "provisional grade " : "grade "}{trust.grade}</span>}
+        </span>
+      ) : (
+        <span className="text-muted">Trust: no endpoint to check</span>
+      )}
+      <span className={`whitespace-nowrap ${VERIFICATION_STYLE[verification] ?? ""}`} data-testid="tile-verification" data-verification={verification}>
+        {verification === "verified" ? "✓ " : verification === "degraded" ? "✗ " : ""}{VERIFICATION_WORDS[verification]}
+      </span>
+    </div>
+  );
+}
+
+export function ListingTile({ listing, match = null, trust = null }: { listing: PublicListing; match?: "keyword" | "semantic" | null; trust?: TrustReading | null }) {
   const r = listing.readiness;
   return (
     <li className="group relative flex min-w-0 flex-col rounded-xl border border-line bg-white p-4 shadow-sm transition focus-within:ring-2 focus-within:ring-brand hover:border-indigo-300 hover:shadow-md">
@@ -39,12 +63,13 @@ export function ListingTile({ listing, match = null }: { listing: PublicListing;
         ))}
         {listing.networks.length > 3 && <span className="text-slate-600">+{listing.networks.length - 3}</span>}
       </div>
+      <TrustLine trust={trust} verification={listing.verification} />
       <div className="mt-auto flex items-end justify-between gap-2 pt-4">
         <div>
           <ReadinessChip score={r?.score ?? null} band={r?.band ?? null} />
           {r && (
             <p className="mt-1 text-[11px] text-slate-600">
-              {r.rubricVersion} · analysed <time dateTime={r.analysedAt}>{r.analysedAt.slice(0, 10)}</time>
+              {r.rubricVersion} · <span className="whitespace-nowrap">analysed <time dateTime={r.analysedAt}>{r.analysedAt.slice(0, 10)}</time></span>
             </p>
           )}
         </div>

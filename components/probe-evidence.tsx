@@ -2,6 +2,29 @@
 import type { Finding, ProbeEvidence, ResourceEvidence } from "@/lib/evidence";
 import { SeverityChip } from "./rule-status";
 
+/** "host:port/path" of an http(s) URL with its scheme, for comparing where evidence was probed with where the listing is now. */
+function origin(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "")}`.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Evidence probed at another base URL than the listing's own (e.g. the demo's seeded evidence, taken at
+ * a public https host on Base, for a listing served over http on the local chain): said, so its TLS and
+ * networks are not read as the listing's. Null when they agree.
+ */
+export function evidenceElsewhere(probeBaseUrl: string, listingBaseUrl: string | null | undefined): string | null {
+  if (!listingBaseUrl) return null;
+  const a = origin(probeBaseUrl);
+  const b = origin(listingBaseUrl);
+  if (a === null || b === null || a === b) return null;
+  return `This evidence was probed at ${probeBaseUrl}, not at the listing's base URL ${listingBaseUrl}: its TLS, networks and answers describe that address. The next analysis probes the listing where it is.`;
+}
+
 function Findings({ findings }: { findings: Finding[] }) {
   if (!findings.length) return null;
   return (
@@ -44,9 +67,15 @@ function Resource({ label, r, extra }: { label: string; r: ResourceEvidence | nu
   );
 }
 
-export function ProbeEvidenceView({ probe }: { probe: ProbeEvidence }) {
+export function ProbeEvidenceView({ probe, listingBaseUrl = null }: { probe: ProbeEvidence; listingBaseUrl?: string | null }) {
+  const elsewhere = evidenceElsewhere(probe.baseUrl, listingBaseUrl);
   return (
     <div className="mt-3 space-y-4">
+      {elsewhere && (
+        <p role="note" className="rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950" data-testid="evidence-elsewhere">
+          {elsewhere}
+        </p>
+      )}
       <ul className="space-y-3">
         {probe.endpoints.map((e, i) => {
           const payHeaders = Object.entries(e.headers ?? {}).filter(([k]) => /payment|www-authenticate|x-payment/i.test(k));

@@ -38,6 +38,19 @@ describe("demo seed", () => {
     }
     expect(totals).toEqual({ "mature-and-honest": 96, "popular-but-thin": 57, "well-built-brand-new": 87, "trafficked-but-unpayable": 39 });
     expect(Object.keys(first.productListingIds)).toHaveLength(2);
+    // The seed products as their sellers finish them: real titles, summaries, categories and seller names.
+    const products = await t.prisma.listing.findMany({ where: { id: { in: Object.values(first.productListingIds) } }, include: { organization: true }, orderBy: { title: "asc" } });
+    expect(products.map((p) => [p.title, p.category, p.organization.name])).toEqual([
+      ["Agent Verdict: did the work meet your criteria?", "agent-verification", "Arbiter"],
+      ["Validity Check: is this x402 payment safe to sign?", "payments", "Validity Check"],
+    ]);
+    // The faulty fixture seller is listed under a service's name; a buyer learns it is faulty from the checks.
+    const fixture = await t.prisma.listing.findUniqueOrThrow({ where: { id: first.fixtureListingIds["no-challenge"] } });
+    expect(`${fixture.title} ${fixture.description}`).not.toMatch(/fixture/i);
+    for (const p of products) {
+      expect(p.shortDescription!.length).toBeGreaterThan(40);
+      expect(`${p.title} ${p.shortDescription} ${p.description} ${p.organization.name}`).not.toMatch(/seed\s*0\d\d/i);
+    }
     expect(after1.users).toBe(4);
 
     // The ledger and the monitor's samples are the router's and the monitor's alone (demo/market.ts).

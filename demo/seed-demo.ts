@@ -2,7 +2,8 @@
  * Demo data, idempotent: every row it writes is marked demo and found again by a stable key (slug,
  * demo login), so a second run changes nothing but what moved (e.g. the fixture sellers' port).
  *
- * - the two seed product documents (002 agent verdict, 003 validity check), imported field by field;
+ * - the two seed product documents (002 agent verdict, 003 validity check), imported field by field,
+ *   then finished by their sellers (demo/products.ts: title, summary, description, category);
  * - the four services behind the five listing shapes of docs/spec/scoring-system.md "Both scores on real shapes" (the "featured" row is the same service),
  *   with their demo evidence scored into published results. Given the demo market's documents
  *   (demo/market.ts: the same services served live on the local chain), they are listed as served;
@@ -21,6 +22,7 @@ import { resultColumns } from "@/lib/analyses/store-result";
 import { CURRENT_RUBRIC, checkReadinessEvidence, rubricVersionString } from "@/lib/scoring/readiness";
 import { scoreWithAdvice } from "@/lib/analyses/advice";
 import { fixtureListings } from "@/sellers";
+import { PRODUCT_SELLERS, withFixtureEdits, withSellerEdits } from "./products";
 
 const FIXTURES = path.join(process.cwd(), "lib", "scoring", "readiness", "fixtures");
 
@@ -33,8 +35,8 @@ export const DEMO_ACCOUNTS = [
 
 const ORGS = [
   { slug: "demo-sellers", name: "Demo Sellers Co." },
-  { slug: "arbiter", name: "Arbiter (seed 002)" },
-  { slug: "validity-check", name: "Validity Check (seed 003)" },
+  { slug: "arbiter", name: PRODUCT_SELLERS.arbiter },
+  { slug: "validity-check", name: PRODUCT_SELLERS["validity-check"] },
 ];
 
 /**
@@ -118,7 +120,8 @@ export async function seedDemo(
       if (!imported.ok) throw new Error(`seed product ${file} does not import: ${JSON.stringify(imported.errors[0])}`);
       listing = imported.listing;
     }
-    const id = await upsertListing(prisma, listing, orgIds[org], `seed:${key}`);
+    // The seller's own title, summary and category, written in the editor after the import.
+    const id = await upsertListing(prisma, withSellerEdits(key, listing), orgIds[org], `seed:${key}`);
     // Published; the monitor probes the running service (or, without one, it reads "not yet scored").
     await prisma.listing.update({ where: { id }, data: { publicationState: "published", publishedAt: now } });
     productListingIds[file] = id;
@@ -130,7 +133,8 @@ export async function seedDemo(
   for (const slug of DEMO_FIXTURE_SELLERS) {
     const doc = fixtures[slug];
     if (!doc) throw new Error(`fixture seller ${slug} is unknown`);
-    const id = await upsertListing(prisma, doc, orgIds["demo-sellers"], `fixture:${slug}`);
+    // Listed under a service's name, not the fixture's (demo/products.ts FIXTURE_EDITS).
+    const id = await upsertListing(prisma, withFixtureEdits(slug, doc), orgIds["demo-sellers"], `fixture:${slug}`);
     await prisma.listing.update({ where: { id }, data: { publicationState: "published", publishedAt: now } });
     fixtureListingIds[slug] = id;
   }

@@ -32,7 +32,7 @@ test("a buyer browses, searches, filters, and opens a listing with its readiness
 
   // A price range and a category narrow further; a malformed price says what to fix.
   await page.goto("/catalog?maxPrice=abc");
-  await expect(page.getByText("The maxPrice filter was not applied")).toBeVisible();
+  await expect(page.getByText("The “To” price filter was not applied")).toBeVisible();
   await page.goto("/catalog");
   const category = page.getByLabel("Category");
   const firstCategory = (await category.locator("option").nth(1).getAttribute("value"))!;

@@ -1,7 +1,10 @@
 import { expect, test } from "@playwright/test";
 
-/** docs/spec/scoring-system.md "Who sees what": no public page or keyless feed carries a rank number, quality score, Featured level or provisional score. */
-const FORBIDDEN = [/qualityScore/, /featuredLevel/, /rankScore/, /rankComponents/, /provisional/i];
+/**
+ * docs/spec/scoring-system.md "Who sees what": no public page or keyless feed carries a rank number, quality score, Featured level or provisional score.
+ * The trust grade's early reading is public by design and always says "provisional grade" (lib/catalog/trust-words.ts); any other "provisional" is refused.
+ */
+const FORBIDDEN = [/qualityScore/, /featuredLevel/, /rankScore/, /rankComponents/, /provisional(?! grade)/i];
 
 test("no public page, RSC payload or keyless feed exposes qualityScore, featuredLevel, rankScore or a provisional score", async ({ request }) => {
   const pages = new Set(["/", "/catalog", "/catalog?search=geocoding", "/catalog?search=verdict", "/catalog?protocol=x402", "/catalog?protocol=mpp"]);

@@ -17,14 +17,15 @@ export interface MigrationFile {
   checksum: string;
 }
 
-export function readMigrations(dir = path.join(process.cwd(), "prisma", "migrations")): MigrationFile[] {
+// turbopackIgnore: the folder is read at run time; without it Turbopack traces the whole project from process.cwd().
+export function readMigrations(dir = path.join(/*turbopackIgnore: true*/ process.cwd(), "prisma", "migrations")): MigrationFile[] {
   return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, "migration.sql")))
+    .readdirSync(/*turbopackIgnore: true*/ dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(/*turbopackIgnore: true*/ dir, d.name, "migration.sql")))
     .map((d) => d.name)
     .sort()
     .map((name) => {
-      const sql = fs.readFileSync(path.join(dir, name, "migration.sql"), "utf8");
+      const sql = fs.readFileSync(path.join(/*turbopackIgnore: true*/ dir, name, "migration.sql"), "utf8");
       return { name, sql, checksum: crypto.createHash("sha256").update(sql).digest("hex") };
     });
 }

@@ -31,8 +31,22 @@ import { createFacilitator, supported, type FacilitatorSetup } from "@/lib/chain
 import { FAUCET_ADDRESS, FAUCET_RESERVE } from "@/lib/chain/faucet";
 
 const root = process.cwd();
+quietUnknownFormats();
 /** The API key the market's buyers call the router with (a fresh one each run; older ones revoked). */
 const BUYER_KEY_NAME = "demo market buyers";
+
+/**
+ * The market's sellers run @x402/extensions' bazaar check, whose Ajv has no format vocabulary and logs
+ * "unknown format … ignored" per format per route; the schemas are the sellers' own, so those lines
+ * are noise in the demo's log (lib/ajv-logger.ts drops the same lines from the catalog's own Ajv).
+ */
+function quietUnknownFormats() {
+  const warn = console.warn.bind(console);
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === "string" && /^unknown format "/.test(args[0])) return;
+    warn(...args);
+  };
+}
 
 async function main() {
   const started = Date.now();

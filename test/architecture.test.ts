@@ -84,10 +84,11 @@ const ROOMS: Room[] = [
   { path: "lib/migrate.ts", owns: "the migrator (committed SQL in order, under an advisory lock)", may: ["lib/db.ts"] },
   { path: "lib/scheduler.ts", owns: "the one scheduler, once it moves out of lib/jobs", may: [] },
   { path: "lib/listing-document", owns: "the listing document's types and its ajv validation", may: [] },
+  { path: "lib/ajv-logger.ts", owns: "Ajv's logger for sellers' schemas (unknown formats not logged)", may: [] },
 
   // Outbound HTTP and what reads its answers.
   { path: "lib/net", owns: "the only outbound HTTP: the SSRF guard, pinned connections, bounded reads", may: [] },
-  { path: "lib/x402", owns: "x402 challenge and Bazaar parsing", may: ["lib/evidence.ts", "lib/listing-document/**"] },
+  { path: "lib/x402", owns: "x402 challenge and Bazaar parsing", may: ["lib/evidence.ts", "lib/listing-document/**", "lib/ajv-logger.ts"] },
   { path: "lib/mpp", owns: "MPP challenge parsing", may: ["lib/evidence.ts", "lib/x402/**"] },
   {
     path: "lib/probe",
@@ -195,7 +196,7 @@ const ROOMS: Room[] = [
     owns: "the canary: the house wallet pays each listed endpoint through the router, its samples, budget, runs and ticks, and the verification status they decide",
     // lib/router: every canary payment is a relayed call (house); lib/ledger and lib/chain: its row is confirmed and read on chain; lib/rank: a finished run re-ranks at once.
     // lib/trust/observe: a completed sample's paid observations are written in its transaction.
-    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/router/**", "lib/ledger/**", "lib/chain/**", "lib/rank/**", "lib/trust/observe/**"],
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/router/**", "lib/ledger/**", "lib/chain/**", "lib/rank/**", "lib/trust/observe/**", "lib/ajv-logger.ts"],
   },
   // The trust grade (docs/TRUST.md). lib/trust holds the contract between the engine and the producers (observation.ts, imports nothing).
   { path: "lib/trust", owns: "the trust grade: the observation contract between its engine and its producers", may: [] },

@@ -5,15 +5,20 @@ import { catalogHref, catalogView, parseCatalogQuery } from "@/lib/surfaces/cata
 import type { Facet } from "@/lib/catalog/browse";
 import { networkName } from "@/lib/format";
 import { SORT_LABELS, SORTS } from "@/lib/catalog/sorted";
+import { getTrustGlances } from "@/lib/catalog/trust";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Catalog" };
+
+/** The filter fields as the form labels them. */
+const FIELD_WORDS: Record<string, string> = { minPrice: "“From” price", maxPrice: "“To” price", sort: "sort", category: "category", network: "network", protocol: "protocol" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export default async function CatalogPage({ searchParams }: Props) {
   const q = parseCatalogQuery(await searchParams);
   const view = await catalogView(q);
+  const trust = await getTrustGlances(view.items.map((i) => i.listing.id));
   const filtered = !!(q.category || q.network || q.protocol || q.minPrice || q.maxPrice);
   const input = "mt-1 w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-ink";
   return (
@@ -30,7 +35,8 @@ export default async function CatalogPage({ searchParams }: Props) {
           <div>
             <label htmlFor="search" className="font-medium">Search</label>
             <input id="search" name="search" type="search" defaultValue={q.search ?? ""} placeholder="e.g. geocoding, verdict" className={input} maxLength={500} />
-            <p className="mt-1 text-xs text-muted">Ordered by relevance only.</p>
+            {/* Said only where it is true: a browse keeps the chosen sort. */}
+            {q.search && <p className="mt-1 text-xs text-muted">A search goes by relevance only.</p>}
           </div>
           <FacetSelect name="category" label="Category" any="Any category" value={q.category} facets={view.facets.categories} className={input} />
           <FacetSelect name="network" label="Network" any="Any network" value={q.network} facets={view.facets.networks} className={input} show={networkName} />
@@ -64,7 +70,7 @@ export default async function CatalogPage({ searchParams }: Props) {
                 <option key={s} value={s === "recommended" ? "" : s}>{SORT_LABELS[s]}</option>
               ))}
             </select>
-            {q.search && <p className="mt-1 text-xs text-muted">The sort applies when browsing; a search goes by relevance.</p>}
+            {q.search && view.sort !== "recommended" && <p className="mt-1 text-xs text-muted">The sort applies when browsing; this search goes by relevance.</p>}
           </div>
           <div className="flex items-center gap-3">
             <button type="submit" className="rounded-md bg-brand px-3 py-1.5 font-medium text-white hover:bg-indigo-800">Apply</button>
@@ -76,13 +82,13 @@ export default async function CatalogPage({ searchParams }: Props) {
           <h2 id="results-h" className="sr-only">Results</h2>
           {view.problem && (
             <p role="alert" className="mb-4 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900">
-              The {view.problem.field} filter was not applied: it {view.problem.message}. Correct it and press Apply.
+              The {FIELD_WORDS[view.problem.field] ?? view.problem.field} filter was not applied: it {view.problem.message}. Correct it and press Apply.
             </p>
           )}
           {view.mode === "browse" && !view.problem && (
             <p className="mb-4 text-sm text-muted" aria-live="polite" data-testid="result-count">
               <strong className="text-ink">{view.total}</strong> listing{view.total === 1 ? "" : "s"}
-              {filtered ? " match these filters" : ""}, {view.sort === "recommended" ? "in recommended order" : `sorted by ${SORT_LABELS[view.sort].toLowerCase()}`}.
+              {filtered ? (view.total === 1 ? " matches these filters" : " match these filters") : ""}, {view.sort === "recommended" ? "in recommended order" : `sorted by ${SORT_LABELS[view.sort].toLowerCase()}`}.
               {view.items.length < view.total && <> Showing {q.cursor ? "a further" : "the first"} {view.items.length}.</>}
             </p>
           )}
@@ -102,7 +108,7 @@ export default async function CatalogPage({ searchParams }: Props) {
           ) : (
             <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2" aria-label="Listings">
               {view.items.map(({ listing, match }) => (
-                <ListingTile key={listing.id} listing={listing} match={match} />
+                <ListingTile key={listing.id} listing={listing} match={match} trust={trust.listings.get(listing.id) ?? null} />
               ))}
             </ul>
           )}

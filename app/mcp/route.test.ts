@@ -49,7 +49,8 @@ describe("/mcp (stateless Streamable HTTP)", () => {
     const r = await call("search_catalog", { query: "summarise documents" });
     const content = r.body.result.structuredContent;
     expect(content).toMatchObject({ order: "relevance", matching: "keyword" });
-    expect(content.results[0]).toMatchObject({ title: "Summarise documents", match: "keyword" });
+    expect(content.results).toBeUndefined();
+    expect(content.services[0]).toMatchObject({ title: "Summarise documents", match: "keyword" });
     expect(JSON.stringify(r.body)).not.toMatch(/rankScore|qualityScore|featuredLevel/);
   });
 

@@ -50,7 +50,8 @@ function catalogServer(req: Request): McpServer {
     ({ query, limit }) =>
       toolResult(async () => {
         const { items, matching } = await searchCatalog({ query: validateQuery(query, "/query"), limit: limit ?? 10 });
-        return { query, order: "relevance", matching, results: items.map((i) => ({ ...feedEntry(i, origin), relevance: i.relevance, match: i.match })) };
+        // `services`, as /ard/search names the same list (docs/FEEDS.md).
+        return { query, order: "relevance", matching, services: items.map((i) => ({ ...feedEntry(i, origin), relevance: i.relevance, match: i.match })) };
       }),
   );
 
@@ -59,7 +60,7 @@ function catalogServer(req: Request): McpServer {
     {
       title: "Select services for a task",
       description:
-        "A shortlist of payable services for a task, best first, each with the endpoint to call, its price, relevance and rankScore. Needs a Tollgate API key with the scope router:select in this MCP request's Authorization header (Bearer tg_…). " +
+        "A shortlist of payable services for a task, best first, each with the endpoint to call, its price, relevance, rankScore, its trust reading in words (verdict, grade, provisional while the evidence is thin) and the canary's verification (verified, degraded, unverified). Needs a Tollgate API key with the scope router:select in this MCP request's Authorization header (Bearer tg_…). " +
         "Set filters.excludeAvoid to true to leave out services whose endpoint's trust grade verdict is avoid (an overcharge, a wrong payee, a charge without delivery, or an F with enough evidence); off by default, and it never changes the order.",
       inputSchema: {
         task: z.string().describe("The task, in words (1–500 characters)"),

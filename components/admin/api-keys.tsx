@@ -17,7 +17,13 @@ async function errorText(res: Response): Promise<string> {
   return body?.error?.message ?? `HTTP ${res.status}`;
 }
 
-export function ApiKeysManager({ keys }: { keys: ApiKeyInfo[] }) {
+/** The curl a new key's panel shows for select: this deployment's absolute URL and a task that finds a listed service. */
+export function selectCurl(origin: string, prefix: string, task: string): string {
+  const body = JSON.stringify({ task }).replace(/'/g, "'\\''");
+  return `curl -X POST -H "Authorization: Bearer ${prefix}…" -H "content-type: application/json" -d '${body}' ${origin}/router/select`;
+}
+
+export function ApiKeysManager({ keys, origin, example }: { keys: ApiKeyInfo[]; origin: string; example: { task: string; slug: string; path: string } | null }) {
   const router = useRouter();
   const toast = useToast();
   const [name, setName] = useState("");
@@ -101,10 +107,10 @@ export function ApiKeysManager({ keys }: { keys: ApiKeyInfo[] }) {
           </div>
           <p className="mt-2 text-xs">Scopes: {created.scopes.join(", ")}.</p>
           {created.scopes.includes("router:select") && (
-            <p className="mt-1 text-xs">Select: <code className="break-all">curl -X POST -H &quot;Authorization: Bearer {created.prefix}…&quot; -H &quot;content-type: application/json&quot; -d &apos;{`{"task":"weather"}`}&apos; /router/select</code></p>
+            <p className="mt-1 text-xs" data-testid="select-curl">Select (replace <code>{created.prefix}…</code> with the secret): <code className="break-all">{selectCurl(origin, created.prefix, example?.task ?? "translate a sentence")}</code></p>
           )}
           {created.scopes.includes("router:call") && (
-            <p className="mt-1 text-xs">Call and pay: <code className="break-all">/router/call/&lt;listing&gt;/&lt;path&gt;</code> with <code>Authorization: Bearer {created.prefix}…</code> (or <code>X-Tollgate-Key</code> beside an MPP credential) and the buyer&apos;s own x402 or MPP client.</p>
+            <p className="mt-1 text-xs">Call and pay: <code className="break-all">{origin}/router/call/{example ? `${example.slug}/${example.path.replace(/^\/+/, "")}` : "<listing>/<path>"}</code> with <code>Authorization: Bearer {created.prefix}…</code> (or <code>X-Tollgate-Key</code> beside an MPP credential) and the buyer&apos;s own x402 or MPP client.</p>
           )}
         </section>
       )}

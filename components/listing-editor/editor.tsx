@@ -34,9 +34,11 @@ export interface ListingEditorProps {
   publicationState: string | null;
   /** The URL the draft was imported from (kept as the listing's source). */
   source?: string | null;
+  /** The published readiness score, when there is one: the estimate says why it starts below it. */
+  publishedTotal?: number | null;
 }
 
-export function ListingEditor({ initial, listingId, publicationState, source }: ListingEditorProps) {
+export function ListingEditor({ initial, listingId, publicationState, source, publishedTotal = null }: ListingEditorProps) {
   const router = useRouter();
   const [doc, setDoc] = useState<ListingDocument>(initial);
   // The price change note belongs to one save (lib/listings/price-change-note.ts), not to the document.
@@ -226,7 +228,7 @@ export function ListingEditor({ initial, listingId, publicationState, source }: 
         </form>
       </FieldErrors>
 
-      <Estimate estimate={estimate} />
+      <Estimate estimate={estimate} publishedTotal={publishedTotal} />
     </div>
   );
 }

@@ -6,7 +6,13 @@ import { ProvisionalChip, ReadinessChip } from "../readiness-chip";
 const RULE_TITLE = new Map(CURRENT_RUBRIC.rules.map((r) => [r.id, r.title]));
 const DIM_TITLE = new Map(CURRENT_RUBRIC.dimensions.map((d) => [d.id, d.title]));
 
-export function Estimate({ estimate }: { estimate: AdvisedResult | null }) {
+/** Why the estimate sits below the published score, or null when it does not. */
+export function belowPublishedWords(estimateTotal: number, publishedTotal: number | null): string | null {
+  if (publishedTotal === null || estimateTotal >= publishedTotal) return null;
+  return `Below your published ${publishedTotal} because this estimate has no live probe: the rules only a live probe measures (health H1–H3 among them) count as not observed here. The next analysis measures them again.`;
+}
+
+export function Estimate({ estimate, publishedTotal = null }: { estimate: AdvisedResult | null; publishedTotal?: number | null }) {
   return (
     <aside aria-labelledby="estimate-h" className="self-start rounded-xl border border-violet-300 bg-violet-50/60 p-4 lg:sticky lg:top-4">
       <div className="flex items-center justify-between gap-2">
@@ -21,6 +27,11 @@ export function Estimate({ estimate }: { estimate: AdvisedResult | null }) {
           <div className="mt-3">
             <ReadinessChip score={estimate.total} band={estimate.band.label} size="lg" />
           </div>
+          {belowPublishedWords(estimate.total, publishedTotal) && (
+            <p className="mt-2 rounded-md bg-white/70 p-2 text-xs text-violet-950 ring-1 ring-violet-200" data-testid="estimate-below-published">
+              {belowPublishedWords(estimate.total, publishedTotal)}
+            </p>
+          )}
           <ul className="mt-3 space-y-1.5 text-xs">
             {estimate.dimensions.map((d) => (
               <li key={d.id}>

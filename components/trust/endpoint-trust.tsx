@@ -5,6 +5,7 @@
  * screen's matched text, the transaction). With `fixFirst`, the seller's view: what to fix first.
  */
 import type { EndpointTrustDetail } from "@/lib/catalog/trust-view";
+import { trustReading } from "@/lib/catalog/trust-words";
 import { GradeSquare, VerdictChip } from "./endpoint-grades";
 import { TrustHistoryChart } from "./trust-history-chart";
 import { ValueMetrics } from "./value-metrics";
@@ -25,27 +26,32 @@ function gist(receipt: Record<string, unknown>): string {
   return parts.join(" · ") || Object.keys(receipt).slice(0, 5).join(", ");
 }
 
-export function EndpointTrust({ t, seller = false }: { t: EndpointTrustDetail; seller?: boolean }) {
-  const thin = t.verdict === "insufficient_evidence";
+export function EndpointTrust({ t, seller = false, now = Date.now() }: { t: EndpointTrustDetail; seller?: boolean; now?: number }) {
+  const reading = trustReading(t, now);
   const dims = new Map(t.dimensions.map((d) => [d.id, d]));
+  const measured = t.history.some((h) => h.score !== null);
   return (
     <div className="space-y-8" data-testid="endpoint-trust">
       <section className="flex flex-wrap items-start gap-4 rounded-xl border border-line bg-white p-4">
-        <GradeSquare grade={thin ? null : t.grade} />
+        <GradeSquare grade={reading.grade} provisional={reading.provisional} />
         <div className="min-w-0 flex-1">
-          <p className="text-lg font-semibold" data-testid="trust-band">{thin ? "Not enough evidence for a grade yet" : t.label ?? "Nothing measured yet"}</p>
-          {thin && t.label && <p className="text-sm text-muted">Early reading: {t.label}</p>}
+          <p className="text-lg font-semibold" data-testid="trust-band">{reading.headline}</p>
+          <p className="text-sm text-slate-700" data-testid="trust-detail">{reading.detail}</p>
           <p className="mt-1 flex flex-wrap items-center gap-2 text-xs text-muted">
             <VerdictChip verdict={t.verdict} />
             {t.outlook.trend && <span>outlook {t.outlook.trend}{t.outlook.recent !== null && t.outlook.baseline !== null && ` (${t.outlook.recent} recent vs ${t.outlook.baseline})`}</span>}
             {t.watch && <span className="rounded bg-amber-50 px-1.5 py-0.5 font-medium text-amber-900">watch</span>}
           </p>
-          <ul className="mt-2 list-disc pl-5 text-xs text-slate-700">
-            {t.verdictBecause.map((b) => <li key={b}>{b}</li>)}
-            {t.watchBecause.map((b) => <li key={b}>watch: {b}</li>)}
-          </ul>
+          <details className="mt-2 text-xs">
+            <summary className="cursor-pointer text-muted">The rules behind this verdict</summary>
+            <ul className="mt-1 list-disc pl-5 text-slate-700">
+              {t.verdictBecause.map((b) => <li key={b}>{b}</li>)}
+              {t.watchBecause.map((b) => <li key={b}>watch: {b}</li>)}
+              {t.verdictBecause.length + t.watchBecause.length === 0 && <li>No rule holds the verdict back.</li>}
+            </ul>
+          </details>
           <p className="mt-2 text-xs text-muted">
-            Score {t.score ?? "–"}{t.uncappedScore !== null && t.uncappedScore !== t.score && ` (${t.uncappedScore} before the gates' caps)`} · {t.probes} probes over {t.probeSpanDays} days · last paid sample {t.lastPaidAt?.slice(0, 10) ?? "none"} · rubric {t.rubric}, band seed {t.seed}, read {t.now.slice(0, 16).replace("T", " ")} UTC
+            Score {t.score ?? "–"}{t.uncappedScore !== null && t.uncappedScore !== t.score && ` (${t.uncappedScore} before the gates' caps)`} · {t.probes} probes over {t.probeSpanDays} days · last paid sample {t.free ? "not needed (free endpoint)" : t.lastPaidAt?.slice(0, 10) ?? "none"} · rubric {t.rubric}, band seed {t.seed}, read {t.now.slice(0, 16).replace("T", " ")} UTC
           </p>
         </div>
       </section>
@@ -84,8 +90,14 @@ export function EndpointTrust({ t, seller = false }: { t: EndpointTrustDetail; s
 
       <section aria-labelledby="chart-h">
         <h2 id="chart-h" className="text-base font-semibold">Score over the last 30 days</h2>
-        <p className="text-xs text-muted">The score at each day&apos;s instant from the observations up to it (without the band). Gaps: nothing measured yet.</p>
-        <TrustHistoryChart data={t.history} />
+        {measured ? (
+          <>
+            <p className="text-xs text-muted">The score at each day&apos;s instant from the observations up to it (without the band). A gap is a day before anything was measured.</p>
+            <TrustHistoryChart data={t.history} />
+          </>
+        ) : (
+          <p className="mt-1 text-sm text-muted" data-testid="trust-chart-empty">Nothing measured yet in the last {t.history.length - 1} days, so there is no score to chart.</p>
+        )}
         <details className="text-xs">
           <summary className="cursor-pointer text-muted">The same points as text</summary>
           <p className="mt-1 font-mono">{t.history.map((h) => `${h.at.slice(5, 10)} ${h.score ?? "–"}`).join(" · ")}</p>

@@ -6,7 +6,8 @@
 import { valueSentences, type EndpointValueView } from "@/lib/catalog/trust-view";
 
 export function ValueMetrics({ value, compact = false }: { value: EndpointValueView; compact?: boolean }) {
-  const s = valueSentences(value);
+  // The compact form sits on buyer pages: the peer rule in words, without check ids.
+  const s = valueSentences(value, { plain: compact });
   if (compact) {
     return (
       <p className="mt-1 text-xs text-muted" data-testid="trust-value">

@@ -83,6 +83,13 @@ describe("advice: each fix's points are what re-scoring with it gains", () => {
     expect(advised.improvements[0]!.blocker).toBe(true);
   });
 
+  it("a fix that moves nothing when re-scored says what it can earn once probed, never '+0 pts'", () => {
+    expect(gainWords({ gain: 0, rawGain: 0, points: 4 })).toBe("up to +4 pts, needs a probe");
+    expect(gainWords({ gain: 0, rawGain: 0.5, points: 4 })).toBe("+0 pts now (+0.5 before rounding and caps)");
+    expect(gainWords({ gain: 3, rawGain: 3, points: 4 })).toBe("+3 pts");
+    expect(gainWords({ gain: 0, rawGain: 0, points: 0 })).toBe("+0 pts");
+  });
+
   it("rules measured by the probe, the monitor or the ledger are not simulated: 'up to' the rubric's points", () => {
     const { listing, evidence } = fixture("popular-but-thin");
     const advised = scoreWithAdvice(listing, evidence, CURRENT_RUBRIC, { now: NOW });

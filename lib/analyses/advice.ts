@@ -192,10 +192,12 @@ export function adviseImprovements(base: ReadinessResult, listing: ListingDocume
   return advised.sort((a, b) => Number(b.blocker) - Number(a.blocker) || worth(b) - worth(a) || engineOrder.get(a.ruleId)! - engineOrder.get(b.ruleId)!);
 }
 
-/** "+4 pts", "+0 now (+3 once the cap is lifted)", "up to +5": the gain as the report and the estimate say it. */
+/** "+4 pts", "+0 now (+3 once the cap is lifted)", "up to +5", "up to +5 pts, needs a probe": the gain as the report and the estimate say it. */
 export function gainWords(i: Pick<AdvisedImprovement, "gain" | "rawGain" | "points">): string {
   const n = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2).replace(/0$/, ""));
   if (i.gain === null || i.rawGain === null) return `up to +${n(i.points)} pts`;
+  // The fix moved nothing when re-scored with the evidence at hand: what it earns is measured by the next probe.
+  if (i.gain === 0 && Math.abs(i.rawGain) < 1e-9 && i.points > 0) return `up to +${n(i.points)} pts, needs a probe`;
   if (i.gain === 0 && i.rawGain > 0) return `+0 pts now (+${n(i.rawGain)} before rounding and caps)`;
   return `${i.gain >= 0 ? "+" : ""}${i.gain} pts`;
 }

@@ -24,6 +24,7 @@
 import crypto from "node:crypto";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
+import { ajvLogger } from "@/lib/ajv-logger";
 import type { ValidateFunction } from "ajv";
 import { x402Client, x402HTTPClient } from "@x402/fetch";
 import type { PaymentRequired, PaymentRequirements } from "@x402/fetch";
@@ -147,7 +148,7 @@ async function relayAsHouse(slug: string, e: EndpointRow, extra: Record<string, 
   return { status: res.status, headers: out, body: buf, ttlbMs };
 }
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+const ajv = new Ajv2020({ strict: false, allErrors: true, logger: ajvLogger });
 addFormats(ajv);
 const compiled = new Map<string, ValidateFunction | Error>();
 

@@ -20,6 +20,7 @@ export const publicListingSelect = {
   protocols: true,
   networks: true,
   demo: true,
+  verificationStatus: true,
   publishedAt: true,
   organization: { select: { name: true, slug: true } },
   currentResult: { select: { id: true, total: true, band: true, rubricVersion: true, createdAt: true, provisional: true, rules: true } },
@@ -64,6 +65,8 @@ export interface PublicListing
     "id" | "slug" | "title" | "shortDescription" | "description" | "logoUrl" | "category" | "homepageUrl" | "docsUrl" | "discoveryUrl" | "baseUrl" | "protocols" | "networks" | "demo" | "endpoints"
   > {
   seller: string;
+  /** The canary's latest paid test call: verified, degraded (it failed) or unverified (none yet). */
+  verification: PublicListingRow["verificationStatus"];
   readiness: PublicReadiness | null;
   /** The lowest published per-call price in USD, for tiles and the price filter. */
   fromPriceUsd: string | null;
@@ -93,6 +96,7 @@ export function toPublicListing(row: PublicListingRow): PublicListing {
     networks: row.networks,
     seller: row.organization.name,
     demo: row.demo,
+    verification: row.verificationStatus,
     // The pointer never names a provisional result (a database trigger refuses it); checked again here.
     readiness: r && !r.provisional ? { score: r.total, band: r.band, rubricVersion: r.rubricVersion, analysedAt: r.createdAt.toISOString() } : null,
     fromPriceUsd: prices[0] ?? null,

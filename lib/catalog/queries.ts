@@ -8,3 +8,9 @@ export async function getPublishedListing(slug: string): Promise<PublicListing |
   return row ? toPublicListing(row) : null;
 }
 
+
+/** Sitemap entries: every published listing's slug with its last change, newest first (at most `limit`). */
+export async function publishedListingSlugs(limit = 50_000): Promise<Array<{ slug: string; updatedAt: Date }>> {
+  const prisma = await db();
+  return prisma.listing.findMany({ where: { publicationState: "published" }, select: { slug: true, updatedAt: true }, orderBy: { updatedAt: "desc" }, take: limit });
+}

@@ -96,6 +96,17 @@ describe("filters.excludeAvoid", () => {
 
     const all = (await selectServices(parseSelectRequest({ task: "translate text" }))).items.map((i) => i.id);
     expect(all).toEqual([ids.best, ids.pricey, ids.worse, ids.unscored]);
+    // Each answer carries its endpoint's trust reading in words, and the listing's canary verification.
+    await t.prisma.listing.update({ where: { id: ids.worse }, data: { verificationStatus: "degraded" } });
+    const answered = (await selectServices(parseSelectRequest({ task: "translate text" }))).items;
+    const worse = answered.find((i) => i.id === ids.worse)!;
+    expect(worse.verification).toBe("degraded");
+    expect(worse.trust).toMatchObject({ verdict: "avoid", provisional: false });
+    expect(worse.trust!.summary).toContain("it charged more than it quoted");
+    expect(worse.trust!.summary).not.toMatch(/\bH5\b|overcharge\b/);
+    const best = answered.find((i) => i.id === ids.best)!;
+    expect(best).toMatchObject({ verification: "unverified", trust: { verdict: "insufficient_evidence", grade: null, provisional: false } });
+    expect(best.trust!.summary).toMatch(/^Not checked yet\. A grade needs a few days of checks/);
     expect((await selectServices(parseSelectRequest({ task: "translate text", filters: { excludeAvoid: false } }))).items.map((i) => i.id)).toEqual(all);
     const kept = (await selectServices(parseSelectRequest({ task: "translate text", filters: { excludeAvoid: true } }))).items.map((i) => i.id);
     expect(kept).toEqual([ids.best, ids.pricey, ids.unscored]);

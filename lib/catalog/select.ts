@@ -18,7 +18,8 @@ import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError, type ErrorDetail } from "@/lib/errors";
 import { rankScoresForApiVersion, selectShortlist, CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
-import { avoidEndpoints } from "@/lib/catalog/trust";
+import { avoidEndpoints, readTrustGlances } from "@/lib/catalog/trust";
+import type { TrustReading, Verification } from "@/lib/catalog/trust-words";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
 
 export const ROUTER_POOL = 100;
@@ -89,6 +90,13 @@ export interface SelectItem {
   /** Null below Catalog-Api-Version 1.55, and for a listing not yet ranked. */
   rankScore: number | null;
   match: MatchKind;
+  /**
+   * The selected endpoint's trust reading in words (docs/TRUST.md): the verdict, the grade (provisional
+   * while the evidence is thin) and one sentence on what was checked. Never part of the order.
+   */
+  trust: { verdict: TrustReading["verdict"]; grade: string | null; provisional: boolean; summary: string } | null;
+  /** The canary's latest paid test call of the listing: verified, degraded (failed) or unverified (none). */
+  verification: Verification;
 }
 
 function safeDecode(segment: string): string {
@@ -129,6 +137,7 @@ interface CandidateRow {
   priceAsset: string | null;
   priceNetwork: string | null;
   priceDecimals: number | null;
+  verification: Verification;
 }
 
 export async function selectServices(
@@ -158,6 +167,7 @@ export async function selectServices(
     return [{ id: h.listingId, relevance: h.relevance, semantic: h.match === "semantic", rankScore: row.rankScore, payable: row.gate !== "unpayable", row, match: h.match }];
   });
   const shortlist = selectShortlist(candidates, { limit: req.limit ?? SELECT_DEFAULT_LIMIT });
+  const glances = await readTrustGlances(await db(), shortlist.map((c) => c.id));
   const items: SelectItem[] = shortlist.map((c) => ({
     id: c.id,
     slug: c.row.slug,
@@ -172,9 +182,15 @@ export async function selectServices(
     relevance: c.relevance,
     rankScore: c.rankScore,
     match: c.match,
+    trust: trustOf(glances.endpoints.get(c.row.endpointId)),
+    verification: c.row.verification,
   }));
   const gated = rankScoresForApiVersion(items, opts.apiVersion);
   return { task: req.task, matching, items: gated.ok ? gated.items : items.map((i) => ({ ...i, rankScore: null })) };
+}
+
+function trustOf(r: TrustReading | undefined): SelectItem["trust"] {
+  return r ? { verdict: r.verdict, grade: r.grade, provisional: r.provisional, summary: `${r.headline}. ${r.detail}` } : null;
 }
 
 /**
@@ -190,7 +206,7 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
   const clauses = endpointClauses(f, params).join(" AND ");
   const prisma = await db();
   return prisma.$queryRawUnsafe<CandidateRow[]>(
-    `SELECT l.id, l.slug, l."title", l."baseUrl", ${RANK_COLUMNS_SQL},
+    `SELECT l.id, l.slug, l."title", l."baseUrl", l."verificationStatus"::text AS verification, ${RANK_COLUMNS_SQL},
             e.id AS "endpointId", e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals"
        FROM "listings" l
        LEFT JOIN "listing_ranks" rk ON rk."listingId" = l.id

@@ -29,7 +29,13 @@ export interface EndpointTrustSummary {
   label: string | null;
   probes: number;
   probeSpanDays: number;
+  /** When the first reachability probe was taken; null before any. */
+  firstProbeAt: string | null;
   lastPaidAt: string | null;
+  /** A free endpoint (no 402): judged without paid samples, so it is never short of one. */
+  free: boolean;
+  /** What a grade needs (the rubric's verdict rule), for the pages to say so in words. */
+  needs: { probes: number; spanDays: number; paidWithinDays: number };
   /** The value metrics, shown beside the grade and never inside it (docs/spec/trust-rubric.md `value`). */
   value: EndpointValueView;
 }
@@ -101,8 +107,10 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
  * The two value metrics as the pages say them, each with its honest empty state: the price's place
  * among comparable endpoints, and USD per KiB of valid output. Beside the grade, never inside it.
  */
-export function valueSentences(v: EndpointValueView): { price: string; perKib: string; comparable: boolean; measured: boolean } {
-  const rule = `${v.peerRule.checks.join(" and ")} pass rates of at least ${Math.round(v.peerRule.minRate * 100)}%`;
+export function valueSentences(v: EndpointValueView, options: { plain?: boolean } = {}): { price: string; perKib: string; comparable: boolean; measured: boolean } {
+  const pctText = `${Math.round(v.peerRule.minRate * 100)}%`;
+  // Buyer pages say the peer rule without check ids; the details page names them.
+  const rule = options.plain ? `paid calls that succeed with valid output at least ${pctText} of the time` : `${v.peerRule.checks.join(" and ")} pass rates of at least ${pctText}`;
   let price: string;
   if (v.priceUsd === null) price = "No listed USD price to compare.";
   else if (v.category === null) price = `${usd(v.priceUsd)} per call; the listing names no category, so there are no comparable endpoints.`;

@@ -10,9 +10,11 @@
 import { db } from "@/lib/db";
 import { rows, type Client } from "@/lib/sql";
 import { DEFAULT_SEED, loadRubric, scoreSubject, type TrustResult, type TrustRubric } from "@/lib/trust/engine";
+import type { TrustSubject } from "@/lib/trust/observation";
 import { readTrustSubjects } from "@/lib/trust/observe";
 import { bandLabel, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type EndpointValueView, type HistoryPoint } from "./trust-view";
 import { readListingValueInputs, type EndpointValueInput } from "./trust-value";
+import { listingGlance, trustReading, type TrustReading } from "./trust-words";
 
 export { bandLabel, percentileLabel, usdPerKibLabel, valueSentences, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type EndpointValueView, type HistoryPoint } from "./trust-view";
 
@@ -46,7 +48,33 @@ function valueView(rb: TrustRubric, r: TrustResult, input: EndpointValueInput | 
   };
 }
 
-function summary(r: TrustResult, e: { method: string; path: string }, value: EndpointValueView): EndpointTrustSummary {
+type EndpointRow = { id: string; method: string; path: string; payable: boolean };
+
+/**
+ * A free endpoint (no 402) is not judged on payments: when a paid sample is all that keeps the verdict
+ * from a grade, the rubric's grade rule decides it as it would with one (the engine's score is unchanged).
+ */
+export function freeVerdict(rb: TrustRubric, r: TrustResult): Pick<TrustResult, "verdict" | "verdictBecause"> {
+  const v = rb.file.verdict;
+  const notPaid = (b: string) => !b.startsWith("no paid sample");
+  if (r.verdict !== "insufficient_evidence") return { verdict: r.verdict, verdictBecause: r.verdictBecause };
+  const because = r.verdictBecause.filter(notPaid);
+  if (because.length > 0 || r.grade === null) return { verdict: r.verdict, verdictBecause: because };
+  if (v.avoid_grades.includes(r.grade)) return { verdict: "avoid", verdictBecause: [`grade ${r.grade}`] };
+  const c = [...(v.caution_grades.includes(r.grade) ? [`grade ${r.grade}`] : []), ...(r.confidence && v.caution_confidence.includes(r.confidence) ? [`${r.confidence} confidence`] : [])];
+  return c.length ? { verdict: "caution", verdictBecause: c } : { verdict: "ok", verdictBecause: [] };
+}
+
+/** When the subject's first probe-check observation (the rubric's `probe_check`) was taken. */
+function firstProbeAt(rb: TrustRubric, s: TrustSubject, now: number): string | null {
+  const first = s.observations.find((o) => o.check === rb.file.verdict.probe_check && Date.parse(o.observedAt) <= now);
+  return first?.observedAt ?? null;
+}
+
+function summary(rb: TrustRubric, r: TrustResult, e: EndpointRow, s: TrustSubject, value: EndpointValueView, now: number): EndpointTrustSummary {
+  const free = !e.payable;
+  const { verdict, verdictBecause } = free ? freeVerdict(rb, r) : r;
+  const v = rb.file.verdict;
   return {
     endpointId: r.endpointId,
     method: e.method,
@@ -55,8 +83,8 @@ function summary(r: TrustResult, e: { method: string; path: string }, value: End
     grade: r.grade,
     band: r.band,
     confidence: r.confidence,
-    verdict: r.verdict,
-    verdictBecause: r.verdictBecause,
+    verdict,
+    verdictBecause,
     flags: r.flags,
     outlook: r.outlook,
     watch: r.watch,
@@ -64,13 +92,16 @@ function summary(r: TrustResult, e: { method: string; path: string }, value: End
     label: bandLabel(r),
     probes: r.evidence.probes,
     probeSpanDays: r.evidence.probeSpanDays,
+    firstProbeAt: firstProbeAt(rb, s, now),
     lastPaidAt: r.evidence.lastPaidAt,
+    free,
+    needs: { probes: v.min_probes, spanDays: v.min_span_days, paidWithinDays: v.paid_within_days },
     value,
   };
 }
 
 async function endpointsOf(client: Client, listingId: string) {
-  return rows<{ id: string; method: string; path: string }>(client, `SELECT "id", "method"::text AS "method", "path" FROM "endpoints" WHERE "listingId" = $1 ORDER BY "position"`, listingId);
+  return rows<EndpointRow>(client, `SELECT "id", "method"::text AS "method", "path", "payable" FROM "endpoints" WHERE "listingId" = $1 ORDER BY "position"`, listingId);
 }
 
 const instantOf = (now: Date | string | number | undefined) => (now === undefined ? Date.now() : new Date(now).getTime());
@@ -85,7 +116,7 @@ export async function readListingTrust(client: Client, listingId: string, option
     const e = endpoints.find((x) => x.id === s.endpointId)!;
     const input = values.get(s.endpointId);
     const r = scoreSubject(rb, s, { now, seed: PAGE_SEED, band: true, value: input });
-    return summary(r, e, valueView(rb, r, input));
+    return summary(rb, r, e, s, valueView(rb, r, input), now);
   });
 }
 
@@ -135,7 +166,7 @@ export async function readEndpointTrust(
     .map((o) => ({ check: o.check, kind: o.kind, outcome: o.outcome, value: o.value, observedAt: o.observedAt, vantage: o.vantage, revision: o.revision, receipt: o.receipt, title: byId.get(o.check)?.title ?? o.check }));
 
   return {
-    ...summary(r, e, valueView(rb, r, input)),
+    ...summary(rb, r, e, subject, valueView(rb, r, input), now),
     rubric: r.rubric,
     reading: r.reading,
     now: r.now,
@@ -152,6 +183,36 @@ export async function readEndpointTrust(
     history,
     fixFirst,
   };
+}
+
+/**
+ * The glance for catalog tiles and select answers: each listing's endpoints scored now without the band
+ * (the value metrics left out: they are the listing page's), read as the least reassuring endpoint's
+ * plain reading, and per endpoint. Listings without endpoints are absent.
+ */
+export async function readTrustGlances(client: Client, listingIds: readonly string[], options: { now?: Date | string | number } = {}): Promise<{ listings: Map<string, TrustReading>; endpoints: Map<string, TrustReading> }> {
+  const now = instantOf(options.now);
+  const rb = rubric();
+  const listings = new Map<string, TrustReading>();
+  const byEndpoint = new Map<string, TrustReading>();
+  for (const listingId of new Set(listingIds)) {
+    const [subjects, endpoints] = await Promise.all([readTrustSubjects(client, listingId), endpointsOf(client, listingId)]);
+    const summaries = subjects.flatMap((s) => {
+      const e = endpoints.find((x) => x.id === s.endpointId);
+      if (!e) return [];
+      // Without the band (its draws cost ~ms per endpoint, and a page has many tiles): the score stands in for it.
+      const r = scoreSubject(rb, s, { now, band: false });
+      return [summary(rb, r, e, s, valueView(rb, r, undefined), now)];
+    });
+    for (const x of summaries) byEndpoint.set(x.endpointId, trustReading(x, now));
+    const glance = listingGlance(summaries, now);
+    if (glance) listings.set(listingId, glance);
+  }
+  return { listings, endpoints: byEndpoint };
+}
+
+export async function getTrustGlances(listingIds: readonly string[]) {
+  return readTrustGlances(await db(), listingIds);
 }
 
 /** The pages' entry points: the catalog's database handle. */

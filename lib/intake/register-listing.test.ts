@@ -155,6 +155,32 @@ describe("duplicate intake (issue 19 item 2)", () => {
   });
 });
 
+describe("the same title at intake", () => {
+  it("flags the organisation's own listing and another's published one of the same title (any case or spacing), never another's draft", async () => {
+    const url = `${server.url}/validity-check`;
+    const probe = await seedOwner(t.prisma);
+    session.uid = probe.user.id;
+    const drafted = await draftFromUrlAction(url);
+    if (!drafted.ok) throw new Error(JSON.stringify(drafted));
+    const title = drafted.draft.title;
+    expect(drafted.sameTitle).toEqual([]);
+
+    const mine = await seedOwner(t.prisma);
+    const shouting = `  ${title.toUpperCase().replace(/ /g, "  ")} `;
+    const ownId = await seedListing(t.prisma, mine.org.id, { baseUrl: "https://elsewhere.example.com", title: shouting });
+    const theirs = await seedOwner(t.prisma);
+    const publishedId = await seedListing(t.prisma, theirs.org.id, { baseUrl: "https://mirror.example.com", title });
+    const draftId = await seedListing(t.prisma, theirs.org.id, { baseUrl: "https://private.example.com", title });
+    await t.prisma.listing.update({ where: { id: draftId }, data: { publicationState: "draft" } });
+
+    session.uid = mine.user.id;
+    const r = await draftFromUrlAction(url);
+    if (!r.ok) throw new Error(JSON.stringify(r));
+    expect(r.sameTitle.map((x) => [x.id, x.own])).toEqual([[ownId, true], [publishedId, false]]);
+    expect(r.sameTitle.map((x) => x.id)).not.toContain(draftId);
+  });
+});
+
 describe("duplicate intake at the API's door (issue 19 item 10)", () => {
   const submit = (body: unknown) => submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
 

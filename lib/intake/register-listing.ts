@@ -37,7 +37,7 @@ import { assertAnalysisCapacity, takeRateLimit } from "@/lib/limits";
 import type { Resolver } from "@/lib/net";
 import { draftListingFromTarget, type DraftSource } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
-import { OVERLAP_WORDS, findOverlappingListings, type OverlapCandidate, type OverlapReason } from "@/lib/listings/overlap";
+import { OVERLAP_WORDS, findOverlappingListings, findSameTitleListings, type OverlapCandidate, type OverlapReason, type SameTitleListing } from "@/lib/listings/overlap";
 import { writeListingIn } from "@/lib/listings/save";
 import { PRIORITY_OWNER, checkTarget, refusedTargetError, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
 import { prismaOf, type Client, type PrismaLike } from "@/lib/sql";
@@ -75,7 +75,7 @@ export interface ExistingListing {
 }
 
 export type ReviewOutcome =
-  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string; existing: ExistingListing[] }
+  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string; existing: ExistingListing[]; sameTitle: SameTitleListing[] }
   | { ok: false; code: string; detail: string };
 
 /** Each door's own words for a seller without an organisation (unchanged from before the intake). */
@@ -113,8 +113,11 @@ export async function registerListing(actorId: string | null, req: IntakeRequest
     // (2) Draft here; (3) and (4) wait for the seller to save and publish (header).
     const drafted = await draftListingFromTarget(checked.target.url, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
     if (!drafted.ok) return { ok: false, code: "refusal" in drafted ? drafted.refusal : drafted.error, detail: drafted.detail };
-    const existing = await ownOverlaps(await prismaOf(opts.client), actor.organizationId, [drafted.draft, { baseUrl: url, endpoints: [] }]);
-    return { ok: true, draft: drafted.draft, sources: drafted.sources, warnings: drafted.warnings, url, existing };
+    const prisma = await prismaOf(opts.client);
+    const existing = await ownOverlaps(prisma, actor.organizationId, [drafted.draft, { baseUrl: url, endpoints: [] }]);
+    // Another listing of the same title (not already named as the same service): two tiles of one name confuse buyers.
+    const sameTitle = await findSameTitleListings(prisma, actor.organizationId, drafted.draft.title, { excludeIds: existing.map((x) => x.id) });
+    return { ok: true, draft: drafted.draft, sources: drafted.sources, warnings: drafted.warnings, url, existing, sameTitle };
   }
 
   // Duplicate intake at the API door: there is no draft yet (the worker makes it), so the URL

@@ -136,3 +136,37 @@ export function crossOwnerOverlaps<T extends OverlapCandidate & { id: string; ti
   add(byEndpoints, "endpoints");
   return out;
 }
+
+/** A listing that already carries the title a seller is about to use (compared without case or extra spaces). */
+export interface SameTitleListing {
+  id: string;
+  slug: string;
+  title: string;
+  publicationState: string;
+  /** The seller's own organisation's listing (linked to its report), else another's published one (linked to its page). */
+  own: boolean;
+}
+
+/** "  Agent  Verdict " and "agent verdict" are one title. */
+export function titleKey(title: string): string {
+  return title.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
+}
+
+/**
+ * Listings with the same title as a draft: the organisation's own (any state but archived) and other
+ * organisations' published ones (a buyer would see two tiles of one name). Flagged at intake, never refused.
+ */
+export async function findSameTitleListings(client: PrismaLike, organizationId: string, title: string, opts: { excludeIds?: readonly string[] } = {}): Promise<SameTitleListing[]> {
+  const key = titleKey(title);
+  if (key === "") return [];
+  const rows = await client.$queryRawUnsafe<Array<{ id: string; slug: string; title: string; publicationState: string; organizationId: string }>>(
+    `SELECT "id", "slug", "title", "publicationState"::text AS "publicationState", "organizationId" FROM "listings"
+      WHERE lower(regexp_replace(btrim("title"), '\\s+', ' ', 'g')) = $1 AND "publicationState" <> 'archived'
+        AND ("organizationId" = $2 OR "publicationState" = 'published')
+      ORDER BY ("organizationId" = $2) DESC, "createdAt" LIMIT 10`,
+    key,
+    organizationId,
+  );
+  const skip = new Set(opts.excludeIds ?? []);
+  return rows.filter((r) => !skip.has(r.id) && titleKey(r.title) === key).map((r) => ({ id: r.id, slug: r.slug, title: r.title, publicationState: r.publicationState, own: r.organizationId === organizationId }));
+}

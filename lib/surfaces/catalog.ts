@@ -69,6 +69,15 @@ function filtersOf(q: CatalogQuery): BrowseFilters {
   };
 }
 
+/** A price range whose "from" is above its "to" matches nothing: said as a problem rather than an empty list. */
+export function priceRangeProblem(q: Pick<CatalogQuery, "minPrice" | "maxPrice">): { field: string; message: string } | null {
+  if (!q.minPrice || !q.maxPrice) return null;
+  const min = Number(q.minPrice);
+  const max = Number(q.maxPrice);
+  if (!Number.isFinite(min) || !Number.isFinite(max) || min <= max) return null;
+  return { field: "minPrice", message: `is above the "To" price ($${q.minPrice} > $${q.maxPrice}), so no listing could match; swap them or lower it` };
+}
+
 export async function catalogView(q: CatalogQuery, now = new Date()): Promise<CatalogView> {
   const facets = await catalogFacets();
   const sort: CatalogSort = q.sort === undefined ? "recommended" : isSort(q.sort) ? q.sort : "recommended";
@@ -77,6 +86,8 @@ export async function catalogView(q: CatalogQuery, now = new Date()): Promise<Ca
   if (q.sort !== undefined && !isSort(q.sort)) {
     return { ...empty, problem: { field: "sort", message: `must be one of ${SORTS.join(", ")}` } };
   }
+  const range = priceRangeProblem(q);
+  if (range) return { ...empty, problem: range };
   try {
     if (q.search) {
       const { items, matching } = await searchCatalog({ query: q.search, limit: 48, filters: filtersOf(q) });

@@ -13,6 +13,7 @@ import { acknowledgeRubricNotice } from "@/lib/analyses/store-result";
 import { reanalyseForActor } from "@/lib/analyses/progress";
 import type { DraftSource } from "@/lib/discovery/import";
 import { registerListing, type ExistingListing } from "@/lib/intake/register-listing";
+import type { SameTitleListing } from "@/lib/listings/overlap";
 import { publishListing } from "@/lib/listings/publish";
 import { deleteListing, unpublishListing } from "@/lib/listings/lifecycle";
 import { createListingForSeller, updateListingForSeller } from "@/lib/listings/save";
@@ -21,7 +22,7 @@ import { validateListingDocument } from "@/lib/listing-document/validate";
 import { refusalAdvice } from "./refusals";
 
 export type DraftActionResult =
-  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string; existing: ExistingListing[] }
+  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string; existing: ExistingListing[]; sameTitle: SameTitleListing[] }
   | { ok: false; code: string; detail: string; advice: string };
 
 export async function draftFromUrlAction(url: string): Promise<DraftActionResult> {

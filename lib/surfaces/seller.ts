@@ -14,6 +14,7 @@ import type { DimensionResult, Improvement, RuleResult, TriggeredCap } from "@/l
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
 import type { AdvisedImprovement } from "@/lib/analyses/advice";
 import { bandLabel, isStale } from "./band";
+import { readSellerCanary, type CanaryNotice } from "./seller-canary";
 
 export interface ReportResult {
   id: string;
@@ -41,6 +42,8 @@ export interface SellerReport {
   rubricNotice: { version: string; text: string } | null;
   /** The catalog's verification by its canary, and the latest change that reset it (what changed, when). */
   verification: { status: string; reset: { at: string; reason: string } | null };
+  /** The canary's verification and its latest paid test call; a failing one is the first thing to fix. */
+  canary: CanaryNotice;
 }
 
 const ruleTitle = new Map(CURRENT_RUBRIC.rules.map((r) => [r.id, r.title]));
@@ -69,7 +72,7 @@ export async function sellerReport(userId: string | null, listingId: string, now
       verificationStatus: true, verificationResetAt: true, verificationResetReason: true,
     },
   });
-  const [current, history, active, failed] = await Promise.all([
+  const [current, history, active, failed, canary] = await Promise.all([
     listing.currentResultId ? prisma.readinessResult.findUnique({ where: { id: listing.currentResultId } }) : null,
     prisma.readinessResult.findMany({
       where: { listingId, provisional: false },
@@ -79,6 +82,7 @@ export async function sellerReport(userId: string | null, listingId: string, now
     }),
     prisma.analysis.findFirst({ where: { listingId, state: { in: [...ACTIVE_STATES] } }, orderBy: { createdAt: "desc" }, select: { id: true } }),
     prisma.analysis.findFirst({ where: { listingId }, orderBy: { createdAt: "desc" }, select: { id: true, state: true, error: true, finishedAt: true } }),
+    readSellerCanary(prisma, listingId, listing.verificationStatus),
   ]);
   const evidenceRow = current?.evidenceId ? await prisma.probeEvidence.findUnique({ where: { id: current.evidenceId } }) : null;
   const ev = evidenceRow ? splitStoredEvidence(evidenceRow.evidence) : { probe: null, settle: undefined, liveness: undefined };
@@ -125,13 +129,16 @@ export async function sellerReport(userId: string | null, listingId: string, now
       status: verificationStatus,
       reset: verificationResetAt && verificationResetReason ? { at: verificationResetAt.toISOString(), reason: verificationResetReason } : null,
     },
+    canary,
   };
 }
 
 /** The listing as its editable document, for the edit page (owner only). */
-export async function sellerListingDocument(userId: string | null, listingId: string): Promise<{ id: string; title: string; publicationState: string; document: ListingDocument }> {
+export async function sellerListingDocument(userId: string | null, listingId: string): Promise<{ id: string; title: string; publicationState: string; document: ListingDocument; publishedTotal: number | null }> {
   const prisma = await db();
   await requireListingAccess(userId, listingId, { client: prisma });
-  const l = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, include: { endpoints: true } });
-  return { id: l.id, title: l.title, publicationState: l.publicationState, document: listingToDocument(l) };
+  const l = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, include: { endpoints: true, currentResult: { select: { total: true, provisional: true } } } });
+  // The published score, so the editor's estimate (which has no probe) can say why it starts below it.
+  const publishedTotal = l.currentResult && !l.currentResult.provisional ? l.currentResult.total : null;
+  return { id: l.id, title: l.title, publicationState: l.publicationState, document: listingToDocument(l), publishedTotal };
 }

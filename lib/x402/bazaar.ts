@@ -13,6 +13,7 @@
  */
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
+import { ajvLogger } from "@/lib/ajv-logger";
 import type { ValidateFunction } from "ajv";
 import { validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
 import type { Finding } from "@/lib/evidence";
@@ -46,7 +47,7 @@ const EMPTY: BazaarFacts = {
 let ajv: Ajv2020 | null = null;
 function metaValidator(): Ajv2020 {
   if (!ajv) {
-    ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+    ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, logger: ajvLogger });
     addFormats(ajv);
   }
   return ajv;
@@ -216,14 +217,14 @@ function infoMatchesSchema(schema: unknown, info: unknown): { valid: boolean; er
     if (!compiler || compiled.size >= MAX_COMPILED) {
       // A fresh instance drops Ajv's own cache with ours, so memory stays bounded.
       compiled.clear();
-      compiler = new Ajv2020({ strict: false, allErrors: true });
+      compiler = new Ajv2020({ strict: false, allErrors: true, logger: ajvLogger });
       addFormats(compiler);
     }
     try {
       validate = compiler.compile(schema as object);
     } catch {
       // e.g. a $id another seller's schema already registered: compile it on its own.
-      const single = new Ajv2020({ strict: false, allErrors: true });
+      const single = new Ajv2020({ strict: false, allErrors: true, logger: ajvLogger });
       addFormats(single);
       validate = single.compile(schema as object);
     }

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { requireActor } from "@/lib/auth/roles";
 import { ReadinessChip } from "@/components/readiness-chip";
 import { sessionUserId } from "@/lib/auth/session";
 import { timeAgo } from "@/lib/format";
@@ -28,6 +29,8 @@ export default async function AdminPage({ searchParams }: Props) {
   const sp = await searchParams;
   const uid = await sessionUserId();
   const data = await orPageError(() => adminDesk(uid, { state: sp.state ?? null }), "/admin");
+  // API keys are the admins' (a moderator would meet a 403 there), so only an admin is offered the desk.
+  const isAdmin = (await requireActor(uid)).role === "admin";
   const now = Date.now();
   // The listings table's search and filters (a GET form: shareable, no script needed).
   const q = (sp.q ?? "").trim().toLowerCase();
@@ -46,7 +49,7 @@ export default async function AdminPage({ searchParams }: Props) {
         <nav aria-label="Moderation desks" className="flex flex-wrap gap-2">
           <Link href="/admin/canary" className="rounded-md border border-line bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50">Canary runs</Link>
           <Link href="/admin/audit" className="rounded-md border border-line bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50">Audit log</Link>
-          <Link href="/admin/api-keys" className="rounded-md border border-line bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50">API keys</Link>
+          {isAdmin && <Link href="/admin/api-keys" className="rounded-md border border-line bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-50">API keys</Link>}
         </nav>
       </div>
 

@@ -20,6 +20,7 @@ import { acknowledgeNoticeAction } from "@/lib/surfaces/seller-actions";
 import { gainWords } from "@/lib/analyses/advice";
 import { sellerReport } from "@/lib/surfaces/seller";
 import { SellerTrust } from "@/components/trust/seller-trust";
+import { SellerCanary } from "@/components/seller-canary";
 import { getListingTrustDetails } from "@/lib/catalog/trust";
 
 export const dynamic = "force-dynamic";
@@ -87,6 +88,8 @@ export default async function ReportPage({ params, searchParams }: Props) {
           The last analysis failed{report.lastFailure.finishedAt ? ` ${timeAgo(report.lastFailure.finishedAt)}` : ""}: {report.lastFailure.error ?? "no reason recorded"}. Check that the service answers at its base URL, then re-analyse.
         </p>
       )}
+
+      <SellerCanary canary={report.canary} published={published} />
 
       <section aria-labelledby="score-h" className="grid gap-4 rounded-xl border border-line bg-white p-5 md:grid-cols-[1fr_auto]">
         <div>
@@ -227,7 +230,7 @@ export default async function ReportPage({ params, searchParams }: Props) {
               <p className="text-sm text-muted">
                 Probed {probe.probedAt.slice(0, 16).replace("T", " ")} UTC from {probe.vantage}, without paying.
               </p>
-              <ProbeEvidenceView probe={probe} />
+              <ProbeEvidenceView probe={probe} listingBaseUrl={listing.baseUrl} />
             </section>
           ) : (
             <p className="rounded-xl border border-dashed border-line bg-white p-4 text-sm text-muted">No probe evidence is stored with this result.</p>

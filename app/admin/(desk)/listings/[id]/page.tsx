@@ -196,7 +196,7 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
             {latestProbe && (
               <>
                 <h3 className="mt-4 text-sm font-semibold">Latest probe in full</h3>
-                <ProbeEvidenceView probe={latestProbe} />
+                <ProbeEvidenceView probe={latestProbe} listingBaseUrl={l.baseUrl} />
               </>
             )}
           </>

@@ -18,7 +18,7 @@ export default async function EditListingPage({ params }: { params: Promise<{ id
       <h1 className="mt-2 text-2xl font-semibold tracking-tight">Edit {l.title}</h1>
       <p className="mt-1 text-sm text-muted">Each field names the rule that reads it. The estimate on the right updates as you type.</p>
       <div className="mt-6">
-        <ListingEditor initial={l.document} listingId={l.id} publicationState={l.publicationState} />
+        <ListingEditor initial={l.document} listingId={l.id} publicationState={l.publicationState} publishedTotal={l.publishedTotal} />
       </div>
     </div>
   );

@@ -1,0 +1,122 @@
+/**
+ * The trust grade in plain words for buyer pages (the listing's trust block, the endpoint's trust
+ * page headline, catalog tiles, select answers): no rule ids, the early reading as a provisional grade
+ * with its band, and how many checks a grade still needs. Pure, so components and feeds share it.
+ */
+import type { EndpointTrustSummary } from "./trust-view";
+
+export type Verdict = EndpointTrustSummary["verdict"];
+
+/** The verdicts in buyer words. */
+export const VERDICT_WORDS: Record<Verdict, string> = {
+  ok: "looks reliable",
+  caution: "use with caution",
+  down: "down",
+  avoid: "avoid",
+  insufficient_evidence: "too early to grade",
+};
+
+/** What a fired gate means, without its rule id. */
+export const GATE_WORDS: Record<string, string> = {
+  charged_without_delivery: "it charged for calls it did not deliver",
+  overcharge: "it charged more than it quoted",
+  wrong_payee: "payments went to another address than the one quoted",
+  injection: "its description or output contains text that reads like instructions to an AI agent",
+  down: "it has been unreachable for over 3 days",
+  payto_changed: "its payment address changed within the last week",
+};
+
+export interface TrustReading {
+  verdict: Verdict;
+  /** "looks reliable", "too early to grade", … */
+  verdictWords: string;
+  /** The grade letter, shown also while provisional; null when nothing is measured. */
+  grade: string | null;
+  provisional: boolean;
+  /** "B, 78–86" (the band; no confidence words). */
+  band: string | null;
+  /** One line: "Provisional grade B (78–86)", "Grade B (78–86), medium confidence", "Not checked yet". */
+  headline: string;
+  /** The plain sentence under it: how much was checked and what a grade still needs, or why the verdict. */
+  detail: string;
+}
+
+const DAY_MS = 86_400_000;
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** "since today", "since yesterday", "since 3 Dec" (UTC days). */
+export function sinceWords(firstAt: string, now: number): string {
+  const day = (t: number) => Math.floor(t / DAY_MS);
+  const first = Date.parse(firstAt);
+  const d = day(now) - day(first);
+  if (d <= 0) return "since today";
+  if (d === 1) return "since yesterday";
+  const f = new Date(first);
+  return `since ${f.getUTCDate()} ${MONTHS[f.getUTCMonth()]}`;
+}
+
+function bandText(s: Pick<EndpointTrustSummary, "band" | "score">): string | null {
+  if (s.band) return `${Math.round(s.band.low)}–${Math.round(s.band.high)}`;
+  return s.score === null ? null : String(Math.round(s.score));
+}
+
+/** What a grade still needs, in words ("a few days of checks (at least 8 over 3 days)"). */
+function shortfall(s: EndpointTrustSummary): string[] {
+  const out: string[] = [];
+  if (s.probes < s.needs.probes || s.probeSpanDays < s.needs.spanDays) out.push(`a few days of checks (at least ${s.needs.probes} over ${s.needs.spanDays} days)`);
+  if (!s.free && s.lastPaidAt === null) out.push(`a paid test call by the catalog within ${s.needs.paidWithinDays} days`);
+  return out;
+}
+
+/** How much was checked: "checked 3 times since today", "not checked yet". */
+export function checkedWords(s: Pick<EndpointTrustSummary, "probes" | "firstProbeAt">, now: number): string {
+  if (s.probes === 0 || !s.firstProbeAt) return "not checked yet";
+  return `checked ${s.probes === 1 ? "once" : s.probes === 2 ? "twice" : `${s.probes} times`} ${sinceWords(s.firstProbeAt, now)}`;
+}
+
+/** The endpoint's trust reading as a buyer page says it. */
+export function trustReading(s: EndpointTrustSummary, now: number = Date.now()): TrustReading {
+  const band = bandText(s);
+  const checked = checkedWords(s, now);
+  const early = s.verdict === "insufficient_evidence";
+  const grade = s.grade;
+  let headline: string;
+  if (grade === null) headline = s.probes === 0 ? "Not checked yet" : "No grade yet";
+  else if (early) headline = `Provisional grade ${grade}${band ? ` (${band})` : ""}`;
+  else headline = `Grade ${grade}${band ? ` (${band})` : ""}${s.confidence ? `, ${s.confidence} confidence` : ""}`;
+
+  let detail: string;
+  if (early) {
+    const missing = shortfall(s);
+    const tail = `a grade needs ${missing.length ? missing.join(" and ") : "more checks"}.`;
+    // Before any check the headline already says so; the detail says only what a grade needs.
+    const lead = s.probes === 0 ? cap(tail) : `${cap(checked)}; ${tail}`;
+    detail = `${lead}${grade !== null ? " The provisional grade may move as checks come in." : ""}`;
+  } else {
+    const gates = s.flags.map((f) => GATE_WORDS[f]).filter(Boolean);
+    const why = gates.length ? ` Because ${gates.join("; and ")}.` : s.verdict === "caution" && s.confidence === "low" ? " The readings vary too much for a confident grade." : "";
+    detail = `${cap(VERDICT_WORDS[s.verdict])}: ${checked}${s.free ? " (a free endpoint: judged without paid calls)" : s.lastPaidAt ? `, last paid test call ${s.lastPaidAt.slice(0, 10)}` : ""}.${why}`;
+  }
+  return { verdict: s.verdict, verdictWords: VERDICT_WORDS[s.verdict], grade, provisional: early && grade !== null, band, headline, detail };
+}
+
+const cap = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
+
+const SEVERITY: Verdict[] = ["avoid", "down", "caution", "insufficient_evidence", "ok"];
+
+/** A listing's glance for its tile: the reading of its least reassuring endpoint. */
+export function listingGlance(endpoints: EndpointTrustSummary[], now: number = Date.now()): TrustReading | null {
+  if (endpoints.length === 0) return null;
+  const worst = [...endpoints].sort((a, b) => SEVERITY.indexOf(a.verdict) - SEVERITY.indexOf(b.verdict))[0];
+  return trustReading(worst, now);
+}
+
+export type Verification = "verified" | "degraded" | "unverified";
+
+/** The canary's verification in buyer words. */
+export const VERIFICATION_WORDS: Record<Verification, string> = {
+  verified: "paid test call passed",
+  degraded: "paid test call failed",
+  unverified: "not verified by a paid test call",
+};
+
