@@ -85,7 +85,7 @@ import { privateKeyToAccount } from "viem/accounts";
 
 const signer = toClientEvmSigner(privateKeyToAccount(process.env.BUYER_PRIVATE_KEY as \`0x\${string}\`));
 // @x402/core pays only the tokens it knows by default (mainnet USDC and a few more) and refuses the
-// rest: declare the token this endpoint is priced in${a.cap ? ", capped at its listed price (atomic units)" : ""}.
+// rest: declare the token this endpoint is priced in${a.cap ? ", capped at its listed price (in the token's base units)" : ""}.
 const client = new x402Client()
   .register(${q(a.network)}, new ExactEvmScheme(signer))
   .setSpendControls({ allowedAssets: [${allowed}] });
@@ -123,7 +123,7 @@ const method = charge({
   account,
   // The token's EIP-712 domain: the EIP-3009 authorization is signed against it.
   authorization: ${domain},
-${limits.length ? `  // What this client agrees to pay: this chain, this token${a.cap ? ", at most the listed price (atomic units)" : ""}.\n${limits.join("\n")}\n` : ""}});
+${limits.length ? `  // What this client agrees to pay: this chain, this token${a.cap ? ", at most the listed price (in the token's base units)" : ""}.\n${limits.join("\n")}\n` : ""}});
 const mppx = Mppx.create({ methods: [method], fetch: keyed, polyfill: false });
 
 const res = await mppx.fetch(${q(callUrl)}, {
