@@ -95,15 +95,7 @@ export async function reserve(input: { runId: string; listingId: string; amount:
       );
       const order: Array<readonly [BudgetScope, string, bigint]> = [["day", DAY_SCOPE, caps.day], ["organization", org, orgCap(caps)], ["listing", input.listingId, caps.listing]];
       for (const [scope, key, cap] of order) {
-        const took = await tx.$executeRawUnsafe(
-          `UPDATE "canary_budget" SET "spent" = "spent" + $3::numeric, "updatedAt" = now() AT TIME ZONE 'UTC'
-            WHERE "day" = $1::date AND "scope" = $2 AND "spent" + $3::numeric <= $4::numeric`,
-          day,
-          key,
-          input.amount.toString(),
-          cap.toString(),
-        );
-        if (took !== 1) throw new Refused(scope);
+        if (!(await takeShare(tx, day, key, input.amount, cap))) throw new Refused(scope);
       }
       await tx.$executeRawUnsafe(`UPDATE "canary_runs" SET "reserved" = $2::numeric, "budgetDay" = $3::date WHERE "id" = $1`, input.runId, input.amount.toString(), day);
       return { ok: true as const, day, amount: input.amount, already: false };
@@ -123,6 +115,19 @@ async function organizationOf(tx: Pick<Tx, "$queryRawUnsafe">, listingId: string
   return row.organizationId;
 }
 
+/** Take `amount` from one share of the day's budget, only if it stays within `cap`: one conditional UPDATE. */
+async function takeShare(client: Pick<Tx, "$executeRawUnsafe">, day: string, scope: string, amount: bigint, cap: bigint): Promise<boolean> {
+  const took = await client.$executeRawUnsafe(
+    `UPDATE "canary_budget" SET "spent" = "spent" + $3::numeric, "updatedAt" = now() AT TIME ZONE 'UTC'
+      WHERE "day" = $1::date AND "scope" = $2 AND "spent" + $3::numeric <= $4::numeric`,
+    day,
+    scope,
+    amount.toString(),
+    cap.toString(),
+  );
+  return took === 1;
+}
+
 /**
  * Take `amount` of one payTo's share today, for one endpoint's call, after its quote named the payTo
  * and before the house signs: one conditional update, like the run's reservation. Refused, nothing is
@@ -137,15 +142,7 @@ export async function reservePayTo(input: { network: string; payTo: string; amou
   const scope = payToScope(input.network, input.payTo);
   const prisma = await db();
   await prisma.$executeRawUnsafe(`INSERT INTO "canary_budget" ("day", "scope") VALUES ($1::date, $2) ON CONFLICT ("day", "scope") DO NOTHING`, day, scope);
-  const took = await prisma.$executeRawUnsafe(
-    `UPDATE "canary_budget" SET "spent" = "spent" + $3::numeric, "updatedAt" = now() AT TIME ZONE 'UTC'
-      WHERE "day" = $1::date AND "scope" = $2 AND "spent" + $3::numeric <= $4::numeric`,
-    day,
-    scope,
-    input.amount.toString(),
-    cap.toString(),
-  );
-  if (took === 1) return { ok: true };
+  if (await takeShare(prisma, day, scope, input.amount, cap)) return { ok: true };
   const [row] = await prisma.$queryRawUnsafe<Array<{ spent: string }>>(`SELECT "spent"::text AS "spent" FROM "canary_budget" WHERE "day" = $1::date AND "scope" = $2`, day, scope);
   const left = cap - BigInt(row?.spent ?? "0");
   return { ok: false, left: left < 0n ? 0n : left };
