@@ -48,17 +48,21 @@ export function withSellerEdits(key: string, doc: ListingDocument): ListingDocum
  * buyer sees a service name, not a test fixture's, and finds out it is faulty from the catalog's own
  * readiness and trust checks, as with any seller.
  */
-export const FIXTURE_EDITS: Record<string, SellerEdit> = {
+export const FIXTURE_EDITS: Record<string, SellerEdit & Partial<Pick<ListingDocument, "networks">>> = {
   "no-challenge": {
     title: "Summly one-line summaries",
     shortDescription: "Summarise a short text into one sentence, paid per call.",
     description: "A one-sentence summary of up to 2,000 characters of text, paid per call in USDC over x402.",
     category: "text",
+    // Listed on the demo's own chain, not the fixture's Base: a demo listing claims only what the demo runs.
+    networks: ["eip155:31337"],
   },
 };
 
 /** A demo-listed fixture seller's document with its seller-facing words (everything else as served). */
 export function withFixtureEdits(slug: string, doc: ListingDocument): ListingDocument {
   const edit = FIXTURE_EDITS[slug];
-  return edit ? { ...doc, ...edit } : doc;
+  if (!edit) return doc;
+  const operations = edit.networks && doc.operations ? { ...doc.operations, networkRequirements: `Pay in test USDC on the demo's local chain (${edit.networks.join(", ")}).` } : doc.operations;
+  return { ...doc, ...edit, operations };
 }
