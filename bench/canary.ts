@@ -50,7 +50,7 @@ import { createApiKey } from "@/lib/apikeys";
 import { runCanary } from "@/lib/canary/runs";
 import type { CanaryStage } from "@/lib/canary/run";
 import { createFacilitator } from "@/lib/chain/facilitator";
-import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS } from "@/lib/chain/local-chain";
+import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS } from "@/devchain/local-chain";
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { validateListingDocument } from "@/lib/listing-document/validate";
 import { writeListing } from "@/lib/listings/save";

@@ -42,7 +42,7 @@ import { migrate } from "@/lib/migrate";
 import { configureQueue } from "@/lib/queue/config";
 import { claimLeases } from "@/lib/queue/lease";
 import { completeLease } from "@/lib/analyses/store-result";
-import { fixtureEvidence } from "@/lib/worker/probes";
+import { fixtureEvidence } from "@/lib/catalog-monitor/probes";
 import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
 import { SORTS } from "@/lib/catalog/sorted";

@@ -26,7 +26,7 @@ import { migrate } from "@/lib/migrate";
 import { configureQueue } from "@/lib/queue/config";
 import { claimLeases, finishLease, finishLeases } from "@/lib/queue/lease";
 import { completeLease } from "@/lib/analyses/store-result";
-import { fixtureEvidence } from "@/lib/worker/probes";
+import { fixtureEvidence } from "@/lib/catalog-monitor/probes";
 import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import { seedListings, seedOwner } from "@/test/analyses";
 import { fullListing } from "@/test/readiness";

@@ -5,7 +5,7 @@
  * confirming on chain before it answers (relayCall without afterAnswer), for comparison.
  *
  * One run, one of each part:
- * - one anvil (lib/chain/anvil.ts through test/chain.ts: the test USDC, a funded payer);
+ * - one anvil (devchain/anvil.ts through test/chain.ts: the test USDC, a funded payer);
  * - one `honest` paid seller (sellers/paid: @x402/express over lib/chain's facilitator in process,
  *   every paid call a real EIP-3009 transfer mined by anvil's automine), in a child process so its
  *   work is not charged to the router and is the same for both legs;
@@ -46,7 +46,7 @@ import { relayCall } from "@/lib/router/relay-call";
 import { judgeBuyerSide, signedDomain } from "@/lib/router/buyer-side";
 import { decodePayment } from "@/lib/router/payment-headers";
 import { readSettlement } from "@/lib/ledger/confirm-payment";
-import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS } from "@/lib/chain/local-chain";
+import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS } from "@/devchain/local-chain";
 import { inProcessFacilitator, startPaidSellers } from "@/sellers/paid";
 import { startFundedChain } from "@/test/chain";
 import { createTestDatabase } from "@/test/db";

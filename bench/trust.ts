@@ -7,14 +7,14 @@
  * dropped after it is scored, so only the scoring is timed. In the same run every endpoint is scored
  * twice, without the band and with the 4,000-draw band, alternating which goes first. Targets: the
  * band costs at most 5× the plain scoring, and the whole re-score (with the band, on one core) fits
- * in one health-sweep interval (lib/monitor/ticks.ts HEALTH_SWEEP_INTERVAL_MS).
+ * in one health-sweep interval (lib/health/ticks.ts HEALTH_SWEEP_INTERVAL_MS).
  *
  *   npm run bench:trust [-- --endpoints 10000 --days 30]
  *
  * Ends with RESULT lines.
  */
 import { performance } from "node:perf_hooks";
-import { HEALTH_SWEEP_INTERVAL_MS } from "@/lib/monitor/ticks";
+import { HEALTH_SWEEP_INTERVAL_MS } from "@/lib/health/ticks";
 import { loadRubric, scoreSubject } from "@/lib/trust/engine";
 import { mulberry32 } from "@/lib/trust/engine/stats";
 import { simulateHistory, type HistoryOptions } from "@/test/trust-histories";

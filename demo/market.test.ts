@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@/lib/apikeys";
-import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
-import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import { startAnvil, type AnvilNode } from "@/devchain/anvil";
+import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/devchain/local-chain";
 import { rankForListing, type ListingRank } from "@/lib/rank/inputs";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
 import { confirmationsSettled } from "@/lib/router/confirm-after-answer";

@@ -25,7 +25,7 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import { keccak256, toHex, type Address, type PrivateKeyAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { ListingDocument } from "@/lib/listing-document/document";
-import { LOCAL_NETWORK, type LocalChain } from "@/lib/chain/local-chain";
+import { LOCAL_NETWORK, type LocalChain } from "@/devchain/local-chain";
 import type { MarketBehaviour, MarketSellerSpec } from "@/sellers/market";
 import { listingFor } from "@/sellers/documents";
 import { mppSeller } from "@/sellers/mpp-seller";

@@ -1,12 +1,12 @@
 /**
  * `npm run contracts:compile` — compiles the contracts under contracts/ with the npm solc (settings
- * and the list in lib/chain/compile.ts) and writes their artefacts to lib/chain/artifacts/, which
- * are committed. A test (lib/chain/compile.test.ts) recompiles and requires the same bytecode, so
+ * and the list in devchain/compile.ts) and writes their artefacts to devchain/artifacts/, which
+ * are committed. A test (devchain/compile.test.ts) recompiles and requires the same bytecode, so
  * run this after editing a source or changing the solc or @openzeppelin/contracts version.
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { compileContract, CONTRACTS } from "@/lib/chain/compile";
+import { compileContract, CONTRACTS } from "@/devchain/compile";
 
 for (const c of CONTRACTS) {
   const artifact = compileContract(c.source, c.name);

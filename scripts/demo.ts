@@ -25,10 +25,10 @@ import { draftListingFromUrl } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
 import { createApiKey, listApiKeys, revokeApiKey } from "@/lib/apikeys";
-import { startAnvil } from "@/lib/chain/anvil";
-import { LOCAL_DEV_KEYS, LOCAL_USDC_ADDRESS, setupLocalChain } from "@/lib/chain/local-chain";
+import { startAnvil } from "@/devchain/anvil";
+import { LOCAL_DEV_KEYS, LOCAL_USDC_ADDRESS, setupLocalChain } from "@/devchain/local-chain";
 import { createFacilitator, supported, type FacilitatorSetup } from "@/lib/chain/facilitator";
-import { FAUCET_ADDRESS, FAUCET_RESERVE } from "@/lib/chain/faucet";
+import { FAUCET_ADDRESS, FAUCET_RESERVE } from "@/devchain/faucet";
 
 const root = process.cwd();
 quietUnknownFormats();

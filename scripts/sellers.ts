@@ -11,9 +11,9 @@ import { startFixtureSellers } from "@/sellers";
 import { inProcessFacilitator } from "@/sellers/paid";
 import { startAgentVerdict } from "@/sellers/agent-verdict/index";
 import { startValidityCheck } from "@/sellers/validity-check/service";
-import { startAnvil } from "@/lib/chain/anvil";
+import { startAnvil } from "@/devchain/anvil";
 import { createFacilitator } from "@/lib/chain/facilitator";
-import { LOCAL_DEV_KEYS, LOCAL_USDC_ADDRESS, setupLocalChain } from "@/lib/chain/local-chain";
+import { LOCAL_DEV_KEYS, LOCAL_USDC_ADDRESS, setupLocalChain } from "@/devchain/local-chain";
 
 function parsePort(argv: string[]): number | string {
   let port: string | undefined = process.env.SELLERS_PORT;

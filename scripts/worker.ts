@@ -11,8 +11,8 @@
  * Exit codes: 0 stopped; 2 bad flags or environment.
  */
 import { z } from "zod";
-import { fixtureProbe, realProbe } from "@/lib/worker/probes";
-import { defaultWorkerId, httpOpsClient, runWorker } from "@/lib/worker/run-worker";
+import { fixtureProbe, realProbe } from "@/lib/catalog-monitor/probes";
+import { defaultWorkerId, httpOpsClient, runWorker } from "@/lib/catalog-monitor/run-worker";
 
 interface Args {
   concurrency: number;

@@ -6,13 +6,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isIP } from "node:net";
-import { agentVerdict } from "./agent-verdict";
+import { agentVerdict } from "./agent-verdict-stand-in";
 import { brokenSellers, gzipBombMember } from "./broken";
 import { docsPage, listingFor, openApi, wellKnownX402 } from "./documents";
 import { mppSeller } from "./mpp-seller";
 import { notFound, sendJson, sendText } from "./respond";
 import type { FixtureSeller, SellerRequest } from "./types";
-import { validityCheck } from "./validity-check";
+import { validityCheck } from "./validity-check-stand-in";
 import type { ListingDocument } from "@/lib/listing-document/document";
 
 export const FIXTURE_SELLERS: readonly FixtureSeller[] = [agentVerdict, validityCheck, mppSeller, ...brokenSellers];

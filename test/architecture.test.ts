@@ -22,7 +22,7 @@ import { describe, expect, it } from "vitest";
 // ---------------------------------------------------------------------------------------------
 
 /** The folders whose non-test sources make the graph (e2e/ is Playwright's, prisma/ holds no code). */
-const SCANNED = ["lib", "app", "components", "scripts", "bench", "demo", "sellers", "test"];
+const SCANNED = ["lib", "app", "components", "scripts", "bench", "demo", "sellers", "devchain", "test"];
 
 /**
  * Target patterns: a repository glob ("lib/net/**", "lib/db.ts", "app/**\/route.ts"), an npm
@@ -134,14 +134,14 @@ const ROOMS: Room[] = [
     may: [...FOUNDATION, ...DATABASE, "lib/analyses/**", "lib/queue/**", "lib/listings/**", "lib/listing-document/**", "lib/evidence.ts"],
   },
   {
-    path: "lib/worker",
+    path: "lib/catalog-monitor",
     owns: "the catalog-monitor: the worker loop and its probes, no database",
     may: [...FOUNDATION, "lib/ops/protocol.ts", "lib/probe/**", "lib/discovery/**", "lib/net/**", "lib/x402/**", "lib/mpp/**", "lib/evidence.ts", "lib/listing-document/**"],
   },
   {
     path: "lib/jobs",
     owns: "the web process's glue: the scheduler's start-up and the in-process worker",
-    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/monitor/**", "lib/rank/**", "lib/ledger/**", "lib/limits/**", "lib/canary/**", "lib/ops/**", "lib/worker/**"],
+    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/health/**", "lib/rank/**", "lib/ledger/**", "lib/limits/**", "lib/canary/**", "lib/ops/**", "lib/catalog-monitor/**"],
   },
   {
     path: "lib/analyses",
@@ -161,14 +161,14 @@ const ROOMS: Room[] = [
     may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/rank/score/**", "lib/facts/**", "lib/scoring/**", "lib/chain/rpc.ts"],
   },
   {
-    path: "lib/monitor",
+    path: "lib/health",
     owns: "the health sweep (probes in the server process) and its ticks",
     may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/probe/**", "lib/listings/**", "lib/scoring/**", "lib/facts/**", "lib/ledger/**", "lib/evidence.ts", "lib/listing-document/**", "lib/trust/observe/**"],
   },
   {
     path: "lib/chain",
-    owns: "the chain: a local anvil node, the test USDC and its compiled artefact, the x402 facilitator, and RPC reads where an outage is unmeasured",
-    // lib/x402/eip3009.ts: the test USDC implements the production EIP-3009 types.
+    owns: "production chain code: the x402 facilitator and its send queue, the local network's facts, and RPC reads where an outage is unmeasured (the dev chain is devchain/)",
+    // lib/x402/eip3009.ts: the facilitator's preflight reads and simulates the EIP-3009 token.
     may: [...FOUNDATION, "lib/x402/eip3009.ts"],
   },
   {
@@ -338,9 +338,9 @@ const RULES: Rule[] = [
     kind: "imports",
     id: "worker-no-database",
     says:
-      "the catalog-monitor (lib/worker) holds no database credentials: nothing it reaches imports the database, " +
+      "the catalog-monitor (lib/catalog-monitor) holds no database credentials: nothing it reaches imports the database, " +
       "lib/queue, lib/analyses, lib/facts, lib/rank, lib/listings or the ops handlers; it talks through lib/ops/protocol.ts",
-    from: ["lib/worker/**"],
+    from: ["lib/catalog-monitor/**"],
     never: [...DATABASE, "lib/queue/**", "lib/analyses/**", "lib/facts/**", "lib/rank/**", "lib/listings/**", "lib/ops/handlers.ts", "lib/ops/auth.ts"],
     transitive: true,
   },
@@ -348,7 +348,7 @@ const RULES: Rule[] = [
     kind: "imports",
     id: "one-outbound-door",
     says: "undici is lib/net's: outbound HTTP goes through lib/net (safeFetch) and its SSRF guard",
-    from: ["lib/**", "app/**", "components/**", "scripts/**", "bench/**", "demo/**"],
+    from: ["lib/**", "app/**", "components/**", "scripts/**", "bench/**", "demo/**", "devchain/**"],
     unless: ["lib/net/**"],
     never: ["npm:undici"],
   },
@@ -356,12 +356,12 @@ const RULES: Rule[] = [
     kind: "outbound",
     id: "one-outbound-door",
     says: "lib/net is the only outbound door: no global fetch and no node:http/https request or get outside it",
-    from: ["lib/**", "app/**", "components/**", "scripts/**", "bench/**", "demo/**"],
+    from: ["lib/**", "app/**", "components/**", "scripts/**", "bench/**", "demo/**", "devchain/**"],
     // test/ rigs and sellers/ (fixture servers) are not governed: they serve, and test the door.
     unless: ["lib/net/**"],
     clientSameOrigin: ["app/**", "components/**"],
     except: {
-      "lib/worker/run-worker.ts":
+      "lib/catalog-monitor/run-worker.ts":
         "httpOpsClient talks to our own ops API (TOLLGATE_API_URL, bearer token), never to a stranger's URL",
       "scripts/demo.ts": "waits for the demo server it started to answer on its own URL",
       "demo/market.ts": "the market's buyers call the demo's own router (the routerOrigin it is given), as any buyer's agent would",
@@ -369,15 +369,15 @@ const RULES: Rule[] = [
       "bench/router.ts": "is the buyer (@x402/fetch) of the paid seller it forked and the router it serves, both on 127.0.0.1",
       "bench/canary.ts": "is the bare buyer (@x402/fetch) of the router it serves on 127.0.0.1, beside the canary it measures",
       "bench/load.ts": "is the many buyers of the production server it started on 127.0.0.1 (its own origin, never a stranger's URL)",
-      "lib/chain/anvil.ts": "asks the anvil node it started on 127.0.0.1 whether its RPC answers yet",
+      "devchain/anvil.ts": "asks the anvil node it started on 127.0.0.1 whether its RPC answers yet",
     },
   },
   {
     kind: "imports",
     id: "lib-below-the-rest",
-    says: "lib/ is the domain: it never imports app/, components/, scripts/, bench/, test/, demo/, sellers/ or e2e/",
+    says: "lib/ is the domain: it never imports app/, components/, scripts/, bench/, test/, demo/, sellers/, devchain/ or e2e/",
     from: ["lib/**"],
-    never: ["app/**", "components/**", "scripts/**", "bench/**", "test/**", "demo/**", "sellers/**", "e2e/**"],
+    never: ["app/**", "components/**", "scripts/**", "bench/**", "test/**", "demo/**", "sellers/**", "devchain/**", "e2e/**"],
   },
   {
     kind: "imports",
@@ -414,6 +414,11 @@ const RULES: Rule[] = [
     says: "app/ imports lib/, components/ and public/",
     from: ["app/**"],
     only: ["app/**", "lib/**", "components/**", "public/**", "npm:*", "node:*"],
+    // The dev chain reaches the app only through the demo faucet, which answers 404 outside demo mode (docs/CHAIN.md).
+    except: {
+      "app/faucet/page.tsx": "the demo faucet's page (404 unless TOLLGATE_DEMO_SIGNIN) shows devchain/'s faucet bounds and test USDC",
+      "app/api/faucet/route.ts": "the demo faucet (404 unless TOLLGATE_DEMO_SIGNIN) sends from devchain/faucet.ts",
+    },
   },
   {
     kind: "imports",
@@ -425,38 +430,46 @@ const RULES: Rule[] = [
   {
     kind: "imports",
     id: "sellers-imports",
-    says: "sellers/ are fixture servers: they import lib/ (never the database) and themselves",
+    says: "sellers/ are fixture servers: they import lib/ (never the database), the dev chain and themselves",
     from: ["sellers/**"],
-    only: ["sellers/**", "lib/**", "npm:*", "node:*"],
+    only: ["sellers/**", "lib/**", "devchain/**", "npm:*", "node:*"],
     never: DATABASE,
   },
   {
     kind: "imports",
     id: "demo-imports",
-    says: "demo/ seeds through lib/, the test rigs and the fixture sellers",
+    says: "demo/ seeds through lib/, the dev chain, the test rigs and the fixture sellers",
     from: ["demo/**"],
-    only: ["demo/**", "lib/**", "test/**", "sellers/**", "npm:*", "node:*"],
+    only: ["demo/**", "lib/**", "devchain/**", "test/**", "sellers/**", "npm:*", "node:*"],
   },
   {
     kind: "imports",
     id: "scripts-imports",
-    says: "scripts/ are command lines over lib/, the demo seed and the fixture sellers",
+    says: "scripts/ are command lines over lib/, the dev chain, the demo seed and the fixture sellers",
     from: ["scripts/**"],
-    only: ["scripts/**", "lib/**", "demo/**", "sellers/**", "npm:*", "node:*"],
+    only: ["scripts/**", "lib/**", "devchain/**", "demo/**", "sellers/**", "npm:*", "node:*"],
   },
   {
     kind: "imports",
     id: "bench-imports",
-    says: "bench/ measures lib/ with the test rigs and the fixture sellers",
+    says: "bench/ measures lib/ with the dev chain, the test rigs and the fixture sellers",
     from: ["bench/**"],
-    only: ["bench/**", "lib/**", "test/**", "sellers/**", "npm:*", "node:*"],
+    only: ["bench/**", "lib/**", "devchain/**", "test/**", "sellers/**", "npm:*", "node:*"],
   },
   {
     kind: "imports",
     id: "test-rig-imports",
-    says: "test/ rigs drive lib/, app/ routes and the fixture sellers",
+    says: "test/ rigs drive lib/, app/ routes, the dev chain and the fixture sellers",
     from: ["test/**"],
-    only: ["test/**", "lib/**", "app/**", "sellers/**", "npm:*", "node:*"],
+    only: ["test/**", "lib/**", "app/**", "devchain/**", "sellers/**", "npm:*", "node:*"],
+  },
+  {
+    kind: "imports",
+    id: "devchain-imports",
+    says: "devchain/ (anvil, the local chain's setup, the compiler, the test USDC, the faucet) imports lib/ (never the database) and itself",
+    from: ["devchain/**"],
+    only: ["devchain/**", "lib/**", "npm:*", "node:*"],
+    never: DATABASE,
   },
   {
     kind: "imports",
@@ -928,8 +941,8 @@ const CLEAN: Record<string, string> = {
   "lib/discovery/import.ts": `import { safeFetch } from "@/lib/net"; export const draft = safeFetch;`,
   "lib/ops/protocol.ts": `import type { Evidence } from "@/lib/evidence"; export type Lease = { evidence: Evidence };`,
   "lib/ops/handlers.ts": `import { rows } from "@/lib/sql"; import type { Lease } from "./protocol"; export const claim = rows;`,
-  "lib/worker/probes.ts": `import { probe } from "@/lib/probe"; import { draft } from "@/lib/discovery/import"; import type { Lease } from "@/lib/ops/protocol"; export const p = { probe, draft };`,
-  "lib/worker/run-worker.ts": `import { p } from "./probes"; export interface O { fetch?: typeof fetch } export const client = (o: O) => o.fetch ?? fetch;`,
+  "lib/catalog-monitor/probes.ts": `import { probe } from "@/lib/probe"; import { draft } from "@/lib/discovery/import"; import type { Lease } from "@/lib/ops/protocol"; export const p = { probe, draft };`,
+  "lib/catalog-monitor/run-worker.ts": `import { p } from "./probes"; export interface O { fetch?: typeof fetch } export const client = (o: O) => o.fetch ?? fetch;`,
   "lib/catalog/browse.ts": `import { db } from "@/lib/db"; import { compute } from "@/lib/rank/score/compute"; export const browse = { db, compute };`,
   "app/catalog/page.tsx": `import { browse } from "@/lib/catalog/browse"; import { Tile } from "@/components/tile"; export default function P() { return null; }`,
   "app/api/x/route.ts": `import { AppError } from "@/lib/errors"; export const GET = () => new AppError();`,
@@ -1020,20 +1033,20 @@ describe("the checker", () => {
   });
 
   it("worker-no-database: the catalog-monitor reaches no database, queue, analyses, facts, rank, listings or ops handlers", () => {
-    const direct = breaking({ "lib/worker/lease.ts": `import { claim } from "@/lib/ops/handlers"; import { x } from "@/lib/queue/lease"; export const l = { claim, x };`, "lib/queue/lease.ts": `export const x = 1;` });
+    const direct = breaking({ "lib/catalog-monitor/lease.ts": `import { claim } from "@/lib/ops/handlers"; import { x } from "@/lib/queue/lease"; export const l = { claim, x };`, "lib/queue/lease.ts": `export const x = 1;` });
     expect(direct.filter((v) => v.endsWith("[worker-no-database]"))).toEqual([
-      `lib/worker/lease.ts:1: imports "@/lib/ops/handlers" (lib/ops/handlers.ts): ${(RULES[2] as ImportRule).says} [worker-no-database]`,
-      `lib/worker/lease.ts:1: imports "@/lib/queue/lease" (lib/queue/lease.ts): ${(RULES[2] as ImportRule).says} [worker-no-database]`,
+      `lib/catalog-monitor/lease.ts:1: imports "@/lib/ops/handlers" (lib/ops/handlers.ts): ${(RULES[2] as ImportRule).says} [worker-no-database]`,
+      `lib/catalog-monitor/lease.ts:1: imports "@/lib/queue/lease" (lib/queue/lease.ts): ${(RULES[2] as ImportRule).says} [worker-no-database]`,
     ]);
     const reached = breaking({ "lib/discovery/import.ts": `import { safeFetch } from "@/lib/net"; import type { PrismaClient } from "@/lib/generated/prisma/client"; export const draft = safeFetch;` });
-    expect(reached.some((v) => v.startsWith(`lib/discovery/import.ts:1: imports "@/lib/generated/prisma/client" (lib/generated/prisma/client) (reached from lib/worker/probes.ts → lib/discovery/import.ts)`) && v.endsWith("[worker-no-database]"))).toBe(true);
+    expect(reached.some((v) => v.startsWith(`lib/discovery/import.ts:1: imports "@/lib/generated/prisma/client" (lib/generated/prisma/client) (reached from lib/catalog-monitor/probes.ts → lib/discovery/import.ts)`) && v.endsWith("[worker-no-database]"))).toBe(true);
   });
 
   it("one-outbound-door: no undici, global fetch or node:http client outside lib/net, bar the listed exceptions", () => {
     const found = breaking({
       "lib/catalog/feeds.ts": `export const get = (u: string) => fetch(u);`,
       "lib/badges/fetch-keys.ts": `import { request } from "undici"; export const r = request;`,
-      "lib/worker/helper.ts": `export const f = () => globalThis.fetch("https://stranger.example");`,
+      "lib/catalog-monitor/helper.ts": `export const f = () => globalThis.fetch("https://stranger.example");`,
       "components/evil.tsx": `"use client"; export const x = () => fetch("https://stranger.example/api");`,
       "components/server.tsx": `export const x = () => fetch("/api/x");`,
       "app/api/y/route.ts": `import * as http from "node:https"; export const GET = () => http.get("https://x");`,
@@ -1043,7 +1056,7 @@ describe("the checker", () => {
     expect(door.map((v) => v.split(":").slice(0, 2).join(":"))).toEqual([
       "lib/badges/fetch-keys.ts:1",
       "lib/catalog/feeds.ts:1",
-      "lib/worker/helper.ts:1",
+      "lib/catalog-monitor/helper.ts:1",
       "components/evil.tsx:1",
       "components/server.tsx:1",
       "app/api/y/route.ts:1",
@@ -1059,6 +1072,18 @@ describe("the checker", () => {
       `lib/catalog/tile.ts:1: imports "@/components/tile"`,
       `lib/catalog/tile.ts:1: imports "../../test/db"`,
     ]);
+  });
+
+  it("the dev chain: lib/ never imports devchain/, app/ only in the demo faucet, devchain/ never the database", () => {
+    const found = breaking({
+      "lib/chain/facilitator.ts": `import { TEST_USDC_ABI } from "@/devchain/test-usdc"; export const a = TEST_USDC_ABI;`,
+      "app/api/x/route.ts": `import { startAnvil } from "@/devchain/anvil"; export const GET = startAnvil;`,
+      "app/api/faucet/route.ts": `import { faucetFund } from "@/devchain/faucet"; export const POST = faucetFund;`,
+      "devchain/faucet.ts": `import { db } from "@/lib/db"; export const faucetFund = db;`,
+    });
+    expect(found.filter((v) => v.endsWith("[lib-below-the-rest]")).map((v) => v.split(" (")[0])).toEqual([`lib/chain/facilitator.ts:1: imports "@/devchain/test-usdc"`]);
+    expect(found.filter((v) => v.endsWith("[app-imports]")).map((v) => v.split(" (")[0])).toEqual([`app/api/x/route.ts:1: imports "@/devchain/anvil"`]);
+    expect(found.filter((v) => v.endsWith("[devchain-imports]")).map((v) => v.split(" (")[0])).toEqual([`devchain/faucet.ts:1: imports "@/lib/db"`]);
   });
 
   it("evidence-below-probe: the evidence types and the parsers never reach lib/probe", () => {

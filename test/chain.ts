@@ -4,8 +4,8 @@
  * development accounts 1–3; local use only).
  */
 import type { Address, PrivateKeyAccount } from "viem";
-import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
-import { setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import { startAnvil, type AnvilNode } from "@/devchain/anvil";
+import { setupLocalChain, type LocalChain } from "@/devchain/local-chain";
 
 export interface FundedChain {
   node: AnvilNode;

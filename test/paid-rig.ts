@@ -8,8 +8,8 @@
  */
 import { keccak256, toHex, type Address, type Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
-import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import { startAnvil, type AnvilNode } from "@/devchain/anvil";
+import { LOCAL_DEV_KEYS, setupLocalChain, type LocalChain } from "@/devchain/local-chain";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { startMarket, type Market, type MarketBehaviour } from "@/sellers/market";
 import { startAgentVerdict, type AgentVerdictService } from "@/sellers/agent-verdict/index";

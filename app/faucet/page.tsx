@@ -6,8 +6,8 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { FaucetForm } from "@/components/faucet-form";
 import { demoSignInEnabled } from "@/lib/auth/options";
-import { FAUCET_GAS, FAUCET_USDC, FAUCET_WALLET_CAP } from "@/lib/chain/faucet";
-import { LOCAL_CHAIN_ID, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
+import { FAUCET_GAS, FAUCET_USDC, FAUCET_WALLET_CAP } from "@/devchain/faucet";
+import { LOCAL_CHAIN_ID, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN } from "@/devchain/local-chain";
 import { env } from "@/lib/env";
 
 export const dynamic = "force-dynamic";

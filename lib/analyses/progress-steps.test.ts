@@ -9,8 +9,8 @@ import { seedListing, seedOwner } from "@/test/analyses";
 import { getAnalysisForActor, reanalyseForActor } from "@/lib/analyses/progress";
 import { HeartbeatBody, opsClaim, opsDirectClient, opsFail, opsHeartbeat } from "@/lib/ops/handlers";
 import type { HeartbeatRequest, OpsClient } from "@/lib/ops/protocol";
-import { runWorker } from "@/lib/worker/run-worker";
-import { fixtureProbe, type ProbeFn } from "@/lib/worker/probes";
+import { runWorker } from "@/lib/catalog-monitor/run-worker";
+import { fixtureProbe, type ProbeFn } from "@/lib/catalog-monitor/probes";
 import { fullListing } from "@/test/readiness";
 
 let t: TestDatabase;

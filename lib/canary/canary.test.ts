@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
-import type { LocalChain } from "@/lib/chain/local-chain";
+import type { LocalChain } from "@/devchain/local-chain";
 import { writeListing } from "@/lib/listings/save";
 import { rankForListing } from "@/lib/rank/inputs";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";

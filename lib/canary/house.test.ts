@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, toHex, type Hex } from "viem";
-import type { LocalChain } from "@/lib/chain/local-chain";
+import type { LocalChain } from "@/devchain/local-chain";
 import { EnvError, parseEnv } from "@/lib/env";
 import { writeListing } from "@/lib/listings/save";
 import { shapeDocument } from "@/demo/seed-demo";

@@ -5,7 +5,7 @@
  * raised past it needs a new one.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalChain } from "@/lib/chain/local-chain";
+import type { LocalChain } from "@/devchain/local-chain";
 import { writeListing } from "@/lib/listings/save";
 import { approveCanaryPrice } from "@/lib/moderation/canary-price";
 import { shapeDocument } from "@/demo/seed-demo";

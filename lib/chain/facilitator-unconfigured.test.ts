@@ -5,7 +5,7 @@ import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
 import { POST as verifyRoute } from "@/app/api/facilitator/verify/route";
 import { AppError } from "@/lib/errors";
 import { facilitatorFromEnv } from "./facilitator";
-import { LOCAL_DEV_KEYS } from "./local-chain";
+import { LOCAL_DEV_KEYS } from "@/devchain/local-chain";
 
 delete process.env.TOLLGATE_CHAIN_RPC_URL;
 delete process.env.TOLLGATE_FACILITATOR_KEY;

@@ -14,10 +14,11 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFundedChain } from "@/test/chain";
 import { AppError } from "@/lib/errors";
-import { freePort, type AnvilNode } from "./anvil";
+import { freePort, type AnvilNode } from "@/devchain/anvil";
 import { INSUFFICIENT_BALANCE, ZERO_VALUE, createFacilitator, settle, verify, type FacilitatorRequest, type FacilitatorSetup } from "./facilitator";
-import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, type LocalChain } from "./local-chain";
-import { EIP3009_TYPES, TEST_USDC_ABI } from "./test-usdc";
+import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, type LocalChain } from "@/devchain/local-chain";
+import { EIP3009_TYPES } from "@/lib/x402/eip3009";
+import { TEST_USDC_ABI } from "@/devchain/test-usdc";
 
 let node: AnvilNode;
 let local: LocalChain;

@@ -15,11 +15,11 @@ import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { env, type Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { LOCAL_NETWORK, LOCAL_POLLING_MS, localChain } from "./local-chain";
+import { EIP3009_SETTLE_ABI } from "@/lib/x402/eip3009";
+import { LOCAL_NETWORK, LOCAL_POLLING_MS, localChain } from "./local-network";
 import { noteFacilitatorOutage } from "./facilitator-health";
 import { isRpcOutage } from "./rpc";
 import { FairSendQueue, type SendRecord } from "./send-queue";
-import { TEST_USDC_ABI } from "./test-usdc";
 
 type FacilitatorClient = ReturnType<typeof walletClientFor>;
 
@@ -273,8 +273,8 @@ export async function preflight(setup: FacilitatorSetup, p: ExactEvmPayload, ass
   const token = getAddress(asset);
   const from = getAddress(a.from);
   const [balance, used] = await Promise.all([
-    setup.client.readContract({ address: token, abi: TEST_USDC_ABI, functionName: "balanceOf", args: [from] }),
-    setup.client.readContract({ address: token, abi: TEST_USDC_ABI, functionName: "authorizationState", args: [from, a.nonce as Hex] }),
+    setup.client.readContract({ address: token, abi: EIP3009_SETTLE_ABI, functionName: "balanceOf", args: [from] }),
+    setup.client.readContract({ address: token, abi: EIP3009_SETTLE_ABI, functionName: "authorizationState", args: [from, a.nonce as Hex] }),
   ]);
   if (balance < BigInt(a.value)) return { reason: INSUFFICIENT_BALANCE, message: `the payer ${from} holds ${balance} of the ${a.value} it authorizes` };
   if (used) return { reason: NONCE_USED, message: `the payer's authorization nonce ${a.nonce} was already used` };
@@ -282,9 +282,9 @@ export async function preflight(setup: FacilitatorSetup, p: ExactEvmPayload, ass
   try {
     if (p.signature.length === 132) {
       const sig = parseSignature(p.signature as Hex);
-      await setup.client.simulateContract({ address: token, abi: TEST_USDC_ABI, functionName: "transferWithAuthorization", args: [...base, Number(sig.v ?? BigInt(sig.yParity + 27)), sig.r, sig.s] });
+      await setup.client.simulateContract({ address: token, abi: EIP3009_SETTLE_ABI, functionName: "transferWithAuthorization", args: [...base, Number(sig.v ?? BigInt(sig.yParity + 27)), sig.r, sig.s] });
     } else {
-      await setup.client.simulateContract({ address: token, abi: TEST_USDC_ABI, functionName: "transferWithAuthorization", args: [...base, p.signature as Hex] });
+      await setup.client.simulateContract({ address: token, abi: EIP3009_SETTLE_ABI, functionName: "transferWithAuthorization", args: [...base, p.signature as Hex] });
     }
   } catch (e) {
     if (isRpcOutage(e)) throw e;

@@ -1,10 +1,10 @@
 /** Reading chains: the TOLLGATE_RPC_URL_<network> settings, and an outage as an unmeasured value on a real anvil. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EnvError, parseEnv } from "@/lib/env";
-import { startAnvil, type AnvilNode } from "./anvil";
-import { LOCAL_USDC_ADDRESS, setupLocalChain } from "./local-chain";
+import { startAnvil, type AnvilNode } from "@/devchain/anvil";
+import { LOCAL_USDC_ADDRESS, setupLocalChain } from "@/devchain/local-chain";
 import { evmChainId, isRpcOutage, readChain, rpcUrlFor } from "./rpc";
-import { TEST_USDC_ABI } from "./test-usdc";
+import { TEST_USDC_ABI } from "@/devchain/test-usdc";
 
 describe("RPC settings", () => {
   it("TOLLGATE_RPC_URL_<namespace>_<reference> maps to the CAIP-2 network", () => {

@@ -20,7 +20,7 @@ import {
   type PublicClient,
 } from "viem";
 import { env } from "@/lib/env";
-import { LOCAL_CHAIN_ID } from "./anvil";
+import { LOCAL_CHAIN_ID } from "./local-network";
 
 export type ChainRead<T> = { ok: true; value: T } | { ok: false; unmeasured: string };
 

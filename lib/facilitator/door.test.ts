@@ -20,10 +20,10 @@ import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
 import { GET as supportedRoute } from "@/app/api/facilitator/supported/route";
 import { POST as verifyRoute } from "@/app/api/facilitator/verify/route";
 import { createApiKey, revokeApiKey } from "@/lib/apikeys";
-import type { AnvilNode } from "@/lib/chain/anvil";
+import type { AnvilNode } from "@/devchain/anvil";
 import { facilitatorFromEnv, INSUFFICIENT_BALANCE, ZERO_VALUE, supported } from "@/lib/chain/facilitator";
-import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, type LocalChain } from "@/lib/chain/local-chain";
-import { EIP3009_TYPES } from "@/lib/chain/test-usdc";
+import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, type LocalChain } from "@/devchain/local-chain";
+import { EIP3009_TYPES } from "@/lib/x402/eip3009";
 import { configureLimits, restoreLimits, type LimitsConfig } from "@/lib/limits";
 import { GAS_RESERVE, gasSpent, reserveGas } from "./gas";
 

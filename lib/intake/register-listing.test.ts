@@ -21,7 +21,7 @@ import { validateTarget } from "@/lib/net";
 import { draftFromUrlAction } from "@/lib/surfaces/seller-actions";
 import { POST as submitRoute } from "@/app/api/analyses/route";
 import { opsClaim, opsFail } from "@/lib/ops/handlers";
-import { realProbe } from "@/lib/worker/probes";
+import { realProbe } from "@/lib/catalog-monitor/probes";
 import { completeLease } from "@/lib/analyses/store-result";
 import { createListingForSeller } from "@/lib/listings/save";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";

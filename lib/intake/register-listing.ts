@@ -21,7 +21,7 @@
  *   publish (publishListing → onListingPublished → requestAnalysis).
  * - "queue" (the API): (1) and (4) run here and the API answers 202 at once with the queued
  *   analysis and `listingId: null` (its contract, docs/QUEUE.md). (2) runs in the catalog-monitor
- *   worker (lib/worker/probes.ts realProbe → lib/discovery draftListingFromUrl), because that run
+ *   worker (lib/catalog-monitor/probes.ts realProbe → lib/discovery draftListingFromUrl), because that run
  *   probes the same endpoints next: the draft's unpaid calls become the probe's evidence, so each
  *   endpoint is called once per submission, not once to draft and again to probe. The worker holds
  *   no database credentials and cannot import this file, so it calls lib/discovery directly, and it

@@ -6,8 +6,8 @@
  * runs in lib/jobs/server-jobs.ts's scheduler, beside it.
  */
 import { opsDirectClient } from "@/lib/ops/handlers";
-import { realProbe } from "@/lib/worker/probes";
-import { runWorker, type WorkerStats } from "@/lib/worker/run-worker";
+import { realProbe } from "@/lib/catalog-monitor/probes";
+import { runWorker, type WorkerStats } from "@/lib/catalog-monitor/run-worker";
 
 export interface InProcessHandle {
   stop(): Promise<WorkerStats>;

@@ -9,7 +9,7 @@ import { analysisTicks } from "@/lib/queue/ticks";
 import { canaryTicks } from "@/lib/canary/ticks";
 import { ledgerTicks } from "@/lib/ledger/ticks";
 import { limitTicks } from "@/lib/limits/ticks";
-import { monitorTicks } from "@/lib/monitor/ticks";
+import { monitorTicks } from "@/lib/health/ticks";
 import { rankTicks } from "@/lib/rank/ticks";
 import { startScheduler, type Scheduler } from "@/lib/scheduler";
 

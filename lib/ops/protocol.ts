@@ -1,6 +1,6 @@
 /**
  * The ops API's wire shapes, shared by the API (lib/ops/handlers.ts) and the catalog-monitor worker
- * (lib/worker/run-worker.ts). Types only: the worker must not pull database code into its process.
+ * (lib/catalog-monitor/run-worker.ts). Types only: the worker must not pull database code into its process.
  */
 import type { ListingDocument } from "@/lib/listing-document/document";
 import type { ProbeEvidence } from "@/lib/evidence";

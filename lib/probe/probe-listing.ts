@@ -29,11 +29,11 @@ export interface ProbeListingOptions {
   /** Tokens the listing declares beyond canonical USDC (C3). */
   declaredTokens?: readonly DeclaredToken[];
   /**
-   * Unpaid calls this run already made (the discovery draft of a URL submission, lib/worker): an
+   * Unpaid calls this run already made (the discovery draft of a URL submission, lib/catalog-monitor): an
    * endpoint whose request is among them is not called again; that answer is its evidence.
    */
   prefetched?: UnpaidCalls;
-  /** Called as each endpoint's probe finishes: endpoints done of all (live progress, lib/worker). */
+  /** Called as each endpoint's probe finishes: endpoints done of all (live progress, lib/catalog-monitor). */
   onEndpoint?: (done: number, total: number) => void;
 }
 

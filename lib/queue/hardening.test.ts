@@ -16,7 +16,7 @@ import { archiveFinishedAnalyses } from "./retention";
 import { analysisTicks } from "./ticks";
 import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import { completeLease } from "@/lib/analyses/store-result";
-import { fixtureEvidence } from "@/lib/worker/probes";
+import { fixtureEvidence } from "@/lib/catalog-monitor/probes";
 import { reanalyseForActor } from "@/lib/analyses/progress";
 import { adminDesk, requeueDeadForModerator } from "@/lib/surfaces/admin";
 import { seedListing, seedListings, seedOwner } from "@/test/analyses";

@@ -12,7 +12,7 @@ import { claimLeases } from "./lease";
 import { servedRubricVersion } from "./monitors";
 import { completeLease, RUBRIC_NOTICE_TEXT } from "@/lib/analyses/store-result";
 import { ClaimBody, opsClaim } from "@/lib/ops/handlers";
-import { fixtureEvidence } from "@/lib/worker/probes";
+import { fixtureEvidence } from "@/lib/catalog-monitor/probes";
 import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import { seedListings, seedOwner } from "@/test/analyses";
 import { fullListing } from "@/test/readiness";

@@ -9,7 +9,7 @@ import { configureQueue, backoffCeilingMs, DEFAULT_QUEUE_CONFIG } from "./config
 import { onListingPublished, onRubricRelease, releaseKind, requestAnalysis, staleSweep, PRIORITY_RUBRIC_MISMATCH, checkRubricRelease } from "./enqueue-analysis";
 import { claimLeases, failLease, heartbeatLease, reapExpiredLeases } from "./lease";
 import { acknowledgeRubricNotice, completeLease, RUBRIC_NOTICE_TEXT } from "@/lib/analyses/store-result";
-import { fixtureEvidence } from "@/lib/worker/probes";
+import { fixtureEvidence } from "@/lib/catalog-monitor/probes";
 import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import { getAnalysisForActor, reanalyseForActor, submitAnalysisForActor } from "@/lib/analyses/progress";
 import { opsClaim, opsMetricsText } from "@/lib/ops/handlers";

@@ -4,7 +4,7 @@
  * triggers, due by time or never ranked, and every FULL_SWEEP_INTERVAL_MS it reads the whole catalog
  * (docs/RANK.md "The tick"). At bench:rank's 100,000 listings a tick with nothing due takes
  * milliseconds where a full read takes 1.6–2.5 s (docs/BENCHMARKS.md). Each health sweep
- * (lib/monitor/ticks.ts) marks every listing it probed, so the first tick after it reads most of the
+ * (lib/health/ticks.ts) marks every listing it probed, so the first tick after it reads most of the
  * catalog (a full read, DUE_FULL_SHARE), and the ticks between are cheap.
  */
 import { env } from "@/lib/env";

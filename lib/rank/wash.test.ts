@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWalletClient, http, type Address, type Hex, type PrivateKeyAccount } from "viem";
-import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
-import { setupLocalChain, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, type LocalChain } from "@/lib/chain/local-chain";
-import { TEST_USDC_ABI } from "@/lib/chain/test-usdc";
+import { startAnvil, type AnvilNode } from "@/devchain/anvil";
+import { setupLocalChain, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, type LocalChain } from "@/devchain/local-chain";
+import { TEST_USDC_ABI } from "@/devchain/test-usdc";
 import { ledgerFacts } from "@/lib/facts/aggregate";
 import { listingPageFacts } from "@/lib/catalog/listing-page";
 import { adminListing } from "@/lib/surfaces/admin";

@@ -86,8 +86,8 @@ export const KNOWN_ASSETS: readonly KnownAsset[] = [
   },
   {
     // The local chain (anvil) the demo and tests run: contracts/TestUSDC.sol, deployed by
-    // lib/chain/local-chain.ts as anvil account 0's first transaction, hence always at this address
-    // (lib/chain/local-chain.test.ts checks the address and the domain against the deployed token).
+    // devchain/local-chain.ts as anvil account 0's first transaction, hence always at this address
+    // (devchain/local-chain.test.ts checks the address and the domain against the deployed token).
     network: "eip155:31337", networkName: "Local chain (anvil)", symbol: "USDC",
     address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", decimals: 6,
     domains: [{ name: "USD Coin", version: "2", source: "contracts/TestUSDC.sol" }],

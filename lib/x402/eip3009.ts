@@ -1,7 +1,7 @@
 /**
  * EIP-3009 as the payment path reads it (production code, any chain): the typed data an `exact`
  * authorization is signed with, and the two events a settling token emits. The test USDC
- * (contracts/TestUSDC.sol) implements the same; lib/chain/compile.test.ts holds them together.
+ * (contracts/TestUSDC.sol) implements the same; devchain/compile.test.ts holds them together.
  */
 import { parseAbi } from "viem";
 
@@ -40,4 +40,12 @@ export const EIP3009_READS = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
   "function name() view returns (string)",
   "function version() view returns (string)",
+]);
+
+/** What the facilitator's preflight reads and simulates: the payer's balance, the nonce, both transfer forms. */
+export const EIP3009_SETTLE_ABI = parseAbi([
+  "function balanceOf(address account) view returns (uint256)",
+  "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
 ]);

@@ -36,7 +36,7 @@ import {
 } from "@x402/extensions/payment-identifier";
 import type { Address } from "viem";
 import { AppError } from "@/lib/errors";
-import { LOCAL_NETWORK, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
+import { LOCAL_NETWORK, LOCAL_USDC_DOMAIN } from "@/devchain/local-chain";
 import { DeliveryStore } from "./deliveries";
 import { hashCanonical } from "./digest";
 import { quoteFor, type Quote } from "./pricing";

@@ -30,7 +30,7 @@ import { Mppx as MppxExpress } from "mppx/express";
 import { charge as mppCharge } from "mppx/evm/server";
 import { formatUnits, keccak256, toHex, type Address } from "viem";
 import type { JsonSchema, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
-import { LOCAL_CHAIN_ID, LOCAL_NETWORK, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
+import { LOCAL_CHAIN_ID, LOCAL_NETWORK, LOCAL_USDC_DOMAIN } from "@/devchain/local-chain";
 import { docsPage, openApi, wellKnownX402 } from "../documents";
 import { makeLogoPng } from "../images";
 import type { SellerDescription } from "../types";

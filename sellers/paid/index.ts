@@ -33,7 +33,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { keccak256, toHex, type Address } from "viem";
 import { settle as facilitatorSettle, supported as facilitatorSupported, verify as facilitatorVerify, type FacilitatorRequest, type FacilitatorSetup } from "@/lib/chain/facilitator";
-import { LOCAL_NETWORK, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
+import { LOCAL_NETWORK, LOCAL_USDC_DOMAIN } from "@/devchain/local-chain";
 import { listenLoopback } from "../listen";
 import { facilitatorClientFor, type FacilitatorTarget } from "../facilitator-client";
 

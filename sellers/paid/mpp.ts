@@ -27,12 +27,12 @@ import { charge as chargeClient } from "mppx/evm/client";
 import { charge as chargeServer } from "mppx/evm/server";
 import { Mppx, Request as MppxRequest } from "mppx/server";
 import { formatUnits, keccak256, toHex, type Account, type Address } from "viem";
-import { LOCAL_CHAIN_ID, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
+import { LOCAL_CHAIN_ID, LOCAL_USDC_DOMAIN } from "@/devchain/local-chain";
 import { listenLoopback } from "../listen";
 import { facilitatorClientFor, type FacilitatorTarget } from "../facilitator-client";
 
 const WEATHER = { city: "Lisbon", temperatureC: 19, conditions: "clear" };
-/** The test USDC's decimals (lib/chain/artifacts: 6, like USDC). */
+/** The test USDC's decimals (devchain/artifacts: 6, like USDC). */
 const USDC_DECIMALS = 6;
 
 export const MPP_SELLERS = ["honest", "never-settles"] as const;

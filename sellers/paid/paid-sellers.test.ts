@@ -17,9 +17,9 @@ import { rigFacilitator } from "@/test/router-routes";
 import { POST as settleRoute } from "@/app/api/facilitator/settle/route";
 import { GET as supportedRoute } from "@/app/api/facilitator/supported/route";
 import { POST as verifyRoute } from "@/app/api/facilitator/verify/route";
-import { type AnvilNode } from "@/lib/chain/anvil";
+import { type AnvilNode } from "@/devchain/anvil";
 import { createFacilitator } from "@/lib/chain/facilitator";
-import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, type LocalChain } from "@/lib/chain/local-chain";
+import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, type LocalChain } from "@/devchain/local-chain";
 import { parseX402 } from "@/lib/x402";
 import { inProcessFacilitator, startPaidSellers, type PaidSellers } from "./index";
 

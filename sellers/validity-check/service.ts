@@ -30,7 +30,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { Counter, Registry } from "prom-client";
 import type { Address } from "viem";
-import { LOCAL_NETWORK, LOCAL_USDC_DOMAIN } from "@/lib/chain/local-chain";
+import { LOCAL_NETWORK, LOCAL_USDC_DOMAIN } from "@/devchain/local-chain";
 import criteriaDocument from "./criteria.json";
 import { checkPaid, deliveryFor, precheckAnswer } from "./answers";
 import { callerWallet, REFUSAL_CODES, UPTO_INPUT_SCHEMA, VALIDITY_INPUT_SCHEMA, type Op, type UptoInput, type ValidityInput } from "./contract";

@@ -4,9 +4,9 @@
  */
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
-import { FAUCET_ADDRESS, FAUCET_RESERVE } from "@/lib/chain/faucet";
-import { setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import { startAnvil, type AnvilNode } from "@/devchain/anvil";
+import { FAUCET_ADDRESS, FAUCET_RESERVE } from "@/devchain/faucet";
+import { setupLocalChain, type LocalChain } from "@/devchain/local-chain";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 
 let t: TestDatabase;

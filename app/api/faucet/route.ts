@@ -1,10 +1,10 @@
 /**
  * POST /api/faucet {address} — the demo faucet (demo mode only, TOLLGATE_DEMO_SIGNIN=1; 404 otherwise):
- * sends the wallet test USDC and gas on the local chain (lib/chain/faucet.ts, bounded amounts).
+ * sends the wallet test USDC and gas on the local chain (devchain/faucet.ts, bounded amounts).
  * A bad address is a 400 naming /address; per client address and per wallet it is rate-limited (429).
  */
 import { demoSignInEnabled } from "@/lib/auth/options";
-import { faucetFund, parseFaucetAddress } from "@/lib/chain/faucet";
+import { faucetFund, parseFaucetAddress } from "@/devchain/faucet";
 import { env } from "@/lib/env";
 import { AppError, toResponse } from "@/lib/errors";
 import { BODY_LIMITS, readJson } from "@/lib/http";

@@ -6,12 +6,12 @@
  * and the reader hands back a TrustSubject per endpoint.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AnvilNode } from "@/lib/chain/anvil";
-import type { LocalChain } from "@/lib/chain/local-chain";
+import type { AnvilNode } from "@/devchain/anvil";
+import type { LocalChain } from "@/devchain/local-chain";
 import { draftListingFromUrl } from "@/lib/discovery/import";
 import { writeListing } from "@/lib/listings/save";
 import { runCanary } from "@/lib/canary/runs";
-import { runHealthSweep } from "@/lib/monitor/sweep-health";
+import { runHealthSweep } from "@/lib/health/sweep-health";
 import { shapeDocument } from "@/demo/seed-demo";
 import type { MarketBehaviour } from "@/sellers/market";
 import { createTestDatabase, type TestDatabase } from "@/test/db";

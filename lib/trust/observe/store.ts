@@ -1,7 +1,7 @@
 /**
  * Writing the trust observations (docs/TRUST.md "Observations"), always inside the caller's
  * transaction, the one that stores what they were read from: the probe evidence of an analysis
- * (lib/analyses/store-result.ts), the monitor's health sample (lib/monitor/sweep-health.ts) or the
+ * (lib/analyses/store-result.ts), the monitor's health sample (lib/health/sweep-health.ts) or the
  * completed canary sample (lib/canary/run.ts). Nothing is half-written: the source row and its
  * observations commit together or not at all, and the unique (source, sourceId, method, path, check)
  * index refuses a second write of the same outcome.

@@ -12,7 +12,6 @@
 import {
   createPublicClient,
   createWalletClient,
-  defineChain,
   getAddress,
   getContractAddress,
   http,
@@ -28,11 +27,10 @@ import {
   type WalletClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { LOCAL_CHAIN_ID } from "./anvil";
+import { LOCAL_CHAIN_ID, LOCAL_NETWORK, LOCAL_POLLING_MS, MULTICALL3_ADDRESS, localChain } from "@/lib/chain/local-network";
 import { LOCAL_MULTICALL3_ARTIFACT_DATA, TEST_USDC_ABI, TEST_USDC_ARTIFACT_DATA } from "./test-usdc";
 
-export { LOCAL_CHAIN_ID };
-export const LOCAL_NETWORK = `eip155:${LOCAL_CHAIN_ID}` as const;
+export { LOCAL_CHAIN_ID, LOCAL_NETWORK, LOCAL_POLLING_MS, MULTICALL3_ADDRESS, localChain };
 
 /** anvil's ten default development keys (public; local chain only — see the file comment). */
 export const LOCAL_DEV_KEYS: readonly Hex[] = [
@@ -58,9 +56,6 @@ export const LOCAL_DEPLOYER: Address = privateKeyToAccount(LOCAL_DEV_KEYS[0]).ad
  */
 export const LOCAL_USDC_ADDRESS: Address = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 
-/** Multicall3's address on every chain that has it. */
-export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
-
 export const TRY_AGGREGATE_ABI = parseAbi([
   "struct Call { address target; bytes callData; }",
   "struct Result { bool success; bytes returnData; }",
@@ -70,26 +65,6 @@ export const TRY_AGGREGATE_ABI = parseAbi([
 
 /** The test USDC's EIP-712 domain name and version, as FiatToken v2 on mainnet. */
 export const LOCAL_USDC_DOMAIN = { name: "USD Coin", version: "2" } as const;
-
-/**
- * How often a client of the local chain polls while it waits (a receipt, a block). anvil's automine
- * answers eth_sendRawTransaction with the hash a moment before the block holding it is mined; a
- * receipt asked for in that moment is null, and viem's default poll (4 s for a chain without a block
- * time) then made about 1 settlement in 100 take over 4 s. On loopback a short poll costs nothing
- * (a 5 ms poll was tried and left some settlements hanging past the relay's 30 s deadline).
- */
-export const LOCAL_POLLING_MS = 50;
-
-export function localChain(rpcUrl: string): Chain {
-  return defineChain({
-    id: LOCAL_CHAIN_ID,
-    name: "Local chain (anvil)",
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-    contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
-    testnet: true,
-  });
-}
 
 export interface Funding {
   address: Address;

@@ -6,7 +6,8 @@ import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, rpcAnswers, startAnvil, type AnvilNode } from "./anvil";
 import { LOCAL_DEPLOYER, LOCAL_DEV_KEYS, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, MULTICALL3_ADDRESS, setupLocalChain, TRY_AGGREGATE_ABI, type LocalChain } from "./local-chain";
-import { EIP3009_TYPES, TEST_USDC_ABI } from "./test-usdc";
+import { EIP3009_TYPES } from "@/lib/x402/eip3009";
+import { TEST_USDC_ABI } from "./test-usdc";
 import { canonicalUsdc, findAsset } from "@/lib/x402/assets";
 
 let node: AnvilNode;

@@ -1,6 +1,6 @@
 /**
  * The committed artefacts (contracts/*.sol compiled by scripts/compile-contracts.ts) and the test
- * USDC's typed ABI for the calls this code makes. lib/chain/compile.test.ts checks that every entry of
+ * USDC's typed ABI for the calls this code makes. devchain/compile.test.ts checks that every entry of
  * TEST_USDC_ABI is in the artefact's ABI, so the two cannot drift apart.
  */
 import { parseAbi } from "viem";
@@ -36,6 +36,3 @@ export const TEST_USDC_ABI = parseAbi([
   "error OwnableUnauthorizedAccount(address account)",
   "error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)",
 ]);
-
-/** The EIP-712 types, now production constants (lib/x402/eip3009.ts); re-exported for the dev chain and its tests. */
-export { EIP3009_TYPES } from "@/lib/x402/eip3009";

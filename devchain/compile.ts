@@ -88,6 +88,6 @@ export function compileContract(sourcePath: string, contractName: string, root: 
 
 /** The contracts this room builds: source, contract name, committed artefact. */
 export const CONTRACTS = [
-  { source: "contracts/TestUSDC.sol", name: "TestUSDC", artifact: "lib/chain/artifacts/TestUSDC.json" },
-  { source: "contracts/LocalMulticall3.sol", name: "LocalMulticall3", artifact: "lib/chain/artifacts/LocalMulticall3.json" },
+  { source: "contracts/TestUSDC.sol", name: "TestUSDC", artifact: "devchain/artifacts/TestUSDC.json" },
+  { source: "contracts/LocalMulticall3.sol", name: "LocalMulticall3", artifact: "devchain/artifacts/LocalMulticall3.json" },
 ] as const;

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
-const root = path.resolve(__dirname, "../..");
+const root = path.resolve(__dirname, "..");
 
 function isAlive(pid: number): boolean {
   try {

@@ -11,8 +11,9 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
+import { LOCAL_CHAIN_ID } from "@/lib/chain/local-network";
 
-export const LOCAL_CHAIN_ID = 31337;
+export { LOCAL_CHAIN_ID };
 
 export interface AnvilNode {
   rpcUrl: string;
