@@ -25,7 +25,7 @@ afterAll(async () => {
 
 const keyring = fixedKeyring();
 const get = (route: typeof attestation, id: string, query = "", headers: Record<string, string> = {}) =>
-  route(new Request(`http://localhost/api/endpoints/${encodeURIComponent(id)}/x${query}`, { headers }), { params: Promise.resolve({ id }) });
+  route(new Request(`http://localhost/api/endpoints/ep/x${query}`, { headers }), { params: Promise.resolve({ id }) });
 
 describe("the attestation and evidence routes", () => {
   it("serve the latest envelope and the bundle whose hash it signs", async () => {
@@ -63,6 +63,10 @@ describe("the attestation and evidence routes", () => {
     const bad = await get(attestation, "../../etc");
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.details[0].pointer).toBe("/id");
+    for (const hostile of ["ab\u0000c", "ab\ud800c", "x".repeat(65)]) {
+      const r = await get(evidence, hostile);
+      expect(r.status).toBe(400);
+    }
     const badHash = await get(evidence, endpointId, "?sha256=XYZ");
     expect(badHash.status).toBe(400);
     expect((await badHash.json()).error.details[0].pointer).toBe("/sha256");
