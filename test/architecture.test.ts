@@ -141,7 +141,7 @@ const ROOMS: Room[] = [
   {
     path: "lib/jobs",
     owns: "the web process's glue: the scheduler's start-up and the in-process worker",
-    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/health/**", "lib/rank/**", "lib/ledger/**", "lib/limits/**", "lib/canary/**", "lib/ops/**", "lib/catalog-monitor/**"],
+    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/health/**", "lib/rank/**", "lib/ledger/**", "lib/limits/**", "lib/canary/**", "lib/ops/**", "lib/catalog-monitor/**", "lib/attest/**"],
   },
   {
     path: "lib/analyses",
@@ -206,6 +206,12 @@ const ROOMS: Room[] = [
     // lib/screen: S2, S3, S4; lib/x402/assets.ts and lib/chain/rpc.ts: C3's asset table and its one eth_call.
     may: [...FOUNDATION, ...DATABASE, "lib/trust/observation.ts", "lib/screen/**", "lib/evidence.ts", "lib/x402/assets.ts", "lib/chain/rpc.ts"],
   },
+  {
+    path: "lib/attest",
+    owns: "signed endpoint attestations and evidence bundles (docs/ATTESTATIONS.md): the bundle, the stored grades, the trust scoring sweep and its tick, the attestation guard",
+    // lib/trust: the engine, the rubric and the observations' reader; lib/badges: canonical JSON, DSSE and the keyring; lib/chain: the daily root.
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/trust/**", "lib/badges/**", "lib/chain/**"],
+  },
   { path: "lib/screen", owns: "the pattern screen (injection, phishing, malware, secret asks) and the secret-value detector, pure", may: [] },
   { path: "lib/moderation", owns: "the moderators' levers", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/rank/**", "lib/canary/**"] },
 
@@ -233,9 +239,10 @@ const ROOMS: Room[] = [
   // What the surfaces read.
   // lib/facts: the listing page's activity is the one facts reader's (docs/RANK.md "One facts reader").
   // lib/trust: the trust grade's read model (lib/catalog/trust.ts) reads the observations and scores them with the pure engine.
+  // lib/attest/read.ts: the stored grades and their daily points, read instead of scoring at view time.
   // lib/x402/assets.ts: the call snippets name the token an endpoint is priced in, and its EIP-712 domain.
   // lib/listing-document/unstorable.ts: a search query that cannot be stored as text is a 400, not a database error.
-  { path: "lib/catalog", owns: "the public view and the catalog's read models", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/rank/score/**", "lib/facts/**", "lib/trust/**", "lib/x402/assets.ts", "lib/listing-document/unstorable.ts"] },
+  { path: "lib/catalog", owns: "the public view and the catalog's read models", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/rank/score/**", "lib/facts/**", "lib/trust/**", "lib/x402/assets.ts", "lib/listing-document/unstorable.ts", "lib/attest/read.ts"] },
   // lib/http.ts: the verify route's body is read bounded, like every route's.
   { path: "lib/badges", owns: "signed SVG badges: statements, DSSE, rendering, verification", may: [...FOUNDATION, ...DATABASE, "lib/net/**", "lib/http.ts"] },
   {
