@@ -2,7 +2,7 @@
 /**
  * The seller's listings as a dashboard: search (title, slug, base URL), a status filter with counts,
  * a sort control, and columns for status, last analysis, readiness and last change. The rows come
- * from the page (lib/catalog/owner.ts); filtering happens here, instantly, without a round trip.
+ * from the page (lib/surfaces/seller-listings.ts); filtering happens here, instantly, without a round trip.
  */
 import Link from "next/link";
 import { useMemo, useState } from "react";

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db";
+import { rowsWithSettings } from "@/lib/sql";
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from "@/test/db";
 
 // Server PostgreSQL only: PGlite is one in-process connection that no server can take away.
@@ -45,7 +46,7 @@ describe.skipIf(!testDatabaseUrl())("server database handle", () => {
     });
     await new Promise((r) => setTimeout(r, 100));
     const started = Date.now();
-    const [, rows] = await t.prisma.$transaction([t.prisma.$queryRawUnsafe(`SELECT set_config('pg_trgm.word_similarity_threshold', '0.45', true)`), t.prisma.$queryRawUnsafe<{ four: number }[]>(`SELECT 4 AS four`)]);
+    const rows = await rowsWithSettings<{ four: number }>(t.prisma, { "pg_trgm.word_similarity_threshold": "0.45" }, `SELECT 4 AS four`);
     expect(rows).toEqual([{ four: 4 }]);
     expect(Date.now() - started).toBeGreaterThan(2_000);
     await held;

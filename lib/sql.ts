@@ -1,10 +1,11 @@
 /**
- * Raw SQL for the queue, the facts and the rank sweep, on either path:
+ * The one door for raw SQL (rows, exec, rowsWithSettings; parameters always, never values spliced
+ * into the text), on either path:
  * - server Postgres: single statements straight through the pg pool of lib/db's handle (Prisma's
  *   raw-query layer costs about 0.7 ms per statement on top of pg's 0.1–0.4 ms, measured here);
  *   a run of statements that needs one connection (session settings, a session advisory lock)
  *   through session(); transactions through Prisma (see transaction() for why);
- * - PGlite: through Prisma ($queryRawUnsafe / $transaction), because PGlite is one connection and
+ * - PGlite: through Prisma (its raw queries and $transaction), because PGlite is one connection and
  *   Prisma's adapter serialises transactions on it; a side channel could interleave with them.
  * Model calls off the hot path (creating a row, reading progress) use Prisma either way: prismaOf().
  *
@@ -53,6 +54,26 @@ export async function prismaOf(client?: Client): Promise<PrismaLike> {
 export async function rows<T>(client: Client, sql: string, ...params: unknown[]): Promise<T[]> {
   if (isPrisma(client)) return (await client.$queryRawUnsafe(sql, ...params)) as T[];
   return client.query<T>(sql, params);
+}
+
+/**
+ * Run one parameterised statement for its effect; answers how many rows it changed. Through Prisma
+ * (a handle's client on either backend, or the caller's transaction), like every write here.
+ */
+export async function exec(client: PrismaLike | DatabaseHandle, sql: string, ...params: unknown[]): Promise<number> {
+  const prisma = isHandle(client) ? client.prisma : client;
+  return prisma.$executeRawUnsafe(sql, ...params);
+}
+
+/**
+ * rows() with transaction-local settings (`set_config(name, value, true)`, values as parameters):
+ * the settings and the statement go as one Prisma batch transaction, so the settings stay on its
+ * connection and end with it.
+ */
+export async function rowsWithSettings<T>(prisma: PrismaClient, settings: Record<string, string>, sql: string, ...params: unknown[]): Promise<T[]> {
+  const set = Object.entries(settings).map(([name, value]) => prisma.$queryRawUnsafe(`SELECT set_config($1, $2, true)`, name, value));
+  const answers = await prisma.$transaction([...set, prisma.$queryRawUnsafe(sql, ...params)]);
+  return answers[answers.length - 1] as T[];
 }
 
 /**

@@ -84,11 +84,11 @@ const ROOMS: Room[] = [
   { path: "lib/migrate.ts", owns: "the migrator (committed SQL in order, under an advisory lock)", may: ["lib/db.ts"] },
   { path: "lib/scheduler.ts", owns: "the one scheduler, once it moves out of lib/jobs", may: [] },
   { path: "lib/listing-document", owns: "the listing document's types and its ajv validation", may: [] },
-  { path: "lib/ajv-logger.ts", owns: "Ajv's logger for sellers' schemas (unknown formats not logged)", may: [] },
+  { path: "lib/seller-schema.ts", owns: "the one compiler for sellers' JSON Schemas (options, bounded cache, hostile schemas refused)", may: [] },
 
   // Outbound HTTP and what reads its answers.
   { path: "lib/net", owns: "the only outbound HTTP: the SSRF guard, pinned connections, bounded reads", may: [] },
-  { path: "lib/x402", owns: "x402 challenge and Bazaar parsing", may: ["lib/evidence.ts", "lib/listing-document/**", "lib/ajv-logger.ts"] },
+  { path: "lib/x402", owns: "x402 challenge and Bazaar parsing", may: ["lib/evidence.ts", "lib/listing-document/**", "lib/seller-schema.ts"] },
   { path: "lib/mpp", owns: "MPP challenge parsing", may: ["lib/evidence.ts", "lib/x402/**"] },
   {
     path: "lib/probe",
@@ -196,7 +196,7 @@ const ROOMS: Room[] = [
     owns: "the canary: the house wallet pays each listed endpoint through the router, its samples, budget, runs and ticks, and the verification status they decide",
     // lib/router: every canary payment is a relayed call (house); lib/ledger and lib/chain: its row is confirmed and read on chain; lib/rank: a finished run re-ranks at once.
     // lib/trust/observe: a completed sample's paid observations are written in its transaction.
-    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/router/**", "lib/ledger/**", "lib/chain/**", "lib/rank/**", "lib/trust/observe/**", "lib/ajv-logger.ts"],
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/router/**", "lib/ledger/**", "lib/chain/**", "lib/rank/**", "lib/trust/observe/**", "lib/seller-schema.ts"],
   },
   // The trust grade (docs/TRUST.md). lib/trust holds the contract between the engine and the producers (observation.ts, imports nothing).
   { path: "lib/trust", owns: "the trust grade: the observation contract between its engine and its producers", may: [] },
@@ -302,6 +302,9 @@ interface OutboundRule {
 }
 
 type Rule = ImportRule | OutboundRule;
+
+// The one public-listing filter (lib/listings/visibility.ts): every public reader and the doors that call listed listings read it.
+for (const path of ["lib/catalog", "lib/badges", "lib/canary", "lib/router"]) ROOMS.find((r) => r.path === path)?.may.push("lib/listings/visibility.ts");
 
 const PURE_ROOMS = ["lib/scoring/**", "lib/rank/score/**"];
 
@@ -917,6 +920,58 @@ describe("the rules of the house, on the code", () => {
         expect(hits.length, `${rule.id}: ${file} still needs its exception`).toBeGreaterThan(0);
       }
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// raw-sql-one-door: Prisma's unsafe raw calls only in lib/sql.ts (tests included; a text check)
+// ---------------------------------------------------------------------------------------------
+
+const RAW_SQL_DOOR = ["lib/sql.ts"];
+const UNSAFE_RAW = /\$(query|execute)RawUnsafe\b/;
+
+function rawSqlOutsideDoor(files: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, text] of files) {
+    if (RAW_SQL_DOOR.includes(file)) continue;
+    text.split("\n").forEach((line, i) => {
+      if (UNSAFE_RAW.test(line)) out.push(`${file}:${i + 1}: raw SQL outside lib/sql.ts: use rows(), exec() or rowsWithSettings() [raw-sql-one-door]`);
+    });
+  }
+  return out;
+}
+
+function everySource(): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (rel: string) => {
+    if (!fs.existsSync(path.join(ROOT, rel))) return;
+    for (const d of fs.readdirSync(path.join(ROOT, rel), { withFileTypes: true })) {
+      const p = `${rel}/${d.name}`;
+      if (d.isDirectory()) {
+        if (d.name !== "node_modules" && p !== "lib/generated") walk(p);
+      } else if (/\.tsx?$/.test(d.name) && !d.name.endsWith(".d.ts")) out.set(p, fs.readFileSync(path.join(ROOT, p), "utf8"));
+    }
+  };
+  for (const dir of [...SCANNED, "e2e"]) walk(dir);
+  return out;
+}
+
+describe("raw-sql-one-door", () => {
+  it("no file but lib/sql.ts calls Prisma's unsafe raw queries, tests included", () => {
+    const files = everySource();
+    expect(files.has("lib/sql.ts") && UNSAFE_RAW.test(files.get("lib/sql.ts")!)).toBe(true);
+    expect(rawSqlOutsideDoor(files)).toEqual([]);
+  });
+
+  it("fires on a call anywhere else, and not on lib/sql.ts", () => {
+    const call = (kind: string) => `await prisma.$${kind}RawUnsafe("SELECT 1");`;
+    const fake = new Map([
+      ["lib/sql.ts", call("query")],
+      ["lib/catalog/x.ts", `export async function f() {\n  ${call("execute")}\n}`],
+      ["lib/queue/x.test.ts", call("query")],
+      ["lib/catalog/y.ts", `import { rows } from "@/lib/sql"; export const g = () => rows(c, "SELECT 1");`],
+    ]);
+    expect(rawSqlOutsideDoor(fake).map((v) => v.split(" raw")[0])).toEqual(["lib/catalog/x.ts:2:", "lib/queue/x.test.ts:1:"]);
   });
 });
 

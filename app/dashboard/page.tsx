@@ -4,7 +4,7 @@ import { redirect } from "next/navigation";
 import { SellerListings } from "@/components/seller-listings";
 import { isStale } from "@/lib/surfaces/band";
 import { currentActor } from "@/lib/auth/session";
-import { listOwnListings } from "@/lib/catalog/owner";
+import { listOwnListings } from "@/lib/surfaces/seller-listings";
 import { isModerator } from "@/lib/auth/roles";
 
 export const dynamic = "force-dynamic";

@@ -8,6 +8,7 @@ import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { readBodyText } from "@/lib/http";
+import { isPublic, isUnseen } from "@/lib/listings/visibility";
 import { BadgeCache, badgeCacheKey, issueReadinessBadge, type IssuedBadge } from "./issue";
 import { loadKeyring, publicKeySet, type Keyring, type PublicKeySet } from "./keys";
 import type { LogoName } from "./logos";
@@ -114,10 +115,10 @@ export async function badgeForListing(slugOrId: string, style: BadgeStyle, label
   // public badge route cannot confirm that another seller's draft id or slug exists (issue #20
   // item 6; the rule lib/listings/access.ts keeps for the seller routes).
   // A deleted listing (its tombstone) is not found either, as before it kept its history.
-  if (!row || row.publicationState === "draft" || row.deletedAt) return null;
+  if (!row || isUnseen(row)) return null;
 
   const origin = opts.origin ?? env().publicOrigin;
-  const published = row.publicationState === "published";
+  const published = isPublic(row);
   const r = row.currentResult;
   const input: StatementInput = {
     listing: { id: row.id, slug: row.slug, url: catalogUrl(new URL(origin).origin, row.slug), published },

@@ -22,6 +22,8 @@
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { exec, rows, type PrismaLike } from "@/lib/sql";
+import { listedSql } from "@/lib/listings/visibility";
 
 export const DAY_SCOPE = "*";
 /** The scope of a seller organisation's share: `org:<organization id>`. */
@@ -79,14 +81,16 @@ export async function reserve(input: { runId: string; listingId: string; amount:
   const prisma = await db();
   try {
     return await prisma.$transaction(async (tx) => {
-      const [run] = await tx.$queryRawUnsafe<Array<{ reserved: string | null; budgetDay: string | null }>>(
+      const [run] = await rows<{ reserved: string | null; budgetDay: string | null }>(
+        tx,
         `SELECT "reserved"::text AS "reserved", to_char("budgetDay", 'YYYY-MM-DD') AS "budgetDay" FROM "canary_runs" WHERE "id" = $1 FOR UPDATE`,
         input.runId,
       );
       if (!run) throw new AppError("not_found", `canary run ${input.runId} does not exist`);
       if (run.reserved !== null) return { ok: true as const, day: run.budgetDay ?? day, amount: BigInt(run.reserved), already: true };
       const org = orgScope(await organizationOf(tx, input.listingId));
-      await tx.$executeRawUnsafe(
+      await exec(
+        tx,
         `INSERT INTO "canary_budget" ("day", "scope") VALUES ($1::date, $2), ($1::date, $3), ($1::date, $4) ON CONFLICT ("day", "scope") DO NOTHING`,
         day,
         DAY_SCOPE,
@@ -97,7 +101,7 @@ export async function reserve(input: { runId: string; listingId: string; amount:
       for (const [scope, key, cap] of order) {
         if (!(await takeShare(tx, day, key, input.amount, cap))) throw new Refused(scope);
       }
-      await tx.$executeRawUnsafe(`UPDATE "canary_runs" SET "reserved" = $2::numeric, "budgetDay" = $3::date WHERE "id" = $1`, input.runId, input.amount.toString(), day);
+      await exec(tx, `UPDATE "canary_runs" SET "reserved" = $2::numeric, "budgetDay" = $3::date WHERE "id" = $1`, input.runId, input.amount.toString(), day);
       return { ok: true as const, day, amount: input.amount, already: false };
     });
   } catch (e) {
@@ -107,17 +111,16 @@ export async function reserve(input: { runId: string; listingId: string; amount:
   }
 }
 
-type Tx = { $queryRawUnsafe: <T = unknown>(q: string, ...v: unknown[]) => Promise<T>; $executeRawUnsafe: (q: string, ...v: unknown[]) => Promise<number> };
-
-async function organizationOf(tx: Pick<Tx, "$queryRawUnsafe">, listingId: string): Promise<string> {
-  const [row] = await tx.$queryRawUnsafe<Array<{ organizationId: string }>>(`SELECT "organizationId" FROM "listings" WHERE "id" = $1`, listingId);
+async function organizationOf(tx: PrismaLike, listingId: string): Promise<string> {
+  const [row] = await rows<{ organizationId: string }>(tx, `SELECT "organizationId" FROM "listings" WHERE "id" = $1`, listingId);
   if (!row) throw new AppError("not_found", `listing ${listingId} does not exist`);
   return row.organizationId;
 }
 
 /** Take `amount` from one share of the day's budget, only if it stays within `cap`: one conditional UPDATE. */
-async function takeShare(client: Pick<Tx, "$executeRawUnsafe">, day: string, scope: string, amount: bigint, cap: bigint): Promise<boolean> {
-  const took = await client.$executeRawUnsafe(
+async function takeShare(client: PrismaLike, day: string, scope: string, amount: bigint, cap: bigint): Promise<boolean> {
+  const took = await exec(
+    client,
     `UPDATE "canary_budget" SET "spent" = "spent" + $3::numeric, "updatedAt" = now() AT TIME ZONE 'UTC'
       WHERE "day" = $1::date AND "scope" = $2 AND "spent" + $3::numeric <= $4::numeric`,
     day,
@@ -141,17 +144,18 @@ export async function reservePayTo(input: { network: string; payTo: string; amou
   const day = utcDay(input.at);
   const scope = payToScope(input.network, input.payTo);
   const prisma = await db();
-  await prisma.$executeRawUnsafe(`INSERT INTO "canary_budget" ("day", "scope") VALUES ($1::date, $2) ON CONFLICT ("day", "scope") DO NOTHING`, day, scope);
+  await exec(prisma, `INSERT INTO "canary_budget" ("day", "scope") VALUES ($1::date, $2) ON CONFLICT ("day", "scope") DO NOTHING`, day, scope);
   if (await takeShare(prisma, day, scope, input.amount, cap)) return { ok: true };
-  const [row] = await prisma.$queryRawUnsafe<Array<{ spent: string }>>(`SELECT "spent"::text AS "spent" FROM "canary_budget" WHERE "day" = $1::date AND "scope" = $2`, day, scope);
+  const [row] = await rows<{ spent: string }>(prisma, `SELECT "spent"::text AS "spent" FROM "canary_budget" WHERE "day" = $1::date AND "scope" = $2`, day, scope);
   const left = cap - BigInt(row?.spent ?? "0");
   return { ok: false, left: left < 0n ? 0n : left };
 }
 
 /** Give back `amount` of run `runId`'s reservation (never more than it reserved; once per run finish). */
-export async function release(tx: { $executeRawUnsafe: (q: string, ...v: unknown[]) => Promise<number> }, run: { listingId: string; budgetDay: string; amount: bigint }): Promise<void> {
+export async function release(tx: PrismaLike, run: { listingId: string; budgetDay: string; amount: bigint }): Promise<void> {
   if (run.amount <= 0n) return;
-  await tx.$executeRawUnsafe(
+  await exec(
+    tx,
     `UPDATE "canary_budget" SET "spent" = GREATEST("spent" - $3::numeric, 0), "updatedAt" = now() AT TIME ZONE 'UTC'
       WHERE "day" = $1::date AND "scope" IN ($2, $4, (SELECT 'org:' || l."organizationId" FROM "listings" l WHERE l."id" = $4))`,
     run.budgetDay,
@@ -169,14 +173,15 @@ export async function budgetLeft(
   const caps = opts.caps ?? configuredCaps();
   const prisma = await db();
   const org = listingId ? orgScope(await organizationOf(prisma, listingId)) : DAY_SCOPE;
-  const rows = await prisma.$queryRawUnsafe<Array<{ scope: string; spent: string }>>(
+  const shares = await rows<{ scope: string; spent: string }>(
+    prisma,
     `SELECT "scope", "spent"::text AS "spent" FROM "canary_budget" WHERE "day" = $1::date AND "scope" IN ($2, $3, $4)`,
     utcDay(opts.at),
     DAY_SCOPE,
     listingId ?? DAY_SCOPE,
     org,
   );
-  const spentOf = (scope: string) => BigInt(rows.find((r) => r.scope === scope)?.spent ?? "0");
+  const spentOf = (scope: string) => BigInt(shares.find((r) => r.scope === scope)?.spent ?? "0");
   const spentDay = spentOf(DAY_SCOPE);
   const spentListing = listingId ? spentOf(listingId) : 0n;
   const spentOrganization = listingId ? spentOf(org) : 0n;
@@ -192,13 +197,14 @@ export async function budgetLeftForListings(listingIds: string[], opts: { caps?:
   const caps = opts.caps ?? configuredCaps();
   const day = utcDay(opts.at);
   const prisma = await db();
-  const rows = await prisma.$queryRawUnsafe<Array<{ scope: string; spent: string }>>(
+  const shares = await rows<{ scope: string; spent: string }>(
+    prisma,
     `SELECT "scope", "spent"::text AS "spent" FROM "canary_budget" WHERE "day" = $1::date AND ("scope" = $2 OR "scope" = ANY($3::text[]))`,
     day,
     DAY_SCOPE,
     listingIds,
   );
-  const spent = new Map(rows.map((r) => [r.scope, BigInt(r.spent)]));
+  const spent = new Map(shares.map((r) => [r.scope, BigInt(r.spent)]));
   const max0 = (v: bigint) => (v < 0n ? 0n : v);
   const spentDay = spent.get(DAY_SCOPE) ?? 0n;
   return { day, caps, leftDay: max0(caps.day - spentDay), spentDay, leftByListing: new Map(listingIds.map((id) => [id, max0(caps.listing - (spent.get(id) ?? 0n))])) };
@@ -208,15 +214,16 @@ export async function budgetLeftForListings(listingIds: string[], opts: { caps?:
 export async function organizationShares(opts: { caps?: BudgetCaps; at?: Date } = {}): Promise<Array<{ organizationId: string; name: string; spent: bigint; cap: bigint; listings: number }>> {
   const caps = opts.caps ?? configuredCaps();
   const prisma = await db();
-  const rows = await prisma.$queryRawUnsafe<Array<{ id: string; name: string; spent: string; listings: number }>>(
+  const orgs = await rows<{ id: string; name: string; spent: string; listings: number }>(
+    prisma,
     `SELECT o."id", o."name", COALESCE(b."spent", 0)::text AS "spent",
-            (SELECT count(*)::int FROM "listings" l WHERE l."organizationId" = o."id" AND l."publicationState" IN ('published', 'unlisted')) AS "listings"
+            (SELECT count(*)::int FROM "listings" l WHERE l."organizationId" = o."id" AND ${listedSql("l")}) AS "listings"
        FROM "organizations" o
        LEFT JOIN "canary_budget" b ON b."day" = $1::date AND b."scope" = 'org:' || o."id"
-      WHERE b."spent" > 0 OR EXISTS (SELECT 1 FROM "listings" l WHERE l."organizationId" = o."id" AND l."publicationState" IN ('published', 'unlisted'))
+      WHERE b."spent" > 0 OR EXISTS (SELECT 1 FROM "listings" l WHERE l."organizationId" = o."id" AND ${listedSql("l")})
       ORDER BY COALESCE(b."spent", 0) DESC, o."name", o."id"
       LIMIT 200`,
     utcDay(opts.at),
   );
-  return rows.map((r) => ({ organizationId: r.id, name: r.name, spent: BigInt(r.spent), cap: orgCap(caps), listings: Number(r.listings) }));
+  return orgs.map((r) => ({ organizationId: r.id, name: r.name, spent: BigInt(r.spent), cap: orgCap(caps), listings: Number(r.listings) }));
 }

@@ -6,6 +6,8 @@
  */
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
+import { rows } from "@/lib/sql";
+import { listedSql } from "@/lib/listings/visibility";
 
 export const PRICE_ABOVE_CEILING = "price_above_ceiling";
 
@@ -33,16 +35,17 @@ export function aboveCeiling(amount: bigint, ceiling: bigint, approved: bigint |
  */
 export async function awaitingPriceApproval(ceiling: bigint = priceCeiling()): Promise<Array<{ listingId: string; slug: string; title: string; highest: bigint; approved: bigint | null }>> {
   const prisma = await db();
-  const rows = await prisma.$queryRawUnsafe<Array<{ id: string; slug: string; title: string; highest: string; approved: string | null }>>(
+  const found = await rows<{ id: string; slug: string; title: string; highest: string; approved: string | null }>(
+    prisma,
     `SELECT l."id", l."slug", l."title", max(e."priceAmount"::numeric)::text AS "highest",
             (SELECT a."maxAmount"::text FROM "canary_price_approvals" a WHERE a."listingId" = l."id" ORDER BY a."createdAt" DESC, a."id" DESC LIMIT 1) AS "approved"
        FROM "listings" l JOIN "endpoints" e ON e."listingId" = l."id"
-      WHERE l."publicationState" IN ('published', 'unlisted') AND e."payable" AND e."priceAmount" ~ '^[0-9]{1,60}$' AND e."priceAmount"::numeric > $1::numeric
+      WHERE ${listedSql("l")} AND e."payable" AND e."priceAmount" ~ '^[0-9]{1,60}$' AND e."priceAmount"::numeric > $1::numeric
       GROUP BY l."id", l."slug", l."title"
       ORDER BY l."slug"`,
     ceiling.toString(),
   );
-  return rows
+  return found
     .map((r) => ({ listingId: r.id, slug: r.slug, title: r.title, highest: BigInt(r.highest), approved: r.approved === null ? null : BigInt(r.approved) }))
     .filter((r) => r.approved === null || r.highest > r.approved);
 }

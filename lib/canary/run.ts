@@ -22,10 +22,6 @@
  * router's row found by the authorization nonce (or, without one, from the chain's authorizationState).
  */
 import crypto from "node:crypto";
-import Ajv2020 from "ajv/dist/2020";
-import addFormats from "ajv-formats";
-import { ajvLogger } from "@/lib/ajv-logger";
-import type { ValidateFunction } from "ajv";
 import { x402Client, x402HTTPClient } from "@x402/fetch";
 import type { PaymentRequired, PaymentRequirements } from "@x402/fetch";
 import { toClientEvmSigner } from "@x402/evm";
@@ -35,6 +31,9 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { publicClientFor, readChain } from "@/lib/chain/rpc";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
+import { SchemaRefused, sellerSchemas, type ValidateFunction } from "@/lib/seller-schema";
+import { rows } from "@/lib/sql";
+import { isListed } from "@/lib/listings/visibility";
 import { confirmPayment, transfersFrom, type ReadOptions } from "@/lib/ledger/confirm-payment";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import { decodeSettlement } from "@/lib/router/payment-headers";
@@ -148,24 +147,17 @@ async function relayAsHouse(slug: string, e: EndpointRow, extra: Record<string, 
   return { status: res.status, headers: out, body: buf, ttlbMs };
 }
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, logger: ajvLogger });
-addFormats(ajv);
-const compiled = new Map<string, ValidateFunction | Error>();
-
 /** The output against the endpoint's declared response schema: null when it declares none. */
 export function checkOutput(schema: unknown, body: Buffer, contentType: string | null): { valid: boolean | null; errors: unknown } {
   if (!schema || typeof schema !== "object") return { valid: null, errors: null };
-  const key = JSON.stringify(schema);
-  let fn = compiled.get(key);
-  if (!fn) {
-    try {
-      fn = ajv.compile(schema as object);
-    } catch (e) {
-      fn = e as Error;
-    }
-    compiled.set(key, fn);
+  let fn: ValidateFunction;
+  try {
+    fn = sellerSchemas.compile(schema);
+  } catch (e) {
+    if (!(e instanceof SchemaRefused)) throw e;
+    const why = e.code === "schema_does_not_compile" ? "does not compile" : "is refused";
+    return { valid: null, errors: [{ message: `the declared response schema ${why}: ${e.message}`, code: e.code }] };
   }
-  if (fn instanceof Error) return { valid: null, errors: [{ message: `the declared response schema does not compile: ${fn.message}` }] };
   if (contentType && !/json/i.test(contentType)) return { valid: false, errors: [{ message: `content type ${contentType} is not JSON` }] };
   let value: unknown;
   try {
@@ -213,7 +205,7 @@ export async function executeRun(runId: string, leaseToken: string, options: Can
   const finish = (state: "done" | "deferred", outcome: Verification | null, reason: string) => finishRun(runId, leaseToken, run.listingId, state, outcome, reason);
   if (!listing) throw new AppError("not_found", `listing ${run.listingId} does not exist`);
   if (listing.canarySuspendedAt) return finish("deferred", null, "suspended");
-  if (listing.publicationState !== "published" && listing.publicationState !== "unlisted") return finish("done", "unverified", `not_listed: ${listing.publicationState}`);
+  if (!isListed(listing)) return finish("done", "unverified", `not_listed: ${listing.publicationState}`);
   const endpoints = listing.endpoints.filter((e) => e.payable) as EndpointRow[];
   if (endpoints.length === 0) return finish("done", "unverified", "no_payable_endpoint");
   if (!listing.protocols.includes("x402")) return finish("done", "unverified", `protocol_not_supported: ${listing.protocols.join(", ") || "none"} (the canary pays over x402)`);
@@ -528,13 +520,14 @@ async function finishRun(runId: string, leaseToken: string, listingId: string, s
     if (moved.count !== 1) throw new AppError("conflict", `canary run ${runId} lost its lease before it finished`);
     // A listing changed since this run started (its verification reset meanwhile) keeps the reset's
     // status: the run judged what was listed before; a run of what is listed now goes to the front.
-    const [listing] = await tx.$queryRawUnsafe<Array<{ stale: boolean; resetReason: string | null }>>(
+    const [listing] = await rows<{ stale: boolean; resetReason: string | null }>(
+      tx,
       `SELECT COALESCE(l."verificationResetAt" > r."startedAt", false) AS stale, l."verificationResetReason" AS "resetReason"
          FROM "listings" l JOIN "canary_runs" r ON r."id" = $2 WHERE l."id" = $1 FOR UPDATE OF l`,
       listingId,
       runId,
     );
-    if (listing?.stale) await tx.$queryRawUnsafe(`SELECT tollgate_canary_queue_front($1, $2)`, listingId, `the listing changed during run ${runId}: ${listing.resetReason}`);
+    if (listing?.stale) await rows(tx, `SELECT tollgate_canary_queue_front($1, $2)`, listingId, `the listing changed during run ${runId}: ${listing.resetReason}`);
     else if (state === "done" && outcome) await tx.listing.update({ where: { id: listingId }, data: { verificationStatus: outcome } });
     if (run?.reserved && run.budgetDay) {
       const signed = await tx.canarySample.findMany({ where: { runId, authorizationNonce: { not: null } }, select: { quotedAmount: true } });

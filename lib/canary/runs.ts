@@ -10,6 +10,8 @@
 import crypto from "node:crypto";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
+import { exec, rows } from "@/lib/sql";
+import { publicSql } from "@/lib/listings/visibility";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import { anyHouseKey } from "./house";
 import { executeRun, type CanaryOptions, type RunResult } from "./run";
@@ -49,7 +51,8 @@ export async function requestRun(input: { listingId: string; trigger: CanaryTrig
 export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}): Promise<{ runId: string; leaseToken: string } | null> {
   const prisma = await db();
   const token = crypto.randomBytes(16).toString("hex");
-  const rows = await prisma.$queryRawUnsafe<Array<{ id: string }>>(
+  const claimed = await rows<{ id: string }>(
+    prisma,
     `UPDATE "canary_runs" SET "state" = 'running', "leaseToken" = $1, "attempts" = "attempts" + 1,
             "leaseExpiresAt" = (now() AT TIME ZONE 'UTC') + ($2::int * interval '1 millisecond'),
             "startedAt" = COALESCE("startedAt", now() AT TIME ZONE 'UTC')
@@ -63,7 +66,7 @@ export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}):
     opts.leaseMs ?? CANARY_LEASE_MS,
     opts.runId ?? null,
   );
-  return rows[0] ? { runId: rows[0].id, leaseToken: token } : null;
+  return claimed[0] ? { runId: claimed[0].id, leaseToken: token } : null;
 }
 
 /**
@@ -130,13 +133,14 @@ export async function runCanary(listingId: string, request: { trigger?: CanaryTr
  */
 export async function queueDueRuns(now: Date = new Date()): Promise<number> {
   const prisma = await db();
-  return prisma.$executeRawUnsafe(
+  return exec(
+    prisma,
     `INSERT INTO "canary_runs" ("id", "listingId", "trigger", "requestedBy", "runAfter")
      SELECT 'cr' || md5(random()::text || clock_timestamp()::text || l."id"), l."id",
             (CASE WHEN last."createdAt" IS NULL THEN 'publish' ELSE 'schedule' END)::"CanaryTrigger", 'system:canary.schedule', $1::timestamptz AT TIME ZONE 'UTC'
        FROM "listings" l
        LEFT JOIN LATERAL (SELECT r."createdAt", r."state", r."finishedAt" FROM "canary_runs" r WHERE r."listingId" = l."id" ORDER BY r."createdAt" DESC LIMIT 1) last ON true
-      WHERE l."publicationState" = 'published' AND l."canarySuspendedAt" IS NULL
+      WHERE ${publicSql("l")} AND l."canarySuspendedAt" IS NULL
         AND (last."createdAt" IS NULL OR last."createdAt" <= ($1::timestamptz AT TIME ZONE 'UTC') - ($2::bigint * interval '1 millisecond')
              OR (last."state" = 'deferred' AND last."finishedAt" < date_trunc('day', $1::timestamptz AT TIME ZONE 'UTC')))
         AND NOT EXISTS (SELECT 1 FROM "canary_runs" a WHERE a."listingId" = l."id" AND a."state" IN ('queued', 'running'))

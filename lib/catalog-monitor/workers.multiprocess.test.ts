@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rows } from "@/lib/sql";
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from "@/test/db";
 import { configureQueue } from "@/lib/queue/config";
 import { startOpsTestServer, type OpsTestServer } from "@/test/ops-server";
@@ -87,18 +88,18 @@ async function until(what: string, fn: () => Promise<boolean>, timeoutMs: number
 
 /** Queue one analysis per listing directly (the triggers are tested elsewhere); returns ids. */
 async function enqueueFor(listingIds: string[], tag: string): Promise<string[]> {
-  const rows = (await t.prisma.$queryRawUnsafe(
+  const queued = (await rows(t.prisma,
     `INSERT INTO "catalog_scoring_analyses" ("id", "listingId", "submitter", "trigger", "targetUrl", "state", "step", "maxAttempts")
      SELECT $1 || l."id", l."id", $1 || l."id", 'reanalyse', l."baseUrl", 'queued', 'queued', 10 FROM "listings" l WHERE l."id" = ANY($2::text[])
      RETURNING "id"`,
     `${tag}:`,
     listingIds,
   )) as Array<{ id: string }>;
-  return rows.map((r) => r.id);
+  return queued.map((r) => r.id);
 }
 
 async function counts(ids: string[]) {
-  const [c] = (await t.prisma.$queryRawUnsafe(
+  const [c] = (await rows(t.prisma,
     `SELECT (count(*) FILTER (WHERE "state" = 'succeeded'))::int AS "succeeded", (count(*) FILTER (WHERE "state" = 'failed'))::int AS "failed", count(*)::int AS "total"
      FROM "catalog_scoring_analyses" WHERE "id" = ANY($1::text[])`,
     ids,
@@ -108,7 +109,7 @@ async function counts(ids: string[]) {
 
 /** The append-only log: analyses with more than one successful completion (must be none). */
 async function doubleSuccesses(ids: string[]): Promise<number> {
-  const [r] = (await t.prisma.$queryRawUnsafe(
+  const [r] = (await rows(t.prisma,
     `SELECT count(*)::int AS "n" FROM (SELECT "analysisId" FROM "catalog_scoring_attempts" WHERE "event" = 'succeeded' AND "analysisId" = ANY($1::text[])
        GROUP BY "analysisId" HAVING count(*) > 1) d`,
     ids,
@@ -149,14 +150,14 @@ describe("catalog-monitor workers over the ops API", () => {
       console.log(`[analyses multi-process] 2,000 jobs through 8 workers in ${seconds.toFixed(1)} s (including worker start-up)`);
       expect(await counts(ids)).toEqual({ succeeded: 2000, failed: 0, total: 2000 });
       expect(await doubleSuccesses(ids)).toBe(0);
-      const [r] = (await t.prisma.$queryRawUnsafe(
+      const [r] = (await rows(t.prisma,
         `SELECT count(*)::int AS "results", count(DISTINCT "analysisId")::int AS "analyses" FROM "catalog_scoring_results" WHERE "analysisId" = ANY($1::text[])`,
         ids,
       )) as Array<{ results: number; analyses: number }>;
       expect(r).toEqual({ results: 2000, analyses: 2000 });
       expect(await t.prisma.listing.count({ where: { id: { in: listings }, currentResultId: null } })).toBe(0);
       // Every worker took part (claims never overlap, but all of them got work).
-      const byWorker = (await t.prisma.$queryRawUnsafe(
+      const byWorker = (await rows(t.prisma,
         `SELECT "workerId", count(*)::int AS "n" FROM "catalog_scoring_attempts" WHERE "event" = 'succeeded' AND "analysisId" = ANY($1::text[]) GROUP BY "workerId"`,
         ids,
       )) as Array<{ workerId: string; n: number }>;

@@ -13,6 +13,7 @@ import { USD_DECIMAL } from "@/lib/amounts";
 import { database, db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { rows } from "@/lib/sql";
+import { publicSql } from "@/lib/listings/visibility";
 import { type PublicListing } from "@/lib/catalog/public-view";
 import { publicListingsByIdsOneStatement } from "@/lib/catalog/public-rows";
 import { browseSeed, decodeCursor, encodeCursor, type BrowseCursor } from "@/lib/rank/score";
@@ -122,7 +123,7 @@ export async function browseKeys(opts: BrowseOptions): Promise<{ rows: BrowseKey
   const { category, ...others } = validateFilters(opts.filters ?? {});
   const byCategory = category === undefined ? "" : ` AND r."category" = $${params.push(category)}`;
   const filters = filterSql(others, params);
-  const join = filters ? ` JOIN "listings" l ON l.id = r."listingId" AND l."publicationState" = 'published'` : "";
+  const join = filters ? ` JOIN "listings" l ON l.id = r."listingId" AND ${publicSql("l")}` : "";
   const sql = `SELECT r."listingId" AS id, r."tier", r."sortWeight", r."rankScore" FROM "listing_ranks" r${join}
     WHERE r."published"${byCategory}${filters}${keyset}
     ORDER BY r."tier" ASC, -r."sortWeight" ASC, -COALESCE(r."rankScore", -1) ASC,
@@ -168,9 +169,10 @@ export async function catalogFacets(): Promise<{ categories: Facet[]; networks: 
   const prisma = await db();
   // `src` yields one column v per listing (a value, or one row per array element).
   const facet = (src: string) =>
-    prisma.$queryRawUnsafe<Facet[]>(
+    rows<Facet>(
+      prisma,
       `SELECT f.v AS value, count(*)::int AS count FROM "listings" l CROSS JOIN LATERAL ${src} AS f(v)
-        WHERE l."publicationState" = 'published' AND f.v IS NOT NULL AND f.v <> '' GROUP BY f.v ORDER BY f.v COLLATE "C"`,
+        WHERE ${publicSql("l")} AND f.v IS NOT NULL AND f.v <> '' GROUP BY f.v ORDER BY f.v COLLATE "C"`,
     );
   const [categories, networks, protocols] = await Promise.all([facet(`(SELECT l."category")`), facet(`unnest(l."networks")`), facet(`unnest(l."protocols")`)]);
   return { categories, networks, protocols };

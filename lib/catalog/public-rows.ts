@@ -7,6 +7,8 @@
  * checks the rows equal Prisma's on both backends.
  */
 import { db } from "@/lib/db";
+import { rows } from "@/lib/sql";
+import { publicSql } from "@/lib/listings/visibility";
 import { publicListingSelect, toPublicListing, type PublicListing, type PublicListingRow } from "@/lib/catalog/public-view";
 
 const quote = (column: string) => `"${column.replace(/"/g, '""')}"`;
@@ -21,7 +23,7 @@ const SQL = `SELECT ${scalars(own).map((c) => `l.${quote(c)}`).join(", ")},
        COALESCE((SELECT json_agg(${jsonObject("e", scalars(endpoints.select))} ORDER BY e."position", e."id")
                    FROM "endpoints" e WHERE e."listingId" = l."id"), '[]'::json) AS "endpoints"
   FROM "listings" l
- WHERE l."id" = ANY($1::text[]) AND l."publicationState" = 'published'`;
+ WHERE l."id" = ANY($1::text[]) AND ${publicSql("l")}`;
 
 /** A timestamp(3) column inside JSON is text without a zone; Prisma reads those columns as UTC. */
 function utc(value: unknown): Date {
@@ -34,8 +36,8 @@ function utc(value: unknown): Date {
 export async function publicRowsByIds(ids: readonly string[]): Promise<PublicListingRow[]> {
   if (ids.length === 0) return [];
   const prisma = await db();
-  const rows = await prisma.$queryRawUnsafe<PublicListingRow[]>(SQL, [...ids]);
-  return rows.map((r) => ({
+  const found = await rows<PublicListingRow>(prisma, SQL, [...ids]);
+  return found.map((r) => ({
     ...r,
     publishedAt: r.publishedAt === null ? null : utc(r.publishedAt),
     currentResult: r.currentResult === null ? null : { ...r.currentResult, createdAt: utc(r.currentResult.createdAt) },

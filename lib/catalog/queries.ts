@@ -1,10 +1,11 @@
 /** Read-side queries for the public catalog pages. */
 import { db } from "@/lib/db";
+import { PUBLIC_LISTING } from "@/lib/listings/visibility";
 import { publicListingSelect, toPublicListing, type PublicListing } from "@/lib/catalog/public-view";
 
 export async function getPublishedListing(slug: string): Promise<PublicListing | null> {
   const prisma = await db();
-  const row = await prisma.listing.findFirst({ where: { slug, publicationState: "published" }, select: publicListingSelect });
+  const row = await prisma.listing.findFirst({ where: { slug, ...PUBLIC_LISTING }, select: publicListingSelect });
   return row ? toPublicListing(row) : null;
 }
 
@@ -12,5 +13,5 @@ export async function getPublishedListing(slug: string): Promise<PublicListing |
 /** Sitemap entries: every published listing's slug with its last change, newest first (at most `limit`). */
 export async function publishedListingSlugs(limit = 50_000): Promise<Array<{ slug: string; updatedAt: Date }>> {
   const prisma = await db();
-  return prisma.listing.findMany({ where: { publicationState: "published" }, select: { slug: true, updatedAt: true }, orderBy: { updatedAt: "desc" }, take: limit });
+  return prisma.listing.findMany({ where: PUBLIC_LISTING, select: { slug: true, updatedAt: true }, orderBy: { updatedAt: "desc" }, take: limit });
 }

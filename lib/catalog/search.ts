@@ -26,6 +26,8 @@
  * says `matching: "keyword"`.
  */
 import { db } from "@/lib/db";
+import { rows, rowsWithSettings } from "@/lib/sql";
+import { publicSql } from "@/lib/listings/visibility";
 import { AppError } from "@/lib/errors";
 import { unstorableText } from "@/lib/listing-document/unstorable";
 import type { PublicListing } from "@/lib/catalog/public-view";
@@ -120,17 +122,13 @@ interface KeywordRow {
  */
 async function keywordHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined): Promise<KeywordRow[]> {
   const prisma = await db();
-  const fullText = await ranked(limit, filters, endpoint, (window) => prisma.$queryRawUnsafe<KeywordRow[]>(...rankedSql(query, limit, window, filters, endpoint, "fullText")));
+  const fullText = await ranked(limit, filters, endpoint, (window) => rows<KeywordRow>(prisma, ...rankedSql(query, limit, window, filters, endpoint, "fullText")));
   const precise = /(^|\s)-\S|"|(^|\s)or(\s|$)/i.test(query);
   if (precise || fullText.length >= limit) return fullText;
   const rest = limit - fullText.length;
   const typo = await ranked(rest, filters, endpoint, async (window) => {
-    // One transaction, so the threshold set for this statement stays on its connection and ends with it.
-    const [, rows] = await prisma.$transaction([
-      prisma.$queryRawUnsafe(`SELECT set_config('pg_trgm.word_similarity_threshold', '${FUZZY_THRESHOLD}', true)`),
-      prisma.$queryRawUnsafe<KeywordRow[]>(...rankedSql(query, rest, window, filters, endpoint, "typo")),
-    ]);
-    return rows;
+    // Transaction-local, so the threshold set for this statement stays on its connection and ends with it.
+    return rowsWithSettings<KeywordRow>(prisma, { "pg_trgm.word_similarity_threshold": String(FUZZY_THRESHOLD) }, ...rankedSql(query, rest, window, filters, endpoint, "typo"));
   });
   return [...fullText, ...typo];
 }
@@ -175,7 +173,7 @@ function rankedSql(query: string, limit: number, window: number | null, filters:
     SELECT l.id, l.relevance
       FROM (SELECT l.id, l."category", l."networks", l."protocols", (${relevance})::float8 AS relevance
               FROM "listing_search" l, q
-             WHERE ${match} AND l."publicationState" = 'published'${inner}
+             WHERE ${match} AND ${publicSql("l")}${inner}
              ORDER BY relevance DESC, l.id COLLATE "C"
             ${window === null ? "OFFSET 0" : `LIMIT ${window}`}) l
      WHERE true${outer}
@@ -228,9 +226,6 @@ async function filterIds(ids: string[], opts: SearchOptions): Promise<string[]> 
   const params: unknown[] = [ids];
   const where = filterSql(opts.filters ?? {}, params) + endpointFilterSql(opts.endpoint, params);
   const prisma = await db();
-  const rows = await prisma.$queryRawUnsafe<{ id: string }[]>(
-    `SELECT l.id FROM "listings" l WHERE l.id = ANY($1::text[]) AND l."publicationState" = 'published'${where}`,
-    ...params,
-  );
-  return rows.map((r) => r.id);
+  const found = await rows<{ id: string }>(prisma, `SELECT l.id FROM "listings" l WHERE l.id = ANY($1::text[]) AND ${publicSql("l")}${where}`, ...params);
+  return found.map((r) => r.id);
 }

@@ -15,6 +15,8 @@
 import { z } from "zod";
 import { USD_DECIMAL } from "@/lib/amounts";
 import { db } from "@/lib/db";
+import { rows } from "@/lib/sql";
+import { publicSql } from "@/lib/listings/visibility";
 import { env } from "@/lib/env";
 import { AppError, type ErrorDetail } from "@/lib/errors";
 import { rankScoresForApiVersion, selectShortlist, CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
@@ -205,13 +207,14 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
   const params: unknown[] = [ids];
   const clauses = endpointClauses(f, params).join(" AND ");
   const prisma = await db();
-  return prisma.$queryRawUnsafe<CandidateRow[]>(
+  return rows<CandidateRow>(
+    prisma,
     `SELECT l.id, l.slug, l."title", l."baseUrl", l."verificationStatus"::text AS verification, ${RANK_COLUMNS_SQL},
             e.id AS "endpointId", e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals"
        FROM "listings" l
        LEFT JOIN "listing_ranks" rk ON rk."listingId" = l.id
        JOIN LATERAL (SELECT * FROM "endpoints" e WHERE ${clauses} ORDER BY e."position" LIMIT 1) e ON true
-      WHERE l.id = ANY($1::text[]) AND l."publicationState" = 'published'`,
+      WHERE l.id = ANY($1::text[]) AND ${publicSql("l")}`,
     ...params,
   );
 }

@@ -10,6 +10,7 @@
 import { AppError } from "@/lib/errors";
 import { database } from "@/lib/db";
 import { rows } from "@/lib/sql";
+import { publicSql } from "@/lib/listings/visibility";
 import { FROM_PRICE_SQL, filterSql, publicListingsByIds, type BrowseFilters, type BrowsePage } from "@/lib/catalog/browse";
 
 export const SORTS = ["recommended", "price-asc", "price-desc", "readiness", "newest"] as const;
@@ -66,7 +67,7 @@ export async function sortedCatalog(opts: { sort: Exclude<CatalogSort, "recommen
     keyset = ` AND (${key}, l.id COLLATE "C") > ($${params.push(c.k)}::float8, $${params.push(c.id)}::text COLLATE "C")`;
   }
   const sql = `SELECT l.id, ${key} AS k FROM "listings" l
-    WHERE l."publicationState" = 'published'${filters}${keyset}
+    WHERE ${publicSql("l")}${filters}${keyset}
     ORDER BY 2 ASC, l.id COLLATE "C" ASC LIMIT ${opts.limit + 1}`;
   const found = await rows<{ id: string; k: number }>(await database(), sql, ...params);
   const page = found.slice(0, opts.limit);
@@ -81,6 +82,6 @@ export async function sortedCatalog(opts: { sort: Exclude<CatalogSort, "recommen
 export async function countCatalog(filters: BrowseFilters = {}): Promise<number> {
   const params: unknown[] = [];
   const where = filterSql(filters, params);
-  const [{ n }] = await rows<{ n: number }>(await database(), `SELECT count(*)::int AS n FROM "listings" l WHERE l."publicationState" = 'published'${where}`, ...params);
+  const [{ n }] = await rows<{ n: number }>(await database(), `SELECT count(*)::int AS n FROM "listings" l WHERE ${publicSql("l")}${where}`, ...params);
   return Number(n);
 }

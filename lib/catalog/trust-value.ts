@@ -15,6 +15,7 @@
  *   sample where nothing was transferred cost nothing.
  */
 import { isoOf, rows, utcParam, type Client } from "@/lib/sql";
+import { publicSql } from "@/lib/listings/visibility";
 import { scoreSubject, type TrustRubric, type ValueInput, type ValuePeer } from "@/lib/trust/engine";
 import { readTrustSubjects } from "@/lib/trust/observe";
 
@@ -44,7 +45,7 @@ export async function readValuePeers(client: Client, rubric: TrustRubric, catego
   const listings = await rows<{ id: string }>(
     client,
     `SELECT l."id" FROM "listings" l
-      WHERE l."category" = $1 AND l."publicationState" = 'published'
+      WHERE l."category" = $1 AND ${publicSql("l")}
         AND (SELECT count(DISTINCT o."check") FROM "trust_observations" o
               WHERE o."listingId" = l."id" AND o."check" = ANY($2::text[]) AND o."outcome" = 'pass' AND o."observedAt" <= ${utcParam(3)}) = $4::int
       ORDER BY l."id"`,

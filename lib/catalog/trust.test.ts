@@ -8,6 +8,7 @@ import type { ProbeEvidence } from "@/lib/evidence";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { writeListing } from "@/lib/listings/save";
 import { domainKey, recordProbeObservations, type DomainRead } from "@/lib/trust/observe";
+import { exec } from "@/lib/sql";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedOwner } from "@/test/analyses";
 import { fullEndpoint, fullListing } from "@/test/readiness";
@@ -38,7 +39,7 @@ function doc(over: { category?: string; usd?: string; amount?: string } = {}): L
 async function newListing(over: Parameters<typeof doc>[0] = {}) {
   const { org } = await seedOwner(t.prisma);
   const { id } = await writeListing(doc(over), { organizationId: org.id, publicationState: "published" });
-  await t.prisma.$executeRawUnsafe(`UPDATE "listings" SET "createdAt" = $2::timestamp, "updatedAt" = $2::timestamp WHERE "id" = $1`, id, hoursAgo(60 * 24).replace("Z", ""));
+  await exec(t.prisma, `UPDATE "listings" SET "createdAt" = $2::timestamp, "updatedAt" = $2::timestamp WHERE "id" = $1`, id, hoursAgo(60 * 24).replace("Z", ""));
   const eps = await t.prisma.endpoint.findMany({ where: { listingId: id }, orderBy: { position: "asc" } });
   return { id, x: eps[0].id, y: eps[1].id };
 }

@@ -11,6 +11,8 @@
  */
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
+import { exec } from "@/lib/sql";
+import { PUBLIC_LISTING } from "@/lib/listings/visibility";
 import { probeListing, type EndpointEvidence } from "@/lib/probe";
 import { mapBounded } from "@/lib/probe/bounded";
 import { listingToDocument } from "@/lib/listings/document-mapping";
@@ -89,7 +91,7 @@ export async function runHealthSweep(opts: HealthSweepOptions = {}): Promise<Hea
   let cursor: string | undefined;
   for (;;) {
     const listings = await prisma.listing.findMany({
-      where: { publicationState: "published" },
+      where: PUBLIC_LISTING,
       orderBy: { id: "asc" },
       take: PAGE,
       ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
@@ -118,7 +120,7 @@ export async function runHealthSweep(opts: HealthSweepOptions = {}): Promise<Hea
       const status = healthStatusFor(reading.confidence);
       if (status !== listing.healthStatus) {
         // Raw SQL: a health reading is not an edit of the listing, so updatedAt must not move.
-        await prisma.$executeRawUnsafe(`UPDATE "listings" SET "healthStatus" = $2::"HealthStatus" WHERE id = $1`, listing.id, status);
+        await exec(prisma, `UPDATE "listings" SET "healthStatus" = $2::"HealthStatus" WHERE id = $1`, listing.id, status);
       }
       totals.probed++;
       if (!probe.ok) totals.refused++;

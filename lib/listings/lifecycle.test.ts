@@ -5,7 +5,7 @@ import { deleteListing, unpublishListing } from "./lifecycle";
 import { publishListing } from "./publish";
 import { requireListingAccess } from "./access";
 import { recordHealthSample, recordPayment } from "@/lib/ledger/record";
-import { listOwnListings } from "@/lib/catalog/owner";
+import { listOwnListings } from "@/lib/surfaces/seller-listings";
 import { requireActor } from "@/lib/auth/roles";
 
 let t: TestDatabase;

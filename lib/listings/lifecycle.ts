@@ -15,6 +15,7 @@
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { requireListingAccess } from "@/lib/listings/access";
+import { isListed } from "@/lib/listings/visibility";
 import { ACTIVE_STATES } from "@/lib/queue/enqueue-analysis";
 import { rows, type PrismaLike } from "@/lib/sql";
 
@@ -22,7 +23,7 @@ export async function unpublishListing(actorId: string | null, listingId: string
   await requireListingAccess(actorId, listingId, { moderators: true });
   const prisma = await db();
   const l = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, select: { publicationState: true } });
-  if (l.publicationState !== "published" && l.publicationState !== "unlisted") {
+  if (!isListed(l)) {
     throw new AppError("conflict", `the listing is ${l.publicationState}, not published, so there is nothing to unpublish`);
   }
   await prisma.listing.update({ where: { id: listingId }, data: { publicationState: "draft" } });

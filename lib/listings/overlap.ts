@@ -8,7 +8,8 @@
  * Base URLs compare without scheme, case of the host, default port, "www." or trailing slash:
  * http://API.example.com/ and https://api.example.com are one service.
  */
-import type { PrismaLike } from "@/lib/sql";
+import { rows, type PrismaLike } from "@/lib/sql";
+import { publicSql } from "@/lib/listings/visibility";
 
 export type OverlapReason = "base_url" | "endpoints";
 
@@ -159,14 +160,15 @@ export function titleKey(title: string): string {
 export async function findSameTitleListings(client: PrismaLike, organizationId: string, title: string, opts: { excludeIds?: readonly string[] } = {}): Promise<SameTitleListing[]> {
   const key = titleKey(title);
   if (key === "") return [];
-  const rows = await client.$queryRawUnsafe<Array<{ id: string; slug: string; title: string; publicationState: string; organizationId: string }>>(
+  const found = await rows<{ id: string; slug: string; title: string; publicationState: string; organizationId: string }>(
+    client,
     `SELECT "id", "slug", "title", "publicationState"::text AS "publicationState", "organizationId" FROM "listings"
       WHERE lower(regexp_replace(btrim("title"), '\\s+', ' ', 'g')) = $1 AND "publicationState" <> 'archived'
-        AND ("organizationId" = $2 OR "publicationState" = 'published')
+        AND ("organizationId" = $2 OR ${publicSql(`"listings"`)})
       ORDER BY ("organizationId" = $2) DESC, "createdAt" LIMIT 10`,
     key,
     organizationId,
   );
   const skip = new Set(opts.excludeIds ?? []);
-  return rows.filter((r) => !skip.has(r.id) && titleKey(r.title) === key).map((r) => ({ id: r.id, slug: r.slug, title: r.title, publicationState: r.publicationState, own: r.organizationId === organizationId }));
+  return found.filter((r) => !skip.has(r.id) && titleKey(r.title) === key).map((r) => ({ id: r.id, slug: r.slug, title: r.title, publicationState: r.publicationState, own: r.organizationId === organizationId }));
 }

@@ -18,7 +18,7 @@ import { checkPriceChangeNote, listedPriceKey, PRICE_CHANGE_NOTE_LABEL, PRICE_CH
 import { verificationResetReasons } from "@/lib/listings/verification-reset";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import type { PublicationState } from "@/lib/generated/prisma/client";
-import type { PrismaLike } from "@/lib/sql";
+import { rows, type PrismaLike } from "@/lib/sql";
 
 export function parseListingDocument(input: unknown): ListingDocument {
   const v = validateListingDocument(input);
@@ -90,7 +90,7 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   const note = parsePriceChangeNote(opts.priceChangeNote);
   // Saves of one listing take turns: each compares what it replaces with what it writes (the price
   // change note, the verification reset), so it must read what the one before it wrote.
-  if (opts.listingId) await tx.$queryRawUnsafe(`SELECT 1 FROM "listings" WHERE "id" = $1 FOR UPDATE`, opts.listingId);
+  if (opts.listingId) await rows(tx, `SELECT 1 FROM "listings" WHERE "id" = $1 FOR UPDATE`, opts.listingId);
   const existing = opts.listingId
     ? await tx.listing.findUnique({
         where: { id: opts.listingId },
@@ -110,11 +110,11 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   // One instant for the save: the listing's updatedAt (when the trust revisions date a listed-field
   // change) and the note's time are the same.
   const savedAt = new Date();
-  const rows = endpoints.map((e, i) => endpointColumns(e, i));
+  const endpointRows = endpoints.map((e, i) => endpointColumns(e, i));
   // The price change note: each endpoint row either takes this save's note (its listed price changed
   // here, and it is payable), keeps its old row's note (the price stayed), or has none (a new endpoint,
   // or a price changed without a note).
-  const notes = rows.map((r) => {
+  const notes = endpointRows.map((r) => {
     const old = existing?.endpoints.find((o) => o.method === r.method && o.path === r.path);
     if (!old) return { priceChangeNote: null, priceChangeNoteAt: null };
     if (listedPriceKey(old) === listedPriceKey(r)) return { priceChangeNote: old.priceChangeNote, priceChangeNoteAt: old.priceChangeNoteAt };
@@ -152,14 +152,14 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
     });
   }
   if (endpoints.length) {
-    await tx.endpoint.createMany({ data: rows.map((r, i) => ({ ...r, ...notes[i], listingId: listing.id })) });
+    await tx.endpoint.createMany({ data: endpointRows.map((r, i) => ({ ...r, ...notes[i], listingId: listing.id })) });
   }
   if (!existing) return listing;
   // Verification follows the listing: what the canary verified is no longer what is listed.
-  const reasons = verificationResetReasons(existing, { baseUrl: columns.baseUrl, endpoints: rows });
+  const reasons = verificationResetReasons(existing, { baseUrl: columns.baseUrl, endpoints: endpointRows });
   if (reasons.length === 0) return listing;
   const verificationReset = reasons.join("; ");
-  await tx.$queryRawUnsafe(`SELECT tollgate_reset_verification($1, $2)`, listing.id, verificationReset);
+  await rows(tx, `SELECT tollgate_reset_verification($1, $2)`, listing.id, verificationReset);
   return { ...listing, verificationReset };
 }
 

@@ -10,6 +10,7 @@ import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { requireRole, MODERATION_ROLES, type Actor } from "@/lib/auth/roles";
 import { listingWhereForActor } from "@/lib/listings/access";
+import { isListed } from "@/lib/listings/visibility";
 import { FEATURED_MAX_LEVEL } from "@/lib/rank/score";
 import { requestRun } from "@/lib/canary/runs";
 import type { Prisma } from "@/lib/generated/prisma/client";
@@ -45,7 +46,7 @@ export async function startCanaryRun(input: { listingId: string; reason: unknown
   const prisma = await db();
   const listing = await prisma.listing.findFirst({ where: { AND: [{ id: input.listingId }, listingWhereForActor(actor, { moderators: true })] }, select: { id: true, publicationState: true } });
   if (!listing) throw new AppError("not_found", `listing ${input.listingId} does not exist`);
-  if (listing.publicationState !== "published" && listing.publicationState !== "unlisted") {
+  if (!isListed(listing)) {
     throw new AppError("conflict", `listing ${input.listingId} is ${listing.publicationState}: the canary calls listed (published or unlisted) listings only`);
   }
   const run = await requestRun({ listingId: listing.id, trigger: "moderator", requestedBy: actor.id });

@@ -6,6 +6,7 @@
  * queued behind it, so claims see only the test's own rows.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { exec, rows } from "@/lib/sql";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { AppError } from "@/lib/errors";
 import { parseEnv } from "@/lib/env";
@@ -232,10 +233,10 @@ describe("retention", () => {
     const { id: dead } = await reanalyseForActor(other.user.id, await seedListing(prisma, other.org.id));
     const [j3] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
     expect((await failLease(dead, { leaseToken: j3.leaseToken, reason: "gone" })).state).toBe("dead");
-    await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "finishedAt" = "finishedAt" - interval '40 days' WHERE "id" IN ($1, $2)`, oldDone, dead);
+    await exec(prisma, `UPDATE "catalog_scoring_analyses" SET "finishedAt" = "finishedAt" - interval '40 days' WHERE "id" IN ($1, $2)`, oldDone, dead);
 
-    const liveRow = (await prisma.$queryRawUnsafe(`SELECT to_jsonb(a) AS "row" FROM "catalog_scoring_analyses" a WHERE "id" = $1`, oldDone)) as Array<{ row: unknown }>;
-    const liveLog = (await prisma.$queryRawUnsafe(`SELECT to_jsonb(t) AS "row" FROM "catalog_scoring_attempts" t WHERE "analysisId" = $1 ORDER BY "id"`, oldDone)) as Array<{ row: unknown }>;
+    const liveRow = (await rows(prisma, `SELECT to_jsonb(a) AS "row" FROM "catalog_scoring_analyses" a WHERE "id" = $1`, oldDone)) as Array<{ row: unknown }>;
+    const liveLog = (await rows(prisma, `SELECT to_jsonb(t) AS "row" FROM "catalog_scoring_attempts" t WHERE "analysisId" = $1 ORDER BY "id"`, oldDone)) as Array<{ row: unknown }>;
     const resultBefore = await prisma.readinessResult.findUniqueOrThrow({ where: { id: done.resultId! } });
 
     const moved = await archiveFinishedAnalyses();
@@ -261,7 +262,7 @@ describe("retention", () => {
     const { id } = await reanalyseForActor(user.id, await seedListing(prisma, org.id));
     const [job] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
     expect(await finishLease(prisma, id, job.leaseToken)).toBe(true);
-    const run = (sql: string, ...p: unknown[]) => prisma.$executeRawUnsafe(sql, ...p);
+    const run = (sql: string, ...p: unknown[]) => exec(prisma, sql, ...p);
     // Not archived: the live log and the analysis cannot be deleted.
     await expect(run(`DELETE FROM "catalog_scoring_attempts" WHERE "analysisId" = $1`, id)).rejects.toThrow();
     await expect(run(`DELETE FROM "catalog_scoring_analyses" WHERE "id" = $1`, id)).rejects.toThrow();
@@ -296,7 +297,7 @@ describe("retention", () => {
     const { id } = await reanalyseForActor(user.id, await seedListing(prisma, org.id));
     const [job] = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w", limit: 1, skipReap: true });
     await finishLease(prisma, id, job.leaseToken);
-    await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "finishedAt" = "finishedAt" - interval '4000 days' WHERE "id" = $1`, id);
+    await exec(prisma, `UPDATE "catalog_scoring_analyses" SET "finishedAt" = "finishedAt" - interval '4000 days' WHERE "id" = $1`, id);
     expect(await archiveFinishedAnalyses()).toEqual({ analyses: 0, attempts: 0 });
     expect(await prisma.analysis.count({ where: { id } })).toBe(1);
   });

@@ -3,6 +3,7 @@
  * fencing, backoff, the attempts cap, rubric releases, immutability and the 409 on double submission.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { exec, rows } from "@/lib/sql";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { AppError } from "@/lib/errors";
 import { configureQueue, backoffCeilingMs, DEFAULT_QUEUE_CONFIG } from "./config";
@@ -50,9 +51,9 @@ async function expectAppError(p: Promise<unknown>, code: string): Promise<AppErr
 /** Claim exactly the analysis `id` (other queued rows are pushed into the future first). */
 async function claimOne(id: string, leaseMs = 60_000, workerId = "w1") {
   await reapExpiredLeases();
-  await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" + interval '1 day' WHERE "state" = 'queued' AND "id" <> $1`, id);
+  await exec(prisma, `UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" + interval '1 day' WHERE "state" = 'queued' AND "id" <> $1`, id);
   const [job] = await claimLeases({ workerId, limit: 1, leaseMs, skipReap: true, rubricVersions: MONITOR_RUBRIC_VERSIONS });
-  await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" - interval '1 day' WHERE "state" = 'queued' AND "id" <> $1`, id);
+  await exec(prisma, `UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" - interval '1 day' WHERE "state" = 'queued' AND "id" <> $1`, id);
   expect(job?.id).toBe(id);
   return job;
 }
@@ -146,13 +147,13 @@ describe("leases", () => {
     // Results are never rewritten: the trigger refuses UPDATE and DELETE (PGlite's adapter drops the
     // message, so the proof is the refusal plus the row unchanged).
     const total = result.total;
-    await expect(prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_results" SET "total" = $2 WHERE "id" = $1`, done.resultId, total === 1 ? 2 : 1)).rejects.toThrow();
-    await expect(prisma.$executeRawUnsafe(`DELETE FROM "catalog_scoring_results" WHERE "id" = $1`, done.resultId)).rejects.toThrow();
+    await expect(exec(prisma, `UPDATE "catalog_scoring_results" SET "total" = $2 WHERE "id" = $1`, done.resultId, total === 1 ? 2 : 1)).rejects.toThrow();
+    await expect(exec(prisma, `DELETE FROM "catalog_scoring_results" WHERE "id" = $1`, done.resultId)).rejects.toThrow();
     await expect(prisma.readinessResult.update({ where: { id: done.resultId! }, data: { total: 1 } })).rejects.toThrow();
-    await expect(prisma.$executeRawUnsafe(`DELETE FROM "catalog_scoring_attempts" WHERE "analysisId" = $1`, id)).rejects.toThrow();
+    await expect(exec(prisma, `DELETE FROM "catalog_scoring_attempts" WHERE "analysisId" = $1`, id)).rejects.toThrow();
     // The log has no foreign key (migration 20261202152000_queue_lean); what keeps it from naming a
     // vanished analysis is that an analysis with a log cannot be deleted, directly or by cascade.
-    await expect(prisma.$executeRawUnsafe(`DELETE FROM "catalog_scoring_analyses" WHERE "id" = $1`, id)).rejects.toThrow();
+    await expect(exec(prisma, `DELETE FROM "catalog_scoring_analyses" WHERE "id" = $1`, id)).rejects.toThrow();
     expect((await prisma.readinessResult.findUniqueOrThrow({ where: { id: done.resultId! } })).total).toBe(total);
     expect(await prisma.analysisAttempt.count({ where: { analysisId: id } })).toBe(2);
     expect(await prisma.analysis.count({ where: { id } })).toBe(1);
@@ -208,11 +209,11 @@ describe("leases", () => {
     const waits: number[] = [];
     for (let attempt = 1; attempt <= 6; attempt++) {
       // Bring the retry forward so the test need not wait the backoff out.
-      await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = (now() AT TIME ZONE 'UTC') - interval '1 second' WHERE "id" = $1`, id);
+      await exec(prisma, `UPDATE "catalog_scoring_analyses" SET "runAfter" = (now() AT TIME ZONE 'UTC') - interval '1 second' WHERE "id" = $1`, id);
       const job = await claimOne(id);
       const out = await failLease(id, { leaseToken: job.leaseToken, reason: `boom ${attempt}` });
       expect(out.state).toBe("queued");
-      const [{ ms }] = (await prisma.$queryRawUnsafe(
+      const [{ ms }] = (await rows(prisma,
         `SELECT (extract(epoch from ("runAfter" - "updatedAt")) * 1000)::int AS ms FROM "catalog_scoring_analyses" WHERE "id" = $1`,
         id,
       )) as Array<{ ms: number }>;
@@ -221,10 +222,10 @@ describe("leases", () => {
     expect(waits).toEqual([1000, 2000, 4000, 8000, 8000, 8000]);
 
     configureQueue({ backoffJitter: true });
-    await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = (now() AT TIME ZONE 'UTC') - interval '1 second' WHERE "id" = $1`, id);
+    await exec(prisma, `UPDATE "catalog_scoring_analyses" SET "runAfter" = (now() AT TIME ZONE 'UTC') - interval '1 second' WHERE "id" = $1`, id);
     const job = await claimOne(id);
     await failLease(id, { leaseToken: job.leaseToken, reason: "jittered" });
-    const [{ ms }] = (await prisma.$queryRawUnsafe(`SELECT (extract(epoch from ("runAfter" - "updatedAt")) * 1000)::int AS ms FROM "catalog_scoring_analyses" WHERE "id" = $1`, id)) as Array<{ ms: number }>;
+    const [{ ms }] = (await rows(prisma, `SELECT (extract(epoch from ("runAfter" - "updatedAt")) * 1000)::int AS ms FROM "catalog_scoring_analyses" WHERE "id" = $1`, id)) as Array<{ ms: number }>;
     expect(ms).toBeGreaterThanOrEqual(0);
     expect(ms).toBeLessThanOrEqual(8000);
   });
@@ -247,7 +248,7 @@ describe("leases", () => {
     expect(events).toEqual(["claimed", "expired_requeued", "claimed", "expired_dead"]);
     // The dead letter's only way out is back to queued (a moderator's requeue): the trigger refuses the rest.
     for (const to of ["running", "succeeded", "failed", "deferred"]) {
-      await expect(prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "state" = '${to}' WHERE "id" = $1`, id)).rejects.toThrow();
+      await expect(exec(prisma, `UPDATE "catalog_scoring_analyses" SET "state" = $2::"AnalysisState" WHERE "id" = $1`, id, to)).rejects.toThrow();
     }
     expect((await prisma.analysis.findUniqueOrThrow({ where: { id } })).state).toBe("dead");
   });
@@ -259,7 +260,7 @@ describe("leases", () => {
       // [id, priority, runAfter offset in minutes]: a future row is not due; ties go to the earlier runAfter.
       const rows: Array<[string, number, number]> = [["low-old", 0, -30], ["high-new", 5, -1], ["mid", 2, -10], ["high-old", 5, -20], ["future", 9, 60], ["low-new", 0, -5]];
       for (const [id, priority, minutes] of rows) {
-        await p.$executeRawUnsafe(
+        await exec(p,
           `INSERT INTO "catalog_scoring_analyses" ("id", "submitter", "trigger", "targetUrl", "priority", "runAfter")
            VALUES ($1, $1, 'submit', 'https://' || $1 || '.example.com', $2, (now() AT TIME ZONE 'UTC') + make_interval(mins => $3))`,
           id,
@@ -291,7 +292,7 @@ describe("leases", () => {
     expect(out.state).toBe("failed");
     expect((await prisma.analysis.findUniqueOrThrow({ where: { id } })).error).toBe("refused_target: address_forbidden: 10.0.0.1");
     // failed is terminal: the state machine trigger refuses to revive it.
-    await expect(prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "state" = 'queued' WHERE "id" = $1`, id)).rejects.toThrow();
+    await expect(exec(prisma, `UPDATE "catalog_scoring_analyses" SET "state" = 'queued' WHERE "id" = $1`, id)).rejects.toThrow();
     expect((await prisma.analysis.findUniqueOrThrow({ where: { id } })).state).toBe("failed");
   });
 
@@ -299,9 +300,9 @@ describe("leases", () => {
     const { org, user } = await seedOwner(prisma);
     const listingId = await seedListing(prisma, org.id, { title: "Document carried in the claim" });
     const { id } = await reanalyseForActor(user.id, listingId);
-    await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" + interval '1 day' WHERE "state" = 'queued' AND "id" <> $1`, id);
+    await exec(prisma, `UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" + interval '1 day' WHERE "state" = 'queued' AND "id" <> $1`, id);
     const { jobs } = await opsClaim({ workerId: "w", limit: 5, rubricVersions: MONITOR_RUBRIC_VERSIONS });
-    await prisma.$executeRawUnsafe(`UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" - interval '1 day' WHERE "state" = 'queued'`);
+    await exec(prisma, `UPDATE "catalog_scoring_analyses" SET "runAfter" = "runAfter" - interval '1 day' WHERE "state" = 'queued'`);
     expect(jobs).toHaveLength(1);
     expect(jobs[0].document?.title).toBe("Document carried in the claim");
     expect(Array.isArray(jobs[0].allowHosts)).toBe(true);

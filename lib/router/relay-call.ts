@@ -7,6 +7,7 @@
  */
 import { authenticateApiKey } from "@/lib/apikeys";
 import { db } from "@/lib/db";
+import { isListed } from "@/lib/listings/visibility";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { readBodyBytes } from "@/lib/http";
@@ -88,7 +89,7 @@ async function findTarget(slug: string, method: string, path: string, query: str
     where: { slug },
     select: { id: true, baseUrl: true, publicationState: true, endpoints: { select: { id: true, method: true, path: true, priceAsset: true, priceNetwork: true } } },
   });
-  if (!listing || (listing.publicationState !== "published" && listing.publicationState !== "unlisted")) {
+  if (!listing || !isListed(listing)) {
     throw new AppError("not_found", `No listing ${JSON.stringify(slug)} is in the catalog.`, [{ pointer: "/listing", message: `unknown listing ${slug}` }]);
   }
   const wanted = "/" + path.replace(/^\/+/, "");

@@ -12,7 +12,6 @@ import { browseKeys, BROWSE_MAX_LIMIT } from "@/lib/catalog/browse";
 import type { AnalysisState } from "@/lib/generated/prisma/client";
 import { encodeCursor } from "@/lib/rank/score";
 import { explainStoredRank } from "@/lib/rank/sweep-ranks";
-import { withRankScores } from "@/lib/catalog/admin";
 import { bandLabel } from "./band";
 import { budgetLeft } from "@/lib/canary/budget";
 import { findAsset } from "@/lib/x402/assets";
@@ -212,4 +211,15 @@ export async function adminAudit(userId: string | null, opts: { listingId?: stri
     include: { actor: { select: { name: true, role: true } }, listing: { select: { id: true, title: true } } },
   });
   return { rows: rows.slice(0, take), nextCursor: rows.length > take ? rows[take - 1]!.id : null };
+}
+
+/**
+ * A listing row read with its listing_ranks relation, in the flat shape the moderators' read models
+ * keep: qualityScore and rankScore beside the listing's own columns (null until ranked).
+ */
+export function withRankScores<R extends { rank: { qualityScore: number | null; rankScore: number | null } | null }>(
+  row: R,
+): Omit<R, "rank"> & { qualityScore: number | null; rankScore: number | null } {
+  const { rank, ...rest } = row;
+  return { ...rest, qualityScore: rank?.qualityScore ?? null, rankScore: rank?.rankScore ?? null };
 }

@@ -11,10 +11,8 @@
  * `iconUrl`. Both are accepted and the reading is recorded: "x402-foundation" when a field only
  * that copy defines is used, otherwise "coinbase" (the shape both copies share).
  */
-import Ajv2020 from "ajv/dist/2020";
-import addFormats from "ajv-formats";
-import { ajvLogger } from "@/lib/ajv-logger";
-import type { ValidateFunction } from "ajv";
+import type Ajv2020 from "ajv/dist/2020";
+import { sellerAjv, sellerSchemas } from "@/lib/seller-schema";
 import { validateDiscoveryExtensionSpec } from "@x402/extensions/bazaar";
 import type { Finding } from "@/lib/evidence";
 import type { JsonSchema } from "@/lib/listing-document/document";
@@ -47,8 +45,7 @@ const EMPTY: BazaarFacts = {
 let ajv: Ajv2020 | null = null;
 function metaValidator(): Ajv2020 {
   if (!ajv) {
-    ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, logger: ajvLogger });
-    addFormats(ajv);
+    ajv = sellerAjv({ validateSchema: false });
   }
   return ajv;
 }
@@ -206,30 +203,9 @@ export function checkBazaarV1(accepts: unknown[]): { facts: BazaarFacts; finding
   };
 }
 
-let compiler: Ajv2020 | null = null;
-const compiled = new Map<string, ValidateFunction>();
-const MAX_COMPILED = 256;
-
-function infoMatchesSchema(schema: unknown, info: unknown): { valid: boolean; errors: string[] } {
-  const key = JSON.stringify(schema);
-  let validate = compiled.get(key);
-  if (!validate) {
-    if (!compiler || compiled.size >= MAX_COMPILED) {
-      // A fresh instance drops Ajv's own cache with ours, so memory stays bounded.
-      compiled.clear();
-      compiler = new Ajv2020({ strict: false, allErrors: true, logger: ajvLogger });
-      addFormats(compiler);
-    }
-    try {
-      validate = compiler.compile(schema as object);
-    } catch {
-      // e.g. a $id another seller's schema already registered: compile it on its own.
-      const single = new Ajv2020({ strict: false, allErrors: true, logger: ajvLogger });
-      addFormats(single);
-      validate = single.compile(schema as object);
-    }
-    compiled.set(key, validate);
-  }
+/** `info` against the extension's own schema (throws SchemaRefused for a schema the compiler refuses). */
+export function infoMatchesSchema(schema: unknown, info: unknown): { valid: boolean; errors: string[] } {
+  const validate = sellerSchemas.compile(schema as object);
   if (validate(info)) return { valid: true, errors: [] };
   return { valid: false, errors: (validate.errors ?? []).map((e) => `${e.instancePath || "(root)"}: ${e.message}`) };
 }

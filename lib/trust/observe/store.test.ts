@@ -13,6 +13,7 @@ import { writeListing } from "@/lib/listings/save";
 import { completeLease } from "@/lib/analyses/store-result";
 import { reanalyseForActor } from "@/lib/analyses/progress";
 import { claimLeases, reapExpiredLeases } from "@/lib/queue/lease";
+import { exec } from "@/lib/sql";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedOwner } from "@/test/analyses";
 import { fullEndpoint, fullListing } from "@/test/readiness";
@@ -47,7 +48,7 @@ async function newListing(d = doc()) {
   const { org } = await seedOwner(t.prisma);
   const { id } = await writeListing(d, { organizationId: org.id, publicationState: "published" });
   // The listing has existed for two months (the observations below are dated in the past).
-  await t.prisma.$executeRawUnsafe(`UPDATE "listings" SET "createdAt" = $2::timestamp, "updatedAt" = $2::timestamp WHERE "id" = $1`, id, daysAgo(60).replace("Z", ""));
+  await exec(t.prisma, `UPDATE "listings" SET "createdAt" = $2::timestamp, "updatedAt" = $2::timestamp WHERE "id" = $1`, id, daysAgo(60).replace("Z", ""));
   return { id, org: org.id };
 }
 
@@ -109,7 +110,7 @@ describe("the table's guarantees", () => {
     const row = await t.prisma.trustObservation.findFirstOrThrow({ where: { listingId: id } });
     await expect(t.prisma.trustObservation.update({ where: { id: row.id }, data: { outcome: "fail" } })).rejects.toThrow(/immutable/);
     await expect(t.prisma.trustObservation.delete({ where: { id: row.id } })).rejects.toThrow(/immutable/);
-    await expect(t.prisma.$executeRawUnsafe(`DELETE FROM "trust_observations" WHERE "listingId" = $1`, id)).rejects.toThrow();
+    await expect(exec(t.prisma, `DELETE FROM "trust_observations" WHERE "listingId" = $1`, id)).rejects.toThrow();
     expect(await t.prisma.trustObservation.count({ where: { listingId: id } })).toBe(16);
     const rev = await t.prisma.trustEndpointRevision.findFirstOrThrow({ where: { listingId: id } });
     await expect(t.prisma.trustEndpointRevision.update({ where: { listingId_method_path_revision: { listingId: rev.listingId, method: rev.method, path: rev.path, revision: rev.revision } }, data: { note: "x" } })).rejects.toThrow(/immutable/);
