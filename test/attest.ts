@@ -2,6 +2,7 @@
 import type { ProbeEvidence } from "@/lib/evidence";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { writeListing } from "@/lib/listings/save";
+import { exec } from "@/lib/sql";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { domainKey, recordProbeObservations, type DomainRead } from "@/lib/trust/observe";
 import { seedOwner } from "@/test/analyses";
@@ -28,7 +29,7 @@ export async function observe(prisma: PrismaClient, listingId: string, at: strin
 export async function gradedListing(prisma: PrismaClient, days = 5) {
   const { org } = await seedOwner(prisma);
   const { id } = await writeListing(gradedDoc(), { organizationId: org.id, publicationState: "published" });
-  await prisma.$executeRawUnsafe(`UPDATE "listings" SET "createdAt" = $2::timestamp, "updatedAt" = $2::timestamp WHERE "id" = $1`, id, daysBefore(60).replace("Z", ""));
+  await exec(prisma, `UPDATE "listings" SET "createdAt" = $2::timestamp, "updatedAt" = $2::timestamp WHERE "id" = $1`, id, daysBefore(60).replace("Z", ""));
   for (let d = days; d >= 1; d--) await observe(prisma, id, daysBefore(d));
   const [ep] = await prisma.endpoint.findMany({ where: { listingId: id } });
   return { id, endpointId: ep.id };

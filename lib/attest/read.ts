@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { AppError } from "@/lib/errors";
+import { listedSql } from "@/lib/listings/visibility";
 import { clientOr, isoOf, rows, utcParam, type Client } from "@/lib/sql";
 import type { DsseEnvelope } from "@/lib/badges/dsse";
 import type { AttestationStatement } from "./attestation";
@@ -39,7 +40,7 @@ export function checkBundleHash(h: string | null): string | null {
   return h;
 }
 
-const LISTED = `l."publicationState" IN ('published', 'unlisted') AND l."deletedAt" IS NULL`;
+const LISTED = listedSql("l");
 
 export interface StoredAttestation {
   gradeId: string;

@@ -7,7 +7,7 @@ import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signerFor, publicKeySet, parsePublicKeySet } from "@/lib/badges/keys";
 import { decodeBase64Strict, ed25519PublicKeyFromRaw, verifyPae } from "@/lib/badges/dsse";
-import { rows, transaction } from "@/lib/sql";
+import { exec, rows, transaction } from "@/lib/sql";
 import { loadRubric, scoreSubject } from "@/lib/trust/engine";
 import { readTrustSubjects } from "@/lib/trust/observe";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
@@ -103,7 +103,7 @@ describe("the trust grade sweep", () => {
     await observe(t.prisma, id, daysBefore(-0.001));
     const at = (min: number) => new Date(GRADE_NOW.getTime() + min * 60_000);
     expect((await gradeListing(t.prisma, id, { now: at(5), signer })).skipped).toBe(1);
-    await t.prisma.$executeRawUnsafe(
+    await exec(t.prisma,
       `INSERT INTO "trust_observations" ("id", "listingId", "endpointId", "method", "path", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt", "source", "sourceId")
        VALUES ($1, $2, $3, 'POST', '/v1/x', 'H5', 'paid', 'pass', NULL, $4::timestamp, 'canary', 1, '{}'::jsonb, 'canary', $1)`,
       `paid-${id}`, id, endpointId, at(6).toISOString().replace("Z", ""),

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
+import { listedSql } from "@/lib/listings/visibility";
 import { isoOf, rows, session, transaction, utcParam, clientOr, type Client } from "@/lib/sql";
 import { canonicalJson } from "@/lib/badges/canonical-json";
 import type { Signer } from "@/lib/badges/dsse";
@@ -292,7 +293,7 @@ export interface TrustGradeSweepResult extends GradeListingResult {
 async function listingsToGrade(client: Client, now: Date, readingRef: string, all: boolean): Promise<string[]> {
   const rs = await rows<{ id: string }>(
     client,
-    `SELECT l."id" FROM "listings" l WHERE l."publicationState" IN ('published', 'unlisted') AND l."deletedAt" IS NULL
+    `SELECT l."id" FROM "listings" l WHERE ${listedSql("l")}
        AND EXISTS (SELECT 1 FROM "endpoints" e
          LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."path"
          LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"

@@ -8,6 +8,7 @@ import { signerFor, publicKeySet } from "@/lib/badges/keys";
 import { gradeListing } from "@/lib/attest/sweep";
 import { verifyAttestation } from "@/lib/attest/attestation";
 import { configureLimits, restoreLimits } from "@/lib/limits";
+import { exec } from "@/lib/sql";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { fixedKeyring } from "@/test/badges";
 import { GRADE_NOW, gradedListing } from "@/test/attest";
@@ -79,7 +80,7 @@ describe("the attestation and evidence routes", () => {
     const { id, endpointId } = await gradedListing(t.prisma, 2);
     await gradeListing(t.prisma, id, { now: GRADE_NOW, signer: signerFor(keyring) });
     const fresh = `${endpointId}x`;
-    await t.prisma.$executeRawUnsafe(`UPDATE "endpoints" SET "id" = $2 WHERE "id" = $1`, endpointId, fresh);
+    await exec(t.prisma, `UPDATE "endpoints" SET "id" = $2 WHERE "id" = $1`, endpointId, fresh);
     const r = await get(attestation, fresh);
     expect(r.status).toBe(404);
     expect((await r.json()).error.reason).toBe("attestation_pending");
