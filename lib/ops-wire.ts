@@ -1,6 +1,6 @@
 /**
- * The ops API's wire shapes, shared by the API (lib/ops/handlers.ts) and the catalog-monitor worker
- * (lib/worker/run-worker.ts). Types only: the worker must not pull database code into its process.
+ * The ops API's wire shapes: a leaf both sides import, the API (lib/ops, lib/queue) and the
+ * catalog-monitor worker (lib/worker). Types and one error class; it imports only types.
  */
 import type { ListingDocument } from "@/lib/listing-document/document";
 import type { ProbeEvidence } from "@/lib/evidence";

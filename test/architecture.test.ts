@@ -73,6 +73,7 @@ const ROOMS: Room[] = [
   { path: "lib/errors.ts", owns: "AppError, the closed set of error codes and their HTTP statuses", may: [] },
   { path: "lib/env.ts", owns: "the validated environment", may: [] },
   { path: "lib/evidence.ts", owns: "probe evidence types, below the probe and the parsers", may: [] },
+  { path: "lib/ops-wire.ts", owns: "the ops API's wire types, a leaf the API and the worker both import", may: ["lib/evidence.ts", "lib/listing-document/**"] },
   // lib/env.ts: the configured public origin the cross-origin guard compares Origin with.
   { path: "lib/http.ts", owns: "bounded request-body reads (413 past a route's limit), body parsing into AppError 400s, the cookie routes' same-origin guard", may: ["lib/errors.ts", "lib/env.ts", "lib/listing-document/unstorable.ts"] },
   // node:http: it wraps the server's "request" event to refuse a server action's body before Next.js reads it.
@@ -124,19 +125,19 @@ const ROOMS: Room[] = [
   {
     path: "lib/queue",
     owns: "queue storage, leases, the reaper and the staleness and rubric sweeps",
-    // lib/net: enqueueing refuses a URL by the guard's pure (no DNS) checks. lib/ops/protocol.ts: a
+    // lib/net: enqueueing refuses a URL by the guard's pure (no DNS) checks. lib/ops-wire.ts: a
     // leased row is the wire's lease fields plus the submitter (types only).
-    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/net/**", "lib/scoring/**", "lib/ops/protocol.ts"],
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/net/**", "lib/scoring/**", "lib/ops-wire.ts"],
   },
   {
     path: "lib/ops",
-    owns: "the ops API: wire types (protocol.ts), worker auth, handlers",
-    may: [...FOUNDATION, ...DATABASE, "lib/analyses/**", "lib/queue/**", "lib/listings/**", "lib/listing-document/**", "lib/evidence.ts"],
+    owns: "the ops API: worker auth, handlers",
+    may: [...FOUNDATION, ...DATABASE, "lib/analyses/**", "lib/queue/**", "lib/listings/**", "lib/listing-document/**", "lib/evidence.ts", "lib/ops-wire.ts"],
   },
   {
     path: "lib/worker",
     owns: "the catalog-monitor: the worker loop and its probes, no database",
-    may: [...FOUNDATION, "lib/ops/protocol.ts", "lib/probe/**", "lib/discovery/**", "lib/net/**", "lib/x402/**", "lib/mpp/**", "lib/evidence.ts", "lib/listing-document/**"],
+    may: [...FOUNDATION, "lib/ops-wire.ts", "lib/probe/**", "lib/discovery/**", "lib/net/**", "lib/x402/**", "lib/mpp/**", "lib/evidence.ts", "lib/listing-document/**"],
   },
   {
     path: "lib/jobs",
@@ -146,8 +147,7 @@ const ROOMS: Room[] = [
   {
     path: "lib/analyses",
     owns: "score and store a result; the owner's submit, reanalyse and progress",
-    // lib/intake: the API's submit is the intake's "queue" door; a completion writes the drafted listing through it.
-    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/intake/**", "lib/limits/**", "lib/listings/**", "lib/queue/**", "lib/facts/**", "lib/scoring/**", "lib/evidence.ts", "lib/listing-document/**", "lib/trust/observe/**"],
+    may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/limits/**", "lib/listings/**", "lib/queue/**", "lib/facts/**", "lib/scoring/**", "lib/evidence.ts", "lib/listing-document/**", "lib/trust/observe/**"],
   },
   {
     path: "lib/facts",
@@ -219,7 +219,8 @@ const ROOMS: Room[] = [
   {
     path: "lib/intake",
     owns: "the one intake use case: validate the target once, draft, one writer, enqueue",
-    may: [...FOUNDATION, ...DATABASE, "lib/net/**", "lib/discovery/**", "lib/limits/**", "lib/listings/**", "lib/queue/**", "lib/listing-document/**", "lib/auth/**", "lib/evidence.ts"],
+    // lib/analyses/progress.ts: the API door re-analyses a listing id it is sent.
+    may: [...FOUNDATION, ...DATABASE, "lib/net/**", "lib/discovery/**", "lib/limits/**", "lib/listings/**", "lib/queue/**", "lib/listing-document/**", "lib/auth/**", "lib/evidence.ts", "lib/analyses/progress.ts"],
   },
   { path: "lib/auth", owns: "sessions, roles read fresh, Sign-In with Ethereum", may: [...FOUNDATION, ...DATABASE] },
   {
@@ -339,7 +340,7 @@ const RULES: Rule[] = [
     id: "worker-no-database",
     says:
       "the catalog-monitor (lib/worker) holds no database credentials: nothing it reaches imports the database, " +
-      "lib/queue, lib/analyses, lib/facts, lib/rank, lib/listings or the ops handlers; it talks through lib/ops/protocol.ts",
+      "lib/queue, lib/analyses, lib/facts, lib/rank, lib/listings or the ops handlers; it talks through lib/ops-wire.ts",
     from: ["lib/worker/**"],
     never: [...DATABASE, "lib/queue/**", "lib/analyses/**", "lib/facts/**", "lib/rank/**", "lib/listings/**", "lib/ops/handlers.ts", "lib/ops/auth.ts"],
     transitive: true,
@@ -926,9 +927,9 @@ const CLEAN: Record<string, string> = {
   "lib/x402/parse.ts": `import type { Evidence } from "@/lib/evidence"; export const parse = (e: Evidence) => e;`,
   "lib/probe/index.ts": `import { safeFetch } from "@/lib/net"; import { parse } from "@/lib/x402/parse"; export const probe = { safeFetch, parse };`,
   "lib/discovery/import.ts": `import { safeFetch } from "@/lib/net"; export const draft = safeFetch;`,
-  "lib/ops/protocol.ts": `import type { Evidence } from "@/lib/evidence"; export type Lease = { evidence: Evidence };`,
-  "lib/ops/handlers.ts": `import { rows } from "@/lib/sql"; import type { Lease } from "./protocol"; export const claim = rows;`,
-  "lib/worker/probes.ts": `import { probe } from "@/lib/probe"; import { draft } from "@/lib/discovery/import"; import type { Lease } from "@/lib/ops/protocol"; export const p = { probe, draft };`,
+  "lib/ops-wire.ts": `import type { Evidence } from "@/lib/evidence"; export type Lease = { evidence: Evidence };`,
+  "lib/ops/handlers.ts": `import { rows } from "@/lib/sql"; import type { Lease } from "@/lib/ops-wire"; export const claim = rows;`,
+  "lib/worker/probes.ts": `import { probe } from "@/lib/probe"; import { draft } from "@/lib/discovery/import"; import type { Lease } from "@/lib/ops-wire"; export const p = { probe, draft };`,
   "lib/worker/run-worker.ts": `import { p } from "./probes"; export interface O { fetch?: typeof fetch } export const client = (o: O) => o.fetch ?? fetch;`,
   "lib/catalog/browse.ts": `import { db } from "@/lib/db"; import { compute } from "@/lib/rank/score/compute"; export const browse = { db, compute };`,
   "app/catalog/page.tsx": `import { browse } from "@/lib/catalog/browse"; import { Tile } from "@/components/tile"; export default function P() { return null; }`,

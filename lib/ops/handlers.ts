@@ -10,7 +10,7 @@ import { claimLeases, failLease, heartbeatLease } from "@/lib/queue/lease";
 import { monitorSupport } from "@/lib/queue/monitors";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
 import { analysisMetrics, setQueueDepthReader } from "@/lib/queue/metrics";
-import { LeaseLostError, type ClaimRequest, type ClaimResponse, type CompleteRequest, type CompleteResponse, type FailRequest, type FailResponse, type HeartbeatRequest, type HeartbeatResponse, type OpsClient } from "./protocol";
+import { LeaseLostError, type ClaimRequest, type ClaimResponse, type CompleteRequest, type CompleteResponse, type FailRequest, type FailResponse, type HeartbeatRequest, type HeartbeatResponse, type OpsClient } from "@/lib/ops-wire";
 import { clientOr, rows, type Client } from "@/lib/sql";
 
 const token = z.string().min(8).max(128);

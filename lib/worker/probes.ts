@@ -9,7 +9,7 @@ import type { ListingDocument } from "@/lib/listing-document/document";
 import { endpointUrl, probeListing, type UnpaidCalls } from "@/lib/probe";
 import type { Resolver } from "@/lib/net";
 import { PROBE_EVIDENCE_VERSION, type EndpointEvidence, type ProbeEvidence } from "@/lib/evidence";
-import type { LeasedJob } from "@/lib/ops/protocol";
+import type { LeasedJob } from "@/lib/ops-wire";
 
 export type ProbeOutcome =
   | { ok: true; evidence: ProbeEvidence; document: ListingDocument | null }
