@@ -8,24 +8,26 @@ import { FIXTURE_SELLERS, startFixtureSellers, type FixtureSeller, type FixtureS
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedListing, seedOwner } from "@/test/analyses";
 
-// validateTarget as lib/net exports it, counted (the real function does the work).
+// The door's target check as lib/net exports it, counted (the real function does the work).
 vi.mock("@/lib/net", async (importOriginal) => {
   const real = await importOriginal<typeof import("@/lib/net")>();
-  return { ...real, validateTarget: vi.fn(real.validateTarget) };
+  return { ...real, checkTarget: vi.fn(real.checkTarget) };
 });
 // The server action and the route read the signed-in user from next-auth; here the test says who.
 const session = vi.hoisted(() => ({ uid: null as string | null }));
 vi.mock("@/lib/auth/session", () => ({ sessionUserId: async () => session.uid }));
 
-import { validateTarget } from "@/lib/net";
+import { checkTarget } from "@/lib/net";
 import { draftFromUrlAction } from "@/lib/surfaces/seller-actions";
 import { POST as submitRoute } from "@/app/api/analyses/route";
 import { opsClaim, opsFail } from "@/lib/ops/handlers";
 import { realProbe } from "@/lib/worker/probes";
 import { completeLease } from "@/lib/analyses/store-result";
 import { createListingForSeller } from "@/lib/listings/save";
+import { publishListing } from "@/lib/listings/publish";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
-import { registerListing, writeDraftedListing } from "./register-listing";
+import { registerListing } from "./register-listing";
+import { writeDraftedListing } from "@/lib/listings/save";
 import { adminDesk } from "@/lib/surfaces/admin";
 import { fullListing } from "@/test/readiness";
 import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
@@ -86,7 +88,7 @@ afterAll(async () => {
 beforeEach(() => {
   hits.clear();
   maxInFlight = 0;
-  vi.mocked(validateTarget).mockClear();
+  vi.mocked(checkTarget).mockClear();
 });
 
 const VALIDITY_ENDPOINTS = ["GET /validity-check/criteria", "POST /validity-check/precheck", "POST /validity-check/upto", "POST /validity-check/validity"];
@@ -102,8 +104,24 @@ describe("the form's door (draftFromUrlAction → registerListing, review)", () 
     expect(r.draft.endpoints.map((e) => `${e.method} /validity-check${e.path}`).sort()).toEqual([...VALIDITY_ENDPOINTS].sort());
     expect(Object.fromEntries(hits)).toEqual(Object.fromEntries(VALIDITY_ENDPOINTS.map((k) => [k, 1])));
     expect(maxInFlight).toBeGreaterThan(1);
-    expect(validateTarget).toHaveBeenCalledTimes(1);
+    expect(checkTarget).toHaveBeenCalledTimes(1);
     expect("calls" in r).toBe(false); // the raw answers stay on the server
+  });
+
+  it("checks the target once at the draft and the saved base URL once at publish, handing it on to the queue", async () => {
+    const { user } = await seedOwner(t.prisma);
+    session.uid = user.id;
+    const url = `${server.url}/get-quote/quote`;
+    const r = await draftFromUrlAction(url);
+    if (!r.ok) throw new Error(JSON.stringify(r));
+    expect(checkTarget).toHaveBeenCalledTimes(1);
+    const saved = await createListingForSeller(user.id, r.draft, `import:${url}`);
+    vi.mocked(checkTarget).mockClear();
+    const published = await publishListing(user.id, saved.id);
+    expect(published.analysis.state).toBe("queued");
+    expect(checkTarget).toHaveBeenCalledTimes(1);
+    expect(vi.mocked(checkTarget).mock.calls[0][0]).toBe(r.draft.baseUrl);
+    expect((await t.prisma.analysis.findUniqueOrThrow({ where: { id: published.analysis.id } })).targetUrl).toBe(r.draft.baseUrl);
   });
 
   it("a URL that is an endpoint itself is called once, not once as a document and again for its 402", async () => {
@@ -123,7 +141,7 @@ describe("the form's door (draftFromUrlAction → registerListing, review)", () 
     expect(r).toMatchObject({ ok: false, code: "query_not_allowed" });
     if (!r.ok) expect(r.advice).toBeTruthy();
     expect(hits.size).toBe(0);
-    expect(validateTarget).toHaveBeenCalledTimes(1);
+    expect(checkTarget).toHaveBeenCalledTimes(1);
   });
 });
 
@@ -247,19 +265,19 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
 
     // The API: the organisation already lists it (the form's save), so 409 naming that listing,
     // before a target check or an analysis row; then, confirmed, 202 with the queued analysis and no listing yet.
-    vi.mocked(validateTarget).mockClear();
+    vi.mocked(checkTarget).mockClear();
     const submit = (body: unknown) => submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
     const analysesBefore = await t.prisma.analysis.count();
     const refused = await submit({ url });
     expect(refused.status).toBe(409);
     expect((await refused.json()).error).toMatchObject({ code: "duplicate_listing", existing: [{ id: saved.id, slug: saved.slug, reason: "base_url" }] });
     expect(await t.prisma.analysis.count()).toBe(analysesBefore);
-    vi.mocked(validateTarget).mockClear();
+    vi.mocked(checkTarget).mockClear();
     const res = await submit({ url, allowDuplicate: true });
     expect(res.status).toBe(202);
     const queued = (await res.json()) as { id: string; state: string; listingId: string | null };
     expect(queued).toMatchObject({ state: "queued", listingId: null });
-    expect(validateTarget).toHaveBeenCalledTimes(1);
+    expect(checkTarget).toHaveBeenCalledTimes(1);
     expect((await t.prisma.analysis.findUniqueOrThrow({ where: { id: queued.id } })).targetUrl).toBe(url);
 
     // The worker: draft (step 2) then probe, each endpoint called once in the run.
@@ -322,13 +340,13 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
     expect(res.status).toBe(400);
     expect(JSON.stringify(await res.json())).toContain("credentials_in_url");
     expect(await t.prisma.analysis.count()).toBe(before);
-    expect(validateTarget).toHaveBeenCalledTimes(1);
+    expect(checkTarget).toHaveBeenCalledTimes(1);
   });
 
   it("registerListing is the entry both doors share: a seller without an organisation is refused at either", async () => {
     const lone = await t.prisma.user.create({ data: { name: "No org", role: "seller" } });
     await expect(registerListing(lone.id, { url: `${server.url}/validity-check`, mode: "queue" })).rejects.toMatchObject({ code: "forbidden" });
     await expect(registerListing(lone.id, { url: `${server.url}/validity-check`, mode: "review" })).rejects.toMatchObject({ code: "forbidden" });
-    expect(validateTarget).not.toHaveBeenCalled();
+    expect(checkTarget).not.toHaveBeenCalled();
   });
 });
