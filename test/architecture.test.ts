@@ -55,7 +55,7 @@ const ROOMS: Room[] = [
   { path: "lib/http.ts", band: "edge", owns: "bounded request bodies, body parsing into AppError 400s, the same-origin guard" },
   { path: "lib/security-headers.ts", band: "edge", owns: "the site's CSP and the headers every answer carries" },
   { path: "lib/action-body-guard.ts", band: "edge", owns: "server actions' bodies refused from their headers", also: ["lib/http.ts", "lib/security-headers.ts"] },
-  { path: "lib/ops-wire.ts", band: "edge", owns: "the ops API's wire types, a leaf the API and the worker both import" },
+  { path: "lib/ops-wire.ts", band: "edge", owns: "the ops API's wire types, a leaf the API and the worker both import", also: ["lib/net/types.ts"] },
   { path: "lib/x402", band: "edge", owns: "x402 challenge and Bazaar parsing, the asset table, the EIP-3009 constants" },
   { path: "lib/mpp", band: "edge", owns: "MPP challenge parsing", also: ["lib/x402"] },
   { path: "lib/probe", band: "edge", owns: "probing a listing's endpoints into evidence", also: ["lib/net", "lib/x402", "lib/mpp"] },

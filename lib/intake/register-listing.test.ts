@@ -350,3 +350,68 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
     expect(checkTarget).not.toHaveBeenCalled();
   });
 });
+
+describe("unpaid calls per submission, on both doors", () => {
+  const submitApi = (body: unknown) => submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+  const claimed = async (id: string) => (await opsClaim({ workerId: "per-submission", limit: 50, rubricVersions: MONITOR_RUBRIC_VERSIONS })).jobs.find((j) => j.id === id)!;
+  const draftCallsOf = (organizationId: string) => t.prisma.intakeDraftCall.count({ where: { organizationId } });
+
+  it("each endpoint is called unpaid once: the form's draft, save, publish and probe; the API's queue, draft and probe", async () => {
+    const url = `${server.url}/validity-check`;
+    const once = Object.fromEntries(VALIDITY_ENDPOINTS.map((k) => [k, 1]));
+
+    // The form: the draft calls each endpoint; the publish analysis's probe takes those answers.
+    const seller = await seedOwner(t.prisma);
+    session.uid = seller.user.id;
+    hits.clear();
+    const form = await draftFromUrlAction(url);
+    if (!form.ok) throw new Error(JSON.stringify(form));
+    const saved = await createListingForSeller(seller.user.id, form.draft, `import:${url}`);
+    const published = await publishListing(seller.user.id, saved.id);
+    const job = await claimed(published.analysis.id);
+    expect(job.prefetched?.length).toBe(VALIDITY_ENDPOINTS.length);
+    const probed = await realProbe()(job, new AbortController().signal);
+    if (!probed.ok) throw new Error(probed.reason);
+    expect(Object.fromEntries(hits)).toEqual(once);
+    expect(probed.evidence.endpoints.filter((e) => e.status === 402).map((e) => e.path).sort()).toEqual(["/upto", "/validity"]);
+    await completeLease(job.id, { leaseToken: job.leaseToken, evidence: probed.evidence, document: null });
+
+    // Taken once: the next analysis of the listing (a re-analysis) calls the endpoints afresh.
+    const again = await submitApi({ listingId: saved.id });
+    expect(again.status).toBe(202);
+    const next = await claimed(((await again.json()) as { id: string }).id);
+    expect(next.prefetched).toBeUndefined();
+
+    // The API: queued, then the worker drafts and probes in one run.
+    const other = await seedOwner(t.prisma);
+    session.uid = other.user.id;
+    hits.clear();
+    const res = await submitApi({ url });
+    expect(res.status).toBe(202);
+    const apiJob = await claimed(((await res.json()) as { id: string }).id);
+    const apiProbed = await realProbe()(apiJob, new AbortController().signal);
+    if (!apiProbed.ok) throw new Error(apiProbed.reason);
+    expect(Object.fromEntries(hits)).toEqual(once);
+  });
+
+  it("a draft's answers serve only its own organisation's publish, and only while fresh", async () => {
+    const url = `${server.url}/validity-check`;
+    const drafter = await seedOwner(t.prisma);
+    session.uid = drafter.user.id;
+    const form = await draftFromUrlAction(url);
+    if (!form.ok) throw new Error(JSON.stringify(form));
+    expect(await draftCallsOf(drafter.org.id)).toBeGreaterThanOrEqual(VALIDITY_ENDPOINTS.length);
+
+    // Another organisation publishing the same endpoints does not get them (its probe calls for itself).
+    const publisher = await seedOwner(t.prisma);
+    const theirs = await createListingForSeller(publisher.user.id, form.draft, `import:${url}`);
+    const theirJob = await claimed((await publishListing(publisher.user.id, theirs.id)).analysis.id);
+    expect(theirJob.prefetched).toBeUndefined();
+
+    // Past the window the drafter's own publish does not take them either.
+    await t.prisma.intakeDraftCall.updateMany({ where: { organizationId: drafter.org.id }, data: { createdAt: new Date(Date.now() - 16 * 60_000) } });
+    const mine = await createListingForSeller(drafter.user.id, form.draft, `import:${url}`);
+    const myJob = await claimed((await publishListing(drafter.user.id, mine.id)).analysis.id);
+    expect(myJob.prefetched).toBeUndefined();
+  });
+});

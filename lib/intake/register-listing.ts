@@ -15,7 +15,8 @@
  * Where steps 2–4 run differs by door, and that is decided here on purpose:
  *
  * - "review" (the form): (1) and (2) run here, in the request, and the draft goes back to the
- *   seller to review — the form promises "Nothing is saved until you choose to". (3) runs when the
+ *   seller to review — the form promises "Nothing is saved until you choose to" (only the draft's
+ *   unpaid answers are kept, server-side, for the publish analysis: lib/queue/draft-calls.ts). (3) runs when the
  *   seller saves (saveListingAction → createListingForSeller → writeListing) and (4) when they
  *   publish (publishListing checks the saved base URL once and hands it to onListingPublished →
  *   requestAnalysis).
@@ -39,6 +40,8 @@ import { draftListingFromTarget, type DraftSource } from "@/lib/discovery/import
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { OVERLAP_WORDS, findOverlappingListings, findSameTitleListings, type OverlapCandidate, type OverlapReason, type SameTitleListing } from "@/lib/listings/overlap";
 import { PRIORITY_OWNER, refusedTargetError, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
+import { keepDraftCalls } from "@/lib/queue/draft-calls";
+import { callsToWire } from "@/lib/ops-wire";
 import { prismaOf, type Client, type PrismaLike } from "@/lib/sql";
 
 export type IntakeMode = "review" | "queue";
@@ -113,6 +116,8 @@ export async function registerListing(actorId: string | null, req: IntakeRequest
     const drafted = await draftListingFromTarget(checked.target, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
     if (!drafted.ok) return { ok: false, code: "refusal" in drafted ? drafted.refusal : drafted.error, detail: drafted.detail };
     const prisma = await prismaOf(opts.client);
+    // The draft's answers wait for the publish analysis, so the probe does not call them again.
+    await keepDraftCalls(prisma, actor.organizationId, callsToWire(drafted.calls));
     const existing = await ownOverlaps(prisma, actor.organizationId, [drafted.draft, { baseUrl: url, endpoints: [] }]);
     // Another listing of the same title (not already named as the same service): two tiles of one name confuse buyers.
     const sameTitle = await findSameTitleListings(prisma, actor.organizationId, drafted.draft.title, { excludeIds: existing.map((x) => x.id) });
