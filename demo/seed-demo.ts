@@ -20,7 +20,7 @@ import type { ListingDocument } from "@/lib/listing-document/document";
 import { writeListing } from "@/lib/listings/save";
 import { resultColumns } from "@/lib/analyses/store-result";
 import { CURRENT_RUBRIC, checkReadinessEvidence, rubricVersionString } from "@/lib/scoring/readiness";
-import { scoreWithAdvice } from "@/lib/analyses/advice";
+import { scoreWithAdvice } from "@/lib/scoring/readiness/advice";
 import { fixtureListings } from "@/sellers";
 import { PRODUCT_SELLERS, withFixtureEdits, withSellerEdits } from "./products";
 

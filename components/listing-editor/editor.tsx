@@ -14,7 +14,7 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState, useTransition } from "react";
 import type { EndpointPricing, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
-import { scoreWithAdvice, type AdvisedResult } from "@/lib/analyses/advice";
+import { scoreWithAdvice, type AdvisedResult } from "@/lib/scoring/readiness/advice";
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
 import { checkListingLimits, DOCUMENT_BYTES_LIMIT, formatBytes, utf8Bytes } from "@/lib/listing-document/limits";
 import { saveListingAction, validateListingAction, type SaveActionInput } from "@/lib/surfaces/seller-actions";

@@ -1,6 +1,6 @@
 /** docs/spec/scoring-system.md "Provisional estimate" beside the editor: H1–H3 not observed, no cap evaluated; never published. */
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
-import { gainWords, type AdvisedResult } from "@/lib/analyses/advice";
+import { gainWords, type AdvisedResult } from "@/lib/scoring/readiness/advice";
 import { ProvisionalChip, ReadinessChip } from "../readiness-chip";
 
 const RULE_TITLE = new Map(CURRENT_RUBRIC.rules.map((r) => [r.id, r.title]));

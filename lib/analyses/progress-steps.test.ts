@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedListing, seedOwner } from "@/test/analyses";
 import { getAnalysisForActor, reanalyseForActor } from "@/lib/analyses/progress";
 import { HeartbeatBody, opsClaim, opsDirectClient, opsFail, opsHeartbeat } from "@/lib/ops/handlers";
-import type { HeartbeatRequest, OpsClient } from "@/lib/ops/protocol";
+import type { HeartbeatRequest, OpsClient } from "@/lib/ops-wire";
 import { runWorker } from "@/lib/catalog-monitor/run-worker";
 import { fixtureProbe, type ProbeFn } from "@/lib/catalog-monitor/probes";
 import { fullListing } from "@/test/readiness";

@@ -1,12 +1,11 @@
 /**
- * The owner-facing side: submit a listing or URL, ask for a re-analysis, and read progress
- * (GET /api/analyses/:id, polled by the seller page). Authorisation reads the role fresh (lib/auth).
+ * The owner-facing side of an analysis: ask for a re-analysis, and read progress (GET
+ * /api/analyses/:id, polled by the seller page); a URL is submitted through lib/intake.
+ * Authorisation reads the role fresh (lib/auth).
  */
-import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
 import { analysisWhereForActor, requireListingAccess } from "@/lib/listings/access";
-import { registerListing } from "@/lib/intake/register-listing";
 import { PRIORITY_OWNER, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
 import { assertAnalysisCapacity, takeRateLimit } from "@/lib/limits";
 import { prismaOf, type Client } from "@/lib/sql";
@@ -47,24 +46,6 @@ export async function getAnalysisForActor(userId: string | null, analysisId: str
     listingId: a.listingId,
     progress: a.state === "running" && a.step === "probing" && a.progressTotal !== null && a.progressDone !== null ? { done: a.progressDone, total: a.progressTotal } : null,
   };
-}
-
-/**
- * POST /api/analyses body: exactly one of a listing id or a URL. With a URL the organisation already
- * lists, the answer is 409 `duplicate_listing` naming that listing unless `allowDuplicate: true`
- * confirms a second one (lib/intake/register-listing.ts).
- */
-export const SubmitBody = z.union([
-  z.object({ listingId: z.string().min(1).max(64) }).strict(),
-  z.object({ url: z.string().min(1).max(2048), allowDuplicate: z.boolean().optional() }).strict(),
-]);
-export type SubmitBody = z.infer<typeof SubmitBody>;
-
-export async function submitAnalysisForActor(userId: string | null, body: SubmitBody, client?: Client): Promise<EnqueuedAnalysis> {
-  const prisma = await prismaOf(client);
-  if ("listingId" in body) return reanalyseForActor(userId, body.listingId, prisma, "submit");
-  // A URL: the one intake (validate once, queue; the worker drafts, the completion writes).
-  return registerListing(userId, { url: body.url, mode: "queue", allowDuplicate: body.allowDuplicate === true }, { client: prisma });
 }
 
 export async function reanalyseForActor(userId: string | null, listingId: string, client?: Client, trigger: "submit" | "reanalyse" = "reanalyse"): Promise<EnqueuedAnalysis> {

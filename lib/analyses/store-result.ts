@@ -6,13 +6,13 @@
  */
 import crypto from "node:crypto";
 import { AppError } from "@/lib/errors";
-import { scoreWithAdvice } from "./advice";
+import { scoreWithAdvice } from "@/lib/scoring/readiness/advice";
 import { CURRENT_RUBRIC, checkReadinessEvidence, rubricVersionString, type ReadinessResult } from "@/lib/scoring/readiness";
 import { parseVersion } from "@/lib/scoring/readiness/rubric";
 import type { ProbeEvidence } from "@/lib/evidence";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { validateListingDocument } from "@/lib/listing-document/validate";
-import { writeDraftedListing } from "@/lib/intake/register-listing";
+import { writeDraftedListing } from "@/lib/listings/save";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { requireListingAccess } from "@/lib/listings/access";
 import { completedWith, finishLease, leaseLost, lockLease, type LockedLease } from "@/lib/queue/lease";

@@ -9,7 +9,7 @@ import type { ListingDocument } from "@/lib/listing-document/document";
 import { endpointUrl, probeListing, type UnpaidCalls } from "@/lib/probe";
 import type { Resolver } from "@/lib/net";
 import { PROBE_EVIDENCE_VERSION, type EndpointEvidence, type ProbeEvidence } from "@/lib/evidence";
-import type { LeasedJob } from "@/lib/ops/protocol";
+import { callsFromWire, type LeasedJob } from "@/lib/ops-wire";
 
 export type ProbeOutcome =
   | { ok: true; evidence: ProbeEvidence; document: ListingDocument | null }
@@ -22,14 +22,15 @@ export type ProbeFn = (job: LeasedJob, signal: AbortSignal, onProgress?: ProbePr
 
 /**
  * The default: draft the listing when the job is a bare URL (step 2 of lib/intake's
- * register-listing.ts), then probe it (SSRF-guarded, never paying). The draft's unpaid calls are
- * the probe's evidence for the same requests, so each endpoint is called once in the run.
+ * register-listing.ts), then probe it (SSRF-guarded, never paying). The draft's unpaid calls (this
+ * run's, or the form door's handed over with a publish job) are the probe's evidence for the same
+ * requests, so each endpoint is called once per submission.
  */
 export function realProbe(opts: { vantage?: string; /** DNS for the draft and the probe; default the system resolver (tests answer their own names). */ resolver?: Resolver } = {}): ProbeFn {
   return async (job, _signal, onProgress) => {
     let document = job.document;
     let drafted: ListingDocument | null = null;
-    let prefetched: UnpaidCalls | undefined;
+    let prefetched: UnpaidCalls | undefined = job.prefetched?.length ? callsFromWire(job.prefetched) : undefined;
     if (!document) {
       const draft = await draftListingFromUrl(job.targetUrl, { allowHosts: job.allowHosts, resolver: opts.resolver });
       if (!draft.ok) {

@@ -9,7 +9,7 @@
  */
 import crypto from "node:crypto";
 import os from "node:os";
-import { LeaseLostError, type ClaimRequest, type ClaimResponse, type CompleteRequest, type CompleteResponse, type FailRequest, type FailResponse, type HeartbeatRequest, type HeartbeatResponse, type LeasedJob, type OpsClient } from "@/lib/ops/protocol";
+import { LeaseLostError, type ClaimRequest, type ClaimResponse, type CompleteRequest, type CompleteResponse, type FailRequest, type FailResponse, type HeartbeatRequest, type HeartbeatResponse, type LeasedJob, type OpsClient } from "@/lib/ops-wire";
 import { abortableSleep, type ProbeFn } from "./probes";
 import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 

@@ -10,7 +10,7 @@
  * `criteria_id`) is handed to importProductDocument. Remote faults become warnings; a refused URL
  * is a refusal; nothing here throws on what a server sends.
  */
-import { validateTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
+import { checkTarget, type CheckedTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
 import type { HttpMethod, ListingDocument, ListingEndpoint, PaymentProtocol } from "@/lib/listing-document/document";
 import { parseMpp } from "@/lib/mpp";
 import { parseX402, type X402ParseResult } from "@/lib/x402";
@@ -53,16 +53,14 @@ const DISCOVERY_SUFFIXES = ["/.well-known/x402", "/openapi.json"];
 const MAX_DOC_BYTES = 2 * 1024 * 1024;
 
 export async function draftListingFromUrl(url: string, opts: DraftOptions = {}): Promise<DraftResult> {
-  const checked = validateTarget(url, { allowHosts: opts.allowHosts });
-  if (!checked.ok) return { ok: false, refusal: checked.refusal, detail: checked.detail };
-  return draftListingFromTarget(checked.url, opts);
+  const checked = checkTarget(url, opts.allowHosts ?? []);
+  if (!checked.ok) return checked;
+  return draftListingFromTarget(checked.target, opts);
 }
 
-/**
- * The draft of a target the caller has already validated (lib/net validateTarget with the same
- * allowHosts; lib/intake does it once per submission). safeFetch still guards every request.
- */
-export async function draftListingFromTarget(target: URL, opts: DraftOptions = {}): Promise<DraftResult> {
+/** The draft of a target its door checked already (lib/net checkTarget, the same allowHosts). */
+export async function draftListingFromTarget(checked: CheckedTarget, opts: DraftOptions = {}): Promise<DraftResult> {
+  const target = checked.url;
   const net: Net = { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs ?? 10_000 };
   const sources: DraftSource[] = [];
   const warnings: string[] = [];

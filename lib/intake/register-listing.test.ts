@@ -8,24 +8,26 @@ import { FIXTURE_SELLERS, startFixtureSellers, type FixtureSeller, type FixtureS
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedListing, seedOwner } from "@/test/analyses";
 
-// validateTarget as lib/net exports it, counted (the real function does the work).
+// The door's target check as lib/net exports it, counted (the real function does the work).
 vi.mock("@/lib/net", async (importOriginal) => {
   const real = await importOriginal<typeof import("@/lib/net")>();
-  return { ...real, validateTarget: vi.fn(real.validateTarget) };
+  return { ...real, checkTarget: vi.fn(real.checkTarget) };
 });
 // The server action and the route read the signed-in user from next-auth; here the test says who.
 const session = vi.hoisted(() => ({ uid: null as string | null }));
 vi.mock("@/lib/auth/session", () => ({ sessionUserId: async () => session.uid }));
 
-import { validateTarget } from "@/lib/net";
+import { checkTarget } from "@/lib/net";
 import { draftFromUrlAction } from "@/lib/surfaces/seller-actions";
 import { POST as submitRoute } from "@/app/api/analyses/route";
 import { opsClaim, opsFail } from "@/lib/ops/handlers";
 import { realProbe } from "@/lib/catalog-monitor/probes";
 import { completeLease } from "@/lib/analyses/store-result";
 import { createListingForSeller } from "@/lib/listings/save";
+import { publishListing } from "@/lib/listings/publish";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
-import { registerListing, writeDraftedListing } from "./register-listing";
+import { registerListing } from "./register-listing";
+import { writeDraftedListing } from "@/lib/listings/save";
 import { adminDesk } from "@/lib/surfaces/admin";
 import { fullListing } from "@/test/readiness";
 import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
@@ -86,7 +88,7 @@ afterAll(async () => {
 beforeEach(() => {
   hits.clear();
   maxInFlight = 0;
-  vi.mocked(validateTarget).mockClear();
+  vi.mocked(checkTarget).mockClear();
 });
 
 const VALIDITY_ENDPOINTS = ["GET /validity-check/criteria", "POST /validity-check/precheck", "POST /validity-check/upto", "POST /validity-check/validity"];
@@ -102,8 +104,24 @@ describe("the form's door (draftFromUrlAction → registerListing, review)", () 
     expect(r.draft.endpoints.map((e) => `${e.method} /validity-check${e.path}`).sort()).toEqual([...VALIDITY_ENDPOINTS].sort());
     expect(Object.fromEntries(hits)).toEqual(Object.fromEntries(VALIDITY_ENDPOINTS.map((k) => [k, 1])));
     expect(maxInFlight).toBeGreaterThan(1);
-    expect(validateTarget).toHaveBeenCalledTimes(1);
+    expect(checkTarget).toHaveBeenCalledTimes(1);
     expect("calls" in r).toBe(false); // the raw answers stay on the server
+  });
+
+  it("checks the target once at the draft and the saved base URL once at publish, handing it on to the queue", async () => {
+    const { user } = await seedOwner(t.prisma);
+    session.uid = user.id;
+    const url = `${server.url}/get-quote/quote`;
+    const r = await draftFromUrlAction(url);
+    if (!r.ok) throw new Error(JSON.stringify(r));
+    expect(checkTarget).toHaveBeenCalledTimes(1);
+    const saved = await createListingForSeller(user.id, r.draft, `import:${url}`);
+    vi.mocked(checkTarget).mockClear();
+    const published = await publishListing(user.id, saved.id);
+    expect(published.analysis.state).toBe("queued");
+    expect(checkTarget).toHaveBeenCalledTimes(1);
+    expect(vi.mocked(checkTarget).mock.calls[0][0]).toBe(r.draft.baseUrl);
+    expect((await t.prisma.analysis.findUniqueOrThrow({ where: { id: published.analysis.id } })).targetUrl).toBe(r.draft.baseUrl);
   });
 
   it("a URL that is an endpoint itself is called once, not once as a document and again for its 402", async () => {
@@ -123,7 +141,7 @@ describe("the form's door (draftFromUrlAction → registerListing, review)", () 
     expect(r).toMatchObject({ ok: false, code: "query_not_allowed" });
     if (!r.ok) expect(r.advice).toBeTruthy();
     expect(hits.size).toBe(0);
-    expect(validateTarget).toHaveBeenCalledTimes(1);
+    expect(checkTarget).toHaveBeenCalledTimes(1);
   });
 });
 
@@ -247,19 +265,19 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
 
     // The API: the organisation already lists it (the form's save), so 409 naming that listing,
     // before a target check or an analysis row; then, confirmed, 202 with the queued analysis and no listing yet.
-    vi.mocked(validateTarget).mockClear();
+    vi.mocked(checkTarget).mockClear();
     const submit = (body: unknown) => submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
     const analysesBefore = await t.prisma.analysis.count();
     const refused = await submit({ url });
     expect(refused.status).toBe(409);
     expect((await refused.json()).error).toMatchObject({ code: "duplicate_listing", existing: [{ id: saved.id, slug: saved.slug, reason: "base_url" }] });
     expect(await t.prisma.analysis.count()).toBe(analysesBefore);
-    vi.mocked(validateTarget).mockClear();
+    vi.mocked(checkTarget).mockClear();
     const res = await submit({ url, allowDuplicate: true });
     expect(res.status).toBe(202);
     const queued = (await res.json()) as { id: string; state: string; listingId: string | null };
     expect(queued).toMatchObject({ state: "queued", listingId: null });
-    expect(validateTarget).toHaveBeenCalledTimes(1);
+    expect(checkTarget).toHaveBeenCalledTimes(1);
     expect((await t.prisma.analysis.findUniqueOrThrow({ where: { id: queued.id } })).targetUrl).toBe(url);
 
     // The worker: draft (step 2) then probe, each endpoint called once in the run.
@@ -322,13 +340,78 @@ describe("the API's door (POST /api/analyses {url} → registerListing, queue)",
     expect(res.status).toBe(400);
     expect(JSON.stringify(await res.json())).toContain("credentials_in_url");
     expect(await t.prisma.analysis.count()).toBe(before);
-    expect(validateTarget).toHaveBeenCalledTimes(1);
+    expect(checkTarget).toHaveBeenCalledTimes(1);
   });
 
   it("registerListing is the entry both doors share: a seller without an organisation is refused at either", async () => {
     const lone = await t.prisma.user.create({ data: { name: "No org", role: "seller" } });
     await expect(registerListing(lone.id, { url: `${server.url}/validity-check`, mode: "queue" })).rejects.toMatchObject({ code: "forbidden" });
     await expect(registerListing(lone.id, { url: `${server.url}/validity-check`, mode: "review" })).rejects.toMatchObject({ code: "forbidden" });
-    expect(validateTarget).not.toHaveBeenCalled();
+    expect(checkTarget).not.toHaveBeenCalled();
+  });
+});
+
+describe("unpaid calls per submission, on both doors", () => {
+  const submitApi = (body: unknown) => submitRoute(new Request("http://x/api/analyses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+  const claimed = async (id: string) => (await opsClaim({ workerId: "per-submission", limit: 50, rubricVersions: MONITOR_RUBRIC_VERSIONS })).jobs.find((j) => j.id === id)!;
+  const draftCallsOf = (organizationId: string) => t.prisma.intakeDraftCall.count({ where: { organizationId } });
+
+  it("each endpoint is called unpaid once: the form's draft, save, publish and probe; the API's queue, draft and probe", async () => {
+    const url = `${server.url}/validity-check`;
+    const once = Object.fromEntries(VALIDITY_ENDPOINTS.map((k) => [k, 1]));
+
+    // The form: the draft calls each endpoint; the publish analysis's probe takes those answers.
+    const seller = await seedOwner(t.prisma);
+    session.uid = seller.user.id;
+    hits.clear();
+    const form = await draftFromUrlAction(url);
+    if (!form.ok) throw new Error(JSON.stringify(form));
+    const saved = await createListingForSeller(seller.user.id, form.draft, `import:${url}`);
+    const published = await publishListing(seller.user.id, saved.id);
+    const job = await claimed(published.analysis.id);
+    expect(job.prefetched?.length).toBe(VALIDITY_ENDPOINTS.length);
+    const probed = await realProbe()(job, new AbortController().signal);
+    if (!probed.ok) throw new Error(probed.reason);
+    expect(Object.fromEntries(hits)).toEqual(once);
+    expect(probed.evidence.endpoints.filter((e) => e.status === 402).map((e) => e.path).sort()).toEqual(["/upto", "/validity"]);
+    await completeLease(job.id, { leaseToken: job.leaseToken, evidence: probed.evidence, document: null });
+
+    // Taken once: the next analysis of the listing (a re-analysis) calls the endpoints afresh.
+    const again = await submitApi({ listingId: saved.id });
+    expect(again.status).toBe(202);
+    const next = await claimed(((await again.json()) as { id: string }).id);
+    expect(next.prefetched).toBeUndefined();
+
+    // The API: queued, then the worker drafts and probes in one run.
+    const other = await seedOwner(t.prisma);
+    session.uid = other.user.id;
+    hits.clear();
+    const res = await submitApi({ url });
+    expect(res.status).toBe(202);
+    const apiJob = await claimed(((await res.json()) as { id: string }).id);
+    const apiProbed = await realProbe()(apiJob, new AbortController().signal);
+    if (!apiProbed.ok) throw new Error(apiProbed.reason);
+    expect(Object.fromEntries(hits)).toEqual(once);
+  });
+
+  it("a draft's answers serve only its own organisation's publish, and only while fresh", async () => {
+    const url = `${server.url}/validity-check`;
+    const drafter = await seedOwner(t.prisma);
+    session.uid = drafter.user.id;
+    const form = await draftFromUrlAction(url);
+    if (!form.ok) throw new Error(JSON.stringify(form));
+    expect(await draftCallsOf(drafter.org.id)).toBeGreaterThanOrEqual(VALIDITY_ENDPOINTS.length);
+
+    // Another organisation publishing the same endpoints does not get them (its probe calls for itself).
+    const publisher = await seedOwner(t.prisma);
+    const theirs = await createListingForSeller(publisher.user.id, form.draft, `import:${url}`);
+    const theirJob = await claimed((await publishListing(publisher.user.id, theirs.id)).analysis.id);
+    expect(theirJob.prefetched).toBeUndefined();
+
+    // Past the window the drafter's own publish does not take them either.
+    await t.prisma.intakeDraftCall.updateMany({ where: { organizationId: drafter.org.id }, data: { createdAt: new Date(Date.now() - 16 * 60_000) } });
+    const mine = await createListingForSeller(drafter.user.id, form.draft, `import:${url}`);
+    const myJob = await claimed((await publishListing(drafter.user.id, mine.id)).analysis.id);
+    expect(myJob.prefetched).toBeUndefined();
   });
 });

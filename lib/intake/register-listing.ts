@@ -1,12 +1,11 @@
 /**
  * Intake: the one use case for a URL a seller submits, whichever door it came through — the
  * seller's "Add a service" form (draftFromUrlAction, lib/surfaces/seller-actions.ts) or the API
- * (POST /api/analyses `{url}`, submitAnalysisForActor in lib/analyses/progress.ts). Both call
+ * (POST /api/analyses `{url}`, submitAnalysisForActor in lib/intake/api-door.ts). Both call
  * registerListing; the steps are numbered below and each runs exactly once per submission:
  *
- *   (1) validate the target once: lib/net's validateTarget under the probe's allow-list
- *       (checkTarget, lib/queue/enqueue-analysis.ts). The checked target is handed on, so neither
- *       the draft nor the queue checks it again.
+ *   (1) validate the target once: lib/net's checkTarget under the probe's allow-list. The
+ *       CheckedTarget is handed on, so neither the draft nor the queue checks it again.
  *   (2) draft the listing from the URL (lib/discovery: the discovery documents, and each resource
  *       called once, unpaid, in parallel under a bound).
  *   (3) write the listing through the one listing writer (lib/listings/save.ts writeListing /
@@ -16,9 +15,11 @@
  * Where steps 2–4 run differs by door, and that is decided here on purpose:
  *
  * - "review" (the form): (1) and (2) run here, in the request, and the draft goes back to the
- *   seller to review — the form promises "Nothing is saved until you choose to". (3) runs when the
+ *   seller to review — the form promises "Nothing is saved until you choose to" (only the draft's
+ *   unpaid answers are kept, server-side, for the publish analysis: lib/queue/draft-calls.ts). (3) runs when the
  *   seller saves (saveListingAction → createListingForSeller → writeListing) and (4) when they
- *   publish (publishListing → onListingPublished → requestAnalysis).
+ *   publish (publishListing checks the saved base URL once and hands it to onListingPublished →
+ *   requestAnalysis).
  * - "queue" (the API): (1) and (4) run here and the API answers 202 at once with the queued
  *   analysis and `listingId: null` (its contract, docs/QUEUE.md). (2) runs in the catalog-monitor
  *   worker (lib/catalog-monitor/probes.ts realProbe → lib/discovery draftListingFromUrl), because that run
@@ -27,19 +28,20 @@
  *   no database credentials and cannot import this file, so it calls lib/discovery directly, and it
  *   re-checks the target it received over the ops API (its own SSRF guard; safeFetch guards every
  *   request besides). (3) runs in the analysis completion (lib/analyses/store-result.ts
- *   completeLease), inside its transaction, through writeDraftedListing below and so through the
- *   same writer as the form.
+ *   completeLease), inside its transaction, through writeDraftedListing (lib/listings/save.ts) and
+ *   so through the same writer as the form.
  */
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
 import { assertAnalysisCapacity, takeRateLimit } from "@/lib/limits";
-import type { Resolver } from "@/lib/net";
+import { checkTarget, type Resolver } from "@/lib/net";
 import { draftListingFromTarget, type DraftSource } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { OVERLAP_WORDS, findOverlappingListings, findSameTitleListings, type OverlapCandidate, type OverlapReason, type SameTitleListing } from "@/lib/listings/overlap";
-import { writeListingIn } from "@/lib/listings/save";
-import { PRIORITY_OWNER, checkTarget, refusedTargetError, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
+import { PRIORITY_OWNER, refusedTargetError, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
+import { keepDraftCalls } from "@/lib/queue/draft-calls";
+import { callsToWire } from "@/lib/ops-wire";
 import { prismaOf, type Client, type PrismaLike } from "@/lib/sql";
 
 export type IntakeMode = "review" | "queue";
@@ -111,9 +113,11 @@ export async function registerListing(actorId: string | null, req: IntakeRequest
 
   if (req.mode === "review") {
     // (2) Draft here; (3) and (4) wait for the seller to save and publish (header).
-    const drafted = await draftListingFromTarget(checked.target.url, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
+    const drafted = await draftListingFromTarget(checked.target, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
     if (!drafted.ok) return { ok: false, code: "refusal" in drafted ? drafted.refusal : drafted.error, detail: drafted.detail };
     const prisma = await prismaOf(opts.client);
+    // The draft's answers wait for the publish analysis, so the probe does not call them again.
+    await keepDraftCalls(prisma, actor.organizationId, callsToWire(drafted.calls));
     const existing = await ownOverlaps(prisma, actor.organizationId, [drafted.draft, { baseUrl: url, endpoints: [] }]);
     // Another listing of the same title (not already named as the same service): two tiles of one name confuse buyers.
     const sameTitle = await findSameTitleListings(prisma, actor.organizationId, drafted.draft.title, { excludeIds: existing.map((x) => x.id) });
@@ -130,7 +134,7 @@ export async function registerListing(actorId: string | null, req: IntakeRequest
   }
 
   // (4) Enqueue, within the organisation's cap on analyses in flight; (2) runs in the worker and (3)
-  // in the completion, through writeDraftedListing (header).
+  // in the completion, through lib/listings' writeDraftedListing (header).
   await assertAnalysisCapacity(actor, opts.client);
   return requestAnalysis({ submitter: actor.id, requestedBy: actor.id, listingId: null, targetUrl: checked.target, trigger: "submit", priority: PRIORITY_OWNER }, opts.client);
 }
@@ -161,17 +165,4 @@ function duplicateListingError(existing: ExistingListing[]): AppError {
     existing.map((x) => ({ pointer: "/url", message: `${OVERLAP_WORDS[x.reason]} as listing ${x.id} (${x.slug})` })),
     { existing },
   );
-}
-
-/**
- * (3) for the API door: the draft the worker made becomes a draft listing of the submitter's
- * organisation, inside the completion's transaction (lib/analyses/store-result.ts), through the
- * one listing writer. A random slug suffix instead of a probe-for-free-slug loop: the completion
- * holds the analysis row's lock.
- */
-export async function writeDraftedListing(tx: PrismaLike, draft: ListingDocument, submission: { analysisId: string; submitter: string; targetUrl: string }): Promise<string> {
-  const user = await tx.user.findUnique({ where: { id: submission.submitter }, select: { organizationId: true } });
-  if (!user?.organizationId) throw new AppError("unprocessable", `submitter of analysis ${submission.analysisId} belongs to no organization`);
-  const listing = await writeListingIn(tx, draft, { organizationId: user.organizationId, source: `import:${submission.targetUrl}`, publicationState: "draft", uniqueSlug: "suffix" });
-  return listing.id;
 }

@@ -12,7 +12,7 @@ export async function publishListing(actorId: string | null, listingId: string) 
   const { actor } = await requireListingAccess(actorId, listingId, { moderators: true });
   const prisma = await db();
   const listing = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, select: { baseUrl: true, publicationState: true, publishedAt: true } });
-  assertTargetAllowed(listing.baseUrl);
+  const checked = assertTargetAllowed(listing.baseUrl);
   // Limits before anything changes (docs/LIMITS.md): per user, then the organisation's cap on
   // analyses in flight, unless this listing's analysis is already one of them (publishing again
   // returns it and queues nothing).
@@ -22,6 +22,6 @@ export async function publishListing(actorId: string | null, listingId: string) 
   if (listing.publicationState !== "published") {
     await prisma.listing.update({ where: { id: listingId }, data: { publicationState: "published", publishedAt: listing.publishedAt ?? new Date() } });
   }
-  const analysis = await onListingPublished(listingId, actor.id);
+  const analysis = await onListingPublished(listingId, actor.id, undefined, checked);
   return { listingId, publicationState: "published" as const, analysis };
 }

@@ -216,3 +216,16 @@ export async function readListingDocumentForEditor(actorId: string | null, listi
   const row = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, include: { endpoints: true } });
   return { id: row.id, publicationState: row.publicationState, document: listingToDocument(row) };
 }
+
+/**
+ * The API door's drafted listing: the draft the worker made becomes a draft listing of the submitter's
+ * organisation, inside the completion's transaction (lib/analyses/store-result.ts), through the
+ * one listing writer. A random slug suffix instead of a probe-for-free-slug loop: the completion
+ * holds the analysis row's lock.
+ */
+export async function writeDraftedListing(tx: PrismaLike, draft: ListingDocument, submission: { analysisId: string; submitter: string; targetUrl: string }): Promise<string> {
+  const user = await tx.user.findUnique({ where: { id: submission.submitter }, select: { organizationId: true } });
+  if (!user?.organizationId) throw new AppError("unprocessable", `submitter of analysis ${submission.analysisId} belongs to no organization`);
+  const listing = await writeListingIn(tx, draft, { organizationId: user.organizationId, source: `import:${submission.targetUrl}`, publicationState: "draft", uniqueSlug: "suffix" });
+  return listing.id;
+}

@@ -5,3 +5,4 @@ export { REFUSAL_CODES } from "./types";
 export type * from "./types";
 export { decideAddress, parseRanges, ownAddresses } from "./address-rules";
 export { configureConnectionLimits, connectionsInFlight, currentConnectionLimits, DEFAULT_CONNECTION_LIMITS } from "./connection-limits";
+export { checkTarget, type CheckedTarget, type TargetCheck } from "./checked-target";

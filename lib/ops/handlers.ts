@@ -8,9 +8,10 @@ import { AppError } from "@/lib/errors";
 import { completeLease } from "@/lib/analyses/store-result";
 import { claimLeases, failLease, heartbeatLease } from "@/lib/queue/lease";
 import { monitorSupport } from "@/lib/queue/monitors";
+import { takeDraftCalls } from "@/lib/queue/draft-calls";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
 import { analysisMetrics, setQueueDepthReader } from "@/lib/queue/metrics";
-import { LeaseLostError, type ClaimRequest, type ClaimResponse, type CompleteRequest, type CompleteResponse, type FailRequest, type FailResponse, type HeartbeatRequest, type HeartbeatResponse, type OpsClient } from "./protocol";
+import { LeaseLostError, type ClaimRequest, type ClaimResponse, type CompleteRequest, type CompleteResponse, type FailRequest, type FailResponse, type HeartbeatRequest, type HeartbeatResponse, type OpsClient, type PrefetchedCall } from "@/lib/ops-wire";
 import { clientOr, rows, type Client } from "@/lib/sql";
 
 const token = z.string().min(8).max(128);
@@ -36,6 +37,12 @@ export async function opsClaim(req: ClaimRequest, client?: Client): Promise<Clai
   if (!support.supported) return { jobs: [], waiting: { rubricVersion: support.served, reason: support.reason! } };
   const docs = await loadListingDocuments(prisma, leased.flatMap((l) => (l.listingId ? [l.listingId] : [])));
   const allowHosts = env().probeAllowHosts;
+  // A publish analysis takes the form door's draft answers for its endpoints (lib/queue/draft-calls.ts).
+  const prefetched = new Map<string, PrefetchedCall[]>();
+  for (const l of leased) {
+    const doc = l.listingId && l.trigger === "publish" ? docs.get(l.listingId) : undefined;
+    if (doc) prefetched.set(l.id, await takeDraftCalls(prisma, l.listingId!, doc));
+  }
   return {
     jobs: leased.map((l) => ({
       id: l.id,
@@ -48,6 +55,7 @@ export async function opsClaim(req: ClaimRequest, client?: Client): Promise<Clai
       leaseExpiresAt: l.leaseExpiresAt,
       document: l.listingId ? (docs.get(l.listingId) ?? null) : null,
       allowHosts,
+      ...(prefetched.get(l.id)?.length ? { prefetched: prefetched.get(l.id) } : {}),
     })),
   };
 }

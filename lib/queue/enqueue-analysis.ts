@@ -3,7 +3,7 @@
  * listing is published, the staleness sweep finds a result older than 7 days, or a rubric MAJOR or
  * MINOR release re-scores every listing. Each writes one durable queue row; nothing here probes.
  */
-import { validateTarget, type RefusalCode } from "@/lib/net";
+import { checkTarget, validateTarget, type CheckedTarget, type RefusalCode } from "@/lib/net";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness";
@@ -30,8 +30,8 @@ export interface RequestAnalysisInput {
   /** A user id, or a system key such as "system:staleness:<listingId>". */
   submitter: string;
   listingId?: string | null;
-  /** Checked here; an AllowedTarget was checked already (checkTarget) and is not checked twice. */
-  targetUrl: string | AllowedTarget;
+  /** Checked here; a CheckedTarget was checked already (lib/net checkTarget) and is not checked twice. */
+  targetUrl: string | CheckedTarget;
   trigger: AnalysisTrigger;
   priority?: number;
   /** The person who asked (a user id), when one did: the active-analyses cap counts these (lib/limits/caps.ts). */
@@ -44,22 +44,6 @@ export interface EnqueuedAnalysis {
   listingId: string | null;
 }
 
-declare const allowedTarget: unique symbol;
-/** A target URL that passed checkTarget: `raw` as submitted, `url` as parsed. Only checkTarget makes one. */
-export type AllowedTarget = { readonly raw: string; readonly url: URL; readonly [allowedTarget]: true };
-
-export type TargetCheck = { ok: true; target: AllowedTarget } | { ok: false; refusal: RefusalCode; detail: string };
-
-/**
- * The target check, not throwing: lib/net's validateTarget under the probe's allow-list
- * (TOLLGATE_PROBE_ALLOW_HOSTS), the same check the worker's probe makes. Pure (no DNS).
- */
-export function checkTarget(targetUrl: string, allowHosts: string[] = env().probeAllowHosts): TargetCheck {
-  const checked = validateTarget(targetUrl, { allowHosts });
-  if (!checked.ok) return { ok: false, refusal: checked.refusal, detail: checked.detail };
-  return { ok: true, target: { raw: targetUrl, url: checked.url } as AllowedTarget };
-}
-
 /** The 400 for a refused target (pointer /url, the refusal code in extra). */
 export function refusedTargetError(refused: { refusal: RefusalCode; detail: string }): AppError {
   return new AppError("refused_target", `the target URL is refused: ${refused.detail}`, [{ pointer: "/url", message: refused.refusal }], {
@@ -68,14 +52,13 @@ export function refusedTargetError(refused: { refusal: RefusalCode; detail: stri
 }
 
 /**
- * Refuse a target the probe would refuse, before any row exists (docs/spec/scoring-system.md "Bounded, guarded analysis": "Target URLs that carry
- * credentials, a query string or a fragment are refused before any probe"). The checks are
- * lib/net's pure ones (no DNS): the worker re-checks with DNS when it probes.
+ * Refuse a target the probe would refuse, before any row exists (docs/spec/scoring-system.md
+ * "Bounded, guarded analysis"), by lib/net's pure checks (no DNS; the worker re-checks with DNS).
  */
-export function assertTargetAllowed(targetUrl: string, allowHosts: string[] = env().probeAllowHosts): URL {
+export function assertTargetAllowed(targetUrl: string, allowHosts: string[] = env().probeAllowHosts): CheckedTarget {
   const checked = checkTarget(targetUrl, allowHosts);
   if (!checked.ok) throw refusedTargetError(checked);
-  return checked.target.url;
+  return checked.target;
 }
 
 /**
@@ -83,11 +66,7 @@ export function assertTargetAllowed(targetUrl: string, allowHosts: string[] = en
  * (not by a read-then-write, which races); the 409 names the analysis already in flight.
  */
 export async function requestAnalysis(input: RequestAnalysisInput, client?: Client): Promise<EnqueuedAnalysis> {
-  let targetUrl: string;
-  if (typeof input.targetUrl === "string") {
-    assertTargetAllowed(input.targetUrl);
-    targetUrl = input.targetUrl;
-  } else targetUrl = input.targetUrl.raw;
+  const targetUrl = (typeof input.targetUrl === "string" ? assertTargetAllowed(input.targetUrl) : input.targetUrl).raw;
   const prisma = await prismaOf(client);
   try {
     const row = await prisma.analysis.create({
@@ -122,8 +101,9 @@ export async function requestAnalysis(input: RequestAnalysisInput, client?: Clie
 /**
  * A listing was published: analyse it. Keyed per listing, so an owner publishing several listings
  * is not refused; when an analysis of this listing is already active, that one is returned.
+ * `checked` is the publish's own check of the base URL, handed on while it is still the listing's.
  */
-export async function onListingPublished(listingId: string, actorId: string, client?: Client): Promise<EnqueuedAnalysis> {
+export async function onListingPublished(listingId: string, actorId: string, client?: Client, checked?: CheckedTarget): Promise<EnqueuedAnalysis> {
   const prisma = await prismaOf(client);
   const listing = await prisma.listing.findUnique({ where: { id: listingId }, select: { id: true, baseUrl: true } });
   if (!listing) throw new AppError("not_found", `listing ${listingId} does not exist`);
@@ -134,7 +114,7 @@ export async function onListingPublished(listingId: string, actorId: string, cli
         // A person's publish counts against their organisation's cap; the demo seed's ("system:…") does not.
         requestedBy: actorId.startsWith("system:") ? null : actorId,
         listingId,
-        targetUrl: listing.baseUrl,
+        targetUrl: checked && checked.raw === listing.baseUrl ? checked : listing.baseUrl,
         trigger: "publish",
         priority: PRIORITY_PUBLISH,
       },

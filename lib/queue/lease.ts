@@ -9,7 +9,7 @@ import { clampLeaseMs, queueConfig } from "./config";
 import { analysisMetrics } from "./metrics";
 import { declareMonitor } from "./monitors";
 import { NOW_UTC, clientOr, isoOf, preparedRows, rows, type Client } from "@/lib/sql";
-import type { LeaseFields } from "@/lib/ops/protocol";
+import type { LeaseFields } from "@/lib/ops-wire";
 
 const T = `"catalog_scoring_analyses"`;
 const LOG = `"catalog_scoring_attempts"`;

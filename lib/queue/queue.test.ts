@@ -12,7 +12,8 @@ import { claimLeases, failLease, heartbeatLease, reapExpiredLeases } from "./lea
 import { acknowledgeRubricNotice, completeLease, RUBRIC_NOTICE_TEXT } from "@/lib/analyses/store-result";
 import { fixtureEvidence } from "@/lib/catalog-monitor/probes";
 import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
-import { getAnalysisForActor, reanalyseForActor, submitAnalysisForActor } from "@/lib/analyses/progress";
+import { getAnalysisForActor, reanalyseForActor } from "@/lib/analyses/progress";
+import { submitAnalysisForActor } from "@/lib/intake/api-door";
 import { opsClaim, opsMetricsText } from "@/lib/ops/handlers";
 import { ledgerFactsForScoring } from "@/lib/facts/aggregate";
 import { seedListing, seedListings, seedOwner } from "@/test/analyses";

@@ -12,7 +12,7 @@ import type { ListingDocument } from "@/lib/listing-document/document";
 import { splitStoredEvidence, type ProbeEvidence } from "@/lib/evidence";
 import type { DimensionResult, Improvement, RuleResult, TriggeredCap } from "@/lib/scoring/readiness/types";
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
-import type { AdvisedImprovement } from "@/lib/analyses/advice";
+import type { AdvisedImprovement } from "@/lib/scoring/readiness/advice";
 import { bandLabel, isStale } from "./band";
 import { readSellerCanary, type CanaryNotice } from "./seller-canary";
 
@@ -28,7 +28,7 @@ export interface ReportResult {
   caps: TriggeredCap[];
   dimensions: Array<DimensionResult & { title: string }>;
   rules: Array<RuleResult & { title: string; evidenceValue: unknown; evidenceResolved: boolean }>;
-  /** With the gain each fix makes when the listing is re-scored with it (lib/analyses/advice.ts); null gains on results stored before that. */
+  /** With the gain each fix makes when the listing is re-scored with it (lib/scoring/readiness/advice.ts); null gains on results stored before that. */
   improvements: Array<AdvisedImprovement & { title: string }>;
 }
 

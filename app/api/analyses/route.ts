@@ -2,7 +2,7 @@
 import { toResponse } from "@/lib/errors";
 import { BODY_LIMITS, assertSameOriginRequest, readBody } from "@/lib/http";
 import { requireSessionUserId } from "@/lib/auth/signed-in";
-import { SubmitBody, submitAnalysisForActor } from "@/lib/analyses/progress";
+import { SubmitBody, submitAnalysisForActor } from "@/lib/intake/api-door";
 
 export async function POST(req: Request): Promise<Response> {
   try {

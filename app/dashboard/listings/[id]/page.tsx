@@ -17,7 +17,7 @@ import { formatRawTotal, timeAgo } from "@/lib/format";
 import { orPageError } from "@/lib/surfaces/guard";
 import { env } from "@/lib/env";
 import { acknowledgeNoticeAction } from "@/lib/surfaces/seller-actions";
-import { gainWords } from "@/lib/analyses/advice";
+import { gainWords } from "@/lib/scoring/readiness/advice";
 import { sellerReport } from "@/lib/surfaces/seller";
 import { SellerTrust } from "@/components/trust/seller-trust";
 import { SellerCanary } from "@/components/seller-canary";

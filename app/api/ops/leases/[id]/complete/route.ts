@@ -6,7 +6,7 @@ import { toResponse } from "@/lib/errors";
 import { BODY_LIMITS, readBody, routeParams } from "@/lib/http";
 import { CompleteBody, opsComplete } from "@/lib/ops/handlers";
 import { requireWorkerToken } from "@/lib/ops/auth";
-import type { CompleteRequest } from "@/lib/ops/protocol";
+import type { CompleteRequest } from "@/lib/ops-wire";
 
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
   try {

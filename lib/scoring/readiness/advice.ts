@@ -1,23 +1,13 @@
 /**
- * "What to fix next" with the points a fix actually gains: each improvement the readiness engine
- * lists is applied to a copy of the listing document and the listing re-scored with the same
- * evidence, rubric and instant (the engine is pure: lib/scoring/readiness, called, never changed).
- * The gain is the change in the total the seller sees; a fix that makes another rule lose points
- * (declaring a price dynamic brings the dynamic endpoints into P4) names that rule.
- *
- * The fixes below are stand-ins for what the seller would write (a 60-character description, a
- * JSON Schema with a type, an https docs URL): the rules read presence, length and shape, so any
- * real fix that satisfies the rule scores the same. Rules measured by the probe, the monitor or the
- * ledger (an observed logo or docs page, H1–H3) are not changes to the document; their gain is null
- * and the report shows the rubric's points as "up to".
- *
- * Pure: used by the analysis completion (lib/analyses/store-result.ts), the demo seed and the
- * editor's provisional estimate in the browser.
+ * "What to fix next" with the points a fix gains: each improvement applied to a copy of the listing
+ * and re-scored with the same evidence, rubric and instant; a fix that opens another rule names it.
+ * The fixes are stand-ins any real fix of that rule scores the same as; probe-, monitor- and
+ * ledger-measured rules gain null ("up to"). Pure: the completion, the seed and the editor use it.
  */
 import type { EndpointPricing, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
-import { scoreReadiness } from "@/lib/scoring/readiness/engine";
-import type { Rubric, RuleId } from "@/lib/scoring/readiness/rubric";
-import type { Improvement, ReadinessEvidence, ReadinessResult, RuleResult, ScoreOptions } from "@/lib/scoring/readiness/types";
+import { scoreReadiness } from "./engine";
+import type { Rubric, RuleId } from "./rubric";
+import type { Improvement, ReadinessEvidence, ReadinessResult, RuleResult, ScoreOptions } from "./types";
 
 export interface OpenedRule {
   ruleId: RuleId;

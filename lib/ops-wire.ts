@@ -1,9 +1,10 @@
 /**
- * The ops API's wire shapes, shared by the API (lib/ops/handlers.ts) and the catalog-monitor worker
- * (lib/catalog-monitor/run-worker.ts). Types only: the worker must not pull database code into its process.
+ * The ops API's wire shapes: a leaf both sides import, the API (lib/ops, lib/queue) and the
+ * catalog-monitor worker (lib/catalog-monitor): types, one error class, the prefetched calls' wire form.
  */
 import type { ListingDocument } from "@/lib/listing-document/document";
 import type { ProbeEvidence } from "@/lib/evidence";
+import type { SafeFetchFailure, SafeFetchRefusal, SafeFetchResult, SafeFetchSuccess } from "@/lib/net/types";
 /** A claimed lease's own fields, as the queue stores them (lib/queue/lease.ts LeasedRow adds the submitter). */
 export interface LeaseFields {
   id: string;
@@ -23,6 +24,26 @@ export interface LeasedJob extends LeaseFields {
   document: ListingDocument | null;
   /** host:port entries the probe may reach over plain http / loopback (TOLLGATE_PROBE_ALLOW_HOSTS). */
   allowHosts: string[];
+  /** A publish analysis: the unpaid calls the form door's draft made of these endpoints (lib/queue/draft-calls.ts). */
+  prefetched?: PrefetchedCall[];
+}
+
+/** An unpaid call already made, as the wire and the database carry it: keyed by unpaidKey, the body in base64. */
+export interface PrefetchedCall {
+  key: string;
+  deadlineMs: number;
+  maxBodyBytes: number;
+  result: SafeFetchRefusal | SafeFetchFailure | (Omit<SafeFetchSuccess, "body"> & { body: string });
+}
+
+type Calls = ReadonlyMap<string, { result: SafeFetchResult; deadlineMs: number; maxBodyBytes: number }>;
+
+export function callsToWire(calls: Calls): PrefetchedCall[] {
+  return [...calls].map(([key, c]) => ({ key, deadlineMs: c.deadlineMs, maxBodyBytes: c.maxBodyBytes, result: c.result.ok ? { ...c.result, body: Buffer.from(c.result.body).toString("base64") } : c.result }));
+}
+
+export function callsFromWire(calls: readonly PrefetchedCall[]): Calls {
+  return new Map(calls.map((c) => [c.key, { deadlineMs: c.deadlineMs, maxBodyBytes: c.maxBodyBytes, result: c.result.ok ? { ...c.result, body: new Uint8Array(Buffer.from(c.result.body, "base64")) } : c.result }]));
 }
 
 export interface ClaimRequest {
