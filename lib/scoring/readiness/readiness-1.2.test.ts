@@ -65,6 +65,8 @@ describe("H1 per scheme (reading scheme-policies)", () => {
     expect(h1(cloudflare(), V11)).toMatchObject({ status: "fail" });
     expect(h1(cloudflare())).toMatchObject({ status: "pass", earned: 5 });
     expect(h1(cloudflare({ maxTimeoutSeconds: 0 }))).toMatchObject({ status: "pass" }); // "omitted or set to 0"
+    expect(h1(cloudflare({ scheme: "batch-settlement" }))).toMatchObject({ status: "pass" }); // the scheme's later name
+    expect(h1(cloudflare()).reason).toContain("cloudflare-pay-per-crawl");
   });
 
   it("a policy excuses only its own codes: any other C1/C2 failure still fails", () => {

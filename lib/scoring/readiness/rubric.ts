@@ -97,8 +97,8 @@ export interface RubricSemantics {
 export interface SchemePolicy {
   id: string;
   title: string;
-  /** Every given field must equal the requirement's (extraName: the requirement's extra.name). */
-  match: { scheme?: string; network?: string; extraName?: string };
+  /** Every given field must match the requirement's (a list: any of them; extraName: the requirement's extra.name). */
+  match: { scheme?: string | string[]; network?: string; extraName?: string };
   timeout: { min: number; max: number; optional: boolean };
   /** Probe finding codes (C2) this policy decides instead of the default window and tables. */
   excuses: string[];
@@ -198,7 +198,7 @@ export function checkRubric(input: unknown): Rubric {
   for (const p of r.schemePolicies ?? []) {
     const at = `scheme policy ${p.id ?? "?"}`;
     if (typeof p.id !== "string" || !p.id) problems.push("a scheme policy has no id");
-    if (!p.match || !Object.values(p.match).some((v) => typeof v === "string" && v)) problems.push(`${at} matches nothing`);
+    if (!p.match || !Object.values(p.match).some((v) => (typeof v === "string" && v) || (Array.isArray(v) && v.length > 0))) problems.push(`${at} matches nothing`);
     if (!p.timeout || !(p.timeout.min >= 0) || !(p.timeout.max >= p.timeout.min)) problems.push(`${at}: timeout window must have 0 <= min <= max`);
     for (const c of p.excuses ?? []) if (!POLICY_CODES.has(c)) problems.push(`${at} excuses ${c}, which no policy may excuse`);
     if (typeof p.source !== "string" || p.source.length < 20) problems.push(`${at} names no source for its numbers`);

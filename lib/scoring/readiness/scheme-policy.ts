@@ -10,7 +10,7 @@ export function policyFor(req: NormalisedRequirement | undefined, policies: read
   if (!req) return null;
   const extraName = req.extra && typeof req.extra.name === "string" ? req.extra.name : undefined;
   return policies.find((p) =>
-    (p.match.scheme === undefined || p.match.scheme === req.scheme) &&
+    (p.match.scheme === undefined || (Array.isArray(p.match.scheme) ? p.match.scheme.includes(req.scheme) : p.match.scheme === req.scheme)) &&
     (p.match.network === undefined || p.match.network === req.network) &&
     (p.match.extraName === undefined || p.match.extraName === extraName),
   ) ?? null;
