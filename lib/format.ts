@@ -1,5 +1,5 @@
 /** Display helpers shared by pages (pure). */
-import { KNOWN_ASSETS } from "@/lib/x402/assets";
+import { KNOWN_ASSETS, SOLANA_MAINNET } from "@/lib/x402/assets";
 
 const NETWORKS: Record<string, string> = {
   "eip155:8453": "Base",
@@ -12,7 +12,7 @@ const NETWORKS: Record<string, string> = {
   "eip155:143": "Monad",
   "eip155:1329": "Sei",
   "eip155:5042": "Arc",
-  "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": "Solana",
+  [SOLANA_MAINNET]: "Solana",
 };
 
 /** A network's display name: this table first, then the asset table's (lib/x402/assets), else the id itself. */

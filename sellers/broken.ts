@@ -11,7 +11,7 @@ import type { PaymentRequiredV1 } from "@x402/core/types/v1";
 import type { FixtureSeller, SellerRequest } from "./types";
 import { BASE, bazaarExtension, fixturePayTo, operations, usdcAccept } from "./common";
 import { makeLogoPng } from "./images";
-import { sendMpp402 } from "./mpp-seller";
+import { mppChargeRequest, sendMpp402 } from "./mpp-seller";
 import { sendJson, sendX402 } from "./respond";
 
 const PRICE_ATOMIC = "10000";
@@ -186,7 +186,7 @@ export const brokenSellers: FixtureSeller[] = [
   }),
 
   seller("mpp-expired", "an MPP 402 whose first challenge expired a minute ago and whose second has no realm.", (ctx) => {
-    const request = { amount: PRICE_ATOMIC, currency: BASE_USDC, recipient: fixturePayTo("mpp-expired"), chainId: 8453 };
+    const request = mppChargeRequest("evm", { amount: "0.01", currency: BASE_USDC, recipient: fixturePayTo("mpp-expired"), chainId: 8453 });
     sendMpp402(ctx, [
       { method: "evm", intent: "charge", request, expiresInMs: -60_000 },
       { method: "evm", intent: "charge", request, expiresInMs: 5 * 60_000, realm: null },

@@ -1,9 +1,11 @@
 /**
  * An MPP seller: 402 with `WWW-Authenticate: Payment …`, two challenges in one header (a Tempo
- * charge and an EVM charge in Base USDC), serialised by mppx's own `Challenge.serialize` with
- * HMAC-bound ids (`Challenge.from({ … }, secretKey)`), as an mppx server sends them.
+ * charge and an EVM charge in Base USDC), each request built by mppx's own method schema (the
+ * chain lands in `methodDetails.chainId`) and serialised by `Challenge.serialize` with HMAC-bound ids.
  */
-import { Challenge } from "mppx";
+import { Challenge, PaymentRequest } from "mppx";
+import { charge as evmCharge } from "mppx/evm";
+import { Methods as TempoMethods } from "mppx/tempo";
 import type { FixtureSeller, SellerRequest } from "./types";
 import { BASE, fixturePayTo, operations } from "./common";
 import { makeLogoSvg } from "./images";
@@ -14,6 +16,14 @@ const PAY_TO = fixturePayTo("mpp-seller");
 const PATH_USD = "0x20c0000000000000000000000000000000000000";
 const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 const PRICE_ATOMIC = "5000"; // $0.005 at 6 decimals
+/** Tempo's testnet (Moderato), where pathUSD is mppx's default currency (mppx tempo/internal/defaults). */
+const TEMPO_TESTNET = 42431;
+
+/** An MPP charge request in the shape mppx emits: the method's input schema applied (display amount → atomic, chain → methodDetails). */
+export function mppChargeRequest(method: "tempo" | "evm", input: { amount: string; currency: string; recipient: string; chainId: number }): Record<string, unknown> {
+  const parsed: unknown = PaymentRequest.fromMethod(method === "tempo" ? TempoMethods.charge : evmCharge, { ...input, decimals: 6 } as never);
+  return parsed as Record<string, unknown>;
+}
 /** Fixture-only HMAC key for challenge ids; nothing verifies a credential here. */
 const SECRET = "tollgate-fixture-mpp-secret";
 
@@ -79,8 +89,8 @@ export const mppSeller: FixtureSeller = {
       },
       handle(ctx) {
         sendMpp402(ctx, [
-          { method: "tempo", intent: "charge", request: { amount: PRICE_ATOMIC, currency: PATH_USD, recipient: PAY_TO }, expiresInMs: 5 * 60_000 },
-          { method: "evm", intent: "charge", request: { amount: PRICE_ATOMIC, currency: BASE_USDC, recipient: PAY_TO, chainId: 8453 }, expiresInMs: 5 * 60_000 },
+          { method: "tempo", intent: "charge", request: mppChargeRequest("tempo", { amount: "0.005", currency: PATH_USD, recipient: PAY_TO, chainId: TEMPO_TESTNET }), expiresInMs: 5 * 60_000 },
+          { method: "evm", intent: "charge", request: mppChargeRequest("evm", { amount: "0.005", currency: BASE_USDC, recipient: PAY_TO, chainId: 8453 }), expiresInMs: 5 * 60_000 },
         ]);
       },
     },

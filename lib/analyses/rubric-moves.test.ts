@@ -81,7 +81,7 @@ describe("rubricMoves", () => {
   });
 
   it("refuses an unreleased version by name", async () => {
-    await expect(rubricMoves(t, { from: "0.9.0", to: "1.1.0" })).rejects.toThrow(/unknown rubric version readiness\/0\.9\.0; known: 1\.0\.0, 1\.1\.0/);
+    await expect(rubricMoves(t, { from: "0.9.0", to: "1.1.0" })).rejects.toThrow(/unknown rubric version readiness\/0\.9\.0; known: 1\.0\.0, 1\.1\.0, 1\.2\.0/);
   });
 
   it("the CLI exits 2 naming a bad flag, before opening any database", () => {
@@ -93,6 +93,6 @@ describe("rubricMoves", () => {
       expect(e.status).toBe(2);
       out = e.stderr;
     }
-    expect(out).toContain('--from "2.0.0" is not a released readiness rubric (1.0.0, 1.1.0)');
+    expect(out).toContain('--from "2.0.0" is not a released readiness rubric (1.0.0, 1.1.0, 1.2.0)');
   }, 60_000);
 });

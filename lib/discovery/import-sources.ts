@@ -39,18 +39,56 @@ export interface ServiceFacts {
 
 export const emptyService = (): ServiceFacts => ({ title: null, description: null, category: null, homepageUrl: null, docsUrl: null, logoUrl: null, walkthrough: null, serverUrl: null });
 
-/** `/.well-known/x402`: `{version: 1, resources: [url…], instructions?}`, or a bazaar-style `{items: [{resource}]}`. */
-export function readWellKnown(doc: unknown): { resources: string[]; instructions: string | null; warnings: string[] } {
+/** One `/.well-known/x402` resource: a URL (absolute, or a path on the origin) and the method when the entry names one. */
+export interface WellKnownResource {
+  ref: string;
+  method: HttpMethod | null;
+}
+
+const ENTRY_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/**
+ * One `resources` entry: an absolute http(s) URL, a path from the origin ("/api/x"), or x402scan's
+ * "METHOD /path" form (docs/PROBE.md "Discovery import"). Anything else is refused with a reason,
+ * never resolved as a relative URL (which turned "POST /api/send" into "/POST%20/api/send").
+ */
+export function readWellKnownEntry(entry: string): { ok: true; resource: WellKnownResource } | { ok: false; reason: string } {
+  const m = /^([A-Za-z]+)\s+(\S+)$/.exec(entry.trim());
+  if (m) {
+    const method = ENTRY_METHODS.find((x) => x === m[1].toUpperCase());
+    if (!method) return { ok: false, reason: `"${m[1]}" is not an HTTP method the probe calls (${ENTRY_METHODS.join(", ")})` };
+    const target = readWellKnownEntry(m[2]);
+    return target.ok ? { ok: true, resource: { ref: target.resource.ref, method } } : target;
+  }
+  const ref = entry.trim();
+  if (ref.startsWith("/") && !ref.startsWith("//")) return { ok: true, resource: { ref, method: null } };
+  try {
+    const u = new URL(ref);
+    if (u.protocol === "http:" || u.protocol === "https:") return { ok: true, resource: { ref, method: null } };
+  } catch {
+    /* not absolute */
+  }
+  return { ok: false, reason: "it is neither an http(s) URL, a path from the origin, nor \"METHOD /path\"" };
+}
+
+/** `/.well-known/x402`: `{version: 1, resources: [url | "METHOD /path"…], instructions?}`, or a bazaar-style `{items: [{resource}]}`. */
+export function readWellKnown(doc: unknown): { resources: WellKnownResource[]; instructions: string | null; warnings: string[] } {
   const warnings: string[] = [];
   if (!isObject(doc)) return { resources: [], instructions: null, warnings: ["/.well-known/x402 is not a JSON object."] };
-  let resources: string[] = [];
+  let entries: string[] = [];
   if (Array.isArray(doc.resources)) {
-    resources = doc.resources.filter((r): r is string => typeof r === "string");
-    if (resources.length !== doc.resources.length) warnings.push("/.well-known/x402 lists resources that are not URL strings; they were skipped.");
+    entries = doc.resources.filter((r): r is string => typeof r === "string");
+    if (entries.length !== doc.resources.length) warnings.push("/.well-known/x402 lists resources that are not URL strings; they were skipped.");
   } else if (Array.isArray(doc.items)) {
-    resources = doc.items.map((i) => (isObject(i) ? (i.resource ?? i.url) : null)).filter((r): r is string => typeof r === "string");
+    entries = doc.items.map((i) => (isObject(i) ? (i.resource ?? i.url) : null)).filter((r): r is string => typeof r === "string");
   } else warnings.push("/.well-known/x402 has no `resources` list.");
   if (doc.version !== undefined && doc.version !== 1) warnings.push(`/.well-known/x402 declares version ${JSON.stringify(doc.version)}; version 1 was expected.`);
+  const resources: WellKnownResource[] = [];
+  for (const entry of entries) {
+    const r = readWellKnownEntry(entry);
+    if (r.ok) resources.push(r.resource);
+    else warnings.push(`well_known_entry_invalid: /.well-known/x402 lists ${JSON.stringify(entry)}, which was left out: ${r.reason}.`);
+  }
   return { resources, instructions: typeof doc.instructions === "string" ? doc.instructions : null, warnings };
 }
 

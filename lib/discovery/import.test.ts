@@ -71,6 +71,8 @@ describe("draftListingFromUrl from the fixture sellers", () => {
     expect(d.protocols).toEqual(["mpp"]);
     expect(d.discoveryUrl).toBe(`${server.url}/mpp-seller/openapi.json`);
     expect(d.endpoints[0].pricing).toMatchObject({ usd: "0.005", machine: { amount: "5000", decimals: 6 } });
+    // Both charges name their chain in methodDetails.chainId, as mppx emits them.
+    expect(d.networks).toEqual(expect.arrayContaining(["eip155:42431", "eip155:8453"]));
     expect(warnings).toContain("walkthrough (D2) was not found in any source: fill it in.");
   });
 

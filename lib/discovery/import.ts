@@ -12,7 +12,7 @@
  */
 import { checkTarget, type CheckedTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
 import type { HttpMethod, ListingDocument, ListingEndpoint, PaymentProtocol } from "@/lib/listing-document/document";
-import { parseMpp } from "@/lib/mpp";
+import { mppRequirement, parseMpp } from "@/lib/mpp";
 import { parseX402, type X402ParseResult } from "@/lib/x402";
 import { bodyText, isObject } from "@/lib/x402/json";
 import { networkName } from "@/lib/format";
@@ -110,14 +110,15 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
   const facts = new Map<string, EndpointFacts>();
   for (const e of openapi?.endpoints ?? []) facts.set(`${e.method} ${e.path}`, e);
   for (const resource of wellKnown?.resources ?? []) {
-    const abs = resolveOn(resource, target);
+    // A path entry ("/api/x", "POST /api/x") is a path from the origin, as x402scan reads it.
+    const abs = resolveOn(resource.ref, target);
     const path = abs ? relativePath(abs, baseUrl) : null;
     if (!path) {
-      warnings.push(`/.well-known/x402 lists ${resource}, which is not under ${baseUrl}; it was left out.`);
+      warnings.push(`/.well-known/x402 lists ${resource.ref}, which is not under ${baseUrl}; it was left out.`);
       continue;
     }
-    if (![...facts.values()].some((f) => f.path === path)) {
-      facts.set(`? ${path}`, { method: null, path, description: null, requestSchema: null, responseSchema: null, requestExample: undefined, payable: true, pricing: null });
+    if (![...facts.values()].some((f) => f.path === path && (resource.method === null || f.method === null || f.method === resource.method))) {
+      facts.set(`${resource.method ?? "?"} ${path}`, { method: resource.method, path, description: null, requestSchema: null, responseSchema: null, requestExample: undefined, payable: true, pricing: null });
     }
   }
   // No discovery at all: the URL may be an endpoint itself.
@@ -279,11 +280,7 @@ async function readChallenge(baseUrl: string, f: EndpointFacts, net: Net, calls:
   if (x402.kind !== "none" && x402.x402) return fromX402(x402, f, used, source);
   const mpp = parseMpp({ headers: last.headers });
   if (mpp.challenges.length > 0) {
-    const reqs: NormalisedRequirement[] = mpp.challenges.map((c) => {
-      const r = isObject(c.request) ? c.request : {};
-      const chainId = r.chainId !== undefined ? `eip155:${String(r.chainId)}` : c.method;
-      return { scheme: c.intent, network: chainId, amount: String(r.amount ?? ""), asset: String(r.currency ?? ""), payTo: String(r.recipient ?? ""), maxTimeoutSeconds: null, extra: null };
-    });
+    const reqs: NormalisedRequirement[] = mpp.challenges.map((c) => ({ ...mppRequirement(c), extra: null }));
     const pricing = pricingFromRequirements(reqs);
     return {
       ...none, source: { ...source, note: `mpp, ${mpp.challenges.length} challenge(s)` }, protocols: ["mpp"], networks: reqs.map((r) => r.network).filter((n) => n.includes(":")),

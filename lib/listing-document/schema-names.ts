@@ -14,7 +14,38 @@ export function schemaPropertyNames(schema: unknown, requiredOnly: boolean): str
   return s.items ? schemaPropertyNames(s.items, false) : [];
 }
 
-/** Every name the probe looks for on an endpoint's docs page: required and declared properties of both schemas. */
+const branchesOf = (schema: unknown, key: "oneOf" | "anyOf" | "allOf"): unknown[] => {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return [];
+  const b = (schema as Record<string, unknown>)[key];
+  return Array.isArray(b) ? b : [];
+};
+
+/** Required, else declared, names of one schema (as D3 asks for them). */
+const namesToAsk = (schema: unknown): string[] => {
+  const req = schemaPropertyNames(schema, true);
+  return req.length > 0 ? req : schemaPropertyNames(schema, false);
+};
+
+/**
+ * readiness/1.2.0 (reading schema-shape): the names a schema with none at the top level asks for, one
+ * level into its combinators: those every oneOf/anyOf branch shares, and every allOf part's.
+ */
+export function schemaBranchNames(schema: unknown): string[] {
+  const out = new Set<string>();
+  for (const key of ["oneOf", "anyOf"] as const) {
+    const sets = branchesOf(schema, key).map(namesToAsk);
+    if (sets.length > 0) for (const n of sets[0]) if (sets.every((s) => s.includes(n))) out.add(n);
+  }
+  for (const part of branchesOf(schema, "allOf")) for (const n of namesToAsk(part)) out.add(n);
+  return [...out];
+}
+
+/** Every name of a schema's combinator branches, required or declared: what the probe looks for. */
+function allBranchNames(schema: unknown): string[] {
+  return (["oneOf", "anyOf", "allOf"] as const).flatMap((k) => branchesOf(schema, k).flatMap((b) => [...schemaPropertyNames(b, true), ...schemaPropertyNames(b, false)]));
+}
+
+/** Every name the probe looks for on an endpoint's docs page: required and declared properties of both schemas and of their combinator branches. */
 export function docsNamesOf(ep: Pick<ListingEndpoint, "requestSchema" | "responseSchema">): string[] {
   return [
     ...new Set([
@@ -22,6 +53,8 @@ export function docsNamesOf(ep: Pick<ListingEndpoint, "requestSchema" | "respons
       ...schemaPropertyNames(ep.requestSchema, false),
       ...schemaPropertyNames(ep.responseSchema, true),
       ...schemaPropertyNames(ep.responseSchema, false),
+      ...allBranchNames(ep.requestSchema),
+      ...allBranchNames(ep.responseSchema),
     ]),
   ];
 }

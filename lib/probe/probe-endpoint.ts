@@ -5,11 +5,10 @@
  * as evidence and findings; this function does not throw on any of it.
  */
 import type { Resolver, SafeFetchResult } from "@/lib/net";
-import { parseMpp } from "@/lib/mpp";
+import { mppRequirement, parseMpp } from "@/lib/mpp";
 import { parseX402 } from "@/lib/x402";
 import type { DeclaredToken } from "@/lib/x402/assets";
-import { isObject } from "@/lib/x402/json";
-import type { ChallengeEvidence, EndpointEvidence, Finding, NormalisedRequirement } from "@/lib/evidence";
+import type { ChallengeEvidence, EndpointEvidence, Finding } from "@/lib/evidence";
 import { contentFindings, latencyFinding, tlsFacts, transportFindings } from "./transport";
 import { DEFAULT_DEADLINE_MS, DEFAULT_MAX_BODY_BYTES, callUnpaid, reusableAnswer, unpaidRequest, type UnpaidCalls } from "./request";
 
@@ -134,21 +133,6 @@ function readChallenge(status: number, headers: Record<string, string>, body: Ui
     };
   }
   return { kind: "mpp", valid: mpp.valid, mpp: mppList, requirements: mpp.challenges.map(mppRequirement) };
-}
-
-/** An MPP charge, normalised like an x402 requirement so H1 can compare prices across protocols. */
-function mppRequirement(c: { method: string; intent: string; request: unknown }): NormalisedRequirement {
-  const req = isObject(c.request) ? c.request : {};
-  const chainId = typeof req.chainId === "number" || typeof req.chainId === "string" ? String(req.chainId) : null;
-  return {
-    scheme: c.intent,
-    network: chainId ? `eip155:${chainId}` : c.method,
-    amount: typeof req.amount === "string" ? req.amount : "",
-    asset: typeof req.currency === "string" ? req.currency : "",
-    payTo: typeof req.recipient === "string" ? req.recipient : "",
-    maxTimeoutSeconds: null,
-    extra: { method: c.method },
-  };
 }
 
 function keepHeaders(all: Record<string, string>): Record<string, string> {

@@ -101,6 +101,8 @@ describe("probeListing against every fixture seller", () => {
   it("normalises MPP charges and lists every challenge", () => {
     const ep = evidence("mpp-seller").endpoints[0];
     expect(ep.challenge.mpp?.map((c) => c.method)).toEqual(["tempo", "evm"]);
+    // mppx puts the chain in request.methodDetails.chainId: both charges keep their eip155 network.
+    expect(ep.challenge.requirements?.map((r) => r.network)).toEqual(["eip155:42431", "eip155:8453"]);
     expect(ep.challenge.requirements?.[1]).toMatchObject({ network: "eip155:8453", amount: "5000" });
   });
 });

@@ -36,6 +36,15 @@ export interface KnownAsset {
   local?: true;
 }
 
+/**
+ * Solana's CAIP-2 ids: "solana:" and the first 32 characters of the cluster's genesis hash, the
+ * reference CAIP-2 allows (at most 32). Source: @x402/extensions 2.27.0 `V1_SOLANA_NETWORKS` and
+ * `SOLANA_MAINNET`/`SOLANA_DEVNET`/`SOLANA_TESTNET` (dist/cjs/index.js). The one place these ids live.
+ */
+export const SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+export const SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+export const SOLANA_TESTNET = "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z";
+
 export const KNOWN_ASSETS: readonly KnownAsset[] = [
   {
     network: "eip155:8453", networkName: "Base", symbol: "USDC",
@@ -95,17 +104,17 @@ export const KNOWN_ASSETS: readonly KnownAsset[] = [
     local: true,
   },
   {
-    network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc", networkName: "Solana", symbol: "USDC",
+    network: SOLANA_MAINNET, networkName: "Solana", symbol: "USDC",
     address: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", decimals: 6,
     domains: [],
-    source: "ARCH (mint); CAIP-2 id is Solana mainnet's genesis-hash prefix",
+    source: "ARCH (mint); CAIP-2 id: @x402/extensions (SOLANA_MAINNET)",
   },
 ];
 
 /**
  * x402 v1 network names and the CAIP-2 id each stands for (v1 used bare names; v2 requires CAIP-2).
- * Source: @x402/evm 2.27.0 `EVM_NETWORK_CHAIN_ID_MAP` for the EVM names, and the x402 v1 Solana
- * names ("solana", "solana-devnet") mapped to their genesis-hash CAIP-2 ids.
+ * Source: @x402/evm 2.27.0 `EVM_NETWORK_CHAIN_ID_MAP` for the EVM names, and @x402/extensions 2.27.0
+ * `V1_SOLANA_NETWORKS` for the Solana names.
  */
 export const V1_NETWORK_NAMES: Readonly<Record<string, string>> = {
   ethereum: "eip155:1",
@@ -127,8 +136,9 @@ export const V1_NETWORK_NAMES: Readonly<Record<string, string>> = {
   monad: "eip155:143",
   celo: "eip155:42220",
   flare: "eip155:14",
-  solana: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc",
-  "solana-devnet": "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+  solana: SOLANA_MAINNET,
+  "solana-devnet": SOLANA_DEVNET,
+  "solana-testnet": SOLANA_TESTNET,
 };
 
 /** Extra tokens a listing declares (C3's "or a declared token"), same shape as the table. */

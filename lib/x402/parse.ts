@@ -9,7 +9,7 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { PaymentRequiredV1Schema, PaymentRequiredV2Schema } from "@x402/core/schemas";
 import { getAddress, isAddress } from "viem";
 import type { ChallengeEvidence, ChallengeKind, Finding, NormalisedRequirement } from "@/lib/evidence";
-import { findAsset, assetsOnNetwork, isCaip2, toCaip2, type DeclaredToken } from "./assets";
+import { canonicalUsdc, findAsset, assetsOnNetwork, isCaip2, toCaip2, type DeclaredToken } from "./assets";
 import { checkBazaarV1, checkBazaarV2, type BazaarFacts } from "./bazaar";
 import { bodyText, firstDifference, getHeader, isObject, pointer, type HeaderBag } from "./json";
 import { findSecretAsks } from "./secret-asks";
@@ -227,7 +227,12 @@ function checkRequirement(req: Record<string, unknown>, i: number, kind: Challen
   const asset = typeof req.asset === "string" ? req.asset : "";
   const extra = isObject(req.extra) ? req.extra : null;
   if (!asset) findings.push(finding("C2", "fail", "asset_missing", `accepts[${i}] has no asset.`, at("asset")));
-  else if (network && (isCaip2(network))) checkAsset(network, asset, extra, scheme, i, findings, declared);
+  else if (evm && !isAddress(asset, { strict: false })) {
+    // A symbol ("USDC") where the contract belongs: nothing a payer can sign against, so not payable.
+    findings.push(finding("C2", "fail", "asset_not_address", `accepts[${i}].asset ${JSON.stringify(asset)} is not a token contract address; on ${network} the asset is the contract${canonicalHint(network)}.`, at("asset")));
+  } else if (network.startsWith("solana:") && !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(asset)) {
+    findings.push(finding("C2", "fail", "asset_not_address", `accepts[${i}].asset ${JSON.stringify(asset)} is not an SPL mint address (base58)${canonicalHint(network)}.`, at("asset")));
+  } else if (network && (isCaip2(network))) checkAsset(network, asset, extra, scheme, i, findings, declared);
 
   return {
     scheme,
@@ -238,6 +243,11 @@ function checkRequirement(req: Record<string, unknown>, i: number, kind: Challen
     maxTimeoutSeconds: typeof timeout === "number" ? timeout : null,
     extra,
   };
+}
+
+function canonicalHint(network: string): string {
+  const usdc = canonicalUsdc(network);
+  return usdc ? ` (USDC there is ${usdc.address})` : "";
 }
 
 function checkAsset(network: string, asset: string, extra: Record<string, unknown> | null, scheme: string, i: number, findings: Finding[], declared: readonly DeclaredToken[]): void {

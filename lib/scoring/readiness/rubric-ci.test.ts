@@ -63,10 +63,10 @@ describe("check-rubric-versions against a temporary commit", () => {
 
   it("passes a new version with its changelog entry", () => {
     const r = check("patch", () => {
-      const x = read("1.1.0");
-      x.version = "1.1.1";
-      x.changelog.push({ version: "1.1.1", date: "2026-12-04", kind: "patch", changes: ["Wording of the D2 action."] });
-      write("1.1.1", x);
+      const x = read("1.2.0");
+      x.version = "1.2.1";
+      x.changelog.push({ version: "1.2.1", date: "2026-12-06", kind: "patch", changes: ["Wording of the D2 action."] });
+      write("1.2.1", x);
     });
     expect(r.out).toContain("1 rubric file changed against main, each a new version with its changelog entry");
     expect(r.code).toBe(0);
@@ -96,6 +96,6 @@ describe("CODEOWNERS", () => {
       const [pattern, ...who] = l.trim().split(/\s+/);
       return who.length > 0 && (pattern.endsWith("/") ? `/${p}`.startsWith(pattern) : `/${p}` === pattern);
     });
-    for (const p of [`${DIR}/readiness-1.0.0.json`, `${DIR}/readiness-1.1.0.json`, "lib/scoring/readiness/rubric.ts", "lib/scoring/readiness/rules.ts", "scripts/check-rubric-versions.ts"]) expect(owned(p), p).toBe(true);
+    for (const p of [`${DIR}/readiness-1.0.0.json`, `${DIR}/readiness-1.1.0.json`, `${DIR}/readiness-1.2.0.json`, "lib/scoring/readiness/rubric.ts", "lib/scoring/readiness/rules.ts", "scripts/check-rubric-versions.ts"]) expect(owned(p), p).toBe(true);
   });
 });

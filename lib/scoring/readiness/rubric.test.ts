@@ -13,6 +13,7 @@ const DIR = path.join(__dirname, "rubrics");
 const RELEASED: Record<string, string> = {
   "readiness-1.0.0.json": "a2fa53d6667a59204dfe9b51fe980afb7ab3dee82095d4cb36fae213e5d9ea51",
   "readiness-1.1.0.json": "0f6b9a1bba368f3e52fbbfe46b63ac64492fbafef4095c7c8fed5a1acbabcdf8",
+  "readiness-1.2.0.json": "e055b352a32d34923b298089f7416b905661726f04c7c8847ca7c41fd69ed41f",
 };
 
 const files = readdirSync(DIR).filter((f) => /^readiness-\d+\.\d+\.\d+\.json$/.test(f));

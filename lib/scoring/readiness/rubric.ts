@@ -5,6 +5,7 @@
  */
 import rubric_1_0_0 from "./rubrics/readiness-1.0.0.json";
 import rubric_1_1_0 from "./rubrics/readiness-1.1.0.json";
+import rubric_1_2_0 from "./rubrics/readiness-1.2.0.json";
 
 export type DimensionId = "metadata" | "endpoints" | "pricing" | "documentation" | "operations" | "health";
 /** Which endpoints a rule is measured over (docs/spec/scoring-system.md "Readiness score": "per endpoint", "per payable endpoint" …). */
@@ -83,6 +84,26 @@ export interface RubricSemantics {
   orderedRange?: boolean;
   /** E5 fails an example that carries a secret (lib/screen/secrets.ts; reading unsafe-example). */
   unsafeExampleFails?: boolean;
+  /** D3 reads oneOf/anyOf/allOf branches and asks no names of a schema that names none (reading schema-shape). */
+  schemaShapeFromBranches?: boolean;
+  /** H1 applies `schemePolicies` (reading scheme-policies). */
+  schemePolicies?: boolean;
+}
+
+/**
+ * A per-scheme reading of the probe's C2 findings (readiness/1.2.0 onwards): a requirement it matches
+ * is judged by its own maxTimeoutSeconds window, and the probe codes it lists do not make it invalid.
+ */
+export interface SchemePolicy {
+  id: string;
+  title: string;
+  /** Every given field must match the requirement's (a list: any of them; extraName: the requirement's extra.name). */
+  match: { scheme?: string | string[]; network?: string; extraName?: string };
+  timeout: { min: number; max: number; optional: boolean };
+  /** Probe finding codes (C2) this policy decides instead of the default window and tables. */
+  excuses: string[];
+  /** Where each number comes from. */
+  source: string;
 }
 
 export interface Rubric {
@@ -110,6 +131,7 @@ export interface Rubric {
   readings: Array<{ id: string; source: string; text: string }>;
   changelog: RubricChangelogEntry[];
   semantics?: RubricSemantics;
+  schemePolicies?: SchemePolicy[];
 }
 
 const SEMVER = /^(\d+)\.(\d+)\.(\d+)$/;
@@ -171,7 +193,17 @@ export function checkRubric(input: unknown): Rubric {
   }
   if (next !== r.total + 1) problems.push(`bands end at ${next - 1}, expected ${r.total}`);
   if (!(r.changelog ?? []).some((c) => c.version === r.version)) problems.push(`no changelog entry for version ${r.version}`);
-  const SEMANTICS = new Set(["arithmetic", "observedOnlyWhenProbed", "endpointDocsFetched", "machinePricePublishes", "orderedRange", "unsafeExampleFails"]);
+  const SEMANTICS = new Set(["arithmetic", "observedOnlyWhenProbed", "endpointDocsFetched", "machinePricePublishes", "orderedRange", "unsafeExampleFails", "schemaShapeFromBranches", "schemePolicies"]);
+  const POLICY_CODES = new Set(["scheme_unknown", "network_not_caip2", "timeout_missing", "timeout_out_of_range"]);
+  for (const p of r.schemePolicies ?? []) {
+    const at = `scheme policy ${p.id ?? "?"}`;
+    if (typeof p.id !== "string" || !p.id) problems.push("a scheme policy has no id");
+    if (!p.match || !Object.values(p.match).some((v) => (typeof v === "string" && v) || (Array.isArray(v) && v.length > 0))) problems.push(`${at} matches nothing`);
+    if (!p.timeout || !(p.timeout.min >= 0) || !(p.timeout.max >= p.timeout.min)) problems.push(`${at}: timeout window must have 0 <= min <= max`);
+    for (const c of p.excuses ?? []) if (!POLICY_CODES.has(c)) problems.push(`${at} excuses ${c}, which no policy may excuse`);
+    if (typeof p.source !== "string" || p.source.length < 20) problems.push(`${at} names no source for its numbers`);
+  }
+  if (r.semantics?.schemePolicies && !(r.schemePolicies ?? []).length) problems.push("semantics.schemePolicies is set but no scheme policy is listed");
   for (const k of Object.keys(r.semantics ?? {})) if (!SEMANTICS.has(k)) problems.push(`unknown semantics flag ${k}`);
   if (r.semantics?.arithmetic !== undefined && !["exact", "normalised-6"].includes(r.semantics.arithmetic)) problems.push(`semantics.arithmetic must be "exact" or "normalised-6"`);
   if (problems.length) throw new Error(`rubric readiness/${r.version ?? "?"} is inconsistent:\n- ${problems.join("\n- ")}`);
@@ -182,6 +214,7 @@ export function checkRubric(input: unknown): Rubric {
 const RUBRICS: Record<string, Rubric> = {
   "1.0.0": checkRubric(rubric_1_0_0),
   "1.1.0": checkRubric(rubric_1_1_0 as unknown),
+  "1.2.0": checkRubric(rubric_1_2_0 as unknown),
 };
 
 export const RUBRIC_VERSIONS: readonly string[] = Object.keys(RUBRICS);

@@ -4,12 +4,13 @@
  * plain words. The readings each function implements are written out in the rubric's `readings`.
  */
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
-import { schemaPropertyNames } from "@/lib/listing-document/schema-names";
+import { schemaBranchNames, schemaPropertyNames } from "@/lib/listing-document/schema-names";
 import { findSecretValues, type SecretValue } from "@/lib/screen/secrets";
 import type { LivenessResult, SettleGateResult } from "../signals";
 import type { CompiledRubric } from "./compile";
 import { titlePlaceholderReason } from "./compile";
 import type { RuleId } from "./rubric";
+import { validByPolicy } from "./scheme-policy";
 import { hasText, isHttpUrl, isHttpsUrl, normaliseWords, trimmedLength } from "./text";
 import type { ReadinessEvidence, RuleStatus } from "./types";
 
@@ -262,18 +263,23 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
     let reachable = 0;
     let challenged = 0;
     const validKeys = new Set<string>();
+    const policies = ctx.c.rubric.semantics?.schemePolicies ? ctx.c.rubric.schemePolicies ?? [] : [];
+    const policyIds = new Set<string>();
     for (let i = 0; i < probed.length; i++) {
       const e = probed[i];
       if (!e.reachable) continue;
       reachable++;
       if (e.challenge && e.challenge.kind !== "none") challenged++;
-      if (e.challenge?.valid) {
+      const byPolicy = policies.length > 0 ? validByPolicy(e, policies) : null;
+      if (e.challenge?.valid || byPolicy) {
         if (firstValid < 0) firstValid = i;
         validKeys.add(okKey(e.method, e.path));
+        if (byPolicy) policyIds.add(byPolicy);
       }
     }
     if (firstValid >= 0) {
-      return pass(points, `${validKeys.size} of ${probed.length} probed endpoint${probed.length === 1 ? "" : "s"} answered with a valid ${probed[firstValid].challenge.kind} payment challenge`, `/probe/endpoints/${firstValid}/challenge`);
+      const under = policyIds.size > 0 ? ` (read under the scheme polic${policyIds.size === 1 ? "y" : "ies"} ${[...policyIds].join(", ")})` : "";
+      return pass(points, `${validKeys.size} of ${probed.length} probed endpoint${probed.length === 1 ? "" : "s"} answered with a valid ${probed[firstValid].challenge.kind} payment challenge${under}`, `/probe/endpoints/${firstValid}/challenge`);
     }
     // Name the endpoints that should carry a challenge: the payable ones, or all when none is marked payable.
     const affected: string[] = [];
@@ -357,9 +363,16 @@ export function endpointDocsProblem(ep: ListingEndpoint, ctx: RuleContext): stri
   const found = new Set(obs.names);
   for (const [label, schema, free] of [["request", ep.requestSchema, ep.noParameters === true], ["response", ep.responseSchema, false]] as const) {
     if (free) continue;
-    const need = namesToShow(schema);
-    if (need.length === 0) missing.push(`the ${label} shape (the ${label} schema names no property to look for)`);
-    else {
+    const fromBranches = ctx.c.rubric.semantics?.schemaShapeFromBranches === true;
+    let need = namesToShow(schema);
+    if (need.length === 0 && fromBranches) need = schemaBranchNames(schema);
+    if (need.length === 0) {
+      // readiness/1.2.0: a schema that names no property (a string, a bare type) asks for no names;
+      // an endpoint with no schema at all still fails, as before.
+      const declared = schema !== null && typeof schema === "object" && !Array.isArray(schema) && Object.keys(schema).length > 0;
+      if (!fromBranches) missing.push(`the ${label} shape (the ${label} schema names no property to look for)`);
+      else if (!declared) missing.push(`the ${label} shape (no ${label} schema is declared to check it against)`);
+    } else {
       const absent = need.filter((n) => !found.has(n));
       if (absent.length) missing.push(`the ${label} field${absent.length === 1 ? "" : "s"} ${absent.join(", ")}`);
     }
