@@ -90,4 +90,5 @@ export function compileContract(sourcePath: string, contractName: string, root: 
 export const CONTRACTS = [
   { source: "contracts/TestUSDC.sol", name: "TestUSDC", artifact: "lib/chain/artifacts/TestUSDC.json" },
   { source: "contracts/LocalMulticall3.sol", name: "LocalMulticall3", artifact: "lib/chain/artifacts/LocalMulticall3.json" },
+  { source: "contracts/EvidenceRoots.sol", name: "EvidenceRoots", artifact: "lib/chain/artifacts/EvidenceRoots.json" },
 ] as const;
