@@ -206,6 +206,12 @@ const ROOMS: Room[] = [
     // lib/screen: S2, S3, S4; lib/x402/assets.ts and lib/chain/rpc.ts: C3's asset table and its one eth_call.
     may: [...FOUNDATION, ...DATABASE, "lib/trust/observation.ts", "lib/screen/**", "lib/evidence.ts", "lib/x402/assets.ts", "lib/chain/rpc.ts"],
   },
+  {
+    path: "lib/attest",
+    owns: "signed endpoint attestations and evidence bundles (docs/ATTESTATIONS.md): the bundle, the stored grades, the trust scoring sweep and its tick, the attestation guard",
+    // lib/trust: the engine, the rubric and the observations' reader; lib/badges: canonical JSON, DSSE and the keyring; lib/chain: the daily root.
+    may: [...FOUNDATION, ...DATABASE, ...SCHEDULER, "lib/trust/**", "lib/badges/**", "lib/chain/**"],
+  },
   { path: "lib/screen", owns: "the pattern screen (injection, phishing, malware, secret asks) and the secret-value detector, pure", may: [] },
   { path: "lib/moderation", owns: "the moderators' levers", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/listings/**", "lib/rank/**", "lib/canary/**"] },
 
