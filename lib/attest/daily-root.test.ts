@@ -12,7 +12,7 @@ import { EVIDENCE_ROOTS_ARTIFACT_DATA, evidenceRootsAddress, LOCAL_EVIDENCE_ROOT
 import { LOCAL_DEV_KEYS, LOCAL_NETWORK, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
 import { isAppError } from "@/lib/errors";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
-import { DAY_MS, inclusionProof, publishDay, publishDueRoots, type DayHashes } from "./daily-root";
+import { DAY_MS, dayInclusionProofs, inclusionProof, publishDay, publishDueRoots, type DayHashes } from "./daily-root";
 import { EVIDENCE_ROOTS_ABI, LOCAL_EVIDENCE_ROOTS_ADDRESS, rootsTarget } from "./evidence-roots";
 import { buildTree, verifyInclusion } from "./merkle";
 import { createRootChain, type RootChain } from "./root-chain";
@@ -253,7 +253,10 @@ describe("inclusion proofs", () => {
     await publishDueRoots({ chain, dayHashes: hashesFor({ [day]: bundles }), now: afterDay(day) });
     const onChain = await rootOnChain(day);
     const row = await rowOf(day);
+    const all = await dayInclusionProofs(day);
+    expect([...all.keys()].sort()).toEqual([...bundles].sort());
     for (const b of bundles) {
+      expect(all.get(b)).toEqual(await inclusionProof(b, day));
       const p = await inclusionProof(b, day);
       expect(p).toMatchObject({ _type: "tollgate.inclusion-proof/1", bundleSha256: b, day, root: onChain, chain: { network: LOCAL_NETWORK, contract: contract.toLowerCase(), transaction: row.transaction } });
       expect(verifyInclusion(p.bundleSha256, p.siblings, p.root)).toBe(true);

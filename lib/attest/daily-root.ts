@@ -8,7 +8,7 @@
 import type { Hex } from "viem";
 import { AppError } from "@/lib/errors";
 import { clientOr, rows, session, transaction, type Client } from "@/lib/sql";
-import { buildTree, isBundleSha256, type MerkleTree } from "./merkle";
+import { buildTree, isBundleSha256, type InclusionPath, type MerkleTree } from "./merkle";
 import type { RootChain } from "./root-chain";
 
 export const DAY_MS = 86_400_000;
@@ -206,14 +206,7 @@ export interface InclusionProof {
 const trees = new Map<string, MerkleTree>();
 const TREES_KEPT = 4;
 
-/**
- * The inclusion proof of a bundle in its day's published root. AppError bad_request for a malformed
- * hash; `root_not_published` (404) while the day's root is not on chain as ours; not_found when the
- * day's root does not commit to this bundle.
- */
-export async function inclusionProof(bundleSha256: string, day: number, client?: Client): Promise<InclusionProof> {
-  if (!isBundleSha256(bundleSha256)) throw new AppError("bad_request", "sha256 must be the bundle's hash: 64 lowercase hex digits", [{ pointer: "/sha256", message: "must be 64 lowercase hex digits" }]);
-  const c = await clientOr(client);
+async function publishedTree(day: number, c: Client): Promise<{ row: RootRow & { transaction: Hex }; tree: MerkleTree }> {
   const row = await readRow(c, day);
   if (!row || row.status !== "published" || !row.transaction) {
     const why = !row ? "has no root yet" : row.status === "conflict" ? "has another root on chain than this catalog's" : "is being published";
@@ -228,15 +221,39 @@ export async function inclusionProof(bundleSha256: string, day: number, client?:
     trees.set(key, tree);
     if (trees.size > TREES_KEPT) trees.delete(trees.keys().next().value!);
   }
-  const path = tree.proof(bundleSha256);
-  if (!path) throw new AppError("not_found", `day ${day}'s root does not commit to bundle ${bundleSha256}`);
+  return { row: row as RootRow & { transaction: Hex }, tree };
+}
+
+function proofJson(row: RootRow & { transaction: Hex }, bundleSha256: string, path: InclusionPath): InclusionProof {
   return {
     _type: "tollgate.inclusion-proof/1",
     bundleSha256,
-    day,
+    day: row.day,
     leaf: path.leaf,
     siblings: path.siblings,
     root: row.root,
     chain: { network: row.network, contract: row.contract, transaction: row.transaction },
   };
+}
+
+/**
+ * The inclusion proof of a bundle in its day's published root. AppError bad_request for a malformed
+ * hash; `root_not_published` (404) while the day's root is not on chain as ours; not_found when the
+ * day's root does not commit to this bundle.
+ */
+export async function inclusionProof(bundleSha256: string, day: number, client?: Client): Promise<InclusionProof> {
+  if (!isBundleSha256(bundleSha256)) throw new AppError("bad_request", "sha256 must be the bundle's hash: 64 lowercase hex digits", [{ pointer: "/sha256", message: "must be 64 lowercase hex digits" }]);
+  const { row, tree } = await publishedTree(day, await clientOr(client));
+  const path = tree.proof(bundleSha256);
+  if (!path) throw new AppError("not_found", `day ${day}'s root does not commit to bundle ${bundleSha256}`);
+  return proofJson(row, bundleSha256, path);
+}
+
+/** Every bundle's inclusion proof of a published day, from one read of its leaves (bundle hash → proof). */
+export async function dayInclusionProofs(day: number, client?: Client): Promise<Map<string, InclusionProof>> {
+  const { row, tree } = await publishedTree(day, await clientOr(client));
+  const leaves = await rows<{ bundleSha256: string }>(await clientOr(client), `SELECT "bundleSha256" FROM "evidence_root_leaves" WHERE "day" = $1`, day);
+  const out = new Map<string, InclusionProof>();
+  for (const { bundleSha256 } of leaves) out.set(bundleSha256, proofJson(row, bundleSha256, tree.proof(bundleSha256)!));
+  return out;
 }

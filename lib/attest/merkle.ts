@@ -94,15 +94,18 @@ export function buildTree(bundleHashes: readonly string[]): MerkleTree {
   }
   const leafHex = leaves.map((l) => bytesToHex(l));
   const index = new Map(leafHex.map((h, i) => [h, i]));
+  // Every node as hex, once (a proof's upper siblings are shared by many proofs).
+  let hexLevels: Hex[][] | null = null;
 
   const proofAt = (at: number): InclusionPath => {
     if (!Number.isInteger(at) || at < 0 || at >= leaves.length) throw new MerkleInputError(`no leaf at index ${at} of ${leaves.length}`);
+    hexLevels ??= [leafHex, ...levels.slice(1).map((l) => l.map((n) => bytesToHex(n)))];
     const siblings: Hex[] = [];
     let i = at;
-    for (let level = 0; level < levels.length - 1; level++) {
-      const nodes = levels[level];
+    for (let level = 0; level < hexLevels.length - 1; level++) {
+      const nodes = hexLevels[level];
       const sibling = i ^ 1;
-      if (sibling < nodes.length) siblings.push(bytesToHex(nodes[sibling]));
+      if (sibling < nodes.length) siblings.push(nodes[sibling]);
       i >>= 1;
     }
     return { leaf: leafHex[at], siblings };

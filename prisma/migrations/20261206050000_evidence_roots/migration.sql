@@ -76,3 +76,8 @@ $$ LANGUAGE plpgsql;
 
 CREATE TRIGGER "evidence_root_leaves_fixed" BEFORE INSERT OR UPDATE OR DELETE ON "evidence_root_leaves"
   FOR EACH ROW EXECUTE FUNCTION tollgate_evidence_root_leaves_fixed();
+
+CREATE TRIGGER "evidence_roots_no_truncate" BEFORE TRUNCATE ON "evidence_roots"
+  FOR EACH STATEMENT EXECUTE FUNCTION tollgate_keep_history_no_truncate();
+CREATE TRIGGER "evidence_root_leaves_no_truncate" BEFORE TRUNCATE ON "evidence_root_leaves"
+  FOR EACH STATEMENT EXECUTE FUNCTION tollgate_keep_history_no_truncate();
