@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAnvil, type AnvilNode } from "@/lib/chain/anvil";
 import { EVIDENCE_ROOTS_ARTIFACT_DATA, evidenceRootsAddress, LOCAL_EVIDENCE_ROOTS_OWNER } from "@/lib/chain/evidence-roots-local";
 import { LOCAL_DEV_KEYS, LOCAL_NETWORK, setupLocalChain, type LocalChain } from "@/lib/chain/local-chain";
+import { parseEnv } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { DAY_MS, dayInclusionProofs, inclusionProof, publishDay, publishDueRoots, type DayHashes } from "./daily-root";
@@ -99,6 +100,16 @@ describe("EvidenceRoots on the local chain", () => {
       facilitatorSigner: false,
     });
     expect(rootsTarget({ evidenceRoots: {}, rpcUrls: {}, TOLLGATE_CHAIN_RPC_URL: undefined, TOLLGATE_FACILITATOR_KEY: undefined, TOLLGATE_EVIDENCE_ROOTS_KEY: undefined })).toHaveProperty("unconfigured");
+  });
+
+  it("TOLLGATE_EVIDENCE_ROOTS_<network> names the contract of one network; a malformed one stops start-up naming it", () => {
+    const a = "0x1111111111111111111111111111111111111111";
+    expect(parseEnv({ TOLLGATE_EVIDENCE_ROOTS_eip155_84532: a, TOLLGATE_EVIDENCE_ROOTS_KEY: LOCAL_DEV_KEYS[3] })).toMatchObject({ evidenceRoots: { "eip155:84532": a }, TOLLGATE_EVIDENCE_ROOTS_KEY: LOCAL_DEV_KEYS[3] });
+    expect(parseEnv({}).evidenceRoots).toEqual({});
+    expect(() => parseEnv({ TOLLGATE_EVIDENCE_ROOTS_eip155_84532: a, TOLLGATE_EVIDENCE_ROOTS_eip155_8453: a })).toThrow(/TOLLGATE_EVIDENCE_ROOTS_eip155_8453 names a second network/);
+    expect(() => parseEnv({ TOLLGATE_EVIDENCE_ROOTS_eip155_84532: "0x1234" })).toThrow(/TOLLGATE_EVIDENCE_ROOTS_eip155_84532 must be the EvidenceRoots contract's/);
+    expect(() => parseEnv({ TOLLGATE_EVIDENCE_ROOTS_BASE: a })).toThrow(/must name a CAIP-2 network/);
+    expect(() => parseEnv({ TOLLGATE_EVIDENCE_ROOTS_KEY: "0x12" })).toThrow(/TOLLGATE_EVIDENCE_ROOTS_KEY/);
   });
 
   it("only the owner may publish", async () => {
