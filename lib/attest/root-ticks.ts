@@ -1,14 +1,14 @@
 /**
  * The daily root's wiring: the day's bundle hashes are those of the attestations issued that UTC day
- * (trust_grades.issuedAt), the tick publishes due days on the configured chain, and a bundle's day
- * is read from the grade that names it.
+ * (trust_grades.issuedAt), the tick publishes due days on the configured chain, and an endpoint's
+ * bundle is proved in the root of the day its grade was issued.
  */
 import type { Tick } from "@/lib/scheduler";
-import { clientOr, rows, utcParam, type Client } from "@/lib/sql";
+import { clientOr, isoOf, rows, utcParam, type Client } from "@/lib/sql";
 import { DAY_MS, inclusionProof, publishDueRoots, utcDay, type InclusionProof, type PublishRun } from "./daily-root";
 import { rootChainFromEnv } from "./root-chain";
 import { AppError } from "@/lib/errors";
-import { isBundleSha256 } from "./merkle";
+import { checkBundleHash, checkEndpointId, readLatestAttestation } from "./read";
 
 export const DAILY_ROOT_INTERVAL_MS = 10 * 60_000;
 
@@ -33,20 +33,25 @@ export async function runDailyRoot(now?: Date): Promise<PublishRun | { unconfigu
 export const rootTicks: Tick[] = [{ name: "attest.daily-root", intervalMs: DAILY_ROOT_INTERVAL_MS, run: async () => void (await runDailyRoot()) }];
 
 /**
- * The inclusion proof of one endpoint's bundle: its day is the day its attestation was issued. A
- * bundle this endpoint has no attestation for is not_found; its day without a root, root_not_published.
+ * The inclusion proof of one listed endpoint's bundle (`sha256`, else its latest attestation's): its
+ * day is the day its attestation was issued. The endpoint is resolved as the evidence route does
+ * (lib/attest/read.ts): a bundle of a grade of the same listing, method and path. 404 `no_bundle` for
+ * a bundle that is not this endpoint's; `root_not_published` while its day has no root on chain.
  */
-export async function endpointBundleProof(endpointId: string, bundleSha256: string | null, client?: Client): Promise<InclusionProof> {
-  if (bundleSha256 === null || !isBundleSha256(bundleSha256)) {
-    throw new AppError("bad_request", "the query parameter sha256 must be the bundle's hash: 64 lowercase hex digits", [{ pointer: "/sha256", message: "must be 64 lowercase hex digits" }]);
-  }
+export async function endpointBundleProof(endpointId: string, sha256: string | null, client?: Client): Promise<InclusionProof> {
+  const id = checkEndpointId(endpointId);
+  const named = checkBundleHash(sha256);
   const c = await clientOr(client);
-  const [first] = await rows<{ issuedAt: string }>(
+  const hash = named ?? (await readLatestAttestation(c, id)).bundleSha256;
+  const [g] = await rows<{ issuedAt: string | null }>(
     c,
-    `SELECT to_char(min("issuedAt"), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "issuedAt" FROM "trust_grades" WHERE "endpointId" = $1 AND "bundleSha256" = $2`,
-    endpointId,
-    bundleSha256,
+    `SELECT ${isoOf(`min(g."issuedAt")`)} AS "issuedAt"
+     FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
+     JOIN "trust_grades" g ON g."listingId" = e."listingId" AND g."method" = e."method"::text AND g."path" = e."path" AND g."bundleSha256" = $2
+     WHERE e."id" = $1 AND l."publicationState" IN ('published', 'unlisted') AND l."deletedAt" IS NULL`,
+    id,
+    hash,
   );
-  if (!first?.issuedAt) throw new AppError("not_found", `endpoint ${endpointId} has no attestation over bundle ${bundleSha256}`);
-  return inclusionProof(bundleSha256, utcDay(new Date(first.issuedAt)), c);
+  if (!g?.issuedAt) throw new AppError("not_found", "No evidence bundle of this endpoint has that hash.", [{ pointer: "/sha256", message: "names no bundle of this endpoint" }], { reason: "no_bundle" });
+  return inclusionProof(hash, utcDay(new Date(g.issuedAt)), c);
 }
