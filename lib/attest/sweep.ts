@@ -20,6 +20,10 @@ import type { GradeDetail } from "./read";
 export const GRADE_SEED = DEFAULT_SEED;
 /** A grade with no new observation since is renewed once it is this old (its expiry is a day). */
 export const RENEW_AFTER_MS = 6 * 3_600_000;
+/** New passing free observations regrade an endpoint once its grade is this old; a new paid or failing one at the next tick. */
+export const REGRADE_AFTER_MS = 30 * 60_000;
+/** How far before a grade's `now` a row written after it may have been observed and still be noticed. */
+const LATE_ROWS_MS = 3_600_000;
 export const TRUST_GRADE_LOCK_KEY = 724_021_430;
 
 export interface EndpointTerms {
@@ -195,15 +199,21 @@ interface LatestState {
   payment: string;
   scoredAt: string;
   createdAt: string;
-  newestObservation: string | null;
+  /** New rows since the grade was written: any, and any paid or failing. */
+  fresh: boolean;
+  urgent: boolean;
 }
+
+/** Observations of the grade's endpoint written after the grade (read through the observedAt index). */
+const NEW_ROWS = `SELECT 1 FROM "trust_observations" o WHERE o."listingId" = g."listingId" AND o."method" = g."method" AND o."path" = g."path"
+  AND o."observedAt" > g."scoredAt" - interval '${LATE_ROWS_MS / 1000} seconds' AND o."createdAt" > g."createdAt"`;
 
 async function latestStates(client: Client, listingId: string): Promise<Map<string, LatestState>> {
   const rs = await rows<LatestState>(
     client,
     `SELECT g."method", g."path", g."endpointId", g."readingRef", (g."statement"->'payment')::text AS "payment",
             ${isoOf(`g."scoredAt"`)} AS "scoredAt", ${isoOf(`g."createdAt"`)} AS "createdAt",
-            (SELECT ${isoOf(`max(o."createdAt")`)} FROM "trust_observations" o WHERE o."listingId" = g."listingId" AND o."method" = g."method" AND o."path" = g."path") AS "newestObservation"
+            EXISTS (${NEW_ROWS}) AS "fresh", EXISTS (${NEW_ROWS} AND (o."kind" = 'paid' OR o."outcome" = 'fail')) AS "urgent"
      FROM "trust_grade_latest" p JOIN "trust_grades" g ON g."id" = p."gradeId" WHERE p."listingId" = $1`,
     listingId,
   );
@@ -227,19 +237,16 @@ export interface GradeListingResult {
 }
 
 /**
- * Grades every endpoint of one listing whose grade is due: never graded, a new observation, new
- * terms, endpoint id or reading, or older than RENEW_AFTER_MS. All of the listing's writes in one
- * transaction.
+ * Grades every endpoint of one listing whose grade is due: never graded; new terms, endpoint id or
+ * reading; a new paid or failing observation; new observations and older than REGRADE_AFTER_MS; or
+ * older than RENEW_AFTER_MS. All of the listing's writes in one transaction.
  */
 export async function gradeListing(client: Client, listingId: string, opts: GradeListingOptions): Promise<GradeListingResult> {
   const now = opts.now ?? new Date();
   const rubric = opts.rubric ?? loadRubric();
-  const [terms, subjects, latest] = await Promise.all([readEndpointTerms(client, listingId), readTrustSubjects(client, listingId), latestStates(client, listingId)]);
+  const [terms, latest] = await Promise.all([readEndpointTerms(client, listingId), latestStates(client, listingId)]);
   const out: GradeListingResult = { written: 0, unchanged: 0, skipped: 0 };
-  const due: PreparedGrade[] = [];
-  for (const t of terms) {
-    const subject = subjects.find((s) => s.endpointId === t.endpointId);
-    if (!subject) continue;
+  const dueTerms = terms.filter((t) => {
     const l = latest.get(`${t.method} ${t.path}`);
     const current =
       l &&
@@ -247,14 +254,20 @@ export async function gradeListing(client: Client, listingId: string, opts: Grad
       l.endpointId === t.endpointId &&
       l.readingRef === rubric.reading?.ref &&
       samePayment(l.payment, t.payment) &&
-      (l.newestObservation === null || l.newestObservation <= l.createdAt) &&
+      !l.urgent &&
+      !(l.fresh && now.getTime() - Date.parse(l.scoredAt) >= REGRADE_AFTER_MS) &&
       now.getTime() - Date.parse(l.scoredAt) < RENEW_AFTER_MS &&
       Date.parse(l.scoredAt) <= now.getTime();
-    if (current) {
-      out.skipped++;
-      continue;
-    }
-    due.push(prepareGrade(rubric, t, subject, now, opts.signer));
+    if (current) out.skipped++;
+    return !current;
+  });
+  if (dueTerms.length === 0) return out;
+  // The observations are read only when something is due.
+  const subjects = await readTrustSubjects(client, listingId);
+  const due: PreparedGrade[] = [];
+  for (const t of dueTerms) {
+    const subject = subjects.find((s) => s.endpointId === t.endpointId);
+    if (subject) due.push(prepareGrade(rubric, t, subject, now, opts.signer));
   }
   if (due.length === 0) return out;
   await transaction(client, async (tx) => {
