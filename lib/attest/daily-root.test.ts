@@ -13,7 +13,7 @@ import { LOCAL_DEV_KEYS, LOCAL_NETWORK, setupLocalChain, type LocalChain } from 
 import { parseEnv } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
-import { DAY_MS, dayInclusionProofs, inclusionProof, publishDay, publishDueRoots, type DayHashes } from "./daily-root";
+import { DAILY_ROOT_LOCK_KEY, DAY_MS, dayInclusionProofs, inclusionProof, publishDay, publishDueRoots, type DayHashes } from "./daily-root";
 import { EVIDENCE_ROOTS_ABI, LOCAL_EVIDENCE_ROOTS_ADDRESS, rootsTarget } from "./evidence-roots";
 import { buildTree, verifyInclusion } from "./merkle";
 import { createRootChain, type RootChain } from "./root-chain";
@@ -175,6 +175,21 @@ describe("publishDueRoots", () => {
     expect(runs.filter((r) => r.leader)).toHaveLength(1);
     expect(calls.send).toBe(1);
     expect(await eventsOf(day)).toHaveLength(1);
+  });
+
+  it.runIf(!!process.env.TEST_DATABASE_URL)("another process holding the leader lock: this one reads and sends nothing", async () => {
+    const day = dayAt(10);
+    const { chain: c, calls } = counting(chain);
+    await db.session(async (conn) => {
+      await conn.query("SELECT pg_advisory_lock($1, hashtext(current_schema()))", [DAILY_ROOT_LOCK_KEY]);
+      try {
+        expect(await publishDueRoots({ chain: c, dayHashes: hashesFor({ [day]: bundlesOf(day, 2) }), now: afterDay(day) })).toEqual({ leader: false, days: [] });
+      } finally {
+        await conn.query("SELECT pg_advisory_unlock($1, hashtext(current_schema()))", [DAILY_ROOT_LOCK_KEY]);
+      }
+    });
+    expect(calls).toEqual({ send: 0, rootOf: 0, publication: 0 });
+    expect(await rowOf(day)).toBeUndefined();
   });
 
   it("a crash after the node accepted the send but before its hash was recorded: the next run finds the root on chain and its event, and sends nothing", async () => {

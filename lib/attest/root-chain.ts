@@ -46,7 +46,8 @@ export function createRootChain(target: Pick<RootsTarget, "network" | "contract"
   const account = privateKeyToAccount(target.key);
   const client = createWalletClient({ chain, transport: http(target.rpcUrl), account, pollingInterval: 50 }).extend(publicActions);
   const address = getAddress(target.contract);
-  const queue = enqueue ?? ((q) => (caller, send) => q.enqueue(caller, send))(new FairSendQueue());
+  const own = enqueue ? null : new FairSendQueue();
+  const queue: Enqueue = enqueue ?? ((caller, send) => own!.enqueue(caller, send));
   return {
     network: target.network,
     contract: target.contract.toLowerCase() as Address,
