@@ -114,6 +114,15 @@ describe("the trust grade sweep", () => {
     expect((await gradeListing(t.prisma, id, { now: at(40), signer })).skipped).toBe(1);
   });
 
+  it("a grade of nothing is followed by one of the first probes at the next tick", async () => {
+    const { id } = await gradedListing(t.prisma, 0);
+    await gradeListing(t.prisma, id, { now: GRADE_NOW, signer });
+    expect((await latest(id)).statement.evidence.observations).toBe(0);
+    await observe(t.prisma, id, daysBefore(-0.0005));
+    expect((await gradeListing(t.prisma, id, { now: new Date(GRADE_NOW.getTime() + 60_000), signer })).written).toBe(1);
+    expect((await latest(id)).statement.evidence.observations).toBeGreaterThan(0);
+  });
+
   it("a failure mid-write leaves nothing half-written", async () => {
     const { id } = await gradedListing(t.prisma, 3);
     const rubric = loadRubric();
@@ -147,5 +156,7 @@ describe("the trust grade sweep", () => {
     expect(await count("trust_grades", id)).toBe(1);
     const again = await runTrustGradeSweep({ now: new Date(GRADE_NOW.getTime() + 7_200_000), signer, client: t.prisma });
     expect(again.written).toBe(0);
+    // Nothing due: the one statement that finds listings to grade finds none, and no observation is read.
+    expect(again.listings).toBe(0);
   });
 });

@@ -20,7 +20,7 @@ import type { GradeDetail } from "./read";
 export const GRADE_SEED = DEFAULT_SEED;
 /** A grade with no new observation since is renewed once it is this old (its expiry is a day). */
 export const RENEW_AFTER_MS = 6 * 3_600_000;
-/** New passing free observations regrade an endpoint once its grade is this old; a new paid or failing one at the next tick. */
+/** New passing free observations regrade an endpoint once its grade is this old; a new paid or failing one (or any, after a grade of nothing) at the next tick. */
 export const REGRADE_AFTER_MS = 30 * 60_000;
 /** How far before a grade's `now` a row written after it may have been observed and still be noticed. */
 const LATE_ROWS_MS = 3_600_000;
@@ -213,7 +213,7 @@ async function latestStates(client: Client, listingId: string): Promise<Map<stri
     client,
     `SELECT g."method", g."path", g."endpointId", g."readingRef", (g."statement"->'payment')::text AS "payment",
             ${isoOf(`g."scoredAt"`)} AS "scoredAt", ${isoOf(`g."createdAt"`)} AS "createdAt",
-            EXISTS (${NEW_ROWS}) AS "fresh", EXISTS (${NEW_ROWS} AND (o."kind" = 'paid' OR o."outcome" = 'fail')) AS "urgent"
+            EXISTS (${NEW_ROWS}) AS "fresh", EXISTS (${NEW_ROWS} AND (o."kind" = 'paid' OR o."outcome" = 'fail' OR g."observations" = 0)) AS "urgent"
      FROM "trust_grade_latest" p JOIN "trust_grades" g ON g."id" = p."gradeId" WHERE p."listingId" = $1`,
     listingId,
   );
@@ -283,17 +283,30 @@ export interface TrustGradeSweepResult extends GradeListingResult {
   ms: number;
 }
 
-/** The listings the sweep grades: listed (published or unlisted), not deleted, with an endpoint. */
-async function listedListings(client: Client): Promise<string[]> {
+/**
+ * The listed (published or unlisted), undeleted listings with an endpoint that may be due, in one
+ * statement: one never graded or graded under another row id or reading, a grade past renewal, or
+ * observations written since a grade (gradeListing then decides with the terms and REGRADE_AFTER_MS).
+ * `all`: every listed listing.
+ */
+async function listingsToGrade(client: Client, now: Date, readingRef: string, all: boolean): Promise<string[]> {
   const rs = await rows<{ id: string }>(
     client,
     `SELECT l."id" FROM "listings" l WHERE l."publicationState" IN ('published', 'unlisted') AND l."deletedAt" IS NULL
-       AND EXISTS (SELECT 1 FROM "endpoints" e WHERE e."listingId" = l."id") ORDER BY l."id"`,
+       AND EXISTS (SELECT 1 FROM "endpoints" e
+         LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."path"
+         LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
+         WHERE e."listingId" = l."id" AND ($3 OR g."id" IS NULL OR g."endpointId" <> e."id" OR g."readingRef" <> $2
+           OR g."scoredAt" < ${utcParam(1)} - interval '${RENEW_AFTER_MS / 1000} seconds' OR EXISTS (${NEW_ROWS})))
+     ORDER BY l."id"`,
+    now.toISOString(),
+    readingRef,
+    all,
   );
   return rs.map((r) => r.id);
 }
 
-/** One sweep over every listed listing, if this process holds the lock. A listing that fails is counted and left for the next sweep. */
+/** One sweep over the listed listings that may be due, if this process holds the lock. A listing that fails is counted and left for the next sweep. */
 export async function runTrustGradeSweep(opts: { now?: Date; signer: Signer; client?: Client; force?: boolean; log?: (m: string) => void }): Promise<TrustGradeSweepResult> {
   const started = Date.now();
   const client = await clientOr(opts.client);
@@ -304,7 +317,7 @@ export async function runTrustGradeSweep(opts: { now?: Date; signer: Signer; cli
     try {
       res.leader = true;
       const rubric = loadRubric();
-      for (const id of await listedListings(client)) {
+      for (const id of await listingsToGrade(client, opts.now ?? new Date(), rubric.reading?.ref ?? "", opts.force ?? false)) {
         res.listings++;
         try {
           const r = await gradeListing(client, id, { now: opts.now, signer: opts.signer, rubric, force: opts.force });

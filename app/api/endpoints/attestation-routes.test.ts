@@ -75,6 +75,20 @@ describe("the attestation and evidence routes", () => {
     expect((await otherHash.json()).error.reason).toBe("no_bundle");
   });
 
+  it("an endpoint whose row a save rewrote answers attestation_pending until it is graded again", async () => {
+    const { id, endpointId } = await gradedListing(t.prisma, 2);
+    await gradeListing(t.prisma, id, { now: GRADE_NOW, signer: signerFor(keyring) });
+    const fresh = `${endpointId}x`;
+    await t.prisma.$executeRawUnsafe(`UPDATE "endpoints" SET "id" = $2 WHERE "id" = $1`, endpointId, fresh);
+    const r = await get(attestation, fresh);
+    expect(r.status).toBe(404);
+    expect((await r.json()).error.reason).toBe("attestation_pending");
+    expect((await gradeListing(t.prisma, id, { now: new Date(GRADE_NOW.getTime() + 60_000), signer: signerFor(keyring) })).written).toBe(1);
+    const again = await get(attestation, fresh);
+    expect(again.status).toBe(200);
+    expect((await again.json()).statement.endpoint.id).toBe(fresh);
+  });
+
   it("a bundle of another endpoint is not served under this one", async () => {
     const a = await gradedListing(t.prisma, 2);
     const b = await gradedListing(t.prisma, 3);
