@@ -90,4 +90,5 @@ export function compileContract(sourcePath: string, contractName: string, root: 
 export const CONTRACTS = [
   { source: "contracts/TestUSDC.sol", name: "TestUSDC", artifact: "devchain/artifacts/TestUSDC.json" },
   { source: "contracts/LocalMulticall3.sol", name: "LocalMulticall3", artifact: "devchain/artifacts/LocalMulticall3.json" },
+  { source: "contracts/EvidenceRoots.sol", name: "EvidenceRoots", artifact: "devchain/artifacts/EvidenceRoots.json" },
 ] as const;

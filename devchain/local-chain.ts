@@ -28,6 +28,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { LOCAL_CHAIN_ID, LOCAL_NETWORK, LOCAL_POLLING_MS, MULTICALL3_ADDRESS, localChain } from "@/lib/chain/local-network";
+import { deployEvidenceRoots } from "./evidence-roots-local";
 import { LOCAL_MULTICALL3_ARTIFACT_DATA, TEST_USDC_ABI, TEST_USDC_ARTIFACT_DATA } from "./test-usdc";
 
 export { LOCAL_CHAIN_ID, LOCAL_NETWORK, LOCAL_POLLING_MS, MULTICALL3_ADDRESS, localChain };
@@ -111,6 +112,7 @@ export async function setupLocalChain(rpcUrl: string, fund: readonly Funding[] =
 
   await deployUsdc(publicClient, walletClient);
   await placeMulticall3(publicClient);
+  await deployEvidenceRoots(publicClient, walletClient);
 
   const mint = async (to: Address, amount: bigint): Promise<Hex> => {
     const hash = await walletClient.writeContract({ address: LOCAL_USDC_ADDRESS, abi: TEST_USDC_ABI, functionName: "mint", args: [getAddress(to), amount] });

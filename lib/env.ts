@@ -106,6 +106,8 @@ const schema = z.object({
    * facilitator routes answer 503. In the demo and tests an anvil development key (public; local only).
    */
   TOLLGATE_FACILITATOR_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key").optional(),
+  /** The key that publishes daily roots (EvidenceRoots' owner); unset, TOLLGATE_FACILITATOR_KEY (docs/CHAIN.md "Evidence roots"). */
+  TOLLGATE_EVIDENCE_ROOTS_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key").optional(),
   /**
    * The facilitator's named callers besides API keys (docs/CHAIN.md "Who may settle"): comma-separated
    * `<name>=<secret>` pairs, each secret at least 32 characters, sent as `Authorization: Bearer <secret>`.
@@ -206,6 +208,8 @@ export type Env = z.infer<typeof schema> & {
    * network (docs/CANARY.md "The house wallet").
    */
   canaryKeys: Record<string, string>;
+  /** EvidenceRoots' address per CAIP-2 network, from TOLLGATE_EVIDENCE_ROOTS_<namespace>_<reference> (one network at most). */
+  evidenceRoots: Record<string, string>;
 };
 
 /** The origin assumed outside production when none is configured (next dev's own). */
@@ -241,6 +245,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     ...e,
     rpcUrls: parseRpcUrls(cleaned),
     canaryKeys: parseCanaryKeys(cleaned),
+    evidenceRoots: parseEvidenceRoots(cleaned),
     publicOrigin: new URL(configuredUrl ?? DEVELOPMENT_ORIGIN).origin,
     routerOrigin: e.TOLLGATE_ROUTER_ORIGIN ? new URL(e.TOLLGATE_ROUTER_ORIGIN).origin : null,
     dataDir: path.resolve(/*turbopackIgnore: true*/ e.TOLLGATE_DATA_DIR ?? path.join(/*turbopackIgnore: true*/ process.cwd(), ".data")),
@@ -282,6 +287,24 @@ function parseCanaryKeys(source: Record<string, string | undefined>): Record<str
       throw new EnvError(name, "must name a CAIP-2 network with \":\" written \"_\", e.g. TOLLGATE_CANARY_KEY_eip155_8453");
     }
     if (!/^0x[0-9a-fA-F]{64}$/.test(value)) throw new EnvError(name, "must be a 0x-prefixed 32-byte hex private key");
+    out[network] = value;
+  }
+  return out;
+}
+
+const EVIDENCE_ROOTS_PREFIX = "TOLLGATE_EVIDENCE_ROOTS_";
+
+/** TOLLGATE_EVIDENCE_ROOTS_<namespace>_<reference> → { "<namespace>:<reference>": address }; roots go to one network. */
+function parseEvidenceRoots(source: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (!name.startsWith(EVIDENCE_ROOTS_PREFIX) || name === "TOLLGATE_EVIDENCE_ROOTS_KEY" || value === undefined) continue;
+    const network = name.slice(EVIDENCE_ROOTS_PREFIX.length).replace("_", ":");
+    if (!/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/.test(network)) {
+      throw new EnvError(name, "must name a CAIP-2 network with \":\" written \"_\", e.g. TOLLGATE_EVIDENCE_ROOTS_eip155_84532");
+    }
+    if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new EnvError(name, "must be the EvidenceRoots contract's 0x-prefixed 20-byte address");
+    if (Object.keys(out).length > 0) throw new EnvError(name, `names a second network (${Object.keys(out)[0]} is set): daily roots are published on one network`);
     out[network] = value;
   }
   return out;

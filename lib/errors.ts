@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   insufficient_scope: 403,
   not_found: 404,
+  root_not_published: 404,
   conflict: 409,
   duplicate_listing: 409,
   lease_lost: 409,

@@ -35,8 +35,8 @@ export interface FacilitatorSetup {
   network: Network;
   /** How many of the signer's chain calls met an RPC outage so far (see chainCall). */
   outages(): number;
-  /** The signer's sends, one at a time, round-robin across callers (./send-queue.ts). */
-  sends: Pick<FairSendQueue, "pending" | "history">;
+  /** The signer's sends, one at a time, round-robin across callers (./send-queue.ts); other house sends (the daily root) enqueue here too. */
+  sends: Pick<FairSendQueue, "pending" | "history" | "enqueue">;
   /** The node's reads (preflight simulation, balances), as the signer's account. */
   client: FacilitatorClient;
 }

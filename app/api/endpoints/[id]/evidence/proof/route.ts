@@ -1,0 +1,22 @@
+/**
+ * GET /api/endpoints/:id/evidence/proof[?sha256=<hex>] → the inclusion proof of the endpoint's bundle
+ * (the latest attestation's, or the named one) in its day's root on chain (docs/ATTESTATIONS.md
+ * "The daily root"). 400 for a bad id or hash, 404 `root_not_published` until the day's root is on
+ * chain, 404 with `reason` otherwise, 429 past the attestation routes' rate limits.
+ */
+import { endpointBundleProof } from "@/lib/attest/root-ticks";
+import { toResponse } from "@/lib/errors";
+import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";
+
+export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+  try {
+    await takeRateLimit("attestation", clientAddress(req.headers, limitsConfig().trustedProxies));
+    await takeRateLimit("attestationAll", "*");
+    const named = new URL(req.url).searchParams.get("sha256");
+    const proof = await endpointBundleProof((await ctx.params).id, named);
+    // A published day's proof never changes; the latest bundle changes with the next grade.
+    return Response.json(proof, { headers: { "cache-control": named ? "public, max-age=31536000, immutable" : "public, max-age=300", "access-control-allow-origin": "*" } });
+  } catch (e) {
+    return toResponse(e);
+  }
+}
