@@ -144,7 +144,7 @@ describe(`history cannot be emptied or rewritten (${testDatabaseUrl() ? "server 
     expect((await insert(null)).evidenceId).toBeNull();
     EXPECTED.results += 1;
     const [fk] = await t.query<{ def: string }>(
-      `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'catalog_scoring_results_evidenceId_fkey'`,
+      `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'catalog_scoring_results_evidenceId_fkey' AND connamespace = current_schema()::regnamespace`,
     );
     expect(fk.def).toMatch(/FOREIGN KEY \("evidenceId"\) REFERENCES "?probe_evidence"?\(id\) ON UPDATE RESTRICT ON DELETE RESTRICT/);
   });
@@ -382,7 +382,7 @@ describe(`append-only history (${testDatabaseUrl() ? "server PostgreSQL, as the 
       await expect(t.exec(`DELETE FROM "listings" WHERE "id" = '${h.listingId}'`)).rejects.toThrow(/listing \S+ keeps history in router_payments: DELETE refused/);
       // Without the trigger's reading, the foreign keys refuse it too: no cascade into the history.
       for (const table of ["router_payments", "monitor_health_samples", "price_quotes", "probe_evidence"]) {
-        const [fk] = await t.query<{ def: string }>(`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = '${table}_listingId_fkey'`);
+        const [fk] = await t.query<{ def: string }>(`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = '${table}_listingId_fkey' AND connamespace = current_schema()::regnamespace`);
         expect(fk.def, table).toMatch(/REFERENCES "?listings"?\(id\) ON UPDATE RESTRICT ON DELETE RESTRICT/);
       }
       const ledger = await t.prisma.routerPayment.count({ where: { listingId: h.listingId } });
