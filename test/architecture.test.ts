@@ -141,7 +141,7 @@ const ROOMS: Room[] = [
   {
     path: "lib/jobs",
     owns: "the web process's glue: the scheduler's start-up and the in-process worker",
-    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/monitor/**", "lib/rank/**", "lib/ledger/**", "lib/limits/**", "lib/canary/**", "lib/ops/**", "lib/worker/**"],
+    may: [...FOUNDATION, ...SCHEDULER, "lib/queue/**", "lib/monitor/**", "lib/rank/**", "lib/ledger/**", "lib/limits/**", "lib/canary/**", "lib/ops/**", "lib/worker/**", "lib/attest/**"],
   },
   {
     path: "lib/analyses",
@@ -239,9 +239,10 @@ const ROOMS: Room[] = [
   // What the surfaces read.
   // lib/facts: the listing page's activity is the one facts reader's (docs/RANK.md "One facts reader").
   // lib/trust: the trust grade's read model (lib/catalog/trust.ts) reads the observations and scores them with the pure engine.
+  // lib/attest/read.ts: the stored grades and their daily points, read instead of scoring at view time.
   // lib/x402/assets.ts: the call snippets name the token an endpoint is priced in, and its EIP-712 domain.
   // lib/listing-document/unstorable.ts: a search query that cannot be stored as text is a 400, not a database error.
-  { path: "lib/catalog", owns: "the public view and the catalog's read models", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/rank/score/**", "lib/facts/**", "lib/trust/**", "lib/x402/assets.ts", "lib/listing-document/unstorable.ts"] },
+  { path: "lib/catalog", owns: "the public view and the catalog's read models", may: [...FOUNDATION, ...DATABASE, "lib/auth/**", "lib/rank/score/**", "lib/facts/**", "lib/trust/**", "lib/x402/assets.ts", "lib/listing-document/unstorable.ts", "lib/attest/read.ts"] },
   // lib/http.ts: the verify route's body is read bounded, like every route's.
   { path: "lib/badges", owns: "signed SVG badges: statements, DSSE, rendering, verification", may: [...FOUNDATION, ...DATABASE, "lib/net/**", "lib/http.ts"] },
   {

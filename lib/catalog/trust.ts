@@ -1,15 +1,13 @@
 /**
- * The trust grade's read model (docs/TRUST.md, issue #21 item 6 "Where it shows"): what the public
- * listing page, the per-endpoint trust page and the seller's page show. It reads the observations
- * through lib/trust/observe's reader and scores them with the pure engine (lib/trust/engine): each
- * endpoint now with the band (a fixed seed, so the same observations draw the same band on every
- * page view), and for the chart the score at daily points over the last days without the band.
- * The trust grade never enters readiness or rank (docs/spec/scoring-system.md keeps them separate): nothing here is
- * written anywhere.
+ * The trust grade's read model (docs/TRUST.md "Where it shows", "Stored grades"): what the listing
+ * page, the endpoint's trust page, the seller's page, tiles and select show. A view reads each
+ * endpoint's latest stored grade (lib/attest/read.ts) and its daily points; an endpoint not yet graded,
+ * or a read at a given `now`, is scored here with the pure engine as before. Nothing here is written.
  */
 import { db } from "@/lib/db";
 import { rows, type Client } from "@/lib/sql";
-import { DEFAULT_SEED, loadRubric, scoreSubject, type TrustResult, type TrustRubric } from "@/lib/trust/engine";
+import { readDailyPoints, readLatestGrades, type StoredGrade } from "@/lib/attest/read";
+import { DEFAULT_SEED, loadRubric, scoreSubject, valueMetrics, type TrustResult, type TrustRubric, type ValueMetrics } from "@/lib/trust/engine";
 import type { TrustSubject } from "@/lib/trust/observation";
 import { readTrustSubjects } from "@/lib/trust/observe";
 import { bandLabel, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type EndpointValueView, type HistoryPoint } from "./trust-view";
@@ -33,7 +31,7 @@ function rubric(): TrustRubric {
 }
 
 /** The engine's value metrics (computed by scoreSubject from `input`, beside the score) as the pages show them. */
-function valueView(rb: TrustRubric, r: TrustResult, input: EndpointValueInput | undefined): EndpointValueView {
+function valueView(rb: TrustRubric, r: { value: ValueMetrics | null }, input: EndpointValueInput | undefined): EndpointValueView {
   const samples = input?.paidSamples ?? [];
   return {
     priceUsd: input?.priceUsd ?? null,
@@ -54,7 +52,7 @@ type EndpointRow = { id: string; method: string; path: string; payable: boolean 
  * A free endpoint (no 402) is not judged on payments: when a paid sample is all that keeps the verdict
  * from a grade, the rubric's grade rule decides it as it would with one (the engine's score is unchanged).
  */
-export function freeVerdict(rb: TrustRubric, r: TrustResult): Pick<TrustResult, "verdict" | "verdictBecause"> {
+export function freeVerdict(rb: TrustRubric, r: Pick<TrustResult, "verdict" | "verdictBecause" | "grade" | "confidence">): Pick<TrustResult, "verdict" | "verdictBecause"> {
   const v = rb.file.verdict;
   const notPaid = (b: string) => !b.startsWith("no paid sample");
   if (r.verdict !== "insufficient_evidence") return { verdict: r.verdict, verdictBecause: r.verdictBecause };
@@ -71,7 +69,30 @@ function firstProbeAt(rb: TrustRubric, s: TrustSubject, now: number): string | n
   return first?.observedAt ?? null;
 }
 
-function summary(rb: TrustRubric, r: TrustResult, e: EndpointRow, s: TrustSubject, value: EndpointValueView, now: number): EndpointTrustSummary {
+/** What a summary reads of a grade: a live TrustResult, or a stored grade (gradedOf). */
+type Graded = Pick<TrustResult, "endpointId" | "score" | "grade" | "band" | "confidence" | "verdict" | "verdictBecause" | "flags" | "outlook" | "watch" | "watchBecause" | "evidence">;
+
+/** A stored grade as the summary reads it, under the endpoint's current id. */
+function gradedOf(g: StoredGrade, endpointId: string): Graded {
+  return {
+    endpointId,
+    score: g.score,
+    grade: g.grade,
+    band: g.band,
+    confidence: g.confidence,
+    verdict: g.verdict,
+    verdictBecause: g.detail.verdictBecause,
+    flags: g.flags,
+    outlook: g.detail.outlook,
+    watch: g.detail.watch,
+    watchBecause: g.detail.watchBecause,
+    evidence: g.detail.evidence,
+  };
+}
+
+const keyOf = (x: { method: string; path: string }) => `${x.method} ${x.path}`;
+
+function summary(rb: TrustRubric, r: Graded, e: EndpointRow, s: TrustSubject | { firstProbeAt: string | null }, value: EndpointValueView, now: number): EndpointTrustSummary {
   const free = !e.payable;
   const { verdict, verdictBecause } = free ? freeVerdict(rb, r) : r;
   const v = rb.file.verdict;
@@ -92,7 +113,7 @@ function summary(rb: TrustRubric, r: TrustResult, e: EndpointRow, s: TrustSubjec
     label: bandLabel(r),
     probes: r.evidence.probes,
     probeSpanDays: r.evidence.probeSpanDays,
-    firstProbeAt: firstProbeAt(rb, s, now),
+    firstProbeAt: "observations" in s ? firstProbeAt(rb, s, now) : s.firstProbeAt,
     lastPaidAt: r.evidence.lastPaidAt,
     free,
     needs: { probes: v.min_probes, spanDays: v.min_span_days, paidWithinDays: v.paid_within_days },
@@ -106,17 +127,40 @@ async function endpointsOf(client: Client, listingId: string) {
 
 const instantOf = (now: Date | string | number | undefined) => (now === undefined ? Date.now() : new Date(now).getTime());
 
-/** Every endpoint of the listing scored now, with the band, in the listing's endpoint order. */
-export async function readListingTrust(client: Client, listingId: string, options: { now?: Date | string | number } = {}): Promise<EndpointTrustSummary[]> {
+export interface TrustReadOptions {
+  now?: Date | string | number;
+  /** Read the stored grades (default: when `now` is not given); without them every endpoint is scored here. */
+  stored?: boolean;
+}
+
+/**
+ * The listing's endpoints' latest stored grades by (method, path), and the subjects of those without
+ * one (read only when some endpoint has none).
+ */
+async function gradesAndSubjects(client: Client, listingId: string, endpoints: EndpointRow[], stored: boolean) {
+  const grades = new Map((stored ? await readLatestGrades(client, [listingId]) : []).map((g) => [keyOf(g), g]));
+  const subjects = endpoints.some((e) => !grades.has(keyOf(e))) ? await readTrustSubjects(client, listingId) : [];
+  return { grades, subjects };
+}
+
+/** Every endpoint of the listing with its grade (stored, or scored now with the band), in the listing's endpoint order. */
+export async function readListingTrust(client: Client, listingId: string, options: TrustReadOptions = {}): Promise<EndpointTrustSummary[]> {
   const now = instantOf(options.now);
   const rb = rubric();
   const live = options.now === undefined;
-  const [subjects, endpoints, values] = await Promise.all([readTrustSubjects(client, listingId), endpointsOf(client, listingId), readListingValueInputs(client, rb, listingId, now, { live })]);
-  return subjects.map((s) => {
-    const e = endpoints.find((x) => x.id === s.endpointId)!;
-    const input = values.get(s.endpointId);
+  const [endpoints, values] = await Promise.all([endpointsOf(client, listingId), readListingValueInputs(client, rb, listingId, now, { live })]);
+  const { grades, subjects } = await gradesAndSubjects(client, listingId, endpoints, options.stored ?? live);
+  return endpoints.flatMap((e) => {
+    const input = values.get(e.id);
+    const g = grades.get(keyOf(e));
+    if (g) {
+      const value = input ? valueMetrics(rb, input) : null;
+      return [summary(rb, gradedOf(g, e.id), e, { firstProbeAt: g.detail.firstProbeAt }, valueView(rb, { value }, input), now)];
+    }
+    const s = subjects.find((x) => x.endpointId === e.id);
+    if (!s) return [];
     const r = scoreSubject(rb, s, { now, seed: PAGE_SEED, band: true, value: input });
-    return summary(rb, r, e, s, valueView(rb, r, input), now);
+    return [summary(rb, r, e, s, valueView(rb, r, input), now)];
   });
 }
 
@@ -129,25 +173,37 @@ export async function readEndpointTrust(
   client: Client,
   listingId: string,
   endpointId: string,
-  options: { now?: Date | string | number; days?: number; recent?: number; values?: Map<string, EndpointValueInput> } = {},
+  options: TrustReadOptions & { days?: number; recent?: number; values?: Map<string, EndpointValueInput>; grades?: StoredGrade[] } = {},
 ): Promise<EndpointTrustDetail | null> {
   const now = instantOf(options.now);
   const days = options.days ?? HISTORY_DAYS;
+  const live = options.now === undefined;
   const [subjects, endpoints] = await Promise.all([readTrustSubjects(client, listingId), endpointsOf(client, listingId)]);
   const subject = subjects.find((s) => s.endpointId === endpointId);
   const e = endpoints.find((x) => x.id === endpointId);
   if (!subject || !e) return null;
   const rb = rubric();
   const byId = new Map(rb.file.checks.map((c) => [c.id, c]));
-  const values = options.values ?? (await readListingValueInputs(client, rb, listingId, now, { live: options.now === undefined }));
+  const values = options.values ?? (await readListingValueInputs(client, rb, listingId, now, { live }));
   const input = values.get(endpointId);
-  const r = scoreSubject(rb, subject, { now, seed: PAGE_SEED, band: true, value: input });
+  const useStored = options.stored ?? live;
+  const stored = useStored ? ((options.grades ?? (await readLatestGrades(client, [listingId]))).find((g) => g.listingId === listingId && keyOf(g) === keyOf(e)) ?? null) : null;
+  // The checks, gates and dimensions are scored here; the grade and its band are the stored one's when there is one.
+  const r = scoreSubject(rb, subject, { now, seed: PAGE_SEED, band: !stored, value: input });
+  const graded: Graded = stored ? gradedOf(stored, endpointId) : r;
 
   const history: HistoryPoint[] = [];
-  for (let d = days; d >= 0; d--) {
-    const at = now - d * DAY_MS;
-    const h = scoreSubject(rb, subject, { now: at, band: false });
-    history.push({ at: new Date(at).toISOString(), score: h.score, grade: h.grade, verdict: h.verdict });
+  if (stored) {
+    // The chart: each day's last stored grade (the sweep's history rows), oldest first.
+    for (const p of await readDailyPoints(client, listingId, new Date(now - days * DAY_MS))) {
+      if (keyOf(p) === keyOf(e)) history.push({ at: p.at, score: p.score, grade: p.grade, verdict: p.verdict as HistoryPoint["verdict"] });
+    }
+  } else {
+    for (let d = days; d >= 0; d--) {
+      const at = now - d * DAY_MS;
+      const h = scoreSubject(rb, subject, { now: at, band: false });
+      history.push({ at: new Date(at).toISOString(), score: h.score, grade: h.grade, verdict: h.verdict });
+    }
   }
 
   const gateOf = new Map<string, string>();
@@ -166,12 +222,12 @@ export async function readEndpointTrust(
     .map((o) => ({ check: o.check, kind: o.kind, outcome: o.outcome, value: o.value, observedAt: o.observedAt, vantage: o.vantage, revision: o.revision, receipt: o.receipt, title: byId.get(o.check)?.title ?? o.check }));
 
   return {
-    ...summary(rb, r, e, subject, valueView(rb, r, input), now),
+    ...summary(rb, graded, e, stored ? { firstProbeAt: stored.detail.firstProbeAt } : subject, valueView(rb, r, input), now),
     rubric: r.rubric,
     reading: r.reading,
-    now: r.now,
+    now: stored ? stored.scoredAt : r.now,
     seed: r.seed,
-    uncappedScore: r.uncappedScore,
+    uncappedScore: stored ? stored.detail.uncappedScore : r.uncappedScore,
     dimensions: r.dimensions,
     checks: r.checks.map((c) => {
       const rc = byId.get(c.id);
@@ -190,16 +246,24 @@ export async function readEndpointTrust(
  * (the value metrics left out: they are the listing page's), read as the least reassuring endpoint's
  * plain reading, and per endpoint. Listings without endpoints are absent.
  */
-export async function readTrustGlances(client: Client, listingIds: readonly string[], options: { now?: Date | string | number } = {}): Promise<{ listings: Map<string, TrustReading>; endpoints: Map<string, TrustReading> }> {
+export async function readTrustGlances(client: Client, listingIds: readonly string[], options: TrustReadOptions = {}): Promise<{ listings: Map<string, TrustReading>; endpoints: Map<string, TrustReading> }> {
   const now = instantOf(options.now);
   const rb = rubric();
   const listings = new Map<string, TrustReading>();
   const byEndpoint = new Map<string, TrustReading>();
-  for (const listingId of new Set(listingIds)) {
-    const [subjects, endpoints] = await Promise.all([readTrustSubjects(client, listingId), endpointsOf(client, listingId)]);
-    const summaries = subjects.flatMap((s) => {
-      const e = endpoints.find((x) => x.id === s.endpointId);
-      if (!e) return [];
+  const ids = [...new Set(listingIds)];
+  const useStored = options.stored ?? options.now === undefined;
+  // Every listing's stored grades in one statement.
+  const allGrades = useStored ? await readLatestGrades(client, ids) : [];
+  for (const listingId of ids) {
+    const endpoints = await endpointsOf(client, listingId);
+    const grades = new Map(allGrades.filter((g) => g.listingId === listingId).map((g) => [keyOf(g), g]));
+    const subjects = endpoints.some((e) => !grades.has(keyOf(e))) ? await readTrustSubjects(client, listingId) : [];
+    const summaries = endpoints.flatMap((e) => {
+      const g = grades.get(keyOf(e));
+      if (g) return [summary(rb, gradedOf(g, e.id), e, { firstProbeAt: g.detail.firstProbeAt }, valueView(rb, { value: null }, undefined), now)];
+      const s = subjects.find((x) => x.endpointId === e.id);
+      if (!s) return [];
       // Without the band (its draws cost ~ms per endpoint, and a page has many tiles): the score stands in for it.
       const r = scoreSubject(rb, s, { now, band: false });
       return [summary(rb, r, e, s, valueView(rb, r, undefined), now)];
@@ -225,13 +289,15 @@ export async function getEndpointTrust(listingId: string, endpointId: string): P
 }
 
 /** The seller's page: every endpoint of the listing in full (the caller has checked the seller owns it). */
-export async function readListingTrustDetails(client: Client, listingId: string, options: { now?: Date | string | number } = {}): Promise<EndpointTrustDetail[]> {
+export async function readListingTrustDetails(client: Client, listingId: string, options: TrustReadOptions = {}): Promise<EndpointTrustDetail[]> {
   const endpoints = await endpointsOf(client, listingId);
   const now = instantOf(options.now);
+  const stored = options.stored ?? options.now === undefined;
   const values = await readListingValueInputs(client, rubric(), listingId, now, { live: options.now === undefined });
+  const grades = stored ? await readLatestGrades(client, [listingId]) : [];
   const out: EndpointTrustDetail[] = [];
   for (const e of endpoints) {
-    const d = await readEndpointTrust(client, listingId, e.id, { now, recent: 10, values });
+    const d = await readEndpointTrust(client, listingId, e.id, { now, recent: 10, values, stored, grades });
     if (d) out.push(d);
   }
   return out;
@@ -246,14 +312,27 @@ export async function getListingTrustDetails(listingId: string): Promise<Endpoin
  * `filters.excludeAvoid`. Scored without the band: `avoid` rests on a gate or an F with enough
  * evidence, neither of which reads the band.
  */
-export async function avoidEndpoints(client: Client, pairs: Array<{ listingId: string; endpointId: string }>, options: { now?: Date | string | number } = {}): Promise<Set<string>> {
+export async function avoidEndpoints(client: Client, pairs: Array<{ listingId: string; endpointId: string }>, options: TrustReadOptions = {}): Promise<Set<string>> {
   const now = instantOf(options.now);
   const out = new Set<string>();
   const rb = rubric();
-  for (const listingId of new Set(pairs.map((p) => p.listingId))) {
+  const ids = [...new Set(pairs.map((p) => p.listingId))];
+  const useStored = options.stored ?? options.now === undefined;
+  const allGrades = useStored ? await readLatestGrades(client, ids) : [];
+  for (const listingId of ids) {
     const wanted = new Set(pairs.filter((p) => p.listingId === listingId).map((p) => p.endpointId));
-    for (const s of await readTrustSubjects(client, listingId)) {
-      if (wanted.has(s.endpointId) && scoreSubject(rb, s, { now, band: false }).verdict === "avoid") out.add(s.endpointId);
+    const endpoints = (await endpointsOf(client, listingId)).filter((e) => wanted.has(e.id));
+    const grades = new Map(allGrades.filter((g) => g.listingId === listingId).map((g) => [keyOf(g), g]));
+    for (const e of endpoints) {
+      const g = grades.get(keyOf(e));
+      if (g && g.verdict === "avoid") out.add(e.id);
+    }
+    // Endpoints not yet graded are scored here.
+    if (endpoints.some((e) => !grades.has(keyOf(e)))) {
+      for (const s of await readTrustSubjects(client, listingId)) {
+        const e = endpoints.find((x) => x.id === s.endpointId);
+        if (e && !grades.has(keyOf(e)) && scoreSubject(rb, s, { now, band: false }).verdict === "avoid") out.add(s.endpointId);
+      }
     }
   }
   return out;

@@ -1,11 +1,13 @@
 /**
  * What a web server process runs besides serving requests: the scheduler with every module's ticks
  * (analysis reaper, staleness and rubric sweeps, health sweep, rank sweep, confirming relayed
- * payments on chain, sweeping ended rate-limit windows and spent sign-in nonces) and, in the embedded
- * default, the catalog-monitor worker loop. Started once per process from instrumentation.ts.
+ * payments on chain, sweeping ended rate-limit windows and spent sign-in nonces, storing signed trust
+ * grades) and, in the embedded default, the catalog-monitor worker loop. Started once per process
+ * from instrumentation.ts.
  */
 import { env } from "@/lib/env";
 import { analysisTicks } from "@/lib/queue/ticks";
+import { attestTicks } from "@/lib/attest/ticks";
 import { canaryTicks } from "@/lib/canary/ticks";
 import { ledgerTicks } from "@/lib/ledger/ticks";
 import { limitTicks } from "@/lib/limits/ticks";
@@ -15,7 +17,7 @@ import { startScheduler, type Scheduler } from "@/lib/scheduler";
 
 const holder = globalThis as unknown as { tollgateServerJobs?: { scheduler: Scheduler | null } };
 
-export const serverTicks = [...analysisTicks, ...monitorTicks, ...rankTicks, ...ledgerTicks, ...limitTicks, ...canaryTicks];
+export const serverTicks = [...analysisTicks, ...monitorTicks, ...rankTicks, ...ledgerTicks, ...limitTicks, ...canaryTicks, ...attestTicks];
 
 export async function startServerJobs(): Promise<void> {
   if (holder.tollgateServerJobs) return; // dev-mode reloads call register() again

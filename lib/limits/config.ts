@@ -42,6 +42,8 @@ export const LIMITED_ACTIONS = {
   mcpAll: { variable: "TOLLGATE_LIMIT_MCP_ALL", fallback: "1200/1m", what: "MCP requests", per: "the whole deployment" },
   badgeVerify: { variable: "TOLLGATE_LIMIT_BADGE_VERIFY", fallback: "60/1m", what: "badge verifications", per: "one client address" },
   badgeVerifyAll: { variable: "TOLLGATE_LIMIT_BADGE_VERIFY_ALL", fallback: "600/1m", what: "badge verifications", per: "the whole deployment" },
+  attestation: { variable: "TOLLGATE_LIMIT_ATTESTATION", fallback: "120/1m", what: "attestation and evidence requests", per: "one client address" },
+  attestationAll: { variable: "TOLLGATE_LIMIT_ATTESTATION_ALL", fallback: "1200/1m", what: "attestation and evidence requests", per: "the whole deployment" },
 } as const satisfies Record<string, LimitedAction>;
 
 export type ActionName = keyof typeof LIMITED_ACTIONS;

@@ -1,0 +1,25 @@
+/**
+ * GET /api/endpoints/:id/attestation → the endpoint's latest signed attestation (docs/ATTESTATIONS.md):
+ * {envelope, statement, evidence: {sha256, url}}. 400 for an id that cannot be one, 404 with
+ * `reason` no_endpoint, no_attestation or attestation_pending; 429 past its rate limit.
+ */
+import { checkEndpointId, getLatestAttestation } from "@/lib/attest/read";
+import { toResponse } from "@/lib/errors";
+import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";
+
+export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+  try {
+    await takeRateLimit("attestation", clientAddress(req.headers, limitsConfig().trustedProxies));
+    await takeRateLimit("attestationAll", "*");
+    const id = checkEndpointId((await ctx.params).id);
+    const a = await getLatestAttestation(id);
+    const etag = `"${a.gradeId}"`;
+    // Cached until the next hourly sweep at most, never past the statement's expiry.
+    const maxAge = Math.max(0, Math.min(3600, Math.floor((Date.parse(a.expiresAt) - Date.now()) / 1000)));
+    const headers = { "cache-control": `public, max-age=${maxAge}`, etag, "access-control-allow-origin": "*" };
+    if (req.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
+    return Response.json({ envelope: a.envelope, statement: a.statement, evidence: { sha256: a.bundleSha256, url: `/api/endpoints/${id}/evidence?sha256=${a.bundleSha256}` } }, { headers });
+  } catch (e) {
+    return toResponse(e);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The pages, tiles and select read the stored grade (PGlite, or server PostgreSQL with
+ * TEST_DATABASE_URL): what the sweep stored is what they show, until the next grade; the chart is the
+ * stored daily points; an endpoint never graded is still scored at view time.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signerFor } from "@/lib/badges/keys";
+import { avoidEndpoints, readEndpointTrust, readListingTrust, readTrustGlances } from "@/lib/catalog/trust";
+import { rows } from "@/lib/sql";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { fixedKeyring } from "@/test/badges";
+import { daysBefore, GRADE_NOW, gradedListing, observe } from "@/test/attest";
+import { gradeListing } from "./sweep";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+const signer = signerFor(fixedKeyring());
+const hours = (h: number) => new Date(GRADE_NOW.getTime() + h * 3_600_000);
+
+describe("the read model on stored grades", () => {
+  it("the listing page, the endpoint page and the tiles show the stored grade until the next one", async () => {
+    const { id, endpointId } = await gradedListing(t.prisma, 4);
+    await gradeListing(t.prisma, id, { now: GRADE_NOW, signer });
+    const [g] = await rows<{ score: number; bandLow: number; bandHigh: number; grade: string }>(t.prisma, `SELECT "score", "bandLow", "bandHigh", "grade" FROM "trust_grades" WHERE "listingId" = $1`, id);
+
+    const [s] = await readListingTrust(t.prisma, id);
+    expect({ score: s.score, grade: s.grade, low: s.band?.low, high: s.band?.high, probes: s.probes }).toEqual({ score: g.score, grade: g.grade, low: g.bandLow, high: g.bandHigh, probes: 4 });
+    // A new probe, not yet graded: the page still shows the stored grade; scoring live would count it.
+    await observe(t.prisma, id, daysBefore(-0.5));
+    expect((await readListingTrust(t.prisma, id))[0].probes).toBe(4);
+    expect((await readListingTrust(t.prisma, id, { now: hours(13) }))[0].probes).toBe(5);
+    const d = await readEndpointTrust(t.prisma, id, endpointId);
+    expect(d!.score).toBe(g.score);
+    expect(d!.checks.length).toBeGreaterThan(0);
+    const glance = await readTrustGlances(t.prisma, [id]);
+    expect(glance.endpoints.get(endpointId)).toBeDefined();
+
+    await gradeListing(t.prisma, id, { now: hours(13), signer });
+    expect((await readListingTrust(t.prisma, id))[0].probes).toBe(5);
+  });
+
+  it("the chart is each day's last stored grade", async () => {
+    const { id, endpointId } = await gradedListing(t.prisma, 5);
+    for (const h of [-48, -47, -24, 0]) await gradeListing(t.prisma, id, { now: hours(h), signer, force: true });
+    const d = await readEndpointTrust(t.prisma, id, endpointId);
+    const days = d!.history.map((p) => p.at);
+    expect(days).toEqual([hours(-47).toISOString(), hours(-24).toISOString(), hours(0).toISOString()]);
+    expect(d!.history.every((p) => p.score !== null)).toBe(true);
+  });
+
+  it("an endpoint never graded is scored at view time, and select's avoid reads the stored verdict", async () => {
+    const { id, endpointId } = await gradedListing(t.prisma, 3);
+    const [live] = await readListingTrust(t.prisma, id);
+    expect(live.probes).toBe(3);
+    expect((await avoidEndpoints(t.prisma, [{ listingId: id, endpointId }])).has(endpointId)).toBe(false);
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * Reading the stored grades: an endpoint's latest attestation and its evidence bundle's bytes (the
+ * routes), and the latest grades and daily points of listings (the pages, select and feeds), each in
+ * one statement. Only listed (published or unlisted), undeleted listings answer.
+ */
+import { createHash } from "node:crypto";
+import { gunzipSync } from "node:zlib";
+import { AppError } from "@/lib/errors";
+import { clientOr, isoOf, rows, utcParam, type Client } from "@/lib/sql";
+import type { DsseEnvelope } from "@/lib/badges/dsse";
+import type { AttestationStatement } from "./attestation";
+import type { TrustResult } from "@/lib/trust/engine";
+
+/** What the pages keep beside the signed grade (never signed; shown as is). */
+export interface GradeDetail {
+  verdictBecause: string[];
+  outlook: TrustResult["outlook"];
+  watch: boolean;
+  watchBecause: string[];
+  stale: boolean;
+  uncappedScore: number | null;
+  bandWidth: number | null;
+  evidence: TrustResult["evidence"];
+  firstProbeAt: string | null;
+}
+
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** A 400 naming the parameter, for ids that cannot be an endpoint's. */
+export function checkEndpointId(id: string): string {
+  if (!ID.test(id)) throw new AppError("bad_request", "The endpoint id must be 1–64 letters, digits, '_' or '-'.", [{ pointer: "/id", message: "is not an endpoint id" }]);
+  return id;
+}
+
+export function checkBundleHash(h: string | null): string | null {
+  if (h === null) return null;
+  if (!HEX64.test(h)) throw new AppError("bad_request", "sha256 must be 64 lowercase hex digits.", [{ pointer: "/sha256", message: "is not a SHA-256 in lowercase hex" }]);
+  return h;
+}
+
+const LISTED = `l."publicationState" IN ('published', 'unlisted') AND l."deletedAt" IS NULL`;
+
+export interface StoredAttestation {
+  gradeId: string;
+  envelope: DsseEnvelope;
+  statement: AttestationStatement;
+  bundleSha256: string;
+  issuedAt: string;
+  expiresAt: string;
+}
+
+/**
+ * The endpoint's latest attestation. 404 `no_endpoint` for an id no listed listing has, `no_attestation`
+ * when it was never graded, `attestation_pending` when its latest grade was of an earlier row of the
+ * endpoint (a save rewrote it; the next sweep grades it under this id).
+ */
+export async function readLatestAttestation(client: Client, endpointId: string): Promise<StoredAttestation> {
+  const [r] = await rows<{ endpointFound: boolean; gradeId: string | null; gradedId: string | null; envelope: DsseEnvelope | null; statement: AttestationStatement | null; bundleSha256: string | null; issuedAt: string | null; expiresAt: string | null }>(
+    client,
+    `SELECT true AS "endpointFound", g."id" AS "gradeId", g."endpointId" AS "gradedId", g."envelope", g."statement", g."bundleSha256",
+            ${isoOf(`g."issuedAt"`)} AS "issuedAt", ${isoOf(`g."expiresAt"`)} AS "expiresAt"
+     FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
+     LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."path"
+     LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
+     WHERE e."id" = $1 AND ${LISTED}`,
+    endpointId,
+  );
+  if (!r) throw new AppError("not_found", "No listed endpoint has this id.", [{ pointer: "/id", message: "names no listed endpoint" }], { reason: "no_endpoint" });
+  if (!r.gradeId) throw new AppError("not_found", "This endpoint has no attestation yet: the trust grade sweep has not graded it.", [], { reason: "no_attestation" });
+  if (r.gradedId !== endpointId) throw new AppError("not_found", "The endpoint changed since its latest grade; the next sweep grades it under this id.", [], { reason: "attestation_pending", gradedEndpointId: r.gradedId });
+  return { gradeId: r.gradeId, envelope: r.envelope!, statement: r.statement!, bundleSha256: r.bundleSha256!, issuedAt: r.issuedAt!, expiresAt: r.expiresAt! };
+}
+
+/**
+ * The canonical bytes of a bundle of this endpoint: its latest attestation's, or (`sha256`) any
+ * earlier grade's of the same endpoint. Checked against its hash before it is served.
+ */
+export async function readEvidenceBundle(client: Client, endpointId: string, sha256: string | null): Promise<{ sha256: string; bytes: Buffer }> {
+  let hash = sha256;
+  if (hash === null) hash = (await readLatestAttestation(client, endpointId)).bundleSha256;
+  const [b] = await rows<{ bytes: string; encoding: string }>(
+    client,
+    `SELECT encode(b."bytes", 'base64') AS "bytes", b."encoding"
+     FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
+     JOIN "trust_grades" g ON g."listingId" = e."listingId" AND g."method" = e."method"::text AND g."path" = e."path" AND g."bundleSha256" = $2
+     JOIN "trust_evidence_bundles" b ON b."sha256" = g."bundleSha256"
+     WHERE e."id" = $1 AND ${LISTED} LIMIT 1`,
+    endpointId,
+    hash,
+  );
+  if (!b) throw new AppError("not_found", "No evidence bundle of this endpoint has that hash.", [{ pointer: "/sha256", message: "names no bundle of this endpoint" }], { reason: "no_bundle" });
+  const stored = Buffer.from(b.bytes, "base64");
+  const bytes = b.encoding === "gzip" ? gunzipSync(stored) : stored;
+  if (createHash("sha256").update(bytes).digest("hex") !== hash) throw new AppError("internal", "The stored bundle does not match its hash.", [], { reason: "bundle_corrupt" });
+  return { sha256: hash, bytes };
+}
+
+/** An endpoint's latest stored grade as the read models use it. */
+export interface StoredGrade {
+  listingId: string;
+  endpointId: string;
+  method: string;
+  path: string;
+  score: number | null;
+  grade: string | null;
+  band: { low: number; high: number; width: number } | null;
+  confidence: "high" | "medium" | "low" | null;
+  verdict: "avoid" | "down" | "caution" | "insufficient_evidence" | "ok";
+  flags: string[];
+  detail: GradeDetail;
+  scoredAt: string;
+  issuedAt: string;
+  expiresAt: string;
+  bundleSha256: string;
+  rubricRef: string;
+  readingRef: string;
+  seed: number;
+}
+
+type GradeRow = Omit<StoredGrade, "band"> & { bandLow: number | null; bandHigh: number | null };
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** The latest grade of every endpoint (listingId, method, path) of these listings, in one statement. */
+export async function readLatestGrades(client: Client, listingIds: readonly string[]): Promise<StoredGrade[]> {
+  if (listingIds.length === 0) return [];
+  const rs = await rows<GradeRow>(
+    client,
+    `SELECT g."listingId", g."endpointId", g."method", g."path", g."score", g."grade", g."bandLow", g."bandHigh", g."confidence", g."verdict", g."flags", g."detail",
+            ${isoOf(`g."scoredAt"`)} AS "scoredAt", ${isoOf(`g."issuedAt"`)} AS "issuedAt", ${isoOf(`g."expiresAt"`)} AS "expiresAt", g."bundleSha256", g."rubricRef", g."readingRef", g."seed"
+     FROM "trust_grade_latest" p JOIN "trust_grades" g ON g."id" = p."gradeId"
+     WHERE p."listingId" = ANY(ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))`,
+    JSON.stringify([...new Set(listingIds)]),
+  );
+  return rs.map(({ bandLow, bandHigh, ...g }) => ({
+    ...g,
+    score: g.score === null ? null : Number(g.score),
+    band: bandLow === null || bandHigh === null ? null : { low: Number(bandLow), high: Number(bandHigh), width: g.detail.bandWidth ?? round1(Number(bandHigh) - Number(bandLow)) },
+  }));
+}
+
+export interface DailyPoint {
+  method: string;
+  path: string;
+  /** The UTC day (YYYY-MM-DD). */
+  day: string;
+  at: string;
+  score: number | null;
+  grade: string | null;
+  verdict: string;
+}
+
+/** Per endpoint of the listing, its last stored grade of each UTC day since `since`. */
+export async function readDailyPoints(client: Client, listingId: string, since: Date): Promise<DailyPoint[]> {
+  const rs = await rows<DailyPoint>(
+    client,
+    `SELECT DISTINCT ON (g."method", g."path", (g."scoredAt"::date)) g."method", g."path", to_char(g."scoredAt"::date, 'YYYY-MM-DD') AS "day",
+            ${isoOf(`g."scoredAt"`)} AS "at", g."score", g."grade", g."verdict"
+     FROM "trust_grades" g WHERE g."listingId" = $1 AND g."scoredAt" >= ${utcParam(2)}
+     ORDER BY g."method", g."path", (g."scoredAt"::date), g."scoredAt" DESC`,
+    listingId,
+    since.toISOString(),
+  );
+  return rs.map((r) => ({ ...r, score: r.score === null ? null : Number(r.score) }));
+}
+
+/** The routes' entry points: the process's database handle. */
+export async function getLatestAttestation(endpointId: string): Promise<StoredAttestation> {
+  return readLatestAttestation(await clientOr(), endpointId);
+}
+
+export async function getEvidenceBundle(endpointId: string, sha256: string | null): Promise<{ sha256: string; bytes: Buffer }> {
+  return readEvidenceBundle(await clientOr(), endpointId, sha256);
+}
