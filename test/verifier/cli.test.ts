@@ -22,6 +22,7 @@ const dir = mkdtempSync(path.join(tmpdir(), "tollgate-verify-"));
 const key = testKey();
 const rand = seeded(3);
 const a = attest(generateSubject("ep_cli", { days: 6, probeEveryHours: 6, paidEveryHours: 24, fullReceipts: true, fault: "none", revisions: 1 }, rand), key);
+const other = attest(generateSubject("ep_cli", { days: 5, probeEveryHours: 6, paidEveryHours: 24, fullReceipts: true, fault: "none", revisions: 0 }, rand), key);
 const file = (name: string, v: unknown) => {
   const p = path.join(dir, name);
   writeFileSync(p, typeof v === "string" ? v : JSON.stringify(v, null, 2));
@@ -60,6 +61,7 @@ describe("tollgate-verify", () => {
     expect((await cli("--attestation", att, "--bundle", path.join(dir, "missing.json"), "--keys", keys)).exit).toBe(EXIT.input);
     expect((await cli("--attestation", att, "--bundle", bundle)).exit).toBe(EXIT.usage);
     expect((await cli("--bundle", bundle, "--keys", keys, "--attestation", att, "--rpc", "http://x")).exit).toBe(EXIT.usage);
+    expect((await cli("--attestation", att, "--bundle", bundle, "--keys", keys, "--at", "2026-12-05T03:56:00Z")).exit).toBe(0); // 4 min early: within the skew
     expect(new Set(Object.values(EXIT)).size).toBe(Object.keys(EXIT).length);
   });
 
@@ -67,7 +69,14 @@ describe("tollgate-verify", () => {
     const served: string[] = [];
     const server = createServer((req, res) => {
       served.push(req.url!);
-      const body = req.url === `/api/endpoints/ep_cli/attestation` ? JSON.stringify(a.envelope) : req.url === `/api/endpoints/ep_cli/evidence` ? a.bundle.canonical : req.url === "/.well-known/tollgate-badge-keys.json" ? JSON.stringify(keySetOf(key)) : null;
+      // The routes' shapes: the attestation route names its bundle by hash (the latest may have moved on).
+      const named = `/api/endpoints/ep_cli/evidence?sha256=${a.bundle.sha256}`;
+      const body =
+        req.url === `/api/endpoints/ep_cli/attestation` ? JSON.stringify({ envelope: a.envelope, statement: a.statement, evidence: { sha256: a.bundle.sha256, url: named } })
+        : req.url === named ? a.bundle.canonical
+        : req.url === `/api/endpoints/ep_cli/evidence` ? other.bundle.canonical
+        : req.url === "/.well-known/tollgate-badge-keys.json" ? JSON.stringify(keySetOf(key))
+        : null;
       res.statusCode = body ? 200 : 404;
       res.end(body ?? "not found");
     });
@@ -76,8 +85,13 @@ describe("tollgate-verify", () => {
       const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const r = await cli("--from", origin, "--endpoint", "ep_cli", "--at", AT);
       expect(r.exit, r.out).toBe(0);
-      expect(served.sort()).toEqual(["/.well-known/tollgate-badge-keys.json", "/api/endpoints/ep_cli/attestation", "/api/endpoints/ep_cli/evidence"]);
+      expect(served.sort()).toEqual(["/.well-known/tollgate-badge-keys.json", "/api/endpoints/ep_cli/attestation", `/api/endpoints/ep_cli/evidence?sha256=${a.bundle.sha256}`]);
+      // A bare envelope names no bundle: the latest is fetched, and here it is another one.
+      served.length = 0;
       expect((await cli("--from", origin, "--endpoint", "nope", "--at", AT)).exit).toBe(EXIT.input);
+      const bare = path.join(dir, "bare.json");
+      writeFileSync(bare, JSON.stringify(a.envelope));
+      expect((await cli("--from", origin, "--endpoint", "ep_cli", "--attestation", bare, "--at", AT)).exit).toBe(EXIT.bundle_hash);
     } finally {
       server.close();
     }

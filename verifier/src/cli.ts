@@ -43,7 +43,7 @@ export function parseArgs(argv: string[]): { opts: Record<string, string>; json:
   }
   for (const k of ["attestation", "bundle", "keys"]) if (!opts[k]) return `--${k} is required\n${USAGE}`;
   if (opts.at !== undefined && !Number.isFinite(Date.parse(opts.at))) return `--at must be an ISO 8601 time`;
-  if (opts.rpc && !opts.proof) return `--rpc needs --proof`;
+  if (opts.rpc && !opts.proof && !opts.from) return `--rpc needs --proof (or --from)`;
   return { opts, json };
 }
 
@@ -69,14 +69,27 @@ export async function run(argv: string[], out: (s: string) => void = (s) => proc
     return parsed === USAGE ? 0 : EXIT.usage;
   }
   const { opts, json } = parsed;
-  let inputs: unknown[];
-  try {
-    inputs = await Promise.all([load(opts.attestation, "attestation"), load(opts.bundle, "bundle", true), load(opts.keys, "keys"), opts.proof ? load(opts.proof, "proof") : null]);
-  } catch (e) {
+  const failInput = (e: unknown) => {
     out(json ? JSON.stringify({ ok: false, code: "input", detail: (e as Error).message }) + "\n" : `FAIL input: ${(e as Error).message}\n`);
     return EXIT.input;
+  };
+  let envelope: unknown, keys: unknown, bundle: unknown, proof: unknown;
+  try {
+    [envelope, keys] = await Promise.all([load(opts.attestation, "attestation"), load(opts.keys, "keys")]);
+    let bundleAt = opts.bundle;
+    let proofAt = opts.proof;
+    if (opts.from) {
+      // The route's answer names its bundle by hash: fetch exactly that one (and its proof), not the latest.
+      const base = opts.from.replace(/\/+$/, "");
+      const named = (envelope as { evidence?: { sha256?: unknown; url?: unknown } } | null)?.evidence;
+      const sha = typeof named?.sha256 === "string" && /^[0-9a-f]{64}$/.test(named.sha256) ? named.sha256 : null;
+      if (!argv.some((a) => a.startsWith("--bundle")) && sha && typeof named?.url === "string" && named.url.startsWith("/")) bundleAt = base + named.url;
+      if (opts.rpc && !proofAt) proofAt = `${base}/api/endpoints/${encodeURIComponent(opts.endpoint)}/evidence/proof${sha ? `?sha256=${sha}` : ""}`;
+    }
+    [bundle, proof] = await Promise.all([load(bundleAt, "bundle", true), proofAt ? load(proofAt, "proof") : null]);
+  } catch (e) {
+    return failInput(e);
   }
-  const [envelope, bundle, keys, proof] = inputs;
   const expect: Expect = { endpointId: opts["expect-endpoint"], url: opts["expect-url"], method: opts["expect-method"], payTo: opts["expect-pay-to"], network: opts["expect-network"], asset: opts["expect-asset"], amount: opts["expect-amount"] };
   const report: Report = verifyAttestation({ envelope, bundle, keys, at: opts.at ? new Date(opts.at) : undefined, expect });
   let code = report.code;

@@ -12,7 +12,8 @@ import { READING_PINS, RUBRIC_PINS } from "./pins.ts";
 export const PAYLOAD_TYPE = "application/vnd.tollgate.endpoint-attestation+json; version=1";
 export const STATEMENT_TYPE = "tollgate.endpoint-attestation/1";
 export const BUNDLE_TYPE = "tollgate.evidence-bundle/1";
-const SKEW_MS = 60_000;
+/** Clock skew allowed on issuedAt (the server's own rule). */
+const SKEW_MS = 5 * 60_000;
 
 /** Exit codes, one per refusal (verifier/README.md lists them). `mismatch:<field>` share 30–39. */
 export const EXIT = {
