@@ -20,8 +20,8 @@ const HOUR = 3_600_000;
 const FREE = ["R1", "R2", "R3", "C1", "C2", "C3", "C4", "C5", "H1", "H2", "H3", "H4", "S1", "S2", "S4", "S5"];
 const PAID = ["R4", "R5", "R6", "R7", "C6", "H5", "H6", "H7", "H8", "H9", "S3"];
 
-export type Fault = "none" | "overcharge" | "wrong_payee" | "charged_without_delivery" | "injection" | "down" | "payto_changed" | "flaky" | "slow" | "timeouts" | "failed_paid_call";
-const FAULTS: Fault[] = ["overcharge", "wrong_payee", "charged_without_delivery", "injection", "down", "payto_changed", "flaky", "slow", "timeouts", "failed_paid_call"];
+export type Fault = "none" | "overcharge" | "wrong_payee" | "charged_without_delivery" | "injection" | "down" | "payto_changed" | "flaky" | "slow" | "timeouts" | "failed_paid_call" | "unreached";
+const FAULTS: Fault[] = ["overcharge", "wrong_payee", "charged_without_delivery", "injection", "down", "payto_changed", "flaky", "slow", "timeouts", "failed_paid_call", "unreached"];
 
 export interface Profile {
   /** Days of history before now. */
@@ -89,6 +89,11 @@ export function generateSubject(endpointId: string, p: Profile, rand: () => numb
       let outcome: Outcome = ok(p.fault === "flaky" ? quality - 0.3 : quality + 0.2);
       let value: number | null = null;
       let receipt: Record<string, unknown> = p.fullReceipts ? { ...where } : { s: where.status };
+      if (p.fault === "unreached") {
+        // The probe never reached it (a refused target, no answer): nothing is measured, so no grade.
+        obs(check, "free", check === "S2" || check === "S4" ? "na" : "unmeasured", t, null, { reason: "the probe made no call to this endpoint" }, vantage);
+        continue;
+      }
       if (check === "R1") {
         if (down) outcome = "fail";
         const ttfb = Math.round(latency * Math.exp((rand() - 0.5) * 1.2));
@@ -115,7 +120,7 @@ export function generateSubject(endpointId: string, p: Profile, rand: () => numb
       obs(check, "free", outcome, t, value, receipt, vantage);
     }
   }
-  for (let t = start + 0.37 * HOUR; Number.isFinite(p.paidEveryHours) && t <= end; t += p.paidEveryHours * HOUR) {
+  for (let t = start + 0.37 * HOUR; p.fault !== "unreached" && Number.isFinite(p.paidEveryHours) && t <= end; t += p.paidEveryHours * HOUR) {
     const faulty = t >= faultFrom;
     const failedCall = p.fault === "failed_paid_call" && t + p.paidEveryHours * HOUR > end;
     const tx = { transaction: `0x${hex(rand, 64)}`, block: Math.floor(rand() * 1e7), network: "eip155:84532" };
