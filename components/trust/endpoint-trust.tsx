@@ -92,7 +92,7 @@ export function EndpointTrust({ t, seller = false, now = Date.now() }: { t: Endp
         <h2 id="chart-h" className="text-base font-semibold">Score over the last 30 days</h2>
         {measured ? (
           <>
-            <p className="text-xs text-muted">The score at each day&apos;s instant from the observations up to it (without the band). A gap is a day before anything was measured.</p>
+            <p className="text-xs text-muted">Each day&apos;s last grade stored by the hourly sweep (before any was stored: the score at that day&apos;s instant from the observations up to it). A gap is a day with no grade.</p>
             <TrustHistoryChart data={t.history} />
           </>
         ) : (

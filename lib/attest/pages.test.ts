@@ -49,9 +49,9 @@ describe("the read model on stored grades", () => {
     const { id, endpointId } = await gradedListing(t.prisma, 5);
     for (const h of [-48, -47, -24, 0]) await gradeListing(t.prisma, id, { now: hours(h), signer, force: true });
     const d = await readEndpointTrust(t.prisma, id, endpointId);
-    const days = d!.history.map((p) => p.at);
-    expect(days).toEqual([hours(-47).toISOString(), hours(-24).toISOString(), hours(0).toISOString()]);
-    expect(d!.history.every((p) => p.score !== null)).toBe(true);
+    expect(d!.history.length).toBe(31);
+    const graded = d!.history.filter((p) => p.score !== null).map((p) => p.at);
+    expect(graded).toEqual([hours(-47).toISOString(), hours(-24).toISOString(), hours(0).toISOString()]);
   });
 
   it("an endpoint never graded is scored at view time, and select's avoid reads the stored verdict", async () => {

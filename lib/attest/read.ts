@@ -56,9 +56,9 @@ export interface StoredAttestation {
  * endpoint (a save rewrote it; the next sweep grades it under this id).
  */
 export async function readLatestAttestation(client: Client, endpointId: string): Promise<StoredAttestation> {
-  const [r] = await rows<{ endpointFound: boolean; gradeId: string | null; gradedId: string | null; envelope: DsseEnvelope | null; statement: AttestationStatement | null; bundleSha256: string | null; issuedAt: string | null; expiresAt: string | null }>(
+  const [r] = await rows<{ endpointFound: boolean; gradeId: string | null; gradedId: string | null; envelope: DsseEnvelope | null; bundleSha256: string | null; issuedAt: string | null; expiresAt: string | null }>(
     client,
-    `SELECT true AS "endpointFound", g."id" AS "gradeId", g."endpointId" AS "gradedId", g."envelope", g."statement", g."bundleSha256",
+    `SELECT true AS "endpointFound", g."id" AS "gradeId", g."endpointId" AS "gradedId", g."envelope", g."bundleSha256",
             ${isoOf(`g."issuedAt"`)} AS "issuedAt", ${isoOf(`g."expiresAt"`)} AS "expiresAt"
      FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
      LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."path"
@@ -69,7 +69,9 @@ export async function readLatestAttestation(client: Client, endpointId: string):
   if (!r) throw new AppError("not_found", "No listed endpoint has this id.", [{ pointer: "/id", message: "names no listed endpoint" }], { reason: "no_endpoint" });
   if (!r.gradeId) throw new AppError("not_found", "This endpoint has no attestation yet: the trust grade sweep has not graded it.", [], { reason: "no_attestation" });
   if (r.gradedId !== endpointId) throw new AppError("not_found", "The endpoint changed since its latest grade; the next sweep grades it under this id.", [], { reason: "attestation_pending", gradedEndpointId: r.gradedId });
-  return { gradeId: r.gradeId, envelope: r.envelope!, statement: r.statement!, bundleSha256: r.bundleSha256!, issuedAt: r.issuedAt!, expiresAt: r.expiresAt! };
+  // The statement served is the envelope's own payload, decoded: what was signed, not a copy of it.
+  const statement = JSON.parse(Buffer.from(r.envelope!.payload, "base64").toString("utf8")) as AttestationStatement;
+  return { gradeId: r.gradeId, envelope: r.envelope!, statement, bundleSha256: r.bundleSha256!, issuedAt: r.issuedAt!, expiresAt: r.expiresAt! };
 }
 
 /**

@@ -85,7 +85,7 @@ describe("the trust grade sweep", () => {
     const { id } = await gradedListing(t.prisma, 3);
     await gradeListing(t.prisma, id, { now: GRADE_NOW, signer });
     const first = await latest(id);
-    await observe(t.prisma, id, daysBefore(0.5));
+    await observe(t.prisma, id, daysBefore(-0.01));
     const later = new Date(GRADE_NOW.getTime() + 3_600_000);
     expect((await gradeListing(t.prisma, id, { now: later, signer })).written).toBe(1);
     const second = await latest(id);
@@ -95,6 +95,32 @@ describe("the trust grade sweep", () => {
     // An older scoring (a late sweep) is stored but does not take the pointer back.
     expect((await gradeListing(t.prisma, id, { now: new Date(GRADE_NOW.getTime() - 3_600_000), signer, force: true })).written).toBe(1);
     expect((await latest(id)).id).toBe(second.id);
+  });
+
+  it("new passing probes wait REGRADE_AFTER_MS; a paid observation regrades at the next tick", async () => {
+    const { id, endpointId } = await gradedListing(t.prisma, 3);
+    await gradeListing(t.prisma, id, { now: GRADE_NOW, signer });
+    await observe(t.prisma, id, daysBefore(-0.001));
+    const at = (min: number) => new Date(GRADE_NOW.getTime() + min * 60_000);
+    expect((await gradeListing(t.prisma, id, { now: at(5), signer })).skipped).toBe(1);
+    await t.prisma.$executeRawUnsafe(
+      `INSERT INTO "trust_observations" ("id", "listingId", "endpointId", "method", "path", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt", "source", "sourceId")
+       VALUES ($1, $2, $3, 'POST', '/v1/x', 'H5', 'paid', 'pass', NULL, $4::timestamp, 'canary', 1, '{}'::jsonb, 'canary', $1)`,
+      `paid-${id}`, id, endpointId, at(6).toISOString().replace("Z", ""),
+    );
+    expect((await gradeListing(t.prisma, id, { now: at(7), signer })).written).toBe(1);
+    expect((await latest(id)).statement.evidence.observations).toBeGreaterThan(0);
+    expect((await gradeListing(t.prisma, id, { now: at(8), signer })).skipped).toBe(1);
+    expect((await gradeListing(t.prisma, id, { now: at(40), signer })).skipped).toBe(1);
+  });
+
+  it("a grade of nothing is followed by one of the first probes at the next tick", async () => {
+    const { id } = await gradedListing(t.prisma, 0);
+    await gradeListing(t.prisma, id, { now: GRADE_NOW, signer });
+    expect((await latest(id)).statement.evidence.observations).toBe(0);
+    await observe(t.prisma, id, daysBefore(-0.0005));
+    expect((await gradeListing(t.prisma, id, { now: new Date(GRADE_NOW.getTime() + 60_000), signer })).written).toBe(1);
+    expect((await latest(id)).statement.evidence.observations).toBeGreaterThan(0);
   });
 
   it("a failure mid-write leaves nothing half-written", async () => {
@@ -130,5 +156,7 @@ describe("the trust grade sweep", () => {
     expect(await count("trust_grades", id)).toBe(1);
     const again = await runTrustGradeSweep({ now: new Date(GRADE_NOW.getTime() + 7_200_000), signer, client: t.prisma });
     expect(again.written).toBe(0);
+    // Nothing due: the one statement that finds listings to grade finds none, and no observation is read.
+    expect(again.listings).toBe(0);
   });
 });

@@ -20,6 +20,10 @@ import type { GradeDetail } from "./read";
 export const GRADE_SEED = DEFAULT_SEED;
 /** A grade with no new observation since is renewed once it is this old (its expiry is a day). */
 export const RENEW_AFTER_MS = 6 * 3_600_000;
+/** New passing free observations regrade an endpoint once its grade is this old; a new paid or failing one (or any, after a grade of nothing) at the next tick. */
+export const REGRADE_AFTER_MS = 30 * 60_000;
+/** How far before a grade's `now` a row written after it may have been observed and still be noticed. */
+const LATE_ROWS_MS = 3_600_000;
 export const TRUST_GRADE_LOCK_KEY = 724_021_430;
 
 export interface EndpointTerms {
@@ -195,15 +199,21 @@ interface LatestState {
   payment: string;
   scoredAt: string;
   createdAt: string;
-  newestObservation: string | null;
+  /** New rows since the grade was written: any, and any paid or failing. */
+  fresh: boolean;
+  urgent: boolean;
 }
+
+/** Observations of the grade's endpoint written after the grade (read through the observedAt index). */
+const NEW_ROWS = `SELECT 1 FROM "trust_observations" o WHERE o."listingId" = g."listingId" AND o."method" = g."method" AND o."path" = g."path"
+  AND o."observedAt" > g."scoredAt" - interval '${LATE_ROWS_MS / 1000} seconds' AND o."createdAt" > g."createdAt"`;
 
 async function latestStates(client: Client, listingId: string): Promise<Map<string, LatestState>> {
   const rs = await rows<LatestState>(
     client,
     `SELECT g."method", g."path", g."endpointId", g."readingRef", (g."statement"->'payment')::text AS "payment",
             ${isoOf(`g."scoredAt"`)} AS "scoredAt", ${isoOf(`g."createdAt"`)} AS "createdAt",
-            (SELECT ${isoOf(`max(o."createdAt")`)} FROM "trust_observations" o WHERE o."listingId" = g."listingId" AND o."method" = g."method" AND o."path" = g."path") AS "newestObservation"
+            EXISTS (${NEW_ROWS}) AS "fresh", EXISTS (${NEW_ROWS} AND (o."kind" = 'paid' OR o."outcome" = 'fail' OR g."observations" = 0)) AS "urgent"
      FROM "trust_grade_latest" p JOIN "trust_grades" g ON g."id" = p."gradeId" WHERE p."listingId" = $1`,
     listingId,
   );
@@ -227,19 +237,16 @@ export interface GradeListingResult {
 }
 
 /**
- * Grades every endpoint of one listing whose grade is due: never graded, a new observation, new
- * terms, endpoint id or reading, or older than RENEW_AFTER_MS. All of the listing's writes in one
- * transaction.
+ * Grades every endpoint of one listing whose grade is due: never graded; new terms, endpoint id or
+ * reading; a new paid or failing observation; new observations and older than REGRADE_AFTER_MS; or
+ * older than RENEW_AFTER_MS. All of the listing's writes in one transaction.
  */
 export async function gradeListing(client: Client, listingId: string, opts: GradeListingOptions): Promise<GradeListingResult> {
   const now = opts.now ?? new Date();
   const rubric = opts.rubric ?? loadRubric();
-  const [terms, subjects, latest] = await Promise.all([readEndpointTerms(client, listingId), readTrustSubjects(client, listingId), latestStates(client, listingId)]);
+  const [terms, latest] = await Promise.all([readEndpointTerms(client, listingId), latestStates(client, listingId)]);
   const out: GradeListingResult = { written: 0, unchanged: 0, skipped: 0 };
-  const due: PreparedGrade[] = [];
-  for (const t of terms) {
-    const subject = subjects.find((s) => s.endpointId === t.endpointId);
-    if (!subject) continue;
+  const dueTerms = terms.filter((t) => {
     const l = latest.get(`${t.method} ${t.path}`);
     const current =
       l &&
@@ -247,14 +254,20 @@ export async function gradeListing(client: Client, listingId: string, opts: Grad
       l.endpointId === t.endpointId &&
       l.readingRef === rubric.reading?.ref &&
       samePayment(l.payment, t.payment) &&
-      (l.newestObservation === null || l.newestObservation <= l.createdAt) &&
+      !l.urgent &&
+      !(l.fresh && now.getTime() - Date.parse(l.scoredAt) >= REGRADE_AFTER_MS) &&
       now.getTime() - Date.parse(l.scoredAt) < RENEW_AFTER_MS &&
       Date.parse(l.scoredAt) <= now.getTime();
-    if (current) {
-      out.skipped++;
-      continue;
-    }
-    due.push(prepareGrade(rubric, t, subject, now, opts.signer));
+    if (current) out.skipped++;
+    return !current;
+  });
+  if (dueTerms.length === 0) return out;
+  // The observations are read only when something is due.
+  const subjects = await readTrustSubjects(client, listingId);
+  const due: PreparedGrade[] = [];
+  for (const t of dueTerms) {
+    const subject = subjects.find((s) => s.endpointId === t.endpointId);
+    if (subject) due.push(prepareGrade(rubric, t, subject, now, opts.signer));
   }
   if (due.length === 0) return out;
   await transaction(client, async (tx) => {
@@ -270,17 +283,30 @@ export interface TrustGradeSweepResult extends GradeListingResult {
   ms: number;
 }
 
-/** The listings the sweep grades: listed (published or unlisted), not deleted, with an endpoint. */
-async function listedListings(client: Client): Promise<string[]> {
+/**
+ * The listed (published or unlisted), undeleted listings with an endpoint that may be due, in one
+ * statement: one never graded or graded under another row id or reading, a grade past renewal, or
+ * observations written since a grade (gradeListing then decides with the terms and REGRADE_AFTER_MS).
+ * `all`: every listed listing.
+ */
+async function listingsToGrade(client: Client, now: Date, readingRef: string, all: boolean): Promise<string[]> {
   const rs = await rows<{ id: string }>(
     client,
     `SELECT l."id" FROM "listings" l WHERE l."publicationState" IN ('published', 'unlisted') AND l."deletedAt" IS NULL
-       AND EXISTS (SELECT 1 FROM "endpoints" e WHERE e."listingId" = l."id") ORDER BY l."id"`,
+       AND EXISTS (SELECT 1 FROM "endpoints" e
+         LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."path"
+         LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
+         WHERE e."listingId" = l."id" AND ($3 OR g."id" IS NULL OR g."endpointId" <> e."id" OR g."readingRef" <> $2
+           OR g."scoredAt" < ${utcParam(1)} - interval '${RENEW_AFTER_MS / 1000} seconds' OR EXISTS (${NEW_ROWS})))
+     ORDER BY l."id"`,
+    now.toISOString(),
+    readingRef,
+    all,
   );
   return rs.map((r) => r.id);
 }
 
-/** One sweep over every listed listing, if this process holds the lock. A listing that fails is counted and left for the next sweep. */
+/** One sweep over the listed listings that may be due, if this process holds the lock. A listing that fails is counted and left for the next sweep. */
 export async function runTrustGradeSweep(opts: { now?: Date; signer: Signer; client?: Client; force?: boolean; log?: (m: string) => void }): Promise<TrustGradeSweepResult> {
   const started = Date.now();
   const client = await clientOr(opts.client);
@@ -291,7 +317,7 @@ export async function runTrustGradeSweep(opts: { now?: Date; signer: Signer; cli
     try {
       res.leader = true;
       const rubric = loadRubric();
-      for (const id of await listedListings(client)) {
+      for (const id of await listingsToGrade(client, opts.now ?? new Date(), rubric.reading?.ref ?? "", opts.force ?? false)) {
         res.listings++;
         try {
           const r = await gradeListing(client, id, { now: opts.now, signer: opts.signer, rubric, force: opts.force });

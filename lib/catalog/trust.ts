@@ -194,9 +194,13 @@ export async function readEndpointTrust(
 
   const history: HistoryPoint[] = [];
   if (stored) {
-    // The chart: each day's last stored grade (the sweep's history rows), oldest first.
-    for (const p of await readDailyPoints(client, listingId, new Date(now - days * DAY_MS))) {
-      if (keyOf(p) === keyOf(e)) history.push({ at: p.at, score: p.score, grade: p.grade, verdict: p.verdict as HistoryPoint["verdict"] });
+    // The chart: each UTC day's last stored grade (the sweep's history rows), oldest first; a day without one is a gap.
+    const from = new Date(now - days * DAY_MS);
+    const byDay = new Map((await readDailyPoints(client, listingId, new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate())))).filter((p) => keyOf(p) === keyOf(e)).map((p) => [p.day, p]));
+    for (let d = days; d >= 0; d--) {
+      const at = new Date(now - d * DAY_MS).toISOString();
+      const p = byDay.get(at.slice(0, 10));
+      history.push(p ? { at: p.at, score: p.score, grade: p.grade, verdict: p.verdict as HistoryPoint["verdict"] } : { at, score: null, grade: null, verdict: "insufficient_evidence" });
     }
   } else {
     for (let d = days; d >= 0; d--) {

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 const keyring = fixedKeyring();
 const get = (route: typeof attestation, id: string, query = "", headers: Record<string, string> = {}) =>
-  route(new Request(`http://localhost/api/endpoints/${encodeURIComponent(id)}/x${query}`, { headers }), { params: Promise.resolve({ id }) });
+  route(new Request(`http://localhost/api/endpoints/ep/x${query}`, { headers }), { params: Promise.resolve({ id }) });
 
 describe("the attestation and evidence routes", () => {
   it("serve the latest envelope and the bundle whose hash it signs", async () => {
@@ -63,12 +63,30 @@ describe("the attestation and evidence routes", () => {
     const bad = await get(attestation, "../../etc");
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.details[0].pointer).toBe("/id");
+    for (const hostile of ["ab\u0000c", "ab\ud800c", "x".repeat(65)]) {
+      const r = await get(evidence, hostile);
+      expect(r.status).toBe(400);
+    }
     const badHash = await get(evidence, endpointId, "?sha256=XYZ");
     expect(badHash.status).toBe(400);
     expect((await badHash.json()).error.details[0].pointer).toBe("/sha256");
     const otherHash = await get(evidence, endpointId, `?sha256=${"0".repeat(64)}`);
     expect(otherHash.status).toBe(404);
     expect((await otherHash.json()).error.reason).toBe("no_bundle");
+  });
+
+  it("an endpoint whose row a save rewrote answers attestation_pending until it is graded again", async () => {
+    const { id, endpointId } = await gradedListing(t.prisma, 2);
+    await gradeListing(t.prisma, id, { now: GRADE_NOW, signer: signerFor(keyring) });
+    const fresh = `${endpointId}x`;
+    await t.prisma.$executeRawUnsafe(`UPDATE "endpoints" SET "id" = $2 WHERE "id" = $1`, endpointId, fresh);
+    const r = await get(attestation, fresh);
+    expect(r.status).toBe(404);
+    expect((await r.json()).error.reason).toBe("attestation_pending");
+    expect((await gradeListing(t.prisma, id, { now: new Date(GRADE_NOW.getTime() + 60_000), signer: signerFor(keyring) })).written).toBe(1);
+    const again = await get(attestation, fresh);
+    expect(again.status).toBe(200);
+    expect((await again.json()).statement.endpoint.id).toBe(fresh);
   });
 
   it("a bundle of another endpoint is not served under this one", async () => {
