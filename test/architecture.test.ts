@@ -109,7 +109,8 @@ const AREAS: Area[] = [
   { path: "test", owns: "the test rigs", may: ["lib/**", "app/**", "sellers/**"] },
   { path: "demo", owns: "the demo's seed and market", may: ["lib/**", "test/**", "sellers/**"] },
   { path: "scripts", owns: "the command lines", may: ["lib/**", "demo/**", "sellers/**"] },
-  { path: "bench", owns: "the benchmarks", may: ["lib/**", "test/**", "sellers/**"] },
+  // verifier/: bench/verify.ts measures the standalone verifier ("the standalone verifier" below).
+  { path: "bench", owns: "the benchmarks", may: ["lib/**", "test/**", "sellers/**", "verifier/**"] },
   { path: "devchain", owns: "the dev chain: anvil, the local chain's setup, the compiler, the test USDC, the stand-in, the faucet", may: ["lib/**"], usedBy: ["sellers", "test", "demo", "scripts", "bench"] },
 ];
 
@@ -1160,5 +1161,74 @@ describe("the dev chain", () => {
     expect(found.filter((v) => v.endsWith("[lib-below-the-rest]")).map((v) => v.split(" (")[0])).toEqual([`lib/chain/facilitator.ts:1: imports "@/devchain/test-usdc"`]);
     expect(found.filter((v) => v.endsWith("[areas]")).map((v) => v.split(" (")[0])).toEqual([`app/api/x/route.ts:1: imports "@/devchain/anvil"`]);
     expect(found.filter((v) => v.endsWith("[devchain-no-database]")).map((v) => v.split(" (")[0])).toEqual([`devchain/faucet.ts:1: imports "@/lib/db"`]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The standalone verifier (verifier/, docs/TRUST.md "Verifying a grade"): its own package
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * verifier/ imports only its own files, node built-ins and the packages its own package.json names;
+ * nothing of the app imports it, bar tests (not scanned) and bench/ (which measures it).
+ */
+function verifierViolations(graph: Graph, dependencies: string[]): Violation[] {
+  const out: Violation[] = [];
+  for (const [file, node] of graph) {
+    for (const e of node.imports) {
+      const t = e.to;
+      if (file.startsWith("verifier/")) {
+        const ok = (t.kind === "repo" && t.path.startsWith("verifier/")) || t.kind === "node" || (t.kind === "npm" && dependencies.some((d) => t.name === d || t.name.startsWith(`${d}/`)));
+        if (!ok) out.push({ rule: "verifier-standalone", file, line: e.line, message: `imports ${quote(e)} (${targetText(t)}): the verifier imports only verifier/, node built-ins and its package.json's dependencies (${dependencies.join(", ")})` });
+      } else if (t.kind === "repo" && t.path.startsWith("verifier/") && !file.startsWith("bench/")) {
+        out.push({ rule: "verifier-apart", file, line: e.line, message: `imports ${quote(e)} (${t.path}): nothing of the app imports the standalone verifier (tests and bench/ may)` });
+      }
+    }
+  }
+  return out;
+}
+
+function verifierSources(): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (rel: string) => {
+    for (const d of fs.readdirSync(path.join(ROOT, rel), { withFileTypes: true })) {
+      const p = `${rel}/${d.name}`;
+      if (d.isDirectory()) {
+        if (d.name !== "node_modules") walk(p);
+      } else if (/\.(tsx?|mjs|js)$/.test(d.name) && !d.name.endsWith(".d.ts")) out.set(p, fs.readFileSync(path.join(ROOT, p), "utf8"));
+    }
+  };
+  walk("verifier");
+  return out;
+}
+
+describe("the standalone verifier", () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "verifier/package.json"), "utf8"));
+  const dependencies = Object.keys(pkg.dependencies ?? {});
+
+  it("is its own package (type module, a bin) and imports nothing of the app; nothing of the app imports it", () => {
+    expect(pkg).toMatchObject({ name: "@tollgate/verifier", type: "module", bin: { "tollgate-verify": expect.any(String) } });
+    expect(dependencies.sort()).toEqual(["tsx", "viem"]);
+    const sources = new Map([...repoSources(), ...verifierSources()]);
+    const graph = buildGraph(sources, isRepoFile);
+    expect([...graph.keys()].filter((f) => f.startsWith("verifier/")).length).toBeGreaterThan(5);
+    expect(verifierViolations(graph, dependencies).map(formatViolation)).toEqual([]);
+  });
+
+  it("fails on a verifier file reaching into the app, an undeclared package, and an app file importing the verifier", () => {
+    const files: Record<string, string> = {
+      "verifier/src/verify.ts": `import { x } from "./engine.ts"; import { keccak256 } from "viem"; import { createHash } from "node:crypto"; export const v = { x, keccak256, createHash };`,
+      "verifier/src/engine.ts": `import { loadRubric } from "../../lib/trust/engine"; import { canonicalJson } from "@/lib/badges/canonical-json"; import Ajv from "ajv"; export const x = { loadRubric, canonicalJson, Ajv };`,
+      "lib/catalog/trust.ts": `import { v } from "../../verifier/src/verify.ts"; export const t = v;`,
+      "bench/verify.ts": `import { v } from "../verifier/src/verify.ts"; export const b = v;`,
+    };
+    const sources = new Map(Object.entries(files));
+    const graph = buildGraph(sources, (p) => sources.has(p));
+    expect(verifierViolations(graph, ["viem", "tsx"]).map((v) => `${v.file} ${v.rule} ${v.message.split(":")[0]}`)).toEqual([
+      `verifier/src/engine.ts verifier-standalone imports "../../lib/trust/engine" (lib/trust/engine)`,
+      `verifier/src/engine.ts verifier-standalone imports "@/lib/badges/canonical-json" (lib/badges/canonical-json)`,
+      `verifier/src/engine.ts verifier-standalone imports "ajv" (npm`,
+      `lib/catalog/trust.ts verifier-apart imports "../../verifier/src/verify.ts" (verifier/src/verify.ts)`,
+    ]);
   });
 });
