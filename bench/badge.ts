@@ -25,6 +25,7 @@ import { DEFAULT_ISSUE_WINDOW_SECONDS, bandFor, type BadgeStatement } from "../l
 import { fixedKeyring } from "@/test/badges";
 import { publicKeySet } from "../lib/badges/keys";
 import { verifyBadge } from "../lib/badges/verify";
+import { printLoadAverage } from "./machine";
 
 const N = 100_000;
 const HTTP_REQUESTS = 20_000;
@@ -118,6 +119,7 @@ async function main(): Promise<void> {
 
   await httpBench();
 
+  printLoadAverage();
   console.log(`RESULT badge_render_ratio ${(oursRate / peerRate).toFixed(2)}`);
 }
 

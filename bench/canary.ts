@@ -63,6 +63,7 @@ import { createTestOrganization } from "@/test/ledger";
 import { serveRoutes } from "@/test/route-server";
 import { intFlag, pct } from "./args";
 import { routerCallRoute } from "@/test/router-routes";
+import { printLoadAverage } from "./machine";
 
 const HOUSE_KEY = keccak256(toHex("tollgate bench canary house wallet")) as Hex;
 const FIXTURE = path.join(process.cwd(), "lib", "scoring", "readiness", "fixtures", "mature-and-honest.listing.json");
@@ -266,6 +267,7 @@ async function main(): Promise<void> {
     for (const [k, xs] of Object.entries(stageMs)) console.log(`    ${k.padEnd(38)} ${ms(pct(xs, 50))} ms (mean ${ms(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length))} ms)`);
     console.log(`checks         samples pass ${passed}/${N * 3}; house paid ${houseSpent} (expected ${BigInt(N) * RUN_COST}); bare rows settled ${bareSettled}/${calls.bare}${bareRows.length > 1 ? ` (${JSON.stringify(bareRows)})` : ""}`);
     if (!ok) process.exitCode = 1;
+    printLoadAverage();
     console.log(`RESULT canary_runs_per_second ${runsPerSecond.toFixed(2)}`);
     console.log(`RESULT canary_call_overhead ${overhead.toFixed(3)}`);
     console.log(`RESULT canary_run_p50 ${ms(pct(runMs, 50))} ms`);

@@ -52,6 +52,7 @@ import type { ListingDocument } from "@/lib/listing-document/document";
 import { seedListing, seedOwner } from "@/test/analyses";
 import { fullListing } from "@/test/readiness";
 import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/sellers";
+import { printLoadAverage } from "./machine";
 
 const ROOT = process.cwd();
 const argv = process.argv.slice(2);
@@ -364,6 +365,7 @@ async function main(): Promise<void> {
     }
     if (samples.length) console.log(`first errors:\n  ${samples.join("\n  ")}`);
     console.log(`load errors ${failed} of ${all.length} requests`);
+    printLoadAverage();
     console.log(`RESULT load_p95 ${f1(pct(all, 95))} ms`);
   } finally {
     agent.destroy();

@@ -1,6 +1,7 @@
 /**
  * `npm run bench:queue -- [--jobs N] [--batch N]` (needs a server Postgres: DATABASE_URL, default
- * postgresql://postgres@127.0.0.1:5432/test; creates its own schemas and drops them after).
+ * postgresql://postgres@127.0.0.1:5432/test; creates its own schemas, one per queue-only run,
+ * migrated, and drops them after; it never truncates or deletes a guarded table).
  *
  * Claim-and-complete throughput of our queue (lib/analyses) with 1, 4 and 8 workers, then the same
  * job count through pg-boss 12 (the peer) on the same database in the same run.
@@ -21,6 +22,7 @@
  */
 import crypto from "node:crypto";
 import { pct } from "./args";
+import { printLoadAverage } from "./machine";
 import { openDatabase, type DatabaseHandle } from "@/lib/db";
 import { migrate } from "@/lib/migrate";
 import { configureQueue } from "@/lib/queue/config";
@@ -64,14 +66,25 @@ async function seedOurs(h: DatabaseHandle, n: number, tag: string): Promise<void
 
 type Mode = "batch" | "per-job" | "full";
 
+/** Schemas made for single runs, dropped at the end. */
+const runSchemas: string[] = [];
+
 async function runOurs(url: string, schema: string, workers: number, jobs: number, batch: number, mode: Mode, listingIds: string[] = []): Promise<Run> {
-  const main = await openDatabase({ url, schema, poolSize: 2 });
   const tag = `b${workers}${mode}${crypto.randomBytes(2).toString("hex")}`;
-  // Each queue-only run starts from empty queue tables, as pg-boss gets a fresh schema per run.
-  // TRUNCATE, not DELETE: the attempt log is append-only (its trigger refuses DELETE), and an analysis
-  // with a log cannot be deleted either. The full-completion run keeps the listings and their results.
+  // Each queue-only run starts from empty queue tables in a schema of its own, freshly migrated, as
+  // pg-boss gets a fresh schema per run; nothing is truncated or deleted (the attempt log is
+  // append-only and an analysis with a log cannot be deleted: their guards stay on). The
+  // full-completion run uses the seeded schema, with its listings.
   if (mode !== "full") {
-    await main.exec(`TRUNCATE "catalog_scoring_attempts", "catalog_scoring_analyses"`);
+    schema = `${schema}_${tag.replace(/[^a-z0-9]/g, "")}`;
+    runSchemas.push(schema);
+    const admin = await openDatabase({ url, poolSize: 1 });
+    await admin.exec(`CREATE SCHEMA ${schema}`);
+    await admin.close();
+  }
+  const main = await openDatabase({ url, schema, poolSize: 2 });
+  if (mode !== "full") {
+    await migrate(main);
     await seedOurs(main, jobs, tag);
   }
   else
@@ -88,7 +101,9 @@ async function runOurs(url: string, schema: string, workers: number, jobs: numbe
     handles.map(async (h, w) => {
       for (;;) {
         const t0 = performance.now();
-        const got = await claimLeases({ workerId: `bench-${w}`, limit: batch, leaseMs: 60_000, client: h, rubricVersions: MONITOR_RUBRIC_VERSIONS });
+        // A full completion of a batch of 100 outlived a 60 s lease on a loaded machine: the lease is the
+        // batch's, so the full run gets ten minutes.
+        const got = await claimLeases({ workerId: `bench-${w}`, limit: batch, leaseMs: mode === "full" ? 600_000 : 60_000, client: h, rubricVersions: MONITOR_RUBRIC_VERSIONS });
         claimMs.push(performance.now() - t0);
         if (got.length === 0) return;
         if (mode === "batch") {
@@ -213,9 +228,10 @@ async function main(): Promise<void> {
     console.log(`\nfull completion (completeLease: ledger facts + rubric + evidence/result rows + pointer), 4 workers, ${f(full.jobs)} jobs: ${f(full.jobsPerSecond)} jobs/s, claim p50/p99 ${f(full.claimP50, 1)}/${f(full.claimP99, 1)} ms`);
   } finally {
     await admin.exec(`DROP SCHEMA IF EXISTS ${ours} CASCADE`);
-    for (const s of pgBossSchemas) await admin.exec(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
+    for (const s of [...pgBossSchemas, ...runSchemas]) await admin.exec(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
     await admin.close();
   }
+  printLoadAverage();
   console.log(`RESULT queue_vs_pgboss_ratio ${ratios.get(4)!.toFixed(2)}`);
 }
 

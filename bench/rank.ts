@@ -28,6 +28,7 @@ import { migrate } from "../lib/migrate";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
 import { browseCatalog } from "../lib/catalog/browse";
 import { parseSelectRequest, selectServices } from "../lib/catalog/select";
+import { printLoadAverage } from "./machine";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -313,6 +314,7 @@ async function main(): Promise<void> {
 
     const ratio = sweepMs / floor;
     console.log(`targets: sweep/floor ≤ 3 (${ratio.toFixed(2)}), browse p95 < 50 ms, select p95 < 100 ms`);
+    printLoadAverage();
     console.log(`RESULT rank_sweep_floor_ratio ${ratio.toFixed(2)}`);
   } finally {
     setDatabase(undefined);

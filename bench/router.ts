@@ -26,6 +26,10 @@
  * Checks: every call answered 200 with a successful PAYMENT-RESPONSE, the payee's balance grew by
  * every payment, and every routed call left exactly one `settled` ledger row.
  *
+ * A fourth leg, `cold` (on by default, `--no-cold` leaves it out), is the route's path as it was
+ * before its hot path was cached and pooled, in the same run; `--statements` counts the SQL each
+ * routed leg sends per call (bench/statements.ts).
+ *
  * Last lines: RESULT router_added_p50 <ms> ms, RESULT router_added_p95 <ms> ms,
  * RESULT router_throughput_ratio <routed ÷ direct calls/s>, RESULT router_ledger_settled <rows>, and the
  * binding's own cost per call timed apart: RESULT router_binding_{signature,buyer_side,read}_p50.
@@ -42,7 +46,8 @@ import type { Address } from "viem";
 import { createApiKey } from "@/lib/apikeys";
 import { createFacilitator } from "@/lib/chain/facilitator";
 import { toResponse } from "@/lib/errors";
-import { relayCall } from "@/lib/router/relay-call";
+import { authenticateCaller, relayCall } from "@/lib/router/relay-call";
+import { takeRateLimit } from "@/lib/limits";
 import { judgeBuyerSide, signedDomain } from "@/lib/router/buyer-side";
 import { decodePayment } from "@/lib/router/payment-headers";
 import { readSettlement } from "@/lib/ledger/confirm-payment";
@@ -53,6 +58,8 @@ import { createTestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
 import { serveRoutes } from "@/test/route-server";
 import { intFlag, pct } from "./args";
+import { printLoadAverage } from "./machine";
+import { countStatements } from "./statements";
 import { routerCallRoutes } from "@/test/router-routes";
 
 const PRICE = 10_000n; // 0.01 USDC, the paid sellers' default
@@ -62,7 +69,7 @@ function args() {
   const get = (flag: string, dflt: number, min: number) => intFlag(a, flag, dflt, min);
   const calls = get("--calls", 1000, 1);
   const block = get("--block", 50, 1);
-  return { calls, block: Math.min(block, calls), warmup: get("--warmup", 20, 0), sync: a.includes("--sync") };
+  return { calls, block: Math.min(block, calls), warmup: get("--warmup", 20, 0), sync: a.includes("--sync"), cold: !a.includes("--no-cold"), statements: a.includes("--statements") };
 }
 
 const ms = (x: number) => x.toFixed(2);
@@ -75,7 +82,8 @@ async function serveSeller(rpcUrl: string, payTo: Address, otherPayTo: Address):
 }
 
 async function main(): Promise<void> {
-  const { calls, block, warmup, sync } = args();
+  const { calls, block, warmup, sync, cold, statements } = args();
+  const counter = statements ? await countStatements() : null;
   const t0 = performance.now();
   const { node, local, payer, payTo, otherPayTo } = await startFundedChain();
   const child = fork(process.argv[1], ["--seller", node.rpcUrl, payTo, otherPayTo], { execArgv: process.execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] });
@@ -85,7 +93,7 @@ async function main(): Promise<void> {
       child.once("message", (m: { port: number; url: string }) => resolve(m));
       child.once("exit", (code) => reject(new Error(`the seller process exited (${code})`)));
     });
-    const totalPaid = BigInt((sync ? 3 : 2) * (calls + warmup)) * PRICE;
+    const totalPaid = BigInt((2 + (sync ? 1 : 0) + (cold ? 1 : 0)) * (calls + warmup)) * PRICE;
     await local.mint(payer.address, totalPaid);
 
     // Read by the relay (the loopback seller through the probe allow-list) and the ledger's chain
@@ -119,12 +127,30 @@ async function main(): Promise<void> {
       ? await serveRoutes({ [`GET /router/call/${syncListing.slug}/weather`]: (req) => relayCall(req, syncListing.slug, "weather").catch(toResponse) })
       : null;
     if (syncRouter) cleanups.unshift(() => syncRouter.close());
+    // The cold leg (default; --no-cold leaves it out): the same route as it was before its hot path was
+    // cached, in the same run: the key and the listing read on every request, one rate-limit token
+    // per statement, a fresh seller connection per request, the row read back to confirm.
+    const coldListing = cold ? await makeListing("honest weather, cold path") : null;
+    const coldRouter = coldListing
+      ? await serveRoutes({
+          [`GET /router/call/${coldListing.slug}/weather`]: async (req) => {
+            try {
+              const caller = await authenticateCaller(req, { fresh: true });
+              await takeRateLimit("call", `${caller.kind}:${caller.id}`);
+              return await relayCall(req, coldListing.slug, "weather", { caller, cold: true, afterAnswer: (task) => void task() });
+            } catch (e) {
+              return toResponse(e);
+            }
+          },
+        })
+      : null;
+    if (coldRouter) cleanups.unshift(() => coldRouter.close());
 
     const client = new x402Client()
       .register(LOCAL_NETWORK, new ExactEvmScheme(toClientEvmSigner(payer, local.publicClient)))
       .setSpendControls({ allowedAssets: [{ network: LOCAL_NETWORK, asset: LOCAL_USDC_ADDRESS }] });
-    type Leg = "direct" | "routed" | "sync";
-    const legNames: Leg[] = sync ? ["direct", "routed", "sync"] : ["direct", "routed"];
+    type Leg = "direct" | "routed" | "sync" | "cold";
+    const legNames: Leg[] = ["direct", "routed", ...(sync ? (["sync"] as const) : []), ...(cold ? (["cold"] as const) : [])];
     // Each leg's two requests timed apart: the unpaid one (the seller's 402) and the paid retry.
     const requests = Object.fromEntries(legNames.map((l) => [l, { unpaid: [] as number[], paid: [] as number[] }])) as Record<Leg, { unpaid: number[]; paid: number[] }>;
     let recording = false;
@@ -137,11 +163,12 @@ async function main(): Promise<void> {
         return res;
       }, client);
     const auth = { headers: { authorization: `Bearer ${secret}` } };
-    const [payDirect, payRouted, paySync] = [paying("direct"), paying("routed"), paying("sync")];
+    const [payDirect, payRouted, paySync, payCold] = [paying("direct"), paying("routed"), paying("sync"), paying("cold")];
     const legs: Record<Leg, () => Promise<Response>> = {
       direct: () => payDirect(seller.url),
       routed: () => payRouted(`${router.origin}/router/call/${listing.slug}/weather`, auth),
       sync: () => paySync(`${syncRouter?.origin}/router/call/${syncListing?.slug}/weather`, auth),
+      cold: () => payCold(`${coldRouter?.origin}/router/call/${coldListing?.slug}/weather`, auth),
     };
 
     const countRows = async (listingId: string) => {
@@ -150,16 +177,19 @@ async function main(): Promise<void> {
       return { settled: by.settled ?? 0, unconfirmed: by.unconfirmed ?? 0, failed: by.failed ?? 0 };
     };
     /** Until every row the router wrote is confirmed (or ten seconds pass: a finding, reported below). */
-    const drain = async () => {
+    const drain = async (listingId: string) => {
       const until = performance.now() + 10_000;
-      while ((await countRows(listing.id)).unconfirmed > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 1));
+      while ((await countRows(listingId)).unconfirmed > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 1));
     };
 
     const latencies = Object.fromEntries(legNames.map((l) => [l, [] as number[]])) as Record<Leg, number[]>;
     const wall = Object.fromEntries(legNames.map((l) => [l, 0])) as Record<Leg, number>;
     /** This process's CPU (user + system) in the leg's blocks: the buyer's alone on the direct leg; buyer, router and PGlite on a routed one. */
     const cpu = Object.fromEntries(legNames.map((l) => [l, 0])) as Record<Leg, number>;
+    const perLegStatements = Object.fromEntries(legNames.map((l) => [l, new Map<string, { n: number; ms: number }>()])) as Record<Leg, Map<string, { n: number; ms: number }>>;
     const runBlock = async (leg: Leg, n: number, record: boolean) => {
+      counter?.reset();
+      counter?.counting(record && leg !== "direct");
       const started = performance.now();
       const cpuStarted = process.cpuUsage();
       for (let i = 0; i < n; i++) {
@@ -172,7 +202,13 @@ async function main(): Promise<void> {
         if (res.status !== 200 || !settlement?.success) throw new Error(`${leg} call ${i + 1} of ${n} (${record ? "measured" : "warm-up"}) answered ${res.status} (${settlement ? JSON.stringify(settlement) : "no PAYMENT-RESPONSE"}): ${body.slice(0, 300)}`);
         if (record) latencies[leg].push(took);
       }
-      if (leg === "routed") await drain();
+      counter?.counting(false);
+      for (const [sql, x] of counter?.snapshot() ?? []) {
+        const sum = perLegStatements[leg].get(sql) ?? { n: 0, ms: 0 };
+        perLegStatements[leg].set(sql, { n: sum.n + x.n, ms: sum.ms + x.ms });
+      }
+      if (leg === "routed") await drain(listing.id);
+      if (leg === "cold" && coldListing) await drain(coldListing.id);
       if (record) {
         wall[leg] += performance.now() - started;
         const used = process.cpuUsage(cpuStarted);
@@ -186,6 +222,7 @@ async function main(): Promise<void> {
     const before = await countRows(listing.id);
 
     recording = true;
+    counter?.reset();
     const tRun = performance.now();
     for (let done = 0, round = 0; done < calls; round++) {
       const n = Math.min(block, calls - done);
@@ -205,7 +242,7 @@ async function main(): Promise<void> {
     const rate = (leg: Leg) => latencies[leg].length / (wall[leg] / 1000);
     const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
     const spread = (xs: number[]) => [10, 25, 50, 75, 90, 99].map((q) => `p${q} ${ms(pct(xs, q))}`).join(", ");
-    const label: Record<Leg, string> = { direct: "direct", routed: "routed", sync: "routed, confirmed before the answer" };
+    const label: Record<Leg, string> = { direct: "direct", routed: "routed", sync: "routed, confirmed before the answer", cold: "routed on the cold path (before: nothing cached or pooled)" };
     console.log(`paid calls     ${calls} per leg (${legNames.join(", ")}), one at a time, blocks of ${block} (+ ${warmup} warm-up each), load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
     for (const leg of legNames) {
       const x = latencies[leg];
@@ -216,6 +253,14 @@ async function main(): Promise<void> {
       for (const part of ["unpaid", "paid"] as const) {
         const [dd, xx] = [requests.direct[part], requests[leg][part]];
         console.log(`    ${part === "unpaid" ? "unpaid request (402)" : "paid retry (200)    "}  direct p50 ${ms(pct(dd, 50))} ms, this leg p50 ${ms(pct(xx, 50))} ms, added p50 ${ms(pct(xx, 50) - pct(dd, 50))} ms`);
+      }
+    }
+    if (counter) {
+      for (const leg of legNames.filter((l) => l !== "direct")) {
+        const per = perLegStatements[leg];
+        const total = [...per.values()].reduce((a, x) => a + x.n, 0);
+        console.log(`SQL statements per ${leg} call, sent while the calls ran (${(total / calls).toFixed(2)} in all; summed wall time per call):`);
+        for (const [sql, x] of [...per].sort((a, b) => b[1].n - a[1].n)) console.log(`  ${(x.n / calls).toFixed(2).padStart(5)} × ${ms(x.ms / calls).padStart(6)} ms  ${sql}`);
       }
     }
     console.log(`(a routed block's time includes waiting for the ledger's confirmations; throughput is calls ÷ the leg's summed block time)`);
@@ -245,12 +290,17 @@ async function main(): Promise<void> {
     const read = await timeEach(bound, (b) => readSettlement({ transaction: b.transactionId!, network: b.network, asset: b.asset, payer: b.payer, nonce: b.authorizationNonce, payTo: b.quotedPayTo, amount: b.advertisedAmount, notBefore: b.relayedAt }));
     console.log(`binding (per call, ${bound.length} calls, timed apart): signature p50 ${ms(sig.p50)} ms (CPU ${ms(sig.cpu)} ms); buyer-side check (signature + scheme verify at the arrival block) p50 ${ms(side.p50)} ms (CPU ${ms(side.cpu)} ms, beside the seller's call); settlement read (receipt, logs, block) p50 ${ms(read.p50)} ms (CPU ${ms(read.cpu)} ms, after the answer)`);
     const r = latencies.routed;
+    printLoadAverage();
     console.log(`RESULT router_binding_signature_p50 ${ms(sig.p50)} ms`);
     console.log(`RESULT router_binding_buyer_side_p50 ${ms(side.p50)} ms`);
     console.log(`RESULT router_binding_read_p50 ${ms(read.p50)} ms`);
     console.log(`RESULT router_added_p50 ${ms(pct(r, 50) - pct(d, 50))} ms`);
     console.log(`RESULT router_added_p95 ${ms(pct(r, 95) - pct(d, 95))} ms`);
     console.log(`RESULT router_throughput_ratio ${(rate("routed") / rate("direct")).toFixed(3)}`);
+    if (cold) {
+      console.log(`RESULT router_cold_added_p50 ${ms(pct(latencies.cold, 50) - pct(d, 50))} ms`);
+      console.log(`RESULT router_cold_throughput_ratio ${(rate("cold") / rate("direct")).toFixed(3)}`);
+    }
     console.log(`RESULT router_ledger_settled ${after.settled - before.settled}`);
   } finally {
     for (const c of cleanups) await c().catch((e: unknown) => console.error(e));

@@ -19,6 +19,7 @@ import { CURRENT_RUBRIC, loadRubric, rubricVersionString } from "../lib/scoring/
 import type { ListingDocument } from "@/lib/listing-document/document";
 import type { EndpointDocsEvidence } from "@/lib/evidence";
 import type { ReadinessEvidence } from "@/lib/scoring/readiness/types";
+import { printLoadAverage } from "./machine";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -126,4 +127,5 @@ console.log(`  previous    ${previous.toFixed(0)} ms  ${rate(COUNT, previous)}  
 console.log(`memory        heap used ≤ ${mb(heapPeak)}, RSS ≤ ${mb(rssPeak)}`);
 console.log(`checksum      ${checksum}`);
 console.log(`target        scoring ≤ 2× parsing: ${ratio <= 2 ? "met" : "NOT met"}`);
+printLoadAverage();
 console.log(`RESULT score_parse_ratio ${ratio.toFixed(3)}`);

@@ -18,6 +18,7 @@ import { HEALTH_SWEEP_INTERVAL_MS } from "@/lib/health/ticks";
 import { loadRubric, scoreSubject } from "@/lib/trust/engine";
 import { mulberry32 } from "@/lib/trust/engine/stats";
 import { simulateHistory, type HistoryOptions } from "@/test/trust-histories";
+import { printLoadAverage } from "./machine";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -75,6 +76,7 @@ console.log(`score all without the band: ${(plainMs / 1000).toFixed(2)} s (${(pl
 console.log(`score all with the ${rubric.file.monte_carlo.draws}-draw band: ${(bandMs / 1000).toFixed(2)} s (${(bandMs / endpoints).toFixed(3)} ms an endpoint)`);
 console.log(`band ÷ plain: ${ratio.toFixed(2)} (target ≤ 5); with the band, the re-score takes ${((bandMs / 1000 / intervalS) * 100).toFixed(1)}% of one ${intervalS} s health-sweep interval on one core`);
 console.log(`verdicts ${JSON.stringify(Object.fromEntries(verdicts))}; confidence ${JSON.stringify(Object.fromEntries(confidence))}`);
+printLoadAverage();
 console.log(`RESULT trust_score_all_plain_s ${(plainMs / 1000).toFixed(2)} s`);
 console.log(`RESULT trust_score_all_band_s ${(bandMs / 1000).toFixed(2)} s`);
 console.log(`RESULT trust_band_plain_ratio ${ratio.toFixed(2)}`);

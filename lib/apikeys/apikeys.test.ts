@@ -4,6 +4,7 @@ import { createTestDatabase, testDatabaseUrl, type TestDatabase } from "@/test/d
 import { openDatabase } from "@/lib/db";
 import { migrate, readMigrations } from "@/lib/migrate";
 import { authenticateApiKey, createApiKey, hashApiKey, parseCreateApiKey, revokeApiKey } from "./index";
+import { forgetKey, KEY_CACHE_TTL_MS, lookUpKey } from "./cache";
 
 // The admin routes read the signed-in user from next-auth; here the test says who is signed in.
 const session = vi.hoisted(() => ({ uid: null as string | null }));
@@ -194,5 +195,72 @@ describe("scopes", () => {
         await a.close();
       }
     }
+  });
+});
+
+describe("API keys read at most once a second (./cache.ts)", () => {
+  it("a key revoked by another process (the row changed, this process's cache not told) is refused within a second", async () => {
+    const k = await createApiKey({ actorId: admin, name: "revoked elsewhere", scopes: ["router:call"] });
+    await authenticateApiKey(`Bearer ${k.secret}`, "router:call");
+    const revokedAt = performance.now();
+    await t.prisma.apiKey.update({ where: { id: k.id }, data: { revokedAt: new Date() } });
+    let refusedAfter: number | null = null;
+    while (performance.now() - revokedAt < 3 * KEY_CACHE_TTL_MS) {
+      const refused = await authenticateApiKey(`Bearer ${k.secret}`, "router:call").then(
+        () => false,
+        (e: { status?: number }) => e.status === 401,
+      );
+      if (refused) {
+        refusedAfter = performance.now() - revokedAt;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(refusedAfter).not.toBeNull();
+    expect(refusedAfter!).toBeLessThanOrEqual(KEY_CACHE_TTL_MS);
+    // And through the router's route: 401, not relayed.
+    const res = await callRoute.GET(new Request("http://x/router/call/nope/x", { headers: { authorization: `Bearer ${k.secret}` } }), { params: Promise.resolve({ listing: "nope", path: ["x"] }) });
+    expect(res.status).toBe(401);
+  });
+
+  it("reads a key once per KEY_CACHE_TTL_MS per database, again after it, and at once after forgetKey", async () => {
+    let reads = 0;
+    const read = async () => {
+      reads++;
+      return { id: "k1", name: "n", scopes: ["router:call"], revokedAt: null, lastUsedAt: null };
+    };
+    const [dbA, dbB] = [{}, {}];
+    for (let i = 0; i < 10; i++) await lookUpKey(dbA, "h", read, 1000 + i * 50);
+    expect(reads).toBe(1);
+    await lookUpKey(dbB, "h", read, 1000); // another database never shares an entry
+    expect(reads).toBe(2);
+    await lookUpKey(dbA, "h", read, 1000 + KEY_CACHE_TTL_MS);
+    expect(reads).toBe(3);
+    forgetKey(dbA, "h");
+    await lookUpKey(dbA, "h", read, 1000 + KEY_CACHE_TTL_MS + 1);
+    expect(reads).toBe(4);
+    // A failed read is not kept.
+    await expect(lookUpKey(dbA, "x", () => Promise.reject(new Error("db down")), 5000)).rejects.toThrow("db down");
+    await lookUpKey(dbA, "x", read, 5001);
+    expect(reads).toBe(5);
+  });
+});
+
+describe("a busy key is read again in the background", () => {
+  it("past half the TTL the cached row is served and a fresh read replaces it; never older than the TTL", async () => {
+    let reads = 0;
+    let revoked = false;
+    const read = async () => {
+      reads++;
+      return { id: "k2", name: "n", scopes: ["router:call"], revokedAt: revoked ? new Date() : null, lastUsedAt: null };
+    };
+    const db0 = {};
+    await lookUpKey(db0, "h", read, 0);
+    revoked = true;
+    expect((await lookUpKey(db0, "h", read, KEY_CACHE_TTL_MS / 2))?.revokedAt).toBeNull(); // served, refresh started
+    expect(reads).toBe(2);
+    await new Promise((r) => setTimeout(r, 0));
+    expect((await lookUpKey(db0, "h", read, KEY_CACHE_TTL_MS / 2 + 1))?.revokedAt).not.toBeNull();
+    expect(reads).toBe(2);
   });
 });

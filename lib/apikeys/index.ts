@@ -4,13 +4,15 @@
  * them; the secret `tg_<43 base64url chars>` is shown once and only its SHA-256 is stored
  * (api_keys.hash, unique), beside a short display prefix. Each key carries scopes (./scopes.ts), and
  * every route that accepts a key names the scope it needs: a key without it is refused with 403
- * `insufficient_scope`. The role is read fresh on every admin call (lib/auth/roles.ts).
+ * `insufficient_scope`. The role is read fresh on every admin call (lib/auth/roles.ts). A key is read
+ * at most once a second per process (./cache.ts), so a revocation anywhere holds within a second.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { requireRole } from "@/lib/auth/roles";
 import { API_KEY_SCOPES, API_KEY_SCOPE_WORDS, parseScopes, type ApiKeyScope } from "./scopes";
+import { forgetKey, lookUpKey } from "./cache";
 
 export { API_KEY_SCOPES, API_KEY_SCOPE_WORDS, isApiKeyScope, parseScopes, type ApiKeyScope } from "./scopes";
 
@@ -75,7 +77,10 @@ export async function revokeApiKey(input: { actorId: string | null; id: string }
   const existing = await prisma.apiKey.findUnique({ where: { id: input.id } });
   if (!existing) throw new AppError("not_found", `API key ${input.id} does not exist`);
   if (existing.revokedAt) return info(existing);
-  return info(await prisma.apiKey.update({ where: { id: input.id }, data: { revokedAt: new Date() } }));
+  const revoked = info(await prisma.apiKey.update({ where: { id: input.id }, data: { revokedAt: new Date() } }));
+  // This process stops accepting it now; every other within a second (./cache.ts).
+  forgetKey(prisma, existing.hash);
+  return revoked;
 }
 
 /**
@@ -84,14 +89,17 @@ export async function revokeApiKey(input: { actorId: string | null; id: string }
  * exist; a live key without the scope gets 403 `insufficient_scope` naming it (and `requiredScope`),
  * and that refusal does not count as a use.
  */
-export async function authenticateApiKey(authorization: string | null | undefined, scope: ApiKeyScope): Promise<{ id: string; name: string; scopes: ApiKeyScope[] }> {
+export async function authenticateApiKey(authorization: string | null | undefined, scope: ApiKeyScope, opts: { fresh?: boolean } = {}): Promise<{ id: string; name: string; scopes: ApiKeyScope[] }> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   const secret = m?.[1];
   const refuse = () =>
     new AppError("unauthorized", "An API key is required: send Authorization: Bearer tg_… (keys are issued by a Tollgate admin).", [], { scheme: "Bearer" });
   if (!secret || !KEY_SHAPE.test(secret)) throw refuse();
   const prisma = await db();
-  const key = await prisma.apiKey.findUnique({ where: { hash: hashApiKey(secret) }, select: { id: true, name: true, scopes: true, revokedAt: true, lastUsedAt: true } });
+  const hash = hashApiKey(secret);
+  const read = () => prisma.apiKey.findUnique({ where: { hash }, select: { id: true, name: true, scopes: true, revokedAt: true, lastUsedAt: true } });
+  // fresh: read the row now (bench:router's cold leg), bypassing the cache.
+  const key = opts.fresh ? await read() : await lookUpKey(prisma, hash, read);
   if (!key || key.revokedAt) throw refuse();
   const scopes = API_KEY_SCOPES.filter((s) => key.scopes.includes(s));
   if (!scopes.includes(scope)) {
@@ -104,6 +112,7 @@ export async function authenticateApiKey(authorization: string | null | undefine
   }
   const now = new Date();
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    key.lastUsedAt = now; // the cached row (./cache.ts): this process does not write it again within the minute
     await prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
   }
   return { id: key.id, name: key.name, scopes };

@@ -1,13 +1,18 @@
 /** Read-side queries for the public catalog pages. */
+import { cache } from "react";
 import { db } from "@/lib/db";
 import { PUBLIC_LISTING } from "@/lib/listings/visibility";
 import { publicListingSelect, toPublicListing, type PublicListing } from "@/lib/catalog/public-view";
 
-export async function getPublishedListing(slug: string): Promise<PublicListing | null> {
+/**
+ * One read per server request (React's cache(): a listing page's generateMetadata and its view ask
+ * for the same slug); outside a server component render it reads every time.
+ */
+export const getPublishedListing = cache(async (slug: string): Promise<PublicListing | null> => {
   const prisma = await db();
   const row = await prisma.listing.findFirst({ where: { slug, ...PUBLIC_LISTING }, select: publicListingSelect });
   return row ? toPublicListing(row) : null;
-}
+});
 
 
 /** Sitemap entries: every published listing's slug with its last change, newest first (at most `limit`). */

@@ -131,7 +131,9 @@ export async function transfersFrom(input: { transaction: string; network: strin
  * listing lists there, the endpoint rows being rewritten on save), else, with none listed there, a
  * token the asset table knows. Answers why not, or null when the asset is allowed.
  */
-async function wrongAsset(row: { listingId: string; endpointId: string | null; asset: string; network: string }): Promise<string | null> {
+async function wrongAsset(row: { listingId: string; endpointId: string | null; asset: string; network: string }, endpointAsset?: string | null): Promise<string | null> {
+  // The relay knows its endpoint's listed asset on the row's network: the answer the read would give.
+  if (endpointAsset) return same(endpointAsset, row.asset) ? null : `paid in ${row.asset}, not the listed asset ${endpointAsset}`;
   const prisma = await db();
   const endpoints = await prisma.endpoint.findMany({ where: { listingId: row.listingId, priceNetwork: row.network, priceAsset: { not: null } }, select: { id: true, priceAsset: true } });
   const own = endpoints.find((e) => e.id === row.endpointId);
@@ -145,7 +147,11 @@ async function wrongAsset(row: { listingId: string; endpointId: string | null; a
  * and write its verdict. Answers the verdict, or null when the row is not waiting for the chain (no
  * transaction, already confirmed, or gone).
  */
-export async function confirmPayment(id: string, options: ReadOptions = {}): Promise<ChainVerdict | null> {
+export async function confirmPayment(id: string, options: ReadOptions = {}, written?: WrittenRow): Promise<ChainVerdict | null> {
+  // `written`: the row as its writer just inserted it (the relay, after its answer), not read again,
+  // with its endpoint's listed asset on the row's network when it has one; the verdict is still
+  // written only while the stored row is waiting (confirmRow's guarded update).
+  if (written) return confirmRow({ ...written, id }, options, written.endpointAsset);
   const prisma = await db();
   const row = await prisma.routerPayment.findUnique({ where: { id }, select: WAITING_ROW });
   if (!row || !row.transactionId || row.confirmedAt || row.status !== "unconfirmed") return null;
@@ -157,12 +163,15 @@ const WAITING_ROW = {
   listingId: true, endpointId: true,
 } as const;
 
-type WaitingRow = { id: string; transactionId: string; network: string; asset: string; payer: string; authorizationNonce: string | null; quotedPayTo: string | null; advertisedAmount: string; relayedAt: Date | null; listingId: string; endpointId: string | null };
+/** What the relay knows of the row it just wrote (confirmPayment's `written`). */
+export type WrittenRow = Omit<WaitingRow, "id"> & { endpointAsset?: string | null };
+
+export type WaitingRow = { id: string; transactionId: string; network: string; asset: string; payer: string; authorizationNonce: string | null; quotedPayTo: string | null; advertisedAmount: string; relayedAt: Date | null; listingId: string; endpointId: string | null };
 
 /** Read the chain for one waiting row and write its verdict, once (only while the row is still waiting). */
-async function confirmRow(row: WaitingRow, options: ReadOptions): Promise<ChainVerdict> {
+async function confirmRow(row: WaitingRow, options: ReadOptions, endpointAsset?: string | null): Promise<ChainVerdict> {
   const prisma = await db();
-  const notListed = await wrongAsset(row);
+  const notListed = await wrongAsset(row, endpointAsset);
   const verdict = notListed
     ? unproven(notListed)
     : await readSettlement({ transaction: row.transactionId, network: row.network, asset: row.asset, payer: row.payer, nonce: row.authorizationNonce, payTo: row.quotedPayTo, amount: row.advertisedAmount, notBefore: row.relayedAt }, options);

@@ -93,6 +93,30 @@ describe("a fixed window in Postgres", () => {
     expect((await t.prisma.rateLimitWindow.findFirstOrThrow({ where: { bucket: "call:k-race" } })).count).toBe(10);
   });
 
+  it("leased tokens (the router's): a block per statement, never more than max across two servers, at most a block less", async () => {
+    const lim = { max: 300, windowSeconds: 3600 }; // a block of 3 (a hundredth)
+    const now = new Date();
+    // Two servers on one database: each its own client, so each its own leases.
+    const servers = [t.prisma, t as unknown as typeof t.prisma];
+    await takeRateLimit("call", "k-lease", { now, limit: lim, lease: true, client: servers[0] });
+    expect((await t.prisma.rateLimitWindow.findFirstOrThrow({ where: { bucket: "call:k-lease" } })).count).toBe(3);
+    await takeRateLimit("call", "k-lease", { now, limit: lim, lease: true, client: servers[0] });
+    await takeRateLimit("call", "k-lease", { now, limit: lim, lease: true, client: servers[0] });
+    expect((await t.prisma.rateLimitWindow.findFirstOrThrow({ where: { bucket: "call:k-lease" } })).count).toBe(3); // spent here, no statement
+    let granted = 3;
+    for (let i = 0; ; i++) {
+      const ok = await takeRateLimit("call", "k-lease", { now, limit: lim, lease: true, client: servers[i % 2] }).then(
+        () => true,
+        (e: AppError) => (expect(e.code).toBe("rate_limited"), false),
+      );
+      if (!ok) break;
+      granted++;
+    }
+    expect(granted).toBeLessThanOrEqual(300);
+    expect(granted).toBeGreaterThanOrEqual(300 - 2 * (3 - 1));
+    expect((await t.prisma.rateLimitWindow.findFirstOrThrow({ where: { bucket: "call:k-lease" } })).count).toBe(300);
+  });
+
   it("an action set to off is not limited", async () => {
     limit({ rates: { select: null } });
     for (let i = 0; i < 5; i++) expect((await takeRateLimit("select", "k-off")).remaining).toBe(Infinity);

@@ -19,6 +19,12 @@ export interface TakeOptions {
   client?: Client;
   /** The limit to apply instead of the configured one (tests, benches). */
   limit?: RateLimit | null;
+  /**
+   * Take a block of tokens in one statement and spend them here before asking again (the router's
+   * hot path): the window can still never pass `max` on any number of servers, and a server leaves at
+   * most LEASE_MAX - 1 taken but unspent per window and actor. docs/LIMITS.md "Leased tokens".
+   */
+  lease?: boolean;
 }
 
 export interface Taken {
@@ -28,6 +34,12 @@ export interface Taken {
   resetsAt: Date | null;
 }
 
+/** The most tokens one statement takes for a leasing caller; a hundredth of the limit, at least one. */
+export const LEASE_MAX = 20;
+const leaseSize = (limit: RateLimit) => Math.max(1, Math.min(LEASE_MAX, Math.floor(limit.max / 100)));
+/** Tokens taken and not yet spent, per database client and bucket, for the window they were taken in. */
+const leases = new WeakMap<object, Map<string, { windowStart: number; left: number }>>();
+
 /** The longest actor key kept (an API key id, a user id, an IP address are far shorter). */
 const MAX_ACTOR_CHARS = 200;
 
@@ -35,6 +47,13 @@ const TAKE_SQL = `INSERT INTO "rate_limit_windows" ("bucket", "windowStart", "ex
   VALUES ($1, ${utcParam(2)}, ${utcParam(3)}, 1)
   ON CONFLICT ("bucket", "windowStart") DO UPDATE SET "count" = "rate_limit_windows"."count" + 1
     WHERE "rate_limit_windows"."count" < $4::int
+  RETURNING "count"`;
+
+/** TAKE_SQL for a block of $5 tokens: all of them or none. */
+const TAKE_BLOCK_SQL = `INSERT INTO "rate_limit_windows" ("bucket", "windowStart", "expiresAt", "count")
+  VALUES ($1, ${utcParam(2)}, ${utcParam(3)}, $5::int)
+  ON CONFLICT ("bucket", "windowStart") DO UPDATE SET "count" = "rate_limit_windows"."count" + $5::int
+    WHERE "rate_limit_windows"."count" + $5::int <= $4::int
   RETURNING "count"`;
 
 /**
@@ -50,6 +69,24 @@ export async function takeRateLimit(action: ActionName, actor: string, opts: Tak
   const end = start + windowMs;
   const bucket = `${action}:${actor.slice(0, MAX_ACTOR_CHARS)}`;
   const client = await clientOr(opts.client);
+  const size = opts.lease ? leaseSize(limit) : 1;
+  if (size > 1) {
+    let held = leases.get(client);
+    if (!held) leases.set(client, (held = new Map()));
+    const lease = held.get(bucket);
+    if (lease && lease.windowStart === start && lease.left > 0) {
+      lease.left--;
+      return { remaining: lease.left, resetsAt: new Date(end) };
+    }
+    held.delete(bucket);
+    const block = await rows<{ count: number }>(client, TAKE_BLOCK_SQL, bucket, new Date(start).toISOString(), new Date(end).toISOString(), limit.max, size);
+    if (block.length === 1) {
+      held.set(bucket, { windowStart: start, left: size - 1 });
+      if (held.size > 10_000) held.delete(held.keys().next().value as string);
+      return { remaining: limit.max - Number(block[0].count), resetsAt: new Date(end) };
+    }
+    // Fewer than a block left in this window: one at a time, as a caller that does not lease.
+  }
   const got = await rows<{ count: number }>(client, TAKE_SQL, bucket, new Date(start).toISOString(), new Date(end).toISOString(), limit.max);
   if (got.length === 1) return { remaining: limit.max - Number(got[0].count), resetsAt: new Date(end) };
   throw rateLimited(action, limit, Math.ceil((end - now) / 1000));

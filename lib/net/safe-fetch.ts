@@ -5,6 +5,7 @@ import { performance } from "node:perf_hooks";
 import { Agent, request, type buildConnector } from "undici";
 import { decideAddress, type AddressRuleOptions } from "./address-rules";
 import { acquireConnectionSlot } from "./connection-limits";
+import { pooledAgent } from "./pinned-pool";
 import { readBody } from "./read-body";
 import { contentTypeMatches, sniffType } from "./sniff";
 import { normaliseHostname, validateTarget } from "./validate-target";
@@ -21,6 +22,17 @@ import type {
 } from "./types";
 
 export { classifyAddress } from "./classify-address";
+
+/**
+ * `pool: true` keeps the connection open for the next request to the same checked addresses
+ * (./pinned-pool.ts; the relay's hot path). A pooled answer's `tls` and `address` are those of the
+ * connection the pool last opened for them. Without it (the probe, which reports each connection's
+ * own TLS facts) every hop opens and closes its own.
+ */
+export type PooledSafeFetchOptions = SafeFetchOptions & { pool?: boolean };
+
+/** The pool's connectors outlive any one request: nothing aborts their connect but undici's own timeout. */
+const NEVER_ABORTED = new AbortController().signal;
 export { validateTarget } from "./validate-target";
 
 /**
@@ -192,7 +204,7 @@ function classifyError(err: unknown, https: boolean): SafeFetchFailure["error"] 
   return "connection_failed";
 }
 
-export async function safeFetch(input: string, opts: SafeFetchOptions = {}): Promise<SafeFetchResult> {
+export async function safeFetch(input: string, opts: PooledSafeFetchOptions = {}): Promise<SafeFetchResult> {
   // A connection slot for the target host (docs/SSRF.md "Connection caps"), held for the whole call:
   // redirects are followed on the same host only. Taken before the deadline starts, so time spent in
   // our own queue is never counted as the seller's slowness (R1); a target the pure checks refuse
@@ -218,7 +230,7 @@ export async function safeFetch(input: string, opts: SafeFetchOptions = {}): Pro
   }
 }
 
-async function runWithDeadline(input: string, opts: SafeFetchOptions): Promise<SafeFetchResult> {
+async function runWithDeadline(input: string, opts: PooledSafeFetchOptions): Promise<SafeFetchResult> {
   const started = performance.now();
   const deadlineMs = positive(opts.deadlineMs, DEFAULTS.deadlineMs);
   const controller = new AbortController();
@@ -250,7 +262,7 @@ function positive(value: number | undefined, fallback: number): number {
 
 async function run(
   input: string,
-  opts: SafeFetchOptions,
+  opts: PooledSafeFetchOptions,
   signal: AbortSignal,
   abortedBy: () => "timeout" | "aborted" | null,
   started: number,
@@ -330,21 +342,35 @@ async function run(
       }
     }
 
-    const facts: HopFacts = { tls: null, address: null };
-    const agent = new Agent({
-      connect: pinnedConnector(addresses, hostname, { requireValidTls: opts.requireValidTls === true, ca: opts.ca, signal }, facts),
-      maxHeaderSize: maxHeaderBytes,
-      headersTimeout: deadlineMs,
-      bodyTimeout: deadlineMs,
-      connections: 1,
-      pipelining: 1,
-    });
-    const closeAgent = () => void agent.destroy().catch(() => undefined);
+    let facts: HopFacts = { tls: null, address: null };
+    let agent: Agent;
+    let closeAgent: () => void;
+    const tlsOpts = { requireValidTls: opts.requireValidTls === true, ca: opts.ca };
+    if (opts.pool) {
+      const pooled = pooledAgent(
+        { protocol: current.protocol, hostname, port: current.port, addresses, ...tlsOpts, maxHeaderBytes },
+        (f) => pinnedConnector(addresses, hostname, { ...tlsOpts, signal: NEVER_ABORTED }, f),
+      );
+      agent = pooled.agent;
+      facts = pooled.facts;
+      closeAgent = () => undefined;
+    } else {
+      const own = new Agent({
+        connect: pinnedConnector(addresses, hostname, { ...tlsOpts, signal }, facts),
+        maxHeaderSize: maxHeaderBytes,
+        headersTimeout: deadlineMs,
+        bodyTimeout: deadlineMs,
+        connections: 1,
+        pipelining: 1,
+      });
+      agent = own;
+      closeAgent = () => void own.destroy().catch(() => undefined);
+    }
 
     const hopStart = performance.now();
     let response: Awaited<ReturnType<typeof request>>;
     try {
-      response = await request(current.href, { dispatcher: agent, method: method as "GET", headers, body, signal });
+      response = await request(current.href, { dispatcher: agent, method: method as "GET", headers, body, signal, headersTimeout: deadlineMs, bodyTimeout: deadlineMs });
     } catch (err) {
       closeAgent();
       const https = current.protocol === "https:";
@@ -396,6 +422,9 @@ async function run(
 
     const read = await readBody(response.body, resHeaders["content-encoding"], maxBodyBytes);
     closeAgent();
+    // A pooled connection is free again only once undici has seen the body end (a turn later): a
+    // request sent before then would open a second connection.
+    if (opts.pool) await new Promise((r) => setImmediate(r));
     const afterHead = { ttfbMs, status, headers: resHeaders, address, tls: facts.tls, redirects };
     if (!read.ok) {
       if (signal.aborted) return { ok: false, error: timedOut(), detail: `reading the body: ${errorMessage(signal.reason)}`, url: origin, ...afterHead };

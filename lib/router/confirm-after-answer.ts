@@ -7,13 +7,13 @@
  * Each confirmation is tracked until it ends, so a test or a shutdown can wait for all of them
  * (`confirmationsSettled`) instead of sleeping.
  */
-import { confirmPayment, type ReadOptions } from "@/lib/ledger/confirm-payment";
+import { confirmPayment, type ReadOptions, type WrittenRow } from "@/lib/ledger/confirm-payment";
 
 const inFlight = new Set<Promise<void>>();
 
 /** Confirm one recorded row on chain. Never rejects: an error is logged and the row waits for the tick. */
-export function confirmRecorded(id: string, chain?: ReadOptions): Promise<void> {
-  const run = confirmPayment(id, chain).then(
+export function confirmRecorded(id: string, chain?: ReadOptions, written?: WrittenRow): Promise<void> {
+  const run = confirmPayment(id, chain, written).then(
     () => undefined,
     (e: unknown) => console.error(`router: confirming ledger row ${id} failed; the ledger tick will confirm it`, e),
   );

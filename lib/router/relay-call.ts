@@ -11,8 +11,8 @@ import { isListed } from "@/lib/listings/visibility";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { readBodyBytes } from "@/lib/http";
-import type { ReadOptions } from "@/lib/ledger/confirm-payment";
-import { recordPayment, type PaymentInput } from "@/lib/ledger/record";
+import type { ReadOptions, WrittenRow } from "@/lib/ledger/confirm-payment";
+import { normalisePayer, recordPayment, type PaymentInput } from "@/lib/ledger/record";
 import { safeFetch } from "@/lib/net";
 import { judgeUnsettled } from "./blame";
 import { startBuyerSideCheck, type BuyerSideCheck, type PaymentTerms } from "./buyer-side";
@@ -49,6 +49,11 @@ export interface RelayOptions {
    * row is `house` (never traction or price evidence). Set by server code only, never from a request.
    */
   house?: boolean;
+  /**
+   * The relay as it was before its hot path was cached (bench:router's "cold" leg only): the listing
+   * read on every call, a fresh connection to the seller per request, the row read back to confirm.
+   */
+  cold?: boolean;
 }
 
 export interface Caller {
@@ -62,11 +67,11 @@ export interface Caller {
  * `insufficient_scope`); a 401 naming both headers when neither is sent. A browser's session is no
  * authority here: the relay is an API, and a cookie a page sends along never calls through it.
  */
-export async function authenticateCaller(req: Request): Promise<Caller> {
+export async function authenticateCaller(req: Request, opts: { fresh?: boolean } = {}): Promise<Caller> {
   const authorization = req.headers.get("authorization");
-  if (authorization && /^Bearer\s/i.test(authorization)) return { kind: "api_key", id: (await authenticateApiKey(authorization, "router:call")).id };
+  if (authorization && /^Bearer\s/i.test(authorization)) return { kind: "api_key", id: (await authenticateApiKey(authorization, "router:call", opts)).id };
   const key = req.headers.get(API_KEY_HEADER)?.trim();
-  if (key) return { kind: "api_key", id: (await authenticateApiKey(`Bearer ${key}`, "router:call")).id };
+  if (key) return { kind: "api_key", id: (await authenticateApiKey(`Bearer ${key}`, "router:call", opts)).id };
   throw new AppError(
     "unauthorized",
     "Calling through the router needs an API key with the scope router:call: Authorization: Bearer tg_…, or X-Tollgate-Key: tg_… when Authorization carries an MPP credential. A signed-in session does not call the router.",
@@ -83,12 +88,48 @@ interface Target {
   price: { asset: string | null; network: string | null };
 }
 
-async function findTarget(slug: string, method: string, path: string, query: string): Promise<Target> {
+type ListingTarget = { id: string; baseUrl: string; publicationState: string; endpoints: Array<{ id: string; method: string; path: string; priceAsset: string | null; priceNetwork: string | null }> } | null;
+
+/**
+ * A listing's relay facts, read at most once per TARGET_CACHE_TTL_MS per process and database (a
+ * change of base URL, endpoints or publication reaches the relay within that time); every call is
+ * still checked by the guard as it is sent.
+ */
+export const TARGET_CACHE_TTL_MS = 1000;
+const targetCaches = new WeakMap<object, Map<string, { readAt: number; listing: Promise<ListingTarget>; refreshing?: boolean }>>();
+
+function readListing(prisma: Awaited<ReturnType<typeof db>>, slug: string, cached: boolean): Promise<ListingTarget> {
+  const read = () =>
+    prisma.listing.findUnique({
+      where: { slug },
+      select: { id: true, baseUrl: true, publicationState: true, endpoints: { select: { id: true, method: true, path: true, priceAsset: true, priceNetwork: true } } },
+    });
+  if (!cached) return read();
+  let m = targetCaches.get(prisma);
+  if (!m) targetCaches.set(prisma, (m = new Map()));
+  const now = performance.now();
+  const hit = m.get(slug);
+  if (hit && now - hit.readAt < TARGET_CACHE_TTL_MS) {
+    // Half as old as it may be: read again in the background, so a busy listing never waits.
+    if (now - hit.readAt >= TARGET_CACHE_TTL_MS / 2 && !hit.refreshing) {
+      hit.refreshing = true;
+      read().then(
+        (listing) => m.get(slug) === hit && m.set(slug, { readAt: now, listing: Promise.resolve(listing) }),
+        () => (hit.refreshing = false),
+      );
+    }
+    return hit.listing;
+  }
+  const entry = { readAt: now, listing: read() };
+  entry.listing.catch(() => m.get(slug) === entry && m.delete(slug));
+  m.set(slug, entry);
+  if (m.size > 10_000) m.delete(m.keys().next().value as string);
+  return entry.listing;
+}
+
+async function findTarget(slug: string, method: string, path: string, query: string, cached: boolean): Promise<Target> {
   const prisma = await db();
-  const listing = await prisma.listing.findUnique({
-    where: { slug },
-    select: { id: true, baseUrl: true, publicationState: true, endpoints: { select: { id: true, method: true, path: true, priceAsset: true, priceNetwork: true } } },
-  });
+  const listing = await readListing(prisma, slug, cached);
   if (!listing || !isListed(listing)) {
     throw new AppError("not_found", `No listing ${JSON.stringify(slug)} is in the catalog.`, [{ pointer: "/listing", message: `unknown listing ${slug}` }]);
   }
@@ -130,31 +171,48 @@ interface Attempt {
  * `rejected` and holds no (payer, nonce) slot; a claimed settlement waits `unconfirmed` for the
  * chain; anything else is judged by lib/router/blame.ts.
  */
-async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean; transaction: string | null }> {
+async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean; transaction: string | null; input: PaymentInput }> {
   const { payment, terms } = a;
   const quote = { payer: payment.payer, advertisedAmount: payment.amount, asset: terms.asset, network: payment.network, quotedPayTo: payment.payTo, paymentResponse: a.settlement.claim };
   const signature = await a.check.signature;
   if (signature.ok && signature.value === null) {
-    const row = await recordPayment({ ...a.common, ...quote, status: "rejected", reason: "payer_bad_signature", detail: `the signature is not ${payment.payer}'s over this authorization in ${terms.asset}'s EIP-712 domain` });
-    return { ...row, transaction: null };
+    const input: PaymentInput = { ...a.common, ...quote, status: "rejected", reason: "payer_bad_signature", detail: `the signature is not ${payment.payer}'s over this authorization in ${terms.asset}'s EIP-712 domain` };
+    return { ...(await recordPayment(input)), transaction: null, input };
   }
   const bound = { ...a.common, ...quote, authorizationNonce: payment.nonce };
   if (a.settlement.transaction) {
-    const row = await recordPayment({ ...bound, status: "unconfirmed", transactionId: a.settlement.transaction });
-    return { ...row, transaction: a.settlement.transaction };
+    const input: PaymentInput = { ...bound, status: "unconfirmed", transactionId: a.settlement.transaction };
+    return { ...(await recordPayment(input)), transaction: a.settlement.transaction, input };
   }
   if (a.failure) {
     // The seller could not be relayed at all: its failure, whatever the buyer sent.
-    const row = await recordPayment({ ...bound, status: "failed", reason: a.failure.code });
-    return { ...row, transaction: null };
+    const input: PaymentInput = { ...bound, status: "failed", reason: a.failure.code };
+    return { ...(await recordPayment(input)), transaction: null, input };
   }
   const verdict = await judgeUnsettled({ payment, terms, side: await a.check.side, window: a.window, unpaid: a.unpaid, chain: a.options.chain });
   if (verdict.status === "unconfirmed") {
-    const row = await recordPayment({ ...bound, status: "unconfirmed", transactionId: verdict.transaction, detail: verdict.detail });
-    return { ...row, transaction: verdict.transaction };
+    const input: PaymentInput = { ...bound, status: "unconfirmed", transactionId: verdict.transaction, detail: verdict.detail };
+    return { ...(await recordPayment(input)), transaction: verdict.transaction, input };
   }
-  const row = await recordPayment({ ...bound, status: verdict.status, reason: verdict.reason, detail: verdict.detail });
-  return { ...row, transaction: null };
+  const input: PaymentInput = { ...bound, status: verdict.status, reason: verdict.reason, detail: verdict.detail };
+  return { ...(await recordPayment(input)), transaction: null, input };
+}
+
+/** The row recordPayment stored for `input` (its normalised columns), so the confirmation need not read it back. */
+function writtenRow(input: PaymentInput, transactionId: string, target: Target): WrittenRow {
+  return {
+    endpointAsset: target.price.network === input.network ? target.price.asset : null,
+    transactionId,
+    network: input.network,
+    asset: input.asset,
+    payer: normalisePayer(input.payer),
+    authorizationNonce: input.authorizationNonce ? input.authorizationNonce.toLowerCase() : null,
+    quotedPayTo: input.quotedPayTo ? normalisePayer(input.quotedPayTo) : null,
+    advertisedAmount: input.advertisedAmount,
+    relayedAt: input.relayedAt ?? null,
+    listingId: input.listingId,
+    endpointId: input.endpointId ?? null,
+  };
 }
 
 function relayError(status: number, code: string, message: string): Response {
@@ -168,7 +226,7 @@ function relayError(status: number, code: string, message: string): Response {
 export async function relayCall(req: Request, slug: string, path: string, options: RelayOptions = {}): Promise<Response> {
   const caller: Caller = options.house ? { kind: "house", id: "canary" } : (options.caller ?? (await authenticateCaller(req)));
   const method = req.method.toUpperCase();
-  const target = await findTarget(slug, method, path, new URL(req.url).search);
+  const target = await findTarget(slug, method, path, new URL(req.url).search, options.cold !== true);
 
   const headers: Record<string, string> = {};
   for (const name of FORWARDED_REQUEST_HEADERS) {
@@ -197,6 +255,7 @@ export async function relayCall(req: Request, slug: string, path: string, option
       maxBodyBytes: RELAY_MAX_BODY_BYTES,
       bodyOverflow: "error",
       requireValidTls: true,
+      pool: options.cold !== true,
     });
   const relayedAt = new Date();
   const started = performance.now();
@@ -233,7 +292,7 @@ export async function relayCall(req: Request, slug: string, path: string, option
       const settlement = answer.ok && !failure ? decodeSettlement(payment.protocol, answer.headers) : { claim: null, transaction: null };
       const row = await recordAttempt({ common, payment, terms, check, failure, settlement, window: { from: relayedAt.getTime(), to: Date.now() }, unpaid, options });
       if (row.created && row.transaction) {
-        const confirm = () => confirmRecorded(row.id, options.chain);
+        const confirm = () => confirmRecorded(row.id, options.chain, options.cold ? undefined : writtenRow(row.input, row.transaction!, target));
         if (options.afterAnswer) options.afterAnswer(confirm);
         else await confirm();
       }

@@ -33,9 +33,9 @@ async function handle(req: Request, ctx: Context): Promise<Response> {
     assertRelayOrigin(req);
     const { listing, path } = await routeParams(ctx.params);
     // Who is calling, and whether their budget has a token left, before the relay reads a byte of
-    // the body or reaches a seller (docs/LIMITS.md).
+    // the body or reaches a seller (docs/LIMITS.md; tokens leased in blocks, "Leased tokens").
     const caller = await authenticateCaller(req);
-    await takeRateLimit("call", `${caller.kind}:${caller.id}`);
+    await takeRateLimit("call", `${caller.kind}:${caller.id}`, { lease: true });
     return await relayCall(req, listing, path.map(encodeURIComponent).join("/"), { caller, afterAnswer });
   } catch (e) {
     const res = withRelayHeaders(toResponse(e));
