@@ -2,7 +2,7 @@
 /** "Add a service": paste a URL, the discovery import drafts the listing, the seller reviews it in the editor. */
 import Link from "next/link";
 import { useState, useTransition } from "react";
-import { OVERLAP_WORDS } from "@/lib/listings/overlap";
+import { OVERLAP_WORDS } from "@/lib/listings/overlap-words";
 import { draftFromUrlAction, type DraftActionResult } from "@/lib/surfaces/seller-actions";
 import { ListingEditor } from "./listing-editor/editor";
 

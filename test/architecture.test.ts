@@ -46,6 +46,7 @@ const ROOMS: Room[] = [
   { path: "lib/evidence.ts", band: "base", owns: "the probe evidence types" },
   { path: "lib/listing-document", band: "base", owns: "the listing document's types, its ajv validation and size limits" },
   { path: "lib/seller-schema.ts", band: "base", owns: "the one compiler for sellers' JSON Schemas: options, bounded cache, hostile schemas refused" },
+  { path: "lib/read-cache.ts", band: "base", owns: "the read-through cache of rows per process and database, trusted for a TTL" },
   { path: "lib/scheduler.ts", band: "base", owns: "the one scheduler every room's ticks run in" },
   { path: "lib/generated", band: "store", owns: "the Prisma client prisma generate writes (not committed)" },
   { path: "lib/db.ts", band: "store", owns: "the one lazily opened database handle (PGlite or a server)", also: ["lib/generated"] },
@@ -1230,5 +1231,63 @@ describe("the standalone verifier", () => {
       `verifier/src/engine.ts verifier-standalone imports "ajv" (npm`,
       `lib/catalog/trust.ts verifier-apart imports "../../verifier/src/verify.ts" (verifier/src/verify.ts)`,
     ]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// client-no-database: a "use client" file is bundled for the browser; nothing it reaches may open
+// the database (the bundler fails on pg's node built-ins, and a secret-bearing module must not ship)
+// ---------------------------------------------------------------------------------------------
+
+/** A "use server" module reached from a client file is a server-action reference, not bundled: the walk stops there. */
+const USE_SERVER = /^(\s*(\/\/[^\n]*|\/\*[\s\S]*?\*\/))*\s*["']use server["']/;
+
+function clientReachesDatabase(graph: Graph, sources: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, node] of graph) {
+    if (!node.useClient) continue;
+    const seen = new Set<string>([file]);
+    const queue: Array<{ at: string; via: string[] }> = [{ at: file, via: [file] }];
+    while (queue.length > 0) {
+      const { at, via } = queue.shift()!;
+      const lines = (sources.get(at) ?? "").split("\n");
+      for (const e of graph.get(at)?.imports ?? []) {
+        // A type-only import is erased before bundling.
+        if (/^\s*(import|export) type\b/.test(lines[e.line - 1] ?? "")) continue;
+        if (DATABASE.some((p) => matches(p, e.to))) {
+          out.push(`${file}: reaches ${targetText(e.to)} through ${via.join(" → ")} [client-no-database]`);
+          continue;
+        }
+        if (e.to.kind === "repo" && !seen.has(e.to.path) && graph.has(e.to.path) && !USE_SERVER.test(sources.get(e.to.path) ?? "")) {
+          seen.add(e.to.path);
+          queue.push({ at: e.to.path, via: [...via, e.to.path] });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+describe("client-no-database", () => {
+  it("no \"use client\" file reaches the database, through any import", () => {
+    const sources = repoSources();
+    const graph = buildGraph(sources, isRepoFile);
+    expect([...graph.values()].filter((n) => n.useClient).length).toBeGreaterThan(5);
+    expect(clientReachesDatabase(graph, sources)).toEqual([]);
+  });
+
+  it("fires on a client component reaching lib/sql.ts two files away", () => {
+    const files: Record<string, string> = {
+      "components/x.tsx": `"use client";\nimport { W } from "@/lib/listings/words"; export const X = W;`,
+      "lib/listings/words.ts": `import { rows } from "@/lib/sql"; export const W = rows;`,
+      "lib/sql.ts": `export const rows = 1;`,
+      "components/y.tsx": `import { rows } from "@/lib/sql"; export const Y = rows;`,
+      "components/t.tsx": `"use client";\nimport type { Rows } from "@/lib/sql";\nexport type T = Rows;`,
+      "components/z.tsx": `"use client";\nimport { act } from "@/lib/surfaces/actions"; export const Z = act;`,
+      "lib/surfaces/actions.ts": `/** actions */\n"use server";\nimport { rows } from "@/lib/sql"; export const act = rows;`,
+    };
+    const sources = new Map(Object.entries(files));
+    const graph = buildGraph(sources, (p) => sources.has(p));
+    expect(clientReachesDatabase(graph, sources)).toEqual([`components/x.tsx: reaches lib/sql.ts through components/x.tsx → lib/listings/words.ts [client-no-database]`]);
   });
 });

@@ -11,7 +11,9 @@
 import { rows, type PrismaLike } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
 
-export type OverlapReason = "base_url" | "endpoints";
+import { OVERLAP_WORDS, type OverlapReason } from "./overlap-words";
+
+export { OVERLAP_WORDS, type OverlapReason };
 
 export interface OverlapCandidate {
   baseUrl: string;
@@ -49,11 +51,6 @@ export function overlapReason(a: OverlapCandidate, b: OverlapCandidate): Overlap
   if (ka !== "" && ka === endpointSetKey(b)) return "endpoints";
   return null;
 }
-
-export const OVERLAP_WORDS: Record<OverlapReason, string> = {
-  base_url: "the same base URL",
-  endpoints: "the same endpoints",
-};
 
 export interface OverlappingListing {
   id: string;

@@ -5,6 +5,7 @@
  * authorization: docs/ROUTER.md "Binding" and "Whose failure it is". It takes an API key only (a
  * session cookie is no authority here), and its answers are data, never a page (lib/router/relay-response.ts).
  */
+import { readCache } from "@/lib/read-cache";
 import { authenticateApiKey } from "@/lib/apikeys";
 import { db } from "@/lib/db";
 import { isListed } from "@/lib/listings/visibility";
@@ -96,7 +97,7 @@ type ListingTarget = { id: string; baseUrl: string; publicationState: string; en
  * still checked by the guard as it is sent.
  */
 export const TARGET_CACHE_TTL_MS = 1000;
-const targetCaches = new WeakMap<object, Map<string, { readAt: number; listing: Promise<ListingTarget>; refreshing?: boolean }>>();
+const targets = readCache<ListingTarget>(TARGET_CACHE_TTL_MS);
 
 function readListing(prisma: Awaited<ReturnType<typeof db>>, slug: string, cached: boolean): Promise<ListingTarget> {
   const read = () =>
@@ -104,27 +105,7 @@ function readListing(prisma: Awaited<ReturnType<typeof db>>, slug: string, cache
       where: { slug },
       select: { id: true, baseUrl: true, publicationState: true, endpoints: { select: { id: true, method: true, path: true, priceAsset: true, priceNetwork: true } } },
     });
-  if (!cached) return read();
-  let m = targetCaches.get(prisma);
-  if (!m) targetCaches.set(prisma, (m = new Map()));
-  const now = performance.now();
-  const hit = m.get(slug);
-  if (hit && now - hit.readAt < TARGET_CACHE_TTL_MS) {
-    // Half as old as it may be: read again in the background, so a busy listing never waits.
-    if (now - hit.readAt >= TARGET_CACHE_TTL_MS / 2 && !hit.refreshing) {
-      hit.refreshing = true;
-      read().then(
-        (listing) => m.get(slug) === hit && m.set(slug, { readAt: now, listing: Promise.resolve(listing) }),
-        () => (hit.refreshing = false),
-      );
-    }
-    return hit.listing;
-  }
-  const entry = { readAt: now, listing: read() };
-  entry.listing.catch(() => m.get(slug) === entry && m.delete(slug));
-  m.set(slug, entry);
-  if (m.size > 10_000) m.delete(m.keys().next().value as string);
-  return entry.listing;
+  return cached ? targets.get(prisma, slug, read) : read();
 }
 
 async function findTarget(slug: string, method: string, path: string, query: string, cached: boolean): Promise<Target> {

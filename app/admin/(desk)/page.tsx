@@ -4,7 +4,7 @@ import { requireActor } from "@/lib/auth/roles";
 import { ReadinessChip } from "@/components/readiness-chip";
 import { sessionUserId } from "@/lib/auth/session";
 import { timeAgo } from "@/lib/format";
-import { OVERLAP_WORDS } from "@/lib/listings/overlap";
+import { OVERLAP_WORDS } from "@/lib/listings/overlap-words";
 import { ANALYSIS_STATES, adminDesk } from "@/lib/surfaces/admin";
 import { orPageError } from "@/lib/surfaces/guard";
 import { requeueDeadAction } from "@/lib/surfaces/admin-actions";

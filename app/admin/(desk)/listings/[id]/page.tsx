@@ -8,7 +8,7 @@ import { ProvisionalChip, ReadinessChip } from "@/components/readiness-chip";
 import { sessionUserId } from "@/lib/auth/session";
 import { formatRawTotal, timeAgo } from "@/lib/format";
 import type { ProbeEvidence } from "@/lib/evidence";
-import { OVERLAP_WORDS } from "@/lib/listings/overlap";
+import { OVERLAP_WORDS } from "@/lib/listings/overlap-words";
 import { adminListing, LEDGER_ROWS_SHOWN } from "@/lib/surfaces/admin";
 import { orPageError } from "@/lib/surfaces/guard";
 import { formatUsdcAtomic } from "@/lib/format";

@@ -1,0 +1,8 @@
+/** What makes two listings overlap, in a seller's words: pure, so client components may import it. */
+
+export type OverlapReason = "base_url" | "endpoints";
+
+export const OVERLAP_WORDS: Record<OverlapReason, string> = {
+  base_url: "the same base URL",
+  endpoints: "the same endpoints",
+};
