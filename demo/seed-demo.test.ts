@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queueDemoAnalyses, seedDemo, shapeDocument, SHAPES } from "@/demo/seed-demo";
+import { queueDemoAnalyses, seedDemo, SHAPES } from "@/demo/seed-demo";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { readListingTrust } from "@/lib/catalog/trust";
 
@@ -69,19 +69,6 @@ describe("demo seed", () => {
     const again = await queueDemoAnalyses(t.prisma, seeded);
     expect(again.sort()).toEqual([...first].sort());
     expect(await t.prisma.analysis.count({ where: { listingId: { in: Object.values(seeded.fixtureListingIds) } } })).toBe(first.length);
-  });
-
-  it("re-probes a shape the market serves: its fixture evidence (https, Base) stands only until the monitor probes it where it is listed", async () => {
-    const shapeDocuments = Object.fromEntries(SHAPES.map((s) => [s.key, shapeDocument(s.key)]));
-    const seeded = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020", shapeDocuments });
-    expect(seeded.servedShapeIds.sort()).toEqual(Object.values(seeded.listingIdsByShape).sort());
-    const queued = await queueDemoAnalyses(t.prisma, seeded);
-    const shapeJobs = await t.prisma.analysis.findMany({ where: { listingId: { in: seeded.servedShapeIds } }, select: { id: true } });
-    expect(shapeJobs).toHaveLength(SHAPES.length);
-    expect(queued).toEqual(expect.arrayContaining(shapeJobs.map((j) => j.id)));
-    // Unserved (no market): the fixture evidence is all there is, and nothing is queued for it.
-    const plain = await seedDemo(t.prisma, { sellersOrigin: "http://127.0.0.1:4020" });
-    expect(plain.servedShapeIds).toEqual([]);
   });
 
   it("lists the faulty fixture seller on the demo's own chain, not the fixture's Base", async () => {

@@ -67,8 +67,6 @@ export interface DemoSeedResult {
   marketListingIds: Record<string, string>;
   fixtureListingIds: Record<string, string>;
   productListingIds: Record<string, string>;
-  /** The shapes' listings when the demo market serves them: their fixture evidence is replaced by a real probe. */
-  servedShapeIds: string[];
 }
 
 export async function seedDemo(
@@ -152,8 +150,7 @@ export async function seedDemo(
     marketListingIds[key] = id;
     marketSlugs[key] = await slugOf(prisma, id);
   }
-  const servedShapeIds = opts.shapeDocuments ? Object.values(listingIdsByShape) : [];
-  return { listingIdsByShape, marketSlugs, marketListingIds, fixtureListingIds, productListingIds, servedShapeIds };
+  return { listingIdsByShape, marketSlugs, marketListingIds, fixtureListingIds, productListingIds };
 }
 
 async function slugOf(prisma: PrismaClient, id: string): Promise<string> {
@@ -201,8 +198,7 @@ async function publishDemoResult(prisma: PrismaClient, listingId: string, doc: L
 }
 
 /**
- * Queue an analysis for every fixture-seller and market-extra listing without a published result, and for every
- * served shape still showing its fixture evidence, so the in-process
+ * Queue an analysis for every fixture-seller and market-extra listing without a published result, so the in-process
  * catalog-monitor probes them for real as soon as the server starts. Idempotent: an analysis already
  * active for a listing is reused, not duplicated.
  */
@@ -213,13 +209,6 @@ export async function queueDemoAnalyses(prisma: PrismaClient, seeded: DemoSeedRe
   for (const id of [...Object.values(seeded.fixtureListingIds), ...Object.values(seeded.marketListingIds), ...products]) {
     const l = await prisma.listing.findUniqueOrThrow({ where: { id }, select: { currentResultId: true } });
     if (l.currentResultId) continue;
-    queued.push((await onListingPublished(id, "system:demo-seed")).id);
-  }
-  // A shape the market serves keeps its fixture evidence (probed at a public https host on Base) only until
-  // the monitor has probed it where it is listed: over http, on the local chain.
-  for (const id of seeded.servedShapeIds) {
-    const l = await prisma.listing.findUniqueOrThrow({ where: { id }, select: { currentResult: { select: { evidence: { select: { vantage: true } } } } } });
-    if (l.currentResult?.evidence?.vantage !== "demo") continue;
     queued.push((await onListingPublished(id, "system:demo-seed")).id);
   }
   return queued;
