@@ -1,6 +1,6 @@
 /**
  * The demo market: sellers described by a listing document, served for real on the local chain.
- * Each seller answers every endpoint its document lists, and its payable ones only after a payment
+ * Each seller answers every endpoint its document lists as its service would (./answers.ts), its payable ones only after a payment
  * verified and settled through a facilitator by the real x402 seller middleware (`paymentMiddleware`
  * from @x402/express, the exact EVM scheme), at the document's own price in the local test USDC.
  * Beside its endpoints each publishes what a real seller does: `/.well-known/x402`, `/openapi.json`,
