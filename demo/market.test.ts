@@ -24,6 +24,7 @@ import { facilitatorRoutes, rigFacilitator, routerCallRoute } from "@/test/route
 import { canaryConfigured, queueDueRuns, runDueRuns } from "@/lib/canary/runs";
 import { adminCanaryDesk } from "@/lib/surfaces/admin-canary";
 import type { RunResult } from "@/lib/canary/run";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
 
 let node: AnvilNode;
 let local: LocalChain;
@@ -154,6 +155,30 @@ describe("the demo market's ledger is the router's, confirmed on chain", () => {
     expect(rows).toHaveLength(MPP_BUYERS * 2);
     expect(new Set(rows.map((r) => r.payer)).size).toBe(MPP_BUYERS);
     for (const r of rows) expect(r).toMatchObject({ protocol: "mpp", status: "settled", advertisedAmount: "5000", chainAmount: "5000", chainTo: plan[4].payTo.toLowerCase() });
+  });
+});
+
+describe("the market's sellers answer as their services (sellers/market/answers.ts), not with placeholders", () => {
+  it("free endpoints over HTTP, and the answer a paid endpoint publishes as its discovery example", async () => {
+    const status = await (await fetch(`${market.url}/mature-and-honest/v1/status`)).json();
+    expect(status).toMatchObject({ healthy: true, indexBuiltAt: expect.stringMatching(/^2026-/) });
+    expect(status.countries).toBeGreaterThan(10);
+    const languages = await (await fetch(`${market.url}/well-built-brand-new/v1/languages`)).json();
+    expect(languages.languages).toContainEqual({ code: "es", name: "Spanish", translate: true });
+    const unpaid = await fetch(`${market.url}/mature-and-honest/v1/geocode?q=${encodeURIComponent("Alexanderplatz 1, Berlin")}&country=DE&limit=1`);
+    expect(unpaid.status).toBe(402);
+    const required = decodePaymentRequiredHeader(unpaid.headers.get("payment-required")!);
+    const bazaar = (required.extensions as Record<string, { info: { output: { example: { results: unknown[] } } } }>).bazaar;
+    expect(bazaar.info.output.example.results).toEqual([expect.objectContaining({ lat: 52.5219, lon: 13.4132, confidence: 1 })]);
+  });
+
+  it("the MPP geo lookup refuses a malformed request carrying a credential before charging; unpaid, it still gets its 402", async () => {
+    const post = (headers: Record<string, string>) =>
+      fetch(`${market.url}/geo-lookup-mpp/api/reverse`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ lat: 200, lon: 0 }) });
+    const paid = await post({ authorization: "Payment not-a-credential" });
+    expect(paid.status).toBe(400);
+    expect(await paid.json()).toMatchObject({ error: "invalid_request", pointer: "/lat" });
+    expect((await post({})).status).toBe(402);
   });
 });
 

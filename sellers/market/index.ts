@@ -1,6 +1,6 @@
 /**
  * The demo market: sellers described by a listing document, served for real on the local chain.
- * Each seller answers every endpoint its document lists, and its payable ones only after a payment
+ * Each seller answers every endpoint its document lists as its service would (./answers.ts), its payable ones only after a payment
  * verified and settled through a facilitator by the real x402 seller middleware (`paymentMiddleware`
  * from @x402/express, the exact EVM scheme), at the document's own price in the local test USDC.
  * Beside its endpoints each publishes what a real seller does: `/.well-known/x402`, `/openapi.json`,
@@ -37,6 +37,7 @@ import type { SellerDescription } from "../types";
 import { failAfterSettlement, neverSettlingClient } from "../paid";
 import { listenLoopback } from "../listen";
 import { facilitatorClientFor, type FacilitatorTarget } from "../facilitator-client";
+import { answer, checkRequest, handlerFor } from "./answers";
 
 export const MARKET_BEHAVIOURS = ["honest", "never-settles", "fails-after-payment", "overcharges", "wrong-payee"] as const;
 export type MarketBehaviour = (typeof MARKET_BEHAVIOURS)[number];
@@ -125,7 +126,8 @@ function describe(slug: string, doc: ListingDocument): SellerDescription {
 
 /**
  * A value that satisfies `schema` as far as its structure goes (required properties, types, enums,
- * minimums, array minimums): what a seller of the market answers for an endpoint.
+ * minimums, array minimums): what a seller of the market answers for an endpoint without a handler
+ * in ./answers.ts.
  */
 export function instanceOf(schema: JsonSchema | null | undefined, depth = 0): unknown {
   const s = (schema ?? {}) as Record<string, unknown>;
@@ -163,6 +165,22 @@ export function instanceOf(schema: JsonSchema | null | undefined, depth = 0): un
   }
 }
 
+/** What the endpoint's request reads as: a GET's query, otherwise its JSON body. */
+const requestOf = (e: ListingEndpoint, req: Request): unknown => (e.method === "GET" ? { ...(req.query as Record<string, unknown>) } : req.body);
+
+/** Answer one delivered call: the service's own answer (./answers.ts), else a structural instance of the schema. */
+function deliver(e: ListingEndpoint, req: Request, res: Response): void {
+  const a = answer(e, requestOf(e, req));
+  if (!a) return void res.json(instanceOf(e.responseSchema));
+  res.status(a.status).json(a.body);
+}
+
+/** The answer the endpoint's published example gets (discovery's output example), else the structural instance. */
+function exampleOutput(e: ListingEndpoint): unknown {
+  const a = e.requestExample != null || e.noParameters ? answer(e, e.requestExample ?? {}) : null;
+  return a?.status === 200 ? a.body : instanceOf(e.responseSchema);
+}
+
 const isMppOnly = (doc: ListingDocument) => doc.protocols.includes("mpp") && !doc.protocols.includes("x402");
 
 /** The test USDC's decimals (6, like USDC): what an MPP charge's display amount is written in. */
@@ -192,12 +210,19 @@ function mountMpp(router: express.Router, spec: MarketSellerSpec, options: Marke
   });
   for (const e of spec.document.endpoints) {
     const verb = e.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
-    const answer = (_req: Request, res: Response) => void res.json(instanceOf(e.responseSchema));
+    const respond = (req: Request, res: Response) => deliver(e, req, res);
     if (e.payable && e.pricing?.machine) {
       const amount = formatUnits(BigInt(e.pricing.machine.amount), USDC_DECIMALS);
-      router[verb](e.path, express.json({ limit: "256kb" }), mppx.charge({ amount, description: e.description ?? `${e.method} ${e.path}` }), answer);
+      // mppx settles before the handler runs: a request carrying a credential is checked first, so a
+      // malformed one is refused before its payment is taken (an unpaid one still gets its 402).
+      const checkBeforeCharge = (req: Request, res: Response, next: () => void) => {
+        const checked = /^Payment\s/i.test(req.headers.authorization ?? "") && handlerFor(e) ? checkRequest(e, requestOf(e, req)) : null;
+        if (checked && "refused" in checked) return void res.status(checked.refused.status).json(checked.refused.body);
+        next();
+      };
+      router[verb](e.path, express.json({ limit: "256kb" }), checkBeforeCharge, mppx.charge({ amount, description: e.description ?? `${e.method} ${e.path}` }), respond);
     } else {
-      router[verb](e.path, express.json({ limit: "256kb" }), answer);
+      router[verb](e.path, express.json({ limit: "256kb" }), respond);
     }
   }
 }
@@ -251,7 +276,7 @@ export async function startMarket(options: MarketOptions): Promise<Market> {
           ...(e.requestExample != null || e.requestSchema ? { input: (e.requestExample ?? instanceOf(e.requestSchema)) as Record<string, unknown> } : {}),
           ...(e.requestSchema ? { inputSchema: e.requestSchema as Record<string, unknown> } : {}),
           ...(e.method === "GET" ? {} : { bodyType: "json" as const }),
-          output: { example: instanceOf(e.responseSchema), ...(e.responseSchema ? { schema: e.responseSchema as Record<string, unknown> } : {}) },
+          output: { example: exampleOutput(e), ...(e.responseSchema ? { schema: e.responseSchema as Record<string, unknown> } : {}) },
         } as Parameters<typeof declareDiscoveryExtension>[0]) as Record<string, unknown>,
       };
     }
@@ -263,15 +288,15 @@ export async function startMarket(options: MarketOptions): Promise<Market> {
     }
 
     for (const e of spec.document.endpoints) {
-      const answer = (_req: Request, res: Response) => {
+      const respond = (req: Request, res: Response) => {
         if (spec.behaviour === "fails-after-payment" && e.payable) {
           // 200 to the middleware (so it settles); failAfterSettlement turns it into a 500 on the way out.
           res.status(200).json({ error: "internal_error", message: "the backend failed after payment" });
           return;
         }
-        res.json(instanceOf(e.responseSchema));
+        deliver(e, req, res);
       };
-      router[e.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete"](e.path, express.json({ limit: "256kb" }), answer);
+      router[e.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete"](e.path, express.json({ limit: "256kb" }), respond);
     }
     app.use(`/${spec.slug}`, router);
   }
