@@ -36,7 +36,7 @@ describe("networkName", () => {
 
 describe("formatRawTotal", () => {
   it.each<[number, string]>([
-    [89.499999, "89.49"], // readiness/1.1.0's exact 89.49999987 beside its total 89: never "89.50"
+    [89.499999, "89.49"], // exact arithmetic (readiness/1.1.0 onwards): 89.49999987 beside its total 89, never "89.50"
     [89.5, "89.5"],
     [95.75, "95.75"],
     [100, "100"],

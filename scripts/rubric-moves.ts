@@ -1,5 +1,6 @@
 /**
- * npm run rubric:moves -- [--from 1.0.0] [--to 1.1.0] [--format text|json] [--now ISO]
+ * npm run rubric:moves -- [--from 1.1.0] [--to 1.2.0] [--format text|json] [--now ISO]
+ * (default: the served version against the release before it)
  * Which listings a rubric release moves, on the configured database (DATABASE_URL, else the embedded
  * PGlite in TOLLGATE_DATA_DIR): lib/analyses/rubric-moves.ts. Exit 2 names a bad flag or version.
  */
@@ -13,8 +14,8 @@ function flag(name: string, fallback: string): string {
 }
 
 async function main(): Promise<number> {
-  const from = flag("from", "1.0.0");
   const to = flag("to", CURRENT_RUBRIC.version);
+  const from = flag("from", RUBRIC_VERSIONS[RUBRIC_VERSIONS.indexOf(to) - 1] ?? RUBRIC_VERSIONS[0]);
   const format = flag("format", "text");
   const nowText = flag("now", "");
   for (const [name, v] of [["from", from], ["to", to]] as const) {

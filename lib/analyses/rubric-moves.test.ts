@@ -1,7 +1,8 @@
 /**
  * rubricMoves: the latest result of every listing re-read under two rubric versions from the same
  * inputs. A listing whose only price is machine-readable moves by P1's 6 points under 1.1.0; a
- * complete listing does not move; a provisional result is read without evidence. Both databases.
+ * complete listing does not move; a provisional result is read without evidence; the served 1.2.0
+ * moves a listing whose response is a plain string by D3 alone. Both databases.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
@@ -78,6 +79,23 @@ describe("rubricMoves", () => {
     expect(text).toContain("readiness/1.0.0 → readiness/1.1.0: 1 of 4 listings move");
     expect(text).toMatch(/P1: fail 0 → pass 6 {2}1 of 1 payable endpoints publish a price or quote/);
     expect(text).toContain("(no probe evidence)");
+  });
+
+  it("the release of the served 1.2.0 over a listing scored under 1.1.0 moves D3 alone (a string response)", async () => {
+    const { org } = await seedOwner(t.prisma);
+    const doc = fullListing({
+      slug: "plain-text",
+      endpoints: [fullEndpoint(), fullEndpoint({ method: "GET", path: "/metrics", requestSchema: null, noParameters: true, requestExample: null, responseSchema: { type: "string" } })],
+    });
+    const id = await seedListing(t.prisma, org.id, doc);
+    await storeResult(id, doc, { evidence: true, withFacts: true, version: "readiness/1.1.0", createdAt: new Date("2026-12-04T00:00:00Z") });
+    const moves = await rubricMoves(t, { from: "1.1.0", to: "1.2.0", now: TEST_NOW });
+    expect(moves).toMatchObject({ from: "readiness/1.1.0", to: "readiness/1.2.0" });
+    const moved = moves.listings.find((l) => l.listingId === id)!;
+    expect(moved.storedVersion).toBe("readiness/1.1.0");
+    expect(moved.rules.map((r) => r.id)).toEqual(["D3"]);
+    expect(moved.rules[0]).toMatchObject({ from: { status: "partial", earned: 2 }, to: { status: "pass", earned: 4 } });
+    expect(moved.to.rawTotal - moved.from.rawTotal).toBeCloseTo(2, 6);
   });
 
   it("refuses an unreleased version by name", async () => {

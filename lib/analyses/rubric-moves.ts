@@ -5,7 +5,7 @@
  * release re-scores the catalog (enqueue-analysis.ts onRubricRelease), an operator can see who moves
  * and why; afterwards it says which listings changed because of the rubric, not their service.
  *
- *   npm run rubric:moves -- [--from 1.0.0] [--to 1.1.0] [--format text|json]
+ *   npm run rubric:moves -- [--from 1.1.0] [--to 1.2.0] [--format text|json]
  *
  * Both sides are scored here from identical inputs, so every difference is the rubric's.
  */

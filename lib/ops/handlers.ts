@@ -21,7 +21,7 @@ export const ClaimBody = z
     limit: z.number().int().min(1).max(1000),
     leaseMs: z.number().int().positive().optional(),
     // docs/spec/scoring-system.md "Governance": the monitor must support a version before the API serves it.
-    rubricVersions: z.array(z.string().regex(/^readiness\/\d+\.\d+\.\d+$/, 'must be a rubric version such as "readiness/1.1.0"')).max(64),
+    rubricVersions: z.array(z.string().regex(/^readiness\/\d+\.\d+\.\d+$/, 'must be a rubric version such as "readiness/1.2.0"')).max(64),
   })
   .strict();
 export const HeartbeatBody = z.object({ leaseToken: token, leaseMs: z.number().int().positive().optional(), step: z.literal("probing").optional(), progress: z.object({ done: z.number().int().min(0).max(10_000), total: z.number().int().min(0).max(10_000) }).strict().refine((p) => p.done <= p.total, "done must not exceed total").optional() }).strict();

@@ -1,11 +1,12 @@
 /**
- * D3 evidence end to end (readiness/1.1.0 reading "endpoint-docs"): a loopback docs server, the probe
- * fetching each endpoint's page through the SSRF guard, and the engine judging what it recorded.
+ * D3 evidence end to end (reading "endpoint-docs", readiness/1.1.0 onwards): a loopback docs server, the
+ * probe fetching each endpoint's page through the SSRF guard, and the engine judging what it recorded
+ * under 1.1.0 and under the served rubric.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { scoreReadiness } from "@/lib/scoring/readiness";
-import { loadRubric } from "@/lib/scoring/readiness/rubric";
+import { CURRENT_RUBRIC, loadRubric } from "@/lib/scoring/readiness/rubric";
 import { dynamicEndpoint, fullEndpoint, fullEvidence, fullListing, TEST_NOW } from "@/test/readiness";
 import { listenHttp, type LocalServer } from "@/test/net-servers";
 import { endpointDocsPage, ENDPOINT_DOCS_MAX_BYTES, probeEndpointDocs, readPage } from "./endpoint-docs";
@@ -77,7 +78,15 @@ describe("what the probe records from a docs page", () => {
   });
 });
 
-describe("D3 on a probed listing (readiness/1.1.0), from the probe's own evidence", () => {
+/** D3 under 1.1.0 and under the served rubric (1.2.0 reads object schemas as 1.1.0 does): the same rule, or a failure. */
+function d3Both(listing: ListingDocument, ev: Parameters<typeof scoreReadiness>[1]) {
+  expect(CURRENT_RUBRIC.version).toBe("1.2.0");
+  const [v11, served] = [loadRubric("1.1.0"), CURRENT_RUBRIC].map((r) => scoreReadiness(listing, ev, r, { now: TEST_NOW }).rules.find((x) => x.id === "D3")!);
+  expect(served).toEqual(v11);
+  return served;
+}
+
+describe("D3 on a probed listing (readiness/1.1.0 and the served 1.2.0), from the probe's own evidence", () => {
   it("passes both endpoints of a shared page that shows their paths, fields and an example", async () => {
     const listing: ListingDocument = fullListing({
       baseUrl: base,
@@ -88,7 +97,7 @@ describe("D3 on a probed listing (readiness/1.1.0), from the probe's own evidenc
     if (!probed.ok) throw new Error(probed.detail);
     expect(probed.evidence.version).toBe(2);
     const ev = { ...fullEvidence(listing), probe: probed.evidence };
-    const d3 = scoreReadiness(listing, ev, loadRubric("1.1.0"), { now: TEST_NOW }).rules.find((r) => r.id === "D3")!;
+    const d3 = d3Both(listing, ev);
     // The page has one <pre> (forecast) and <code> elements: both endpoints share it, so both carry an example.
     expect(probed.evidence.endpointDocs!.map((d) => [d.path, d.names, d.example])).toEqual([
       ["/v1/forecast", ["lat", "lon", "hours"], true],
@@ -107,7 +116,7 @@ describe("D3 on a probed listing (readiness/1.1.0), from the probe's own evidenc
     });
     const probed = await probeListing(listing, { allowHosts: [`127.0.0.1:${server.port}`], deadlineMs: 4000 });
     if (!probed.ok) throw new Error(probed.detail);
-    const d3 = scoreReadiness(listing, { ...fullEvidence(listing), probe: probed.evidence }, loadRubric("1.1.0"), { now: TEST_NOW }).rules.find((r) => r.id === "D3")!;
+    const d3 = d3Both(listing, { ...fullEvidence(listing), probe: probed.evidence });
     expect(d3).toMatchObject({ earned: 0, status: "fail" });
     expect(d3.reason).toBe("0 of 2 endpoints have a docs page that shows their path, request and response fields and an example; GET /v1/forecast: its docs page does not show the response field timezone; GET /v1/gone: its docs page did not load (HTTP 404)");
   });

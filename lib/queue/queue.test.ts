@@ -21,7 +21,7 @@ import { fullListing } from "@/test/readiness";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { CURRENT_RUBRIC, rubricVersionString } from "@/lib/scoring/readiness";
 
-/** The rubric this build serves (readiness/1.1.0 since issue 18). */
+/** The rubric this build serves (readiness/1.2.0). */
 const SERVED = rubricVersionString(CURRENT_RUBRIC);
 
 let t: TestDatabase;
@@ -344,19 +344,19 @@ describe("sweeps and rubric releases", () => {
       const p = db2.prisma;
       const { org } = await seedOwner(p);
       const ids = await seedListings(p, org.id, 6);
-      // Three listings scored under 1.0.0 (via the real pipeline), three under "1.1.0" (made by hand).
+      // Three listings scored under the previous 1.1.0, three under the released 1.2.0 (made by hand).
       for (const [i, listingId] of ids.entries()) {
-        const version = i < 3 ? "readiness/1.0.0" : "readiness/1.1.0";
+        const version = i < 3 ? "readiness/1.1.0" : "readiness/1.2.0";
         const r = await p.readinessResult.create({
           data: { listingId, rubricVersion: version, total: 50, rawTotal: 50, band: "x", provisional: false, caps: [], dimensions: [], rules: [], improvements: [], document: {} },
         });
         await p.listing.update({ where: { id: listingId }, data: { currentResultId: r.id } });
       }
-      const patch = await onRubricRelease("1.1.1", "1.1.0", p);
+      const patch = await onRubricRelease("1.2.1", "1.2.0", p);
       expect(patch).toMatchObject({ kind: "patch", recorded: true, queued: 0 });
       expect(await p.analysis.count()).toBe(0);
 
-      const minor = await onRubricRelease("1.1.0", "1.0.0", p);
+      const minor = await onRubricRelease("1.2.0", "1.1.0", p);
       expect(minor).toMatchObject({ kind: "minor", recorded: true, queued: 6, mismatched: 3 });
       const rows = await p.analysis.findMany({ orderBy: { priority: "desc" } });
       expect(rows.every((r) => r.trigger === "rubric" && r.submitter === `system:rubric:${r.listingId}`)).toBe(true);
@@ -365,7 +365,7 @@ describe("sweeps and rubric releases", () => {
       expect(rows.filter((r) => r.priority === PRIORITY_RUBRIC_MISMATCH).map((r) => r.listingId).sort()).toEqual(ids.slice(0, 3).sort());
 
       // Handling the same release again queues nothing more.
-      expect(await onRubricRelease("1.1.0", "1.0.0", p)).toMatchObject({ recorded: false, queued: 0 });
+      expect(await onRubricRelease("1.2.0", "1.1.0", p)).toMatchObject({ recorded: false, queued: 0 });
       expect(await p.rubricRelease.count()).toBe(2);
     } finally {
       await db2.close();

@@ -26,7 +26,7 @@ describe("score CLI", () => {
   it("prints the JSON result and exits 0", () => {
     const r = run([listing, "--evidence", evidence, "--now", NOW]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toMatchObject({ rubricVersion: "readiness/1.1.0", total: 87, band: { label: "Ready" }, provisional: false });
+    expect(JSON.parse(r.out)).toMatchObject({ rubricVersion: "readiness/1.2.0", total: 87, band: { label: "Ready" }, provisional: false });
   });
   it("is provisional without evidence, or when asked", () => {
     expect(JSON.parse(run([listing]).out)).toMatchObject({ provisional: true, caps: [] });
@@ -35,7 +35,7 @@ describe("score CLI", () => {
   it("prints a text report a person reads", () => {
     const r = run([listing, "--evidence", evidence, "--now", NOW, "--format=text"]);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^Readiness 87\/100 · Ready · readiness\/1\.1\.0/);
+    expect(r.out).toMatch(/^Readiness 87\/100 · Ready · readiness\/1\.2\.0/);
     expect(r.out).toMatch(/Pricing\s+[█░]{20}\s+18\/20/);
     expect(r.out).toMatch(/part P4/);
     expect(r.out).toMatch(/Improvements \(most valuable first\)\n\s+1\. D2 \+4/);

@@ -35,8 +35,8 @@ function fixtureCorpus(): CorpusEntry[] {
 
 const corpus = fixtureCorpus();
 
-/** A 1.1.1 candidate built from the current rubric by `edit`, with its patch changelog entry. */
-function candidate(edit: (r: Rubric) => void, version = "1.1.1", kind: "patch" | "minor" = "patch"): Rubric {
+/** A 1.2.1 candidate built from the current rubric (1.2.0) by `edit`, with its patch changelog entry. */
+function candidate(edit: (r: Rubric) => void, version = "1.2.1", kind: "patch" | "minor" = "patch"): Rubric {
   const r = JSON.parse(JSON.stringify(CURRENT_RUBRIC)) as Rubric;
   r.version = version;
   r.status = "candidate";
@@ -92,9 +92,9 @@ describe("comparePatchCandidate over the fixture corpus", () => {
   });
 
   it("refuses a candidate that is not a patch bump or lacks its patch changelog entry", () => {
-    expect(comparePatchCandidate(CURRENT_RUBRIC, candidate(() => {}, "1.2.0"), corpus.slice(0, 3)).problems.join()).toMatch(/not a patch bump/);
-    expect(comparePatchCandidate(CURRENT_RUBRIC, candidate(() => {}, "1.1.1", "minor"), corpus.slice(0, 3)).problems.join()).toMatch(/not "patch"/);
-    const noEntry = candidate((r) => { r.changelog = r.changelog.filter((x) => x.version !== "1.1.1"); });
+    expect(comparePatchCandidate(CURRENT_RUBRIC, candidate(() => {}, "1.3.0"), corpus.slice(0, 3)).problems.join()).toMatch(/not a patch bump/);
+    expect(comparePatchCandidate(CURRENT_RUBRIC, candidate(() => {}, "1.2.1", "minor"), corpus.slice(0, 3)).problems.join()).toMatch(/not "patch"/);
+    const noEntry = candidate((r) => { r.changelog = r.changelog.filter((x) => x.version !== "1.2.1"); });
     expect(comparePatchCandidate(CURRENT_RUBRIC, noEntry, corpus.slice(0, 3)).problems.join()).toMatch(/no changelog entry/);
   });
 });

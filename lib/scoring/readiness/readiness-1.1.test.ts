@@ -17,8 +17,9 @@ const V11 = loadRubric("1.1.0");
 const score = (l: ListingDocument, e: ReadinessEvidence | null, r = V11, provisional = false) => scoreReadiness(l, e, r, { now: TEST_NOW, provisional });
 const rule = (r: ReadinessResult, id: RuleId) => r.rules.find((x) => x.id === id)!;
 
-it("1.1.0 is the current rubric, and the full listing still earns 100 under it", () => {
-  expect(CURRENT_RUBRIC).toBe(V11);
+it("1.1.0 is a released version the current 1.2.0 succeeds, and the full listing still earns 100 under it", () => {
+  expect(CURRENT_RUBRIC).toBe(loadRubric("1.2.0"));
+  expect(V11.version).toBe("1.1.0");
   const r = score(fullListing(), fullEvidence());
   expect(r.rules.filter((x) => x.status !== "pass").map((x) => `${x.id}: ${x.reason}`)).toEqual([]);
   expect(r).toMatchObject({ rubricVersion: "readiness/1.1.0", total: 100, rawTotal: 100, caps: [], improvements: [] });

@@ -8,7 +8,7 @@ import type { ListingDocument } from "@/lib/listing-document/document";
 import { parseX402 } from "@/lib/x402";
 import { docsPage, fullEndpoint, fullEvidence, fullListing, probedEndpoint, TEST_NOW } from "@/test/readiness";
 import { scoreReadiness } from "./engine";
-import { loadRubric, type RuleId } from "./rubric";
+import { CURRENT_RUBRIC, loadRubric, type RuleId } from "./rubric";
 import type { ReadinessEvidence, ReadinessResult } from "./types";
 
 const V11 = loadRubric("1.1.0");
@@ -44,6 +44,14 @@ const h1 = (c: unknown, rubric = V12) => {
   const { listing, evidence } = withChallenge(c);
   return rule(scoreReadiness(listing, evidence, rubric, { now: TEST_NOW }), "H1");
 };
+
+it("1.2.0 is the current rubric, and the full listing earns 100 under it", () => {
+  expect(CURRENT_RUBRIC).toBe(V12);
+  const listing = fullListing();
+  const r = scoreReadiness(listing, fullEvidence(listing), V12, { now: TEST_NOW });
+  expect(r.rules.filter((x) => x.status !== "pass").map((x) => `${x.id}: ${x.reason}`)).toEqual([]);
+  expect(r).toMatchObject({ rubricVersion: "readiness/1.2.0", total: 100, rawTotal: 100, caps: [], improvements: [] });
+});
 
 describe("H1 per scheme (reading scheme-policies)", () => {
   it("Circle Gateway batched with 345,600 s: invalid for the probe and 1.1.0, valid under 1.2.0", () => {

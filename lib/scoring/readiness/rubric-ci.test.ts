@@ -43,22 +43,22 @@ const write = (v: string, r: unknown) => writeFileSync(file(v), JSON.stringify(r
 describe("check-rubric-versions against a temporary commit", () => {
   it("fails an unversioned edit of a released rubric file", () => {
     const r = check("edit-released", () => {
-      const x = read("1.1.0");
+      const x = read("1.2.0");
       x.rules.find((y: { id: string }) => y.id === "D2").effort = "low";
-      write("1.1.0", x);
+      write("1.2.0", x);
     });
     expect(r.code).toBe(1);
-    expect(r.out).toContain("readiness-1.1.0.json: readiness/1.1.0 is released and never changes; put the change in a new version file with its changelog entry");
+    expect(r.out).toContain("readiness-1.2.0.json: readiness/1.2.0 is released and never changes; put the change in a new version file with its changelog entry");
   }, 60_000);
 
   it("fails a new version without its changelog entry", () => {
     const r = check("no-changelog", () => {
-      const x = read("1.1.0");
-      x.version = "1.1.1";
-      write("1.1.1", x);
+      const x = read("1.2.0");
+      x.version = "1.2.1";
+      write("1.2.1", x);
     });
     expect(r.code).toBe(1);
-    expect(r.out).toContain("readiness-1.1.1.json: no changelog entry for readiness/1.1.1");
+    expect(r.out).toContain("readiness-1.2.1.json: no changelog entry for readiness/1.2.1");
   }, 60_000);
 
   it("passes a new version with its changelog entry", () => {
@@ -74,16 +74,16 @@ describe("check-rubric-versions against a temporary commit", () => {
 });
 
 describe("checkRubricChanges", () => {
-  const base = JSON.parse(readFileSync(path.join(ROOT, DIR, "readiness-1.1.0.json"), "utf8"));
+  const base = JSON.parse(readFileSync(path.join(ROOT, DIR, "readiness-1.2.0.json"), "utf8"));
   const as = (v: string, kind: string) => JSON.stringify({ ...base, version: v, changelog: [...base.changelog, { version: v, date: "2026-12-04", kind, changes: ["x"] }] });
   it.each<[string, Parameters<typeof checkRubricChanges>[0], RegExp | null]>([
     ["a removed version", [{ status: "D", file: "readiness-1.0.0.json", before: "{}", after: null }], /never removed/],
-    ["a minor bump labelled patch", [{ status: "A", file: "readiness-1.2.0.json", before: null, after: as("1.2.0", "patch") }], /says "patch", but readiness\/1\.1\.0 → readiness\/1\.2\.0 is a minor bump/],
-    ["an older version", [{ status: "A", file: "readiness-1.0.5.json", before: null, after: as("1.0.5", "patch") }], /is not newer than readiness\/1\.1\.0/],
-    ["a file named after another version", [{ status: "A", file: "readiness-1.3.0.json", before: null, after: as("1.2.0", "minor") }], /its version field says 1\.2\.0/],
-    ["a well-formed minor", [{ status: "A", file: "readiness-1.2.0.json", before: null, after: as("1.2.0", "minor") }], null],
+    ["a minor bump labelled patch", [{ status: "A", file: "readiness-1.3.0.json", before: null, after: as("1.3.0", "patch") }], /says "patch", but readiness\/1\.2\.0 → readiness\/1\.3\.0 is a minor bump/],
+    ["an older version", [{ status: "A", file: "readiness-1.1.5.json", before: null, after: as("1.1.5", "patch") }], /is not newer than readiness\/1\.2\.0/],
+    ["a file named after another version", [{ status: "A", file: "readiness-1.4.0.json", before: null, after: as("1.3.0", "minor") }], /its version field says 1\.3\.0/],
+    ["a well-formed minor", [{ status: "A", file: "readiness-1.3.0.json", before: null, after: as("1.3.0", "minor") }], null],
   ])("%s", (_n, changes, want) => {
-    const problems = checkRubricChanges(changes, ["1.0.0", "1.1.0"]);
+    const problems = checkRubricChanges(changes, ["1.0.0", "1.1.0", "1.2.0"]);
     if (want) expect(problems.join("\n")).toMatch(want);
     else expect(problems).toEqual([]);
   });

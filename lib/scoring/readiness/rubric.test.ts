@@ -61,7 +61,7 @@ describe("readiness/1.0.0 says what the seed says", () => {
     for (const id of ["total", "bands", "pro-rata", "duplicates", "payable-scope", "dynamic-scope", "measured", "caps", "provisional", "declared-not-observed", "title"]) expect(ids).toContain(id);
   });
   it("CURRENT_RUBRIC is the newest version", () => {
-    expect(CURRENT_RUBRIC.version).toBe("1.1.0");
+    expect(CURRENT_RUBRIC.version).toBe("1.2.0");
     expect(() => loadRubric("0.9.0")).toThrow(/unknown rubric version/);
   });
 });

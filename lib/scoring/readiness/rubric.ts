@@ -218,7 +218,7 @@ const RUBRICS: Record<string, Rubric> = {
 };
 
 export const RUBRIC_VERSIONS: readonly string[] = Object.keys(RUBRICS);
-export const CURRENT_RUBRIC: Rubric = RUBRICS["1.1.0"];
+export const CURRENT_RUBRIC: Rubric = RUBRICS["1.2.0"];
 
 /** Accepts "1.0.0" or "readiness/1.0.0". */
 export function loadRubric(version: string): Rubric {
