@@ -34,6 +34,7 @@ test("the README's verifier command verifies a demo endpoint's signed grade to t
   await page.goto("/catalog");
   await page.getByRole("link", { name: "Geocodr address geocoding" }).first().click();
   await page.getByTestId("endpoint-grade").first().getByRole("link", { name: "details" }).click();
+  await page.waitForURL(/\/trust\/[^/]+$/);
   const endpointId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
 
   // The trust sweep grades and signs each endpoint within a minute of its first observations.
