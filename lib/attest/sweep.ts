@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
+import { endpointUrl } from "@/lib/probe";
 import { listedSql } from "@/lib/listings/visibility";
 import { isoOf, rows, session, transaction, utcParam, clientOr, type Client } from "@/lib/sql";
 import { canonicalJson } from "@/lib/badges/canonical-json";
@@ -48,9 +49,6 @@ interface TermsRow {
   priceNetwork: string | null;
   payTo: string | null;
 }
-
-/** `baseUrl` + `path`, one slash between. */
-export const endpointUrl = (baseUrl: string, path: string) => `${baseUrl.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
 
 /** Each endpoint's listed terms now: URL, method, and the payment (payTo as the latest revision saw it). */
 export async function readEndpointTerms(client: Client, listingId: string): Promise<EndpointTerms[]> {
