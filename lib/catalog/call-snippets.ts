@@ -7,6 +7,7 @@
  */
 import { routerCallUrl } from "@/lib/catalog/select";
 import { canonicalUsdc, findAsset } from "@/lib/x402/assets";
+import { endpointUrl } from "@/lib/listing-document/endpoint-url";
 
 export interface SnippetEndpoint {
   method: string;
@@ -134,7 +135,7 @@ console.log(res.status, await res.text());`;
 
 export function callSnippets(listing: { slug: string; baseUrl: string; protocols: readonly string[]; networks: readonly string[] }, e: SnippetEndpoint, network: string | null): CallSnippets {
   const query = e.method === "GET" ? queryOf(e.requestExample) : "";
-  const sellerUrl = listing.baseUrl.replace(/\/+$/, "") + "/" + e.path.replace(/^\/+/, "") + query;
+  const sellerUrl = endpointUrl(listing.baseUrl, e.path) + query;
   const callUrl = routerCallUrl(listing.slug, e.path) + query;
   const body = bodyOf(e.method, e.requestExample);
 

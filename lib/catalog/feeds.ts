@@ -10,6 +10,7 @@ import { browseCatalog, BROWSE_MAX_LIMIT } from "@/lib/catalog/browse";
 import { searchCatalog, validateQuery, type Matching, type MatchKind } from "@/lib/catalog/search";
 import { AppError, toResponse } from "@/lib/errors";
 import { env } from "@/lib/env";
+import { endpointUrl } from "@/lib/listing-document/endpoint-url";
 
 export const FEED_DEFAULT_LIMIT = 100;
 export const FEED_VERSION = "1.0";
@@ -81,7 +82,7 @@ export function feedEntry(l: PublicListing, origin: string): FeedEntry {
     endpoints: l.endpoints.map((e) => ({
       method: e.method,
       path: e.path,
-      url: l.baseUrl.replace(/\/+$/, "") + "/" + e.path.replace(/^\/+/, ""),
+      url: endpointUrl(l.baseUrl, e.path),
       description: e.description,
       payable: e.payable,
       price: {

@@ -14,6 +14,7 @@ import { MAX_OWNERSHIP_PROOFS, PROBE_EVIDENCE_VERSION, type EndpointEvidence, ty
 import { probeEndpointDocs } from "./endpoint-docs";
 import { DEFAULT_DEADLINE_MS, probeEndpoint, type ProbeTarget } from "./probe-endpoint";
 import { getResource, type Net, type UnpaidCalls } from "./request";
+import { endpointUrl } from "@/lib/listing-document/endpoint-url";
 
 export interface ProbeListingOptions {
   /** host:port entries allowed over http and to loopback (fixture sellers, the demo). */
@@ -37,16 +38,14 @@ export interface ProbeListingOptions {
   onEndpoint?: (done: number, total: number) => void;
 }
 
+export { endpointUrl };
+
 export type ProbeListingResult = { ok: true; evidence: ProbeEvidence } | { ok: false; refusal: string; detail: string };
 
 const IMAGE_TYPES = new Set(["png", "jpeg", "gif", "webp", "svg", "ico"]);
 const LOGO_MAX_BYTES = 512 * 1024;
 const DOC_MAX_BYTES = 1024 * 1024;
 
-/** Join a listing-relative path onto the baseUrl, keeping a path prefix the baseUrl carries. */
-export function endpointUrl(baseUrl: string, path: string): string {
-  return baseUrl.replace(/\/+$/, "") + "/" + path.replace(/^\/+/, "");
-}
 
 export async function probeListing(listing: ListingDocument, opts: ProbeListingOptions = {}): Promise<ProbeListingResult> {
   const checked = validateTarget(listing.baseUrl, { allowHosts: opts.allowHosts });
