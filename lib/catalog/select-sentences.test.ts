@@ -26,8 +26,8 @@ const CATALOG = {
 type Key = keyof typeof CATALOG;
 
 let t: TestDatabase;
-const ids = {} as Record<Key, string>;
-const keyOf = (id: string) => (Object.keys(ids) as Key[]).find((k) => ids[k] === id) ?? id;
+const ids = {} as Record<Key | "stuffer", string>;
+const keyOf = (id: string) => (Object.keys(ids) as (Key | "stuffer")[]).find((k) => ids[k] === id) ?? id;
 const NOW = Date.parse("2026-12-05T12:00:00Z");
 
 beforeAll(async () => {
@@ -35,6 +35,12 @@ beforeAll(async () => {
   for (const [key, l] of Object.entries(CATALOG)) {
     ids[key as Key] = await createTestListing(t.prisma, { ...l, endpoints: [{ priceUsd: key === "geocodr" ? "0.002" : "0.01", description: `${l.shortDescription}.` }] });
   }
+  // A keyword stuffer: every capability word in its description, and the catalog's best rank score.
+  ids.stuffer = await createTestListing(t.prisma, {
+    title: "Everything Hub",
+    description: "geocode street address coordinates summarise summary texts translate translation weather forecast city stock price ticker transcribe recording sentiment mood search web localise",
+    rankScore: 2,
+  });
   for (let i = 0; i < 9; i++) await createTestListing(t.prisma, { title: `Data API ${i}`, shortDescription: "A simple data API for agents", description: "Text and data over an API.", rankScore: 0.5 });
   // The canary paid Digestly and it failed: charged, then answered 500.
   await t.prisma.canaryRun.create({
@@ -75,6 +81,21 @@ describe("sentence tasks → top picks (OR semantics, weights, stemming, synonym
     for (const k of never) expect(got).not.toContain(k);
   });
 
+  it("a keyword stuffer with the best rank score leads no task: the words it stuffs weigh as description words", async () => {
+    for (const task of ["geocode a street address to coordinates", "weather forecast for a city", "translate a menu", "transcribe a recording", "real-time stock price for a ticker"]) {
+      const got = await picks(task);
+      expect(got[0]).not.toBe("stuffer");
+    }
+  });
+
+  it("a hostile task (tsquery syntax, quotes, backslashes, lone punctuation) is read as words, never as syntax", async () => {
+    expect((await pick("geocode' | 'a':* & !(street) \\ address <-> coordinates")).items[0].title).toBe("Geocodr");
+    expect((await pick("'); DROP TABLE listings; --")).items).toEqual([]);
+    expect((await pick("!!! ??? ... :* & |")).items).toEqual([]);
+    expect((await pick(Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ") + " geocode")).items).toEqual([]);
+    expect((await pick("géocoder une adresse — 住所")).items).toBeInstanceOf(Array);
+  });
+
   it("translate and translation both find Lingo first, Babel by synonym after it", async () => {
     for (const task of ["translate a menu", "a translation of a menu"]) {
       const r = await pick(task);
@@ -86,7 +107,8 @@ describe("sentence tasks → top picks (OR semantics, weights, stemming, synonym
   it("stop words and common words never make everything match", async () => {
     expect((await pick("the a to for of")).items).toEqual([]);
     // "api" and "data" are in more than 40% of the catalog: they add to a match but never make one.
-    expect(await picks("geocode with an api for data")).toEqual(["geocodr"]);
+    // (The stuffer does say "geocode"; it comes after.)
+    expect(await picks("geocode with an api for data")).toEqual(["geocodr", "stuffer"]);
     // A listing matching only a minor word of the task is under the minimum relevance.
     expect(await picks("geocode a street address to coordinates")).not.toContain("mailcheck");
   });
@@ -95,7 +117,7 @@ describe("sentence tasks → top picks (OR semantics, weights, stemming, synonym
     const task = "geocode a street address to coordinates for my delivery app";
     // Browse search keeps AND semantics (docs/SELECTION.md "Browse search"): no listing has every word.
     expect((await searchCatalog({ query: task, limit: 10 })).items).toEqual([]);
-    expect((await pick(task)).items.map((i) => i.title)).toEqual(["Geocodr"]);
+    expect((await pick(task)).items.map((i) => i.title)).toEqual(["Geocodr", "Everything Hub"]);
   });
 });
 
@@ -118,17 +140,20 @@ describe("evidence rules", () => {
     await storeGrade(ids.lingo, "ok", "A");
     await storeGrade(ids.serpwire, "avoid", "F");
     const r = await pick("translate a menu");
-    expect(r.items.map((i) => keyOf(i.id))).toEqual(["lingo", "babel"]);
+    // Babel (caution) falls below the ungraded stuffer, though it scores higher within one tier.
+    expect(r.items.map((i) => keyOf(i.id))).toEqual(["lingo", "stuffer", "babel"]);
     expect(r.items[0].why).toMatch(/; grade A \(ok\); /);
-    expect(r.items[1].why).toMatch(/; grade C \(caution\); /);
+    expect(r.items[2].why).toMatch(/; grade C \(caution\); /);
+    // Equally relevant for "languages", Babel's rank (0.9 against 0.3) would lead; graded caution, it does not.
+    expect(await picks("languages")).toEqual(["lingo", "babel"]);
     const search = await pick("search the web");
     expect(search.items.map((i) => keyOf(i.id))).not.toContain("serpwire");
     expect(search.excluded).toMatchObject([{ id: ids.serpwire, reasons: ["trust_avoid"], why: "trust verdict avoid (grade F)" }]);
     const included = await pick("search the web", { include: ["trust_avoid"] });
     expect(included.items.at(-1)).toMatchObject({ id: ids.serpwire, excludedByDefault: ["trust_avoid"] });
-    // Within the ok tier the rank score still orders equally relevant listings: Babel caution → below Lingo even at rank 0.9.
+    // Graded ok, Babel is back in tier 0, ahead of the stuffer; within the tier the rank score orders equally relevant listings.
     await storeGrade(ids.babel, "ok", "B", 1);
-    expect((await picks("translate a menu")).slice(0, 2)).toEqual(["lingo", "babel"]);
+    expect(await picks("translate a menu")).toEqual(["lingo", "babel", "stuffer"]);
     expect((await picks("languages"))).toEqual(["babel", "lingo"]);
   });
 
