@@ -69,7 +69,7 @@ function canaryWords(e: CandidateEvidence, now: number): string {
   const when = e.canaryAt ? ` ${ago(e.canaryAt, now)}` : "";
   if (e.verification === "verified") return `canary paid and passed${when}`;
   if (e.verification === "degraded") return `canary paid and failed${when}${e.canaryReason ? ` (${e.canaryReason})` : ""}`;
-  return "no passing paid canary call yet";
+  return "not verified by a paid canary call";
 }
 
 function priceWords(price: { usd: string | null; label: string | null }): string {

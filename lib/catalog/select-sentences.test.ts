@@ -166,7 +166,7 @@ describe("evidence rules", () => {
       for (const item of (await pick(task)).items) {
         expect(item.why.split("\n")).toHaveLength(1);
         expect(item.why).toMatch(/^Matches '[^']+'/);
-        expect(item.why).toContain(item.verification === "verified" ? "canary paid and passed" : item.verification === "degraded" ? "canary paid and failed" : "no passing paid canary call yet");
+        expect(item.why).toContain(item.verification === "verified" ? "canary paid and passed" : item.verification === "degraded" ? "canary paid and failed" : "not verified by a paid canary call");
         expect(item.why).toMatch(new RegExp(`\\$${item.endpoint.price.usd!.replace(".", "\\.")} a call$`));
       }
     }
