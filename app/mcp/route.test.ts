@@ -74,10 +74,11 @@ describe("/mcp (stateless Streamable HTTP)", () => {
     expect(JSON.parse(r.body.result.content[0].text).error.details[0].pointer).toBe("/limit");
   });
 
-  it("select_services leaves out an endpoint whose trust verdict is avoid only when filters.excludeAvoid is true, and describes the filter", async () => {
+  it("select_services leaves out an endpoint whose trust verdict is avoid by default, says so, brings it back on include (or the old excludeAvoid: false), and describes both", async () => {
     const tools = await rpc("tools/list", {});
     const select = tools.body.result.tools.find((x: { name: string }) => x.name === "select_services");
-    expect(select.description).toMatch(/excludeAvoid/);
+    expect(select.description).toMatch(/canary_failed.*trust_avoid.*include/s);
+    expect(select.inputSchema.properties.include).toMatchObject({ type: "array" });
     expect(select.inputSchema.properties.filters.properties.excludeAvoid).toMatchObject({ type: "boolean" });
 
     // A completed canary sample charged twice what it was quoted: H5 fails and the overcharge gate says avoid.
@@ -101,10 +102,17 @@ describe("/mcp (stateless Streamable HTTP)", () => {
       expect(r.body.result.isError).toBeUndefined();
       return r.body.result.structuredContent.items.map((i: { id: string }) => i.id);
     };
-    const all = await ids({ task: "transcribe audio" });
-    expect([...all].sort()).toEqual([audio.honest, audio.overcharger].sort());
-    expect(await ids({ task: "transcribe audio", filters: { excludeAvoid: false } })).toEqual(all);
+    const byDefault = (await call("select_services", { task: "transcribe audio" }, auth)).body.result.structuredContent;
+    expect(byDefault.items.map((i: { id: string }) => i.id)).toEqual([audio.honest]);
+    expect(byDefault.items[0].why).toMatch(/^Matches 'transcribe', 'audio'; /);
+    expect(byDefault.excluded).toMatchObject([{ id: audio.overcharger, reasons: ["trust_avoid"] }]);
     expect(await ids({ task: "transcribe audio", filters: { excludeAvoid: true } })).toEqual([audio.honest]);
+    expect(await ids({ task: "transcribe audio", filters: { excludeAvoid: false } })).toEqual([audio.honest, audio.overcharger]);
+    const included = (await call("select_services", { task: "transcribe audio", include: ["trust_avoid"] }, auth)).body.result.structuredContent;
+    expect(included.items.map((i: { id: string; excludedByDefault: string[] }) => [i.id, i.excludedByDefault])).toEqual([[audio.honest, []], [audio.overcharger, ["trust_avoid"]]]);
+    const unknown = await call("select_services", { task: "transcribe audio", include: ["everything"] }, auth);
+    expect(unknown.body.result.isError).toBe(true);
+    expect(JSON.parse(unknown.body.result.content[0].text).error.details[0].pointer).toBe("/include/0");
     const bad = await call("select_services", { task: "transcribe audio", filters: { excludeAvoid: "yes" } }, auth);
     expect(bad.body.result.isError).toBe(true);
   });

@@ -2,9 +2,9 @@
  * /mcp — the catalog over the Model Context Protocol (Streamable HTTP, stateless: a fresh server and
  * transport per request, so any instance can answer any request). Tools:
  * - `search_catalog`: keyless search, relevance only (the same as /ard/search).
- * - `select_services`: the /router/select shortlist; needs an API key sent as this HTTP request's
+ * - `select_services`: the /router/select shortlist (docs/SELECTION.md); needs an API key sent as this HTTP request's
  *   `Authorization: Bearer tg_…` header, holding the scope `router:select` as the route needs, and honours `Catalog-Api-Version` like the route does.
- *   `filters.excludeAvoid` leaves out endpoints whose trust verdict is avoid, as on the route.
+ *   `include` brings back what the evidence rules leave out, as on the route.
  * The tools call the same lib functions as the HTTP routes, with the same validation.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -60,8 +60,8 @@ function catalogServer(req: Request): McpServer {
     {
       title: "Select services for a task",
       description:
-        "A shortlist of payable services for a task, best first, each with the endpoint to call, its price, relevance, rankScore, its trust reading in words (verdict, grade, provisional while the evidence is thin) and the canary's verification (verified, degraded, unverified). Needs a Tollgate API key with the scope router:select in this MCP request's Authorization header (Bearer tg_…). " +
-        "Set filters.excludeAvoid to true to leave out services whose endpoint's trust grade verdict is avoid (an overcharge, a wrong payee, a charge without delivery, or an F with enough evidence); off by default, and it never changes the order.",
+        "A shortlist of payable services for a task written as a sentence, best first, each with the endpoint to call, its price, relevance, rankScore, its trust reading in words (verdict, grade, provisional while the evidence is thin), the canary's verification (verified, degraded, unverified) and `why`, one line on the pick. Needs a Tollgate API key with the scope router:select in this MCP request's Authorization header (Bearer tg_…). " +
+        "Services whose paid canary call failed (canary_failed) or whose trust verdict is avoid (trust_avoid) are left out and listed under `excluded` with the reason; name a reason in `include` to get them back, last and marked. Services graded caution rank below the rest.",
       inputSchema: {
         task: z.string().describe("The task, in words (1–500 characters)"),
         filters: z
@@ -69,9 +69,10 @@ function catalogServer(req: Request): McpServer {
             network: z.string().optional().describe("The endpoint's price network (CAIP-2, e.g. eip155:8453)"),
             maxPrice: z.union([z.string(), z.number()]).optional().describe("USD per call at most"),
             method: z.string().optional().describe("GET, POST, PUT, PATCH or DELETE"),
-            excludeAvoid: z.boolean().optional().describe("Leave out endpoints whose trust verdict is avoid (default false)"),
+            excludeAvoid: z.boolean().optional().describe("Deprecated: avoid is left out by default; false is include: [\"trust_avoid\"]"),
           })
           .optional(),
+        include: z.array(z.string()).optional().describe("Reasons to include anyway: canary_failed, trust_avoid"),
         limit: z.number().int().optional(),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },

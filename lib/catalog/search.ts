@@ -33,6 +33,7 @@ import { unstorableText } from "@/lib/listing-document/unstorable";
 import type { PublicListing } from "@/lib/catalog/public-view";
 import { filterSql, type BrowseFilters } from "@/lib/catalog/browse";
 import { publicListingsByIdsOneStatement } from "@/lib/catalog/public-rows";
+import { MIN_RELEVANCE, TYPO_THRESHOLD, readTerms, sentenceScoreSql, type MatchedWord, type Term } from "@/lib/catalog/sentence";
 
 export interface SemanticProvider {
   /** Listings nearest in meaning to the query, similarity 0–1. */
@@ -48,6 +49,8 @@ export interface SearchHit {
   listingId: string;
   relevance: number;
   match: MatchKind;
+  /** Sentence relevance only: the task's words this listing matched, and how (lib/catalog/sentence.ts). */
+  matched?: MatchedWord[];
 }
 
 /** Restricts matches to listings with a payable endpoint fitting all of these (router selection). */
@@ -64,6 +67,11 @@ export interface SearchOptions {
   filters?: BrowseFilters;
   endpoint?: EndpointFilter;
   semantic?: SemanticProvider | null;
+  /**
+   * Read the query as a sentence (router selection; docs/SELECTION.md): OR semantics over its words,
+   * weighted by rarity, spellings and synonyms, typos on the title, cut at MIN_RELEVANCE.
+   */
+  sentence?: boolean;
 }
 
 export const SEARCH_MAX_LIMIT = 100;
@@ -93,9 +101,10 @@ export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit
     throw new AppError("bad_request", `limit must be an integer 1–${SEARCH_MAX_LIMIT}`, [{ pointer: "/limit", message: `must be an integer 1–${SEARCH_MAX_LIMIT}` }]);
   }
   const query = opts.query;
-  const keyword = await keywordHits(query, opts.limit, opts.filters ?? {}, opts.endpoint);
+  const keyword = opts.sentence ? await sentenceHits(query, opts.limit, opts.filters ?? {}, opts.endpoint) : await keywordHits(query, opts.limit, opts.filters ?? {}, opts.endpoint);
   const provider = opts.semantic === undefined ? defaultSemanticProvider : opts.semantic;
-  if (!provider) return { hits: keyword.map((k) => ({ listingId: k.id, relevance: k.relevance, match: "keyword" })), matching: "keyword" };
+  const asHit = (k: KeywordRow): SearchHit => ({ listingId: k.id, relevance: k.relevance, match: "keyword", ...(k.matched ? { matched: k.matched } : {}) });
+  if (!provider) return { hits: keyword.map(asHit), matching: "keyword" };
 
   // Hybrid: the provider's hits (kept to published listings passing the same filters), then the
   // keyword hits it did not find. A listing found both ways is a semantic match.
@@ -105,7 +114,7 @@ export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit
     .filter((s) => allowed.has(s.listingId))
     .map((s) => ({ listingId: s.listingId, relevance: Math.min(1, Math.max(0, s.similarity)), match: "semantic" as const }));
   const seen = new Set(hits.map((h) => h.listingId));
-  for (const k of keyword) if (!seen.has(k.id)) hits.push({ listingId: k.id, relevance: k.relevance, match: "keyword" });
+  for (const k of keyword) if (!seen.has(k.id)) hits.push(asHit(k));
   hits.sort((a, b) => b.relevance - a.relevance || (a.listingId < b.listingId ? -1 : 1));
   return { hits: hits.slice(0, opts.limit), matching: "hybrid" };
 }
@@ -113,6 +122,35 @@ export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit
 interface KeywordRow {
   id: string;
   relevance: number;
+  matched?: MatchedWord[];
+}
+
+/** The sentence side (docs/SELECTION.md "Relevance"): one statement ranks, as the keyword sides do. */
+async function sentenceHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined): Promise<KeywordRow[]> {
+  const prisma = await db();
+  const terms = await readTerms(prisma, query);
+  if (terms.length === 0) return [];
+  return ranked(limit, filters, endpoint, (window) =>
+    rowsWithSettings<KeywordRow>(prisma, { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD) }, ...sentenceSql(terms, limit, window, filters, endpoint)),
+  );
+}
+
+function sentenceSql(terms: Term[], limit: number, window: number | null, filters: BrowseFilters, endpoint: EndpointFilter | undefined): [string, ...unknown[]] {
+  const params: unknown[] = [];
+  const { minPrice, maxPrice, ...own } = filters;
+  const { retrieve, lateral } = sentenceScoreSql(terms, params);
+  const inner = filterSql(own, params);
+  const outer = filterSql({ minPrice, maxPrice }, params) + endpointFilterSql(endpoint, params);
+  const sql = `SELECT l.id, l.relevance, l.matched
+      FROM (SELECT l.id, l."category", l."networks", l."protocols", s.relevance, s.matched
+              FROM "listing_search" l CROSS JOIN ${lateral}
+             WHERE (${retrieve}) AND ${publicSql("l")}${inner} AND s.relevance >= ${MIN_RELEVANCE}
+             ORDER BY s.relevance DESC, l.id COLLATE "C"
+            ${window === null ? "OFFSET 0" : `LIMIT ${window}`}) l
+     WHERE true${outer}
+     ORDER BY l.relevance DESC, l.id COLLATE "C"
+     LIMIT ${limit}`;
+  return [sql, ...params];
 }
 
 /**

@@ -33,7 +33,9 @@ describe("selectServices", () => {
   it("a typo in the task still shortlists the payable matches, in the same order", async () => {
     const r = await selectServices(parseSelectRequest({ task: "tramslate text" }));
     expect(r.items.map((i) => i.id)).toEqual([ids.best, ids.pricey, ids.worse, ids.unscored]);
-    expect(r.items.every((i) => i.match === "keyword" && i.relevance > 0 && i.relevance <= 0.2)).toBe(true);
+    // Sentence relevance scores the typo with the other words (docs/SELECTION.md): no longer capped at 0.2.
+    expect(r.items.every((i) => i.match === "keyword" && i.relevance > 0.25 && i.relevance < 1)).toBe(true);
+    expect(r.items[0].why).toMatch(/^Matches 'tramslate' \(near spelling\), 'text';/);
     expect((await selectServices(parseSelectRequest({ task: "tramslate text", filters: { method: "GET" } }))).items.map((i) => i.id)).toEqual([ids.pricey]);
   });
 
@@ -76,8 +78,8 @@ describe("selectServices", () => {
   });
 });
 
-describe("filters.excludeAvoid", () => {
-  it("drops a listing whose selected endpoint's trust verdict is avoid, only when asked; the order of the rest is unchanged", async () => {
+describe("rule trust_avoid, and filters.excludeAvoid kept for compatibility", () => {
+  it("leaves out a listing whose selected endpoint's trust verdict is avoid by default; include (or excludeAvoid: false) brings it back last, marked", async () => {
     // A completed canary sample that was charged more than it was quoted: H5 fails, the overcharge gate gives `avoid`.
     const ep = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: ids.worse }, orderBy: { position: "asc" } });
     const run = await t.prisma.canaryRun.create({ data: { listingId: ids.worse, trigger: "schedule", requestedBy: "test" } });
@@ -94,24 +96,35 @@ describe("filters.excludeAvoid", () => {
     const h5 = await t.prisma.trustObservation.findFirstOrThrow({ where: { listingId: ids.worse, check: "H5" } });
     expect(h5.outcome).toBe("fail");
 
-    const all = (await selectServices(parseSelectRequest({ task: "translate text" }))).items.map((i) => i.id);
-    expect(all).toEqual([ids.best, ids.pricey, ids.worse, ids.unscored]);
+    const byDefault = await selectServices(parseSelectRequest({ task: "translate text" }));
+    expect(byDefault.items.map((i) => i.id)).toEqual([ids.best, ids.pricey, ids.unscored]);
+    expect(byDefault.excluded).toMatchObject([{ id: ids.worse, reasons: ["trust_avoid"], why: "trust verdict avoid (grade F)" }]);
+    expect((await selectServices(parseSelectRequest({ task: "translate text", filters: { excludeAvoid: true } }))).items.map((i) => i.id)).toEqual([ids.best, ids.pricey, ids.unscored]);
+    for (const asked of [{ include: ["trust_avoid"] }, { filters: { excludeAvoid: false } }]) {
+      const r = await selectServices(parseSelectRequest({ task: "translate text", ...asked }));
+      expect(r.items.map((i) => i.id)).toEqual([ids.best, ids.pricey, ids.unscored, ids.worse]);
+      expect(r.items.map((i) => i.excludedByDefault)).toEqual([[], [], [], ["trust_avoid"]]);
+      expect(r.excluded).toEqual([]);
+    }
     // Each answer carries its endpoint's trust reading in words, and the listing's canary verification.
     await t.prisma.listing.update({ where: { id: ids.worse }, data: { verificationStatus: "degraded" } });
-    const answered = (await selectServices(parseSelectRequest({ task: "translate text" }))).items;
+    const answered = (await selectServices(parseSelectRequest({ task: "translate text", include: ["trust_avoid", "canary_failed"] }))).items;
     const worse = answered.find((i) => i.id === ids.worse)!;
     expect(worse.verification).toBe("degraded");
+    expect(worse.excludedByDefault).toEqual(["canary_failed", "trust_avoid"]);
     expect(worse.trust).toMatchObject({ verdict: "avoid", provisional: false });
     expect(worse.trust!.summary).toContain("it charged more than it quoted");
     expect(worse.trust!.summary).not.toMatch(/\bH5\b|overcharge\b/);
     const best = answered.find((i) => i.id === ids.best)!;
     expect(best).toMatchObject({ verification: "unverified", trust: { verdict: "insufficient_evidence", grade: null, provisional: false } });
     expect(best.trust!.summary).toMatch(/^Not checked yet\. A grade needs a few days of checks/);
-    expect((await selectServices(parseSelectRequest({ task: "translate text", filters: { excludeAvoid: false } }))).items.map((i) => i.id)).toEqual(all);
-    const kept = (await selectServices(parseSelectRequest({ task: "translate text", filters: { excludeAvoid: true } }))).items.map((i) => i.id);
-    expect(kept).toEqual([ids.best, ids.pricey, ids.unscored]);
+    // excludeAvoid: false includes avoid only: the failed canary still leaves it out.
+    const compat = await selectServices(parseSelectRequest({ task: "translate text", filters: { excludeAvoid: false } }));
+    expect(compat.items.map((i) => i.id)).toEqual([ids.best, ids.pricey, ids.unscored]);
+    expect(compat.excluded).toMatchObject([{ id: ids.worse, reasons: ["canary_failed", "trust_avoid"] }]);
     // limit counts what is returned.
-    expect((await selectServices(parseSelectRequest({ task: "translate text", limit: 3, filters: { excludeAvoid: true } }))).items).toHaveLength(3);
+    expect((await selectServices(parseSelectRequest({ task: "translate text", limit: 2 }))).items).toHaveLength(2);
+    expect(() => parseSelectRequest({ task: "x", include: ["everything"] })).toThrow(/\/include\/0 must be one of canary_failed, trust_avoid/);
     expect(() => parseSelectRequest({ task: "x", filters: { excludeAvoid: "yes" } })).toThrow(/\/filters\/excludeAvoid must be true or false/);
   });
 });

@@ -1,28 +1,30 @@
 /**
- * Router selection (`POST /router/select`, MCP `select_services`; docs/spec/scoring-system.md "Router selection"): a
- * shortlist of the payable matches for a task, ordered by relevance × (1 + 0.25·q) with
- * q = rankScore ÷ the best rankScore in the candidate pool, semantic matches ahead of keyword-only
- * ones (lib/rank/score/select.ts does the maths). Each item carries `rankScore` and `relevance`;
- * clients below Catalog-Api-Version 1.55 get `rankScore: null` (docs/spec/scoring-system.md "Removed · paid tier").
+ * Router selection (`POST /router/select`, MCP `select_services`; docs/SELECTION.md): the task read as
+ * a sentence (lib/catalog/sentence.ts), the relevant payable matches gated by the evidence (canary
+ * failed or trust verdict avoid: left out unless `include` names the reason), tiered by verdict, and
+ * within a tier ordered by relevance × (1 + 0.25·q), q = rankScore ÷ the best rankScore of the kept
+ * set (docs/spec/scoring-system.md "Router selection"; lib/rank/score/select.ts). Each pick says why
+ * in one line. Clients below Catalog-Api-Version 1.55 get `rankScore: null`.
  *
  * Readings:
  * - "Payable" = the listing has a payable endpoint fitting the filters, and its settle gate is not
- *   unpayable (a buyer routed there would fail to pay). The item names that endpoint: the first such
- *   endpoint by position.
+ *   unpayable. The item names that endpoint: the first such endpoint by position; its trust verdict is
+ *   the one the evidence rules read.
  * - The pool is the ROUTER_POOL most relevant payable matches, whatever `limit` is, so a shorter
  *   shortlist is always a prefix of a longer one and "the best in set" does not depend on `limit`.
  */
 import { z } from "zod";
 import { USD_DECIMAL } from "@/lib/amounts";
 import { db } from "@/lib/db";
-import { rows } from "@/lib/sql";
+import { isoOf, rows } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
 import { env } from "@/lib/env";
 import { AppError, type ErrorDetail } from "@/lib/errors";
 import { rankScoresForApiVersion, selectShortlist, CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
-import { avoidEndpoints, readTrustGlances } from "@/lib/catalog/trust";
+import { readTrustGlances } from "@/lib/catalog/trust";
 import type { TrustReading, Verification } from "@/lib/catalog/trust-words";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
+import { EXCLUSION_REASONS, evidenceTier, exclusionReasons, exclusionWhy, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
 
 export const ROUTER_POOL = 100;
 export const SELECT_MAX_LIMIT = 50;
@@ -50,9 +52,17 @@ export const selectRequestSchema = z.strictObject({
         .transform((m) => m.toUpperCase())
         .pipe(z.enum(METHODS, { error: `must be one of ${METHODS.join(", ")}` }))
         .optional(),
-      /** Drop endpoints whose trust verdict is `avoid` (docs/TRUST.md); off by default, so the contract is unchanged. */
+      /**
+       * Kept for compatibility (docs/SELECTION.md "Including what is left out"): `avoid` is now left out
+       * by default, so `true` changes nothing and `false` is `include: ["trust_avoid"]`.
+       */
       excludeAvoid: z.boolean({ error: "must be true or false" }).optional(),
     })
+    .optional(),
+  /** Bring back listings the evidence rules leave out, marked with the reason (docs/SELECTION.md). */
+  include: z
+    .array(z.enum(EXCLUSION_REASONS, { error: `must be one of ${EXCLUSION_REASONS.join(", ")}` }), { error: `must be an array of ${EXCLUSION_REASONS.join(", ")}` })
+    .max(EXCLUSION_REASONS.length, { error: `must name each of ${EXCLUSION_REASONS.join(", ")} at most once` })
     .optional(),
   limit: z.number({ error: "must be an integer 1–50" }).int({ error: "must be an integer 1–50" }).min(1, { error: "must be an integer 1–50" }).max(SELECT_MAX_LIMIT, { error: "must be an integer 1–50" }).optional(),
 });
@@ -99,6 +109,20 @@ export interface SelectItem {
   trust: { verdict: TrustReading["verdict"]; grade: string | null; provisional: boolean; summary: string } | null;
   /** The canary's latest paid test call of the listing: verified, degraded (failed) or unverified (none). */
   verification: Verification;
+  /** One line in plain words: what matched, the grade, the canary, the price. */
+  why: string;
+  /** The evidence rules that leave this pick out by default; non-empty only when `include` asked for it. */
+  excludedByDefault: ExclusionReason[];
+}
+
+/** A relevant payable listing the evidence rules left out, and why. */
+export interface ExcludedItem {
+  id: string;
+  slug: string;
+  title: string;
+  relevance: number;
+  reasons: ExclusionReason[];
+  why: string;
 }
 
 function safeDecode(segment: string): string {
@@ -121,6 +145,8 @@ export interface SelectResponse {
   /** "keyword" while no semantic provider is configured: the relevance is a keyword match. */
   matching: Matching;
   items: SelectItem[];
+  /** Every relevant payable listing of the pool left out by an evidence rule, most relevant first. */
+  excluded: ExcludedItem[];
 }
 
 interface CandidateRow {
@@ -140,11 +166,13 @@ interface CandidateRow {
   priceNetwork: string | null;
   priceDecimals: number | null;
   verification: Verification;
+  canaryAt: string | null;
+  canaryReason: string | null;
 }
 
 export async function selectServices(
   req: SelectRequest,
-  opts: { apiVersion?: string | null; semantic?: SemanticProvider | null } = {},
+  opts: { apiVersion?: string | null; semantic?: SemanticProvider | null; now?: number } = {},
 ): Promise<SelectResponse> {
   // The version is checked before any work, so a malformed header is a 400 whatever the body.
   const versionCheck = rankScoresForApiVersion([], opts.apiVersion);
@@ -152,25 +180,44 @@ export async function selectServices(
     throw new AppError("bad_request", versionCheck.message, [{ message: versionCheck.message }], { header: CATALOG_API_VERSION_HEADER });
   }
   const { excludeAvoid, ...filters } = req.filters ?? {};
+  const include = new Set<ExclusionReason>(req.include ?? []);
+  if (excludeAvoid === false) include.add("trust_avoid");
   const endpoint: EndpointFilter = { ...filters };
-  const { hits, matching } = await searchHits({ query: req.task, limit: ROUTER_POOL, endpoint, semantic: opts.semantic });
-  let rows = await candidateRows(hits.map((h) => h.listingId), endpoint);
-  // Before the shortlist, so `limit` still counts what is returned. The trust grade only filters
-  // here when asked; it never enters the order (docs/spec/scoring-system.md keeps rank and trust apart).
-  if (excludeAvoid) {
-    const avoid = await avoidEndpoints(await db(), rows.map((r) => ({ listingId: r.id, endpointId: r.endpointId })));
-    rows = rows.filter((r) => !avoid.has(r.endpointId));
-  }
+  const now = opts.now ?? Date.now();
+  const { hits, matching } = await searchHits({ query: req.task, limit: ROUTER_POOL, endpoint, semantic: opts.semantic, sentence: true });
+  const prisma = await db();
+  const rows = await candidateRows(hits.map((h) => h.listingId), endpoint);
   const byId = new Map(rows.map((r) => [r.id, r]));
+  // The whole pool's trust readings: the evidence rules and tiers read every relevant candidate.
+  const glances = await readTrustGlances(prisma, rows.map((r) => r.id));
 
   const candidates = hits.flatMap((h) => {
     const row = byId.get(h.listingId);
     if (!row) return [];
-    return [{ id: h.listingId, relevance: h.relevance, semantic: h.match === "semantic", rankScore: row.rankScore, payable: row.gate !== "unpayable", row, match: h.match }];
+    const reading = glances.endpoints.get(row.endpointId);
+    const evidence: CandidateEvidence = {
+      verdict: reading?.verdict ?? null,
+      grade: reading?.grade ?? null,
+      provisional: reading?.provisional ?? false,
+      verification: row.verification,
+      canaryAt: row.canaryAt,
+      canaryReason: row.canaryReason,
+    };
+    const reasons = exclusionReasons(evidence);
+    return [{ id: h.listingId, relevance: h.relevance, semantic: h.match === "semantic", rankScore: row.rankScore, payable: row.gate !== "unpayable", row, hit: h, evidence, reasons, reading }];
   });
-  const shortlist = selectShortlist(candidates, { limit: req.limit ?? SELECT_DEFAULT_LIMIT });
-  const glances = await readTrustGlances(await db(), shortlist.map((c) => c.id));
-  const items: SelectItem[] = shortlist.map((c) => ({
+  type Candidate = (typeof candidates)[number];
+  const leftOut = (c: Candidate) => c.reasons.some((r) => !include.has(r));
+  // Excluded listings neither take a place nor set the bar of q, like unpayable ones.
+  const kept = candidates.filter((c) => !leftOut(c));
+  const excludedSet = candidates.filter((c) => c.payable && leftOut(c));
+  const ordered = selectShortlist(kept, { limit: Math.max(1, kept.length) })
+    .map((c, i) => ({ c, i, tier: evidenceTier(c.evidence, c.reasons) }))
+    .sort((a, b) => a.tier - b.tier || a.i - b.i)
+    .map((x) => x.c)
+    .slice(0, req.limit ?? SELECT_DEFAULT_LIMIT);
+
+  const items: SelectItem[] = ordered.map((c) => ({
     id: c.id,
     slug: c.row.slug,
     title: c.row.title,
@@ -183,12 +230,15 @@ export async function selectServices(
     callUrl: routerCallUrl(c.row.slug, c.row.path),
     relevance: c.relevance,
     rankScore: c.rankScore,
-    match: c.match,
-    trust: trustOf(glances.endpoints.get(c.row.endpointId)),
+    match: c.hit.match,
+    trust: trustOf(c.reading),
     verification: c.row.verification,
+    why: whyLine({ matched: c.hit.matched, semantic: c.semantic ? c.relevance : null, evidence: c.evidence, price: { usd: c.row.priceUsd, label: c.row.priceLabel }, now }),
+    excludedByDefault: c.reasons,
   }));
+  const excluded: ExcludedItem[] = excludedSet.map((c) => ({ id: c.id, slug: c.row.slug, title: c.row.title, relevance: c.relevance, reasons: c.reasons, why: exclusionWhy(c.reasons, c.evidence, now) }));
   const gated = rankScoresForApiVersion(items, opts.apiVersion);
-  return { task: req.task, matching, items: gated.ok ? gated.items : items.map((i) => ({ ...i, rankScore: null })) };
+  return { task: req.task, matching, items: gated.ok ? gated.items : items.map((i) => ({ ...i, rankScore: null })), excluded };
 }
 
 function trustOf(r: TrustReading | undefined): SelectItem["trust"] {
@@ -201,7 +251,7 @@ function trustOf(r: TrustReading | undefined): SelectItem["trust"] {
  */
 export const RANK_COLUMNS_SQL = `rk."rankScore" AS "rankScore", rk."gate" AS gate`;
 
-/** The pool's listings with their rank, gate and the first payable endpoint fitting the filters. */
+/** The pool's listings with their rank, gate, latest finished canary run and the first payable endpoint fitting the filters. */
 async function candidateRows(ids: string[], f: EndpointFilter): Promise<CandidateRow[]> {
   if (ids.length === 0) return [];
   const params: unknown[] = [ids];
@@ -210,10 +260,13 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
   return rows<CandidateRow>(
     prisma,
     `SELECT l.id, l.slug, l."title", l."baseUrl", l."verificationStatus"::text AS verification, ${RANK_COLUMNS_SQL},
+            ${isoOf(`cr."finishedAt"`)} AS "canaryAt", cr."reason" AS "canaryReason",
             e.id AS "endpointId", e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals"
        FROM "listings" l
        LEFT JOIN "listing_ranks" rk ON rk."listingId" = l.id
        JOIN LATERAL (SELECT * FROM "endpoints" e WHERE ${clauses} ORDER BY e."position" LIMIT 1) e ON true
+       LEFT JOIN LATERAL (SELECT r."finishedAt", r."reason" FROM "canary_runs" r WHERE r."listingId" = l.id AND r."state" = 'done'
+                           ORDER BY r."finishedAt" DESC LIMIT 1) cr ON true
       WHERE l.id = ANY($1::text[]) AND ${publicSql("l")}`,
     ...params,
   );

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { ago, evidenceTier, exclusionReasons, exclusionWhy, whyLine, type CandidateEvidence } from "./select-evidence";
+
+const NOW = Date.parse("2026-12-05T12:00:00Z");
+const e = (over: Partial<CandidateEvidence> = {}): CandidateEvidence => ({ verdict: "ok", grade: "A", provisional: false, verification: "verified", canaryAt: "2026-12-05T10:00:00Z", canaryReason: null, ...over });
+
+describe("the evidence rules (pure)", () => {
+  it("canary_failed reads the verification, trust_avoid the verdict; both can hold", () => {
+    expect(exclusionReasons(e())).toEqual([]);
+    expect(exclusionReasons(e({ verification: "degraded" }))).toEqual(["canary_failed"]);
+    expect(exclusionReasons(e({ verdict: "avoid" }))).toEqual(["trust_avoid"]);
+    expect(exclusionReasons(e({ verification: "degraded", verdict: "avoid" }))).toEqual(["canary_failed", "trust_avoid"]);
+    expect(exclusionReasons(e({ verification: "unverified", verdict: null }))).toEqual([]);
+  });
+
+  it("verdict_tier: ok, insufficient evidence and ungraded share tier 0; caution 1; down 2; included exclusions 3", () => {
+    expect([e(), e({ verdict: "insufficient_evidence" }), e({ verdict: null })].map((x) => evidenceTier(x, []))).toEqual([0, 0, 0]);
+    expect(evidenceTier(e({ verdict: "caution" }), [])).toBe(1);
+    expect(evidenceTier(e({ verdict: "down" }), [])).toBe(2);
+    expect(evidenceTier(e({ verdict: "ok" }), ["canary_failed"])).toBe(3);
+  });
+
+  it("the why is one line of what matched, the grade, the canary and the price", () => {
+    const line = whyLine({ matched: [{ word: "geocode", how: "word" }, { word: "adress", how: "typo" }, { word: "coordinates", how: "synonym" }], semantic: null, evidence: e(), price: { usd: "0.002", label: null }, now: NOW });
+    expect(line).toBe("Matches 'geocode', 'adress' (near spelling), 'coordinates' (synonym); grade A (ok); canary paid and passed 2 h ago; $0.002 a call");
+    expect(whyLine({ semantic: 0.823, evidence: e({ verdict: null, grade: null, verification: "unverified", canaryAt: null }), price: { usd: null, label: "$0.01–$1 per call" }, now: NOW })).toBe(
+      "Close in meaning to the task (similarity 0.82); not graded yet; not verified by a paid canary call; $0.01–$1 per call",
+    );
+    expect(whyLine({ matched: [], semantic: null, evidence: e({ verdict: "insufficient_evidence", grade: "B", provisional: true }), price: { usd: null, label: null }, now: NOW })).toBe(
+      "Matches the task; provisional grade B (insufficient evidence); canary paid and passed 2 h ago; price not stated",
+    );
+    expect(exclusionWhy(["canary_failed", "trust_avoid"], e({ verification: "degraded", canaryReason: "charged_without_delivery", verdict: "avoid", grade: "F" }), NOW)).toBe(
+      "canary paid and failed 2 h ago (charged_without_delivery); trust verdict avoid (grade F)",
+    );
+  });
+
+  it("ages in plain words", () => {
+    expect([0, 30_000, 5 * 60_000, 90 * 60_000, 47 * 3_600_000, 72 * 3_600_000].map((ms) => ago(new Date(NOW - ms).toISOString(), NOW))).toEqual(["just now", "1 min ago", "5 min ago", "2 h ago", "47 h ago", "3 d ago"]);
+  });
+});

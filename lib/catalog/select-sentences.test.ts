@@ -1,0 +1,196 @@
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { createTestListing } from "@/test/ledger";
+import { exec } from "@/lib/sql";
+import { searchCatalog } from "./search";
+import { parseSelectRequest, selectServices } from "./select";
+
+// A catalog shaped like the demo market's: sellers of a dozen capabilities, near neighbours that share
+// words, and fillers so that "api", "data" and "text" are common (docs/SELECTION.md).
+const CATALOG = {
+  geocodr: { title: "Geocodr", shortDescription: "Forward and reverse geocoding for street addresses", category: "geo", description: "Turn a street address into latitude and longitude coordinates, or coordinates back into an address. JSON API.", rankScore: 0.4 },
+  places: { title: "Placefinder", shortDescription: "Points of interest near a location", category: "geo", description: "Search cafes, shops and stations around a point. Data API.", rankScore: 0.7 },
+  mailcheck: { title: "Mailcheck", shortDescription: "Verify an email address is deliverable", category: "email", description: "Checks the address's domain and mailbox. API for agents.", rankScore: 0.9 },
+  weatherly: { title: "Weatherly weather forecast", shortDescription: "Hourly and 7-day weather forecasts for any city", category: "weather", description: "Forecast data API by city name or coordinates.", rankScore: 0.3 },
+  skyline: { title: "Skyline climate history", shortDescription: "Historical climate data by station", category: "weather", description: "Monthly temperature and rainfall records. Data API.", rankScore: 0.8 },
+  lingo: { title: "Lingo", shortDescription: "Machine translation between 40 languages", category: "language", description: "Send text and a target language, get the translated text back.", rankScore: 0.3 },
+  babel: { title: "Babel", shortDescription: "Localize app strings into other languages", category: "language", description: "String files in, localised strings out. API.", rankScore: 0.9 },
+  digestly: { title: "Digestly summariser", shortDescription: "Summaries of short texts, one call at a time.", category: "text", description: "Up to 2,000 characters of text in, one sentence out.", rankScore: 0.9 },
+  quillsum: { title: "Quillsum one-line summaries", shortDescription: "One-sentence summaries of short texts for agents.", category: "text", description: "Up to 2,000 characters of text in, one sentence out.", rankScore: 0.5 },
+  serpwire: { title: "Serpwire web search", shortDescription: "Search the web and get ranked results", category: "search", description: "Organic results with titles and links. API.", rankScore: 0.6 },
+  tickr: { title: "Tickr stock quotes", shortDescription: "Real-time stock prices and quotes", category: "finance", description: "Quotes for US equities. Data API.", rankScore: 0.6 },
+  scribe: { title: "Scribe", shortDescription: "Transcribe audio recordings to text", category: "audio", description: "MP3 or WAV in, a transcript out.", rankScore: 0.6 },
+  moodmeter: { title: "Moodmeter", shortDescription: "Sentiment analysis of text", category: "text", description: "Positive, negative or neutral, with a score. API.", rankScore: 0.6 },
+} as const;
+type Key = keyof typeof CATALOG;
+
+let t: TestDatabase;
+const ids = {} as Record<Key | "stuffer", string>;
+const keyOf = (id: string) => (Object.keys(ids) as (Key | "stuffer")[]).find((k) => ids[k] === id) ?? id;
+const NOW = Date.parse("2026-12-05T12:00:00Z");
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  for (const [key, l] of Object.entries(CATALOG)) {
+    ids[key as Key] = await createTestListing(t.prisma, { ...l, endpoints: [{ priceUsd: key === "geocodr" ? "0.002" : "0.01", description: `${l.shortDescription}.` }] });
+  }
+  // A keyword stuffer: every capability word in its description, and the catalog's best rank score.
+  ids.stuffer = await createTestListing(t.prisma, {
+    title: "Everything Hub",
+    description: "geocode street address coordinates summarise summary texts translate translation weather forecast city stock price ticker transcribe recording sentiment mood search web localise",
+    rankScore: 2,
+  });
+  for (let i = 0; i < 9; i++) await createTestListing(t.prisma, { title: `Data API ${i}`, shortDescription: "A simple data API for agents", description: "Text and data over an API.", rankScore: 0.5 });
+  // The canary paid Digestly and it failed: charged, then answered 500.
+  await t.prisma.canaryRun.create({
+    data: { listingId: ids.digestly, trigger: "schedule", requestedBy: "test", state: "done", outcome: "degraded", reason: "charged_without_delivery", startedAt: new Date(NOW - 3 * 3_600_000), finishedAt: new Date(NOW - 3 * 3_600_000) },
+  });
+  await t.prisma.listing.update({ where: { id: ids.digestly }, data: { verificationStatus: "degraded" } });
+  await t.prisma.canaryRun.create({
+    data: { listingId: ids.geocodr, trigger: "schedule", requestedBy: "test", state: "done", outcome: "verified", startedAt: new Date(NOW - 2 * 3_600_000), finishedAt: new Date(NOW - 2 * 3_600_000) },
+  });
+  await t.prisma.listing.update({ where: { id: ids.geocodr }, data: { verificationStatus: "verified" } });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const pick = async (task: string, extra: Record<string, unknown> = {}) => selectServices(parseSelectRequest({ task, ...extra }), { now: NOW });
+const picks = async (task: string) => (await pick(task)).items.map((i) => keyOf(i.id));
+
+describe("sentence tasks → top picks (OR semantics, weights, stemming, synonyms, typos)", () => {
+  it.each<[string, Key[], Key[]]>([
+    // [task, the picks that must lead, in order; listings that must not be picked]
+    ["geocode a street address to coordinates", ["geocodr"], ["babel", "tickr", "digestly"]],
+    ["Geocoding: addresses to lat/long", ["geocodr"], []],
+    ["summarise this article in one sentence", ["quillsum"], ["digestly", "geocodr"]],
+    ["summarize a long text", ["quillsum"], ["digestly"]],
+    ["translate a paragraph into French", ["lingo"], ["digestly", "weatherly"]],
+    ["translation from english to german", ["lingo"], []],
+    ["localise my app into Spanish", ["babel"], []],
+    ["weather forecast for a city", ["weatherly"], ["geocodr", "babel"]],
+    ["wether forcast", ["weatherly"], []],
+    ["geocde an adress", ["geocodr"], []],
+    ["real-time stock price for a ticker", ["tickr"], []],
+    ["transcribe a recording of a meeting", ["scribe"], []],
+    ["what is the mood of this review (sentiment)", ["moodmeter"], []],
+  ])("%s", async (task, lead, never) => {
+    const got = await picks(task);
+    expect(got.slice(0, lead.length)).toEqual(lead);
+    for (const k of never) expect(got).not.toContain(k);
+  });
+
+  it("a keyword stuffer with the best rank score leads no task: the words it stuffs weigh as description words", async () => {
+    for (const task of ["geocode a street address to coordinates", "weather forecast for a city", "translate a menu", "transcribe a recording", "real-time stock price for a ticker"]) {
+      const got = await picks(task);
+      expect(got[0]).not.toBe("stuffer");
+    }
+  });
+
+  it("a hostile task (tsquery syntax, quotes, backslashes, lone punctuation) is read as words, never as syntax", async () => {
+    expect((await pick("geocode' | 'a':* & !(street) \\ address <-> coordinates")).items[0].title).toBe("Geocodr");
+    expect((await pick("'); DROP TABLE listings; --")).items).toEqual([]);
+    expect((await pick("!!! ??? ... :* & |")).items).toEqual([]);
+    expect((await pick(Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ") + " geocode")).items).toEqual([]);
+    expect((await pick("géocoder une adresse — 住所")).items).toBeInstanceOf(Array);
+  });
+
+  it("translate and translation both find Lingo first, Babel by synonym after it", async () => {
+    for (const task of ["translate a menu", "a translation of a menu"]) {
+      const r = await pick(task);
+      expect(r.items.map((i) => keyOf(i.id)).slice(0, 2)).toEqual(["lingo", "babel"]);
+      expect(r.items[1].why).toMatch(/^Matches '(translate|translation)' \(synonym\)/);
+    }
+  });
+
+  it("stop words and common words never make everything match", async () => {
+    expect((await pick("the a to for of")).items).toEqual([]);
+    // "api" and "data" are in more than 40% of the catalog: they add to a match but never make one.
+    // (The stuffer does say "geocode"; it comes after.)
+    expect(await picks("geocode with an api for data")).toEqual(["geocodr", "stuffer"]);
+    // A listing matching only a minor word of the task is under the minimum relevance.
+    expect(await picks("geocode a street address to coordinates")).not.toContain("mailcheck");
+  });
+
+  it("a sentence that AND semantics finds nothing for finds its listing (the issue's example)", async () => {
+    const task = "geocode a street address to coordinates for my delivery app";
+    // Browse search keeps AND semantics (docs/SELECTION.md "Browse search"): no listing has every word.
+    expect((await searchCatalog({ query: task, limit: 10 })).items).toEqual([]);
+    expect((await pick(task)).items.map((i) => i.title)).toEqual(["Geocodr", "Everything Hub"]);
+  });
+});
+
+describe("evidence rules", () => {
+  it("canary_failed: left out by default and said so; included on request, marked and last", async () => {
+    const r = await pick("summarise short texts");
+    expect(r.items.map((i) => keyOf(i.id))).not.toContain("digestly");
+    expect(r.excluded).toEqual([{ id: ids.digestly, slug: expect.any(String), title: "Digestly summariser", relevance: expect.any(Number), reasons: ["canary_failed"], why: "canary paid and failed 3 h ago (charged_without_delivery)" }]);
+    // Without the gate Digestly would lead: as relevant as Quillsum, and the higher rank score.
+    const asked = await pick("summarise short texts", { include: ["canary_failed"] });
+    expect(asked.items.map((i) => keyOf(i.id))).toEqual(["quillsum", "digestly"]);
+    expect(asked.items[1]).toMatchObject({ excludedByDefault: ["canary_failed"], verification: "degraded", rankScore: 0.9 });
+    expect(asked.items[0]).toMatchObject({ rankScore: 0.5 });
+    expect(asked.items[1].relevance).toBe(asked.items[0].relevance);
+    expect(asked.excluded).toEqual([]);
+  });
+
+  it("trust_avoid and verdict_tier: avoid is left out, caution ranks below ok whatever the rank score, rank orders within a tier", async () => {
+    await storeGrade(ids.babel, "caution", "C");
+    await storeGrade(ids.lingo, "ok", "A");
+    await storeGrade(ids.serpwire, "avoid", "F");
+    const r = await pick("translate a menu");
+    // Babel (caution) falls below the ungraded stuffer, though it scores higher within one tier.
+    expect(r.items.map((i) => keyOf(i.id))).toEqual(["lingo", "stuffer", "babel"]);
+    expect(r.items[0].why).toMatch(/; grade A \(ok\); /);
+    expect(r.items[2].why).toMatch(/; grade C \(caution\); /);
+    // Equally relevant for "languages", Babel's rank (0.9 against 0.3) would lead; graded caution, it does not.
+    expect(await picks("languages")).toEqual(["lingo", "babel"]);
+    const search = await pick("search the web");
+    expect(search.items.map((i) => keyOf(i.id))).not.toContain("serpwire");
+    expect(search.excluded).toMatchObject([{ id: ids.serpwire, reasons: ["trust_avoid"], why: "trust verdict avoid (grade F)" }]);
+    const included = await pick("search the web", { include: ["trust_avoid"] });
+    expect(included.items.at(-1)).toMatchObject({ id: ids.serpwire, excludedByDefault: ["trust_avoid"] });
+    // Graded ok, Babel is back in tier 0, ahead of the stuffer; within the tier the rank score orders equally relevant listings.
+    await storeGrade(ids.babel, "ok", "B", 1);
+    expect(await picks("translate a menu")).toEqual(["lingo", "babel", "stuffer"]);
+    expect((await picks("languages"))).toEqual(["babel", "lingo"]);
+  });
+
+  it("every pick has a one-line why that is true of it", async () => {
+    const r = await pick("geocode a street address to coordinates");
+    const g = r.items[0];
+    expect(g.why).toBe("Matches 'geocode' (near spelling), 'street', 'address', 'coordinates'; no grade yet (insufficient evidence); canary paid and passed 2 h ago; $0.002 a call");
+    expect(g).toMatchObject({ verification: "verified", endpoint: { price: { usd: "0.002" } } });
+    for (const task of ["weather forecast for a city", "wether forcast", "translate a menu", "summarise this article"]) {
+      for (const item of (await pick(task)).items) {
+        expect(item.why.split("\n")).toHaveLength(1);
+        expect(item.why).toMatch(/^Matches '[^']+'/);
+        expect(item.why).toContain(item.verification === "verified" ? "canary paid and passed" : item.verification === "degraded" ? "canary paid and failed" : "not verified by a paid canary call");
+        expect(item.why).toMatch(new RegExp(`\\$${item.endpoint.price.usd!.replace(".", "\\.")} a call$`));
+      }
+    }
+    expect((await pick("wether forcast")).items[0].why).toMatch(/^Matches 'wether' \(near spelling\), 'forcast' \(near spelling\);/);
+  });
+});
+
+/** A stored grade (what the attest sweep writes) for the listing's first endpoint. */
+async function storeGrade(listingId: string, verdict: "ok" | "caution" | "avoid", grade: string, later = 0) {
+  const e = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId }, orderBy: { position: "asc" } });
+  const sha = createHash("sha256").update(`${listingId}:${verdict}:${later}`).digest("hex");
+  const scoredAt = new Date(NOW - 3_600_000 + later * 60_000);
+  await exec(t.prisma, `INSERT INTO "trust_evidence_bundles" ("sha256", "encoding", "bytes", "size") VALUES ($1, 'identity', decode('e30=', 'base64'), 2)`, sha);
+  const g = await t.prisma.trustGrade.create({
+    data: {
+      id: `g-${sha.slice(0, 12)}`, listingId, endpointId: e.id, method: e.method, path: e.path, score: 80, grade, bandLow: 75, bandHigh: 85, confidence: "high", verdict, flags: [],
+      detail: { verdictBecause: [], outlook: "steady", watch: false, watchBecause: [], stale: false, uncappedScore: 80, bandWidth: 10, evidence: { probes: 20, probeSpanDays: 5, lastPaidAt: null }, firstProbeAt: null },
+      rubricRef: "x402-endpoint/test", readingRef: "reading-2", rubricSha256: sha, readingSha256: sha, seed: 1, scoredAt, bundleSha256: sha, observations: 20,
+      statement: {}, envelope: {}, keyid: "test", issuedAt: scoredAt, expiresAt: new Date(scoredAt.getTime() + 86_400_000),
+    },
+  });
+  await t.prisma.trustGradeLatest.upsert({
+    where: { listingId_method_path: { listingId, method: e.method, path: e.path } },
+    create: { listingId, method: e.method, path: e.path, gradeId: g.id, scoredAt },
+    update: { gradeId: g.id, scoredAt },
+  });
+}
