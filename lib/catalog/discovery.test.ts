@@ -224,7 +224,7 @@ describe("the quality and tollgate blocks", () => {
     await pay("0xddd", "failed", 1 * day);
     await pay("0xeee", "unconfirmed", 1 * day);
     const wrong = await pay("0xfff", "settled", 1 * day);
-    await pay("0xfff", "failed", 1 * day, { correctsId: wrong.id, createdAt: wrong.createdAt });
+    await pay("0xfff", "failed", 1 * day, { correctsId: wrong.id, createdAt: wrong.createdAt, confirmedAt: new Date() });
     const house = await pay("0x0house", "settled", 0.5 * day, { house: true, blockNumber: 77n, confirmedAt: new Date() });
     const r = await get(`/discovery/merchant?payTo=${PAY_B}&limit=100`);
     const item = r.body.resources.find((i: { resource: string }) => i.resource === "https://stocks.example.com/quote");

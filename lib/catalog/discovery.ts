@@ -22,7 +22,8 @@ export interface DiscoveryQuality {
 
 export interface DiscoveryTollgate {
   listing: { slug: string; url: string };
-  endpointId: string;
+  /** The listing's endpoint of this method and path; null once the listing no longer has it. */
+  endpointId: string | null;
   /** The Bazaar MCP's `proxy_tool_call` name of this resource (docs/DISCOVERY.md "MCP tools"). */
   toolName: string;
   callUrl: string;
@@ -58,7 +59,7 @@ interface ResourceRow {
   description: string | null;
   mimeType: string | null;
   lastUpdated: string;
-  endpointId: string;
+  endpointId: string | null;
   endpointDescription: string | null;
   slug: string;
   title: string;
@@ -68,20 +69,23 @@ interface ResourceRow {
   readinessBand: string | null;
 }
 
-/** The resource rows' join: published listings, their current endpoints, the current result's band. */
+/**
+ * A page's rows: the resource, its listing, the listing's current endpoint of that method and path
+ * (null once the listing no longer has it: the resource is served as last probed), the result's band.
+ */
 const FROM = `"discovery_resources" d
   JOIN "listings" l ON l."id" = d."listingId"
-  JOIN "endpoints" e ON e."listingId" = d."listingId" AND e."method"::text = d."method" AND e."path" = d."path"
+  LEFT JOIN "endpoints" e ON e."listingId" = d."listingId" AND e."method"::text = d."method" AND e."path" = d."path"
   LEFT JOIN "catalog_scoring_results" r ON r."id" = l."currentResultId"`;
 
 const COLUMNS = `d."listingId", d."method", d."path", d."resource", d."x402Version", d."accepts", d."extensions", d."description", d."mimeType",
   ${isoOf(`d."probedAt"`)} AS "lastUpdated", e."id" AS "endpointId", e."description" AS "endpointDescription", l."slug", l."title", l."category",
   l."verificationStatus"::text AS "verification", r."total" AS "readinessScore", r."band" AS "readinessBand"`;
 
-/** The filters over `d` (and `l` published), appended to `params`; joint: one accepts entry matches every payment filter. */
-export function discoveryWhere(f: DiscoveryFilters, params: unknown[]): string {
+/** The filters over `d` alone, appended to `params`; joint: one accepts entry matches every payment filter. */
+export function resourceFilterSql(f: DiscoveryFilters, params: unknown[]): string {
   const p = (v: unknown) => `$${params.push(v)}`;
-  const clauses = [publicSql("l")];
+  const clauses = ["true"];
   if (f.type !== undefined && f.type !== "http") clauses.push("false");
   const entry: Record<string, string> = {};
   for (const k of ["scheme", "network", "asset", "payTo"] as const) if (f[k] !== undefined) entry[k] = f[k]!;
@@ -90,13 +94,28 @@ export function discoveryWhere(f: DiscoveryFilters, params: unknown[]): string {
   return clauses.join(" AND ");
 }
 
+/** The filters over `d`, published only (`d."published"` is the listing's state, trigger-kept). */
+export function discoveryWhere(f: DiscoveryFilters, params: unknown[]): string {
+  return `d."published" AND ${resourceFilterSql(f, params)}`;
+}
+
 async function resourcePage(client: Client, f: DiscoveryFilters, limit: number, offset: number): Promise<{ rows: ResourceRow[]; total: number }> {
   const params: unknown[] = [];
   const where = discoveryWhere(f, params);
   const n = params.length;
   const [page, count] = await Promise.all([
-    rows<ResourceRow>(client, `SELECT ${COLUMNS} FROM ${FROM} WHERE ${where} ORDER BY d."listingId" COLLATE "C", d."position" LIMIT $${n + 1} OFFSET $${n + 2}`, ...params, limit, offset),
-    rows<{ n: number }>(client, `SELECT count(*)::int AS n FROM ${FROM} WHERE ${where}`, ...params),
+    rows<ResourceRow>(
+      client,
+      `SELECT ${COLUMNS} FROM (SELECT d.* FROM "discovery_resources" d WHERE ${where} ORDER BY d."listingId" COLLATE "C", d."position" LIMIT $${n + 1} OFFSET $${n + 2}) d
+         JOIN "listings" l ON l."id" = d."listingId"
+         LEFT JOIN "endpoints" e ON e."listingId" = d."listingId" AND e."method"::text = d."method" AND e."path" = d."path"
+         LEFT JOIN "catalog_scoring_results" r ON r."id" = l."currentResultId"
+        ORDER BY d."listingId" COLLATE "C", d."position"`,
+      ...params,
+      limit,
+      offset,
+    ),
+    rows<{ n: number }>(client, `SELECT count(*)::int AS n FROM "discovery_resources" d WHERE ${where}`, ...params),
   ]);
   return { rows: page, total: count[0]?.n ?? 0 };
 }
@@ -115,60 +134,73 @@ export async function merchantResources(payTo: string, p: ListParams, client?: C
   return { x402Version: DISCOVERY_X402_VERSION, payTo, resources: await toItems(c, page), pagination: { limit: p.limit, offset: p.offset, total }, unappliedFilters: p.unappliedFilters };
 }
 
+/** A side reads at most this many matching resources before ranking them (then the answer is partial). */
+export const SEARCH_SCAN_CAP = 2000;
+
+type Hit = { listingId: string; position: number; relevance: number };
+
 /**
- * Listings matching the query, best first, that have a resource passing the filters: every one
- * holding all its words (0.5 + 0.5·rank) ahead of those holding some (0.5·rank), the second side
- * read only when the first found fewer than `window`. Ties by id.
+ * Resources matching the query and the filters, best first: those whose listing holds all the
+ * query's words (0.5 + 0.5·rank) ahead of those holding some (0.5·rank), the second side read only
+ * when the first found fewer than `take`. Ties by listing id, then position. One table: each
+ * resource carries its listing's search vector (copied by a trigger), so PostgreSQL intersects the
+ * text index with the filters' indexes (a BitmapAnd) instead of checking every match of a common
+ * word for a resource; a side reads at most SEARCH_SCAN_CAP of its matches before ranking, and says
+ * `truncated` past that (the response's partialResults).
  */
-async function searchListings(client: Client, query: string, f: DiscoveryFilters, window: number): Promise<Array<{ id: string; relevance: number }>> {
-  const side = async (kind: "all" | "some", take: number, not: string[]) => {
+async function searchResources(client: Client, query: string, f: DiscoveryFilters, take: number): Promise<{ hits: Hit[]; truncated: boolean }> {
+  let truncated = false;
+  const side = async (kind: "all" | "some", n: number): Promise<Hit[]> => {
     const params: unknown[] = [query];
-    const exists = discoveryWhere(f, params);
-    const tsq = kind === "all" ? `plainto_tsquery('english', $1)` : `replace(plainto_tsquery('english', $1)::text, ' & ', ' | ')::tsquery`;
-    const rel = kind === "all" ? `0.5 + 0.5 * ts_rank(s."searchVector", q.tsq, 32)` : `0.5 * ts_rank(s."searchVector", q.tsq, 32)`;
-    const excluded = not.length ? ` AND s."id" <> ALL($${params.push(not)}::text[])` : "";
-    return rows<{ id: string; relevance: number }>(
+    const filter = resourceFilterSql(f, params);
+    const and = `plainto_tsquery('english', $1)`;
+    const tsq = kind === "all" ? and : `replace(${and}::text, ' & ', ' | ')::tsquery`;
+    const rel = kind === "all" ? `0.5 + 0.5 * ts_rank(d."searchVector", q.tsq, 32)` : `0.5 * ts_rank(d."searchVector", q.tsq, 32)`;
+    const notAll = kind === "some" ? ` AND NOT d."searchVector" @@ ${and}` : "";
+    const found = await rows<Hit & { n: number }>(
       client,
       `WITH q AS (SELECT ${tsq} AS tsq)
-       SELECT s."id", (${rel})::float8 AS relevance FROM "listing_search" s, q
-        WHERE s."searchVector" @@ q.tsq AND ${publicSql("s")}${excluded}
-          AND EXISTS (SELECT 1 FROM "discovery_resources" d JOIN "listings" l ON l."id" = d."listingId"
-                       JOIN "endpoints" e ON e."listingId" = d."listingId" AND e."method"::text = d."method" AND e."path" = d."path"
-                      WHERE d."listingId" = s."id" AND ${exists})
-        ORDER BY relevance DESC, s."id" COLLATE "C" LIMIT ${take}`,
+       SELECT d."listingId", d."position", (${rel})::float8 AS relevance, count(*) OVER ()::int AS n
+         FROM (SELECT d."listingId", d."position", d."searchVector" FROM "discovery_resources" d, q
+                WHERE d."published" AND d."searchVector" @@ q.tsq AND ${filter}${notAll} LIMIT ${SEARCH_SCAN_CAP}) d, q
+        ORDER BY relevance DESC, d."listingId" COLLATE "C", d."position" LIMIT ${n}`,
       ...params,
     );
+    if ((found[0]?.n ?? 0) >= SEARCH_SCAN_CAP) truncated = true;
+    return found.map(({ listingId, position, relevance }) => ({ listingId, position, relevance }));
   };
-  const all = await side("all", window, []);
-  if (all.length >= window) return all;
-  return [...all, ...(await side("some", window - all.length, all.map((r) => r.id)))];
+  const all = await side("all", take);
+  if (all.length >= take) return { hits: all, truncated };
+  return { hits: [...all, ...(await side("some", take - all.length))], truncated };
 }
 
 /**
- * `GET /discovery/search`: relevance order, resources of a listing by their position. `partialResults`
- * says more matches exist than this response holds; `pagination.cursor` reaches them while within
- * the first SEARCH_DEPTH, else it is null.
+ * `GET /discovery/search`: relevance order. `partialResults` says more matches exist than this
+ * response holds; `pagination.cursor` reaches them while within the first SEARCH_DEPTH, else it is null.
  */
 export async function searchDiscoveryResources(p: SearchParams, client?: Client) {
   const c = await clientOr(client);
   const window = p.offset + p.limit + 1;
-  const listings = await searchListings(c, p.query, p.filters, window);
-  let found: ResourceRow[] = [];
-  if (listings.length) {
-    const params: unknown[] = [listings.map((l) => l.id)];
-    const where = discoveryWhere(p.filters, params);
-    found = await rows<ResourceRow>(c, `SELECT ${COLUMNS}, d."position" FROM ${FROM} WHERE d."listingId" = ANY($1::text[]) AND ${where}`, ...params);
-    const order = new Map(listings.map((l, i) => [l.id, i]));
-    found.sort((a, b) => order.get(a.listingId)! - order.get(b.listingId)! || (a as unknown as { position: number }).position - (b as unknown as { position: number }).position);
+  const { hits, truncated } = await searchResources(c, p.query, p.filters, window);
+  const pageHits = hits.slice(p.offset, p.offset + p.limit);
+  let page: ResourceRow[] = [];
+  if (pageHits.length) {
+    const found = await rows<ResourceRow & { position: number }>(
+      c,
+      `SELECT ${COLUMNS}, d."position" FROM ${FROM} WHERE (d."listingId", d."position") IN (SELECT * FROM unnest($1::text[], $2::int[]))`,
+      pageHits.map((h) => h.listingId),
+      pageHits.map((h) => h.position),
+    );
+    const byKey = new Map(found.map((r) => [`${r.listingId} ${r.position}`, r]));
+    page = pageHits.flatMap((h) => byKey.get(`${h.listingId} ${h.position}`) ?? []);
   }
-  const page = found.slice(p.offset, p.offset + p.limit);
-  const more = found.length > p.offset + p.limit || listings.length >= window;
+  const more = hits.length >= window;
   const next = p.offset + p.limit;
   const cursor = more && next + p.limit <= SEARCH_DEPTH ? encodeSearchCursor(next, p.query, p.filters) : null;
   return {
     x402Version: DISCOVERY_X402_VERSION,
     resources: await toItems(c, page),
-    partialResults: more,
+    partialResults: more || truncated,
     pagination: { limit: p.limit, cursor },
     searchMethod: "text" as const,
     unappliedFilters: p.unappliedFilters,
@@ -200,7 +232,8 @@ interface ProofRow {
 export async function readQuality(client: Client, endpointIds: string[], now = new Date()): Promise<{ quality: Map<string, DiscoveryQuality>; proofs: Map<string, ProofRow> }> {
   if (endpointIds.length === 0) return { quality: new Map(), proofs: new Map() };
   const since = new Date(now.getTime() - 30 * 86_400_000).toISOString().replace("Z", "");
-  const uncorrected = `p."id" NOT IN (SELECT c."correctsId" FROM "router_payments" c WHERE c."correctsId" IS NOT NULL)`;
+  // A corrected row counts as its correction (lib/ledger/correct.ts): one probe of the correctsId index per row.
+  const uncorrected = `NOT EXISTS (SELECT 1 FROM "router_payments" c WHERE c."correctsId" = p."id")`;
   const [q, proofs] = await Promise.all([
     rows<QualityRow>(
       client,
@@ -236,11 +269,11 @@ export function toolNameOf(slug: string, method: string, path: string): string {
 async function toItems(client: Client, page: ResourceRow[]): Promise<DiscoveryItem[]> {
   if (page.length === 0) return [];
   const origin = env().publicOrigin;
-  const [{ quality, proofs }, grades] = await Promise.all([readQuality(client, page.map((r) => r.endpointId)), readLatestGrades(client, page.map((r) => r.listingId))]);
+  const [{ quality, proofs }, grades] = await Promise.all([readQuality(client, page.flatMap((r) => (r.endpointId ? [r.endpointId] : []))), readLatestGrades(client, page.map((r) => r.listingId))]);
   const gradeOf = new Map(grades.map((g) => [`${g.listingId} ${g.method} ${g.path}`, g]));
   return page.map((r) => {
     const g = gradeOf.get(`${r.listingId} ${r.method} ${r.path}`);
-    const proof = proofs.get(r.endpointId);
+    const proof = r.endpointId ? proofs.get(r.endpointId) : undefined;
     const description = r.description ?? r.endpointDescription ?? undefined;
     const tags = (r.category ? sanitizeTags([r.category]) : undefined) ?? [];
     const item: DiscoveryItem = {
@@ -254,7 +287,7 @@ async function toItems(client: Client, page: ResourceRow[]): Promise<DiscoveryIt
       ...(isValidServiceName(r.title) ? { serviceName: r.title } : {}),
       ...(tags.length ? { tags } : {}),
       ...(r.extensions ? { extensions: r.extensions } : {}),
-      quality: quality.get(r.endpointId) ?? { l30DaysTotalCalls: 0, l30DaysUniquePayers: 0, lastCalledAt: null },
+      quality: (r.endpointId ? quality.get(r.endpointId) : undefined) ?? { l30DaysTotalCalls: 0, l30DaysUniquePayers: 0, lastCalledAt: null },
       tollgate: {
         listing: { slug: r.slug, url: `${origin}/listings/${r.slug}` },
         endpointId: r.endpointId,
