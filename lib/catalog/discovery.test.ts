@@ -208,6 +208,26 @@ describe("search", () => {
   });
 });
 
+describe("the rows follow the listing", () => {
+  it("unpublishing hides a listing's resources at once, a title edit is searchable, a new result replaces the rows", async () => {
+    const id = await createTestListing(t.prisma, { title: "Zeppelin tracker", baseUrl: "https://zep.example.com", endpoints: [{ method: "GET", path: "/z" }] });
+    await makeDiscoverable(t.prisma, id, [{ method: "GET", path: "/z", accepts: [{ payTo: PAY_A }] }]);
+    const find = async (q: string) => (await get(`/discovery/search?query=${q}`)).body.resources.map((r: { resource: string }) => r.resource);
+    expect(await find("zeppelin")).toEqual(["https://zep.example.com/z"]);
+    await t.prisma.listing.update({ where: { id }, data: { title: "Blimp tracker" } });
+    expect(await find("blimp")).toEqual(["https://zep.example.com/z"]);
+    await t.prisma.listing.update({ where: { id }, data: { publicationState: "unlisted" } });
+    expect(await find("blimp")).toEqual([]);
+    expect((await get(`/discovery/merchant?payTo=${PAY_A}&limit=100`)).body.resources.map((r: { resource: string }) => r.resource)).not.toContain("https://zep.example.com/z");
+    await t.prisma.listing.update({ where: { id }, data: { publicationState: "published" } });
+    await makeDiscoverable(t.prisma, id, [{ method: "GET", path: "/z", accepts: [{ payTo: "0x2222222222222222222222222222222222222222" }] }]);
+    const now = (await get("/discovery/merchant?payTo=0x2222222222222222222222222222222222222222")).body.resources;
+    expect(now.map((r: { resource: string }) => r.resource)).toEqual(["https://zep.example.com/z"]);
+    expect((await get(`/discovery/merchant?payTo=${PAY_A}&limit=100`)).body.resources.map((r: { resource: string }) => r.resource)).not.toContain("https://zep.example.com/z");
+    await t.prisma.listing.update({ where: { id }, data: { publicationState: "archived" } });
+  });
+});
+
 describe("the quality and tollgate blocks", () => {
   it("count confirmed settlements of 30 days and distinct payers, never the house's, failures or corrected rows", async () => {
     const endpointId = endpointOf["stocks /quote"];
