@@ -23,6 +23,8 @@ export interface DiscoverableEndpoint {
   bazaar?: boolean;
   /** Extra extension keys declared beside bazaar. */
   extraExtensions?: string[];
+  /** The 402's whole `extensions` object, as given (a spec example). */
+  extensions?: Record<string, unknown>;
 }
 
 export const USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
@@ -39,7 +41,8 @@ export function evidenceFor(baseUrl: string, endpoints: DiscoverableEndpoint[], 
       const pr = challenge((p) => {
         p.resource = { url, description: `${e.method} ${e.path}`, mimeType: "application/json" };
         p.accepts = e.accepts.map((a) => ({ scheme: a.scheme ?? "exact", network: a.network ?? "eip155:8453", amount: a.amount ?? "10000", asset: a.asset ?? USDC_BASE, payTo: a.payTo, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } }));
-        if (e.bazaar === false) delete p.extensions;
+        if (e.extensions) p.extensions = e.extensions;
+        else if (e.bazaar === false) delete p.extensions;
         else {
           p.extensions.bazaar.info.input.method = e.method;
           for (const k of e.extraExtensions ?? []) p.extensions[k] = { info: {} };

@@ -208,6 +208,43 @@ describe("search", () => {
   });
 });
 
+/** The bazaar extension of the spec's "Example: GET Endpoint" (specs/extensions/bazaar.md), verbatim. */
+const SPEC_GET_EXAMPLE = {
+  bazaar: {
+    info: { input: { type: "http", method: "GET", queryParams: { city: "San Francisco" } }, output: { type: "json", example: { city: "San Francisco", weather: "foggy", temperature: 60 } } },
+    schema: {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: {
+        input: {
+          type: "object",
+          properties: {
+            type: { type: "string", const: "http" },
+            method: { type: "string", enum: ["GET", "HEAD", "DELETE"] },
+            queryParams: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+            headers: { type: "object", additionalProperties: { type: "string" } },
+          },
+          required: ["type", "method"],
+          additionalProperties: false,
+        },
+        output: { type: "object", properties: { type: { type: "string" }, example: { type: "object" } }, required: ["type"] },
+      },
+      required: ["input"],
+    },
+  },
+};
+
+describe("the spec's example", () => {
+  it("a 402 carrying the spec's GET example is served with its extension as declared, and found by its words and filters", async () => {
+    const id = await createTestListing(t.prisma, { title: "Fog report", baseUrl: "https://fog.example.com", endpoints: [{ method: "GET", path: "/weather" }] });
+    await makeDiscoverable(t.prisma, id, [{ method: "GET", path: "/weather", accepts: [{ payTo: "0x3333333333333333333333333333333333333333" }], extensions: SPEC_GET_EXAMPLE }]);
+    const r = await get("/discovery/search?query=fog&extensions=bazaar&payTo=0x3333333333333333333333333333333333333333");
+    expect(r.body.resources).toHaveLength(1);
+    expect(r.body.resources[0]).toMatchObject({ resource: "https://fog.example.com/weather", type: "http", x402Version: 2, extensions: SPEC_GET_EXAMPLE });
+    await t.prisma.listing.update({ where: { id }, data: { publicationState: "archived" } });
+  });
+});
+
 describe("the rows follow the listing", () => {
   it("unpublishing hides a listing's resources at once, a title edit is searchable, a new result replaces the rows", async () => {
     const id = await createTestListing(t.prisma, { title: "Zeppelin tracker", baseUrl: "https://zep.example.com", endpoints: [{ method: "GET", path: "/z" }] });
