@@ -143,6 +143,8 @@ const schema = z.object({
   TOLLGATE_LIMIT_BADGE_VERIFY_ALL: rateLimit,
   TOLLGATE_LIMIT_ATTESTATION: rateLimit,
   TOLLGATE_LIMIT_ATTESTATION_ALL: rateLimit,
+  TOLLGATE_LIMIT_DISCOVERY: rateLimit,
+  TOLLGATE_LIMIT_DISCOVERY_ALL: rateLimit,
   /** Most analyses one seller organisation may have queued or running at once (default 3; "off" for none). */
   TOLLGATE_LIMIT_ACTIVE_ANALYSES: z
     .string()

@@ -19,6 +19,7 @@ import { feedEntry } from "@/lib/catalog/feeds";
 import { searchCatalog, validateQuery } from "@/lib/catalog/search";
 import { parseSelectRequest, selectServices } from "@/lib/catalog/select";
 import { CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
+import { registerBazaarTools } from "@/lib/catalog/bazaar-mcp";
 
 export const dynamic = "force-dynamic";
 
@@ -86,6 +87,8 @@ function catalogServer(req: Request): McpServer {
         return { ...(await selectServices(body, { apiVersion: req.headers.get(CATALOG_API_VERSION_HEADER) })) };
       }),
   );
+  // The x402 Bazaar MCP's search_resources and proxy_tool_call (docs/DISCOVERY.md "MCP tools").
+  registerBazaarTools(server, req);
   return server;
 }
 

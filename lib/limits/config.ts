@@ -44,6 +44,8 @@ export const LIMITED_ACTIONS = {
   badgeVerifyAll: { variable: "TOLLGATE_LIMIT_BADGE_VERIFY_ALL", fallback: "600/1m", what: "badge verifications", per: "the whole deployment" },
   attestation: { variable: "TOLLGATE_LIMIT_ATTESTATION", fallback: "120/1m", what: "attestation and evidence requests", per: "one client address" },
   attestationAll: { variable: "TOLLGATE_LIMIT_ATTESTATION_ALL", fallback: "1200/1m", what: "attestation and evidence requests", per: "the whole deployment" },
+  discovery: { variable: "TOLLGATE_LIMIT_DISCOVERY", fallback: "120/1m", what: "discovery API and shields requests", per: "one client address" },
+  discoveryAll: { variable: "TOLLGATE_LIMIT_DISCOVERY_ALL", fallback: "1200/1m", what: "discovery API and shields requests", per: "the whole deployment" },
 } as const satisfies Record<string, LimitedAction>;
 
 export type ActionName = keyof typeof LIMITED_ACTIONS;

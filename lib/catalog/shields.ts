@@ -1,0 +1,84 @@
+/**
+ * Shields.io endpoint badges (docs/DISCOVERY.md "Shields"): `schemaVersion: 1` JSON for an endpoint's
+ * stored trust grade and its listing's 30-day uptime, for a seller's README through
+ * https://img.shields.io/endpoint?url=… . Published listings only; anything else answers a grey badge.
+ */
+import { readLatestGrades } from "@/lib/attest/read";
+import { clientOr, rows, type Client } from "@/lib/sql";
+import { publicSql } from "@/lib/listings/visibility";
+
+export interface ShieldsBadge {
+  schemaVersion: 1;
+  label: string;
+  message: string;
+  color: string;
+  cacheSeconds: number;
+  isError?: boolean;
+}
+
+/** Shields' own floor for cacheSeconds is 300; the grade sweep runs hourly, the uptime samples every few minutes. */
+export const SHIELDS_CACHE_SECONDS = 300;
+
+const GRADE_COLORS: Record<string, string> = { A: "brightgreen", B: "green", C: "yellow", D: "orange", F: "red" };
+
+const badge = (label: string, message: string, color: string, isError = false): ShieldsBadge => ({
+  schemaVersion: 1,
+  label,
+  message,
+  color,
+  cacheSeconds: SHIELDS_CACHE_SECONDS,
+  ...(isError ? { isError: true } : {}),
+});
+
+interface EndpointRow {
+  listingId: string;
+  method: string;
+  path: string;
+}
+
+async function publicEndpoint(c: Client, endpointId: string): Promise<EndpointRow | null> {
+  const [r] = await rows<EndpointRow>(c, `SELECT e."listingId", e."method"::text AS "method", e."path" FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId" WHERE e."id" = $1 AND ${publicSql("l")}`, endpointId);
+  return r ?? null;
+}
+
+/** The grade badge: "B · 78–86" coloured by grade; a verdict of avoid or down says so in red. */
+export async function gradeShield(endpointId: string, client?: Client): Promise<ShieldsBadge> {
+  const c = await clientOr(client);
+  const e = await publicEndpoint(c, endpointId);
+  if (!e) return badge("tollgate grade", "not listed", "lightgrey", true);
+  const g = (await readLatestGrades(c, [e.listingId])).find((x) => x.method === e.method && x.path === e.path);
+  if (!g) return badge("tollgate grade", "not graded yet", "lightgrey");
+  if (g.verdict === "avoid" || g.verdict === "down") return badge("tollgate grade", g.grade ? `${g.grade} · ${g.verdict}` : g.verdict, "red");
+  if (g.grade === null || g.score === null) return badge("tollgate grade", "insufficient evidence", "lightgrey");
+  const range = g.band ? `${Math.round(g.band.low)}–${Math.round(g.band.high)}` : String(Math.round(g.score));
+  const provisional = g.verdict === "insufficient_evidence" ? " (provisional)" : "";
+  return badge("tollgate grade", `${g.grade} · ${range}${provisional}`, GRADE_COLORS[g.grade] ?? "lightgrey");
+}
+
+/** Uptime colour steps, as shields' own uptime badges colour them. */
+export function uptimeColor(pct: number): string {
+  if (pct >= 99) return "brightgreen";
+  if (pct >= 97) return "green";
+  if (pct >= 95) return "yellowgreen";
+  if (pct >= 90) return "yellow";
+  if (pct >= 80) return "orange";
+  return "red";
+}
+
+/** The uptime badge: the share of the monitor's samples of the last 30 days that found the listing up. */
+export async function uptimeShield(endpointId: string, client?: Client, now = new Date()): Promise<ShieldsBadge> {
+  const c = await clientOr(client);
+  const e = await publicEndpoint(c, endpointId);
+  if (!e) return badge("uptime", "not listed", "lightgrey", true);
+  const since = new Date(now.getTime() - 30 * 86_400_000).toISOString().replace("Z", "");
+  const [s] = await rows<{ n: number; up: number }>(
+    c,
+    `SELECT count(*)::int AS n, count(*) FILTER (WHERE h."outcome" = 'up')::int AS up FROM "monitor_health_samples" h WHERE h."listingId" = $1 AND h."at" > $2::timestamp`,
+    e.listingId,
+    since,
+  );
+  if (!s || s.n === 0) return badge("uptime", "no samples yet", "lightgrey");
+  const pct = (100 * s.up) / s.n;
+  const shown = pct === 100 ? "100" : pct >= 99.95 ? "99.9" : pct.toFixed(pct >= 10 ? 1 : 2);
+  return badge("uptime", `${shown}% (30d)`, uptimeColor(pct));
+}
