@@ -5,6 +5,7 @@
  * - `select_services`: the /router/select shortlist; needs an API key sent as this HTTP request's
  *   `Authorization: Bearer tg_…` header, holding the scope `router:select` as the route needs, and honours `Catalog-Api-Version` like the route does.
  *   `filters.excludeAvoid` leaves out endpoints whose trust verdict is avoid, as on the route.
+ * - `preflight`: whether the signed attestation vouches for a payment's exact terms (./preflight-tool.ts).
  * The tools call the same lib functions as the HTTP routes, with the same validation.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -19,6 +20,7 @@ import { feedEntry } from "@/lib/catalog/feeds";
 import { searchCatalog, validateQuery } from "@/lib/catalog/search";
 import { parseSelectRequest, selectServices } from "@/lib/catalog/select";
 import { CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
+import { registerPreflight } from "./preflight-tool";
 
 export const dynamic = "force-dynamic";
 
@@ -85,6 +87,7 @@ function catalogServer(req: Request): McpServer {
         return { ...(await selectServices(body, { apiVersion: req.headers.get(CATALOG_API_VERSION_HEADER) })) };
       }),
   );
+  registerPreflight(server);
   return server;
 }
 
