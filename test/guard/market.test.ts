@@ -94,3 +94,30 @@ function wrap(guard: TollgateGuard, buyer: Awaited<ReturnType<GuardMarket["buyer
   guard.x402(buyer.client);
   return buyer.fetch;
 }
+
+describe("README's \"Guard your payments\" block", () => {
+  it("runs as written: pays an honest seller, refuses one whose payee changed", async () => {
+    const { execFile } = await import("node:child_process");
+    const fs = await import("node:fs");
+    const path = await import("node:path");
+    const readme = fs.readFileSync(path.join(__dirname, "../../README.md"), "utf8");
+    const section = readme.split(/^## /m).find((s) => s.startsWith("Guard your payments"))!;
+    const code = /```ts\n([\s\S]*?)```/.exec(section)![1];
+    expect(code).toContain('from "@tollgate/guard"');
+    // The package is this repository's clients/guard; the rest of the block runs untouched.
+    const file = path.join(__dirname, `.readme-guard-${process.pid}.mts`);
+    fs.writeFileSync(file, code.replace('"@tollgate/guard"', JSON.stringify(path.join(__dirname, "../../clients/guard/src/index.ts"))));
+    const key = "0x" + "5".repeat(64);
+    await m.local.mint((await import("viem/accounts")).privateKeyToAccount(key as `0x${string}`).address, 1_000_000n);
+    const run = (url: string) =>
+      new Promise<string>((resolve, reject) =>
+        execFile(path.join(__dirname, "../../node_modules/.bin/tsx"), [file], { env: { ...process.env, BUYER_PRIVATE_KEY: key, TOLLGATE_ORIGIN: m.tollgate, SELLER_URL: url }, timeout: 60_000 }, (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out))),
+      );
+    try {
+      expect(await run(seller("honest-5").url)).toMatch(/^200 \{"value":42,"seller":"honest-5"\}/);
+      expect(await run(seller("payto-swapped").url)).toMatch(/^refused payto_changed the payment goes to 0x/);
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  }, 120_000);
+});
