@@ -37,12 +37,12 @@ async function rpc(method: string, params: unknown, headers: Record<string, stri
 const call = (name: string, args: unknown, headers?: Record<string, string>) => rpc("tools/call", { name, arguments: args }, headers);
 
 describe("/mcp (stateless Streamable HTTP)", () => {
-  it("initialises and lists the two tools", async () => {
+  it("initialises and lists the tools", async () => {
     const init = await rpc("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } });
     expect(init.status).toBe(200);
     expect(init.body.result.serverInfo.name).toBe("tollgate");
     const tools = await rpc("tools/list", {});
-    expect(tools.body.result.tools.map((x: { name: string }) => x.name).sort()).toEqual(["search_catalog", "select_services"]);
+    expect(tools.body.result.tools.map((x: { name: string }) => x.name).sort()).toEqual(["preflight", "search_catalog", "select_services"]);
   });
 
   it("search_catalog needs no key and answers by relevance, keyword matches, no numbers of rank", async () => {
