@@ -48,9 +48,9 @@ export async function preflight(t: PreflightTerms, now = new Date()): Promise<Pr
   try {
     stored = await getAttestationByUrl(url, t.method ?? null);
   } catch (e) {
-    const reason = isAppError(e) && e.code === "not_found" ? NOT_FOUND[String((e.extra as { reason?: string } | undefined)?.reason)] : undefined;
+    const reason = isAppError(e) && e.code === "not_found" ? NOT_FOUND[String(e.extra.reason)] : undefined;
     if (!reason) throw e;
-    return { pay: false, reason, message: e.message };
+    return { pay: false, reason, message: (e as Error).message };
   }
   const v = verifyAttestation(stored.envelope, await badgeKeySet(now), { endpoint: {}, now });
   if (!v.ok) return { pay: false, reason: v.reason, message: v.message, endpointId: stored.statement.endpoint.id };

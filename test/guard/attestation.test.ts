@@ -151,7 +151,7 @@ describe("the guard against a Tollgate origin", () => {
     answer = () => [200, { envelope: sign(statement) }];
     const guard = new TollgateGuard({ tollgate: origin, keys, now: () => T0 + 60_000 });
     const challenge = (recipient: string) => ({ method: "evm", request: { amount: "10000", currency: terms.asset, recipient, methodDetails: { chainId: 8453 } } });
-    const mppFetch = (recipient: string) => guard.fetch(async () => {
+    const mppFetch = (recipient: string) => guard.fetch(async (_input: RequestInfo | URL) => {
       await guard.mppxOnChallenge(challenge(recipient));
       return new Response("paid");
     });
