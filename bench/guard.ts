@@ -39,7 +39,8 @@ async function main() {
     let attackPaid = 0;
     const refusals = new Map<string, number>();
     const t0 = Date.now();
-    for (const s of plan) {
+    for (const [i, s] of plan.entries()) {
+      if (i > 0 && i % 100 === 0) console.error(`${name}: ${i}/${CALLS} calls`);
       const sentBefore = [...paidAt.values()].reduce((a, b) => a + b, 0);
       let ok = false;
       try {
