@@ -130,6 +130,14 @@ describe("the guard against a Tollgate origin", () => {
     expect([lookups, keyReads]).toEqual([2, 1]);
   });
 
+  it("remembers an expired attestation a while instead of asking on every call", async () => {
+    answer = () => [200, { envelope: sign(statement) }];
+    lookups = 0;
+    const guard = new TollgateGuard({ tollgate: origin, keys, now: () => Date.parse(statement.expiresAt) + 1 });
+    for (let i = 0; i < 3; i++) expect(await guard.check(terms)).toMatchObject({ ok: false, code: "expired" });
+    expect(lookups).toBe(1);
+  });
+
   it("names what the origin's 404 says, remembers it a while, and fails closed when Tollgate cannot be reached", async () => {
     const codes: Record<string, string> = { "https://a.example/x": "no_endpoint", "https://a.example/y": "no_attestation", "https://a.example/z": "attestation_pending" };
     answer = (url) => [404, { error: { code: "not_found", reason: codes[url] } }];

@@ -214,9 +214,10 @@ export class TollgateGuard {
     if (!keys) return refused("tollgate_unreachable", `Tollgate's keys at ${this.origin}${KEYS_PATH} could not be read`);
     const opened = openEnvelope(body.envelope, keys);
     if (!opened.ok) return refused(opened.code, opened.message);
-    const until = Date.parse(opened.statement.expiresAt);
-    const entry: Entry = { kind: "attested", statement: opened.statement, until };
-    if (until > now) this.cache.set(key, entry);
+    // An expired statement is remembered like a 404, so an endpoint Tollgate stopped vouching for costs one lookup a while.
+    const expires = Date.parse(opened.statement.expiresAt);
+    const entry: Entry = { kind: "attested", statement: opened.statement, until: expires > now ? expires : now + this.opts.negativeTtlMs };
+    this.cache.set(key, entry);
     return entry;
   }
 
