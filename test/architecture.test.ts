@@ -111,7 +111,9 @@ const AREAS: Area[] = [
   { path: "demo", owns: "the demo's seed and market", may: ["lib/**", "test/**", "sellers/**"] },
   { path: "scripts", owns: "the command lines", may: ["lib/**", "demo/**", "sellers/**"] },
   // verifier/: bench/verify.ts measures the standalone verifier ("the standalone verifier" below).
-  { path: "bench", owns: "the benchmarks", may: ["lib/**", "test/**", "sellers/**", "verifier/**"] },
+  // clients/: bench/guard.ts measures the buyer's guard ("the buyer's guard" below).
+  { path: "bench", owns: "the benchmarks", may: ["lib/**", "test/**", "sellers/**", "verifier/**", "clients/**"] },
+  { path: "clients", owns: "packages a buyer installs: the guard (clients/guard), each its own package importing nothing of the app", may: [] },
   { path: "devchain", owns: "the dev chain: anvil, the local chain's setup, the compiler, the test USDC, the stand-in, the faucet", may: ["lib/**"], usedBy: ["sellers", "test", "demo", "scripts", "bench"] },
 ];
 
@@ -209,6 +211,7 @@ const RULES: Rule[] = [
       "lib/catalog-monitor/run-worker.ts": "httpOpsClient talks to our own ops API (TOLLGATE_API_URL, bearer token), never to a stranger's URL",
       "scripts/demo.ts": "waits for the demo server it started to answer on its own URL",
       "demo/market.ts": "the market's buyers call the demo's own router (the routerOrigin it is given), as any buyer's agent would",
+      "clients/guard/src/guard.ts": "the guard runs in the buyer's process and asks the Tollgate origin the buyer configured, with the buyer's fetch when given",
       "bench/badge.ts": "drives the badge stand-in server it forked on 127.0.0.1",
       "bench/router.ts": "is the buyer (@x402/fetch) of the paid seller it forked and the router it serves, both on 127.0.0.1",
       "bench/canary.ts": "is the bare buyer (@x402/fetch) of the router it serves on 127.0.0.1, beside the canary it measures",
@@ -1230,6 +1233,56 @@ describe("the standalone verifier", () => {
       `verifier/src/engine.ts verifier-standalone imports "@/lib/badges/canonical-json" (lib/badges/canonical-json)`,
       `verifier/src/engine.ts verifier-standalone imports "ajv" (npm`,
       `lib/catalog/trust.ts verifier-apart imports "../../verifier/src/verify.ts" (verifier/src/verify.ts)`,
+    ]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The buyer's guard (clients/guard, docs/ATTESTATIONS.md "The guard"): its own package
+// ---------------------------------------------------------------------------------------------
+
+/** clients/ imports only its own package's files, node built-ins and the package's peer dependencies; nothing of the app imports it (bench/ may). */
+function guardViolations(graph: Graph, dependencies: string[]): Violation[] {
+  const out: Violation[] = [];
+  for (const [file, node] of graph) {
+    for (const e of node.imports) {
+      const t = e.to;
+      if (file.startsWith("clients/guard/")) {
+        const ok = (t.kind === "repo" && t.path.startsWith("clients/guard/")) || t.kind === "node" || (t.kind === "npm" && dependencies.some((d) => t.name === d || t.name.startsWith(`${d}/`)));
+        if (!ok) out.push({ rule: "guard-standalone", file, line: e.line, message: `imports ${quote(e)} (${targetText(t)}): the guard imports only clients/guard/, node built-ins and its peer dependencies (${dependencies.join(", ")})` });
+      } else if (t.kind === "repo" && t.path.startsWith("clients/") && !file.startsWith("bench/")) {
+        out.push({ rule: "guard-apart", file, line: e.line, message: `imports ${quote(e)} (${t.path}): nothing of the app imports the buyer's guard (tests and bench/ may)` });
+      }
+    }
+  }
+  return out;
+}
+
+describe("the buyer's guard", () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "clients/guard/package.json"), "utf8"));
+  const peers = Object.keys(pkg.peerDependencies ?? {});
+
+  it("is its own package and imports nothing of the app; nothing of the app imports it", () => {
+    expect(pkg).toMatchObject({ name: "@tollgate/guard", type: "module" });
+    expect(pkg.dependencies ?? {}).toEqual({});
+    const graph = buildGraph(repoSources(), isRepoFile);
+    expect([...graph.keys()].filter((f) => f.startsWith("clients/guard/")).length).toBeGreaterThan(2);
+    expect(guardViolations(graph, peers).map(formatViolation)).toEqual([]);
+  });
+
+  it("fails on a guard file reaching into the app or an undeclared package, and on an app file importing the guard", () => {
+    const files: Record<string, string> = {
+      "clients/guard/src/guard.ts": `import { x } from "./attestation.ts"; import type { PaymentRequirements } from "@x402/core/types"; import { verify } from "node:crypto"; export const g = { x, verify };`,
+      "clients/guard/src/attestation.ts": `import { verifyAttestation } from "@/lib/attest/attestation"; import { keccak256 } from "viem"; export const x = { verifyAttestation, keccak256 };`,
+      "app/mcp/preflight-tool.ts": `import { g } from "../../clients/guard/src/guard.ts"; export const t = g;`,
+      "bench/guard.ts": `import { g } from "../clients/guard/src/guard.ts"; export const b = g;`,
+    };
+    const sources = new Map(Object.entries(files));
+    const graph = buildGraph(sources, (p) => sources.has(p));
+    expect(guardViolations(graph, ["@x402/core", "mppx"]).map((v) => `${v.file} ${v.rule} ${v.message.split(":")[0]}`)).toEqual([
+      `clients/guard/src/attestation.ts guard-standalone imports "@/lib/attest/attestation" (lib/attest/attestation)`,
+      `clients/guard/src/attestation.ts guard-standalone imports "viem" (npm`,
+      `app/mcp/preflight-tool.ts guard-apart imports "../../clients/guard/src/guard.ts" (clients/guard/src/guard.ts)`,
     ]);
   });
 });

@@ -42,7 +42,7 @@ describe("/mcp (stateless Streamable HTTP)", () => {
     expect(init.status).toBe(200);
     expect(init.body.result.serverInfo.name).toBe("tollgate");
     const tools = await rpc("tools/list", {});
-    expect(tools.body.result.tools.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(["search_catalog", "select_services", "search_resources", "proxy_tool_call"]));
+    expect(tools.body.result.tools.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(["search_catalog", "select_services", "search_resources", "proxy_tool_call", "preflight"]));
   });
 
   it("search_catalog needs no key and answers by relevance, keyword matches, no numbers of rank", async () => {

@@ -5,6 +5,7 @@
  * - `select_services`: the /router/select shortlist (docs/SELECTION.md); needs an API key sent as this HTTP request's
  *   `Authorization: Bearer tg_…` header, holding the scope `router:select` as the route needs, and honours `Catalog-Api-Version` like the route does.
  *   `include` brings back what the evidence rules leave out, as on the route.
+ * - `preflight`: whether the signed attestation vouches for a payment's exact terms (./preflight-tool.ts).
  * The tools call the same lib functions as the HTTP routes, with the same validation.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -20,6 +21,7 @@ import { searchCatalog, validateQuery } from "@/lib/catalog/search";
 import { parseSelectRequest, selectServices } from "@/lib/catalog/select";
 import { CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
 import { registerBazaarTools } from "@/lib/catalog/bazaar-mcp";
+import { registerPreflight } from "./preflight-tool";
 
 export const dynamic = "force-dynamic";
 
@@ -89,6 +91,7 @@ function catalogServer(req: Request): McpServer {
   );
   // The x402 Bazaar MCP's search_resources and proxy_tool_call (docs/DISCOVERY.md "MCP tools").
   registerBazaarTools(server, req);
+  registerPreflight(server);
   return server;
 }
 

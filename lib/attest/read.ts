@@ -75,6 +75,43 @@ export async function readLatestAttestation(client: Client, endpointId: string):
   return { gradeId: r.gradeId, envelope: r.envelope!, statement, bundleSha256: r.bundleSha256!, issuedAt: r.issuedAt!, expiresAt: r.expiresAt! };
 }
 
+/** A resource URL as GET /api/attestations takes it: absolute http(s), compared as origin + path (no query). */
+export function checkResourceUrl(raw: string | null): string {
+  const bad = (message: string) => new AppError("bad_request", "url must be the absolute http(s) URL of a listed endpoint.", [{ pointer: "/url", message }]);
+  if (raw === null || raw === "") throw bad("is required");
+  if (raw.length > 2048) throw bad("is longer than 2048 characters");
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw bad("is not an absolute URL");
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw bad("is not http or https");
+  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "") || "/"}`;
+}
+
+/**
+ * The latest attestation of the listed endpoint at this URL (baseUrl joined with its path, as
+ * lib/probe's endpointUrl joins them), the first by method when several share it unless `method` is
+ * given. 404 `no_endpoint` when no listed endpoint is there; otherwise as readLatestAttestation.
+ */
+export async function readAttestationByUrl(client: Client, url: string, method: string | null): Promise<StoredAttestation> {
+  const found = await rows<{ id: string }>(
+    client,
+    `SELECT e."id" FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
+     WHERE ${LISTED} AND rtrim(rtrim(l."baseUrl", '/') || '/' || ltrim(e."path", '/'), '/') = $1 AND ($2::text IS NULL OR e."method"::text = $2)
+     ORDER BY e."method"::text, e."id" LIMIT 1`,
+    url.replace(/\/+$/, ""),
+    method,
+  );
+  if (!found[0]) throw new AppError("not_found", "No listed endpoint is at this URL.", [{ pointer: "/url", message: "names no listed endpoint" }], { reason: "no_endpoint" });
+  return readLatestAttestation(client, found[0].id);
+}
+
+export async function getAttestationByUrl(url: string, method: string | null): Promise<StoredAttestation> {
+  return readAttestationByUrl(await clientOr(), url, method);
+}
+
 /**
  * The canonical bytes of a bundle of this endpoint: its latest attestation's, or (`sha256`) any
  * earlier grade's of the same endpoint. Checked against its hash before it is served.

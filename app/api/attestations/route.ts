@@ -1,0 +1,30 @@
+/**
+ * GET /api/attestations?url=…[&method=GET] → the latest signed attestation of the listed endpoint at
+ * that URL (docs/ATTESTATIONS.md "Finding an attestation by URL"), as /api/endpoints/:id/attestation
+ * answers it. 400 at /url or /method, 404 with `reason` no_endpoint, no_attestation or
+ * attestation_pending; 429 past the attestation routes' rate limit.
+ */
+import { checkResourceUrl, getAttestationByUrl } from "@/lib/attest/read";
+import { AppError, toResponse } from "@/lib/errors";
+import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+export async function GET(req: Request): Promise<Response> {
+  try {
+    await takeRateLimit("attestation", clientAddress(req.headers, limitsConfig().trustedProxies));
+    await takeRateLimit("attestationAll", "*");
+    const q = new URL(req.url).searchParams;
+    const url = checkResourceUrl(q.get("url"));
+    const method = q.get("method");
+    if (method !== null && !METHODS.includes(method)) throw new AppError("bad_request", `method must be one of ${METHODS.join(", ")}.`, [{ pointer: "/method", message: "is not an HTTP method an endpoint has" }]);
+    const a = await getAttestationByUrl(url, method);
+    const id = a.statement.endpoint.id;
+    const maxAge = Math.max(0, Math.min(3600, Math.floor((Date.parse(a.expiresAt) - Date.now()) / 1000)));
+    const headers = { "cache-control": `public, max-age=${maxAge}`, etag: `"${a.gradeId}"`, "access-control-allow-origin": "*" };
+    if (req.headers.get("if-none-match") === headers.etag) return new Response(null, { status: 304, headers });
+    return Response.json({ envelope: a.envelope, statement: a.statement, evidence: { sha256: a.bundleSha256, url: `/api/endpoints/${id}/evidence?sha256=${a.bundleSha256}` } }, { headers });
+  } catch (e) {
+    return toResponse(e);
+  }
+}
