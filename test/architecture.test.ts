@@ -88,7 +88,7 @@ const ROOMS: Room[] = [
   { path: "lib/catalog", band: "views", owns: "the public view and the catalog's read models" },
   { path: "lib/surfaces", band: "views", owns: "read models and server actions per surface", also: ["lib/catalog"] },
   { path: "lib/catalog-monitor", band: "run", owns: "the catalog-monitor: the worker loop and its probes, no database" },
-  { path: "lib/jobs", band: "run", owns: "the web process's glue: the scheduler's start and the in-process worker", also: ["lib/catalog-monitor"] },
+  { path: "lib/jobs", band: "run", owns: "the processes' glue: which ticks the web process and the sweep workers run, the in-process worker", also: ["lib/catalog-monitor"] },
 ];
 
 interface Area {
