@@ -35,7 +35,7 @@ describe("the ticks of each process", () => {
 
 describe("npm run sweeps", () => {
   const run = (args: string[], env: Record<string, string>) =>
-    spawnSync(process.execPath, ["--import", "tsx", "scripts/sweeps.ts", ...args], { cwd: path.resolve(__dirname, "../.."), env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, encoding: "utf8", timeout: 60_000 });
+    spawnSync(process.execPath, ["--import", "tsx", "scripts/sweeps.ts", ...args], { cwd: path.resolve(__dirname, "../.."), env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as unknown as NodeJS.ProcessEnv, encoding: "utf8", timeout: 60_000 });
 
   it("needs a server PostgreSQL, and refuses an unknown sweep or flag by name (exit 2)", () => {
     const noDb = run([], {});
