@@ -1,8 +1,8 @@
 /**
- * Next.js instrumentation hook: runs once when a server instance starts. It starts the scheduler
- * (sweeps, reaper) and, in the embedded default (TOLLGATE_INPROCESS_WORKER on), the catalog-monitor
- * worker loop inside this process; with a server Postgres, workers run as separate processes
- * (`npm run worker`) instead. First it installs the guard on server actions' bodies.
+ * Next.js instrumentation hook: runs once when a server instance starts. It installs the guard on
+ * server actions' bodies, then starts this process's ticks (lib/jobs/server-jobs.ts): the sweeps only
+ * when it is the single process (PGlite, `npm run demo`); with a server Postgres they run in
+ * `npm run sweeps` and the catalog-monitor in `npm run worker` (docs/ARCHITECTURE.md "Processes").
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;

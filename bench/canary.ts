@@ -16,9 +16,10 @@
  *   server's canary.runs tick does.
  *
  * A canary run (runCanary: queue, lease, budget reservation, then per endpoint the unpaid call, the
- * quote, the pending sample, the signature and its nonce stored, the paid call, the router's row read
- * after its on-chain confirmation, the output checked against the schema, the replay probe, the
- * sample completed; the run finished and the listing re-ranked) is timed from request to result.
+ * quote, the signature, the sample stored with its nonce, the paid call, the router's row read after
+ * its on-chain confirmation, the output checked against the schema, the replay probe; then one
+ * transaction completes the samples and finishes the run, and the listing is re-ranked) is timed from
+ * request to result.
  * A bare paid call is @x402/fetch's wrapFetchWithPayment with the exact EVM client scheme, to
  * `/router/call/<listing>/<path>` with an API key and the endpoint's request example, read to the
  * last byte; a bare block's time includes waiting for the router's on-chain confirmations it left for
@@ -158,21 +159,22 @@ async function main(): Promise<void> {
     const auth = `Bearer ${secret}`;
 
     // Where a canary call's time goes: the stages lib/canary/run.ts reports, per endpoint.
-    const stageMs: Record<string, number[]> = { "unpaid call + quote + sample": [], "sign + nonce stored": [], "paid call": [], "confirm + judge + replay + complete": [] };
+    const stageMs: Record<string, number[]> = { "unpaid call + quote + sign + sample stored": [], "paid call": [], "confirm + judge + replay": [] };
     let mark = 0;
     let runStart = 0;
     let current: string | null = null;
     const onStage = (stage: CanaryStage, e: { method: string; path: string }) => {
       const now = performance.now();
       const key = `${e.method} ${e.path}`;
-      if (stage === "sample_written") {
-        if (current !== null) stageMs["confirm + judge + replay + complete"].push(now - mark);
-        stageMs["unpaid call + quote + sample"].push(now - (current === null ? runStart : mark));
-      } else if (stage === "signed") stageMs["sign + nonce stored"].push(now - mark);
-      else stageMs["paid call"].push(now - mark);
+      if (stage === "signed") {
+        if (current !== null) stageMs["confirm + judge + replay"].push(now - mark);
+        stageMs["unpaid call + quote + sign + sample stored"].push(now - (current === null ? runStart : mark));
+      } else stageMs["paid call"].push(now - mark);
       current = key;
       mark = now;
     };
+    /** The last endpoint's confirm, judge and replay, then the run's finish (one transaction) and re-rank. */
+    const finishMs: number[] = [];
 
     type Leg = "canary" | "bare";
     const wall: Record<Leg, number> = { canary: 0, bare: 0 };
@@ -190,7 +192,7 @@ async function main(): Promise<void> {
         current = null;
         const r = await runCanary(l.id, { trigger: "schedule", requestedBy: "system:bench" }, { caps: CAPS, onStage: record ? onStage : undefined });
         const now = performance.now();
-        if (record && current !== null) stageMs["confirm + judge + replay + complete"].push(now - mark);
+        if (record && current !== null) finishMs.push(now - mark);
         if (r.state !== "done" || r.outcome !== "verified") throw new Error(`canary run on ${l.slug}: ${r.state} ${r.outcome}: ${r.reason}`);
         if (record) {
           runMs.push(now - runStart);
@@ -264,7 +266,8 @@ async function main(): Promise<void> {
     console.log(`bare calls     ${calls.bare} in ${(wall.bare / 1000).toFixed(1)} s (confirmations included): ${ms(perCall("bare"))} ms per call; a call p50 ${ms(pct(bareMs, 50))} ms, p95 ${ms(pct(bareMs, 95))} ms; this process's CPU ${ms(cpu.bare / calls.bare)} ms per call`);
     console.log(`overhead       ${overhead.toFixed(3)}× per call (target ≤ 1.5×)`);
     console.log(`where a canary call's time goes (p50 per endpoint):`);
-    for (const [k, xs] of Object.entries(stageMs)) console.log(`    ${k.padEnd(38)} ${ms(pct(xs, 50))} ms (mean ${ms(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length))} ms)`);
+    for (const [k, xs] of Object.entries(stageMs)) console.log(`    ${k.padEnd(44)} ${ms(pct(xs, 50))} ms (mean ${ms(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length))} ms)`);
+    console.log(`    ${"per run: last confirm + judge + replay, finish".padEnd(44)} ${ms(pct(finishMs, 50))} ms (mean ${ms(finishMs.reduce((a, b) => a + b, 0) / Math.max(1, finishMs.length))} ms)`);
     console.log(`checks         samples pass ${passed}/${N * 3}; house paid ${houseSpent} (expected ${BigInt(N) * RUN_COST}); bare rows settled ${bareSettled}/${calls.bare}${bareRows.length > 1 ? ` (${JSON.stringify(bareRows)})` : ""}`);
     if (!ok) process.exitCode = 1;
     printLoadAverage();

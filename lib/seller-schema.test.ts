@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createSchemaCompiler, SchemaRefused, SELLER_SCHEMA_LIMITS, sellerSchemas } from "./seller-schema";
-import { checkOutput } from "@/lib/canary/run";
+import { checkOutput } from "@/lib/canary/judge";
 import { infoMatchesSchema } from "@/lib/x402/bazaar";
 
 const limits = (over: Partial<typeof SELLER_SCHEMA_LIMITS>) => ({ ...SELLER_SCHEMA_LIMITS, ...over });

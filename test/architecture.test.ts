@@ -82,13 +82,13 @@ const ROOMS: Room[] = [
   { path: "lib/health", band: "domain", owns: "the health sweep and its ticks", also: ["lib/facts", "lib/ledger", "lib/listings", "lib/trust/observe"] },
   { path: "lib/router", band: "domain", owns: "the paying relay: a buyer's call and payment forwarded, recorded and confirmed", also: ["lib/apikeys", "lib/ledger", "lib/listings/visibility.ts"] },
   { path: "lib/facilitator", band: "domain", owns: "who may use the built-in facilitator: callers, rate limits, daily gas", also: ["lib/apikeys", "lib/limits"] },
-  { path: "lib/canary", band: "domain", owns: "the canary: paid runs through the router, samples, budget, verification", also: ["lib/ledger", "lib/rank", "lib/router", "lib/trust/observe", "lib/listings/visibility.ts"] },
+  { path: "lib/canary", band: "domain", owns: "the canary: paid runs through the router, samples, budget, verification", also: ["lib/ledger", "lib/rank", "lib/router", "lib/trust/observe", "lib/listings/visibility.ts", "lib/queue/config.ts"] },
   { path: "lib/attest", band: "domain", owns: "signed endpoint attestations, evidence bundles, the stored grades and their sweep", also: ["lib/badges", "lib/trust/observe", "lib/listings/visibility.ts"] },
   { path: "lib/moderation", band: "domain", owns: "the moderators' levers", also: ["lib/auth", "lib/canary", "lib/listings", "lib/rank"] },
   { path: "lib/catalog", band: "views", owns: "the public view and the catalog's read models" },
   { path: "lib/surfaces", band: "views", owns: "read models and server actions per surface", also: ["lib/catalog"] },
   { path: "lib/catalog-monitor", band: "run", owns: "the catalog-monitor: the worker loop and its probes, no database" },
-  { path: "lib/jobs", band: "run", owns: "the web process's glue: the scheduler's start and the in-process worker", also: ["lib/catalog-monitor"] },
+  { path: "lib/jobs", band: "run", owns: "the processes' glue: which ticks the web process and the sweep workers run, the in-process worker", also: ["lib/catalog-monitor"] },
 ];
 
 interface Area {

@@ -5,6 +5,7 @@
  * the ledger and the chain say what happened, and the listing's verification and rank follow.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configureQueue, type QueueConfig } from "@/lib/queue/config";
 import type { Hex } from "viem";
 import type { LocalChain } from "@/devchain/local-chain";
 import { writeListing } from "@/lib/listings/save";
@@ -16,7 +17,9 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestOrganization } from "@/test/ledger";
 import { startPaidRig, type PaidRig } from "@/test/paid-rig";
 import { budgetLeft } from "./budget";
-import { claimRun, reapExpiredRuns, requestRun, runCanary } from "./runs";
+import type { RunResult } from "./record";
+import { claimRun, heartbeatRun, reapExpiredRuns } from "./lease";
+import { requestRun, runCanary } from "./runs";
 import { executeRun } from "./run";
 
 let rig: PaidRig;
@@ -31,22 +34,28 @@ const BIG = { day: 10_000_000n, listing: 1_000_000n };
 let house: PaidRig["house"];
 const payee = (label: string) => rig.payee(label);
 
+let savedQueue: QueueConfig;
+
 beforeAll(async () => {
   const doc = shapeDocument("mature-and-honest");
   const seller = (slug: string, behaviour: MarketBehaviour) => ({ slug, document: { ...doc, slug }, behaviour });
   rig = await startPaidRig({
     label: "tollgate canary test",
-    // Each behaviour, and three more honest sellers for the budget race and the killed worker.
-    sellers: [...BEHAVIOURS.map((b) => seller(b, b)), seller("race-a", "honest"), seller("race-b", "honest"), seller("killed", "honest")],
+    // Each behaviour, and four more honest sellers for the budget race, the killed worker and the lost lease.
+    sellers: [...BEHAVIOURS.map((b) => seller(b, b)), seller("race-a", "honest"), seller("race-b", "honest"), seller("killed", "honest"), seller("lost", "honest")],
     houseFunds: 1_000_000n,
   });
   ({ local, house } = rig);
   market = rig.market!;
   t = await createTestDatabase();
   org = await createTestOrganization(t.prisma);
+  // After the rig set the environment (the queue's settings read it): a retry is due at once here
+  // (the backoff is runs.test.ts's).
+  savedQueue = configureQueue({ backoffBaseMs: 0, backoffJitter: false });
 }, 120_000);
 
 afterAll(async () => {
+  configureQueue(savedQueue);
   await t?.close();
   await rig?.close();
 });
@@ -192,6 +201,44 @@ describe("a worker killed between sign and record pays once", () => {
     expect(before - (await local.balanceOf(house.address))).toBe(RUN_COST);
     const run = await t.prisma.canaryRun.findUniqueOrThrow({ where: { id: runId } });
     expect(run.attempts).toBe(2);
+  });
+});
+
+describe("a worker that lost its lease mid-run", () => {
+  it("stops before its next payment and writes nothing; the worker holding the run now finishes it, each endpoint paid once", async () => {
+    const id = await list("lost");
+    const { runId } = await requestRun({ listingId: id, trigger: "moderator", requestedBy: "u" });
+    const a = (await claimRun({ runId }))!;
+    const before = await local.balanceOf(house.address);
+    let b: { runId: string; leaseToken: string } | null = null;
+    // Worker A stalls after its first paid call: its lease expires, the reaper gives the run back and
+    // worker B claims it; A's heartbeat (every 100 ms here) finds the lease gone.
+    await expect(
+      executeRun(a.runId, a.leaseToken, {
+        caps: BIG,
+        leaseMs: 300,
+        onStage: async (stage) => {
+          if (stage !== "paid" || b) return;
+          await t.prisma.canaryRun.update({ where: { id: runId }, data: { leaseExpiresAt: new Date(Date.now() - 1000) } });
+          expect(await reapExpiredRuns()).toEqual({ requeued: 1, given_up: 0 });
+          b = await claimRun({ runId });
+          await new Promise((r) => setTimeout(r, 400));
+        },
+      }),
+    ).rejects.toThrow(/lost its lease/);
+    // A paid one endpoint and wrote only that sample's nonce; nothing completed, the run is B's.
+    const afterA = await samplesOf(runId);
+    expect(afterA.map((x) => x.state)).toEqual(["pending"]);
+    expect(before - (await local.balanceOf(house.address))).toBe(3000n);
+    const result: RunResult = await executeRun(b!.runId, b!.leaseToken, { caps: BIG });
+    expect(result).toMatchObject({ state: "done", outcome: "verified" });
+    const samples = await samplesOf(runId);
+    expect(samples.map((x) => [x.state, x.outcome])).toEqual([["completed", "pass"], ["completed", "pass"], ["completed", "pass"]]);
+    expect(samples[0].reason).toBe("pass,reconciled");
+    expect(await houseRows(id)).toHaveLength(3);
+    expect(before - (await local.balanceOf(house.address))).toBe(RUN_COST);
+    // A's stale token can no longer finish or give back anything.
+    expect(await heartbeatRun(runId, a.leaseToken)).toBe(false);
   });
 });
 

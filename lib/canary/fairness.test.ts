@@ -10,7 +10,8 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing, createTestOrganization } from "@/test/ledger";
 import { adminCanaryDesk } from "@/lib/surfaces/admin-canary";
 import { budgetLeft, organizationShares, reserve, reservePayTo } from "./budget";
-import { claimRun, queueDueRuns } from "./runs";
+import { claimRun } from "./lease";
+import { queueDueRuns } from "./runs";
 
 let t: TestDatabase;
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 /** An endpoint's outcome from its evidence (docs/CANARY.md "Outcomes"), and the declared timeout read from a listing's text. */
 import { describe, expect, it } from "vitest";
-import { checkOutput, declaredTimeoutMs, judge, verificationOf } from "./run";
+import { declaredTimeoutMs } from "./choose";
+import { checkOutput, judge, verificationOf } from "./judge";
 
 const settled = { id: "p", status: "settled", reason: null, transactionId: "0x1", chainAmount: "1000", chainTo: "0xpay", network: "eip155:31337", asset: "0xusdc", blockNumber: null, httpStatus: 200, latencyMs: 50, house: true };
 const base = { row: settled, httpStatus: 200, quoted: { quotedAmount: "1000", quotedPayTo: "0xpay" }, schemaValid: true, ttlbMs: 50, slowMs: 30_000, replay: "refused" as const, relayError: null };

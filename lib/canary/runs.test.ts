@@ -1,18 +1,26 @@
 /**
  * The canary's schedule: a run on publish (a published listing never run), every 24 hours after the
  * last, never for a suspended or unpublished listing, and never a second active run for a listing;
- * an expired lease goes back to the queue until its attempts are used.
+ * an expired lease goes back to the queue until its attempts are used; the queue's lease terms:
+ * heartbeat, retry after the backoff, dead letter.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configureQueue, type QueueConfig } from "@/lib/queue/config";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
-import { CANARY_EVERY_MS, CANARY_MAX_ATTEMPTS, claimRun, queueDueRuns, reapExpiredRuns, requestRun } from "./runs";
+import { CANARY_MAX_ATTEMPTS, claimRun, failAttempt, heartbeatRun, reapExpiredRuns } from "./lease";
+import { CANARY_EVERY_MS, queueDueRuns, requestRun } from "./runs";
 
 let t: TestDatabase;
+let savedQueue: QueueConfig;
+
 beforeAll(async () => {
+  // A retry is due at once here, but in the backoff's own test below.
+  savedQueue = configureQueue({ backoffBaseMs: 0, backoffJitter: false });
   t = await createTestDatabase();
 });
 afterAll(async () => {
+  configureQueue(savedQueue);
   await t.close();
 });
 
@@ -58,6 +66,53 @@ describe("the canary schedule", () => {
       await new Promise((r) => setTimeout(r, 5));
       expect(await reapExpiredRuns()).toEqual(i < CANARY_MAX_ATTEMPTS ? { requeued: 1, given_up: 0 } : { requeued: 0, given_up: 1 });
     }
-    expect(await t.prisma.canaryRun.findUniqueOrThrow({ where: { id: runId } })).toMatchObject({ state: "done", outcome: "unverified", reason: "attempts_exhausted", attempts: CANARY_MAX_ATTEMPTS });
+    expect(await t.prisma.canaryRun.findUniqueOrThrow({ where: { id: runId } })).toMatchObject({ state: "done", outcome: "unverified", reason: "attempts_exhausted: lease_expired", attempts: CANARY_MAX_ATTEMPTS });
+  });
+
+  it("a heartbeat keeps a lease its token holds, and nothing else: an expired or re-claimed lease stays lost", async () => {
+    const id = await createTestListing(t.prisma);
+    const { runId } = await requestRun({ listingId: id, trigger: "moderator", requestedBy: "u" });
+    const lease = (await claimRun({ runId, leaseMs: 300 }))!;
+    expect(await heartbeatRun(runId, "not-the-token", 60_000)).toBe(false);
+    expect(await heartbeatRun(runId, lease.leaseToken, 60_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 350));
+    // Renewed: not reaped, still running.
+    expect(await reapExpiredRuns()).toEqual({ requeued: 0, given_up: 0 });
+    expect(await heartbeatRun(runId, lease.leaseToken, 1)).toBe(true);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await heartbeatRun(runId, lease.leaseToken, 60_000)).toBe(false);
+    expect(await reapExpiredRuns()).toEqual({ requeued: 1, given_up: 0 });
+    const next = (await claimRun({ runId }))!;
+    expect(await heartbeatRun(runId, lease.leaseToken)).toBe(false);
+    expect(await heartbeatRun(runId, next.leaseToken)).toBe(true);
+  });
+
+  it("a failed attempt waits the queue's backoff (doubling), and its last is dead-lettered with why", async () => {
+    configureQueue({ backoffBaseMs: 60_000, backoffCapMs: 600_000, backoffJitter: false });
+    try {
+      const id = await createTestListing(t.prisma);
+      const { runId } = await requestRun({ listingId: id, trigger: "moderator", requestedBy: "u" });
+      const waits: number[] = [];
+      for (let i = 1; i <= CANARY_MAX_ATTEMPTS; i++) {
+        const lease = (await claimRun({ runId }))!;
+        expect(lease.runId).toBe(runId);
+        const before = Date.now();
+        expect(await failAttempt(runId, lease.leaseToken, "seller_unreachable")).toBe(i < CANARY_MAX_ATTEMPTS ? "requeued" : "given_up");
+        // A stale token moves nothing.
+        expect(await failAttempt(runId, lease.leaseToken, "again")).toBeNull();
+        const run = await t.prisma.canaryRun.findUniqueOrThrow({ where: { id: runId } });
+        if (i < CANARY_MAX_ATTEMPTS) {
+          waits.push(Math.round((run.runAfter.getTime() - before) / 1000));
+          // Not due before its backoff: nothing to claim.
+          expect(await claimRun({ runId })).toBeNull();
+          await t.prisma.canaryRun.update({ where: { id: runId }, data: { runAfter: new Date(Date.now() - 1000) } });
+        } else {
+          expect(run).toMatchObject({ state: "done", outcome: "unverified", reason: "attempts_exhausted: seller_unreachable" });
+        }
+      }
+      expect(waits).toEqual([60, 120]);
+    } finally {
+      configureQueue({ backoffBaseMs: 0, backoffJitter: false });
+    }
   });
 });

@@ -1,25 +1,21 @@
 /**
- * The canary's queue (docs/CANARY.md "Runs"): runs are rows of `canary_runs`, leased like analyses.
- * One active (queued or running) run per listing is a partial unique index; a claim takes one queued
- * run with FOR UPDATE SKIP LOCKED and a lease; a lease that expires (a killed worker) puts the run back
- * in the queue, and its retry finds the samples the first attempt wrote (lib/canary/run.ts).
+ * The canary's queue (docs/CANARY.md "Runs"): runs are rows of `canary_runs`, leased on the analysis
+ * queue's terms (lib/canary/lease.ts). One active (queued or running) run per listing is a partial
+ * unique index; a retry finds the samples an earlier attempt wrote (lib/canary/run.ts).
  *
  * Runs are requested on publish (a published listing never run), every 24 hours, and on demand (a
  * moderator). A suspended listing's canary is never queued.
  */
-import crypto from "node:crypto";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { exec, rows } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
-import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import { anyHouseKey } from "./house";
+import { claimRun, failAttempt } from "./lease";
 import { executeRun, type CanaryOptions, type RunResult } from "./run";
 
-export const CANARY_LEASE_MS = 10 * 60_000;
 /** How often each published listing is run. */
 export const CANARY_EVERY_MS = 24 * 60 * 60_000;
-export const CANARY_MAX_ATTEMPTS = 3;
 
 export type CanaryTrigger = "publish" | "schedule" | "moderator" | "listing_change";
 
@@ -43,62 +39,9 @@ export async function requestRun(input: { listingId: string; trigger: CanaryTrig
 }
 
 /**
- * Lease one queued run (the given one, or the next due): state running, a fresh lease token, the
- * attempt counted. Null when none is due. The next due is round-robin across seller organisations:
- * the organisation whose latest run started longest ago (or never) goes first, and within it the
- * oldest due run, so one seller with many listings waits its turn between the others' runs.
+ * Claim and execute due runs, one at a time, up to `limit`. A run that throws is given back at once:
+ * queued again after the queue's backoff, or dead-lettered once its attempts are used (lib/canary/lease.ts).
  */
-export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}): Promise<{ runId: string; leaseToken: string } | null> {
-  const prisma = await db();
-  const token = crypto.randomBytes(16).toString("hex");
-  const claimed = await rows<{ id: string }>(
-    prisma,
-    `UPDATE "canary_runs" SET "state" = 'running', "leaseToken" = $1, "attempts" = "attempts" + 1,
-            "leaseExpiresAt" = (now() AT TIME ZONE 'UTC') + ($2::int * interval '1 millisecond'),
-            "startedAt" = COALESCE("startedAt", now() AT TIME ZONE 'UTC')
-      WHERE "id" = (SELECT r."id" FROM "canary_runs" r JOIN "listings" l ON l."id" = r."listingId"
-                     LEFT JOIN LATERAL (SELECT max(o."startedAt") AS "at" FROM "canary_runs" o JOIN "listings" ol ON ol."id" = o."listingId"
-                                         WHERE ol."organizationId" = l."organizationId") served ON true
-                     WHERE r."state" = 'queued' AND r."runAfter" <= (now() AT TIME ZONE 'UTC') AND ($3::text IS NULL OR r."id" = $3)
-                     ORDER BY (r."runAfter" = tollgate_canary_front()) DESC, served."at" ASC NULLS FIRST, r."runAfter", r."createdAt", r."id" LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
-      RETURNING "id"`,
-    token,
-    opts.leaseMs ?? CANARY_LEASE_MS,
-    opts.runId ?? null,
-  );
-  return claimed[0] ? { runId: claimed[0].id, leaseToken: token } : null;
-}
-
-/**
- * Runs whose lease expired go back to the queue (their retry reconciles what was sent); one that has
- * used its attempts is finished unverified (`attempts_exhausted`), so a listing is never stuck.
- */
-export async function reapExpiredRuns(now: Date = new Date()): Promise<{ requeued: number; given_up: number }> {
-  const prisma = await db();
-  const expired = await prisma.canaryRun.findMany({ where: { state: "running", leaseExpiresAt: { lt: now } }, select: { id: true, listingId: true, attempts: true, leaseToken: true } });
-  let requeued = 0;
-  let givenUp = 0;
-  for (const r of expired) {
-    if (r.attempts >= CANARY_MAX_ATTEMPTS) {
-      const n = await prisma.canaryRun.updateMany({
-        where: { id: r.id, state: "running", leaseToken: r.leaseToken },
-        data: { state: "done", outcome: "unverified", reason: "attempts_exhausted", finishedAt: now, leaseToken: null, leaseExpiresAt: null },
-      });
-      givenUp += n.count;
-      if (n.count === 1) {
-        // The latest run could not verify it: the listing is unverified, and ranked so at once.
-        await prisma.listing.update({ where: { id: r.listingId }, data: { verificationStatus: "unverified" } });
-        await recomputeListingRank(r.listingId);
-      }
-    } else {
-      const n = await prisma.canaryRun.updateMany({ where: { id: r.id, state: "running", leaseToken: r.leaseToken }, data: { state: "queued", leaseToken: null, leaseExpiresAt: null } });
-      requeued += n.count;
-    }
-  }
-  return { requeued, given_up: givenUp };
-}
-
-/** Claim and execute due runs, one at a time, up to `limit`. A run that throws keeps its lease (it will be retried). */
 export async function runDueRuns(options: CanaryOptions & { limit?: number } = {}): Promise<RunResult[]> {
   const out: RunResult[] = [];
   for (let i = 0; i < (options.limit ?? 5); i++) {
@@ -107,7 +50,9 @@ export async function runDueRuns(options: CanaryOptions & { limit?: number } = {
     try {
       out.push(await executeRun(lease.runId, lease.leaseToken, options));
     } catch (e) {
-      console.error(`[canary] run ${lease.runId} interrupted: ${(e as Error).message}`);
+      const why = (e as Error).message;
+      const moved = await failAttempt(lease.runId, lease.leaseToken, why).catch(() => null);
+      console.error(`[canary] run ${lease.runId} interrupted (${moved ?? "lease already gone"}): ${why}`);
     }
   }
   return out;

@@ -11,7 +11,8 @@
  * unverified (a moderator's on-demand run then finishes `unverified: no_house_wallet`).
  */
 import type { Tick } from "@/lib/scheduler";
-import { canaryConfigured, queueDueRuns, reapExpiredRuns, runDueRuns } from "./runs";
+import { reapExpiredRuns } from "./lease";
+import { canaryConfigured, queueDueRuns, runDueRuns } from "./runs";
 
 export const CANARY_SCHEDULE_INTERVAL_MS = 60_000;
 export const CANARY_RUNS_INTERVAL_MS = 10_000;

@@ -1,11 +1,11 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { createTestDatabase, testDatabaseUrl, type TestDatabase } from "@/test/db";
 import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/sellers";
 import { writeListing } from "@/lib/listings/save";
 import type { EndpointEvidence } from "@/lib/probe";
 import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
-import { endpointConfidence, readingFromEvidence, runHealthSweep } from "./sweep-health";
+import { endpointConfidence, HEALTH_SWEEP_LOCK_KEY, readingFromEvidence, runHealthSweep } from "./sweep-health";
 import { createTestOrganization } from "@/test/ledger";
 
 let t: TestDatabase;
@@ -64,7 +64,9 @@ describe("runHealthSweep", () => {
     expect(quotes.length).toBeGreaterThanOrEqual(1);
     expect(quotes[0].amount).toMatch(/^\d+$/);
     expect(quotes[0].source).toBe("health-sweep:x402-v2");
-    await runHealthSweep({ allowHosts, deadlineMs: 3_000 });
+    // A second sweep at once finds nothing due; the next interval's samples every listing again.
+    expect(await runHealthSweep({ allowHosts, deadlineMs: 3_000 })).toMatchObject({ leader: true, probed: 0 });
+    await runHealthSweep({ allowHosts, deadlineMs: 3_000, now: new Date(Date.now() + 5 * 60_000) });
     expect(await t.prisma.priceQuote.count({ where: { listingId: ids["agent-verdict"] } })).toBe(quotes.length);
     expect(await t.prisma.healthSample.count({ where: { listingId: ids["agent-verdict"] } })).toBe(2);
   });
@@ -88,6 +90,41 @@ describe("confidence from evidence", () => {
     const free = ev({ path: "/free", challenge: { kind: "x402-v2", valid: true } });
     const paid = ev({ path: "/paid", status: 500, contentType: "text/plain" });
     expect(readingFromEvidence([free, paid], (e) => e.path === "/paid")).toMatchObject({ outcome: "down", confidence: 0.3, httpStatus: 500 });
+  });
+});
+
+describe("a sweep killed mid-run", () => {
+  it("is resumed by the next sweeper: every listing sampled once, none twice, none lost", async () => {
+    const allowHosts = [new URL(server.url).host, `127.0.0.1:${deadPort}`];
+    const at = new Date(Date.now() + 60 * 60_000);
+    const published = await t.prisma.listing.count({ where: { publicationState: "published" } });
+    let seen = 0;
+    const killed = runHealthSweep({ allowHosts, deadlineMs: 3_000, concurrency: 1, now: at, onListing: () => {
+      if (++seen === 3) throw new Error("worker killed");
+    } });
+    await expect(killed).rejects.toThrow("worker killed");
+    const inWindow = { at: { gte: at, lte: new Date(at.getTime() + 60_000) } };
+    expect(await t.prisma.healthSample.count({ where: inWindow })).toBe(2);
+    // Another worker's sweep, a few seconds on: it probes only what the killed one left.
+    const resumed = await runHealthSweep({ allowHosts, deadlineMs: 3_000, now: new Date(at.getTime() + 10_000) });
+    expect(resumed).toMatchObject({ leader: true, probed: published - 2 });
+    const perListing = await t.prisma.healthSample.groupBy({ by: ["listingId"], where: inWindow, _count: true });
+    expect(perListing).toHaveLength(published);
+    expect(perListing.every((g) => g._count === 1)).toBe(true);
+  });
+
+  it.runIf(!!testDatabaseUrl())("takes no turn while another sweeper holds the lock (server PostgreSQL: one session per worker)", async () => {
+    const before = await t.prisma.healthSample.count();
+    await t.session(async (conn) => {
+      await conn.query("SELECT pg_advisory_lock($1, hashtext(current_schema()))", [HEALTH_SWEEP_LOCK_KEY]);
+      try {
+        const r = await runHealthSweep({ allowHosts: [new URL(server.url).host], now: new Date(Date.now() + 2 * 60 * 60_000) });
+        expect(r).toMatchObject({ leader: false, probed: 0 });
+      } finally {
+        await conn.query("SELECT pg_advisory_unlock($1, hashtext(current_schema()))", [HEALTH_SWEEP_LOCK_KEY]);
+      }
+    });
+    expect(await t.prisma.healthSample.count()).toBe(before);
   });
 });
 

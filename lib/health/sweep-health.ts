@@ -11,7 +11,7 @@
  */
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
-import { exec } from "@/lib/sql";
+import { clientOr, exec, rows, session } from "@/lib/sql";
 import { PUBLIC_LISTING } from "@/lib/listings/visibility";
 import { probeListing, type EndpointEvidence } from "@/lib/probe";
 import { mapBounded } from "@/lib/probe/bounded";
@@ -22,6 +22,13 @@ import { recordHealthSample, recordQuote, type HealthOutcome } from "@/lib/ledge
 import { prepareProbeObservations, recordProbeObservations } from "@/lib/trust/observe";
 
 export const HEALTH_SWEEP_CONCURRENCY = 8;
+/** One sweeper at a time across the sweep workers (a session advisory lock per schema). */
+export const HEALTH_SWEEP_LOCK_KEY = 724_021_440;
+/**
+ * A listing sampled at this vantage more recently than this is not due: a sweep that resumes one
+ * killed mid-run probes only what it left, and two sweeps in one interval never double a sample.
+ */
+export const HEALTH_RESAMPLE_AFTER_MS = 150_000;
 /** Listings read per page of the sweep. */
 const PAGE = 200;
 /** An unchanged quote is re-recorded at most daily: enough to stay "fresh" (< 30 days) without a row per tick. */
@@ -69,9 +76,13 @@ export interface HealthSweepOptions {
   allowHosts?: string[];
   vantage?: string;
   deadlineMs?: number;
+  /** Called before each listing is probed; throwing there interrupts the sweep as a killed worker would. */
+  onListing?: (listingId: string) => void | Promise<void>;
 }
 
 export interface HealthSweepResult {
+  /** False when another sweep held the lock: this one did nothing. */
+  leader: boolean;
   probed: number;
   up: number;
   down: number;
@@ -82,16 +93,39 @@ export interface HealthSweepResult {
   ms: number;
 }
 
+let running = false;
+
+/** The sweep, if this process can take the leader's lock; else nothing (`leader: false`). */
 export async function runHealthSweep(opts: HealthSweepOptions = {}): Promise<HealthSweepResult> {
+  const idle: HealthSweepResult = { leader: false, probed: 0, up: 0, down: 0, refused: 0, skipped: 0, quotes: 0, ms: 0 };
+  if (running) return idle;
+  running = true;
+  try {
+    return await session(await clientOr(), async (conn) => {
+      const [{ got }] = await rows<{ got: boolean }>(conn, "SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS got", HEALTH_SWEEP_LOCK_KEY);
+      if (!got) return idle;
+      try {
+        return await sweep(opts);
+      } finally {
+        await rows(conn, "SELECT pg_advisory_unlock($1, hashtext(current_schema()))", HEALTH_SWEEP_LOCK_KEY);
+      }
+    });
+  } finally {
+    running = false;
+  }
+}
+
+async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
   const started = Date.now();
   const prisma = await db();
   const allowHosts = opts.allowHosts ?? env().probeAllowHosts;
   const vantage = opts.vantage ?? "local";
-  const totals: HealthSweepResult = { probed: 0, up: 0, down: 0, refused: 0, skipped: 0, quotes: 0, ms: 0 };
+  const totals: HealthSweepResult = { leader: true, probed: 0, up: 0, down: 0, refused: 0, skipped: 0, quotes: 0, ms: 0 };
+  const sampledSince = new Date((opts.now ?? new Date()).getTime() - HEALTH_RESAMPLE_AFTER_MS);
   let cursor: string | undefined;
   for (;;) {
     const listings = await prisma.listing.findMany({
-      where: PUBLIC_LISTING,
+      where: { AND: [PUBLIC_LISTING, { healthSamples: { none: { vantage, at: { gt: sampledSince } } } }] },
       orderBy: { id: "asc" },
       take: PAGE,
       ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
@@ -100,6 +134,7 @@ export async function runHealthSweep(opts: HealthSweepOptions = {}): Promise<Hea
     if (listings.length === 0) break;
     cursor = listings[listings.length - 1].id;
     await mapBounded(listings, opts.concurrency ?? HEALTH_SWEEP_CONCURRENCY, async (listing) => {
+      await opts.onListing?.(listing.id);
       const at = opts.now ?? new Date();
       const probe = await probeListing(listingToDocument(listing), { allowHosts, vantage, now: at, deadlineMs: opts.deadlineMs, concurrency: 4 });
       if (!probe.ok && probe.refusal === "host_not_allowlisted") {

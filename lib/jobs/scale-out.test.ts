@@ -1,15 +1,15 @@
 /**
- * Scale-out, proven (issue #20 item 9): two web instances (`next start` on the production build,
- * each running the one scheduler with the rank tick) behind a loopback round-robin balancer, two
- * separate catalog-monitor workers (`scripts/worker.ts`, the real SSRF-guarded probe, no database
- * credentials) and one server PostgreSQL. 500 sellers each submit an analysis of their listing
+ * Scale-out, proven: two web instances (`next start` on the production build, which on a server
+ * PostgreSQL run no sweep) behind a loopback round-robin balancer, two separate catalog-monitor
+ * workers (`scripts/worker.ts`, the real SSRF-guarded probe, no database credentials), two sweep
+ * workers (`scripts/sweeps.ts`, the rank tick) and one server PostgreSQL. 500 sellers each submit an analysis of their listing
  * through the web door (POST /api/analyses with a session cookie); the listings point at the
- * loopback fixture sellers, which the workers probe for real. Mid-run one web instance is killed
- * with SIGKILL. Asserted: every analysis done exactly once (one analysis per listing, one success in
+ * loopback fixture sellers, which the workers probe for real. Mid-run one web instance and one sweep
+ * worker are killed with SIGKILL. Asserted: every analysis done exactly once (one analysis per listing, one success in
  * the append-only attempt log, one result row, the pointer moved), nothing lost (all 500 succeed),
- * both workers took part, and one rank leader at a time (rank_sweep_runs: no two runs overlap on the
- * database's clock; the killed instance's open run, if any, overlaps no other; the survivor leads
- * after the kill; every listing ranked).
+ * both workers took part, and one rank leader at a time (rank_sweep_runs: every run a sweep worker's,
+ * none a web instance's; no two runs overlap on the database's clock; the killed sweep worker's open
+ * run, if any, overlaps no other; the survivor leads after the kill; every listing ranked).
  *
  * Runs only when asked (TOLLGATE_TEST_SCALE_OUT=1), on a server PostgreSQL (TEST_DATABASE_URL), with
  * a production build in .next: `.ci/run` runs it in its own section after the e2e suite has built.
@@ -215,9 +215,9 @@ afterAll(async () => {
   }
 }, 60_000);
 
-describe("scale-out: two web instances, two workers, one server PostgreSQL", () => {
+describe("scale-out: two web instances, two workers, two sweep workers, one server PostgreSQL", () => {
   runIt(
-    `${ANALYSES} analyses through the web door and rank ticks; a web instance killed mid-run loses nothing, doubles nothing, and one rank leader at a time`,
+    `${ANALYSES} analyses through the web door and rank ticks; a web instance and a sweep worker killed mid-run lose nothing, double nothing, and one rank leader at a time`,
     async () => {
       const dbUrl = new URL(url!);
       dbUrl.pathname = `/${dbName}`;
@@ -256,8 +256,6 @@ describe("scale-out: two web instances, two workers, one server PostgreSQL", () 
         // 500 sellers submitting at once, each once: the per-seller caps are not what is under test.
         TOLLGATE_LIMIT_ACTIVE_ANALYSES: "off",
         TOLLGATE_LIMIT_REANALYSE: "off",
-        // A rank tick every second on both instances, so they contend for the leader all run long.
-        TOLLGATE_RANK_TICK_S: "1",
       };
       const next = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
       const webs = ports.map((port, i) =>
@@ -270,6 +268,11 @@ describe("scale-out: two web instances, two workers, one server PostgreSQL", () 
         }, 120_000, 500);
       }
       const startedAt = Date.now();
+
+      // Two sweep workers with a rank tick every second, so they contend for the leader all run long.
+      const sweepers = [0, 1].map((i) =>
+        start(`sweeps-${i}`, ["--import", "tsx", "scripts/sweeps.ts", "--only=rank.sweep", "--initial-delay-ms=200"], { DATABASE_URL: dbUrl.toString(), TOLLGATE_RANK_TICK_S: "1" }),
+      );
 
       // Two separate workers: the ops API through the balancer, the real probe, no database credentials.
       const workers = [0, 1].map((i) =>
@@ -329,11 +332,12 @@ describe("scale-out: two web instances, two workers, one server PostgreSQL", () 
       const killer = (async () => {
         await until("a tenth of the analyses done", async () => (await succeeded()) >= ANALYSES / 10, 240_000, 100);
         submittedAtKill = submitted;
-        killedPids = groupPids(webs[0].child.pid!);
-        const exited = new Promise<void>((r) => webs[0].child.once("exit", () => r()));
+        killedPids = [...groupPids(webs[0].child.pid!), ...groupPids(sweepers[0].child.pid!)];
+        const exited = [webs[0], sweepers[0]].map((p) => new Promise<void>((r) => p.child.once("exit", () => r())));
         killGroup(webs[0], "SIGKILL");
-        await exited;
-        await until("web-0's processes gone", async () => groupPids(webs[0].child.pid!).length === 0, 10_000, 50);
+        killGroup(sweepers[0], "SIGKILL");
+        await Promise.all(exited);
+        await until("web-0's and sweeps-0's processes gone", async () => groupPids(webs[0].child.pid!).length + groupPids(sweepers[0].child.pid!).length === 0, 10_000, 50);
         killedAtDb = (await query<{ now: Date }>(`SELECT clock_timestamp()::timestamp(3) AS "now"`))[0].now;
         doneAtKill = await succeeded();
       })();
@@ -361,6 +365,7 @@ describe("scale-out: two web instances, two workers, one server PostgreSQL", () 
       for (const w of workers) killGroup(w, "SIGTERM");
       await Promise.all(workers.map((w) => new Promise<void>((r) => (w.child.exitCode !== null ? r() : w.child.once("exit", () => r())))));
       killGroup(webs[1], "SIGTERM");
+      killGroup(sweepers[1], "SIGTERM");
 
       // Every seller's submission came back with one analysis, and it is the only one of its listing.
       expect(analysisOf.size).toBe(ANALYSES);
@@ -409,6 +414,9 @@ describe("scale-out: two web instances, two workers, one server PostgreSQL", () 
       const runs = await query<{ holder: string; startedAt: Date; finishedAt: Date | null; error: string | null }>(
         `SELECT "holder", "startedAt", "finishedAt", "error" FROM "rank_sweep_runs" ORDER BY "startedAt", "id"`,
       );
+      // The sweeps ran in the sweep workers, never in a web instance.
+      const sweeperHolders = new Set(sweepers.map((p) => `${os.hostname()}:${p.child.pid}`));
+      expect(runs.filter((r) => !sweeperHolders.has(r.holder)).map((r) => r.holder)).toEqual([]);
       const ended = (r: (typeof runs)[number]) => {
         if (r.finishedAt) return r.finishedAt.getTime();
         // An open run is the killed leader's: its leadership ended with its connection, at the kill at the latest.
@@ -430,7 +438,7 @@ describe("scale-out: two web instances, two workers, one server PostgreSQL", () 
       console.log(
         `[scale-out] ${ANALYSES} analyses: submitted in ${submitSeconds.toFixed(1)} s (${retried} submissions retried), all finished ${finishedSeconds.toFixed(1)} s after the web instances answered; ` +
           `web-0 killed with ${submittedAtKill} submitted and ${doneAtKill} done; per worker ${byWorker.map((w) => `${w.workerId} ${w.n}`).join(", ")}; ` +
-          `${runs.length} rank sweeps by ${holders.length} holders (${killedRuns} by the killed instance, ${survivorRuns.length} by the survivor after the kill), none overlapping`,
+          `${runs.length} rank sweeps by ${holders.length} holders (${killedRuns} by the killed sweep worker, ${survivorRuns.length} by the survivor after the kill), none overlapping`,
       );
     },
     600_000,

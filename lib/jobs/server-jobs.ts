@@ -1,9 +1,9 @@
 /**
- * What a web server process runs besides serving requests: the scheduler with every module's ticks
- * (analysis reaper, staleness and rubric sweeps, health sweep, rank sweep, confirming relayed
- * payments on chain, sweeping ended rate-limit windows and spent sign-in nonces, storing signed trust
- * grades, publishing the daily evidence root) and, in the embedded default, the catalog-monitor worker loop. Started once per process
- * from instrumentation.ts.
+ * Which process runs which ticks. The web process: the analysis reaper and sweeps, payment
+ * confirmations, rate-limit windows (`webTicks`). The sweeps (health, rank, canary, trust grades,
+ * daily root: `sweepTicks`) run in the sweep workers (`npm run sweeps`, lib/jobs/sweep-worker.ts) on
+ * a server PostgreSQL, and in the web process only when it is the single process (docs/ARCHITECTURE.md
+ * "Processes"). Started once per web process from instrumentation.ts.
  */
 import { rootTicks } from "@/lib/attest/root-ticks";
 import { env } from "@/lib/env";
@@ -14,19 +14,35 @@ import { ledgerTicks } from "@/lib/ledger/ticks";
 import { limitTicks } from "@/lib/limits/ticks";
 import { monitorTicks } from "@/lib/health/ticks";
 import { rankTicks } from "@/lib/rank/ticks";
-import { startScheduler, type Scheduler } from "@/lib/scheduler";
+import { startScheduler, type Scheduler, type Tick } from "@/lib/scheduler";
 
 const holder = globalThis as unknown as { tollgateServerJobs?: { scheduler: Scheduler | null } };
 
-export const serverTicks = [...analysisTicks, ...monitorTicks, ...rankTicks, ...ledgerTicks, ...limitTicks, ...canaryTicks, ...attestTicks, ...rootTicks];
+export const webTicks: Tick[] = [...analysisTicks, ...ledgerTicks, ...limitTicks];
+export const sweepTicks: Tick[] = [...monitorTicks, ...rankTicks, ...canaryTicks, ...attestTicks, ...rootTicks];
+
+/**
+ * Whether the web process runs the sweeps: only as the single process, on PGlite (whose folder
+ * belongs to one process) or with the in-process worker (`npm run demo`).
+ */
+export function sweepsInWeb(e: { DATABASE_URL?: string; TOLLGATE_INPROCESS_WORKER: boolean } = env()): boolean {
+  return !e.DATABASE_URL || e.TOLLGATE_INPROCESS_WORKER;
+}
+
+/** The ticks a web process with this environment runs. */
+export function webProcessTicks(e: { DATABASE_URL?: string; TOLLGATE_INPROCESS_WORKER: boolean; TOLLGATE_SCHEDULER: boolean } = env()): Tick[] {
+  if (!e.TOLLGATE_SCHEDULER) return [];
+  return sweepsInWeb(e) ? [...webTicks, ...sweepTicks] : webTicks;
+}
 
 export async function startServerJobs(): Promise<void> {
   if (holder.tollgateServerJobs) return; // dev-mode reloads call register() again
   const e = env();
-  holder.tollgateServerJobs = { scheduler: e.TOLLGATE_SCHEDULER ? startScheduler(serverTicks, { log: (m) => console.error(m) }) : null };
+  const ticks = webProcessTicks(e);
+  if (e.TOLLGATE_SCHEDULER && !sweepsInWeb(e)) console.error("tollgate: the sweeps (health, rank, canary, trust grades, daily root) run in `npm run sweeps` workers, not in this web process");
+  holder.tollgateServerJobs = { scheduler: ticks.length ? startScheduler(ticks, { log: (m) => console.error(m) }) : null };
   if (e.TOLLGATE_INPROCESS_WORKER) {
     const { startInProcessWorker } = await import("@/lib/jobs/in-process-worker");
     startInProcessWorker();
   }
 }
-

@@ -11,7 +11,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reserve } from "@/lib/canary/budget";
 import { executeRun } from "@/lib/canary/run";
-import { claimRun, requestRun } from "@/lib/canary/runs";
+import { claimRun } from "@/lib/canary/lease";
+import { requestRun } from "@/lib/canary/runs";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
 import { adminCanaryDesk, CANARY_FILTERS } from "./admin-canary";

@@ -1,0 +1,117 @@
+/**
+ * The canary's leases, on the analysis queue's terms (docs/QUEUE.md "Leases", docs/CANARY.md "Runs"):
+ * a claim takes one due run with FOR UPDATE SKIP LOCKED and a fresh token, round-robin across seller
+ * organisations; a heartbeat every third of the lease keeps it; a lease that expires (a killed worker)
+ * or an attempt that fails puts the run back with the queue's backoff (lib/queue/config.ts); a run
+ * that has used its attempts is dead-lettered: finished `unverified: attempts_exhausted`, with why.
+ */
+import crypto from "node:crypto";
+import { db } from "@/lib/db";
+import { rows } from "@/lib/sql";
+import { backoffCeilingMs, queueConfig } from "@/lib/queue/config";
+import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
+
+/** A run's lease; the worker's heartbeat renews it every third, so a killed worker's run is retried within a minute. */
+export const CANARY_LEASE_MS = 60_000;
+export const CANARY_MAX_ATTEMPTS = 3;
+
+/**
+ * Lease one queued run (the given one, or the next due): state running, a fresh lease token, the
+ * attempt counted. Null when none is due. The next due is round-robin across seller organisations:
+ * the organisation whose latest run started longest ago (or never) goes first, and within it the
+ * oldest due run, so one seller with many listings waits its turn between the others' runs.
+ */
+export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}): Promise<{ runId: string; leaseToken: string } | null> {
+  const prisma = await db();
+  const token = crypto.randomBytes(16).toString("hex");
+  const claimed = await rows<{ id: string }>(
+    prisma,
+    `UPDATE "canary_runs" SET "state" = 'running', "leaseToken" = $1, "attempts" = "attempts" + 1,
+            "leaseExpiresAt" = (now() AT TIME ZONE 'UTC') + ($2::int * interval '1 millisecond'),
+            "startedAt" = COALESCE("startedAt", now() AT TIME ZONE 'UTC')
+      WHERE "id" = (SELECT r."id" FROM "canary_runs" r JOIN "listings" l ON l."id" = r."listingId"
+                     LEFT JOIN LATERAL (SELECT max(o."startedAt") AS "at" FROM "canary_runs" o JOIN "listings" ol ON ol."id" = o."listingId"
+                                         WHERE ol."organizationId" = l."organizationId") served ON true
+                     WHERE r."state" = 'queued' AND r."runAfter" <= (now() AT TIME ZONE 'UTC') AND ($3::text IS NULL OR r."id" = $3)
+                     ORDER BY (r."runAfter" = tollgate_canary_front()) DESC, served."at" ASC NULLS FIRST, r."runAfter", r."createdAt", r."id" LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+      RETURNING "id"`,
+    token,
+    opts.leaseMs ?? CANARY_LEASE_MS,
+    opts.runId ?? null,
+  );
+  return claimed[0] ? { runId: claimed[0].id, leaseToken: token } : null;
+}
+
+/** Renew a held lease; false when it is no longer this token's (expired and reaped, or re-claimed). */
+export async function heartbeatRun(runId: string, leaseToken: string, leaseMs: number = CANARY_LEASE_MS): Promise<boolean> {
+  const prisma = await db();
+  const n = await prisma.canaryRun.updateMany({
+    where: { id: runId, state: "running", leaseToken, leaseExpiresAt: { gt: new Date() } },
+    data: { leaseExpiresAt: new Date(Date.now() + leaseMs) },
+  });
+  return n.count === 1;
+}
+
+/** A held lease kept alive until stop(); lost() once a heartbeat found it gone. */
+export function holdLease(runId: string, leaseToken: string, leaseMs: number = CANARY_LEASE_MS): { lost(): boolean; stop(): void } {
+  let lost = false;
+  const beat = setInterval(() => {
+    heartbeatRun(runId, leaseToken, leaseMs).then(
+      (held) => (lost ||= !held),
+      () => {},
+    );
+  }, Math.max(50, Math.floor(leaseMs / 3)));
+  beat.unref();
+  return { lost: () => lost, stop: () => clearInterval(beat) };
+}
+
+/** The wait before a run's next attempt, after `attempts` (the queue's backoff, full jitter when configured). */
+function retryAfter(now: Date, attempts: number): Date {
+  const cfg = queueConfig();
+  const ceiling = backoffCeilingMs(attempts, cfg);
+  return new Date(now.getTime() + Math.round(cfg.backoffJitter ? Math.random() * ceiling : ceiling));
+}
+
+/**
+ * Give a run back after a failed or expired attempt (fenced by its token): queued again after the
+ * backoff, or, its attempts used, dead-lettered unverified and re-ranked at once. The samples an
+ * attempt wrote stay: the retry reconciles any that were signed.
+ */
+export async function giveBack(run: { id: string; listingId: string; attempts: number; leaseToken: string | null }, why: string, now: Date = new Date()): Promise<"requeued" | "given_up" | null> {
+  const prisma = await db();
+  if (run.attempts >= CANARY_MAX_ATTEMPTS) {
+    const n = await prisma.canaryRun.updateMany({
+      where: { id: run.id, state: "running", leaseToken: run.leaseToken },
+      data: { state: "done", outcome: "unverified", reason: `attempts_exhausted: ${why}`.slice(0, 2000), finishedAt: now, leaseToken: null, leaseExpiresAt: null },
+    });
+    if (n.count !== 1) return null;
+    await prisma.listing.update({ where: { id: run.listingId }, data: { verificationStatus: "unverified" } });
+    await recomputeListingRank(run.listingId);
+    return "given_up";
+  }
+  const n = await prisma.canaryRun.updateMany({
+    where: { id: run.id, state: "running", leaseToken: run.leaseToken },
+    data: { state: "queued", leaseToken: null, leaseExpiresAt: null, runAfter: retryAfter(now, run.attempts) },
+  });
+  return n.count === 1 ? "requeued" : null;
+}
+
+/** An attempt that threw: given back at once rather than when its lease expires. */
+export async function failAttempt(runId: string, leaseToken: string, error: string): Promise<"requeued" | "given_up" | null> {
+  const prisma = await db();
+  const run = await prisma.canaryRun.findUnique({ where: { id: runId }, select: { id: true, listingId: true, attempts: true, leaseToken: true } });
+  if (!run || run.leaseToken !== leaseToken) return null;
+  return giveBack(run, error);
+}
+
+/** Runs whose lease expired (a killed worker) are given back. */
+export async function reapExpiredRuns(now: Date = new Date()): Promise<{ requeued: number; given_up: number }> {
+  const prisma = await db();
+  const expired = await prisma.canaryRun.findMany({ where: { state: "running", leaseExpiresAt: { lt: now } }, select: { id: true, listingId: true, attempts: true, leaseToken: true } });
+  const out = { requeued: 0, given_up: 0 };
+  for (const r of expired) {
+    const moved = await giveBack(r, "lease_expired", now);
+    if (moved) out[moved]++;
+  }
+  return out;
+}

@@ -1,0 +1,206 @@
+/**
+ * The canary's payment sequence for one endpoint (docs/CANARY.md "A run", steps 2–5): the unpaid
+ * call and its quote, the payTo's share, the signature (its nonce stored before the payment leaves),
+ * the paid call, the router's row, the replay probe; and the reconciliation of a sample an
+ * interrupted attempt left signed. Each answers a Completion, which the run's finish writes.
+ */
+import crypto from "node:crypto";
+import { x402Client, x402HTTPClient } from "@x402/fetch";
+import type { PaymentRequired, PaymentRequirements } from "@x402/fetch";
+import { toClientEvmSigner } from "@x402/evm";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { getAddress, isAddress, parseAbi, type Hex, type PublicClient } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
+import { publicClientFor, readChain } from "@/lib/chain/rpc";
+import { db } from "@/lib/db";
+import { AppError } from "@/lib/errors";
+import { confirmPayment, transfersFrom } from "@/lib/ledger/confirm-payment";
+import { decodeSettlement } from "@/lib/router/payment-headers";
+import { RELAY_DEADLINE_MS, relayCall } from "@/lib/router/relay-call";
+import { outputFactsOf } from "@/lib/trust/observe";
+import { reservePayTo } from "./budget";
+import { requestOf, type CanaryOptions, type EndpointRow } from "./choose";
+import { checkOutput, judge, relayErrorCode, rowFacts, type LedgerRow, type Relayed, type ReplayResult, type SampleOutcome } from "./judge";
+import { writeSignedSample, type Completion, type Quoted, type SampleIdentity } from "./record";
+
+const EIP3009_STATE = parseAbi(["function authorizationState(address authorizer, bytes32 nonce) view returns (bool)"]);
+
+/** One call through the router's relay as the house; the body is read to its last byte. */
+async function relayAsHouse(slug: string, e: EndpointRow, extra: Record<string, string>, options: CanaryOptions): Promise<Relayed> {
+  const { query, body } = requestOf(e);
+  const path = e.path.replace(/^\/+/, "");
+  const headers: Record<string, string> = { accept: "application/json", "user-agent": "tollgate-canary/1", ...extra };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const req = new Request(`http://tollgate.canary/router/call/${encodeURIComponent(slug)}/${path}${query}`, { method: e.method, headers, body });
+  const started = performance.now();
+  const res = await relayCall(req, slug, path, { house: true, allowHosts: options.allowHosts, chain: options.chain });
+  const buf = Buffer.from(await res.arrayBuffer());
+  const ttlbMs = Math.round(performance.now() - started);
+  const out: Record<string, string> = {};
+  res.headers.forEach((v, k) => (out[k.toLowerCase()] = v));
+  return { status: res.status, headers: out, body: buf, ttlbMs };
+}
+
+export interface CallInput {
+  slug: string;
+  endpoint: EndpointRow;
+  identity: SampleIdentity;
+  account: PrivateKeyAccount;
+  slowMs: number;
+  /** A pending sample with no nonce yet: nothing was sent for it. */
+  priorId: string | null;
+}
+
+/** The quote: the seller's 402 read with @x402/core's HTTP client, its `exact` requirement in the listed network and asset. */
+function quoteOf(unpaid: Relayed, e: EndpointRow): { required: PaymentRequired; quote: PaymentRequirements } | null {
+  let required: PaymentRequired;
+  try {
+    let body: unknown;
+    try {
+      body = JSON.parse(unpaid.body.toString("utf8"));
+    } catch {
+      body = undefined;
+    }
+    required = new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((n) => unpaid.headers[n.toLowerCase()], body);
+  } catch {
+    return null;
+  }
+  const same = (a: string | undefined | null, b: string | null) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
+  const quote = required.accepts.find((a) => a.scheme === "exact" && a.network === e.priceNetwork && same(a.asset, e.priceAsset));
+  return quote && /^\d+$/.test(String(quote.amount)) ? { required, quote } : null;
+}
+
+export async function callEndpoint(input: CallInput, options: CanaryOptions): Promise<Completion> {
+  const e = input.endpoint;
+  const listed = BigInt(e.priceAmount!);
+  const identity = { ...input.identity, payer: input.account.address.toLowerCase() };
+  const done = (sampleId: string | null, data: Completion["data"], output: Completion["output"] = null): Completion => ({ sampleId, identity, data, output, at: new Date() });
+  // An endpoint judged before anything is signed still leaves its sample (written at the run's finish).
+  const unpaidVerdict = (outcome: SampleOutcome | null, reason: string, extra: Record<string, unknown> = {}) => done(input.priorId, { outcome, reason, ...extra });
+
+  const unpaid = await relayAsHouse(input.slug, e, {}, options);
+  if (unpaid.status !== 402) {
+    const delivered = unpaid.status >= 200 && unpaid.status < 300;
+    return unpaidVerdict(delivered ? "degraded" : "broken", delivered ? "delivered_unpaid" : `unpaid_http_${unpaid.status}`, { httpStatus: unpaid.status });
+  }
+  const found = quoteOf(unpaid, e);
+  if (!found) return unpaidVerdict("broken", "no_payable_quote", { httpStatus: 402 });
+  const { required, quote } = found;
+  const quoted: Quoted = {
+    quotedAmount: String(quote.amount),
+    quotedPayTo: String(quote.payTo).toLowerCase(),
+    quotedAsset: String(quote.asset).toLowerCase(),
+    quotedNetwork: quote.network,
+  };
+  if (BigInt(quote.amount) > listed) return unpaidVerdict("degraded", "quote_above_listing", { ...quoted, httpStatus: 402 });
+  // The payTo's share of the day, taken once the quote names it and before anything is signed.
+  const share = input.priorId ? { ok: true as const } : await reservePayTo({ network: quote.network, payTo: String(quote.payTo), amount: BigInt(quote.amount), caps: options.caps });
+  if (!share.ok) return unpaidVerdict(null, `budget_payto: the payTo's share has ${share.left} left today`, { ...quoted, httpStatus: 402 });
+
+  const client = new x402Client()
+    .register(quote.network, new ExactEvmScheme(toClientEvmSigner(input.account, (publicClientFor(quote.network) ?? undefined) as PublicClient | undefined)))
+    .setSpendControls({ allowedAssets: [{ network: quote.network, asset: quote.asset }] });
+  const payer = new x402HTTPClient(client);
+  const payload = await payer.createPaymentPayload({ ...required, accepts: [quote] });
+  const nonce = String((payload.payload as { authorization?: { nonce?: unknown } }).authorization?.nonce ?? "").toLowerCase();
+  if (!/^0x[0-9a-f]{64}$/.test(nonce)) throw new AppError("internal", "the signed payment carries no EIP-3009 nonce");
+  // One write before the payment leaves: the sample with its quote and nonce.
+  const sampleId = await writeSignedSample(identity, quoted, nonce, input.priorId);
+  await options.onStage?.("signed", e);
+
+  const paymentHeaders = payer.encodePaymentSignatureHeader(payload);
+  const paid = await relayAsHouse(input.slug, e, paymentHeaders, options);
+  await options.onStage?.("paid", e);
+
+  const row = await ledgerRow(identity.payer, nonce, options);
+  const delivered = paid.status >= 200 && paid.status < 300;
+  const contentType = paid.headers["content-type"] ?? null;
+  const output = delivered ? checkOutput(e.responseSchema, paid.body, contentType) : { valid: null, errors: null };
+  // What only the body can tell (the output screen, a reference's recomputation), read before it is dropped.
+  const outputFacts = outputFactsOf(paid.body, e.requestExample);
+  const replay = await replayProbe(input.slug, e, paymentHeaders, row, identity.payer, options);
+  // The seller's time to its last byte is the relay's measure (around the seller's call, body read
+  // whole), not the relay's own on-chain confirmation after it.
+  const ttlbMs = row?.latencyMs ?? paid.ttlbMs;
+  const verdict = judge({ row, httpStatus: paid.status, quoted, schemaValid: output.valid, ttlbMs, slowMs: input.slowMs, replay: replay.result, relayError: relayErrorCode(paid) });
+  return done(
+    sampleId,
+    {
+      ...verdict,
+      ...rowFacts(row),
+      httpStatus: paid.status,
+      ttlbMs,
+      responseBytes: paid.body.byteLength,
+      contentType,
+      outputSha256: crypto.createHash("sha256").update(paid.body).digest("hex"),
+      schemaValid: output.valid,
+      schemaErrors: output.errors ?? undefined,
+      replay: replay.result,
+      replayStatus: replay.status,
+    },
+    outputFacts,
+  );
+}
+
+/** The router's row for (payer, nonce), confirmed on chain if it still waits. */
+async function ledgerRow(payer: string, nonce: string, options: CanaryOptions): Promise<LedgerRow | null> {
+  const prisma = await db();
+  const select = { id: true, status: true, reason: true, transactionId: true, chainAmount: true, chainTo: true, network: true, asset: true, blockNumber: true, httpStatus: true, latencyMs: true, house: true, confirmedAt: true } as const;
+  const where = { payer_authorizationNonce: { payer, authorizationNonce: nonce } };
+  const row = await prisma.routerPayment.findUnique({ where, select });
+  if (row && row.transactionId && !row.confirmedAt) {
+    await confirmPayment(row.id, options.chain);
+    return prisma.routerPayment.findUnique({ where, select });
+  }
+  return row;
+}
+
+/**
+ * The same payment header sent again. Refused (not 2xx) or answered without a second transfer
+ * (no new settlement claimed, the same transaction, or one the chain does not show moving the
+ * house's money) is fine; a different transaction the chain shows paying from the house is not.
+ * The router records the replay on the existing row (one row per payer and nonce).
+ */
+async function replayProbe(slug: string, e: EndpointRow, headers: Record<string, string>, row: LedgerRow | null, payer: string, options: CanaryOptions): Promise<{ result: ReplayResult; status: number | null }> {
+  if (!row) return { result: "skipped", status: null };
+  const again = await relayAsHouse(slug, e, headers, options);
+  if (again.status < 200 || again.status >= 300) return { result: "refused", status: again.status };
+  const claim = decodeSettlement("x402", again.headers);
+  if (!claim.transaction || claim.transaction.toLowerCase() === row.transactionId?.toLowerCase()) return { result: "idempotent", status: again.status };
+  const second = await transfersFrom({ transaction: claim.transaction, network: row.network, asset: row.asset, payer }, options.chain);
+  return { result: second === true ? "charged_twice" : "idempotent", status: again.status };
+}
+
+/**
+ * A sample an interrupted attempt left pending with its nonce: its payment may have been sent. It is
+ * never signed again: the router's row found by (payer, nonce) completes it (the answer's body was
+ * not kept, so its output is not judged); with no row, the chain's authorizationState says whether
+ * the authorization was used, and the sample is completed without a verdict either way.
+ */
+export async function reconcile(s: { id: string; payer: string | null; authorizationNonce: string | null; quotedAmount: string | null; quotedPayTo: string | null; quotedNetwork: string | null; quotedAsset: string | null }, identity: SampleIdentity, options: CanaryOptions): Promise<Completion> {
+  const done = (data: Completion["data"]): Completion => ({ sampleId: s.id, identity, data, output: null, at: new Date() });
+  const row = await ledgerRow(s.payer!, s.authorizationNonce!, options);
+  if (row) {
+    const verdict = judge({
+      row,
+      httpStatus: row.httpStatus ?? 0,
+      quoted: { quotedAmount: s.quotedAmount ?? "", quotedPayTo: s.quotedPayTo ?? "" },
+      schemaValid: null,
+      ttlbMs: null,
+      slowMs: RELAY_DEADLINE_MS,
+      replay: "skipped",
+      relayError: null,
+    });
+    return done({ ...verdict, reason: `${verdict.reason},reconciled`, ...rowFacts(row), httpStatus: row.httpStatus, replay: "skipped" });
+  }
+  let used: boolean | null = null;
+  if (s.quotedNetwork && s.quotedAsset && isAddress(s.quotedAsset) && s.payer && isAddress(s.payer)) {
+    const read = await readChain(
+      s.quotedNetwork,
+      (client: PublicClient) => client.readContract({ address: getAddress(s.quotedAsset!), abi: EIP3009_STATE, functionName: "authorizationState", args: [getAddress(s.payer!), s.authorizationNonce as Hex] }),
+      options.chain,
+    );
+    used = read.ok ? read.value : null;
+  }
+  return done({ outcome: null, reason: used === null ? "interrupted_chain_unreadable" : used ? "interrupted_paid_unrecorded" : "interrupted_unsent", replay: "skipped" });
+}

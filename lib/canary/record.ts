@@ -1,0 +1,127 @@
+/**
+ * The canary's writes (docs/CANARY.md "A run", "Batched writes"): the one write before a payment
+ * leaves (the sample, pending, with its quote and signed nonce), and the one transaction that ends a
+ * run: every sample completed with its paid observations, the run finished (fenced by its lease
+ * token), the listing's verification, the budget never signed for given back. Then the re-rank.
+ */
+import { db } from "@/lib/db";
+import { AppError } from "@/lib/errors";
+import { rows, type PrismaLike } from "@/lib/sql";
+import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
+import { recordSampleObservations, type OutputFacts } from "@/lib/trust/observe";
+import { release } from "./budget";
+import { verificationOf, type SampleOutcome, type Verification } from "./judge";
+
+export interface RunResult {
+  runId: string;
+  state: "done" | "deferred";
+  outcome: Verification | null;
+  reason: string;
+}
+
+/** Who a sample is of: written with it, never changed (the samples' trigger). */
+export interface SampleIdentity {
+  runId: string;
+  listingId: string;
+  endpointId: string;
+  method: string;
+  path: string;
+  listedAmount: string | null;
+  payer?: string;
+}
+
+export type Quoted = { quotedAmount: string; quotedPayTo: string; quotedAsset: string; quotedNetwork: string };
+
+/**
+ * What happened to one endpoint, held until the run's finish writes it. `sampleId` names the pending
+ * sample written before its payment; null for an endpoint judged before anything was signed (its
+ * sample is written completed). `output` is what the answer's body told while in hand.
+ */
+export interface Completion {
+  sampleId: string | null;
+  identity: SampleIdentity;
+  data: Record<string, unknown> & { outcome: SampleOutcome | null; reason: string };
+  output: OutputFacts | null;
+  at: Date;
+}
+
+/**
+ * The sample, pending, with its quote and the signed authorization's nonce, before the payment
+ * leaves: a retry finds the payment by that nonce and never signs for the endpoint again. A pending
+ * sample an older attempt left without a nonce (nothing was sent for it) gets them now.
+ */
+export async function writeSignedSample(identity: SampleIdentity, quoted: Quoted, nonce: string, priorId: string | null): Promise<string> {
+  const prisma = await db();
+  if (!priorId) return (await prisma.canarySample.create({ data: { ...identity, ...quoted, authorizationNonce: nonce }, select: { id: true } })).id;
+  const prior = await prisma.canarySample.findUniqueOrThrow({ where: { id: priorId }, select: { quotedAmount: true } });
+  await prisma.canarySample.update({ where: { id: priorId }, data: prior.quotedAmount === null ? { ...quoted, authorizationNonce: nonce } : { authorizationNonce: nonce } });
+  return priorId;
+}
+
+async function writeCompletions(tx: PrismaLike, completions: Completion[]): Promise<void> {
+  for (const c of completions) {
+    const data = { ...c.data, state: "completed" as const, completedAt: c.at };
+    let id = c.sampleId;
+    if (id === null) id = (await tx.canarySample.create({ data: { ...c.identity, ...data }, select: { id: true } })).id;
+    else if ((await tx.canarySample.updateMany({ where: { id, state: "pending" }, data })).count !== 1) continue;
+    await recordSampleObservations(tx, id, c.output);
+  }
+}
+
+export interface FinishInput {
+  runId: string;
+  leaseToken: string;
+  listingId: string;
+  completions: Completion[];
+  /** A run ended before any endpoint was called; without it the outcome comes from the run's samples. */
+  fixed?: { state: "done" | "deferred"; outcome: Verification | null; reason: string };
+}
+
+/**
+ * Finish a run in one transaction. A run whose lease was lost (another worker holds it now) writes
+ * nothing: the transaction rolls back, and the lease's holder reconciles the pending samples.
+ */
+export async function finishRun(input: FinishInput): Promise<RunResult> {
+  const { runId, leaseToken, listingId } = input;
+  const prisma = await db();
+  const ended = await prisma.$transaction(async (tx) => {
+    await writeCompletions(tx, input.completions);
+    let { state, outcome, reason } = input.fixed ?? { state: "done" as const, outcome: null, reason: "" };
+    if (!input.fixed) {
+      const samples = await tx.canarySample.findMany({ where: { runId }, select: { method: true, path: true, outcome: true, reason: true } });
+      outcome = verificationOf(samples.map((s) => s.outcome));
+      const notPassed = samples.filter((s) => s.outcome !== "pass").map((s) => `${s.method} ${s.path}: ${s.outcome ?? "no verdict"} (${s.reason})`);
+      reason = notPassed.length ? notPassed.join("; ") : `all ${samples.length} endpoint${samples.length === 1 ? "" : "s"} passed`;
+    }
+    const run = await tx.canaryRun.findUnique({ where: { id: runId }, select: { reserved: true, budgetDay: true } });
+    const moved = await tx.canaryRun.updateMany({
+      where: { id: runId, state: "running", leaseToken },
+      data: { state, outcome: state === "done" ? outcome : null, reason: reason.slice(0, 2000), finishedAt: new Date(), leaseToken: null, leaseExpiresAt: null },
+    });
+    if (moved.count !== 1) throw new AppError("conflict", `canary run ${runId} lost its lease before it finished`);
+    // A listing changed since this run started (its verification reset meanwhile) keeps the reset's
+    // status: the run judged what was listed before; a run of what is listed now goes to the front.
+    const [listing] = await rows<{ stale: boolean; resetReason: string | null; status: string }>(
+      tx,
+      `SELECT COALESCE(l."verificationResetAt" > r."startedAt", false) AS stale, l."verificationResetReason" AS "resetReason", l."verificationStatus"::text AS "status"
+         FROM "listings" l JOIN "canary_runs" r ON r."id" = $2 WHERE l."id" = $1 FOR UPDATE OF l`,
+      listingId,
+      runId,
+    );
+    let changed = false;
+    if (listing?.stale) await rows(tx, `SELECT tollgate_canary_queue_front($1, $2)`, listingId, `the listing changed during run ${runId}: ${listing.resetReason}`);
+    else if (state === "done" && outcome) {
+      changed = listing?.status !== outcome;
+      if (changed) await tx.listing.update({ where: { id: listingId }, data: { verificationStatus: outcome } });
+    }
+    if (run?.reserved && run.budgetDay) {
+      const signed = await tx.canarySample.findMany({ where: { runId, authorizationNonce: { not: null } }, select: { quotedAmount: true } });
+      const spent = signed.reduce((sum, x) => sum + BigInt(x.quotedAmount ?? "0"), 0n);
+      await release(tx, { listingId, budgetDay: run.budgetDay.toISOString().slice(0, 10), amount: BigInt(run.reserved.toFixed(0)) - spent });
+    }
+    return { state, outcome: state === "done" ? outcome : null, reason, changed };
+  });
+  // The verification moves the rank factor; an unchanged one leaves the rank to the sweep.
+  if (ended.changed) await recomputeListingRank(listingId);
+  return { runId, state: ended.state, outcome: ended.outcome, reason: ended.reason };
+}
