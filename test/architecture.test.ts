@@ -81,7 +81,7 @@ const ROOMS: Room[] = [
   { path: "lib/ops", band: "domain", owns: "the ops API: the worker's bearer check and one handler per route", also: ["lib/analyses", "lib/listings", "lib/queue"] },
   { path: "lib/health", band: "domain", owns: "the health sweep and its ticks", also: ["lib/facts", "lib/ledger", "lib/listings", "lib/trust/observe"] },
   { path: "lib/router", band: "domain", owns: "the paying relay: a buyer's call and payment forwarded, recorded and confirmed", also: ["lib/apikeys", "lib/ledger", "lib/listings/visibility.ts"] },
-  { path: "lib/facilitator", band: "domain", owns: "who may use the built-in facilitator: callers, rate limits, daily gas", also: ["lib/apikeys", "lib/limits"] },
+  { path: "lib/facilitator", band: "domain", owns: "who may use the built-in facilitator: callers, rate limits, daily gas, the bazaar receipts", also: ["lib/apikeys", "lib/intake", "lib/limits"] },
   { path: "lib/canary", band: "domain", owns: "the canary: paid runs through the router, samples, budget, verification", also: ["lib/ledger", "lib/rank", "lib/router", "lib/trust/observe", "lib/listings/visibility.ts"] },
   { path: "lib/attest", band: "domain", owns: "signed endpoint attestations, evidence bundles, the stored grades and their sweep", also: ["lib/badges", "lib/trust/observe", "lib/listings/visibility.ts"] },
   { path: "lib/moderation", band: "domain", owns: "the moderators' levers", also: ["lib/auth", "lib/canary", "lib/listings", "lib/rank"] },

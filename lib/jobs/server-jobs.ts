@@ -2,7 +2,7 @@
  * What a web server process runs besides serving requests: the scheduler with every module's ticks
  * (analysis reaper, staleness and rubric sweeps, health sweep, rank sweep, confirming relayed
  * payments on chain, sweeping ended rate-limit windows and spent sign-in nonces, storing signed trust
- * grades, publishing the daily evidence root) and, in the embedded default, the catalog-monitor worker loop. Started once per process
+ * grades, publishing the daily evidence root, re-syncing listings indexed by receipts) and, in the embedded default, the catalog-monitor worker loop. Started once per process
  * from instrumentation.ts.
  */
 import { rootTicks } from "@/lib/attest/root-ticks";
@@ -14,11 +14,12 @@ import { ledgerTicks } from "@/lib/ledger/ticks";
 import { limitTicks } from "@/lib/limits/ticks";
 import { monitorTicks } from "@/lib/health/ticks";
 import { rankTicks } from "@/lib/rank/ticks";
+import { receiptTicks } from "@/lib/intake/sync-receipts";
 import { startScheduler, type Scheduler } from "@/lib/scheduler";
 
 const holder = globalThis as unknown as { tollgateServerJobs?: { scheduler: Scheduler | null } };
 
-export const serverTicks = [...analysisTicks, ...monitorTicks, ...rankTicks, ...ledgerTicks, ...limitTicks, ...canaryTicks, ...attestTicks, ...rootTicks];
+export const serverTicks = [...analysisTicks, ...monitorTicks, ...rankTicks, ...ledgerTicks, ...limitTicks, ...canaryTicks, ...attestTicks, ...rootTicks, ...receiptTicks];
 
 export async function startServerJobs(): Promise<void> {
   if (holder.tollgateServerJobs) return; // dev-mode reloads call register() again
