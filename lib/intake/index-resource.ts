@@ -13,7 +13,7 @@ import { validateListingDocument } from "@/lib/listing-document/validate";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
 import { writeListing } from "@/lib/listings/save";
 import { onListingPublished } from "@/lib/queue/enqueue-analysis";
-import { probeEndpoint } from "@/lib/probe";
+import { endpointUrl, probeEndpoint, type UnpaidCalls } from "@/lib/probe";
 import type { EndpointEvidence } from "@/lib/evidence";
 import { scoreReadiness, CURRENT_RUBRIC } from "@/lib/scoring/readiness";
 import type { ReadBazaar } from "@/lib/x402/bazaar-receipt";
@@ -25,6 +25,36 @@ export interface IndexOptions {
   resolver?: Resolver;
   deadlineMs?: number;
   client?: Client;
+}
+
+export interface DraftReadiness {
+  rubricVersion: string;
+  total: number;
+  band: { id: string; label: string };
+  provisional: boolean;
+  rules: Array<{ id: string; status: string; earned: number; max: number; reason: string }>;
+}
+
+/** One payable endpoint's named checks, as URL registration answers them. */
+export interface EndpointChecks {
+  endpoint: string;
+  url: string;
+  checks: NamedCheck[];
+}
+
+/**
+ * URL registration's named checks: each payable endpoint of the draft read once more through the
+ * probe's evidence, from the draft's own unpaid answers when it already made that request.
+ */
+export async function registrationChecks(draft: ListingDocument, calls: UnpaidCalls, opts: IndexOptions = {}): Promise<EndpointChecks[]> {
+  const payable = draft.endpoints.filter((e) => e.payable).slice(0, 16);
+  return Promise.all(
+    payable.map(async (e) => {
+      const url = endpointUrl(draft.baseUrl, e.path);
+      const evidence = await probeEndpoint({ method: e.method, path: e.path, url, requestExample: e.requestExample, payable: true }, { allowHosts: opts.allowHosts ?? env().probeAllowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs }, calls);
+      return { endpoint: `${e.method} ${e.path}`, url, checks: namedChecks(evidence) };
+    }),
+  );
 }
 
 export interface SettlementToIndex {
@@ -60,7 +90,7 @@ export async function catalogedEndpoint(client: Client, resourceUrl: string, met
 }
 
 /** Our readiness rules over the draft (document rules; the probe's rules come with the queued analysis). */
-function readinessOf(doc: ListingDocument) {
+export function readinessOf(doc: ListingDocument): DraftReadiness {
   const r = scoreReadiness(doc, null, CURRENT_RUBRIC, { provisional: true });
   return {
     rubricVersion: r.rubricVersion,
