@@ -138,15 +138,22 @@ export async function indexSettlement(s: SettlementToIndex, opts: IndexOptions =
     return rejected("caller_has_no_organisation", `${s.caller} settles for no seller organisation, so it can refresh listed resources only`, { checks });
   }
 
-  const drafted = await draftListingFromTarget(checked.target, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
-  if (!drafted.ok) return rejected("draft_failed", "refusal" in drafted ? `${drafted.refusal}: ${drafted.detail}` : `${drafted.error}: ${drafted.detail}`, { checks });
+  // Listed already at the price just settled (price_matches): nothing to draft, the receipt confirms it.
+  const listedAtSettledPrice = existing !== null && existing.priceAmount === s.settled.amount && existing.priceNetwork === s.settled.network && existing.priceAsset?.toLowerCase() === s.settled.asset.toLowerCase();
+  const drafted = listedAtSettledPrice ? null : await draftListingFromTarget(checked.target, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
+  if (drafted && !drafted.ok) return rejected("draft_failed", "refusal" in drafted ? `${drafted.refusal}: ${drafted.detail}` : `${drafted.error}: ${drafted.detail}`, { checks });
 
   if (existing) {
-    const synced = await resyncFromDraft(existing, drafted.draft, s.read.resourceUrl, method, prisma);
-    if (!synced.ok) return rejected(synced.code, synced.detail, { checks, listingId: existing.listingId });
+    if (drafted) {
+      const synced = await resyncFromDraft(existing, drafted.draft, s.read.resourceUrl, method, prisma);
+      if (!synced.ok) return rejected(synced.code, synced.detail, { checks, listingId: existing.listingId });
+    }
     const doc = (await loadListingDocuments(prisma, [existing.listingId])).get(existing.listingId)!;
-    return insertReceipt(prisma, { ...base, status: "success", listingId: existing.listingId, organizationId: existing.organizationId, checks, readiness: readinessOf(doc), listedAt: new Date() });
+    // A draft stays a draft: the receipt names it, and it counts as listed once its owner publishes it.
+    const listed = existing.publicationState === "published" || existing.publicationState === "unlisted";
+    return insertReceipt(prisma, { ...base, status: "success", listingId: existing.listingId, organizationId: existing.organizationId, checks, readiness: readinessOf(doc), listedAt: listed ? new Date() : null });
   }
+  if (!drafted) throw new Error("unreachable: a new resource is always drafted");
 
   // The draft reads the resource with GET first; the method the extension declares (checked above by
   // method_matches: an MCP tool's POST) is the endpoint's.
