@@ -27,6 +27,7 @@ import { startFundedChain } from "@/test/chain";
 import { createTestDatabase } from "@/test/db";
 import { serveRoutes } from "@/test/route-server";
 import { facilitatorRoutes } from "@/test/router-routes";
+import { rows } from "@/lib/sql";
 import { intFlag, pct } from "./args";
 
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
@@ -89,7 +90,8 @@ async function main() {
     }),
   );
   await indexingSettled();
-  const spans = await t.prisma.$queryRawUnsafe<Array<{ ms: number; status: string; code: string | null }>>(
+  const spans = await rows<{ ms: number; status: string; code: string | null }>(
+    t.prisma,
     `SELECT extract(epoch FROM (i."listedAt" - s."settledAt")) * 1000 AS "ms", i."status", i."rejectedCode" AS "code"
        FROM "bazaar_receipts" s JOIN "bazaar_receipts" i ON i."settlementId" = s."id" AND i."kind" = 'index'
       WHERE s."kind" = 'settle'`,

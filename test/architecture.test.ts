@@ -211,6 +211,7 @@ const RULES: Rule[] = [
       "demo/market.ts": "the market's buyers call the demo's own router (the routerOrigin it is given), as any buyer's agent would",
       "bench/badge.ts": "drives the badge stand-in server it forked on 127.0.0.1",
       "bench/router.ts": "is the buyer (@x402/fetch) of the paid seller it forked and the router it serves, both on 127.0.0.1",
+      "bench/listed.ts": "is the buyer (@x402/fetch) of the paid seller it serves on 127.0.0.1, which settles through the facilitator routes it also serves there",
       "bench/canary.ts": "is the bare buyer (@x402/fetch) of the router it serves on 127.0.0.1, beside the canary it measures",
       "bench/load.ts": "is the many buyers of the production server it started on 127.0.0.1 (its own origin, never a stranger's URL)",
       "devchain/anvil.ts": "asks the anvil node it started on 127.0.0.1 whether its RPC answers yet",
