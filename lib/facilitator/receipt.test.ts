@@ -345,6 +345,14 @@ describe("forgery and replay", () => {
     const s = await call(settleRoute, p.payload, p.req, "receipt-test-token-0123456789abcdefghijklmnop");
     await indexingSettled();
     expect(await indexReceiptFor(s.json.transaction)).toMatchObject({ status: "rejected", rejectedCode: "caller_has_no_organisation" });
+    // On a listed resource a named token's settlement confirms the listing but never re-prices it.
+    offers.set("/owned", { amount: "7000", payTo, bazaar: validExtension(0).bazaar });
+    const o = await payFor("/owned");
+    const confirmed = await call(settleRoute, o.payload, o.req, "receipt-test-token-0123456789abcdefghijklmnop");
+    await indexingSettled();
+    const receipt = await indexReceiptFor(confirmed.json.transaction);
+    expect(receipt).toMatchObject({ status: "success", organizationId: orgA });
+    expect((await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: receipt!.listingId!, path: "/owned" } })).priceAmount).toBe("5000");
     offers.set("/strict", { amount: "1000", payTo, bazaar: validExtension(10).bazaar });
     const q = await payFor("/strict");
     offers.set("/strict", { amount: "1000", payTo, status: 422 });

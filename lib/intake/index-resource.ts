@@ -139,8 +139,9 @@ export async function indexSettlement(s: SettlementToIndex, opts: IndexOptions =
   }
 
   // Listed already at the price just settled (price_matches): nothing to draft, the receipt confirms it.
+  // A named token (no organisation) confirms a listing but never re-prices it: that is its owner's settlement to make.
   const listedAtSettledPrice = existing !== null && existing.priceAmount === s.settled.amount && existing.priceNetwork === s.settled.network && existing.priceAsset?.toLowerCase() === s.settled.asset.toLowerCase();
-  const drafted = listedAtSettledPrice ? null : await draftListingFromTarget(checked.target, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
+  const drafted = listedAtSettledPrice || (existing && s.organizationId === null) ? null : await draftListingFromTarget(checked.target, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
   if (drafted && !drafted.ok) return rejected("draft_failed", "refusal" in drafted ? `${drafted.refusal}: ${drafted.detail}` : `${drafted.error}: ${drafted.detail}`, { checks });
 
   if (existing) {

@@ -1,5 +1,6 @@
 /**
- * The receipts sweep (docs/PROBE.md "Receipts"): each resource a receipt listed is called once unpaid
+ * The receipts sweep (docs/PROBE.md "Receipts"): each resource its owner's settlement listed (a caller
+ * with an API key; a named token's receipts only confirm) is called once unpaid
  * per sweep; when its 402 now asks another price, the listing is re-synced from the live 402 through
  * the one writer and a `sync` receipt records the new price (the old one stays in the receipts only).
  * A resource whose 402 no longer passes the named checks gets a rejected `sync` receipt and is left as listed.
@@ -34,7 +35,7 @@ export async function syncIndexedListings(opts: IndexOptions = {}): Promise<Rece
     prisma,
     `SELECT DISTINCT ON (r."listingId", r."resourceUrl", r."method") r."listingId", r."organizationId", r."resourceUrl", r."method"
        FROM "bazaar_receipts" r JOIN "listings" l ON l."id" = r."listingId"
-      WHERE r."kind" IN ('index', 'sync') AND r."status" = 'success' AND l."deletedAt" IS NULL
+      WHERE r."kind" = 'index' AND r."status" = 'success' AND r."caller" LIKE 'key:%' AND l."deletedAt" IS NULL
       ORDER BY r."listingId", r."resourceUrl", r."method", r."createdAt" DESC`,
   );
   const out: ReceiptsSweep = { checked: 0, changed: [], rejected: [] };
