@@ -296,6 +296,17 @@ describe("forgery and replay", () => {
     expect(await t.prisma.listing.count({ where: { organizationId: orgB } })).toBe(0);
   }, 60_000);
 
+  it("two first payments for a new resource at once list it once", async () => {
+    offers.set("/twice", { amount: "1500", payTo, bazaar: validExtension(12).bazaar });
+    const [a, b] = [await payFor("/twice"), await payFor("/twice")];
+    const [x, y] = await Promise.all([call(settleRoute, a.payload, a.req), call(settleRoute, b.payload, b.req)]);
+    expect([x.json.success, y.json.success]).toEqual([true, true]);
+    await indexingSettled();
+    expect((await indexReceiptFor(x.json.transaction))?.status).toBe("success");
+    expect((await indexReceiptFor(y.json.transaction))?.status).toBe("success");
+    expect(await t.prisma.endpoint.count({ where: { path: "/twice", listing: { deletedAt: null } } })).toBe(1);
+  }, 60_000);
+
   it("a receipt for a resource whose live 402 pays someone else is refused (payto_matches)", async () => {
     offers.set("/victim", { amount: "3000", payTo: otherPayTo, bazaar: validExtension(3).bazaar });
     // The forger pays its own address while naming the victim's resource.

@@ -13,6 +13,7 @@ import { insertReceipt, type Receipt } from "@/lib/intake/receipts";
 import { isRejection, readPayloadBazaar, type BazaarExtensionResponse } from "@/lib/x402/bazaar-receipt";
 
 const pending = new Set<Promise<unknown>>();
+const byResource = new Map<string, Promise<unknown>>();
 
 /** Wait for every indexing started in this process (tests, the benchmark, a graceful stop). */
 export async function indexingSettled(): Promise<void> {
@@ -71,16 +72,22 @@ export async function bazaarOnSettle(body: FacilitatorRequest, result: SettleRes
     const reason = `settlement_replayed: transaction ${result.transaction} already has a receipt`;
     return { status: "rejected", rejectedReason: reason };
   }
-  const job = indexSettlement(
+  // One indexing per resource at a time in this process: two first payments at once draft it once.
+  const before = byResource.get(read.resourceUrl) ?? Promise.resolve();
+  const job = before.then(() => indexSettlement(
     { settlementId: receipt.id, caller, organizationId, read, settled: { transaction: result.transaction, network: req.network, asset: req.asset, payTo: req.payTo, amount: common.amount, payer: common.payer, settledAt } },
     opts,
-  ).catch((e: unknown) =>
+  )).catch((e: unknown) =>
     insertReceipt(prisma, {
       kind: "index", status: "rejected", rejectedCode: "index_failed", rejectedReason: `index_failed: ${e instanceof Error ? e.message : String(e)}`.slice(0, 2000),
       caller, organizationId, resourceUrl: read.resourceUrl, method: read.method, settlementId: receipt.id,
     }).catch(() => undefined),
   );
   pending.add(job);
-  void job.finally(() => pending.delete(job));
+  byResource.set(read.resourceUrl, job);
+  void job.finally(() => {
+    pending.delete(job);
+    if (byResource.get(read.resourceUrl) === job) byResource.delete(read.resourceUrl);
+  });
   return { status: "processing" };
 }
