@@ -54,6 +54,28 @@ export function AddService() {
         )}
       </form>
 
+      {draft && draft.checks.length > 0 && (
+        <section data-testid="registration-checks" className="rounded-xl border border-line bg-white p-4 text-sm">
+          <h2 className="font-semibold">What the catalog found at each paid route</h2>
+          {draft.checks.map((e) => (
+            <div key={e.endpoint} className="mt-2">
+              <p className="font-mono text-xs">{e.endpoint}</p>
+              <ul className="mt-1 grid gap-x-4 sm:grid-cols-2">
+                {e.checks.map((c) => (
+                  <li key={c.id} className={c.pass ? "text-emerald-800" : "text-red-800"}>
+                    {c.pass ? "✓" : "✗"} <code>{c.id}</code>: {c.detail}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+          <p className="mt-2 text-xs text-muted">
+            Readiness of the draft ({draft.readiness.rubricVersion}, document rules only until the probe runs): {draft.readiness.total}/100,{" "}
+            {draft.readiness.rules.filter((r) => r.status === "fail").length} rules failing.
+          </p>
+        </section>
+      )}
+
       {draft && draft.existing.length > 0 && (
         <div role="status" data-testid="duplicate-intake" className="rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950">
           <p className="font-semibold">You already list this service.</p>

@@ -107,7 +107,8 @@ export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorS
         : call;
   }
   const signer = toFacilitatorEvmSigner(watched as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
-  const facilitator = new x402Facilitator().register(LOCAL_NETWORK, new ExactEvmScheme(signer));
+  // The bazaar extension is served by the door (lib/facilitator/receipt.ts); registered so `supported` names it.
+  const facilitator = new x402Facilitator().register(LOCAL_NETWORK, new ExactEvmScheme(signer)).registerExtension({ key: "bazaar" });
   return { facilitator, address: account.address, network: LOCAL_NETWORK, outages: () => outages, sends: queue, client };
 }
 

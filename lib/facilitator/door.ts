@@ -10,6 +10,8 @@ import { BODY_LIMITS, readBody } from "@/lib/http";
 import { takeRateLimit } from "@/lib/limits";
 import { authenticateFacilitatorCaller } from "./callers";
 import { reserveGas } from "./gas";
+import { bazaarOnSettle, bazaarOnVerify } from "./receipt";
+import { EXTENSION_RESPONSES_HEADER, encodeExtensionResponses, type BazaarExtensionResponse } from "@/lib/x402/bazaar-receipt";
 
 export async function facilitatorRequest(req: Request, what: "verify" | "settle"): Promise<Response> {
   const setup = facilitatorFromEnv();
@@ -18,6 +20,25 @@ export async function facilitatorRequest(req: Request, what: "verify" | "settle"
   const body = await readBody(req, FacilitatorRequestBody, BODY_LIMITS.facilitator, "a facilitator request");
   const payer = payerOf(body);
   if (payer) await takeRateLimit("facilitatorPayer", payer.toLowerCase());
-  if (what === "verify") return Response.json(await verify(setup, body));
-  return Response.json(await settle(setup, body, { caller: caller.id, admit: () => reserveGas(caller.id) }));
+  if (what === "verify") {
+    const verified = await verify(setup, body);
+    return withReceipt(verified, () => bazaarOnVerify(body, verified, caller.id));
+  }
+  const settled = await settle(setup, body, { caller: caller.id, admit: () => reserveGas(caller.id) });
+  return withReceipt(settled, () => bazaarOnSettle(body, settled, caller.id));
+}
+
+/**
+ * The answer with its EXTENSION-RESPONSES header when the payload carried a bazaar extension. The
+ * payment's answer never waits on the catalog failing: a receipt that cannot be written is reported
+ * `rejected` (`receipt_unavailable`) and the payment's result goes back as it is.
+ */
+async function withReceipt(result: object, bazaar: () => Promise<BazaarExtensionResponse | null>): Promise<Response> {
+  let outcome: BazaarExtensionResponse | null;
+  try {
+    outcome = await bazaar();
+  } catch (e) {
+    outcome = { status: "rejected", rejectedReason: `receipt_unavailable: ${e instanceof Error ? e.message.slice(0, 200) : "the receipt could not be stored"}` };
+  }
+  return Response.json(result, outcome ? { headers: { [EXTENSION_RESPONSES_HEADER]: encodeExtensionResponses(outcome) } } : undefined);
 }

@@ -108,6 +108,21 @@ describe("the form's door (draftFromUrlAction → registerListing, review)", () 
     expect("calls" in r).toBe(false); // the raw answers stay on the server
   });
 
+  it("answers with the named checks of each payable endpoint and our readiness rules, each receipted", async () => {
+    const { user } = await seedOwner(t.prisma);
+    session.uid = user.id;
+    const r = await draftFromUrlAction(`${server.url}/validity-check`);
+    if (!r.ok) throw new Error(JSON.stringify(r));
+    expect(r.checks.map((c) => c.endpoint).sort()).toEqual(["POST /upto", "POST /validity"]);
+    for (const c of r.checks) {
+      expect(c.checks.map((x) => x.id)).toEqual(["reachable", "returns_402", "has_bazaar_extension", "parses", "method_matches"]);
+      expect(c.checks.find((x) => x.id === "returns_402")?.pass).toBe(true);
+    }
+    expect(r.readiness.rules.length).toBeGreaterThan(20);
+    const receipts = await t.prisma.bazaarReceipt.findMany({ where: { kind: "register", caller: `user:${user.id}` } });
+    expect(receipts.map((x) => x.resourceUrl).sort()).toEqual(r.checks.map((c) => c.url).sort());
+  });
+
   it("checks the target once at the draft and the saved base URL once at publish, handing it on to the queue", async () => {
     const { user } = await seedOwner(t.prisma);
     session.uid = user.id;

@@ -42,6 +42,8 @@ import { OVERLAP_WORDS, findOverlappingListings, findSameTitleListings, type Ove
 import { PRIORITY_OWNER, refusedTargetError, requestAnalysis, type EnqueuedAnalysis } from "@/lib/queue/enqueue-analysis";
 import { keepDraftCalls } from "@/lib/queue/draft-calls";
 import { callsToWire } from "@/lib/ops-wire";
+import { readinessOf, registrationChecks, type DraftReadiness, type EndpointChecks } from "./index-resource";
+import { insertReceipt } from "./receipts";
 import { prismaOf, type Client, type PrismaLike } from "@/lib/sql";
 
 export type IntakeMode = "review" | "queue";
@@ -77,7 +79,11 @@ export interface ExistingListing {
 }
 
 export type ReviewOutcome =
-  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string; existing: ExistingListing[]; sameTitle: SameTitleListing[] }
+  | {
+      ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string; existing: ExistingListing[]; sameTitle: SameTitleListing[];
+      /** The named checks per payable endpoint and our readiness rules over the draft (docs/PROBE.md "Receipts"). */
+      checks: EndpointChecks[]; readiness: DraftReadiness;
+    }
   | { ok: false; code: string; detail: string };
 
 /** Each door's own words for a seller without an organisation (unchanged from before the intake). */
@@ -121,7 +127,17 @@ export async function registerListing(actorId: string | null, req: IntakeRequest
     const existing = await ownOverlaps(prisma, actor.organizationId, [drafted.draft, { baseUrl: url, endpoints: [] }]);
     // Another listing of the same title (not already named as the same service): two tiles of one name confuse buyers.
     const sameTitle = await findSameTitleListings(prisma, actor.organizationId, drafted.draft.title, { excludeIds: existing.map((x) => x.id) });
-    return { ok: true, draft: drafted.draft, sources: drafted.sources, warnings: drafted.warnings, url, existing, sameTitle };
+    // The named checks and our readiness rules, each endpoint's receipted (insert-only).
+    const checks = await registrationChecks(drafted.draft, drafted.calls, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
+    const readiness = readinessOf(drafted.draft);
+    for (const c of checks) {
+      const failed = c.checks.find((x) => !x.pass);
+      await insertReceipt(prisma, {
+        kind: "register", status: failed ? "rejected" : "success", rejectedCode: failed?.id ?? null, rejectedReason: failed ? `${failed.id}: ${failed.detail}` : null,
+        caller: `user:${actor.id}`, organizationId: actor.organizationId, resourceUrl: c.url, method: c.endpoint.split(" ")[0], checks: c.checks, readiness,
+      });
+    }
+    return { ok: true, draft: drafted.draft, sources: drafted.sources, warnings: drafted.warnings, url, existing, sameTitle, checks, readiness };
   }
 
   // Duplicate intake at the API door: there is no draft yet (the worker makes it), so the URL

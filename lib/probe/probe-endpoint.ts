@@ -92,6 +92,15 @@ function evidenceFrom(target: ProbeTarget, r: SafeFetchResult, opts: ProbeNetOpt
   return { ...base, reachable: true, refusal: null, status: r.status, ttfbMs: Math.round(r.ttfbMs * 10) / 10, tls: tlsFacts(r.tls), contentType: r.contentType, headers, challenge, findings };
 }
 
+/**
+ * Unprobeable: the endpoint validates its input before it answers 402, so an unpaid request without a
+ * valid body gets 400/422. A state, not a failure: the probe cannot see its challenge (docs/PROBE.md).
+ */
+export const UNPROBEABLE_STATUSES: ReadonlySet<number> = new Set([400, 422]);
+export const isUnprobeable = (status: number | null): boolean => status !== null && UNPROBEABLE_STATUSES.has(status);
+const UNPROBEABLE_WORDS = (status: number) =>
+  `Unprobeable: the unpaid request answers ${status}, so the endpoint validates its input before it answers 402. Answer 402 before validating, or publish a request example the probe may send.`;
+
 /** R2: "status == 402; not 5xx, not 200 without payment", for endpoints listed as payable. */
 function r2Finding(target: ProbeTarget, status: number): Finding {
   if (!target.payable) {
@@ -103,6 +112,7 @@ function r2Finding(target: ProbeTarget, status: number): Finding {
   if (status >= 500) return { check: "R2", severity: "fail", code: "server_error", message: `The unpaid request answers ${status} instead of 402.` };
   if (status >= 200 && status < 300) return { check: "R2", severity: "fail", code: "paid_without_payment", message: `The unpaid request answers ${status}: the paid endpoint serves without payment.` };
   if (status >= 300 && status < 400) return { check: "R2", severity: "fail", code: "redirected", message: `The unpaid request answers ${status} (a redirect) instead of 402.` };
+  if (isUnprobeable(status)) return { check: "R2", severity: "warn", code: "unprobeable", message: UNPROBEABLE_WORDS(status) };
   return { check: "R2", severity: "fail", code: "client_error", message: `The unpaid request with the documented example answers ${status} instead of 402 (the example or the docs may be at fault).` };
 }
 
@@ -118,7 +128,7 @@ function readChallenge(status: number, headers: Record<string, string>, body: Ui
   if (hasX402) findings.push(...x402.findings);
   if (hasMpp) findings.push(...mpp.findings);
   if (!hasX402 && !hasMpp) {
-    if (status === 402 || payable) findings.push(noChallenge(status));
+    if (status === 402 || (payable && !isUnprobeable(status))) findings.push(noChallenge(status));
     return NO_CHALLENGE;
   }
   const mppList = hasMpp ? mpp.challenges.map((c) => ({ id: c.id, realm: c.realm, method: c.method, intent: c.intent, request: c.request, expires: c.expires ?? null })) : undefined;

@@ -20,9 +20,10 @@ import { createListingForSeller, updateListingForSeller } from "@/lib/listings/s
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { validateListingDocument } from "@/lib/listing-document/validate";
 import { refusalAdvice } from "./refusals";
+import type { DraftReadiness, EndpointChecks } from "@/lib/intake/index-resource";
 
 export type DraftActionResult =
-  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string; existing: ExistingListing[]; sameTitle: SameTitleListing[] }
+  | { ok: true; draft: ListingDocument; sources: DraftSource[]; warnings: string[]; url: string; existing: ExistingListing[]; sameTitle: SameTitleListing[]; checks: EndpointChecks[]; readiness: DraftReadiness }
   | { ok: false; code: string; detail: string; advice: string };
 
 export async function draftFromUrlAction(url: string): Promise<DraftActionResult> {

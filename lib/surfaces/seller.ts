@@ -10,9 +10,10 @@ import { RUBRIC_NOTICE_TEXT } from "@/lib/analyses/store-result";
 import { listingToDocument } from "@/lib/listings/document-mapping";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { splitStoredEvidence, type ProbeEvidence } from "@/lib/evidence";
-import type { DimensionResult, Improvement, RuleResult, TriggeredCap } from "@/lib/scoring/readiness/types";
+import type { DimensionResult, Improvement, ReadinessEvidence, RuleResult, TriggeredCap } from "@/lib/scoring/readiness/types";
+import { receiptsOfListing } from "@/lib/intake/receipts";
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
-import type { AdvisedImprovement } from "@/lib/scoring/readiness/advice";
+import { unprobeableAdvice, unprobeableEndpoints, type AdvisedImprovement } from "@/lib/scoring/readiness/advice";
 import { bandLabel, isStale } from "./band";
 import { readSellerCanary, type CanaryNotice } from "./seller-canary";
 
@@ -44,6 +45,23 @@ export interface SellerReport {
   verification: { status: string; reset: { at: string; reason: string } | null };
   /** The canary's verification and its latest paid test call; a failing one is the first thing to fix. */
   canary: CanaryNotice;
+  /** The bazaar receipts naming this listing (docs/PROBE.md "Receipts") and the time from its first settlement to listed. */
+  receipts: { items: ReceiptView[]; firstSettlementToListedMs: number | null };
+  /** Endpoints the probe could not read (400/422 before 402) and how to make them probeable. */
+  unprobeable: { endpoints: string[]; advice: string } | null;
+}
+
+export interface ReceiptView {
+  id: string;
+  kind: string;
+  status: string;
+  rejectedReason: string | null;
+  resourceUrl: string | null;
+  method: string | null;
+  amount: string | null;
+  transaction: string | null;
+  checks: Array<{ id: string; pass: boolean; detail: string }>;
+  createdAt: string;
 }
 
 const ruleTitle = new Map(CURRENT_RUBRIC.rules.map((r) => [r.id, r.title]));
@@ -72,7 +90,7 @@ export async function sellerReport(userId: string | null, listingId: string, now
       verificationStatus: true, verificationResetAt: true, verificationResetReason: true,
     },
   });
-  const [current, history, active, failed, canary] = await Promise.all([
+  const [current, history, active, failed, canary, receipts] = await Promise.all([
     listing.currentResultId ? prisma.readinessResult.findUnique({ where: { id: listing.currentResultId } }) : null,
     prisma.readinessResult.findMany({
       where: { listingId, provisional: false },
@@ -83,6 +101,7 @@ export async function sellerReport(userId: string | null, listingId: string, now
     prisma.analysis.findFirst({ where: { listingId, state: { in: [...ACTIVE_STATES] } }, orderBy: { createdAt: "desc" }, select: { id: true } }),
     prisma.analysis.findFirst({ where: { listingId }, orderBy: { createdAt: "desc" }, select: { id: true, state: true, error: true, finishedAt: true } }),
     readSellerCanary(prisma, listingId, listing.verificationStatus),
+    receiptsOfListing(prisma, listingId),
   ]);
   const evidenceRow = current?.evidenceId ? await prisma.probeEvidence.findUnique({ where: { id: current.evidenceId } }) : null;
   const ev = evidenceRow ? splitStoredEvidence(evidenceRow.evidence) : { probe: null, settle: undefined, liveness: undefined };
@@ -130,7 +149,20 @@ export async function sellerReport(userId: string | null, listingId: string, now
       reset: verificationResetAt && verificationResetReason ? { at: verificationResetAt.toISOString(), reason: verificationResetReason } : null,
     },
     canary,
+    receipts: {
+      items: receipts.receipts.map((r) => ({
+        id: r.id, kind: r.kind, status: r.status, rejectedReason: r.rejectedReason, resourceUrl: r.resourceUrl, method: r.method, amount: r.amount, transaction: r.transaction,
+        checks: (r.checks as ReceiptView["checks"]) ?? [], createdAt: new Date(r.createdAt).toISOString(),
+      })),
+      firstSettlementToListedMs: receipts.firstSettlementToListedMs,
+    },
+    unprobeable: unprobeableOf(ev.probe),
   };
+}
+
+function unprobeableOf(probe: ProbeEvidence | null): SellerReport["unprobeable"] {
+  const endpoints = probe ? unprobeableEndpoints({ probe } as ReadinessEvidence) : [];
+  return endpoints.length ? { endpoints, advice: unprobeableAdvice(endpoints) } : null;
 }
 
 /** The listing as its editable document, for the edit page (owner only). */

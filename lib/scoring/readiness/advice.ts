@@ -164,6 +164,19 @@ export function scoreWithAdvice(listing: ListingDocument, evidence: ReadinessEvi
   return { ...base, improvements: adviseImprovements(base, listing, evidence, rubric, pinned) };
 }
 
+/**
+ * Endpoints the probe could not read because they validate their input before answering 402 (R2
+ * finding `unprobeable`, lib/probe): "METHOD path" each.
+ */
+export function unprobeableEndpoints(evidence: ReadinessEvidence | null): string[] {
+  return (evidence?.probe.endpoints ?? []).filter((e) => e.findings.some((f) => f.code === "unprobeable")).map((e) => `${e.method} ${e.path}`);
+}
+
+/** How to make such endpoints probeable: the advice the seller's page and H1's improvement show. */
+export function unprobeableAdvice(endpoints: string[]): string {
+  return `Make ${endpoints.join(", ")} probeable: ${endpoints.length === 1 ? "it validates" : "they validate"} the request before answering 402, so the unpaid probe gets 400/422 and never sees the payment challenge. Answer 402 before validating the input, or publish a request example (the endpoint's requestExample) that passes validation, which the probe then sends.`;
+}
+
 /** The gains for an already computed result (the same inputs it was scored from). */
 export function adviseImprovements(base: ReadinessResult, listing: ListingDocument, evidence: ReadinessEvidence | null, rubric: Rubric, opts: ScoreOptions): AdvisedImprovement[] {
   const ruleById = new Map(base.rules.map((r) => [r.id, r]));
@@ -178,6 +191,10 @@ export function adviseImprovements(base: ReadinessResult, listing: ListingDocume
     for (const o of outcomes) if (o.rawGain > best.rawGain + 1e-9) best = o;
     return { ...imp, gain: best.gain, rawGain: best.rawGain, fix: best.fix, opens: best.opens, alternatives: outcomes.filter((o) => o !== best) };
   });
+  const unprobeable = unprobeableEndpoints(evidence);
+  if (unprobeable.length > 0) {
+    for (const a of advised) if (a.ruleId === "H1") a.action = unprobeableAdvice(unprobeable);
+  }
   const worth = (i: AdvisedImprovement) => (i.rawGain === null ? i.points : i.rawGain);
   return advised.sort((a, b) => Number(b.blocker) - Number(a.blocker) || worth(b) - worth(a) || engineOrder.get(a.ruleId)! - engineOrder.get(b.ruleId)!);
 }

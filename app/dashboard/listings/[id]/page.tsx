@@ -22,6 +22,7 @@ import { sellerReport } from "@/lib/surfaces/seller";
 import { SellerTrust } from "@/components/trust/seller-trust";
 import { SellerCanary } from "@/components/seller-canary";
 import { getListingTrustDetails } from "@/lib/catalog/trust";
+import { SellerReceipts } from "@/components/seller-receipts";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Readiness report" };
@@ -237,6 +238,15 @@ export default async function ReportPage({ params, searchParams }: Props) {
           )}
         </>
       )}
+
+      {report.unprobeable && (
+        <section role="status" data-testid="unprobeable" className="rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950">
+          <p className="font-semibold">Unprobeable: {report.unprobeable.endpoints.join(", ")}</p>
+          <p className="mt-1">{report.unprobeable.advice}</p>
+        </section>
+      )}
+
+      <SellerReceipts items={report.receipts.items} firstSettlementToListedMs={report.receipts.firstSettlementToListedMs} />
 
       <SellerTrust endpoints={trust} publicBase={published ? `/listings/${listing.slug}` : null} />
 
