@@ -191,6 +191,14 @@ describe("the versions", () => {
     for (const tag of tags) expect(BigInt(after[tag])).toBeGreaterThan(BigInt(before[tag]));
   });
 
+  it("a version never moves back or goes away (a page kept before a change would be served as current)", async () => {
+    const tag = `listing:${listing.id}`;
+    const v = (await readTagVersions(t, [tag]))[tag];
+    await expect(exec(w, `UPDATE "page_versions" SET "version" = "version" - 1 WHERE "tag" = $1`, tag)).rejects.toThrow(/only move forward/);
+    await expect(exec(w, `DELETE FROM "page_versions" WHERE "tag" = $1`, tag)).rejects.toThrow(/only move forward/);
+    expect((await readTagVersions(t, [tag]))[tag]).toBe(v);
+  });
+
   it("an entry older than the TTL is read again even with its versions unchanged", async () => {
     const cache = pageCache<{ n: number }>(1_000);
     let n = 0;

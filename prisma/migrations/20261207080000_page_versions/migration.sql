@@ -17,6 +17,18 @@ CREATE TABLE "page_versions" (
 );
 CREATE SEQUENCE "page_version_seq";
 
+-- A version only moves forward and is never removed: set back (or deleted, reading as "0"), it could
+-- match what a process kept before the change, and a stale page would be served as current.
+CREATE FUNCTION tollgate_page_versions_forward() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' OR NEW."tag" <> OLD."tag" OR NEW."version" <= OLD."version" THEN
+    RAISE EXCEPTION 'page_versions only move forward (tag %)', OLD."tag" USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER "page_versions_forward" BEFORE UPDATE OR DELETE ON "page_versions"
+  FOR EACH ROW EXECUTE FUNCTION tollgate_page_versions_forward();
+
 -- TG_ARGV[0]: the column holding the listing's id; TG_ARGV[1]: 'listing', 'catalog' or 'both'.
 CREATE FUNCTION tollgate_page_mark() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
