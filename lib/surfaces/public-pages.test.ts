@@ -194,8 +194,8 @@ describe("the versions", () => {
   it("a version never moves back or goes away (a page kept before a change would be served as current)", async () => {
     const tag = `listing:${listing.id}`;
     const v = (await readTagVersions(t, [tag]))[tag];
-    await expect(exec(w, `UPDATE "page_versions" SET "version" = "version" - 1 WHERE "tag" = $1`, tag)).rejects.toThrow(/only move forward/);
-    await expect(exec(w, `DELETE FROM "page_versions" WHERE "tag" = $1`, tag)).rejects.toThrow(/only move forward/);
+    await expect(w.query(`UPDATE "page_versions" SET "version" = "version" - 1 WHERE "tag" = $1`, [tag])).rejects.toThrow(/only move forward/);
+    await expect(w.query(`DELETE FROM "page_versions" WHERE "tag" = $1`, [tag])).rejects.toThrow(/only move forward/);
     expect((await readTagVersions(t, [tag]))[tag]).toBe(v);
   });
 
