@@ -58,7 +58,8 @@ BEGIN
   PERFORM set_config('tollgate.page_tags', '', true);
   INSERT INTO "page_versions" ("tag", "version")
     SELECT t, nextval('page_version_seq') FROM (SELECT DISTINCT t FROM unnest(string_to_array(trim(BOTH ',' FROM cur), ',')) AS t ORDER BY t) AS s
-    ON CONFLICT ("tag") DO UPDATE SET "version" = EXCLUDED."version";
+    -- Drawn again once the row is locked: a number drawn before waiting on another writer's commit would be lower than its.
+    ON CONFLICT ("tag") DO UPDATE SET "version" = nextval('page_version_seq');
   RETURN NULL;
 END $$;
 
