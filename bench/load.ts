@@ -1,38 +1,34 @@
 /**
- * `npm run bench:load -- [--clients 200] [--seconds 60] [--listings 2000] [--port 3190]`
+ * `npm run bench:load -- [--quick] [--clients 200] [--seconds 60] [--listings 2000] [--port 3190] [--class-seconds 8]`
  *
- * Many buyers at once against the production build on a server PostgreSQL, loopback only
- * (issue #20 item 9). Needs:
- *   - a production build in .next (`npx next build`; in a worktree whose node_modules is a symlink,
- *     `npx next build --webpack`), and
- *   - DATABASE_URL naming a server PostgreSQL (e.g. postgresql://postgres@127.0.0.1:5432/test); the
- *     bench creates a database of its own beside it (CREATE DATABASE, so the role needs CREATEDB),
- *     and drops it at the end.
- * It refuses to start, naming what is missing, without either.
+ * Many buyers at once against the production build on a server PostgreSQL, loopback only (issue #20
+ * item 9, issue #33 "Benchmark"). Needs a production build in .next (`npx next build`; in a worktree
+ * whose node_modules is a symlink, `npx next build --webpack`) and DATABASE_URL naming a server
+ * PostgreSQL; the bench creates a database of its own beside it (CREATEDB) and drops it at the end.
+ * It refuses to start, naming what is missing, without either. `--quick`: 50 clients, 10 s, 200
+ * listings, 2 s per class (defaults any flag given overrides).
  *
- * 1. Seeds a catalog in the fresh database with the test rigs: the fixture sellers' listings (their
- *    sellers served on 127.0.0.1 for the whole run) and --listings more listings, full documents with
- *    titles, descriptions and categories drawn from a vocabulary. Every listing is scored the way a
- *    worker's result is (claimLeases, then completeLease with the noop fixture probe's evidence:
- *    readiness, immutable result row, pointer), then one full rank sweep orders the catalog.
- * 2. Starts `next start` on 127.0.0.1:--port against that database, with the scheduler on (rank,
- *    health and queue ticks run as in production; the outbound guard reaches the fixture sellers only,
- *    TOLLGATE_NET_ALLOWLIST_ONLY, so nothing leaves the machine).
- * 3. Warms each route once (not counted), then --clients client loops share one keep-alive agent for
- *    --seconds, each sending its next request as soon as the last answer's body is read. The mix:
- *    catalog pages (browse, a category, a sort), search (the catalog's search page and /ard/search),
- *    listing pages, badge SVGs (four styles) and feeds/JSON (/ard, /ai-catalog.json, the badge keys).
- *    An error is any status outside 2xx/3xx, a network error or a request still unanswered after 120 s.
- * Prints per route class and overall: requests, errors, p50/p95/p99 latency, then throughput and the
- * machine's load average (sampled every 5 s during the run: other jobs share its CPUs) and the CPU
- * time the server, PostgreSQL and the client loops used meanwhile (from /proc), then
- * `load errors <n> of <requests> requests` and, last, `RESULT load_p95 <ms> ms`. Exit code 1 when
- * any request failed.
+ * 1. Seeds a catalog (the fixture sellers' listings, served on 127.0.0.1 for the run, and --listings
+ *    more), each scored the way a worker's result is stored, then one full rank sweep.
+ * 2. Starts `next start` on that database with its scheduler on: every tick of lib/jobs/server-jobs.ts
+ *    (health, rank, attest, canary, …) runs in the web process, as the worker processes that take the
+ *    sweeps out of it are not on this branch (the outbound guard reaches the fixture sellers only).
+ * 3. Warms each class, keeps a few answers per class (status, type, bytes), then --clients loops share
+ *    one keep-alive agent for --seconds: catalog pages (browse, a category, a sort), search, listing
+ *    pages, badge SVGs and feeds. An error is any status outside 2xx/3xx, a network error or no answer
+ *    within 120 s.
+ * 4. CPU per request by class: each class alone for --class-seconds (a fifth of the clients), the
+ *    server's CPU (from /proc) over the requests answered.
+ * 5. The static floor, in the same run: a plain node:http server answering the kept bytes of the same
+ *    class for the same URL mix, driven by the same clients for the same time.
+ * Prints per class and overall requests, errors, p50/p95/p99; throughput against the floor's (target
+ * ≥ 0.2×); p95 against 1 s; CPU per request by class; the load average; `RESULT load_p95 <ms> ms`
+ * last. Exit code 1 when any request failed.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
-import { Agent, request } from "node:http";
+import { Agent, createServer, request, type Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { intFlag, pct } from "./args";
@@ -56,9 +52,16 @@ import { printLoadAverage } from "./machine";
 
 const ROOT = process.cwd();
 const argv = process.argv.slice(2);
-const CLIENTS = intFlag(argv, "--clients", 200, 1);
-const SECONDS = intFlag(argv, "--seconds", 60, 1);
-const LISTINGS = intFlag(argv, "--listings", 2000, 1);
+const QUICK = argv.includes("--quick");
+const CLIENTS = intFlag(argv, "--clients", QUICK ? 50 : 200, 1);
+const SECONDS = intFlag(argv, "--seconds", QUICK ? 10 : 60, 1);
+const LISTINGS = intFlag(argv, "--listings", QUICK ? 200 : 2000, 1);
+const CLASS_SECONDS = intFlag(argv, "--class-seconds", QUICK ? 2 : 8, 1);
+/** Answers kept per class for the static floor. */
+const KEPT_PER_CLASS = 12;
+/** The targets (issue #33 "Benchmark"). */
+const TARGET_P95_MS = 1_000;
+const TARGET_VS_STATIC = 0.2;
 const PORT = intFlag(argv, "--port", 3190, 1);
 /** A request still unanswered after this long counts as an error (a hang, not a slow answer). */
 const REQUEST_TIMEOUT_MS = 120_000;
@@ -174,16 +177,19 @@ interface Answer {
   status: number;
   ms: number;
   error?: string;
+  type?: string;
+  body?: Buffer;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS, maxFreeSockets: CLIENTS });
 
-function get(url: string): Promise<Answer> {
+function get(url: string, keep = false): Promise<Answer> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     const req = request(url, { agent, headers: { accept: "*/*" }, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-      res.on("data", () => {});
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0 }));
+      const chunks: Buffer[] = [];
+      res.on("data", (d: Buffer) => keep && chunks.push(d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, type: String(res.headers["content-type"] ?? ""), body: keep ? Buffer.concat(chunks) : undefined }));
       res.on("error", (e) => resolve({ status: 0, ms: performance.now() - t0, error: e.message }));
     });
     req.on("timeout", () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
@@ -227,6 +233,62 @@ function pathFor(cls: RouteClass, slugs: readonly string[], rnd: () => number): 
       return "/.well-known/tollgate-badge-keys.json";
     }
   }
+}
+
+/** The class of a path pathFor made (the static floor sees only the URL). */
+function classOfPath(p: string): RouteClass {
+  if (p.startsWith("/catalog?search=") || p.startsWith("/ard/search")) return "search";
+  if (p.startsWith("/catalog")) return "catalog";
+  if (p.startsWith("/listings/")) return "listing";
+  if (p.startsWith("/badges/")) return "badge";
+  return "feed";
+}
+
+type Kept = Record<RouteClass, Answer[]>;
+
+/** The static floor: each URL answered with one of the kept answers of its class (the same one for the same URL), bytes as they were. */
+function startStaticFloor(kept: Kept): Promise<{ server: Server; origin: string }> {
+  const server = createServer((req, res) => {
+    const p = req.url ?? "/";
+    const answers = kept[classOfPath(p)];
+    const a = answers[crypto.createHash("sha1").update(p).digest().readUInt32BE(0) % answers.length];
+    res.writeHead(a.status, { "content-type": a.type ?? "application/octet-stream", "content-length": a.body!.length });
+    res.end(a.body);
+  });
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as { port: number }).port}` })));
+}
+
+interface Run {
+  lat: Record<RouteClass, number[]>;
+  errs: Record<RouteClass, number>;
+  samples: string[];
+  elapsed: number;
+}
+
+/** `clients` loops for `seconds` against `origin`, each drawing its classes from `draw`. */
+async function drive(origin: string, clients: number, seconds: number, slugs: readonly string[], draw: (rnd: () => number) => RouteClass): Promise<Run> {
+  const lat: Record<RouteClass, number[]> = { catalog: [], search: [], listing: [], badge: [], feed: [] };
+  const errs: Record<RouteClass, number> = { catalog: 0, search: 0, listing: 0, badge: 0, feed: 0 };
+  const samples: string[] = [];
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      const rnd = mulberry32(1000 + c);
+      while (performance.now() < deadline) {
+        const cls = draw(rnd);
+        const p = pathFor(cls, slugs, rnd);
+        const a = await get(`${origin}${p}`);
+        lat[cls].push(a.ms);
+        if (a.error || a.status < 200 || a.status >= 400) {
+          errs[cls]++;
+          if (samples.length < 10) samples.push(`${p} → ${a.error ?? a.status}`);
+        }
+      }
+    }),
+  );
+  return { lat, errs, samples, elapsed: (performance.now() - started) / 1000 };
 }
 
 function classFor(x: number): RouteClass {
@@ -312,56 +374,71 @@ async function main(): Promise<void> {
     await waitForServer(origin, server, () => out);
     console.log(`next start answered on ${origin} after ${((performance.now() - bootStarted) / 1000).toFixed(1)} s`);
 
-    // Warm-up, not counted: each class's routes once.
+    // Warm-up, not counted: each class's routes, keeping a few answers per class for the static floor.
     const warm = mulberry32(1); // seeded, so each client's sequence is reproducible
-    for (const cls of Object.keys(MIX) as RouteClass[]) for (let i = 0; i < 4; i++) await get(`${origin}${pathFor(cls, seeded.slugs, warm)}`);
+    const kept: Kept = { catalog: [], search: [], listing: [], badge: [], feed: [] };
+    for (const cls of Object.keys(MIX) as RouteClass[]) {
+      for (let i = 0; i < KEPT_PER_CLASS; i++) {
+        const a = await get(`${origin}${pathFor(cls, seeded.slugs, warm)}`, true);
+        if (a.status >= 200 && a.status < 400) kept[cls].push(a);
+      }
+      if (kept[cls].length === 0) throw new Error(`no ${cls} answer during warm-up`);
+    }
+    console.log(`sweeps: the scheduler's ticks (health, rank, attest, canary, …) run inside next start; worker processes for them are not on this branch`);
 
-    const lat: Record<RouteClass, number[]> = { catalog: [], search: [], listing: [], badge: [], feed: [] };
-    const errs: Record<RouteClass, number> = { catalog: 0, search: 0, listing: 0, badge: 0, feed: 0 };
-    const samples: string[] = [];
     const loads: number[] = [os.loadavg()[0]];
     const loadTimer = setInterval(() => loads.push(os.loadavg()[0]), 5_000);
     const cpu0 = cpuMs(server.pid!);
     const client0 = process.cpuUsage();
-    const started = performance.now();
-    const deadline = started + SECONDS * 1000;
-    await Promise.all(
-      Array.from({ length: CLIENTS }, async (_, c) => {
-        const rnd = mulberry32(1000 + c);
-        while (performance.now() < deadline) {
-          const cls = classFor(rnd());
-          const p = pathFor(cls, seeded.slugs, rnd);
-          const a = await get(`${origin}${p}`);
-          lat[cls].push(a.ms);
-          if (a.error || a.status < 200 || a.status >= 400) {
-            errs[cls]++;
-            if (samples.length < 10) samples.push(`${p} → ${a.error ?? a.status}`);
-          }
-        }
-      }),
-    );
-    const elapsed = (performance.now() - started) / 1000;
+    const run = await drive(origin, CLIENTS, SECONDS, seeded.slugs, (rnd) => classFor(rnd()));
     const cpu1 = cpuMs(server.pid!);
     const client1 = process.cpuUsage(client0);
-    clearInterval(loadTimer);
-    loads.push(os.loadavg()[0]);
-
+    const { lat, errs, samples, elapsed } = run;
     const all = Object.values(lat).flat();
     failed = Object.values(errs).reduce((x, y) => x + y, 0);
-    console.log(`\n${CLIENTS} clients for ${SECONDS} s (${elapsed.toFixed(1)} s measured), mix ${Object.entries(MIX).map(([k, v]) => `${k} ${v}%`).join(", ")}`);
-    console.log("class | requests | errors | p50 ms | p95 ms | p99 ms");
+
+    // CPU per request by class: each class alone, a fifth of the clients.
+    const perClass: Array<[RouteClass, number, number, number]> = [];
     for (const cls of Object.keys(MIX) as RouteClass[]) {
-      console.log(`${cls} | ${lat[cls].length} | ${errs[cls]} | ${f1(pct(lat[cls], 50))} | ${f1(pct(lat[cls], 95))} | ${f1(pct(lat[cls], 99))}`);
+      const c0 = cpuMs(server.pid!);
+      const r = await drive(origin, Math.max(1, Math.round(CLIENTS / 5)), CLASS_SECONDS, seeded.slugs, () => cls);
+      const c1 = cpuMs(server.pid!);
+      const n = r.lat[cls].length;
+      failed += r.errs[cls];
+      if (c0 && c1) perClass.push([cls, n, (c1.server - c0.server) / Math.max(1, n), (c1.postgres - c0.postgres) / Math.max(1, n)]);
     }
-    console.log(`all | ${all.length} | ${failed} | ${f1(pct(all, 50))} | ${f1(pct(all, 95))} | ${f1(pct(all, 99))}`);
-    console.log(`throughput ${(all.length / elapsed).toFixed(1)} requests/s`);
+
+    // The static floor: same clients, same mix, same time, the kept bytes.
+    const floor = await startStaticFloor(kept);
+    const staticRun = await drive(floor.origin, CLIENTS, SECONDS, seeded.slugs, (rnd) => classFor(rnd()));
+    await new Promise((r) => floor.server.close(() => r(undefined)));
+    floor.server.closeAllConnections();
+    clearInterval(loadTimer);
+    loads.push(os.loadavg()[0]);
+    const staticAll = Object.values(staticRun.lat).flat();
+
+    const throughput = all.length / elapsed;
+    const staticThroughput = staticAll.length / staticRun.elapsed;
+    console.log(`\n${CLIENTS} clients for ${SECONDS} s (${elapsed.toFixed(1)} s measured), mix ${Object.entries(MIX).map(([k, v]) => `${k} ${v}%`).join(", ")}`);
+    console.log("class | requests | errors | p50 ms | p95 ms | p99 ms | static p50 ms | static p95 ms");
+    for (const cls of Object.keys(MIX) as RouteClass[]) {
+      console.log(`${cls} | ${lat[cls].length} | ${errs[cls]} | ${f1(pct(lat[cls], 50))} | ${f1(pct(lat[cls], 95))} | ${f1(pct(lat[cls], 99))} | ${f1(pct(staticRun.lat[cls], 50))} | ${f1(pct(staticRun.lat[cls], 95))}`);
+    }
+    console.log(`all | ${all.length} | ${failed} | ${f1(pct(all, 50))} | ${f1(pct(all, 95))} | ${f1(pct(all, 99))} | ${f1(pct(staticAll, 50))} | ${f1(pct(staticAll, 95))}`);
+    const ratio = throughput / staticThroughput;
+    console.log(`throughput ${throughput.toFixed(1)} requests/s; the static floor ${staticThroughput.toFixed(1)} requests/s (${staticAll.length} in ${staticRun.elapsed.toFixed(1)} s, ${Object.values(staticRun.errs).reduce((x, y) => x + y, 0)} errors): ${ratio.toFixed(3)}× the floor (target ≥ ${TARGET_VS_STATIC}×: ${ratio >= TARGET_VS_STATIC ? "met" : "not met"})`);
+    console.log(`p95 ${f1(pct(all, 95))} ms (target ≤ ${TARGET_P95_MS} ms: ${pct(all, 95) <= TARGET_P95_MS ? "met" : "not met"})`);
     const mean = loads.reduce((x, y) => x + y, 0) / loads.length;
-    console.log(`load average (1 min) during the run: mean ${mean.toFixed(2)}, max ${Math.max(...loads).toFixed(2)}, on ${os.availableParallelism()} CPUs (the client loops run on the same machine as the server and PostgreSQL)`);
+    console.log(`load average (1 min) during the runs: mean ${mean.toFixed(2)}, max ${Math.max(...loads).toFixed(2)}, on ${os.availableParallelism()} CPUs (the client loops and the floor run on the same machine as the server and PostgreSQL)`);
     if (cpu0 && cpu1) {
       const share = (ms: number) => `${(ms / 1000).toFixed(1)} s (${(ms / 1000 / elapsed).toFixed(2)} CPUs)`;
       console.log(
-        `CPU time during the run: server ${share(cpu1.server - cpu0.server)}, PostgreSQL ${share(cpu1.postgres - cpu0.postgres)}, the client loops ${share((client1.user + client1.system) / 1000)}; server CPU per request ${((cpu1.server - cpu0.server) / all.length).toFixed(1)} ms`,
+        `CPU time during the mixed run: server ${share(cpu1.server - cpu0.server)}, PostgreSQL ${share(cpu1.postgres - cpu0.postgres)}, the client loops ${share((client1.user + client1.system) / 1000)}; server CPU per request ${((cpu1.server - cpu0.server) / all.length).toFixed(1)} ms`,
       );
+    }
+    if (perClass.length) {
+      console.log(`CPU per request by class (each class alone for ${CLASS_SECONDS} s, ${Math.max(1, Math.round(CLIENTS / 5))} clients; the sweeps' CPU included):`);
+      for (const [cls, n, server, pg] of perClass) console.log(`  ${cls}: ${n} requests, server ${server.toFixed(1)} ms, PostgreSQL ${pg.toFixed(1)} ms`);
     }
     if (samples.length) console.log(`first errors:\n  ${samples.join("\n  ")}`);
     console.log(`load errors ${failed} of ${all.length} requests`);

@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ListingTile } from "@/components/listing-tile";
-import { catalogHref, catalogView, parseCatalogQuery } from "@/lib/surfaces/catalog";
+import { catalogHref, parseCatalogQuery } from "@/lib/surfaces/catalog";
+import { publicCatalogPage } from "@/lib/surfaces/public-pages";
 import type { Facet } from "@/lib/catalog/browse";
 import { networkName } from "@/lib/format";
 import { SORT_LABELS, SORTS } from "@/lib/catalog/sorted";
-import { getTrustGlances } from "@/lib/catalog/trust";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Catalog" };
@@ -17,8 +17,7 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 
 export default async function CatalogPage({ searchParams }: Props) {
   const q = parseCatalogQuery(await searchParams);
-  const view = await catalogView(q);
-  const trust = await getTrustGlances(view.items.map((i) => i.listing.id));
+  const { view, trust } = (await publicCatalogPage(q))!;
   const filtered = !!(q.category || q.network || q.protocol || q.minPrice || q.maxPrice);
   const input = "mt-1 w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-ink";
   return (

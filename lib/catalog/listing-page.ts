@@ -67,63 +67,57 @@ export interface ListingPageFacts {
 
 export const endpointKey = (method: string, path: string) => `${method} ${path}`;
 
-export async function listingPageFacts(listingId: string, now = new Date()): Promise<ListingPageFacts> {
-  const h = await database();
-  const c = h.kind === "postgres" ? h : h.prisma;
-  const nowIso = now.toISOString();
-  const [span] = await rows<{ oldest: string | null }>(
-    c,
-    `SELECT to_char(min(s."at"), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS oldest FROM "monitor_health_samples" s
-      WHERE s."listingId" = $1 AND s."at" > ($2::timestamptz AT TIME ZONE 'UTC') - interval '${HEALTH_WINDOW_DAYS} days' AND s."at" <= ($2::timestamptz AT TIME ZONE 'UTC')`,
-    listingId,
-    nowIso,
-  );
-  const granularity: "hour" | "day" = span.oldest && now.getTime() - Date.parse(span.oldest) < HOURLY_BELOW_MS ? "hour" : "day";
-  const [bucketRows, lastRows, facts, quoteRows, washedRows] = await Promise.all([
-    rows<{ at: string; samples: number; up: number; latency: number | null }>(
-      c,
-      `SELECT to_char(date_trunc('${granularity}', s."at"), 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at,
+type BucketRow = { at: string; samples: number; up: number; latency: number | null };
+type QuoteRow = { method: string; path: string; amount: string; asset: string; network: string; decimals: number | null; quotedAt: string };
+type LastRow = { at: string; outcome: string; latencyMs: number | null; httpStatus: number | null };
+
+const AT_NOW = `($2::timestamptz AT TIME ZONE 'UTC')`;
+const IN_WINDOW = `s."listingId" = $1 AND s."at" > ${AT_NOW} - interval '${HEALTH_WINDOW_DAYS} days' AND s."at" <= ${AT_NOW}`;
+
+/**
+ * Everything but the ledger's activity in one statement: the window's granularity, its buckets, the
+ * last probe, the latest quote per endpoint and the stored wash check, each as JSON.
+ */
+const FACTS_SQL = `WITH g AS (
+    SELECT CASE WHEN ${AT_NOW} - min(s."at") < interval '${HOURLY_BELOW_MS / 3600_000} hours' THEN 'hour' ELSE 'day' END AS gran
+      FROM "monitor_health_samples" s WHERE ${IN_WINDOW})
+  SELECT (SELECT gran FROM g) AS granularity,
+    (SELECT coalesce(json_agg(b ORDER BY b.at), '[]'::json) FROM (
+       SELECT to_char(date_trunc(g.gran, s."at"), 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at,
               count(*)::int AS samples,
               count(*) FILTER (WHERE s."outcome" = 'up')::int AS up,
               (percentile_cont(0.5) WITHIN GROUP (ORDER BY s."latencyMs") FILTER (WHERE s."outcome" = 'up' AND s."latencyMs" IS NOT NULL))::float8 AS latency
-         FROM "monitor_health_samples" s
-        WHERE s."listingId" = $1 AND s."at" > ($2::timestamptz AT TIME ZONE 'UTC') - interval '${HEALTH_WINDOW_DAYS} days' AND s."at" <= ($2::timestamptz AT TIME ZONE 'UTC')
-        GROUP BY 1 ORDER BY 1`,
-      listingId,
-      nowIso,
-    ),
-    rows<{ at: string; outcome: string; latencyMs: number | null; httpStatus: number | null }>(
-      c,
-      `SELECT to_char(s."at", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, s."outcome", s."latencyMs", s."httpStatus"
-         FROM "monitor_health_samples" s WHERE s."listingId" = $1 AND s."at" <= ($2::timestamptz AT TIME ZONE 'UTC')
-        ORDER BY s."at" DESC, s.id DESC LIMIT 1`,
-      listingId,
-      nowIso,
-    ),
-    ledgerFacts({ ids: [listingId] }, now),
-    rows<{ method: string; path: string; amount: string; asset: string; network: string; decimals: number | null; quotedAt: string }>(
-      c,
-      `SELECT DISTINCT ON (e.id) e."method"::text AS method, e."path", q."amount", q."asset", q."network", e."priceDecimals" AS decimals,
+         FROM "monitor_health_samples" s, g WHERE ${IN_WINDOW} GROUP BY 1) b) AS buckets,
+    (SELECT row_to_json(x) FROM (
+       SELECT to_char(s."at", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, s."outcome", s."latencyMs", s."httpStatus"
+         FROM "monitor_health_samples" s WHERE s."listingId" = $1 AND s."at" <= ${AT_NOW}
+        ORDER BY s."at" DESC, s.id DESC LIMIT 1) x) AS "last",
+    (SELECT coalesce(json_agg(q), '[]'::json) FROM (
+       SELECT DISTINCT ON (e.id) e."method"::text AS method, e."path", q."amount", q."asset", q."network", e."priceDecimals" AS decimals,
               to_char(q."quotedAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "quotedAt"
          FROM "price_quotes" q JOIN "endpoints" e ON e.id = q."endpointId"
-        WHERE q."listingId" = $1 AND q."quotedAt" <= ($2::timestamptz AT TIME ZONE 'UTC')
-        ORDER BY e.id, q."quotedAt" DESC, q.id DESC`,
-      listingId,
-      nowIso,
-    ),
-    // The rank's wash check (docs/RANK.md "Wash"), as last stored: payers funded by the seller's own
-    // wallets are not distinct payers here either. No chain read on a page view.
-    rows<{ payers: number; settled: number }>(
-      c,
-      `SELECT count(DISTINCT p."payer")::int AS payers, count(*)::int AS settled
-         FROM "listing_wash" w CROSS JOIN LATERAL jsonb_array_elements(w."excluded") x
-         JOIN "router_payments" p ON p."listingId" = w."listingId" AND lower(p."payer") = x->>'payer'
+        WHERE q."listingId" = $1 AND q."quotedAt" <= ${AT_NOW}
+        ORDER BY e.id, q."quotedAt" DESC, q.id DESC) q) AS quotes,
+    -- The rank's wash check (docs/RANK.md "Wash"), as last stored: payers funded by the seller's own
+    -- wallets are not distinct payers here either. No chain read on a page view.
+    (SELECT row_to_json(x) FROM (
+       SELECT count(DISTINCT p."payer")::int AS payers, count(*)::int AS settled
+         FROM "listing_wash" w CROSS JOIN LATERAL jsonb_array_elements(w."excluded") xe
+         JOIN "router_payments" p ON p."listingId" = w."listingId" AND lower(p."payer") = xe->>'payer'
         WHERE w."listingId" = $1 AND p."status" = 'settled' AND NOT p."house"
-          AND p."createdAt" >= ($2::timestamptz AT TIME ZONE 'UTC') - interval '30 days' AND p."createdAt" <= ($2::timestamptz AT TIME ZONE 'UTC')`,
-      listingId,
-      nowIso,
-    ),
+          AND p."createdAt" >= ${AT_NOW} - interval '30 days' AND p."createdAt" <= ${AT_NOW}) x) AS washed`;
+
+/** Two reads at once: FACTS_SQL and the one facts reader's activity. */
+export async function listingPageFacts(listingId: string, now = new Date()): Promise<ListingPageFacts> {
+  const h = await database();
+  const c = h.kind === "postgres" ? h : h.prisma;
+  const [[f], facts] = await Promise.all([
+    rows<{ granularity: "hour" | "day" | null; buckets: BucketRow[]; last: LastRow | null; quotes: QuoteRow[]; washed: { payers: number; settled: number } | null }>(c, FACTS_SQL, listingId, now.toISOString()),
+    // On the Prisma client, one connection's statements: one listing's facts need none of the sweep's plan settings.
+    ledgerFacts({ ids: [listingId] }, now, h.prisma),
   ]);
+  const granularity = f.granularity ?? "day";
+  const [bucketRows, lastRows, quoteRows, washedRows] = [f.buckets, f.last ? [f.last] : [], f.quotes, f.washed ? [f.washed] : []];
 
   const buckets: HealthBucket[] = bucketRows.map((b) => ({
     at: b.at,

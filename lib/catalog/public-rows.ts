@@ -17,13 +17,17 @@ const jsonObject = (alias: string, columns: string[]) => `json_build_object(${co
 
 const { organization, currentResult, endpoints, ...own } = publicListingSelect;
 
-const SQL = `SELECT ${scalars(own).map((c) => `l.${quote(c)}`).join(", ")},
+const rowsSql = (where: string, extra = "") => `SELECT ${scalars(own).map((c) => `l.${quote(c)}`).join(", ")},
        (SELECT ${jsonObject("o", scalars(organization.select))} FROM "organizations" o WHERE o."id" = l."organizationId") AS "organization",
        (SELECT ${jsonObject("r", scalars(currentResult.select))} FROM "catalog_scoring_results" r WHERE r."id" = l."currentResultId") AS "currentResult",
        COALESCE((SELECT json_agg(${jsonObject("e", scalars(endpoints.select))} ORDER BY e."position", e."id")
-                   FROM "endpoints" e WHERE e."listingId" = l."id"), '[]'::json) AS "endpoints"
+                   FROM "endpoints" e WHERE e."listingId" = l."id"), '[]'::json) AS "endpoints"${extra}
   FROM "listings" l
- WHERE l."id" = ANY($1::text[]) AND ${publicSql("l")}`;
+ WHERE ${where} AND ${publicSql("l")}`;
+
+const SQL = rowsSql(`l."id" = ANY($1::text[])`);
+/** One listing by slug, with the version of its page tag read in the same statement (lib/catalog/page-cache.ts). */
+const BY_SLUG_SQL = rowsSql(`l."slug" = $1`, `,\n       (SELECT v."version"::text FROM "page_versions" v WHERE v."tag" = 'listing:' || l."id") AS "pageVersion"`);
 
 /** A timestamp(3) column inside JSON is text without a zone; Prisma reads those columns as UTC. */
 function utc(value: unknown): Date {
@@ -32,16 +36,26 @@ function utc(value: unknown): Date {
   return new Date(/(Z|[+-]\d\d:?\d\d)$/.test(s) ? s : `${s}Z`);
 }
 
+const fromJson = (r: PublicListingRow): PublicListingRow => ({
+  ...r,
+  publishedAt: r.publishedAt === null ? null : utc(r.publishedAt),
+  currentResult: r.currentResult === null ? null : { ...r.currentResult, createdAt: utc(r.currentResult.createdAt) },
+});
+
+/** The published listing at `slug` in its public shape and the version of its `listing:<id>` tag ("0" before any), or null. */
+export async function publicListingBySlug(slug: string): Promise<{ listing: PublicListing; version: string } | null> {
+  const [r] = await rows<PublicListingRow & { pageVersion: string | null }>(await db(), BY_SLUG_SQL, slug);
+  if (!r) return null;
+  const { pageVersion, ...row } = r;
+  return { listing: toPublicListing(fromJson(row)), version: pageVersion ?? "0" };
+}
+
 /** The published listings' rows for these ids, as Prisma's findMany with publicListingSelect returns them (any order). */
 export async function publicRowsByIds(ids: readonly string[]): Promise<PublicListingRow[]> {
   if (ids.length === 0) return [];
   const prisma = await db();
   const found = await rows<PublicListingRow>(prisma, SQL, [...ids]);
-  return found.map((r) => ({
-    ...r,
-    publishedAt: r.publishedAt === null ? null : utc(r.publishedAt),
-    currentResult: r.currentResult === null ? null : { ...r.currentResult, createdAt: utc(r.currentResult.createdAt) },
-  }));
+  return found.map(fromJson);
 }
 
 /** The published listings' public shape for these ids, in the ids' order. */

@@ -14,7 +14,7 @@
  *   sample paid in anything else cannot be priced here and is left out (counted in `unpriced`); a
  *   sample where nothing was transferred cost nothing.
  */
-import { isoOf, rows, utcParam, type Client } from "@/lib/sql";
+import { rows, utcParam, type Client } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
 import { scoreSubject, type TrustRubric, type ValueInput, type ValuePeer } from "@/lib/trust/engine";
 import { readTrustSubjects } from "@/lib/trust/observe";
@@ -68,21 +68,31 @@ export async function readValuePeers(client: Client, rubric: TrustRubric, catego
   return peers;
 }
 
-/** One endpoint's paid samples judged by the valid-output check, valued in USD. */
-export async function readPaidSamples(client: Client, listingId: string, e: EndpointPrice, now: number): Promise<{ samples: Array<{ usd: number; validBytes: number | null }>; unpriced: number }> {
-  const found = await rows<{ outcome: string; chainAmount: string | null; chainAsset: string | null; chainNetwork: string | null; responseBytes: number | null; observedAt: string }>(
+type SampleRow = { method: string; path: string; outcome: string; chainAmount: string | null; chainAsset: string | null; chainNetwork: string | null; responseBytes: number | null };
+
+/** The listing's paid samples judged by the valid-output check, every endpoint's in one statement, keyed "METHOD path". */
+async function readSampleRows(client: Client, listingId: string, now: number): Promise<Map<string, SampleRow[]>> {
+  const found = await rows<SampleRow>(
     client,
-    `SELECT o."outcome", s."chainAmount", s."chainAsset", s."chainNetwork", s."responseBytes", ${isoOf(`o."observedAt"`)} AS "observedAt"
+    `SELECT o."method", o."path", o."outcome", s."chainAmount", s."chainAsset", s."chainNetwork", s."responseBytes"
        FROM "trust_observations" o JOIN "canary_samples" s ON s."id" = o."sourceId"
       WHERE o."source" = 'canary' AND o."check" = $1 AND o."outcome" IN ('pass', 'fail')
-        AND o."listingId" = $2 AND o."method" = $3 AND o."path" = $4 AND o."observedAt" <= ${utcParam(5)}
+        AND o."listingId" = $2 AND o."observedAt" <= ${utcParam(3)}
       ORDER BY o."observedAt", o."id"`,
     VALID_OUTPUT_CHECK,
     listingId,
-    e.method,
-    e.path,
     new Date(now).toISOString(),
   );
+  const out = new Map<string, SampleRow[]>();
+  for (const r of found) {
+    const k = `${r.method} ${r.path}`;
+    out.set(k, [...(out.get(k) ?? []), r]);
+  }
+  return out;
+}
+
+/** One endpoint's paid samples, valued in USD. */
+function valueSamples(e: EndpointPrice, found: SampleRow[]): { samples: Array<{ usd: number; validBytes: number | null }>; unpriced: number } {
   const listedUsd = usdOf(e.priceUsd);
   const listedAmount = e.priceAmount !== null && /^[0-9]+$/.test(e.priceAmount) && BigInt(e.priceAmount) > 0n ? Number(e.priceAmount) : null;
   const samples: Array<{ usd: number; validBytes: number | null }> = [];
@@ -131,14 +141,31 @@ export function readValuePeersLive(client: Client, rubric: TrustRubric, category
  * for the listing's category and each endpoint is left out of its own peers. `live` (a page view at
  * the current time) reuses a category's peers for PEERS_TTL_MS; a read at a given instant reads them.
  */
-export async function readListingValueInputs(client: Client, rubric: TrustRubric, listingId: string, now: number, options: { live?: boolean } = {}): Promise<Map<string, EndpointValueInput>> {
-  const [listing] = await rows<{ category: string | null }>(client, `SELECT "category" FROM "listings" WHERE "id" = $1`, listingId);
-  const category = listing?.category?.trim() ? listing.category : null;
-  const endpoints = await rows<EndpointPrice>(client, `SELECT "id", "method"::text AS "method", "path", "priceUsd", "priceAmount", "priceAsset", "priceNetwork" FROM "endpoints" WHERE "listingId" = $1 ORDER BY "position"`, listingId);
+/** The listing's category and its endpoints' prices in one statement, in the listing's endpoint order (none when the listing is gone). */
+export type ListingPrices = { category: string | null; endpoints: Array<EndpointPrice & { payable: boolean }> };
+export async function readListingPrices(client: Client, listingId: string): Promise<ListingPrices> {
+  const found = await rows<EndpointPrice & { payable: boolean; category: string | null }>(
+    client,
+    `SELECT e."id", e."method"::text AS "method", e."path", e."payable", e."priceUsd", e."priceAmount", e."priceAsset", e."priceNetwork", l."category"
+       FROM "listings" l JOIN "endpoints" e ON e."listingId" = l."id" WHERE l."id" = $1 ORDER BY e."position"`,
+    listingId,
+  );
+  return { category: found[0]?.category ?? null, endpoints: found.map(({ category: _c, ...e }) => e) };
+}
+
+/**
+ * The value inputs of every endpoint of the listing, in a map by endpoint id; the peers are read once
+ * for the listing's category and each endpoint is left out of its own peers. `live` (a page view at
+ * the current time) reuses a category's peers for PEERS_TTL_MS; a read at a given instant reads them.
+ * `prices` is readListingPrices' answer when the caller has it already.
+ */
+export async function readListingValueInputs(client: Client, rubric: TrustRubric, listingId: string, now: number, options: { live?: boolean; prices?: ListingPrices } = {}): Promise<Map<string, EndpointValueInput>> {
+  const [prices, sampled] = await Promise.all([options.prices ?? readListingPrices(client, listingId), readSampleRows(client, listingId, now)]);
+  const category = prices.category?.trim() ? prices.category : null;
   const peers = category === null ? [] : await (options.live ? readValuePeersLive : readValuePeers)(client, rubric, category, now);
   const out = new Map<string, EndpointValueInput>();
-  for (const e of endpoints) {
-    const { samples, unpriced } = await readPaidSamples(client, listingId, e, now);
+  for (const e of prices.endpoints) {
+    const { samples, unpriced } = valueSamples(e, sampled.get(`${e.method} ${e.path}`) ?? []);
     out.set(e.id, { priceUsd: usdOf(e.priceUsd), category, peers: peers.filter((p) => p.endpointId !== e.id), paidSamples: samples, unpriced });
   }
   return out;

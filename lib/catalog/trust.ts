@@ -11,7 +11,7 @@ import { DEFAULT_SEED, loadRubric, scoreSubject, valueMetrics, type TrustResult,
 import type { TrustSubject } from "@/lib/trust/observation";
 import { readTrustSubjects } from "@/lib/trust/observe";
 import { bandLabel, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type EndpointValueView, type HistoryPoint } from "./trust-view";
-import { readListingValueInputs, type EndpointValueInput } from "./trust-value";
+import { readListingPrices, readListingValueInputs, type EndpointValueInput } from "./trust-value";
 import { listingGlance, trustReading, type TrustReading } from "./trust-words";
 
 export { bandLabel, percentileLabel, usdPerKibLabel, valueSentences, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type EndpointValueView, type HistoryPoint } from "./trust-view";
@@ -148,8 +148,12 @@ export async function readListingTrust(client: Client, listingId: string, option
   const now = instantOf(options.now);
   const rb = rubric();
   const live = options.now === undefined;
-  const [endpoints, values] = await Promise.all([endpointsOf(client, listingId), readListingValueInputs(client, rb, listingId, now, { live })]);
-  const { grades, subjects } = await gradesAndSubjects(client, listingId, endpoints, options.stored ?? live);
+  const prices = await readListingPrices(client, listingId);
+  const endpoints: EndpointRow[] = prices.endpoints;
+  const [values, { grades, subjects }] = await Promise.all([
+    readListingValueInputs(client, rb, listingId, now, { live, prices }),
+    gradesAndSubjects(client, listingId, endpoints, options.stored ?? live),
+  ]);
   return endpoints.flatMap((e) => {
     const input = values.get(e.id);
     const g = grades.get(keyOf(e));
@@ -277,19 +281,6 @@ export async function readTrustGlances(client: Client, listingIds: readonly stri
     if (glance) listings.set(listingId, glance);
   }
   return { listings, endpoints: byEndpoint };
-}
-
-export async function getTrustGlances(listingIds: readonly string[]) {
-  return readTrustGlances(await db(), listingIds);
-}
-
-/** The pages' entry points: the catalog's database handle. */
-export async function getListingTrust(listingId: string): Promise<EndpointTrustSummary[]> {
-  return readListingTrust(await db(), listingId);
-}
-
-export async function getEndpointTrust(listingId: string, endpointId: string): Promise<EndpointTrustDetail | null> {
-  return readEndpointTrust(await db(), listingId, endpointId);
 }
 
 /** The seller's page: every endpoint of the listing in full (the caller has checked the seller owns it). */

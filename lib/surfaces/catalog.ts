@@ -128,8 +128,11 @@ export interface ListingPageView {
 
 export async function listingPageView(slug: string, now = new Date()): Promise<ListingPageView | null> {
   const listing = await getPublishedListing(slug);
-  if (!listing) return null;
-  const facts = await listingPageFacts(listing.id, now);
+  return listing ? listingPageViewOf(listing, await listingPageFacts(listing.id, now)) : null;
+}
+
+/** The view of a listing already read, with its facts. */
+export function listingPageViewOf(listing: PublicListing, facts: ListingPageFacts): ListingPageView {
   const calls = listing.endpoints
     .filter((e) => e.payable)
     .map((e) => ({ key: endpointKey(e.method, e.path), method: e.method, path: e.path, snippets: callSnippets(listing, e, e.priceNetwork) }));

@@ -5,14 +5,12 @@ import { CopyableCode } from "@/components/copy-button";
 import { Monogram } from "@/components/monogram";
 import { EndpointPrice } from "@/components/price-display";
 import { ReadinessChip } from "@/components/readiness-chip";
-import { getPublishedListing } from "@/lib/catalog/queries";
 import { endpointKey } from "@/lib/catalog/listing-page";
 import { networkName, timeAgo } from "@/lib/format";
 import { badgeKeyring } from "@/lib/badges/server";
 import { bandLabel } from "@/lib/surfaces/band";
-import { listingPageView } from "@/lib/surfaces/catalog";
+import { publicListingPage } from "@/lib/surfaces/public-pages";
 import { EndpointGrades } from "@/components/trust/endpoint-grades";
-import { getListingTrust } from "@/lib/catalog/trust";
 import { demoSignInEnabled } from "@/lib/auth/options";
 
 export const dynamic = "force-dynamic";
@@ -20,20 +18,20 @@ export const dynamic = "force-dynamic";
 type Params = { params: Promise<{ slug: string }> };
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
-  const listing = await getPublishedListing((await params).slug);
-  return { title: listing?.title ?? "Listing not found" };
+  const page = await publicListingPage((await params).slug);
+  return { title: page?.view.listing.title ?? "Listing not found" };
 }
 
 export default async function ListingPage({ params }: Params) {
   const now = new Date();
-  const view = await listingPageView((await params).slug, now);
-  if (!view) notFound();
+  const page = await publicListingPage((await params).slug);
+  if (!page) notFound();
+  const { view, trust } = page;
   const { listing, facts, calls } = view;
   const { health, activity } = facts;
   const r = listing.readiness;
   // The badge is signed; a server without a signing key cannot serve it, so say so instead of showing a broken image.
   const badgeReady = r ? await badgeKeyring().then(() => true, () => false) : false;
-  const trust = await getListingTrust(listing.id);
   const demo = demoSignInEnabled();
   return (
     <article className="grid gap-6 lg:grid-cols-[1fr_18rem]">

@@ -2,24 +2,23 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { EndpointTrust } from "@/components/trust/endpoint-trust";
-import { getPublishedListing } from "@/lib/catalog/queries";
-import { getEndpointTrust } from "@/lib/catalog/trust";
+import { publicEndpointPage } from "@/lib/surfaces/public-pages";
 
 export const dynamic = "force-dynamic";
 
 type Params = { params: Promise<{ slug: string; endpointId: string }> };
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
-  const listing = await getPublishedListing((await params).slug);
-  return { title: listing ? `Trust grade · ${listing.title}` : "Listing not found" };
+  const { slug, endpointId } = await params;
+  const page = await publicEndpointPage(slug, endpointId);
+  return { title: page ? `Trust grade · ${page.listing.title}` : "Listing not found" };
 }
 
 export default async function EndpointTrustPage({ params }: Params) {
   const { slug, endpointId } = await params;
-  const listing = await getPublishedListing(slug);
-  if (!listing) notFound();
-  const t = await getEndpointTrust(listing.id, endpointId);
-  if (!t) notFound();
+  const page = await publicEndpointPage(slug, endpointId);
+  if (!page) notFound();
+  const { listing, trust: t } = page;
   return (
     <article className="min-w-0">
       <p className="text-sm"><Link href={`/listings/${listing.slug}`} className="text-brand underline">{listing.title}</Link></p>

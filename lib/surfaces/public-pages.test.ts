@@ -1,0 +1,211 @@
+/**
+ * The public pages' cache (PGlite, or server PostgreSQL with TEST_DATABASE_URL): a page's read model
+ * costs a handful of statements, one while nothing it shows has changed, and a change committed by
+ * another connection (on the server: another pool, as a sweep in another process would be) shows on
+ * the very next request. PGlite is one process: there the writer is the same handle.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countStatements, type StatementCounter } from "@/bench/statements";
+import { signerFor } from "@/lib/badges/keys";
+import { openDatabase, type DatabaseHandle } from "@/lib/db";
+import { exec, rows } from "@/lib/sql";
+import { gradeListing } from "@/lib/attest/sweep";
+import { pageCache, readTagVersions } from "@/lib/catalog/page-cache";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { fixedKeyring } from "@/test/badges";
+import { daysBefore, GRADE_NOW, gradedListing, observe } from "@/test/attest";
+import { publicCatalogPage, publicEndpointPage, publicListingPage } from "./public-pages";
+
+let t: TestDatabase;
+/** The writer: another pool on the server (another process's connections), the same handle on PGlite. */
+let w: DatabaseHandle;
+let c: StatementCounter;
+let listing: { id: string; slug: string; endpointId: string };
+
+const signer = signerFor(fixedKeyring());
+const hours = (h: number) => new Date(GRADE_NOW.getTime() + h * 3_600_000);
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  w = t.url ? await openDatabase({ url: t.url, schema: t.schema!, poolSize: 2 }) : t;
+  const { id, endpointId } = await gradedListing(t.prisma, 4);
+  await gradeListing(t.prisma, id, { now: GRADE_NOW, signer });
+  const [{ slug }] = await rows<{ slug: string }>(t.prisma, `SELECT "slug" FROM "listings" WHERE "id" = $1`, id);
+  listing = { id, slug, endpointId };
+  c = await countStatements();
+}, 120_000);
+afterAll(async () => {
+  if (w && w !== t) await w.close();
+  await t?.close();
+});
+
+/** What `f` sends, counted. */
+async function counted<T>(f: () => Promise<T>): Promise<{ value: T; statements: number; sent: string[] }> {
+  c.reset();
+  const value = await f();
+  return { value, statements: c.total(), sent: [...c.snapshot().keys()] };
+}
+
+describe("the listing page", () => {
+  it("costs a handful of statements when read, one while nothing it shows has changed", async () => {
+    await publicListingPage(listing.slug); // the category's peers, read once per five minutes, are not the page's
+    await exec(w, `UPDATE "listings" SET "title" = 'Renamed once' WHERE "id" = $1`, listing.id);
+    const read = await counted(() => publicListingPage(listing.slug));
+    expect(read.value!.view.listing.title).toBe("Renamed once");
+    // The version check, the listing, its facts, the ledger's activity (the one facts reader's three
+    // sources), the endpoints' prices, paid samples and stored grades: against about 25 before.
+    expect(read.statements, read.sent.join("\n")).toBeLessThanOrEqual(9);
+    const again = await counted(() => publicListingPage(listing.slug));
+    expect(again.statements).toBe(1);
+    expect(again.value).toBe(read.value);
+  });
+
+  it("shows a new stored grade on the next request after the grade commits", async () => {
+    const before = (await publicListingPage(listing.slug))!;
+    expect(before.trust[0].probes).toBe(4);
+    await observe(t.prisma, listing.id, daysBefore(-0.5));
+    await gradeListing(w === t ? t.prisma : w.prisma, listing.id, { now: hours(13), signer });
+    const after = (await publicListingPage(listing.slug))!;
+    expect(after.trust[0].probes).toBe(5);
+    const page = (await publicEndpointPage(listing.slug, listing.endpointId))!;
+    expect(page.trust.probes).toBe(5);
+  });
+
+  it("shows a new readiness result (the pointer moved) and a health sample on the next request", async () => {
+    expect((await publicListingPage(listing.slug))!.view.listing.readiness).toBeNull();
+    const [r] = await rows<{ id: string }>(
+      w,
+      `INSERT INTO "catalog_scoring_results" ("id", "listingId", "rubricVersion", "total", "rawTotal", "band", "provisional", "caps", "dimensions", "rules", "improvements", "document")
+       VALUES ('res_pages_' || md5(random()::text), $1, 'readiness/1.0.0', 81, 81, 'Ready', false, '[]', '[]', '[]', '[]', '{}') RETURNING "id"`,
+      listing.id,
+    );
+    await exec(w, `UPDATE "listings" SET "currentResultId" = $2 WHERE "id" = $1`, listing.id, r.id);
+    expect((await publicListingPage(listing.slug))!.view.listing.readiness?.score).toBe(81);
+
+    const samples = (await publicListingPage(listing.slug))!.view.facts.health.samples;
+    await exec(w, `INSERT INTO "monitor_health_samples" ("id", "listingId", "at", "outcome", "confidence", "vantage") VALUES (md5(random()::text), $1, now() AT TIME ZONE 'UTC', 'up', 1, 'test')`, listing.id);
+    expect((await publicListingPage(listing.slug))!.view.facts.health.samples).toBe(samples + 1);
+  });
+
+  it("a rolled-back write changes nothing: the page is still served from the cache", async () => {
+    const kept = await publicListingPage(listing.slug);
+    await expect(
+      w.session(async (s) => {
+        await s.exec("BEGIN");
+        try {
+          await s.query(`UPDATE "listings" SET "title" = 'Never seen' WHERE "id" = $1`, [listing.id]);
+          throw new Error("abandoned");
+        } finally {
+          await s.exec("ROLLBACK");
+        }
+      }),
+    ).rejects.toThrow("abandoned");
+    const again = await counted(() => publicListingPage(listing.slug));
+    expect(again.statements).toBe(1);
+    expect(again.value).toBe(kept);
+  });
+
+  it("a listing taken down answers no page on the next request, and a slug nobody has is never kept", async () => {
+    const { id } = await gradedListing(t.prisma, 1);
+    const [{ slug }] = await rows<{ slug: string }>(t.prisma, `SELECT "slug" FROM "listings" WHERE "id" = $1`, id);
+    expect(await publicListingPage(slug)).not.toBeNull();
+    await exec(w, `UPDATE "listings" SET "publicationState" = 'unlisted' WHERE "id" = $1`, id);
+    expect(await publicListingPage(slug)).toBeNull();
+    expect(await publicListingPage("no-such-listing")).toBeNull();
+    await exec(w, `UPDATE "listings" SET "publicationState" = 'published' WHERE "id" = $1`, id);
+    expect(await publicListingPage(slug)).not.toBeNull();
+  });
+});
+
+describe("the catalog pages", () => {
+  it("show a changed rank order on the next request, and are one statement while unchanged", async () => {
+    const { id: other } = await gradedListing(t.prisma, 1);
+    const setRanks = async (a: number, b: number) => {
+      await exec(w, `UPDATE "listing_ranks" SET "rankScore" = $2 WHERE "listingId" = $1`, listing.id, a);
+      await exec(w, `UPDATE "listing_ranks" SET "rankScore" = $2 WHERE "listingId" = $1`, other, b);
+    };
+    const order = async () => (await publicCatalogPage({}))!.view.items.map((i) => i.listing.id).filter((id) => id === listing.id || id === other);
+    await setRanks(0.9, 0.1);
+    expect(await order()).toEqual([listing.id, other]);
+    const again = await counted(() => publicCatalogPage({}));
+    expect(again.statements).toBe(1);
+    await setRanks(0.1, 0.9);
+    expect(await order()).toEqual([other, listing.id]);
+    // The rank sweep's bookkeeping alone (rankedAt) is not a change a page shows.
+    await exec(w, `UPDATE "listing_ranks" SET "rankedAt" = now() WHERE "listingId" = $1`, other);
+    expect((await counted(() => publicCatalogPage({}))).statements).toBe(1);
+  });
+
+  it("a category page shows a listing that moves into the category on the next request", async () => {
+    const q = { category: "zz-pages-test" };
+    expect((await publicCatalogPage(q))!.view.items).toHaveLength(0);
+    await exec(w, `UPDATE "listings" SET "category" = 'zz-pages-test' WHERE "id" = $1`, listing.id);
+    expect((await publicCatalogPage(q))!.view.items.map((i) => i.listing.id)).toEqual([listing.id]);
+  });
+});
+
+describe("the versions", () => {
+  it("move at commit, once per tag, and only then are seen by another connection", async () => {
+    const tag = `listing:${listing.id}`;
+    const v0 = (await readTagVersions(t, [tag]))[tag];
+    if (w === t) return; // one connection: nothing else can look while a transaction is open
+    await w.session(async (s) => {
+      await s.exec("BEGIN");
+      for (let i = 0; i < 3; i++) await s.query(`INSERT INTO "monitor_health_samples" ("id", "listingId", "at", "outcome", "confidence", "vantage") VALUES (md5(random()::text), $1, now() AT TIME ZONE 'UTC', 'up', 1, 'test')`, [listing.id]);
+      expect((await readTagVersions(t, [tag]))[tag]).toBe(v0);
+      await s.exec("COMMIT");
+    });
+    const v1 = (await readTagVersions(t, [tag]))[tag];
+    expect(BigInt(v1)).toBeGreaterThan(BigInt(v0));
+  });
+
+  it("two writers marking the same tags in opposite orders both commit (the version rows are locked only at commit, in tag order)", async () => {
+    if (w === t) return;
+    const { id: x } = await gradedListing(t.prisma, 1);
+    const { id: y } = await gradedListing(t.prisma, 1);
+    const v = await openDatabase({ url: t.url!, schema: t.schema!, poolSize: 1 });
+    const tags = ["catalog", `listing:${x}`];
+    const before = await readTagVersions(t, tags);
+    try {
+      await w.session(async (a) =>
+        v.session(async (b) => {
+          await a.exec("BEGIN");
+          await b.exec("BEGIN");
+          // a: listing:x, then catalog; b: catalog, then listing:x.
+          await a.query(`INSERT INTO "monitor_health_samples" ("id", "listingId", "at", "outcome", "confidence", "vantage") VALUES (md5(random()::text), $1, now() AT TIME ZONE 'UTC', 'up', 1, 'test')`, [x]);
+          await b.query(`UPDATE "listing_ranks" SET "rankScore" = 0.5 WHERE "listingId" = $1`, [y]);
+          await b.query(
+            `INSERT INTO "trust_observations" ("id", "listingId", "endpointId", "method", "path", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt", "source", "sourceId")
+             SELECT md5(random()::text), "listingId", "endpointId", "method", "path", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt", "source", md5(random()::text)
+               FROM "trust_observations" WHERE "listingId" = $1 LIMIT 1`,
+            [x],
+          );
+          await a.query(`UPDATE "listing_ranks" SET "rankScore" = 0.6 WHERE "listingId" = $1`, [listing.id]);
+          await Promise.all([a.exec("COMMIT"), b.exec("COMMIT")]);
+        }),
+      );
+    } finally {
+      await v.close();
+    }
+    const after = await readTagVersions(t, tags);
+    for (const tag of tags) expect(BigInt(after[tag])).toBeGreaterThan(BigInt(before[tag]));
+  });
+
+  it("a version never moves back or goes away (a page kept before a change would be served as current)", async () => {
+    const tag = `listing:${listing.id}`;
+    const v = (await readTagVersions(t, [tag]))[tag];
+    await expect(w.query(`UPDATE "page_versions" SET "version" = "version" - 1 WHERE "tag" = $1`, [tag])).rejects.toThrow(/only move forward/);
+    await expect(w.query(`DELETE FROM "page_versions" WHERE "tag" = $1`, [tag])).rejects.toThrow(/only move forward/);
+    expect((await readTagVersions(t, [tag]))[tag]).toBe(v);
+  });
+
+  it("an entry older than the TTL is read again even with its versions unchanged", async () => {
+    const cache = pageCache<{ n: number }>(1_000);
+    let n = 0;
+    const load = async () => ({ value: { n: ++n }, versions: await readTagVersions(t, ["catalog"]) });
+    expect((await cache.get("k", load, 0))!.n).toBe(1);
+    expect((await cache.get("k", load, 999))!.n).toBe(1);
+    expect((await cache.get("k", load, 1_000))!.n).toBe(2);
+    expect(cache.stats()).toMatchObject({ hits: 1, loads: 2 });
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * The public pages' read models, served from the page cache (lib/catalog/page-cache.ts) and deduped
+ * per request (React's cache(): generateMetadata and the page ask once). Owner and moderator pages
+ * never come here: they read live. Tags: `listing:<id>` for a listing's page and its endpoints'
+ * trust pages, `catalog` for browse, search and the category pages (docs/SURFACES.md "Cached public pages").
+ */
+import { cache } from "react";
+import { database } from "@/lib/db";
+import { CATALOG_TAG, listingTag, pageCache, readTagVersions } from "@/lib/catalog/page-cache";
+import { listingPageFacts } from "@/lib/catalog/listing-page";
+import { publicListingBySlug } from "@/lib/catalog/public-rows";
+import { readEndpointTrust, readListingTrust, readTrustGlances, type EndpointTrustDetail, type EndpointTrustSummary } from "@/lib/catalog/trust";
+import type { TrustReading } from "@/lib/catalog/trust-words";
+import { catalogView, listingPageViewOf, type CatalogQuery, type CatalogView, type ListingPageView } from "./catalog";
+
+export interface PublicListingPage {
+  view: ListingPageView;
+  trust: EndpointTrustSummary[];
+}
+
+export interface PublicCatalogPage {
+  view: CatalogView;
+  trust: { listings: Map<string, TrustReading>; endpoints: Map<string, TrustReading> };
+}
+
+export interface PublicEndpointPage {
+  listing: { id: string; slug: string; title: string };
+  trust: EndpointTrustDetail;
+}
+
+const listingPages = pageCache<PublicListingPage>();
+const endpointPages = pageCache<PublicEndpointPage>();
+const catalogPages = pageCache<PublicCatalogPage>();
+
+/** The listing page: the listing with its tag's version (one statement), then its facts and its endpoints' grades. */
+export const publicListingPage = cache((slug: string): Promise<PublicListingPage | null> =>
+  listingPages.get(slug, async () => {
+    const now = new Date();
+    const found = await publicListingBySlug(slug);
+    if (!found) return { value: null, versions: {} };
+    const { listing, version } = found;
+    const h = await database();
+    const [facts, trust] = await Promise.all([listingPageFacts(listing.id, now), readListingTrust(h, listing.id)]);
+    return { value: { view: listingPageViewOf(listing, facts), trust }, versions: { [listingTag(listing.id)]: version } };
+  }),
+);
+
+/** An endpoint's trust page: null when the listing is not public or the endpoint is not one of its. */
+export const publicEndpointPage = cache((slug: string, endpointId: string): Promise<PublicEndpointPage | null> =>
+  endpointPages.get(`${slug}\u0000${endpointId}`, async () => {
+    const found = await publicListingBySlug(slug);
+    if (!found) return { value: null, versions: {} };
+    const { listing, version } = found;
+    const trust = await readEndpointTrust(await database(), listing.id, endpointId);
+    return { value: trust && { listing: { id: listing.id, slug: listing.slug, title: listing.title }, trust }, versions: { [listingTag(listing.id)]: version } };
+  }),
+);
+
+const queryKey = (q: CatalogQuery) => JSON.stringify(Object.entries(q).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b)));
+
+/** Browse, search or a category page, with the tiles' trust glances. */
+export const publicCatalogPage = cache((q: CatalogQuery): Promise<PublicCatalogPage | null> =>
+  catalogPages.get(queryKey(q), async () => {
+    const h = await database();
+    const versions = await readTagVersions(h, [CATALOG_TAG]);
+    const view = await catalogView(q);
+    const trust = await readTrustGlances(h, view.items.map((i) => i.listing.id));
+    return { value: { view, trust }, versions };
+  }),
+);
+
+/** The three caches' counters (tests, the bench). */
+export function publicPageStats() {
+  return { listing: listingPages.stats(), endpoint: endpointPages.stats(), catalog: catalogPages.stats() };
+}
