@@ -213,6 +213,7 @@ const RULES: Rule[] = [
       "bench/router.ts": "is the buyer (@x402/fetch) of the paid seller it forked and the router it serves, both on 127.0.0.1",
       "bench/canary.ts": "is the bare buyer (@x402/fetch) of the router it serves on 127.0.0.1, beside the canary it measures",
       "bench/load.ts": "is the many buyers of the production server it started on 127.0.0.1 (its own origin, never a stranger's URL)",
+      "bench/select/buyers.ts": "is bench:select's buyers (@x402/fetch) paying through the router it serves on 127.0.0.1",
       "devchain/anvil.ts": "asks the anvil node it started on 127.0.0.1 whether its RPC answers yet",
     },
   },
