@@ -158,8 +158,11 @@ describe("the market on anvil, paid through the router", () => {
       ringIds,
     );
     const wallets = ringWallets(spec).map((w) => w.address.toLowerCase());
-    expect(payers).toBe(wallets.length);
-    expect(settled).toBe(ring.length * (wallets.length - 1));
+    // Every ring seller is paid by every ring wallet but its own payee, less the calls its 5 % downtime refused.
+    const planned = ring.length * (wallets.length - 1);
+    expect(settled).toBeLessThanOrEqual(planned);
+    expect(settled).toBeGreaterThanOrEqual(Math.floor(planned * 0.8));
+    expect(payers).toBeGreaterThanOrEqual(wallets.length - 1);
     const [{ others }] = await rows<{ others: number }>(t.prisma, `SELECT count(*)::int AS others FROM "router_payments" WHERE "listingId" = ANY($1::text[]) AND NOT (lower("payer") = ANY($2::text[]))`, ringIds, wallets);
     expect(others).toBe(0);
 
