@@ -71,6 +71,8 @@ const textOf = (phrasing: Phrasing, t: Task) => (phrasing === "sentence" ? t.sen
 interface Figures {
   successes: number;
   paidTasks: number;
+  /** Sampled tasks for which the selector picked a seller (the rest had no pick). */
+  called: number;
   successPct: number;
   costPerSuccess: number;
   adversarialPaid: number;
@@ -97,7 +99,7 @@ async function evaluate(x: {
 }): Promise<{ fig: Record<SelectorName, Figures>; targets: Array<[string, boolean]> }> {
   const { phrasing, tasks, listed, signals, pay, seed, concurrency, local, apiKey, routerOrigin, prisma, spec } = x;
   const byId = new Map(listed.map((l) => [l.listingId, l]));
-  console.log(`\n=== tasks as ${phrasing}s ===`);
+  console.log(`\n=== tasks as ${phrasing === "sentence" ? "sentences" : "keywords"} ===`);
   // Every task chosen by every selector.
   const picks: Record<SelectorName, Array<Listed | null>> = { bazaar: [], volume: [], tollgate: [] };
   const chooseMs: Record<SelectorName, number[]> = { bazaar: [], volume: [], tollgate: [] };
@@ -169,9 +171,9 @@ async function evaluate(x: {
       const adversarialPicked = all.filter((l) => l && ADVERSARIAL.has(l.seller.kind)).length;
       const expected = tasks.reduce((n, task, i) => n + (all[i] && all[i]!.seller.capability === task.capability ? expectedSuccess(all[i]!.seller) : 0), 0);
       const unpicked = all.filter((l) => !l).length;
-      return [sel, { successes, paidTasks: out.length, successPct: pctOf(successes, out.length), costPerSuccess: successes ? spent[sel] / successes : Infinity, adversarialPaid, adversarialPicked, expectedPct: pctOf(expected, tasks.length), unpicked, chooseP50: pct(chooseMs[sel], 50) }];
+      return [sel, { successes, paidTasks: out.length, called: out.filter((x) => x.chosen).length, successPct: pctOf(successes, out.length), costPerSuccess: successes ? spent[sel] / successes : Infinity, adversarialPaid, adversarialPicked, expectedPct: pctOf(expected, tasks.length), unpicked, chooseP50: pct(chooseMs[sel], 50) }];
     }),
-  ) as Record<SelectorName, { successes: number; paidTasks: number; successPct: number; costPerSuccess: number; adversarialPaid: number; adversarialPicked: number; expectedPct: number; unpicked: number; chooseP50: number }>;
+  ) as Record<SelectorName, { successes: number; paidTasks: number; called: number; successPct: number; costPerSuccess: number; adversarialPaid: number; adversarialPicked: number; expectedPct: number; unpicked: number; chooseP50: number }>;
 
   console.log(`\nchoices: every one of the ${tasks.length} tasks by each selector (p50 per choice: ${SELECTORS.map((s) => `${s} ${fig[s].chooseP50.toFixed(1)} ms`).join(", ")})`);
   console.log(`paid: a fixed sample of ${pay} of the ${tasks.length} tasks per selector, through the router (SAMPLED: success, cost and adversarial payments below are over the paid sample; the ground-truth columns cover all ${tasks.length})`);
@@ -196,7 +198,7 @@ async function evaluate(x: {
     [`Tollgate success ≥ 95 % (${tg.successPct.toFixed(1)} %)`, tg.successPct >= 95],
     [`≥ 15 points above the better baseline, ${betterSel} ${better.toFixed(1)} % (${(tg.successPct - better).toFixed(1)} points)`, tg.successPct - better >= 15],
     [`USDC per success ≤ 0.6× the better baseline's (${Number.isFinite(tg.costPerSuccess) && Number.isFinite(fig[betterSel].costPerSuccess) ? (tg.costPerSuccess / fig[betterSel].costPerSuccess).toFixed(2) : "—"}×)`, Number.isFinite(tg.costPerSuccess) && tg.costPerSuccess <= 0.6 * fig[betterSel].costPerSuccess],
-    [`0 payments to adversarial sellers (${tg.adversarialPaid} in the sample; ${tg.adversarialPicked} adversarial picks of all ${tasks.length})`, tg.adversarialPaid === 0 && tg.adversarialPicked === 0],
+    [`0 payments to adversarial sellers (${tg.adversarialPaid} in the ${tg.called} sampled tasks that called a seller; ${tg.adversarialPicked} adversarial picks of all ${tasks.length})`, tg.called > 0 && tg.adversarialPaid === 0 && tg.adversarialPicked === 0],
     [`wash ring below every honest seller of its capability`, ringRank.tollgate.below],
   ];
   console.log(`\ntargets:`);
