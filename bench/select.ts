@@ -1,10 +1,8 @@
 /**
  * `npm run bench:select -- [--sellers N] [--tasks N] [--pay N] [--phrasing sentence|keywords|both] [--seed N] [--concurrency N]`:
- * task success per dollar of three selectors on a local market with ground truth (issue 32 item 2;
- * docs/BENCHMARKS.md "bench:select"). Defaults: 300 sellers, 2,000 tasks, both phrasings (the
- * sentences, which the targets are about, and the capability's name as keywords); every task is
- * chosen by each selector, and a fixed sample of --pay tasks (default 200) is paid through the router.
- * Market ./select/market.ts, served by ./select/server.ts in a child process; history ./select/history.ts.
+ * task success per dollar of three selectors on a local market with ground truth (issue 32 item 2,
+ * docs/BENCHMARKS.md "bench:select"). Defaults 300 sellers, 2,000 tasks, both phrasings (the targets
+ * are the sentences'); every task chosen by each selector, a seeded sample of --pay (200) paid through the router.
  */
 import { fork } from "node:child_process";
 import os from "node:os";

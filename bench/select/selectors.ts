@@ -1,13 +1,8 @@
 /**
- * The three selectors bench:select compares. All three take their candidates and relevance from the
- * catalog's own search (lib/catalog/search.ts searchHits, payable listings only, as /router/select),
- * so only the quality signal differs:
- * - `bazaar`: relevance × (1 + q), q the mean of log(1 + 30-day calls) and log(1 + unique payers),
- *   each over the best among the relevant (the Bazaar's published quality fields);
- * - `volume`: settled USDC over 30 days, highest first (x402scan's ordering), relevance breaking ties;
- * - `tollgate`: the product's own selection, selectServices (lib/catalog/select.ts) as /router/select calls it.
- * "Relevant" for the baselines: relevance at least half the best hit's (a task's other words must not
- * let a high-volume seller of another capability in).
+ * bench:select's three selectors, each over the candidates and relevance of the catalog's own search
+ * (searchHits, payable listings only), so only the quality signal differs: `bazaar` (relevance ×
+ * (1 + q), q from 30-day calls and unique payers), `volume` (settled USDC, x402scan's order) and
+ * `tollgate` (selectServices). Baselines keep hits of at least half the best relevance.
  */
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { rows } from "@/lib/sql";

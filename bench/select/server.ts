@@ -1,11 +1,9 @@
 /**
- * The selection market's sellers as real HTTP servers: one express app hosts every seller under
- * `/<slug>`, each with its documents (`/.well-known/x402`, `/openapi.json`, docs, logo) and one
- * payable `POST /v1/<capability>` behind @x402/express's paymentMiddleware (exact EVM scheme,
- * Bazaar extension) at the price its 402 asks, settling through the facilitator given.
- * Ground truth acts here (./market.ts): downtime answers 503 before any payment, latency is slept,
- * a zombie answers 502 after verification (never settled), a charge-without-delivery seller settles
- * and answers 500, a phantom answers outside its schema, an overcharger's 402 asks 3× its listing.
+ * The selection market's sellers as real HTTP servers: one express app hosts them under `/<slug>`,
+ * each with its documents and one payable `POST /v1/<capability>` behind @x402/express's payment
+ * middleware. Ground truth acts here: downtime is a 503 before any payment, latency is slept, a zombie
+ * answers 502 unsettled, charge-without-delivery settles and answers 500, a phantom breaks its schema,
+ * an overcharger's 402 asks 3× its listing.
  */
 import express, { type Request, type Response, type NextFunction } from "express";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
