@@ -217,6 +217,7 @@ const RULES: Rule[] = [
       "bench/listed.ts": "is the buyer (@x402/fetch) of the paid seller it serves on 127.0.0.1, which settles through the facilitator routes it also serves there",
       "bench/canary.ts": "is the bare buyer (@x402/fetch) of the router it serves on 127.0.0.1, beside the canary it measures",
       "bench/load.ts": "is the many buyers of the production server it started on 127.0.0.1 (its own origin, never a stranger's URL)",
+      "bench/select/buyers.ts": "is bench:select's buyers (@x402/fetch) paying through the router it serves on 127.0.0.1",
       "devchain/anvil.ts": "asks the anvil node it started on 127.0.0.1 whether its RPC answers yet",
     },
   },
