@@ -65,8 +65,9 @@ export interface TrustSubject {
 
 /** One check's free observations of one revision in the bucket. */
 export interface RollupRevision {
-  /** Every observation, any outcome. */
+  /** Every observation, any outcome, and the first of them. */
   all: number;
+  seen: number | null;
   passes: number;
   fails: number;
   na: number;

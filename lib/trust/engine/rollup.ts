@@ -18,7 +18,7 @@ const min = (a: number | null, b: number | null) => (a === null ? b : b === null
 const max = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
 function emptyRevision(): RollupRevision {
-  return { all: 0, passes: 0, fails: 0, na: 0, unmeasured: 0, pw: 0, fw: 0, first: null, last: null, lastPass: null, lastFail: null, latest: null, latestOutcome: null };
+  return { all: 0, seen: null, passes: 0, fails: 0, na: 0, unmeasured: 0, pw: 0, fw: 0, first: null, last: null, lastPass: null, lastFail: null, latest: null, latestOutcome: null };
 }
 function emptyOrder(): RollupOrder {
   return { passes: 0, first: null, firstFail: null, lastPass: null, lastFail: null, passAfterFail: 0, failAfterPass: null };
@@ -55,6 +55,7 @@ export function rollupOf(rubric: TrustRubric, observations: Observation[], start
     }
     const r = ((rc.rev ??= {})[o.revision] ??= emptyRevision());
     r.all++;
+    r.seen = min(r.seen, t);
     if (o.outcome === "unmeasured") {
       r.unmeasured++;
       continue;
@@ -120,6 +121,7 @@ export function mergeRollups(buckets: RollupBucket[], span?: { start: number; en
       for (const [rev, x] of Object.entries(bc.rev ?? {})) {
         const r = ((rc.rev ??= {})[rev] ??= emptyRevision());
         r.all += x.all;
+        r.seen = min(r.seen, x.seen);
         r.passes += x.passes;
         r.fails += x.fails;
         r.na += x.na;
@@ -216,4 +218,19 @@ export function rolledUp(rubric: TrustRubric, observations: Observation[], now: 
   }
   for (const [d, list] of days) rollups.push(mergeRollups(list, { start: d, end: d + DAY_MS }));
   return { observations: kept, rollups: rollups.sort((a, b) => a.start - b.start) };
+}
+
+/** The first observation of `check` at or before `now`, any outcome, from the rollups and the rows. */
+export function firstObservedAt(subject: { observations: Observation[]; rollups?: RollupBucket[] }, check: string, now: number): number | null {
+  let first: number | null = null;
+  for (const b of subject.rollups ?? []) {
+    if (b.start > now) continue;
+    for (const r of Object.values(b.checks[check]?.rev ?? {})) first = min(first, r.seen);
+    for (const p of b.checks[check]?.paid ?? []) first = min(first, p[0]);
+  }
+  for (const o of subject.observations) {
+    const t = instant(o.observedAt);
+    if (o.check === check && t <= now) first = min(first, t);
+  }
+  return first;
 }
