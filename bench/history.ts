@@ -24,10 +24,16 @@ import { printLoadAverage } from "./machine";
 
 const rubric = loadRubric();
 const VIEWS = 20;
-const t = await createTestDatabase();
-const client: Client = t.prisma;
 const now = Date.now();
+let t: Awaited<ReturnType<typeof createTestDatabase>>;
+let client: Client;
+
+async function main() {
+t = await createTestDatabase();
+client = t.prisma;
 console.log(`bench:history on ${process.env.TEST_DATABASE_URL ? "server PostgreSQL" : "PGlite"}; ${rubric.reading!.ref}`);
+await run();
+}
 
 async function seed(days: number): Promise<{ listingId: string; endpointId: string; rows: number; live: number }> {
   const { org } = await seedOwner(t.prisma);
@@ -37,7 +43,7 @@ async function seed(days: number): Promise<{ listingId: string; endpointId: stri
   const s = simulateHistory(rubric, { endpointId: e.id, now: new Date(now).toISOString(), days, freeEveryHours: 5 / 60, paidEveryDays: 1, outage: 0.02, badCall: 0.05, seed: days });
   const obs = s.observations.filter((o) => Date.parse(o.observedAt) <= now);
   for (let i = 0; i < obs.length; i += 5000) {
-    const batch = obs.slice(i, i + 5000).map((o, j) => ({ id: `b${days}-${i + j}`, listingId: id, endpointId: e.id, method: "POST", path: "/v1/x", check: o.check, kind: o.kind, outcome: o.outcome, value: o.value, observedAt: o.observedAt, vantage: o.vantage, revision: o.revision, receipt: o.receipt, source: o.kind === "paid" ? "canary" : "monitor", sourceId: `${o.kind}-${o.observedAt}` }));
+    const batch = obs.slice(i, i + 5000).map((o, j) => ({ id: `b${days}-${i + j}`, listingId: id, endpointId: e.id, method: "POST", path: "/v1/x", check: o.check, kind: o.kind, outcome: o.outcome, value: o.value, observedAt: o.observedAt, vantage: o.vantage, revision: o.revision, receipt: o.receipt, source: o.kind === "paid" ? "canary" : "monitor", sourceId: `${days}d-${o.kind}-${o.observedAt}` }));
     await rows(
       client,
       `INSERT INTO "trust_observations" ("id", "listingId", "endpointId", "method", "path", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt", "source", "sourceId")
@@ -86,6 +92,7 @@ async function views(fn: () => Promise<unknown>) {
   return { seq: { p50: pct(seq, 50), p95: pct(seq, 95) }, conc: { p50: pct(conc, 50), p95: pct(conc, 95) } };
 }
 
+async function run() {
 const figures = new Map<number, { listing: Awaited<ReturnType<typeof views>>; endpoint: Awaited<ReturnType<typeof views>> }>();
 for (const days of [1, 30, 90]) {
   const t0 = performance.now();
@@ -111,3 +118,9 @@ const worst = Math.max(...ratios.map((x) => x.r));
 await t.close();
 printLoadAverage();
 console.log(`RESULT history_90d_over_1d ${worst.toFixed(2)} x`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
