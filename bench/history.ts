@@ -3,17 +3,20 @@
  * history"). Three listings of one endpoint with 1, 30 and 90 days of history at the sweep's real rate
  * (16 free observations every 5 minutes, a paid sample a day, outages and bad calls: test/trust-histories.ts),
  * stored as the writer leaves them: rows, hour and day rollups, rows past the raw window archived
- * (lib/trust/observe/rollups.ts archiveObservations). Each view runs the read models the pages call
- * (lib/catalog/trust.ts readListingTrust, readEndpointTrust), live, with no stored grade (the page
- * then scores with the band: its costliest path). 20 sequential and 20 concurrent views each.
+ * (lib/trust/observe/rollups.ts archiveObservations). Listing view: lib/catalog/trust.ts
+ * readListingTrust, live, with no stored grade (so it reads the history and scores with the band, its
+ * costliest bounded path). Endpoint view: what readEndpointTrust does with a stored grade, reading the
+ * subject and scoring its checks without the band (without a stored grade it re-scores 31 past days
+ * from every row: not bounded, not measured here). 20 sequential and 20 concurrent views each.
  *
  *   npm run bench:history                  (PGlite; TEST_DATABASE_URL=… for a server)
  */
 import { performance } from "node:perf_hooks";
 import { writeListing } from "@/lib/listings/save";
 import { rows, type Client } from "@/lib/sql";
-import { readEndpointTrust, readListingTrust } from "@/lib/catalog/trust";
-import { loadRubric } from "@/lib/trust/engine";
+import { readListingTrust } from "@/lib/catalog/trust";
+import { readTrustSubjects } from "@/lib/trust/observe";
+import { loadRubric, scoreSubject } from "@/lib/trust/engine";
 import { hourRollups, mergeRollups, dayOf, ROLLUP_DAY_MS } from "@/lib/trust/engine/rollup";
 import { archiveObservations } from "@/lib/trust/observe/rollups";
 import { createTestDatabase } from "@/test/db";
@@ -104,7 +107,12 @@ for (const [i, days] of [1, 30, 90].entries()) {
   const id = listings[i].id;
   const [e] = await rows<{ id: string }>(client, `SELECT "id" FROM "endpoints" WHERE "listingId" = $1`, id);
   const listing = await views(() => readListingTrust(client, id));
-  const endpoint = await views(() => readEndpointTrust(client, id, e.id));
+  // The endpoint page with its stored grade (the sweep's, every minute): it still reads the subject and scores its checks (no band).
+    const endpoint = await views(async () => {
+      const at = Date.now();
+      const [subject] = await readTrustSubjects(client, id, { now: at });
+      return scoreSubject(rubric, subject, { now: at, band: false });
+    });
   figures.set(days, { listing, endpoint });
   const f = (x: { p50: number; p95: number }) => `p50 ${x.p50.toFixed(1)} ms, p95 ${x.p95.toFixed(1)} ms`;
   console.log(`${String(days).padStart(2)} d  listing  sequential ${f(listing.seq)}; concurrent ${f(listing.conc)}`);
