@@ -42,11 +42,16 @@ export async function readTrustSubjects(client: Client, listingId: string, optio
   const cols = `"method", "path", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt"`;
   const coveredSql = (t: string) => `EXISTS (SELECT 1 FROM "trust_rollup_coverage" c WHERE c."listingId" = ${t}."listingId" AND c."method" = ${t}."method" AND c."path" = ${t}."path")`;
   const since = options.since ? options.since.toISOString() : "1970-01-01T00:00:00.000Z";
+  // Covered endpoints' rows by index ranges (the tail, the raw hours); the others' every row (a separate arm, so no scan of the listing).
+  const uncovered = endpoints.filter((e) => !e.covered).map((e) => `${e.method} ${e.path}`);
+  const rolledArms = rolled
+    ? `SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND "observedAt" >= ${utcParam(2)} AND (${rawWhere})
+       ${uncovered.length ? `UNION ALL SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND ("method" || ' ' || "path") = ANY ($${4 + plan.rawHours.length}::text[]) AND NOT (${rawWhere})` : ""}`
+    : `SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND "observedAt" >= ${utcParam(2)}`;
   const obs = await rows<ObsRow>(
     client,
     `SELECT "method", "path", "check", "kind", "outcome", "value", ${isoOf(`"observedAt"`)} AS "observedAt", "vantage", "revision", "receipt" FROM (
-       SELECT "id", ${cols} FROM "trust_observations" o
-        WHERE "listingId" = $1 AND "observedAt" >= ${utcParam(2)} AND (${rolled ? `NOT ${coveredSql("o")} OR ${rawWhere}` : "true"})
+       ${rolledArms}
        UNION ALL
        SELECT r."id", r."method", r."path", r."check", r."kind", r."outcome", r."value", r."observedAt", r."vantage", r."revision", r."receipt"
        FROM "trust_observations_archive" a, jsonb_populate_record(NULL::"trust_observations", a."row") r
@@ -54,7 +59,7 @@ export async function readTrustSubjects(client: Client, listingId: string, optio
      ) x ORDER BY x."observedAt", x."check", x."id"`,
     listingId,
     since,
-    ...(rolled ? [iso(plan.tailFrom), ...plan.rawHours.map(iso)] : []),
+    ...(rolled ? [iso(plan.tailFrom), ...plan.rawHours.map(iso), ...(uncovered.length ? [uncovered] : [])] : []),
   );
   const dayTail = plan.hourDays[plan.hourDays.length - 1];
   const buckets = rolled
