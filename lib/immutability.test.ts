@@ -38,6 +38,7 @@ const KEEPS_HISTORY = [
   "catalog_scoring_revocations",
   "moderation_audit",
   "trust_observations",
+  "trust_observations_archive",
   "trust_endpoint_revisions",
   "canary_runs",
   "canary_samples",

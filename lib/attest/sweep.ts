@@ -262,7 +262,8 @@ export async function gradeListing(client: Client, listingId: string, opts: Grad
   });
   if (dueTerms.length === 0) return out;
   // The observations are read only when something is due.
-  const subjects = await readTrustSubjects(client, listingId);
+  // Every row, archived ones included: bundle format 1 carries them all (docs/ATTESTATIONS.md).
+  const subjects = await readTrustSubjects(client, listingId, { raw: true });
   const due: PreparedGrade[] = [];
   for (const t of dueTerms) {
     const subject = subjects.find((s) => s.endpointId === t.endpointId);

@@ -57,7 +57,7 @@ export async function readValuePeers(client: Client, rubric: TrustRubric, catego
   const peers: ValuePeer[] = [];
   for (const { id } of listings) {
     const prices = await rows<EndpointPrice>(client, `SELECT "id", "method"::text AS "method", "path", "priceUsd", "priceAmount", "priceAsset", "priceNetwork" FROM "endpoints" WHERE "listingId" = $1`, id);
-    for (const s of await readTrustSubjects(client, id)) {
+    for (const s of await readTrustSubjects(client, id, { now })) {
       const priceUsd = usdOf(prices.find((p) => p.id === s.endpointId)?.priceUsd ?? null);
       if (priceUsd === null) continue;
       const r = scoreSubject(rubric, s, { now, band: false });

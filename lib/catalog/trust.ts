@@ -10,6 +10,7 @@ import { readDailyPoints, readLatestGrades, type StoredGrade } from "@/lib/attes
 import { DEFAULT_SEED, loadRubric, scoreSubject, valueMetrics, type TrustResult, type TrustRubric, type ValueMetrics } from "@/lib/trust/engine";
 import type { TrustSubject } from "@/lib/trust/observation";
 import { readTrustSubjects } from "@/lib/trust/observe";
+import { firstObservedAt } from "@/lib/trust/engine/rollup";
 import { bandLabel, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type EndpointValueView, type HistoryPoint } from "./trust-view";
 import { readListingPrices, readListingValueInputs, type EndpointValueInput } from "./trust-value";
 import { listingGlance, trustReading, type TrustReading } from "./trust-words";
@@ -65,8 +66,8 @@ export function freeVerdict(rb: TrustRubric, r: Pick<TrustResult, "verdict" | "v
 
 /** When the subject's first probe-check observation (the rubric's `probe_check`) was taken. */
 function firstProbeAt(rb: TrustRubric, s: TrustSubject, now: number): string | null {
-  const first = s.observations.find((o) => o.check === rb.file.verdict.probe_check && Date.parse(o.observedAt) <= now);
-  return first?.observedAt ?? null;
+  const first = firstObservedAt(s, rb.file.verdict.probe_check, now);
+  return first === null ? null : new Date(first).toISOString();
 }
 
 /** What a summary reads of a grade: a live TrustResult, or a stored grade (gradedOf). */
@@ -137,9 +138,9 @@ export interface TrustReadOptions {
  * The listing's endpoints' latest stored grades by (method, path), and the subjects of those without
  * one (read only when some endpoint has none).
  */
-async function gradesAndSubjects(client: Client, listingId: string, endpoints: EndpointRow[], stored: boolean) {
+async function gradesAndSubjects(client: Client, listingId: string, endpoints: EndpointRow[], stored: boolean, now: number) {
   const grades = new Map((stored ? await readLatestGrades(client, [listingId]) : []).map((g) => [keyOf(g), g]));
-  const subjects = endpoints.some((e) => !grades.has(keyOf(e))) ? await readTrustSubjects(client, listingId) : [];
+  const subjects = endpoints.some((e) => !grades.has(keyOf(e))) ? await readTrustSubjects(client, listingId, { now }) : [];
   return { grades, subjects };
 }
 
@@ -152,7 +153,7 @@ export async function readListingTrust(client: Client, listingId: string, option
   const endpoints: EndpointRow[] = prices.endpoints;
   const [values, { grades, subjects }] = await Promise.all([
     readListingValueInputs(client, rb, listingId, now, { live, prices }),
-    gradesAndSubjects(client, listingId, endpoints, options.stored ?? live),
+    gradesAndSubjects(client, listingId, endpoints, options.stored ?? live, now),
   ]);
   return endpoints.flatMap((e) => {
     const input = values.get(e.id);
@@ -182,7 +183,7 @@ export async function readEndpointTrust(
   const now = instantOf(options.now);
   const days = options.days ?? HISTORY_DAYS;
   const live = options.now === undefined;
-  const [subjects, endpoints] = await Promise.all([readTrustSubjects(client, listingId), endpointsOf(client, listingId)]);
+  const [subjects, endpoints] = await Promise.all([readTrustSubjects(client, listingId, { now }), endpointsOf(client, listingId)]);
   const subject = subjects.find((s) => s.endpointId === endpointId);
   const e = endpoints.find((x) => x.id === endpointId);
   if (!subject || !e) return null;
@@ -207,9 +208,11 @@ export async function readEndpointTrust(
       history.push(p ? { at: p.at, score: p.score, grade: p.grade, verdict: p.verdict as HistoryPoint["verdict"] } : { at, score: null, grade: null, verdict: "insufficient_evidence" });
     }
   } else {
+    // Scored at past instants, so from every row (an endpoint the sweep has not graded yet, a read at a given now).
+    const rawSubject = (await readTrustSubjects(client, listingId, { raw: true })).find((s) => s.endpointId === endpointId) ?? subject;
     for (let d = days; d >= 0; d--) {
       const at = now - d * DAY_MS;
-      const h = scoreSubject(rb, subject, { now: at, band: false });
+      const h = scoreSubject(rb, rawSubject, { now: at, band: false });
       history.push({ at: new Date(at).toISOString(), score: h.score, grade: h.grade, verdict: h.verdict });
     }
   }
@@ -266,7 +269,7 @@ export async function readTrustGlances(client: Client, listingIds: readonly stri
   for (const listingId of ids) {
     const endpoints = await endpointsOf(client, listingId);
     const grades = new Map(allGrades.filter((g) => g.listingId === listingId).map((g) => [keyOf(g), g]));
-    const subjects = endpoints.some((e) => !grades.has(keyOf(e))) ? await readTrustSubjects(client, listingId) : [];
+    const subjects = endpoints.some((e) => !grades.has(keyOf(e))) ? await readTrustSubjects(client, listingId, { now }) : [];
     const summaries = endpoints.flatMap((e) => {
       const g = grades.get(keyOf(e));
       if (g) return [summary(rb, gradedOf(g, e.id), e, { firstProbeAt: g.detail.firstProbeAt }, valueView(rb, { value: null }, undefined), now)];
@@ -324,7 +327,7 @@ export async function avoidEndpoints(client: Client, pairs: Array<{ listingId: s
     }
     // Endpoints not yet graded are scored here.
     if (endpoints.some((e) => !grades.has(keyOf(e)))) {
-      for (const s of await readTrustSubjects(client, listingId)) {
+      for (const s of await readTrustSubjects(client, listingId, { now })) {
         const e = endpoints.find((x) => x.id === s.endpointId);
         if (e && !grades.has(keyOf(e)) && scoreSubject(rb, s, { now, band: false }).verdict === "avoid") out.add(s.endpointId);
       }

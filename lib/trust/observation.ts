@@ -56,6 +56,62 @@ export interface Revision {
 /** Everything the engine needs to score one endpoint. */
 export interface TrustSubject {
   endpointId: string;
+  /** The raw rows: all of them, or (with `rollups`) those no rollup holds. */
   observations: Observation[];
   revisions: Revision[];
+  /** Hour and day rollups of the rest of the history (lib/trust/engine/rollup.ts), disjoint from the rows. */
+  rollups?: RollupBucket[];
 }
+
+/** One check's free observations of one revision in the bucket. */
+export interface RollupRevision {
+  /** Every observation, any outcome, and the first of them. */
+  all: number;
+  seen: number | null;
+  passes: number;
+  fails: number;
+  na: number;
+  unmeasured: number;
+  /** Σ 2^(−(end − t)/half-life) over passes and over fails. */
+  pw: number;
+  fw: number;
+  /** The first and last pass or fail; the newest pass, fail or na and its outcome (a tie: the later row). */
+  first: number | null;
+  last: number | null;
+  lastPass: number | null;
+  lastFail: number | null;
+  latest: number | null;
+  latestOutcome: Outcome | null;
+  /** Curve checks: [value (null: a timeout), count, Σ decay to the end], ascending by value. */
+  curve?: Array<[number | null, number, number]>;
+}
+
+/** The gates' time-order facts over a check's passes and fails (all revisions). */
+export interface RollupOrder {
+  passes: number;
+  first: number | null;
+  firstFail: number | null;
+  lastPass: number | null;
+  lastFail: number | null;
+  /** Passes after the last fail (every pass when none failed). */
+  passAfterFail: number;
+  /** The first fail after the last pass (the first fail when none passed). */
+  failAfterPass: number | null;
+}
+
+export interface RollupCheck {
+  /** The half-life the sums were decayed with (days): a rubric with another refuses the rollup. */
+  h: number;
+  rev?: Record<string, RollupRevision>;
+  order?: RollupOrder;
+  /** Paid checks: each observation as [t, outcome, value, revision], in time order. */
+  paid?: Array<[number, Outcome, number | null, number]>;
+}
+
+/** [start, end) in ms since the epoch, UTC hours or days. */
+export interface RollupBucket {
+  start: number;
+  end: number;
+  checks: Record<string, RollupCheck>;
+}
+

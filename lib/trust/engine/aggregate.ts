@@ -5,7 +5,7 @@
  * weighted samples, and the flat counts of the outlook's two windows. docs/TRUST.md "Readings" says
  * each choice made here.
  */
-import type { Observation, Outcome, Revision, TrustSubject } from "../observation";
+import type { Observation, Outcome, Revision, RollupBucket, RollupOrder, TrustSubject } from "../observation";
 import type { CompiledCheck, ReadingSemantics, TrustRubric } from "../rubric";
 
 export const DAY_MS = 86_400_000;
@@ -160,20 +160,17 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
   const gated = new Set(f.gates.map((g) => rubric.checkById.get(g.check)!.index));
 
   const obs: Observation[] = subject.observations;
-  let lastIso = "";
-  let lastT = 0;
-  for (let i = 0; i < obs.length; i++) {
-    const o = obs[i];
-    const check = rubric.checkById.get(o.check);
-    if (!check) throw new Error(`observation ${i} names no check of ${rubric.ref}: ${o.check}`);
-    // The checks of one probe share its instant: parse a repeated string once.
-    const t = o.observedAt === lastIso ? lastT : (lastT = instant((lastIso = o.observedAt)));
-    if (t > now) {
-      future++;
-      continue;
+  const lastObserved = (s: CheckStats, t: number, code: number) => {
+    if (s.latestAt === null || t >= s.latestAt) {
+      s.latestAt = t;
+      s.latestOutcome = CODE_OUTCOME[code];
     }
-    const code = OUTCOME_CODE[o.outcome];
-    if (code === undefined) throw new Error(`observation ${i} has no known outcome: ${o.outcome}`);
+  };
+
+  /** One observation (a raw row, or a rollup's paid observation) at t ≤ now. */
+  const addOne = (i: number | string, check: CompiledCheck, t: number, outcome: Outcome, revision: number, value: number | null | undefined) => {
+    const code = OUTCOME_CODE[outcome];
+    if (code === undefined) throw new Error(`observation ${i} has no known outcome: ${outcome}`);
     const s = stats[check.index];
     const counted = code === PASS || code === FAIL;
     if (counted && check.index === probeIndex) {
@@ -184,25 +181,22 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     if (counted && check.kind === "paid" && t >= paidFrom && (lastPaidAt === null || t > lastPaidAt)) lastPaidAt = t;
 
     // Revision: `reset` drops an older revision's observations; `half` halves them once per revision since; none keeps them whole.
-    const behind = currentRevision - Math.min(o.revision, currentRevision);
+    const behind = currentRevision - Math.min(revision, currentRevision);
     let revisionFactor = 1;
     if (behind > 0 && check.on_revision === "reset") {
       s.droppedByRevision++;
-      continue;
+      return;
     }
     if (behind > 0 && check.on_revision === "half") revisionFactor = Math.pow(0.5, behind);
 
     if (code === UNMEASURED) {
       s.unmeasured++;
-      continue;
+      return;
     }
-    if (s.latestAt === null || t >= s.latestAt) {
-      s.latestAt = t;
-      s.latestOutcome = CODE_OUTCOME[code];
-    }
+    lastObserved(s, t, code);
     if (code === NA) {
       s.na++;
-      continue;
+      return;
     }
     if (s.firstAt === null || t < s.firstAt) s.firstAt = t;
     const slot = slotOf[check.index];
@@ -225,8 +219,8 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     const inBaseline = t > baselineFrom;
     if (check.metric === "curve") {
       // A fail with no value is a timeout: it counts in the p95 as the worst value (docs/TRUST.md "timeouts").
-      const v = o.value === null || o.value === undefined ? (code === FAIL ? Infinity : NaN) : o.value;
-      if (Number.isNaN(v)) throw new Error(`observation ${i} (${o.check}, a curve check) passes with no value`);
+      const v = value === null || value === undefined ? (code === FAIL ? Infinity : NaN) : value;
+      if (Number.isNaN(v)) throw new Error(`observation ${i} (${check.id}, a curve check) passes with no value`);
       s.values.push(v);
       s.weights.push(w);
       if (inRecent) {
@@ -255,6 +249,109 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
       ts[check.index].push(t);
       ocs[check.index].push(code);
     }
+  };
+
+  // Rollups (docs/TRUST.md "Bounded history"): the same statistics from hour and day buckets.
+  const buckets = [...(subject.rollups ?? [])].sort((a, b) => a.start - b.start);
+  const orders: RollupOrder[][] = rubric.checks.map(() => []);
+  const straddles = (b: RollupBucket, edge: number) => b.start <= edge && b.end - 1 > edge;
+  const addBucket = (b: RollupBucket) => {
+    const where = `rollup [${new Date(b.start).toISOString()}, ${new Date(b.end).toISOString()})`;
+    if (b.start > now) {
+      for (const rc of Object.values(b.checks)) {
+        future += rc.paid?.length ?? 0;
+        for (const r of Object.values(rc.rev ?? {})) future += r.all;
+      }
+      return;
+    }
+    for (const edge of [now, recentFrom, baselineFrom]) if (straddles(b, edge)) throw new Error(`${where} straddles ${new Date(edge).toISOString()}: that hour must be read as rows`);
+    const inRecent = b.start > recentFrom;
+    const inBaseline = b.start > baselineFrom;
+    for (const [id, rc] of Object.entries(b.checks)) {
+      const check = rubric.checkById.get(id);
+      if (!check) throw new Error(`${where} names no check of ${rubric.ref}: ${id}`);
+      if (rc.h !== check.halfLifeDays) throw new Error(`${where}: ${id} was decayed with a half-life of ${rc.h} days, ${rubric.ref} says ${check.halfLifeDays}`);
+      if (rc.paid) {
+        for (const [t, outcome, value, revision] of rc.paid) addOne(`${id}@${new Date(t).toISOString()}`, check, t, outcome, revision, value);
+        continue;
+      }
+      const s = stats[check.index];
+      const scale = Math.exp(-(Math.LN2 / (check.halfLifeDays * DAY_MS)) * (now - b.end));
+      let dropped = false;
+      for (const [rev, r] of Object.entries(rc.rev ?? {})) {
+        if (check.index === probeIndex && r.first !== null) {
+          probes += r.passes + r.fails;
+          if (r.first < probeFirst) probeFirst = r.first;
+          if (r.last! > probeLast) probeLast = r.last!;
+        }
+        const behind = currentRevision - Math.min(Number(rev), currentRevision);
+        if (behind > 0 && check.on_revision === "reset") {
+          s.droppedByRevision += r.all;
+          dropped = true;
+          continue;
+        }
+        const rf = behind > 0 && check.on_revision === "half" ? Math.pow(0.5, behind) : 1;
+        s.unmeasured += r.unmeasured;
+        if (r.latest !== null) lastObserved(s, r.latest, OUTCOME_CODE[r.latestOutcome!]);
+        s.na += r.na;
+        if (r.first === null) continue;
+        if (s.firstAt === null || r.first < s.firstAt) s.firstAt = r.first;
+        s.n += r.passes + r.fails;
+        s.passes += r.passes;
+        s.fails += r.fails;
+        s.passWeight += rf * scale * r.pw;
+        s.failWeight += rf * scale * r.fw;
+        if (r.lastPass !== null && (s.lastPassAt === null || r.lastPass > s.lastPassAt)) s.lastPassAt = r.lastPass;
+        if (r.lastFail !== null && (s.lastFailAt === null || r.lastFail > s.lastFailAt)) s.lastFailAt = r.lastFail;
+        for (const [win, on] of [[s.recent, inRecent], [s.baseline, inBaseline]] as const) {
+          if (!on) continue;
+          win.pass += rf * r.passes;
+          win.fail += rf * r.fails;
+        }
+        for (const [v, count, w] of r.curve ?? []) {
+          const value = v === null ? Infinity : v;
+          s.values.push(value);
+          s.weights.push(rf * scale * w);
+          if (inRecent) {
+            s.recent.values.push(value);
+            s.recent.weights.push(rf * count);
+          }
+          if (inBaseline) {
+            s.baseline.values.push(value);
+            s.baseline.weights.push(rf * count);
+          }
+        }
+      }
+      if (gated.has(check.index) && rc.order) {
+        if (dropped) throw new Error(`${where}: ${id} is gated and reset by a revision; its gates need its rows`);
+        orders[check.index].push(rc.order);
+      }
+    }
+  };
+
+  let bi = 0;
+  let lastIso = "";
+  let lastT = 0;
+  for (let i = 0; i < obs.length; i++) {
+    const o = obs[i];
+    const check = rubric.checkById.get(o.check);
+    if (!check) throw new Error(`observation ${i} names no check of ${rubric.ref}: ${o.check}`);
+    // The checks of one probe share its instant: parse a repeated string once.
+    const t = o.observedAt === lastIso ? lastT : (lastT = instant((lastIso = o.observedAt)));
+    while (bi < buckets.length && buckets[bi].start <= t) {
+      if (bi > 0 && buckets[bi].start < buckets[bi - 1].end) throw new Error("rollups overlap");
+      addBucket(buckets[bi++]);
+    }
+    if (bi > 0 && buckets[bi - 1].end > t) throw new Error(`observation ${i} (${o.observedAt}) lies inside a rollup`);
+    if (t > now) {
+      future++;
+      continue;
+    }
+    addOne(i, check, t, o.outcome, o.revision, o.value);
+  }
+  for (; bi < buckets.length; bi++) {
+    if (bi > 0 && buckets[bi].start < buckets[bi - 1].end) throw new Error("rollups overlap");
+    addBucket(buckets[bi]);
   }
 
   for (const idx of gated) {
@@ -266,6 +363,14 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     for (let j = 0; j < t.length; j++) {
       if (oc[j] === PASS && (s.lastFailAt === null || t[j] > s.lastFailAt)) since++;
       if (oc[j] === FAIL && (s.lastPassAt === null || t[j] > s.lastPassAt) && t[j] < failingSince) failingSince = t[j];
+    }
+    const L = s.lastFailAt;
+    const P = s.lastPassAt;
+    for (const o of orders[idx]) {
+      // A bucket holds the last fail (or pass), or lies wholly before or after it.
+      since += L === null ? o.passes : o.lastFail === L ? o.passAfterFail : o.first !== null && o.first > L ? o.passes : 0;
+      const f = P === null ? o.firstFail : o.lastPass === P ? o.failAfterPass : o.first !== null && o.first > P ? o.firstFail : null;
+      if (f !== null && f < failingSince) failingSince = f;
     }
     s.passesSinceLastFail = since;
     s.failingSince = failingSince === Infinity ? null : failingSince;

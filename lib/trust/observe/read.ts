@@ -1,34 +1,83 @@
 /**
- * The reader: a TrustSubject (lib/trust/observation.ts) per current endpoint of a listing, with every
- * observation of that endpoint (listingId, method, path), whatever endpoint row id it was observed
- * under, and its revisions. `endpointId` is the catalog's current id of the endpoint.
+ * The reader: a TrustSubject (lib/trust/observation.ts) per current endpoint of a listing, with its
+ * history (listingId, method, path), whatever endpoint row id it was observed under, and its
+ * revisions. `endpointId` is the catalog's current id of the endpoint. A covered endpoint's history
+ * is its rollups plus the rows the engine needs raw at `now` (docs/TRUST.md "Bounded history"); an
+ * endpoint not yet covered, or a read with `raw`, gets every row.
  */
 import { isoOf, rows, utcParam, type Client } from "@/lib/sql";
-import type { CheckKind, Observation, Outcome, Revision, TrustSubject } from "@/lib/trust/observation";
+import { loadRubric } from "@/lib/trust/engine";
+import { historyPlan, ROLLUP_DAY_MS, ROLLUP_HOUR_MS } from "@/lib/trust/engine/rollup";
+import type { CheckKind, Observation, Outcome, Revision, RollupBucket, TrustSubject } from "@/lib/trust/observation";
 
 export interface ReadOptions {
-  /** Only observations at or after this instant (the engine's widest window); default: all. */
+  /** Only observations at or after this instant, no rollups; default: all. */
   since?: Date;
+  /** The instant the subjects will be scored at (default: the clock). Score them at this very `now`. */
+  now?: Date | number;
+  /** Every row, live and archived, and no rollups (the evidence bundle's read). */
+  raw?: boolean;
 }
+
+type ObsRow = { method: string; path: string; check: string; kind: CheckKind; outcome: Outcome; value: number | null; observedAt: string; vantage: string; revision: number; receipt: Record<string, unknown> };
 
 /** One TrustSubject per endpoint of the listing, in the listing's endpoint order. */
 export async function readTrustSubjects(client: Client, listingId: string, options: ReadOptions = {}): Promise<TrustSubject[]> {
   const [listing] = await rows<{ createdAt: string }>(client, `SELECT ${isoOf(`"createdAt"`)} AS "createdAt" FROM "listings" WHERE "id" = $1`, listingId);
   if (!listing) return [];
-  const endpoints = await rows<{ id: string; method: string; path: string }>(
+  const endpoints = await rows<{ id: string; method: string; path: string; covered: boolean }>(
     client,
-    `SELECT "id", "method"::text AS "method", "path" FROM "endpoints" WHERE "listingId" = $1 ORDER BY "position"`,
+    `SELECT e."id", e."method"::text AS "method", e."path",
+            EXISTS (SELECT 1 FROM "trust_rollup_coverage" c WHERE c."listingId" = e."listingId" AND c."method" = e."method"::text AND c."path" = e."path") AS "covered"
+     FROM "endpoints" e WHERE e."listingId" = $1 ORDER BY e."position"`,
     listingId,
   );
+  const rolled = !options.raw && !options.since;
+  const now = options.now === undefined ? Date.now() : typeof options.now === "number" ? options.now : options.now.getTime();
+  const plan = historyPlan(loadRubric(), now);
+  const iso = (t: number) => new Date(t).toISOString();
+  // Rows: the tail and the raw hours of covered endpoints, everything of the others (or of a raw read).
+  const hourRanges = plan.rawHours.map((_, i) => `("observedAt" >= ${utcParam(4 + i)} AND "observedAt" < ${utcParam(4 + i)} + interval '1 hour')`);
+  const rawWhere = rolled ? [`"observedAt" >= ${utcParam(3)}`, ...hourRanges].join(" OR ") : `"observedAt" >= ${utcParam(2)}`;
+  const cols = `"method", "path", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt"`;
+  const coveredSql = (t: string) => `EXISTS (SELECT 1 FROM "trust_rollup_coverage" c WHERE c."listingId" = ${t}."listingId" AND c."method" = ${t}."method" AND c."path" = ${t}."path")`;
   const since = options.since ? options.since.toISOString() : "1970-01-01T00:00:00.000Z";
-  const obs = await rows<{ method: string; path: string; check: string; kind: CheckKind; outcome: Outcome; value: number | null; observedAt: string; vantage: string; revision: number; receipt: Record<string, unknown> }>(
+  // Covered endpoints' rows by index ranges (the tail, the raw hours); the others' every row (a separate arm, so no scan of the listing).
+  const uncovered = endpoints.filter((e) => !e.covered).map((e) => `${e.method} ${e.path}`);
+  const rolledArms = rolled
+    ? `SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND "observedAt" >= ${utcParam(2)} AND (${rawWhere})
+       ${uncovered.length ? `UNION ALL SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND ("method" || ' ' || "path") = ANY ($${4 + plan.rawHours.length}::text[]) AND NOT (${rawWhere})` : ""}`
+    : `SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND "observedAt" >= ${utcParam(2)}`;
+  const obs = await rows<ObsRow>(
     client,
-    `SELECT "method", "path", "check", "kind", "outcome", "value", ${isoOf(`"observedAt"`)} AS "observedAt", "vantage", "revision", "receipt"
-     FROM "trust_observations" WHERE "listingId" = $1 AND "observedAt" >= ${utcParam(2)}
-     ORDER BY "observedAt", "check", "id"`,
+    `SELECT "method", "path", "check", "kind", "outcome", "value", ${isoOf(`"observedAt"`)} AS "observedAt", "vantage", "revision", "receipt" FROM (
+       ${rolledArms}
+       UNION ALL
+       SELECT r."id", r."method", r."path", r."check", r."kind", r."outcome", r."value", r."observedAt", r."vantage", r."revision", r."receipt"
+       FROM "trust_observations_archive" a, jsonb_populate_record(NULL::"trust_observations", a."row") r
+        WHERE a."listingId" = $1 AND a."observedAt" >= ${utcParam(2)} AND NOT EXISTS (SELECT 1 FROM "trust_observations" l WHERE l."id" = a."id") AND (${rolled ? rawWhere.replaceAll(`"observedAt"`, `a."observedAt"`) : "true"})
+     ) x ORDER BY x."observedAt", x."check", x."id"`,
     listingId,
     since,
+    ...(rolled ? [iso(plan.tailFrom), ...plan.rawHours.map(iso), ...(uncovered.length ? [uncovered] : [])] : []),
   );
+  const dayTail = plan.hourDays[plan.hourDays.length - 1];
+  const buckets = rolled
+    ? await rows<{ method: string; path: string; grain: string; start: string; checks: RollupBucket["checks"] }>(
+        client,
+        `SELECT "method", "path", "grain", ${isoOf(`"start"`)} AS "start", "checks" FROM "trust_observation_rollups" r
+          WHERE "listingId" = $1 AND ${coveredSql("r")} AND (
+            ("grain" = 'day' AND "start" < ${utcParam(2)} AND NOT ("start" = ANY (ARRAY(SELECT (u::timestamptz AT TIME ZONE 'UTC') FROM unnest($3::text[]) u))))
+            OR ("grain" = 'hour' AND date_trunc('day', "start") = ANY (ARRAY(SELECT (u::timestamptz AT TIME ZONE 'UTC') FROM unnest($3::text[]) u)) AND "start" < ${utcParam(4)}
+                AND NOT ("start" = ANY (ARRAY(SELECT (u::timestamptz AT TIME ZONE 'UTC') FROM unnest($5::text[]) u)))))
+          ORDER BY "start"`,
+        listingId,
+        iso(dayTail),
+        plan.hourDays.map(iso),
+        iso(plan.tailFrom),
+        plan.rawHours.map(iso),
+      )
+    : [];
   const revs = await rows<{ method: string; path: string; revision: number; startedAt: string; changes: string[]; note: string | null }>(
     client,
     `SELECT "method", "path", "revision", ${isoOf(`"startedAt"`)} AS "startedAt", "changes", "note"
@@ -51,6 +100,13 @@ export async function readTrustSubjects(client: Client, listingId: string, optio
     const revisions: Revision[] = revs.filter(k).map((r) => ({ revision: r.revision, startedAt: r.startedAt, changes: r.changes, note: r.note }));
     // An endpoint never observed is at its first revision, which started with the listing.
     if (revisions.length === 0) revisions.push({ revision: 1, startedAt: listing.createdAt, changes: [], note: null });
-    return { endpointId: e.id, observations, revisions };
+    const subject: TrustSubject = { endpointId: e.id, observations, revisions };
+    if (rolled && e.covered) {
+      subject.rollups = buckets.filter(k).map((b) => {
+        const start = Date.parse(b.start);
+        return { start, end: start + (b.grain === "day" ? ROLLUP_DAY_MS : ROLLUP_HOUR_MS), checks: b.checks };
+      });
+    }
+    return subject;
   });
 }

@@ -18,6 +18,7 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedOwner } from "@/test/analyses";
 import { fullEndpoint, fullListing } from "@/test/readiness";
 import { challenge, daysAgo, OTHER, PAY_TO, probed, USDC } from "@/test/trust";
+import { loadRubric, scoreSubject } from "@/lib/trust/engine";
 import { domainKey, readTrustSubjects, recordProbeObservations, type DomainRead } from "@/lib/trust/observe";
 
 let t: TestDatabase;
@@ -158,10 +159,15 @@ describe("revisions", () => {
     expect(await at("H2")).toEqual([[1, "pass"], [2, "pass"], [3, "fail"]]);
     expect(await at("H1")).toEqual([[1, "pass"], [2, "pass"], [3, "pass"]]);
 
-    const [subject] = await readTrustSubjects(t.prisma, id);
+    const [subject] = await readTrustSubjects(t.prisma, id, { raw: true });
     const current = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: id } });
     expect(subject.endpointId).toBe(current.id);
     expect(subject.observations).toHaveLength(48);
+    // The default read serves rollups plus the tail, and scores the same.
+    const now = Date.now();
+    const [served] = await readTrustSubjects(t.prisma, id, { now });
+    expect(served.rollups!.length).toBeGreaterThan(0);
+    expect(scoreSubject(loadRubric(), { ...served }, { now, band: false }).score).toBe(scoreSubject(loadRubric(), subject, { now, band: false }).score);
     expect(subject.observations.every((o) => o.endpointId === current.id)).toBe(true);
     expect(subject.revisions.map((r) => ({ revision: r.revision, changes: r.changes, note: r.note }))).toEqual([
       { revision: 1, changes: [], note: null },

@@ -14,7 +14,8 @@
  * scored (catalog_scoring_results.document, immutable, in time order), then from the listing as it
  * stands; afterwards every write compares the endpoint's listed price, description and schemas (the
  * listing row) and its payTo (the 402 or the canary's quote) with the latest revision, and a change
- * starts the next one. An advisory lock per endpoint serialises two writers of one endpoint.
+ * starts the next one. An advisory lock per endpoint serialises two writers of one endpoint, and
+ * keeps its hour and day rollups (rollups.ts) consistent with its rows.
  */
 import crypto from "node:crypto";
 import { listedPrice, type ListedPrice } from "@/lib/amounts";
@@ -26,6 +27,8 @@ import { wellKnownWallets } from "./operator";
 import { freeObservations, quoteOf, type Draft, type ListedEndpoint, type PastQuote } from "./free";
 import { paidObservations, PAID_CHECKS, type OutputFacts, type SampleFacts } from "./paid";
 import { canonicalJson } from "./reference";
+import { rollUp } from "./rollups";
+import { loadRubric } from "@/lib/trust/engine";
 
 export type ObservationSource = "analysis" | "monitor" | "canary";
 
@@ -257,6 +260,14 @@ async function insertRows(tx: Client, list: Row[]): Promise<number> {
      RETURNING "id"`,
     JSON.stringify(list),
   );
+  // The endpoints' rollups, in this transaction (docs/TRUST.md "Bounded history").
+  const touched = new Map<string, { key: EndpointKey; at: string[] }>();
+  for (const r of list) {
+    const k = `${r.listingId} ${r.method} ${r.path}`;
+    const e = touched.get(k) ?? touched.set(k, { key: { listingId: r.listingId, method: r.method, path: r.path }, at: [] }).get(k)!;
+    e.at.push(r.observedAt);
+  }
+  for (const { key, at } of touched.values()) await rollUp(tx, loadRubric(), key, at);
   return inserted.length;
 }
 
