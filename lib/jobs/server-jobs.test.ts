@@ -10,10 +10,10 @@ import { sweepTicks, webProcessTicks, webTicks } from "./server-jobs";
 import { sweepTicksNamed } from "./sweep-worker";
 
 const names = (ticks: { name: string }[]) => ticks.map((t) => t.name).sort();
-const SWEEPS = ["attest.daily-root", "attest.trust-grades", "canary.runs", "canary.schedule", "monitor.health-sweep", "rank.sweep"];
+const SWEEPS = ["attest.daily-root", "attest.trust-grades", "canary.runs", "canary.schedule", "monitor.health-sweep", "rank.sweep", "receipts.sync", "trust.archive"];
 
 describe("the ticks of each process", () => {
-  it("the sweeps are health, rank, canary, trust grades and the daily root, and none of them is a web tick", () => {
+  it("the sweeps are health, rank, canary, trust grades, the daily root, the receipts' re-sync and the observations' archive, and none of them is a web tick", () => {
     expect(names(sweepTicks)).toEqual(SWEEPS);
     expect(names(webTicks).filter((n) => SWEEPS.includes(n))).toEqual([]);
     expect(names(webTicks)).toContain("analyses.reaper");

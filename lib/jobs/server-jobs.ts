@@ -1,7 +1,7 @@
 /**
  * Which process runs which ticks. The web process: the analysis reaper and sweeps, payment
  * confirmations, rate-limit windows (`webTicks`). The sweeps (health, rank, canary, trust grades,
- * daily root, the receipts' re-sync: `sweepTicks`) run in the sweep workers (`npm run sweeps`, lib/jobs/sweep-worker.ts) on
+ * daily root, the receipts' re-sync, the observations' archive: `sweepTicks`) run in the sweep workers (`npm run sweeps`, lib/jobs/sweep-worker.ts) on
  * a server PostgreSQL, and in the web process only when it is the single process (docs/ARCHITECTURE.md
  * "Processes"). Started once per web process from instrumentation.ts.
  */
@@ -15,12 +15,13 @@ import { limitTicks } from "@/lib/limits/ticks";
 import { monitorTicks } from "@/lib/health/ticks";
 import { rankTicks } from "@/lib/rank/ticks";
 import { receiptTicks } from "@/lib/intake/sync-receipts";
+import { observationTicks } from "@/lib/trust/observe/ticks";
 import { startScheduler, type Scheduler, type Tick } from "@/lib/scheduler";
 
 const holder = globalThis as unknown as { tollgateServerJobs?: { scheduler: Scheduler | null } };
 
 export const webTicks: Tick[] = [...analysisTicks, ...ledgerTicks, ...limitTicks];
-export const sweepTicks: Tick[] = [...monitorTicks, ...rankTicks, ...canaryTicks, ...attestTicks, ...rootTicks, ...receiptTicks];
+export const sweepTicks: Tick[] = [...monitorTicks, ...rankTicks, ...canaryTicks, ...attestTicks, ...rootTicks, ...receiptTicks, ...observationTicks];
 
 /**
  * Whether the web process runs the sweeps: only as the single process, on PGlite (whose folder
