@@ -1,6 +1,6 @@
 /**
  * bench:select's three selectors, each over the candidates and relevance of the catalog's own search
- * (searchHits, payable listings only), so only the quality signal differs: `bazaar` (relevance ×
+ * (searchHits read as a sentence, payable listings only), so only the quality signal differs: `bazaar` (relevance ×
  * (1 + q), q from 30-day calls and unique payers), `volume` (settled USDC, x402scan's order) and
  * `tollgate` (selectServices). Baselines keep hits of at least half the best relevance.
  */
@@ -49,7 +49,8 @@ export async function choose(selector: SelectorName, task: string, signals: Map<
     const { items } = await selectServices({ task, limit: Math.min(limit, 50) }, { apiVersion: null });
     return items.map((i) => i.id);
   }
-  const { hits } = await searchHits({ query: task, limit: ROUTER_POOL, endpoint: {} });
+  // The same sentence relevance selectServices reads (OR over the task's words; docs/SELECTION.md).
+  const { hits } = await searchHits({ query: task, limit: ROUTER_POOL, endpoint: {}, sentence: true });
   if (hits.length === 0) return [];
   const best = hits[0].relevance;
   const relevant = hits.filter((h) => h.relevance >= best / 2).map((h) => ({ ...h, s: signals.get(h.listingId) ?? NONE }));
