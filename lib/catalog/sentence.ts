@@ -170,7 +170,7 @@ export const typoEligible = (t: Term) => !t.common && t.word.length >= TYPO_MIN_
  * uncommon term's lexemes in the vector, or an eligible word close to the title; every term when
  * all are common) and, per listing, the relevance Σ idf·match ÷ Σ idf and the words matched.
  */
-export function sentenceScoreSql(terms: readonly Term[], params: unknown[]): { retrieve: string; lateral: string } {
+export function sentenceScoreSql(terms: readonly Term[], params: unknown[]): { retrieve: string; lateral: string; with: string } {
   const p = (v: unknown) => `$${params.push(v)}`;
   const retrieving = terms.some((t) => !t.common) ? terms.filter((t) => !t.common) : terms;
   const retrieve = [
@@ -191,17 +191,21 @@ export function sentenceScoreSql(terms: readonly Term[], params: unknown[]): { r
   }));
   const total = terms.reduce((s, t) => s + t.idf, 0);
   const field = (a: string, b: string, c: string) =>
-    `CASE WHEN l."searchVector" @@ ${a}::tsquery THEN ${FIELD_WEIGHTS.A} WHEN l."searchVector" @@ ${b}::tsquery THEN ${FIELD_WEIGHTS.B} WHEN l."searchVector" @@ ${c}::tsquery THEN ${FIELD_WEIGHTS.C} ELSE 0 END`;
+    `CASE WHEN l."searchVector" @@ ${a} THEN ${FIELD_WEIGHTS.A} WHEN l."searchVector" @@ ${b} THEN ${FIELD_WEIGHTS.B} WHEN l."searchVector" @@ ${c} THEN ${FIELD_WEIGHTS.C} ELSE 0 END`;
+  // The spec's tsqueries are parsed once (a materialized CTE), not once per retrieved row.
+  const spec_ = `spec AS MATERIALIZED (
+      SELECT t.ord, t.word, t.idf, t.typo, t.a::tsquery AS a, t.b::tsquery AS b, t.c::tsquery AS c, t.sa::tsquery AS sa, t.sb::tsquery AS sb, t.sc::tsquery AS sc
+        FROM jsonb_to_recordset(${p(JSON.stringify(spec))}::jsonb)
+             AS t(ord int, word text, idf float8, typo boolean, a text, b text, c text, sa text, sb text, sc text))`;
   const lateral = `LATERAL (
       SELECT (sum(t.idf * m.score) / ${p(total)}::float8)::float8 AS relevance,
              COALESCE(jsonb_agg(jsonb_build_object('word', t.word, 'how', m.how) ORDER BY t.ord) FILTER (WHERE m.score > 0), '[]'::jsonb) AS matched
-        FROM jsonb_to_recordset(${p(JSON.stringify(spec))}::jsonb)
-             AS t(ord int, word text, idf float8, typo boolean, a text, b text, c text, sa text, sb text, sc text)
+        FROM spec t
         CROSS JOIN LATERAL (SELECT ${field("t.a", "t.b", "t.c")} AS w,
                                    CASE WHEN t.sa IS NULL THEN 0 ELSE ${SYNONYM_WEIGHT} * (${field("t.sa", "t.sb", "t.sc")}) END AS s,
                                    CASE WHEN t.typo AND t.word <% l."title" THEN ${TYPO_WEIGHT} * word_similarity(t.word, l."title") ELSE 0 END AS f) x
         CROSS JOIN LATERAL (SELECT GREATEST(x.w, x.s, x.f)::float8 AS score,
                                    CASE WHEN x.w >= x.s AND x.w >= x.f THEN 'word' WHEN x.s >= x.f THEN 'synonym' ELSE 'typo' END AS how) m
     ) s`;
-  return { retrieve, lateral };
+  return { retrieve, lateral, with: spec_ };
 }
