@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { CATALOG_NOW, loadListings, sentenceTasks } from "@/test/select-catalog";
+import { countStatements } from "@/bench/statements";
 import { parseSelectRequest, selectServices, type SelectResponse } from "./select";
 
 const FIXTURE = path.join(__dirname, "__fixtures__", "select-answers.json");
@@ -50,4 +51,27 @@ describe("select answers at speed", () => {
     expect(answers.length).toBe(recorded.length);
     for (let i = 0; i < answers.length; i++) expect({ i, ...answers[i] }).toEqual({ i, ...recorded[i] });
   }, 900_000);
+
+  it("a select sends a handful of statements, whatever the pool's size; a listing write is seen by the next select", async () => {
+    const counter = await countStatements();
+    const run = async (task: string, extra: object = {}) => {
+      counter.reset();
+      const a = await selectServices(parseSelectRequest({ task, limit: 10, ...extra }), { apiVersion: "1.55", now: CATALOG_NOW });
+      return { a, n: counter.total() };
+    };
+    await run("weather forecast for a city"); // stems and frequencies counted once
+    const warm = await run("weather forecast for a city");
+    const wide = await run("I need an API to weather forecast for a city", { limit: 50 });
+    expect(warm.a.items.length).toBe(10);
+    // Stems+stats, ranking (BEGIN, SET, the statement, COMMIT), candidates with their grades; the pool of 100 adds none.
+    expect(warm.n).toBeGreaterThanOrEqual(3);
+    expect(warm.n).toBeLessThanOrEqual(8);
+    expect(wide.n).toBeLessThanOrEqual(warm.n + 4);
+    // A new public listing with a word no listing held: the cached frequencies give way at once.
+    expect((await run("zorblatt forecasts")).a.items.map((i) => i.title)).not.toContain("Zorblatt Weather");
+    await t.asOwner((o) => o.exec(`INSERT INTO "listings" ("id", "slug", "organizationId", "title", "shortDescription", "category", "baseUrl", "protocols", "networks", "publicationState", "publishedAt", "updatedAt")
+      VALUES ('lzorb', 'zorblatt', 'org-bench', 'Zorblatt Weather', 'Weather forecasts', 'weather', 'https://zorb.example.com', ARRAY['x402'], ARRAY['eip155:8453'], 'published', now(), now());
+      INSERT INTO "endpoints" ("id", "listingId", "position", "method", "path", "payable", "priceUsd", "priceMode") VALUES ('ezorb', 'lzorb', 0, 'POST', '/run', true, '0.001', 'fixed')`));
+    expect((await run("zorblatt forecasts")).a.items[0]?.title).toBe("Zorblatt Weather");
+  }, 120_000);
 });
