@@ -63,9 +63,10 @@ describe("select answers at speed", () => {
     const warm = await run("weather forecast for a city");
     const wide = await run("I need an API to weather forecast for a city", { limit: 50 });
     expect(warm.a.items.length).toBe(10);
-    // Stems+stats, ranking (BEGIN, SET, the statement, COMMIT), candidates with their grades; the pool of 100 adds none.
+    // Stems+stats; ranking (BEGIN, SET, the statement, COMMIT), twice when the first window of 400 holds
+    // fewer than the pool (lib/catalog/search.ts ranked); candidates with their grades. The pool adds none.
     expect(warm.n).toBeGreaterThanOrEqual(3);
-    expect(warm.n).toBeLessThanOrEqual(8);
+    expect(warm.n).toBeLessThanOrEqual(10);
     expect(wide.n).toBeLessThanOrEqual(warm.n + 4);
     // A new public listing with a word no listing held: the cached frequencies give way at once.
     expect((await run("zorblatt forecasts")).a.items.map((i) => i.title)).not.toContain("Zorblatt Weather");
