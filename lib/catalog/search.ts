@@ -138,10 +138,11 @@ async function sentenceHits(query: string, limit: number, filters: BrowseFilters
 function sentenceSql(terms: Term[], limit: number, window: number | null, filters: BrowseFilters, endpoint: EndpointFilter | undefined): [string, ...unknown[]] {
   const params: unknown[] = [];
   const { minPrice, maxPrice, ...own } = filters;
-  const { retrieve, lateral } = sentenceScoreSql(terms, params);
+  const { retrieve, lateral, with: spec } = sentenceScoreSql(terms, params);
   const inner = filterSql(own, params);
   const outer = filterSql({ minPrice, maxPrice }, params) + endpointFilterSql(endpoint, params);
-  const sql = `SELECT l.id, l.relevance, l.matched
+  const sql = `WITH ${spec}
+    SELECT l.id, l.relevance, l.matched
       FROM (SELECT l.id, l."category", l."networks", l."protocols", s.relevance, s.matched
               FROM "listing_search" l CROSS JOIN ${lateral}
              WHERE (${retrieve}) AND ${publicSql("l")}${inner} AND s.relevance >= ${MIN_RELEVANCE}

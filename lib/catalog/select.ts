@@ -21,8 +21,9 @@ import { publicSql } from "@/lib/listings/visibility";
 import { env } from "@/lib/env";
 import { AppError, type ErrorDetail } from "@/lib/errors";
 import { rankScoresForApiVersion, selectShortlist, CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
-import { readTrustGlances } from "@/lib/catalog/trust";
+import { readPickReadings } from "@/lib/catalog/trust";
 import type { TrustReading, Verification } from "@/lib/catalog/trust-words";
+import type { GradeDetail, StoredGrade } from "@/lib/attest/read";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
 import { EXCLUSION_REASONS, evidenceTier, exclusionReasons, exclusionWhy, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
 
@@ -168,6 +169,16 @@ interface CandidateRow {
   verification: Verification;
   canaryAt: string | null;
   canaryReason: string | null;
+  createdAt: string;
+  gScore: number | null;
+  gGrade: string | null;
+  gBandLow: number | null;
+  gBandHigh: number | null;
+  gConfidence: StoredGrade["confidence"];
+  gVerdict: StoredGrade["verdict"] | null;
+  gFlags: string[] | null;
+  gDetail: GradeDetail | null;
+  observed: boolean | null;
 }
 
 export async function selectServices(
@@ -188,13 +199,23 @@ export async function selectServices(
   const prisma = await db();
   const rows = await candidateRows(hits.map((h) => h.listingId), endpoint);
   const byId = new Map(rows.map((r) => [r.id, r]));
-  // The whole pool's trust readings: the evidence rules and tiers read every relevant candidate.
-  const glances = await readTrustGlances(prisma, rows.map((r) => r.id));
+  // The whole pool's trust readings (the evidence rules and tiers read every relevant candidate), from
+  // the stored grades read with the rows; only observed endpoints not yet graded are scored live.
+  const readings = await readPickReadings(
+    prisma,
+    rows.map((r) => ({
+      listingId: r.id,
+      endpoint: { id: r.endpointId, method: r.method, path: r.path, payable: true },
+      grade: r.gVerdict === null ? null : { score: r.gScore === null ? null : Number(r.gScore), grade: r.gGrade, band: r.gBandLow === null || r.gBandHigh === null ? null : { low: Number(r.gBandLow), high: Number(r.gBandHigh), width: r.gDetail!.bandWidth ?? Math.round((Number(r.gBandHigh) - Number(r.gBandLow)) * 10) / 10 }, confidence: r.gConfidence, verdict: r.gVerdict, flags: r.gFlags!, detail: r.gDetail! },
+      observed: r.observed === true,
+      listingCreatedAt: r.createdAt,
+    })),
+  );
 
   const candidates = hits.flatMap((h) => {
     const row = byId.get(h.listingId);
     if (!row) return [];
-    const reading = glances.endpoints.get(row.endpointId);
+    const reading = readings.get(row.endpointId);
     const evidence: CandidateEvidence = {
       verdict: reading?.verdict ?? null,
       grade: reading?.grade ?? null,
@@ -251,7 +272,11 @@ function trustOf(r: TrustReading | undefined): SelectItem["trust"] {
  */
 export const RANK_COLUMNS_SQL = `rk."rankScore" AS "rankScore", rk."gate" AS gate`;
 
-/** The pool's listings with their rank, gate, latest finished canary run and the first payable endpoint fitting the filters. */
+/**
+ * The pool's listings with their rank, gate, latest finished canary run, the first payable endpoint
+ * fitting the filters and that endpoint's latest stored grade (lib/attest/read.ts readLatestGrades'
+ * reading, by listing, method and path); without one, whether it was ever observed.
+ */
 async function candidateRows(ids: string[], f: EndpointFilter): Promise<CandidateRow[]> {
   if (ids.length === 0) return [];
   const params: unknown[] = [ids];
@@ -261,12 +286,20 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
     prisma,
     `SELECT l.id, l.slug, l."title", l."baseUrl", l."verificationStatus"::text AS verification, ${RANK_COLUMNS_SQL},
             ${isoOf(`cr."finishedAt"`)} AS "canaryAt", cr."reason" AS "canaryReason",
-            e.id AS "endpointId", e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals"
+            e.id AS "endpointId", e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals",
+            ${isoOf(`l."createdAt"`)} AS "createdAt", g."score" AS "gScore", g."grade" AS "gGrade", g."bandLow" AS "gBandLow", g."bandHigh" AS "gBandHigh",
+            g."confidence" AS "gConfidence", g."verdict" AS "gVerdict", g."flags" AS "gFlags", g."detail" AS "gDetail",
+            CASE WHEN g."id" IS NULL THEN
+              EXISTS (SELECT 1 FROM "trust_observations" o WHERE o."listingId" = l.id AND o."method" = e."method"::text AND o."path" = e."path")
+              OR EXISTS (SELECT 1 FROM "trust_endpoint_revisions" v WHERE v."listingId" = l.id AND v."method" = e."method"::text AND v."path" = e."path")
+            END AS observed
        FROM "listings" l
        LEFT JOIN "listing_ranks" rk ON rk."listingId" = l.id
        JOIN LATERAL (SELECT * FROM "endpoints" e WHERE ${clauses} ORDER BY e."position" LIMIT 1) e ON true
        LEFT JOIN LATERAL (SELECT r."finishedAt", r."reason" FROM "canary_runs" r WHERE r."listingId" = l.id AND r."state" = 'done'
                            ORDER BY r."finishedAt" DESC LIMIT 1) cr ON true
+       LEFT JOIN "trust_grade_latest" p ON p."listingId" = l.id AND p."method" = e."method"::text AND p."path" = e."path"
+       LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
       WHERE l.id = ANY($1::text[]) AND ${publicSql("l")}`,
     ...params,
   );

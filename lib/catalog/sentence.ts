@@ -62,18 +62,38 @@ export function tsqueryOf(lexemes: readonly string[], weight?: "A" | "B" | "C"):
   return lexemes.map((l) => `'${l.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${weight ? `:${weight}` : ""}`).join(" | ");
 }
 
-async function stems(client: PrismaClient, words: readonly string[]): Promise<Map<string, string[]>> {
-  const rs = await rows<{ word: string; lexemes: string[] }>(
+/** Stems never change (the `english` configuration is fixed): each word is stemmed once per process. */
+const stemCache = new Map<string, string[]>();
+const STEM_CACHE_MAX = 50_000;
+
+/**
+ * Document frequencies and title typo hits by the generation of "listing_search_stats" they were
+ * counted at (migration 20261207090000): a write of listing_search moves the generation in its own
+ * transaction, so an entry of the current generation is exactly what a count now would give.
+ */
+const dfCache = { generation: "", df: new Map<string, number>(), titled: new Map<string, boolean>() };
+const DF_CACHE_MAX = 20_000;
+
+/** The cached stems of `words`, with the stems of the rest, the public count and the generation, in one statement. */
+async function stemsAndStats(client: PrismaClient, words: readonly string[]): Promise<{ stemmed: Map<string, string[]>; n: number; generation: string }> {
+  const missing = words.filter((w) => !stemCache.has(w));
+  const [r] = await rows<{ words: string[] | null; lexemes: string[][] | null; n: number; generation: string }>(
     client,
-    `SELECT w AS word, tsvector_to_array(to_tsvector('english', w)) AS lexemes FROM unnest($1::text[]) w`,
-    [...words],
+    `SELECT (SELECT array_agg(w ORDER BY i) FROM unnest($1::text[]) WITH ORDINALITY u(w, i)) AS words,
+            (SELECT jsonb_agg(to_jsonb(tsvector_to_array(to_tsvector('english', w))) ORDER BY i) FROM unnest($1::text[]) WITH ORDINALITY u(w, i)) AS lexemes,
+            s."publicListings" AS n, s."generation"::text AS generation
+       FROM "listing_search_stats" s WHERE s."id" = 1`,
+    missing,
   );
-  return new Map(rs.map((r) => [r.word, r.lexemes]));
+  if (stemCache.size + missing.length > STEM_CACHE_MAX) stemCache.clear();
+  (r.words ?? []).forEach((w, i) => stemCache.set(w, r.lexemes![i]));
+  return { stemmed: new Map(words.map((w) => [w, stemCache.get(w) ?? []])), n: Number(r.n), generation: r.generation };
 }
 
 /**
  * The task's terms: each distinct lexeme of its words (stop words have none), with its spellings,
- * synonyms, document frequency among the public listings and idf. One statement stems, one counts.
+ * synonyms, document frequency among the public listings and idf. One statement stems and reads the
+ * public count; a second counts only the frequencies not cached for the current generation.
  * A word no public listing has, even as a typo of a title, says nothing about any listing: it is
  * dropped rather than counted against every match.
  */
@@ -81,8 +101,8 @@ export async function readTerms(client: PrismaClient, task: string): Promise<Ter
   const words = taskWords(task);
   if (words.length === 0) return [];
   const groupWords = [...SPELLINGS, ...SYNONYMS].flat();
-  const stemmed = await stems(client, [...words, ...groupWords]);
-  const lex = (w: string) => stemmed.get(w) ?? [];
+  const stats = await stemsAndStats(client, [...words, ...groupWords]);
+  const lex = (w: string) => stats.stemmed.get(w) ?? [];
   const spellings = SPELLINGS.map((g) => g.flatMap(lex));
   const synonyms = SYNONYMS.map((g) => g.flatMap(lex));
 
@@ -98,21 +118,47 @@ export async function readTerms(client: PrismaClient, task: string): Promise<Ter
     }
   }
   if (draft.length === 0) return [];
-  const [counts] = await rowsWithSettings<{ n: number; dfs: number[]; titled: number[] }>(
-    client,
-    { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD) },
-    `SELECT (SELECT count(*) FROM "listing_search" l WHERE ${publicSql("l")})::int AS n,
-            ARRAY(SELECT (SELECT count(*) FROM "listing_search" l WHERE ${publicSql("l")} AND l."searchVector" @@ q.q::tsquery)::int
-                    FROM unnest($1::text[]) WITH ORDINALITY q(q, i) ORDER BY q.i) AS dfs,
-            ARRAY(SELECT (length(w.w) >= ${TYPO_MIN_LENGTH} AND EXISTS (SELECT 1 FROM "listing_search" l WHERE ${publicSql("l")} AND w.w <% l."title"))::int
-                    FROM unnest($2::text[]) WITH ORDINALITY w(w, i) ORDER BY w.i) AS titled`,
-    draft.map((t) => tsqueryOf([...t.same, ...t.synonyms])),
-    draft.map((t) => t.word),
-  );
-  const n = Number(counts.n);
+  const queries = draft.map((t) => tsqueryOf([...t.same, ...t.synonyms]));
+  let n = stats.n;
+  if (dfCache.generation !== stats.generation || dfCache.df.size > DF_CACHE_MAX) Object.assign(dfCache, { generation: stats.generation, df: new Map(), titled: new Map() });
+  const uncounted = draft.flatMap((t, i) => (dfCache.df.has(queries[i]) && (dfCache.df.get(queries[i])! > 0 || dfCache.titled.has(t.word)) ? [] : [i]));
+  if (uncounted.length > 0) {
+    // Counted in the snapshot that reads the generation and the public count, so they are stored together.
+    const [counts] = await rowsWithSettings<{ n: number; generation: string; dfs: number[]; titled: number[] }>(
+      client,
+      { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD) },
+      `WITH d AS (SELECT q.i, q.w, (SELECT count(*) FROM "listing_search" l WHERE ${publicSql("l")} AND l."searchVector" @@ q.q::tsquery)::int AS df
+                    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY q(q, w, i))
+       SELECT s."publicListings" AS n, s."generation"::text AS generation,
+              ARRAY(SELECT d.df FROM d ORDER BY d.i) AS dfs,
+              ARRAY(SELECT (d.df = 0 AND length(d.w) >= ${TYPO_MIN_LENGTH} AND EXISTS (SELECT 1 FROM "listing_search" l WHERE ${publicSql("l")} AND d.w <% l."title"))::int
+                      FROM d ORDER BY d.i) AS titled
+         FROM "listing_search_stats" s WHERE s."id" = 1`,
+      uncounted.map((i) => queries[i]),
+      uncounted.map((i) => draft[i].word),
+    );
+    if (counts.generation !== dfCache.generation) Object.assign(dfCache, { generation: counts.generation, df: new Map(), titled: new Map() });
+    n = Number(counts.n);
+    const fresh = new Map<number, { df: number; titled: boolean }>();
+    uncounted.forEach((i, k) => {
+      const df = Number(counts.dfs[k]);
+      fresh.set(i, { df, titled: Number(counts.titled[k]) === 1 });
+      dfCache.df.set(queries[i], df);
+      if (df === 0) dfCache.titled.set(draft[i].word, Number(counts.titled[k]) === 1);
+    });
+    if (counts.generation !== stats.generation) {
+      // A write landed between the two statements: every frequency is read again at the newer generation.
+      return draft.length === uncounted.length ? termsOf(draft, n, (i) => fresh.get(i)!) : readTerms(client, task);
+    }
+    return termsOf(draft, n, (i) => fresh.get(i) ?? { df: dfCache.df.get(queries[i])!, titled: dfCache.titled.get(draft[i].word) ?? false });
+  }
+  return termsOf(draft, n, (i) => ({ df: dfCache.df.get(queries[i])!, titled: dfCache.titled.get(draft[i].word) ?? false }));
+}
+
+function termsOf(draft: Omit<Term, "df" | "idf" | "common">[], n: number, count: (i: number) => { df: number; titled: boolean }): Term[] {
   return draft.flatMap((t, i) => {
-    const df = Number(counts.dfs[i]);
-    if (df === 0 && Number(counts.titled[i]) === 0) return [];
+    const { df, titled } = count(i);
+    if (df === 0 && !titled) return [];
     return [{ ...t, df, idf: idf(df, n), common: n >= COMMON_MIN_LISTINGS && df > COMMON_SHARE * n }];
   });
 }
@@ -124,7 +170,7 @@ export const typoEligible = (t: Term) => !t.common && t.word.length >= TYPO_MIN_
  * uncommon term's lexemes in the vector, or an eligible word close to the title; every term when
  * all are common) and, per listing, the relevance Σ idf·match ÷ Σ idf and the words matched.
  */
-export function sentenceScoreSql(terms: readonly Term[], params: unknown[]): { retrieve: string; lateral: string } {
+export function sentenceScoreSql(terms: readonly Term[], params: unknown[]): { retrieve: string; lateral: string; with: string } {
   const p = (v: unknown) => `$${params.push(v)}`;
   const retrieving = terms.some((t) => !t.common) ? terms.filter((t) => !t.common) : terms;
   const retrieve = [
@@ -145,17 +191,21 @@ export function sentenceScoreSql(terms: readonly Term[], params: unknown[]): { r
   }));
   const total = terms.reduce((s, t) => s + t.idf, 0);
   const field = (a: string, b: string, c: string) =>
-    `CASE WHEN l."searchVector" @@ ${a}::tsquery THEN ${FIELD_WEIGHTS.A} WHEN l."searchVector" @@ ${b}::tsquery THEN ${FIELD_WEIGHTS.B} WHEN l."searchVector" @@ ${c}::tsquery THEN ${FIELD_WEIGHTS.C} ELSE 0 END`;
+    `CASE WHEN l."searchVector" @@ ${a} THEN ${FIELD_WEIGHTS.A} WHEN l."searchVector" @@ ${b} THEN ${FIELD_WEIGHTS.B} WHEN l."searchVector" @@ ${c} THEN ${FIELD_WEIGHTS.C} ELSE 0 END`;
+  // The spec's tsqueries are parsed once (a materialized CTE), not once per retrieved row.
+  const spec_ = `spec AS MATERIALIZED (
+      SELECT t.ord, t.word, t.idf, t.typo, t.a::tsquery AS a, t.b::tsquery AS b, t.c::tsquery AS c, t.sa::tsquery AS sa, t.sb::tsquery AS sb, t.sc::tsquery AS sc
+        FROM jsonb_to_recordset(${p(JSON.stringify(spec))}::jsonb)
+             AS t(ord int, word text, idf float8, typo boolean, a text, b text, c text, sa text, sb text, sc text))`;
   const lateral = `LATERAL (
       SELECT (sum(t.idf * m.score) / ${p(total)}::float8)::float8 AS relevance,
              COALESCE(jsonb_agg(jsonb_build_object('word', t.word, 'how', m.how) ORDER BY t.ord) FILTER (WHERE m.score > 0), '[]'::jsonb) AS matched
-        FROM jsonb_to_recordset(${p(JSON.stringify(spec))}::jsonb)
-             AS t(ord int, word text, idf float8, typo boolean, a text, b text, c text, sa text, sb text, sc text)
+        FROM spec t
         CROSS JOIN LATERAL (SELECT ${field("t.a", "t.b", "t.c")} AS w,
                                    CASE WHEN t.sa IS NULL THEN 0 ELSE ${SYNONYM_WEIGHT} * (${field("t.sa", "t.sb", "t.sc")}) END AS s,
                                    CASE WHEN t.typo AND t.word <% l."title" THEN ${TYPO_WEIGHT} * word_similarity(t.word, l."title") ELSE 0 END AS f) x
         CROSS JOIN LATERAL (SELECT GREATEST(x.w, x.s, x.f)::float8 AS score,
                                    CASE WHEN x.w >= x.s AND x.w >= x.f THEN 'word' WHEN x.s >= x.f THEN 'synonym' ELSE 'typo' END AS how) m
     ) s`;
-  return { retrieve, lateral };
+  return { retrieve, lateral, with: spec_ };
 }

@@ -286,6 +286,43 @@ export async function readTrustGlances(client: Client, listingIds: readonly stri
   return { listings, endpoints: byEndpoint };
 }
 
+/** One endpoint of a listing with its latest stored grade (read by the caller's statement), for readPickReadings. */
+export interface PickEvidenceRow {
+  listingId: string;
+  endpoint: EndpointRow;
+  grade: Pick<StoredGrade, "score" | "grade" | "band" | "confidence" | "verdict" | "flags" | "detail"> | null;
+  /** Without a stored grade: whether the endpoint has any observation or revision (else its subject is empty). */
+  observed: boolean;
+  listingCreatedAt: string;
+}
+
+/**
+ * Router selection's pool (docs/SELECTION.md "Speed"): each pick endpoint's reading, as readTrustGlances
+ * gives it, from the stored grade the caller joined in its own statement. Only an endpoint not yet
+ * graded that has observations is scored live from its listing's subjects; one never observed is
+ * scored from the empty subject readTrustSubjects would build, without reading anything.
+ */
+export async function readPickReadings(client: Client, picks: readonly PickEvidenceRow[], options: { now?: number } = {}): Promise<Map<string, TrustReading>> {
+  const now = options.now ?? Date.now();
+  const rb = rubric();
+  const out = new Map<string, TrustReading>();
+  for (const p of picks) {
+    const e = p.endpoint;
+    if (p.grade) {
+      const g = { ...p.grade, listingId: p.listingId, endpointId: e.id, method: e.method, path: e.path } as StoredGrade;
+      out.set(e.id, trustReading(summary(rb, gradedOf(g, e.id), e, { firstProbeAt: g.detail.firstProbeAt }, valueView(rb, { value: null }, undefined), now), now));
+      continue;
+    }
+    const s = p.observed
+      ? (await readTrustSubjects(client, p.listingId, { now })).find((x) => x.endpointId === e.id)
+      : { endpointId: e.id, observations: [], revisions: [{ revision: 1, startedAt: p.listingCreatedAt, changes: [], note: null }] };
+    if (!s) continue;
+    const r = scoreSubject(rb, s, { now, band: false });
+    out.set(e.id, trustReading(summary(rb, r, e, s, valueView(rb, r, undefined), now), now));
+  }
+  return out;
+}
+
 /** The seller's page: every endpoint of the listing in full (the caller has checked the seller owns it). */
 export async function readListingTrustDetails(client: Client, listingId: string, options: TrustReadOptions = {}): Promise<EndpointTrustDetail[]> {
   const endpoints = await endpointsOf(client, listingId);
