@@ -6,20 +6,12 @@
  */
 import { createHash } from "node:crypto";
 import type { JsonSchema } from "@/lib/listing-document/document";
+import { mulberry32 } from "@/lib/trust/engine/stats";
 
 export const DEFAULT_SEED = 32;
 
-/** mulberry32: a small seeded PRNG, so the market and the tasks are the same on every run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG the trust engine uses, so the market and the tasks are the same on every run. */
+export const rng = mulberry32;
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 const between = (r: () => number, lo: number, hi: number) => lo + r() * (hi - lo);
 
