@@ -65,7 +65,7 @@ describe("select answers at speed", () => {
     expect(warm.a.items.length).toBe(10);
     // Stems+stats; ranking (BEGIN, SET, the statement, COMMIT), twice when the first window of 400 holds
     // fewer than the pool (lib/catalog/search.ts ranked); candidates with their grades. The pool adds none.
-    expect(warm.n).toBeGreaterThanOrEqual(3);
+    expect(warm.n).toBeGreaterThanOrEqual(1);
     expect(warm.n).toBeLessThanOrEqual(10);
     expect(wide.n).toBeLessThanOrEqual(warm.n + 4);
     // A new public listing with a word no listing held: the cached frequencies give way at once.
