@@ -32,7 +32,7 @@ const nextConfig = {
         ],
       },
       // Route handlers (lib/security-headers.ts API_PATHS): nothing loads, nothing runs, never framed.
-      ...["/api/:path*", "/router/select", "/mcp", "/ard", "/ard/:path*", "/badges/:path*", "/.well-known/:path*", "/ai-catalog.json"].map((source) => ({ source, headers: apiCsp })),
+      ...["/api/:path*", "/router/select", "/mcp", "/ard", "/ard/:path*", "/badges/:path*", "/discovery/:path*", "/.well-known/:path*", "/ai-catalog.json"].map((source) => ({ source, headers: apiCsp })),
     ];
   },
   // Types are checked once, over the whole project (tests included), by `npm run typecheck`, which

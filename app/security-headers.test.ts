@@ -5,6 +5,8 @@
  * relay is left to its route; a server action's body past 1 MiB (declared) is 413 and an undeclared
  * one 411 before Next.js reads it; and the router's own origin serves /router/* only.
  */
+import { readdirSync } from "node:fs";
+import { sep } from "node:path";
 import { NextRequest } from "next/server";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error next.config.mjs is plain JavaScript with a JSDoc type, read here as Next.js reads it.
@@ -58,6 +60,14 @@ describe("routes", () => {
       expect(forwarded(res, "content-security-policy")).toBeNull();
     });
   }
+
+  it("every route handler under app/ is taken for a route, so a new one cannot miss the API policy", () => {
+    const handlers = readdirSync("app", { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(`${sep}route.ts`) || f === "route.ts")
+      .map((f) => "/" + f.split(sep).slice(0, -1).map((seg) => seg.replace(/^\[+\.*|\]+$/g, "")).join("/"));
+    expect(handlers).toContain("/discovery/search");
+    for (const path of handlers) expect(isApiPath(path), path).toBe(true);
+  });
 
   it("pages are not taken for routes", () => {
     for (const path of ["/", "/catalog", "/mcpx", "/ardent", "/badgesx", "/listings/mcp", "/admin/api-keys"]) expect(isApiPath(path), path).toBe(false);

@@ -51,9 +51,9 @@ export function pageCsp(nonce: string, opts: PageCspOptions = {}): string {
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
 /** Paths answered by route handlers, not pages: no nonce, and API_CSP from next.config.mjs (the relay: its own). */
-const API_PREFIXES = ["/api/", "/router/", "/mcp", "/ard", "/badges/", "/.well-known/", "/ai-catalog.json"];
+const API_PREFIXES = ["/api/", "/router/", "/mcp", "/ard", "/badges/", "/discovery/", "/.well-known/", "/ai-catalog.json"];
 /** next.config.mjs's sources for API_CSP (every API prefix but the relay's). */
-export const API_CSP_SOURCES = ["/api/:path*", "/router/select", "/mcp", "/ard", "/ard/:path*", "/badges/:path*", "/.well-known/:path*", "/ai-catalog.json"];
+export const API_CSP_SOURCES = ["/api/:path*", "/router/select", "/mcp", "/ard", "/ard/:path*", "/badges/:path*", "/discovery/:path*", "/.well-known/:path*", "/ai-catalog.json"];
 
 /** True for a route handler's path (an API, a feed, a badge); false for a page. */
 export function isApiPath(pathname: string): boolean {
