@@ -47,10 +47,13 @@ async function main(): Promise<number> {
   await database();
   const scheduler = startSweepWorker({ only: args.only, initialDelayMs: args.initialDelayMs, log });
   log(`running ${Object.keys(scheduler.runs()).join(", ")}`);
+  // The scheduler's timers are unref'd (a web process must be free to exit): this one keeps the worker up until a signal.
+  const alive = setInterval(() => {}, 60_000);
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
   });
+  clearInterval(alive);
   await scheduler.stop();
   console.log(JSON.stringify({ pid: process.pid, runs: scheduler.runs() }));
   await (await database()).close();
