@@ -14,7 +14,7 @@ const LONG_FILE = 400;
 const LONG_FUNCTION = 80;
 const isTest = (name: string) => /\.(test|spec)\.tsx?$/.test(name);
 
-function sources(dir: string): string[] {
+export function sources(dir: string): string[] {
   const out: string[] = [];
   const walk = (rel: string) => {
     for (const d of fs.readdirSync(path.join(ROOT, rel), { withFileTypes: true })) {
@@ -28,7 +28,7 @@ function sources(dir: string): string[] {
   return out.sort();
 }
 
-function parse(file: string): ts.SourceFile {
+export function parse(file: string): ts.SourceFile {
   const text = fs.readFileSync(path.join(ROOT, file), "utf8");
   return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
 }
@@ -54,6 +54,17 @@ function commentChars(sf: ts.SourceFile): number {
   visit(sf);
   return chars;
 }
+
+/** Lines of the file's header: the comments before its first statement ("use client" counted as a statement). */
+export function headerLines(sf: ts.SourceFile): number {
+  const text = sf.getFullText();
+  const first = sf.statements[0];
+  const ranges = ts.getLeadingCommentRanges(text, first ? first.pos : 0) ?? [];
+  return ranges.reduce((n, r) => n + text.slice(r.pos, r.end).split("\n").length, 0);
+}
+
+export const HEADER_LINES = 6;
+export const MEASURED_DIRS = MEASURED;
 
 interface LongFunction {
   file: string;
@@ -139,6 +150,7 @@ function main() {
   let comments = 0;
   const longFiles: { file: string; lines: number }[] = [];
   const longFns: LongFunction[] = [];
+  const longHeaders: { file: string; lines: number }[] = [];
   for (const dir of MEASURED) {
     for (const file of sources(dir)) {
       const sf = parse(file);
@@ -147,6 +159,8 @@ function main() {
       const lines = sf.getLineStarts().length;
       if (lines > LONG_FILE) longFiles.push({ file, lines });
       longFns.push(...longFunctions(sf));
+      const header = headerLines(sf);
+      if (header > HEADER_LINES) longHeaders.push({ file, lines: header });
     }
   }
   const arch = architectureFigures();
@@ -156,8 +170,10 @@ function main() {
   console.log(`comment share (${MEASURED.join("/, ")}/): ${share.toFixed(1)}% of ${total} characters`);
   console.log(`files over ${LONG_FILE} lines: ${longFiles.length}`);
   if (list) for (const f of longFiles.sort((a, b) => b.lines - a.lines)) console.log(`  ${f.file} ${f.lines}`);
+  console.log(`file headers over ${HEADER_LINES} lines: ${longHeaders.length}`);
+  if (list) for (const f of longHeaders.sort((a, b) => b.lines - a.lines)) console.log(`  ${f.file} ${f.lines}`);
   console.log(`functions over ${LONG_FUNCTION} lines: ${longFns.length}`);
   if (list) for (const f of longFns.sort((a, b) => b.lines - a.lines)) console.log(`  ${f.file} ${f.name} ${f.lines}`);
 }
 
-main();
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(__filename)) main();
