@@ -1,8 +1,7 @@
 /**
- * Is the buyer's side of a relayed payment sound? The router's own answer, never the seller's word
- * (docs/ROUTER.md "Whose failure it is"): the signature checked in the asset's EIP-712 domain from
- * the asset table (or read from the token), then the scheme package's own facilitator verify
- * (@x402/evm `exact`), read-only and pinned to the block the payment arrived in.
+ * Is the buyer's side of a relayed payment sound? The router's own answer, never the seller's word (docs/ROUTER.md
+ * "Whose failure it is"): the signature in the asset's EIP-712 domain, then @x402/evm's verify pinned to the arrival
+ * block.
  */
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { FacilitatorEvmSigner } from "@x402/evm";
@@ -33,17 +32,17 @@ export interface Domain {
   version: string;
 }
 
-/** What the payment is for, resolved by the relay (x402 v1 names no asset: the listing's stands in). */
+/** x402 v1 names no asset: the listing's stands in. */
 export interface PaymentTerms {
   asset: string;
   network: string;
-  /** The requirement's `maxTimeoutSeconds` (x402), else the authorization's own window. */
+  /** x402's `maxTimeoutSeconds`, else the authorization's own window. */
   maxTimeoutSeconds?: number;
 }
 
 /**
- * The EIP-712 domains a payer may sign for this token: the asset table's for a known asset (never the
- * seller's `extra`), else the token's own `eip712Domain()` (EIP-5267) or `name()`/`version()`.
+ * The asset table's for a known asset (never the seller's `extra`), else the token's `eip712Domain()` (EIP-5267) or
+ * `name()`/`version()`.
  */
 export async function domainsFor(network: string, asset: string, options: ReadOptions = {}): Promise<ChainRead<Domain[]>> {
   const known = findAsset(network, asset);
@@ -80,9 +79,8 @@ function typedDataHash(payment: DecodedPayment, domain: Domain, chainId: number,
 }
 
 /**
- * Did the payer sign this authorization for this token? Checked offline for every domain the token
- * may use; a signature that is not a plain ECDSA one (a contract wallet, EIP-1271 or 6492) on chain.
- * Answers the domain it was signed in, `null` when it was not the payer's, or unmeasured.
+ * Offline for plain ECDSA, on chain for a contract wallet (EIP-1271, 6492). The domain it was signed in, null when
+ * not the payer's, or unmeasured.
  */
 export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms, options: ReadOptions = {}): Promise<ChainRead<Domain | null>> {
   const chainId = evmChainId(terms.network);
@@ -96,7 +94,7 @@ export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms,
   }
   const isEcdsa = payment.signature.length === 132;
   if (isEcdsa) {
-    // An EOA's signature that recovers to someone else is not the payer's; a contract wallet has code.
+    // An EOA's signature recovering to someone else is not the payer's; a contract wallet has code.
     const code = await readChain(terms.network, (c) => c.getCode({ address: payment.authorization.from }), options);
     if (!code.ok) return code;
     if (!code.value || code.value === "0x") return { ok: true, value: null };
@@ -109,7 +107,7 @@ export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms,
   return { ok: true, value: null };
 }
 
-/** The scheme's invalid reasons that are the buyer's doing, and the fault each is recorded as. */
+/** The scheme's invalid reasons that are the buyer's doing. */
 const SCHEME_FAULTS: Record<string, BuyerFault> = {
   invalid_exact_evm_signature: "payer_bad_signature",
   invalid_exact_evm_failed_to_parse_signature: "payer_bad_signature",
@@ -125,8 +123,8 @@ const SCHEME_FAULTS: Record<string, BuyerFault> = {
 };
 
 /**
- * The scheme's facilitator signer, read-only: every read at `blockNumber`, every send refused, and
- * each RPC outage counted (the scheme turns some into an invalid verdict, which must not stand).
+ * Read-only at `blockNumber`, sends refused, and RPC outages counted (the scheme turns some into an invalid verdict,
+ * which must not stand).
  */
 function pinnedSigner(client: PublicClient, blockNumber: bigint, onOutage: () => void): FacilitatorEvmSigner {
   const watch = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
@@ -143,7 +141,6 @@ function pinnedSigner(client: PublicClient, blockNumber: bigint, onOutage: () =>
   return {
     getAddresses: () => [zeroAddress],
     readContract: watch((args) => client.readContract({ ...(args as Parameters<PublicClient["readContract"]>[0]), blockNumber })),
-    // An EOA's signature is checked offline; only a contract wallet's needs the chain.
     verifyTypedData: watch(async (args) => {
       const typed = args as Parameters<typeof verifyTypedData>[0];
       if (await verifyTypedData(typed).catch(() => false)) return true;
@@ -156,7 +153,7 @@ function pinnedSigner(client: PublicClient, blockNumber: bigint, onOutage: () =>
   };
 }
 
-/** The requirement the scheme is asked about, in x402 v2's shape, with the asset table's domain. */
+/** x402 v2's shape with the asset table's domain. */
 function requirementOf(payment: DecodedPayment, terms: PaymentTerms, domain: Domain): PaymentRequirements {
   const window = Number(payment.authorization.validBefore - payment.authorization.validAfter);
   return {
@@ -170,20 +167,14 @@ function requirementOf(payment: DecodedPayment, terms: PaymentTerms, domain: Dom
   };
 }
 
-/**
- * Judge the buyer's side as the payment arrives (the relay starts this before it calls the seller):
- * the signature, then the scheme's verify at the arrival block (amount and recipient against the
- * requirement, the settlement margin on `validBefore`, `validAfter`, balance, nonce state). Never
- * rejects; a chain that cannot be read is `unmeasured`, never a verdict.
- */
+/** Started before the seller is called. Never rejects; an unreadable chain is `unmeasured`, never a verdict. */
 export interface BuyerSideCheck {
-  /** The signature's verdict alone: the domain it was signed in, null when not the payer's, or unmeasured. */
+  /** The domain it was signed in, null when not the payer's, or unmeasured. */
   signature: Promise<ChainRead<Domain | null>>;
-  /** The whole judgement. */
   side: Promise<BuyerSide>;
 }
 
-/** Start judging as the payment arrives; neither promise rejects. */
+/** Neither promise rejects. */
 export function startBuyerSideCheck(payment: DecodedPayment, terms: PaymentTerms, options: ReadOptions = {}): BuyerSideCheck {
   const signature = signedDomain(payment, terms, options).catch((e: unknown): ChainRead<Domain | null> => ({ ok: false, unmeasured: `the signature could not be checked: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` }));
   return { signature, side: judgeBuyerSide(payment, terms, options, signature) };
