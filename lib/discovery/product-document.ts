@@ -1,12 +1,7 @@
 /**
- * Draft a listing from a seller's own product document. Two formats are recognised, the two seed
- * documents: Arbiter's product JSON (docs/spec/products.md "Agent verdict product": productId, resourceUrl, inputSchema, pricing, payment …)
- * and a validity-check style criteria JSON (docs/spec/products.md "Validity-check criteria document": service, endpoints, price, input_contract …).
- *
- * Mapping is honest: a listing field is filled only from a field that says that thing. Nothing is
- * invented to earn a readiness rule; what has no home is returned in `unmapped` with the reason, and
- * every filled field is returned in `mapping`. docs/SEED-IMPORT.md is the table of both mappings.
- * The result passes validateListingDocument, or the import fails with its errors.
+ * Drafts a listing from a seller's product document: Arbiter's product JSON or a validity-check criteria JSON
+ * (docs/spec/products.md). A field is filled only from a field that says that thing; the rest is in `unmapped`
+ * (docs/SEED-IMPORT.md has both mappings).
  */
 import type { EndpointPricing, HttpMethod, ListingDocument, ListingEndpoint, ListingOperations, PaymentProtocol } from "@/lib/listing-document/document";
 import { slugify, validateListingDocument, type ListingValidationError } from "@/lib/listing-document/validate";
@@ -31,7 +26,7 @@ export type ProductImport =
   | { ok: false; errors: ListingValidationError[] };
 
 export interface ImportOptions {
-  /** Where the document was fetched from. Required for formats that name no origin (docs/spec/products.md "Validity-check criteria document"). */
+  /** Required for formats that name no origin. */
   sourceUrl?: string;
 }
 
@@ -65,16 +60,13 @@ function originOf(url: string): { origin: string; path: string } | null {
   }
 }
 
-/** Decimal string for a USD number, without float noise: 0.04 → "0.04". */
+/** Without float noise: 0.04 → "0.04". */
 function usdString(n: unknown): string | null {
   if (typeof n !== "number" || !Number.isFinite(n) || n < 0) return null;
   return String(Number(n.toFixed(6)));
 }
 
-/**
- * The first balanced JSON object that starts at or after `from` in `text`, parsed; null when there is
- * none or it does not parse. String literals are skipped so braces inside them do not count.
- */
+/** The first balanced JSON object at or after `from`, braces in strings skipped; null when none parses. */
 export function extractJsonObject(text: string, from: number): { value: unknown; start: number; end: number } | null {
   const start = text.indexOf("{", from);
   if (start < 0) return null;
@@ -100,16 +92,16 @@ export function extractJsonObject(text: string, from: number): { value: unknown;
   return null;
 }
 
-/** The first sentence of a text: up to the first ".", "?" or "!" followed by a space or the end. */
+/** Up to the first ".", "?" or "!" followed by a space or the end. */
 function firstSentence(text: string): string {
   const m = /^(.+?[.?!])(?:\s|$)/s.exec(text.trim());
   return (m ? m[1] : text).trim();
 }
 
-/** The listing fields a product document can state; neither format states the rest (logo, category, homepage, walkthrough, discovery document). */
+/** Neither format states the rest. */
 type StatedFields = Pick<ListingDocument, "slug" | "title" | "shortDescription" | "description" | "docsUrl" | "protocols" | "networks" | "operations" | "endpoints">;
 
-/** The draft listing (the unstated fields null, the endpoints at the document's origin), validated. */
+/** Unstated fields null, endpoints at the document's origin; validated. */
 function finish(format: ProductDocumentFormat, origin: string, f: StatedFields, rec: Recorder): ProductImport {
   const draft: ListingDocument = {
     slug: f.slug,
@@ -153,7 +145,7 @@ function importArbiterProduct(d: Obj): ProductImport {
   rec.map("/title", "/title", "verbatim");
   rec.map("/productId", "/slug", "lower-cased, underscores as hyphens");
 
-  // The summary carries the description and, at its end, an "Example request:" JSON.
+  // The summary ends in an "Example request:" JSON.
   const summary = str(d.summary) ?? "";
   let description: string | null = summary || null;
   let requestExample: unknown = null;
@@ -181,7 +173,7 @@ function importArbiterProduct(d: Obj): ProductImport {
     rec.map("/docsPath", "/endpoints/0/docsUrl", "the docs document is this product document (it carries inputSchema, outputSchema and the summary's example request)");
   }
 
-  // Pricing: DYNAMIC_QUOTE with a floor. No ceiling, driver or unit is stated, so those stay null.
+  // DYNAMIC_QUOTE with a floor; ceiling, driver and unit are not stated.
   const p = isObj(d.pricing) ? d.pricing : {};
   let pricing: EndpointPricing | null = null;
   const floor = usdString(p.floorUsd);
@@ -276,7 +268,7 @@ function isCriteriaDocument(d: Obj): boolean {
   return typeof d.service === "string" && isObj(d.endpoints) && (isObj(d.price) || "criteria_id" in d);
 }
 
-/** "POST /upto (paid, $0.01 per challenge: signed ceiling-exposure statement)" → its parts. */
+/** "POST /upto (paid, $0.01 per challenge: …)" → its parts. */
 const ENDPOINT_LINE = /^(GET|POST|PUT|PATCH|DELETE)\s+(\/\S*)\s*(?:\((.*)\))?\s*$/s;
 const PRICE_IN_TEXT = /\$(\d+(?:\.\d+)?)(?:\s+per\s+([^:,)]+))?/;
 
@@ -287,7 +279,7 @@ export function parseEndpointLine(line: string): { method: HttpMethod; path: str
   const head = qual.split(/[,:]/)[0].trim().toLowerCase();
   const paid = head === "paid" ? true : head === "free" ? false : null;
   const price = PRICE_IN_TEXT.exec(qual);
-  // What follows the first ":" is the seller's description of the call; after "free, " likewise.
+  // After the first ":" (or "free, ") is the seller's description.
   let description: string | null = null;
   const colon = qual.indexOf(":");
   if (paid === true && colon >= 0) description = qual.slice(colon + 1).trim();
