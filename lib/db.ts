@@ -1,7 +1,6 @@
 /**
- * The one Prisma client. With DATABASE_URL unset it opens PGlite (real PostgreSQL compiled to WASM)
- * in the git-ignored data folder; with it set, a server PostgreSQL through @prisma/adapter-pg.
- * Both speak the same schema and the same committed migrations (lib/migrate.ts applies them).
+ * The one Prisma client: PGlite in the git-ignored data folder without DATABASE_URL, else a server PostgreSQL through
+ * @prisma/adapter-pg. Same schema and migrations (lib/migrate.ts).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -11,11 +10,11 @@ import { env } from "@/lib/env";
 export interface DatabaseHandle {
   prisma: PrismaClient;
   kind: "pglite" | "postgres";
-  /** Run a multi-statement SQL script (migrations). */
+  /** Multi-statement scripts (migrations). */
   exec(sql: string): Promise<void>;
-  /** Run one parameterised statement outside Prisma (migrator bookkeeping, advisory locks, lib/sql.ts's raw SQL). */
+  /** Outside Prisma: migrator bookkeeping, advisory locks, lib/sql.ts. */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]>;
-  /** Run fn on one dedicated connection (session-level advisory locks need it). */
+  /** Session-level advisory locks need it. */
   session<R>(fn: (conn: SqlConnection) => Promise<R>): Promise<R>;
   close(): Promise<void>;
 }
@@ -27,23 +26,20 @@ export interface SqlConnection {
 
 export interface QueryOptions {
   /**
-   * Server mode: run as a named prepared statement, parsed and planned once per connection and
-   * reused after (for the queue's hot statements). One name must always carry the same SQL text.
-   * PGlite ignores it.
+   * Server mode: a named prepared statement, planned once per connection; one name, one SQL text. PGlite ignores it.
    */
   prepare?: string;
 }
 
 export interface OpenOptions {
-  /** A postgresql:// URL; when absent, PGlite is used. */
+  /** Absent, PGlite is used. */
   url?: string;
-  /** PGlite folder, or "memory" for an in-memory database (tests). */
+  /** Or "memory" (tests). */
   pgliteDir?: string;
-  /** Server mode only: the schema to use (tests create a fresh one per run). */
+  /** Server mode only (tests use a fresh one per run). */
   schema?: string;
-  /** Pool size for server mode. */
   poolSize?: number;
-  /** Server mode: the application_name its connections carry (tests name them after their schema). */
+  /** Server mode (tests name them after their schema). */
   applicationName?: string;
 }
 
@@ -82,11 +78,8 @@ async function openPglite(dir: string): Promise<DatabaseHandle> {
 }
 
 /**
- * How long a Prisma transaction waits for a pooled connection before it fails (P2028 "Unable to start
- * a transaction in the given time"). Prisma's default is 2 s, while a plain query waits in the pool's
- * queue as long as it takes: under load (bench:load, 200 clients on a pool of 10) the catalog's search,
- * whose threshold and query share one transaction, and the health sweep failed with 500s where every
- * other page only slowed down. A transaction now waits like a query, bounded.
+ * Prisma's 2 s default failed search and the health sweep with 500s under load (bench:load) while plain queries only
+ * slowed; a transaction now waits like a query, bounded.
  */
 export const TRANSACTION_MAX_WAIT_MS = 30_000;
 
@@ -94,7 +87,7 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
   const [{ default: pg }, { PrismaPg }] = await Promise.all([import("pg"), import("@prisma/adapter-pg")]);
   const options = schema ? `-c search_path=${quoteIdent(schema)},public` : undefined;
   const pool = new pg.Pool({ connectionString: url, max: poolSize, options, application_name: applicationName });
-  // An idle client losing its server (a restart) must not crash the process; the pool reconnects.
+  // An idle client losing its server must not crash the process; the pool reconnects.
   pool.on("error", () => {});
   returnDeadClients(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined), transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
@@ -107,8 +100,7 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
     query: async <T,>(sql: string, params: unknown[] = [], opts?: QueryOptions) => (await pool.query(queryConfig(sql, params, opts))).rows as T[],
     session: async (fn) => {
       const client = await pool.connect();
-      // A server going away under this client is returnDeadClients' (it hands the client back at
-      // once). A query that failed on a dead connection without that event hands it back as broken.
+      // A query failed on a dead connection without the 'error' event hands it back as broken.
       let broken: Error | undefined;
       try {
         return await fn({
@@ -125,7 +117,7 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
       }
     },
     close: async () => {
-      // A client lost in a server restart can keep pool.end() waiting forever: bound the wait.
+      // A client lost in a restart can keep pool.end() waiting forever.
       const ended = prisma.$disconnect().then(() => pool.end());
       const timedOut = await Promise.race([ended.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 10_000).unref())]);
       if (timedOut) console.error("database pool did not drain within 10 s; closing anyway");
@@ -137,15 +129,9 @@ type PgPool = import("pg").Pool;
 type PgPoolClient = import("pg").PoolClient;
 
 /**
- * A checked-out client whose server goes away (a restart, an administrator's terminate) emits
- * 'error' on itself. Two things must not follow from that:
- * - an uncaught exception: some holders (Prisma's transactions between statements, pg-pool's
- *   one-shot query listener after its first error) have no listener at that moment, so every
- *   client gets one for its life;
- * - a pool slot lost for good: Prisma does not release a transaction's client when its ROLLBACK
- *   fails on the dead connection, so each transaction open at a restart would shrink the pool by
- *   one until the process restarts. The dead client is handed back with its error at once (pg-pool
- *   then discards it), and the holder's own later release becomes a no-op.
+ * A checked-out client whose server goes away emits 'error': every client gets a listener (some holders have none at
+ * that moment), and the dead client is handed back at once (Prisma would not release it after a failed ROLLBACK,
+ * shrinking the pool for good).
  */
 function returnDeadClients(pool: PgPool): void {
   const checkedOut = new WeakSet<PgPoolClient>();
@@ -161,7 +147,6 @@ function returnDeadClients(pool: PgPool): void {
   });
 }
 
-/** node-pg's query config: a named prepared statement when asked for (QueryOptions.prepare). */
 function queryConfig(sql: string, params: unknown[], opts?: QueryOptions): { text: string; values: unknown[]; name?: string } {
   return opts?.prepare ? { name: opts.prepare, text: sql, values: params } : { text: sql, values: params };
 }
@@ -171,14 +156,13 @@ function quoteIdent(name: string): string {
   return name;
 }
 
-/** The embedded default's PGlite folder. */
 export function pgliteDataDir(): string {
   return path.join(env().dataDir, "pglite");
 }
 
 const globalForDb = globalThis as unknown as { tollgateDb?: Promise<DatabaseHandle> };
 
-/** The process-wide database handle (opened on first use, reused everywhere). */
+/** Opened on first use, reused everywhere. */
 export function database(): Promise<DatabaseHandle> {
   if (!globalForDb.tollgateDb) {
     const e = env();
@@ -187,12 +171,12 @@ export function database(): Promise<DatabaseHandle> {
   return globalForDb.tollgateDb;
 }
 
-/** The process-wide handle's Prisma client, for model calls; raw SQL goes through the handle itself (database(), lib/sql.ts). */
+/** For model calls; raw SQL goes through lib/sql.ts. */
 export async function db(): Promise<PrismaClient> {
   return (await database()).prisma;
 }
 
-/** Use a handle opened elsewhere (tests, the demo script) as the process-wide one. */
+/** Tests and the demo script. */
 export function setDatabase(handle: DatabaseHandle | undefined): void {
   globalForDb.tollgateDb = handle ? Promise.resolve(handle) : undefined;
 }
