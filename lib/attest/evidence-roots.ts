@@ -21,28 +21,23 @@ export const EVIDENCE_ROOTS_ABI = parseAbi([
 
 export const LOCAL_ROOTS_NETWORK = "eip155:31337";
 
-/**
- * EvidenceRoots on the local chain: CREATE2 through anvil's deterministic deployer, salt 0, owned by
- * the local facilitator's signer (devchain/evidence-roots-local.ts computes it; a test compares).
- */
+/** CREATE2 through anvil's deterministic deployer, salt 0 (devchain/evidence-roots-local.ts; a test compares). */
 export const LOCAL_EVIDENCE_ROOTS_ADDRESS: Address = "0xF5c9816Afff7644c2F7e76a000d0E287d31d546A";
 
 export interface RootsTarget {
   network: string;
-  /** EvidenceRoots on that network, lowercase. */
+  /** Lowercase. */
   contract: Address;
   rpcUrl: string;
-  /** The publisher's key (the contract's owner). */
+  /** The contract's owner. */
   key: Hex;
-  /** True when the publisher is the built-in facilitator's signer on the local chain (its sends share that queue). */
+  /** Its sends then share the facilitator's queue. */
   facilitatorSigner: boolean;
 }
 
 /**
- * Where this deployment publishes, or why it does not (a reason naming the missing setting). A
- * contract configured by TOLLGATE_EVIDENCE_ROOTS_<network> picks that network (one at most: env
- * parsing refuses two); else the local chain when TOLLGATE_CHAIN_RPC_URL is set (the demo). The key is
- * TOLLGATE_EVIDENCE_ROOTS_KEY, else the facilitator's TOLLGATE_FACILITATOR_KEY.
+ * Or a reason naming the missing setting: a configured contract's network, else the local chain when
+ * TOLLGATE_CHAIN_RPC_URL is set. Key: TOLLGATE_EVIDENCE_ROOTS_KEY, else TOLLGATE_FACILITATOR_KEY.
  */
 export function rootsTarget(e: Pick<Env, "evidenceRoots" | "rpcUrls" | "TOLLGATE_CHAIN_RPC_URL" | "TOLLGATE_FACILITATOR_KEY" | "TOLLGATE_EVIDENCE_ROOTS_KEY">): RootsTarget | { unconfigured: string } {
   const configured = Object.entries(e.evidenceRoots);
