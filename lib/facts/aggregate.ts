@@ -1,7 +1,6 @@
 /**
- * The rank and readiness inputs of listings, aggregated set-based in SQL (never a query per listing) through one set
- * of statements and one row→facts mapping. The statements, indexes and readings: docs/RANK.md "Storage and the
- * sweep", "One facts reader" and "Readings made in the database layer".
+ * Rank and readiness inputs aggregated set-based in SQL, one set of statements and one row→facts mapping
+ * (docs/RANK.md "Storage and the sweep").
  */
 import { ATOMIC_AMOUNT, USD_DECIMAL } from "@/lib/amounts";
 import {
@@ -33,7 +32,6 @@ export interface LedgerFactsRow {
   distinctAttemptingBuyers30d: number;
   settled30d: number;
   medianSettledPrice30d: number | null;
-  /** The listing's first payable endpoint's, else 6. */
   settleDecimals: number;
   lastSettledAtMs: number | null;
   failedSinceLastSettle: number;
@@ -45,35 +43,25 @@ export interface LedgerFactsRow {
   latestConfidence: number | null;
   quotePrice: number | null;
   quotedAtMs: number | null;
-  /** Epoch ms. */
   oldestPayment30dMs: number | null;
   oldestSample7dMs: number | null;
   oldestSample30dMs: number | null;
-  /** listing_ranks.rankDueAt as stored (epoch ms). */
   storedDueAtMs: number | null;
 }
 
-/**
- * An id range (the sweep; both null is every listing) or ids (a Featured edit, the CLI): the same statements, with a
- * condition on the id (`$2`, `$3`).
- */
+/** Ids or an id range (both null: every listing): the same statements with a condition on the id. */
 export type FactsScope = { ids: readonly string[] } | IdRange;
-/** `from ≤ id < below`; null is unbounded. */
 export interface IdRange {
   from: string | null;
   below: string | null;
 }
 
-/**
- * Three statements, one per source, each an ordered index-only pass returning one text document (docs/RANK.md
- * "Storage and the sweep"). `$1` is now as UTC wall-clock time; `$2`, `$3` the scope.
- */
+/** `$1` is now as UTC wall-clock time; `$2`, `$3` the scope. */
 export function factsSql(scope: FactsScope): { payments: string; health: string; listings: string } {
   const only = (col: string) =>
     "ids" in scope ? ` AND ${col} = ANY($2::text[])` : ` AND ($2::text IS NULL OR ${col} >= $2::text) AND ($3::text IS NULL OR ${col} < $3::text)`;
   const now = `$1::timestamp`;
   const d30 = `${now} - interval '30 days'`;
-  // A corrected row counts as its correction only (lib/ledger/correct.ts).
   const uncorrected = (alias: string) => ` AND ${alias}."id" NOT IN (SELECT c."correctsId" FROM "router_payments" c WHERE c."correctsId" IS NOT NULL)`;
   const failures = (what: string) => `SELECT ${what} FROM "router_payments" x
       WHERE x."listingId" = b.lid AND x."status" = 'failed'
@@ -88,7 +76,7 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
       "b.settled",
       "b.amounts",
       "(extract(epoch FROM b.last_settled) * 1000)::float8",
-      // Only when the last failure is after the last settlement: one probe for both counts.
+      // One probe for both counts, only when the last failure follows the last settlement.
       `CASE WHEN ${since} THEN (${failures(`count(*)::int || ',' || count(DISTINCT x."payer")::int`)}) END`,
       "(extract(epoch FROM b.oldest) * 1000)::float8",
     ],
@@ -123,7 +111,7 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
       "s.up7",
       "s.n30",
       "s.up30",
-      // max, not ORDER BY … LIMIT 1: the index is not in confidence order.
+      // The index is not in confidence order, so max rather than ORDER BY … LIMIT 1.
       `(SELECT max(x."confidence") FROM "monitor_health_samples" x WHERE x."listingId" = s.lid AND x."at" = s.latest)`,
       "(extract(epoch FROM s.oldest7) * 1000)::float8",
       "(extract(epoch FROM s.oldest30) * 1000)::float8",
@@ -184,10 +172,7 @@ WHERE true${only("l.id")}`,
   return { payments, health, listings };
 }
 
-/**
- * A line per row, tab-separated fields, NULL as empty. Numbers print as PostgreSQL's shortest exact text; free text
- * and arrays as JSON, so no field holds a tab or line break.
- */
+/** A line per row, tab-separated, NULL as empty; text and arrays as JSON so no field holds a tab or line break. */
 function factsDocument(fields: readonly string[], from: string): string {
   return `SELECT string_agg(concat_ws(E'\\t', ${fields.map((f) => `COALESCE((${f})::text, '')`).join(", ")}), E'\\n') AS doc FROM ${from}`;
 }
@@ -205,42 +190,25 @@ function parseDocument(doc: string | null, width: number, what: string): string[
 }
 
 const num = (f: string): number | null => (f === "" ? null : Number(f));
-/** Rounded against representation slack. */
 const epochMs = (f: string): number | null => (f === "" ? null : Math.round(Number(f)));
 const json = <T,>(f: string): T | null => (f === "" ? null : (JSON.parse(f) as T));
 
-/**
- * payments [id, attempting, payers, settled, settled amounts, last settlement, "failed since,failing buyers since",
- * oldest in the window] (times in epoch ms).
- */
 const PAYMENT_FIELDS = 8;
-/** health [id, samples 7 d, up 7 d, samples 30 d, up 30 d, latest confidence, oldest in 7 d, oldest in 30 d]. */
 const HEALTH_FIELDS = 8;
-/**
- * listing [id, publicationState, featuredLevel, verificationStatus, healthStatus, stored hash, payable prices, label,
- * decimals, quote amount, quote endpoint decimals, quotedAt, stored rankDueAt].
- */
 const LISTING_FIELDS = 13;
 
-/** e.g. "2026-12-02 12:00:00.000". */
 export function utcTimestamp(now: Date): string {
   return now.toISOString().replace("T", " ").replace("Z", "");
 }
 
-/**
- * No JIT, no parallel workers, and neither hash aggregates nor sorts, so each statement stays the ordered index-only
- * pass (bench:rank: 2.7 s against 0.6 s).
- */
+/** bench:rank: 2.7 s against 0.6 s with the planner's hashes and sorts. */
 const SERVER_SETTINGS = ["SET jit = off", "SET max_parallel_workers_per_gather = 0", "SET work_mem = '64MB'"];
 const STREAMING_SETTINGS = ["SET enable_hashagg = off", "SET enable_sort = off", "SET enable_incremental_sort = off"];
 const SERVER_RESET = "RESET jit; RESET max_parallel_workers_per_gather; RESET work_mem; RESET enable_hashagg; RESET enable_sort; RESET enable_incremental_sort";
 const STREAMING: SessionSettings = { set: [...SERVER_SETTINGS, ...STREAMING_SETTINGS], reset: SERVER_RESET };
 const LISTING: SessionSettings = { set: SERVER_SETTINGS, reset: SERVER_RESET };
 
-/**
- * In id order for ids, any order for a range. On a server each statement runs on its own pooled connection with
- * SERVER_SETTINGS; on one connection (PGlite, a transaction) without them: they change plans, never answers.
- */
+/** On one connection (PGlite, a transaction) SERVER_SETTINGS are left out: they change plans, never answers. */
 export async function ledgerFacts(scope: FactsScope, now: Date, client?: Client): Promise<LedgerFactsRow[]> {
   if (!Number.isFinite(now.getTime())) throw new RangeError("ledgerFacts needs a valid date");
   if ("ids" in scope && scope.ids.length === 0) return [];
@@ -261,7 +229,6 @@ export async function ledgerFacts(scope: FactsScope, now: Date, client?: Client)
     const id = l[0];
     const p = pay.get(id);
     const h = hea.get(id);
-    // Digits only (router_payments_amounts_atomic), so it splits on commas.
     const median = p && p[4] !== "" ? medianOfAmounts(p[4].split(",")) : null;
     const decimals = num(l[8]);
     const quoteAmount = l[9] === "" ? null : l[9];
@@ -299,7 +266,6 @@ export async function ledgerFacts(scope: FactsScope, now: Date, client?: Client)
   return out;
 }
 
-/** About `size` listings each: the sweep reads one range while it scores the one before. */
 export async function listingIdRanges(size: number, client?: Client): Promise<IdRange[]> {
   if (!Number.isSafeInteger(size) || size < 1) throw new RangeError("listingIdRanges needs a positive size");
   const cuts = await rows<{ id: string }>(
@@ -319,10 +285,7 @@ export async function listingIdRanges(size: number, client?: Client): Promise<Id
   return ranges;
 }
 
-/**
- * percentile_cont(0.5) over tollgate_atomic_to_units(amount, 0), to the bit; malformed amounts left out. Null when
- * none.
- */
+/** As percentile_cont(0.5) over tollgate_atomic_to_units(amount, 0), to the bit. */
 export function medianOfAmounts(amounts: readonly (string | null)[] | null): number | null {
   if (!amounts || amounts.length === 0) return null;
   const xs: number[] = [];
@@ -336,9 +299,7 @@ export function medianOfAmounts(amounts: readonly (string | null)[] | null): num
   return lo === hi ? xs[lo] : xs[lo] + (pos - lo) * (xs[hi] - xs[lo]);
 }
 
-/**
- * As min(tollgate_decimal_or_null(priceUsd))::float8: malformed prices left out, the double nearest each exact value.
- */
+/** As min(tollgate_decimal_or_null(priceUsd))::float8. */
 export function lowestPrice(prices: readonly (string | null)[] | null): number | null {
   if (!prices) return null;
   let low: number | null = null;
@@ -350,24 +311,21 @@ export function lowestPrice(prices: readonly (string | null)[] | null): number |
   return low;
 }
 
-/** As tollgate_atomic_to_units(amount, decimals): null unless 1–38 digits and decimals 0–36; no second rounding. */
+/** As tollgate_atomic_to_units(amount, decimals). */
 export function atomicToUnits(amount: string, decimals: number): number | null {
   if (!ATOMIC_AMOUNT.test(amount) || !Number.isInteger(decimals) || decimals < 0 || decimals > 36) return null;
   return Number(`${amount}e-${decimals}`);
 }
 
 const POWERS = new Map<number, number>();
-/** As PostgreSQL's power(10::float8, d) (exact up to 10^22). */
+/** As power(10::float8, d). */
 function powerOf10(d: number): number {
   let p = POWERS.get(d);
   if (p === undefined) POWERS.set(d, (p = Number(`1e${d}`)));
   return p;
 }
 
-/**
- * The first instant (epoch ms) at which time alone changes this listing's facts (docs/RANK.md "The tick: marks and
- * due times"); null when no window holds anything.
- */
+/** docs/RANK.md "The tick: marks and due times". */
 export function factsDueAtMs(row: Pick<LedgerFactsRow, "oldestPayment30dMs" | "oldestSample7dMs" | "oldestSample30dMs" | "quotedAtMs">): number | null {
   let due: number | null = null;
   const at = (t: number | null, after: number) => {
@@ -380,7 +338,6 @@ export function factsDueAtMs(row: Pick<LedgerFactsRow, "oldestPayment30dMs" | "o
   return due;
 }
 
-/** The formulas are signals.ts's; nothing here is a second reading of the rows. */
 export function settleFactsOf(row: LedgerFactsRow): SettleFacts {
   return {
     lastSettledAt: row.lastSettledAtMs === null ? null : new Date(row.lastSettledAtMs).toISOString(),
@@ -389,7 +346,6 @@ export function settleFactsOf(row: LedgerFactsRow): SettleFacts {
   };
 }
 
-/** Without a reading, the stored status, uncapped. */
 export function monitorFactsOf(row: LedgerFactsRow): MonitorFacts {
   const reading = row.latestConfidence;
   return {
@@ -400,15 +356,11 @@ export function monitorFactsOf(row: LedgerFactsRow): MonitorFacts {
   };
 }
 
-/** settlementUnproven exactly as computeRank derives it. */
 export function livenessFactsOf(row: LedgerFactsRow): LivenessFacts {
   return { ...monitorFactsOf(row), settlementUnproven: settlementUnproven(row.distinctAttemptingBuyers30d, row.settled30d) };
 }
 
-/**
- * Readiness's H2, H3 and knownUnpayable facts on the completion's transaction, through the rank sweep's statements
- * and mapping.
- */
+/** Readiness's H2, H3 and knownUnpayable through the rank sweep's statements. */
 export async function ledgerFactsForScoring(client: Client, listingId: string, now: Date): Promise<{ settle: SettleFacts; liveness: LivenessFacts }> {
   const [row] = await ledgerFacts({ ids: [listingId] }, now, client);
   if (!row) throw new Error(`ledger facts: no listing ${JSON.stringify(listingId)}`);
