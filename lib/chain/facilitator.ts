@@ -1,7 +1,6 @@
 /**
- * Tollgate's own x402 facilitator for the local chain (@x402/evm exact scheme, EIP-3009): the payload's shape,
- * refusals before any send, and the signer's fair sends. Callers, limits and gas: lib/facilitator. Needs
- * TOLLGATE_CHAIN_RPC_URL and TOLLGATE_FACILITATOR_KEY, else 503.
+ * Tollgate's own x402 facilitator for the local chain (EIP-3009 exact scheme); callers, limits and gas:
+ * lib/facilitator.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -28,39 +27,30 @@ function walletClientFor(rpcUrl: string, privateKey: Hex) {
 
 export interface FacilitatorSetup {
   facilitator: x402Facilitator;
-  /** The signer that submits settlements and pays their gas. */
   address: Address;
   network: Network;
-  /** Chain calls that met an RPC outage so far (see chainCall). */
   outages(): number;
-  /** One at a time, round-robin across callers (./send-queue.ts); other house sends enqueue here too. */
+  /** One at a time, round-robin across callers (./send-queue.ts). */
   sends: Pick<FairSendQueue, "pending" | "history" | "enqueue">;
   client: FacilitatorClient;
 }
 
-/** The queue is per caller. */
 interface CallContext {
   caller: string;
-  /** Summed from the receipts. */
   gasUsed: bigint;
 }
 const callContext = new AsyncLocalStorage<CallContext>();
 
-/** A call made in this process without naming a caller (a test rig's seller). */
 export const IN_PROCESS_CALLER = "in-process";
 
-/** Each is watched for RPC outages. */
 const SIGNER_METHODS = ["readContract", "verifyTypedData", "writeContract", "sendTransaction", "waitForTransactionReceipt", "getCode"] as const;
-/** These take the signer's next nonce. */
 const SENDS: ReadonlySet<string> = new Set(["writeContract", "sendTransaction"]);
 
 export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorSetup {
   const client = walletClientFor(rpcUrl, privateKey);
   const account = client.account;
-  // getAddresses() needs `client.address`, which a viem wallet client lacks (without it the signer list is
-  // [undefined]); the cast bridges viem's and @x402/evm's verifyTypedData types. @x402/evm swallows some RPC failures
-  // into `invalid_exact_evm_signature`, so outages are counted here for chainCall to turn into 503. One signer is one
-  // nonce sequence: sends go one at a time per docs/CHAIN.md "Sends, fairly".
+  // getAddresses() needs `client.address`, which a viem wallet client lacks. @x402/evm swallows some RPC failures
+  // into `invalid_exact_evm_signature`, so outages are counted for chainCall.
   let outages = 0;
   const queue = new FairSendQueue();
   const watched: Record<string, unknown> = { ...client, address: account.address };
@@ -91,14 +81,13 @@ export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorS
         : call;
   }
   const signer = toFacilitatorEvmSigner(watched as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
-  // Served by the door (lib/facilitator/receipt.ts); registered so `supported` names it.
+  // Registered so `supported` names it; served by lib/facilitator/receipt.ts.
   const facilitator = new x402Facilitator().register(LOCAL_NETWORK, new ExactEvmScheme(signer)).registerExtension({ key: "bazaar" });
   return { facilitator, address: account.address, network: LOCAL_NETWORK, outages: () => outages, sends: queue, client };
 }
 
 let cached: { key: string; setup: FacilitatorSetup } | undefined;
 
-/** Else AppError `unavailable` naming the missing setting. */
 export function facilitatorFromEnv(e: Pick<Env, "TOLLGATE_CHAIN_RPC_URL" | "TOLLGATE_FACILITATOR_KEY"> = env()): FacilitatorSetup {
   const missing = [!e.TOLLGATE_CHAIN_RPC_URL && "TOLLGATE_CHAIN_RPC_URL", !e.TOLLGATE_FACILITATOR_KEY && "TOLLGATE_FACILITATOR_KEY"].filter(Boolean);
   if (missing.length > 0 || !e.TOLLGATE_CHAIN_RPC_URL || !e.TOLLGATE_FACILITATOR_KEY) {
@@ -144,7 +133,6 @@ export const FacilitatorRequestBody = z.object({
 export type FacilitatorRequest = z.infer<typeof FacilitatorRequestBody>;
 
 function toCore(body: FacilitatorRequest): { payload: PaymentPayload; requirements: PaymentRequirements } {
-  // Only the template-literal Network type differs from @x402/core's.
   const strip = <T extends { extra?: Record<string, unknown> | null }>(r: T) => ({ ...r, extra: r.extra ?? undefined });
   const payload = {
     ...body.paymentPayload,
@@ -168,10 +156,7 @@ function unsupported(setup: FacilitatorSetup, r: PaymentRequirements): { reason:
 
 const UNAVAILABLE = "The facilitator's chain RPC did not answer; try again later.";
 
-/**
- * An unreadable chain is a 503, not a verdict: a thrown outage, or a refusal while the outage count rose. A broadcast
- * settlement is returned as it is.
- */
+/** An unreadable chain is a 503, not a verdict; a broadcast settlement is returned as it is. */
 async function chainCall<T>(setup: FacilitatorSetup, run: () => Promise<T>, refused: (result: T) => boolean): Promise<T> {
   const before = setup.outages();
   let result: T;
@@ -217,7 +202,6 @@ function parseAt<S extends z.ZodType>(schema: S, value: unknown, at: string): z.
   throw new AppError("bad_request", `request body is invalid at ${details[0].pointer}: ${details[0].message}`, details);
 }
 
-/** Or a 400 naming the JSON pointer of what is wrong. */
 export function exactEvmPayload(body: FacilitatorRequest): ExactEvmPayload {
   parseAt(ExactEvmRequirementsBody, body.paymentRequirements, "/paymentRequirements");
   parseAt(ExactEvmRequirementsBody, body.paymentPayload.accepted, "/paymentPayload/accepted");
@@ -236,15 +220,12 @@ export const SIMULATION_FAILED = "invalid_exact_evm_transaction_simulation_faile
 
 type Refusal = { reason: string; message: string };
 
-/** Moves nothing and only burns gas: refused before any read. */
+/** Refused before any read: it only burns gas. */
 function zeroValue(p: ExactEvmPayload): Refusal | null {
   return BigInt(p.authorization.value) === 0n ? { reason: ZERO_VALUE, message: "the authorization's value is 0: nothing would be paid, so nothing is submitted" } : null;
 }
 
-/**
- * Before any send: the balance covers the value, the nonce is unused, and the simulation does not revert. A refusal
- * here costs no gas.
- */
+/** Balance, unused nonce, a simulation without revert: a refusal here costs no gas. */
 export async function preflight(setup: FacilitatorSetup, p: ExactEvmPayload, asset: string): Promise<Refusal | null> {
   const a = p.authorization;
   const token = getAddress(asset);
@@ -270,16 +251,13 @@ export async function preflight(setup: FacilitatorSetup, p: ExactEvmPayload, ass
   return null;
 }
 
-/** Granted after the preflight and before any send. */
 export interface Admission {
-  /** With the gas used (0 when nothing was sent). */
   done(gasUsed: bigint): Promise<void>;
 }
 
 export interface CallOptions {
-  /** An API key, a named token or this process: the send queue is per caller. */
+  /** The send queue is per caller. */
   caller?: string;
-  /** Throws to refuse. */
   admit?: (payer: Address) => Promise<Admission>;
 }
 
@@ -304,7 +282,6 @@ export async function settle(setup: FacilitatorSetup, body: FacilitatorRequest, 
   if (zero) return refuse(zero);
   const pre = await chainCall(setup, () => preflight(setup, p, requirements.asset), () => false);
   if (pre?.reason === SIMULATION_FAILED) {
-    // Reads only.
     const v = await chainCall(setup, () => setup.facilitator.verify(payload, requirements), (r) => !r.isValid);
     if (!v.isValid) return refuse({ reason: v.invalidReason ?? SIMULATION_FAILED, message: v.invalidMessage ?? pre.message });
   }
