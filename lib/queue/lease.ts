@@ -1,6 +1,6 @@
 /**
- * Leases: how a worker takes, keeps and gives back an analysis. Every transition is a compare-and-set on (id, state,
- * leaseToken), and a trigger refuses illegal moves (docs/QUEUE.md "Leases, heartbeats and fencing").
+ * Leases: compare-and-set on (id, state, leaseToken), illegal moves refused by a trigger (docs/QUEUE.md "Leases,
+ * heartbeats and fencing").
  */
 import { AppError } from "@/lib/errors";
 import { clampLeaseMs, queueConfig } from "./config";
@@ -12,47 +12,35 @@ import type { LeaseFields } from "@/lib/ops-wire";
 const T = `"catalog_scoring_analyses"`;
 const LOG = `"catalog_scoring_attempts"`;
 
-/**
- * `a`'s wait after a failed attempt: least(cap, base × 2^(attempts−1)) × random() for full jitter. Parameters $b, $c,
- * $j.
- */
+/** least(cap, base × 2^(attempts−1)) × random() over row `a`; parameters $b, $c, $j. */
 function backoffSql(b: number, c: number, j: number): string {
   return `make_interval(secs => least($${c}::float8, $${b}::float8 * power(2, greatest(a."attempts" - 1, 0))) * (CASE WHEN $${j}::boolean THEN random() ELSE 1 END) / 1000.0)`;
 }
 
-/** Handed to a worker as a LeasedJob, without the submitter. */
 export interface LeasedRow extends LeaseFields {
   submitter: string;
 }
 
 export interface ClaimOptions {
   workerId: string;
-  /** ≤ maxBatch. */
   limit: number;
-  /** Clamped to the configured bounds. */
   leaseMs?: number;
   client?: Client;
-  /** The benchmark times claims alone. */
   skipReap?: boolean;
-  /** None is claimed under another (lib/queue/monitors.ts). */
   rubricVersions: readonly string[];
 }
 
-/** Claims reap at most this often per process (the reaper tick every 5 s too). */
+/** The reaper tick runs every 5 s too. */
 export const CLAIM_REAP_EVERY_MS = 500;
 let lastClaimReapAt = 0;
 
-/**
- * One statement: tollgate_claim_analyses (migration 20261202152000_queue_lean), FOR UPDATE SKIP LOCKED in claim
- * order, so concurrent claimers never block or share a row. Why a function and its plan: docs/QUEUE.md "Throughput".
- */
+/** tollgate_claim_analyses, SKIP LOCKED in claim order (docs/QUEUE.md "Throughput"). */
 export async function claimLeases(opts: ClaimOptions): Promise<LeasedRow[]> {
   const client = await clientOr(opts.client);
   if (!opts.skipReap && Date.now() - lastClaimReapAt >= CLAIM_REAP_EVERY_MS) {
     lastClaimReapAt = Date.now();
     await reapExpiredLeases({ client });
   }
-  // A monitor that does not support the served rubric takes nothing.
   if (!(await declareMonitor(client, opts.workerId, opts.rubricVersions)).supported) return [];
   const limit = Math.max(1, Math.min(queueConfig().maxBatch, Math.floor(opts.limit)));
   const leaseMs = clampLeaseMs(opts.leaseMs);
@@ -75,15 +63,11 @@ export async function claimLeases(opts: ClaimOptions): Promise<LeasedRow[]> {
 export interface HeartbeatInput {
   leaseToken: string;
   leaseMs?: number;
-  /** Only "probing" is the worker's to report. */
   step?: "probing";
-  /** Kept until the next report. */
   progress?: { done: number; total: number };
 }
 
-/**
- * Never past the attempt's hard deadline (claim + jobTimeoutMs). An expired lease or a foreign token is lease_lost.
- */
+/** Never past claim + jobTimeoutMs. */
 export async function heartbeatLease(id: string, input: HeartbeatInput, client?: Client): Promise<{ leaseExpiresAt: string; step: string }> {
   const c = await clientOr(client);
   const out = await preparedRows<{ leaseExpiresAt: string; step: string }>(
@@ -128,7 +112,6 @@ export async function leaseLost(client: Client, id: string): Promise<AppError> {
 export interface FailInput {
   leaseToken: string;
   reason: string;
-  /** False when a retry cannot change the outcome. */
   retryable?: boolean;
 }
 
@@ -139,7 +122,6 @@ export interface FailOutcome {
   runAfter: string;
 }
 
-/** Queued again after a backoff; `dead` once the attempts are used up; `failed` when not retryable. Fenced. */
 export async function failLease(id: string, input: FailInput, client?: Client): Promise<FailOutcome> {
   const c = await clientOr(client);
   const cfg = queueConfig();
@@ -183,14 +165,10 @@ export async function failLease(id: string, input: FailInput, client?: Client): 
 export interface ReapOutcome {
   requeued: number;
   dead: number;
-  /** The rest stopped renewing their lease. */
   timedOut: number;
 }
 
-/**
- * Expired leases back to the queue (with backoff) or to `dead`, naming why. SKIP LOCKED: a row being completed is not
- * touched, so a completion and a reap never both win.
- */
+/** SKIP LOCKED: a completion and a reap never both win. */
 export async function reapExpiredLeases(opts: { client?: Client; limit?: number } = {}): Promise<ReapOutcome> {
   const c = await clientOr(opts.client);
   const cfg = queueConfig();
@@ -242,11 +220,9 @@ export interface LockedLease {
   trigger: string;
   targetUrl: string;
   attempts: number;
-  /** For the rubric notice. */
   previousRubricVersion: string | null;
 }
 
-/** Locks the row only if the caller still holds a live lease. */
 export async function lockLease(tx: Client, id: string, leaseToken: string): Promise<LockedLease | null> {
   const found = await rows<LockedLease>(
     tx,
@@ -268,10 +244,7 @@ export interface FinishInput {
   detail?: string | null;
 }
 
-/**
- * running → succeeded with its attempt-log row, in one statement; false when the lease is gone. The token stays so a
- * retried completion is recognised.
- */
+/** The token stays so a retried completion is recognised. */
 export async function finishLease(client: Client, id: string, leaseToken: string, input: FinishInput = {}): Promise<boolean> {
   const out = await preparedRows<{ analysisId: string }>(
     client,
@@ -295,10 +268,7 @@ export async function finishLease(client: Client, id: string, leaseToken: string
   return out.length === 1;
 }
 
-/**
- * Many in one statement, each fenced on its own token; for batches without results (the benchmark's peer of pg-boss's
- * complete(ids[])).
- */
+/** The benchmark's peer of pg-boss's complete(ids[]). */
 export async function finishLeases(client: Client, leases: Array<{ id: string; leaseToken: string }>, detail: string | null = null): Promise<string[]> {
   if (leases.length === 0) return [];
   const out = await preparedRows<{ analysisId: string }>(
@@ -321,7 +291,6 @@ export async function finishLeases(client: Client, leases: Array<{ id: string; l
   return out.map((r) => r.analysisId);
 }
 
-/** A retried completion whose first answer was lost. */
 export async function completedWith(client: Client, id: string, leaseToken: string): Promise<{ resultId: string | null } | null> {
   const found = await rows<{ resultId: string | null }>(
     client,
