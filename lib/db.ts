@@ -1,7 +1,4 @@
-/**
- * The one Prisma client: PGlite in the git-ignored data folder without DATABASE_URL, else a server PostgreSQL through
- * @prisma/adapter-pg. Same schema and migrations (lib/migrate.ts).
- */
+/** The one Prisma client: PGlite without DATABASE_URL, else server PostgreSQL through @prisma/adapter-pg. */
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaClient } from "@/lib/generated/prisma/client";
@@ -10,11 +7,8 @@ import { env } from "@/lib/env";
 export interface DatabaseHandle {
   prisma: PrismaClient;
   kind: "pglite" | "postgres";
-  /** Multi-statement scripts (migrations). */
   exec(sql: string): Promise<void>;
-  /** Outside Prisma: migrator bookkeeping, advisory locks, lib/sql.ts. */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<T[]>;
-  /** Session-level advisory locks need it. */
   session<R>(fn: (conn: SqlConnection) => Promise<R>): Promise<R>;
   close(): Promise<void>;
 }
@@ -25,21 +19,15 @@ export interface SqlConnection {
 }
 
 export interface QueryOptions {
-  /**
-   * Server mode: a named prepared statement, planned once per connection; one name, one SQL text. PGlite ignores it.
-   */
+  /** Server mode: a named prepared statement; one name, one SQL text. */
   prepare?: string;
 }
 
 export interface OpenOptions {
-  /** Absent, PGlite is used. */
   url?: string;
-  /** Or "memory" (tests). */
   pgliteDir?: string;
-  /** Server mode only (tests use a fresh one per run). */
   schema?: string;
   poolSize?: number;
-  /** Server mode (tests name them after their schema). */
   applicationName?: string;
 }
 
@@ -68,7 +56,6 @@ async function openPglite(dir: string): Promise<DatabaseHandle> {
     prisma,
     kind: "pglite",
     ...conn,
-    // PGlite is a single connection already.
     session: (fn) => fn(conn),
     close: async () => {
       await prisma.$disconnect();
@@ -77,17 +64,14 @@ async function openPglite(dir: string): Promise<DatabaseHandle> {
   };
 }
 
-/**
- * Prisma's 2 s default failed search and the health sweep with 500s under load (bench:load) while plain queries only
- * slowed; a transaction now waits like a query, bounded.
- */
+/** Prisma's 2 s default failed pages with 500s under load (bench:load). */
 export const TRANSACTION_MAX_WAIT_MS = 30_000;
 
 async function openPostgres(url: string, schema?: string, poolSize = 10, applicationName?: string): Promise<DatabaseHandle> {
   const [{ default: pg }, { PrismaPg }] = await Promise.all([import("pg"), import("@prisma/adapter-pg")]);
   const options = schema ? `-c search_path=${quoteIdent(schema)},public` : undefined;
   const pool = new pg.Pool({ connectionString: url, max: poolSize, options, application_name: applicationName });
-  // An idle client losing its server must not crash the process; the pool reconnects.
+  // An idle client losing its server must not crash the process.
   pool.on("error", () => {});
   returnDeadClients(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, schema ? { schema } : undefined), transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
@@ -100,7 +84,6 @@ async function openPostgres(url: string, schema?: string, poolSize = 10, applica
     query: async <T,>(sql: string, params: unknown[] = [], opts?: QueryOptions) => (await pool.query(queryConfig(sql, params, opts))).rows as T[],
     session: async (fn) => {
       const client = await pool.connect();
-      // A query failed on a dead connection without the 'error' event hands it back as broken.
       let broken: Error | undefined;
       try {
         return await fn({
@@ -129,9 +112,8 @@ type PgPool = import("pg").Pool;
 type PgPoolClient = import("pg").PoolClient;
 
 /**
- * A checked-out client whose server goes away emits 'error': every client gets a listener (some holders have none at
- * that moment), and the dead client is handed back at once (Prisma would not release it after a failed ROLLBACK,
- * shrinking the pool for good).
+ * A dead checked-out client is handed back at once: Prisma would not release it after a failed ROLLBACK, shrinking
+ * the pool for good.
  */
 function returnDeadClients(pool: PgPool): void {
   const checkedOut = new WeakSet<PgPoolClient>();
@@ -139,7 +121,7 @@ function returnDeadClients(pool: PgPool): void {
   pool.on("release", (_err, client) => checkedOut.delete(client));
   pool.on("connect", (client) => {
     client.on("error", (err) => {
-      if (!checkedOut.has(client)) return; // idle: pg-pool's own listener removes it
+      if (!checkedOut.has(client)) return;
       const release = client.release.bind(client);
       client.release = () => {};
       release(err);
@@ -162,7 +144,6 @@ export function pgliteDataDir(): string {
 
 const globalForDb = globalThis as unknown as { tollgateDb?: Promise<DatabaseHandle> };
 
-/** Opened on first use, reused everywhere. */
 export function database(): Promise<DatabaseHandle> {
   if (!globalForDb.tollgateDb) {
     const e = env();
@@ -171,12 +152,10 @@ export function database(): Promise<DatabaseHandle> {
   return globalForDb.tollgateDb;
 }
 
-/** For model calls; raw SQL goes through lib/sql.ts. */
 export async function db(): Promise<PrismaClient> {
   return (await database()).prisma;
 }
 
-/** Tests and the demo script. */
 export function setDatabase(handle: DatabaseHandle | undefined): void {
   globalForDb.tollgateDb = handle ? Promise.resolve(handle) : undefined;
 }

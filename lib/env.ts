@@ -2,21 +2,18 @@ import path from "node:path";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
-/**
- * The validated environment: every variable the product reads; a missing or malformed one stops start-up naming it.
- */
+/** The validated environment: a missing or malformed variable stops start-up, named. */
 const flag = z
   .enum(["0", "1", "true", "false"])
   .optional()
   .transform((v) => v === "1" || v === "true");
 
-/** "<count>/<window>" (30s, 10m, 1h, 1d…) or "off"; unset: lib/limits/config.ts's default. */
+/** "<count>/<window>" or "off"; unset: lib/limits/config.ts's default. */
 const rateLimit = z
   .string()
   .regex(/^(off|[1-9]\d{0,6}\/[1-9]\d{0,4}[smhd])$/, 'must be "<count>/<window>" such as 20/1h or 30/10m (window in s, m, h or d), or "off"')
   .optional();
 
-/** CIDRs or addresses, comma- or space-separated, each checked with ipaddr.js. */
 const cidrList = z
   .string()
   .superRefine((value, ctx) => {
@@ -35,71 +32,53 @@ const schema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\/.+/, "must be a postgresql:// connection URL")
     .optional(),
-  /**
-   * Server mode: the tables' owner, for `npm run db:migrate` only; DATABASE_URL's user is then granted what the app
-   * needs (docs/DATA-MODEL.md "Who may do what").
-   */
+  /** Server mode: the tables' owner, for `npm run db:migrate` only (docs/DATA-MODEL.md "Who may do what"). */
   TOLLGATE_MIGRATE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/.+/, "must be a postgresql:// connection URL")
     .optional(),
-  /** Git-ignored: the embedded database, badge keys, generated secrets. */
   TOLLGATE_DATA_DIR: z.string().min(1).optional(),
-  /**
-   * The only origin SIWE messages may name, and the one badges, feeds and snippets link to. Required in production
-   * (NEXTAUTH_URL stands in).
-   */
+  /** The only origin SIWE messages may name; required in production (NEXTAUTH_URL stands in). */
   TOLLGATE_PUBLIC_URL: z.string().url("must be an absolute URL such as http://127.0.0.1:3000").optional(),
   NEXTAUTH_URL: z.string().url("must be an absolute URL").optional(),
-  /** docs/ROUTER.md "The relay's origin": when set, `/router/call` answers only there. */
+  /** docs/ROUTER.md "The relay's origin". */
   TOLLGATE_ROUTER_ORIGIN: z.string().url("must be an absolute URL such as https://router.example.com").optional(),
   NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  /** Never on unless asked for. */
   TOLLGATE_DEMO_SIGNIN: flag,
   TOLLGATE_INPROCESS_WORKER: flag,
-  /** Default on; 0 on instances that should not run sweeps. */
   TOLLGATE_SCHEDULER: z
     .enum(["0", "1", "true", "false"])
     .optional()
     .transform((v) => v !== "0" && v !== "false"),
-  /** Default 30. */
   TOLLGATE_RANK_TICK_S: z.coerce.number().int().min(1, "must be a whole number of seconds, 1 or more").max(3_600, "must be at most 3600 seconds").default(30),
   TOLLGATE_WORKER_TOKEN: z.string().min(24, "must be at least 24 characters").optional(),
-  /** Loopback host:port entries reachable over plain http (demo fixture sellers). */
+  /** Loopback host:port entries reachable over plain http. */
   TOLLGATE_PROBE_ALLOW_HOSTS: z
     .string()
     .regex(/^([A-Za-z0-9.-]+:\d{1,5})(,[A-Za-z0-9.-]+:\d{1,5})*$/, "must be a comma-separated list of host:port")
     .optional(),
-  /** No DNS for anything else: sandboxed demos and staging. */
   TOLLGATE_NET_ALLOWLIST_ONLY: flag,
-  /**
-   * docs/SSRF.md "Address rules": DENY always refuses; ALLOW lifts a private range's refusal, never a deny, a cloud
-   * endpoint or this host.
-   */
+  /** docs/SSRF.md "Address rules". */
   TOLLGATE_NET_DENY: cidrList,
   TOLLGATE_NET_ALLOW: cidrList,
-  /** Defaults 64 and 8 per host (docs/SSRF.md). */
   TOLLGATE_NET_MAX_CONNECTIONS: z.string().regex(/^[1-9]\d{0,6}$/, "must be a positive whole number").optional(),
   TOLLGATE_NET_MAX_CONNECTIONS_PER_HOST: z.string().regex(/^[1-9]\d{0,6}$/, "must be a positive whole number").optional(),
-  /** Default 1024; past it, connection_limit. */
   TOLLGATE_NET_MAX_QUEUED: z.string().regex(/^[1-9]\d{0,6}$/, "must be a positive whole number").optional(),
-  /** Default 8453, Base. */
   TOLLGATE_SIWE_CHAIN_ID: z.coerce.number().int().min(1).default(8453),
   SELLERS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** The local chain (anvil, eip155:31337). */
   TOLLGATE_CHAIN_RPC_URL: z.string().url("must be an absolute URL such as http://127.0.0.1:8545").optional(),
-  /** Unset: the facilitator routes answer 503. Demo and tests use a public anvil key (local only). */
+  /** Unset: the facilitator routes answer 503. */
   TOLLGATE_FACILITATOR_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key").optional(),
-  /** Unset: TOLLGATE_FACILITATOR_KEY (docs/CHAIN.md "Evidence roots"). */
+  /** Unset: TOLLGATE_FACILITATOR_KEY. */
   TOLLGATE_EVIDENCE_ROOTS_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key").optional(),
-  /** docs/CHAIN.md "Who may settle": comma-separated `<name>=<secret>`, secrets of 32+ characters. */
+  /** `<name>=<secret>` pairs (docs/CHAIN.md "Who may settle"). */
   TOLLGATE_FACILITATOR_TOKENS: z
     .string()
     .regex(/^([a-z0-9][-a-z0-9]{0,39}=[A-Za-z0-9_-]{32,200})(,[a-z0-9][-a-z0-9]{0,39}=[A-Za-z0-9_-]{32,200})*$/, "must be <name>=<secret> pairs separated by commas (name [a-z0-9-], secret 32 or more of [A-Za-z0-9_-])")
     .optional(),
-  /** Per caller per UTC day (default 30000000, about 400 settlements; "off"). */
+  /** Per caller per UTC day; "off" for none. */
   TOLLGATE_FACILITATOR_GAS_DAY: z.string().regex(/^(off|[1-9]\d{0,17})$/, 'must be a positive whole number of gas units, or "off"').default("30000000"),
-  /** docs/LIMITS.md. */
   TOLLGATE_LIMIT_INTAKE: rateLimit,
   TOLLGATE_LIMIT_PUBLISH: rateLimit,
   TOLLGATE_LIMIT_REANALYSE: rateLimit,
@@ -112,10 +91,8 @@ const schema = z.object({
   TOLLGATE_LIMIT_CALL: rateLimit,
   TOLLGATE_LIMIT_FACILITATOR: rateLimit,
   TOLLGATE_LIMIT_FACILITATOR_PAYER: rateLimit,
-  /** Demo mode only. */
   TOLLGATE_LIMIT_FAUCET: rateLimit,
   TOLLGATE_LIMIT_FAUCET_WALLET: rateLimit,
-  /** Default 8545; 0 picks a free one. */
   TOLLGATE_CHAIN_PORT: z.coerce.number().int().min(0, "must be a port number, 0–65535").max(65535, "must be a port number, 0–65535").optional(),
   TOLLGATE_LIMIT_MCP: rateLimit,
   TOLLGATE_LIMIT_MCP_ALL: rateLimit,
@@ -125,34 +102,25 @@ const schema = z.object({
   TOLLGATE_LIMIT_ATTESTATION_ALL: rateLimit,
   TOLLGATE_LIMIT_DISCOVERY: rateLimit,
   TOLLGATE_LIMIT_DISCOVERY_ALL: rateLimit,
-  /** Default 3; "off" for none. */
   TOLLGATE_LIMIT_ACTIVE_ANALYSES: z
     .string()
     .regex(/^(off|[1-9]\d{0,5})$/, 'must be a positive whole number, or "off"')
     .optional(),
-  /** docs/LIMITS.md "Who is counted"; default 0 (Next.js fills it from the socket). */
+  /** docs/LIMITS.md "Who is counted". */
   TOLLGATE_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
-  /**
-   * The canary's default house key (docs/CANARY.md "The house wallet"); unset, nothing is signed. Demo and tests: a
-   * key from a public label, funded locally only.
-   */
+  /** The canary's default house key (docs/CANARY.md "The house wallet"); unset, nothing is signed. */
   TOLLGATE_CANARY_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key").optional(),
-  /** Atomic units (default 5000000: 5 USDC). */
+  /** Atomic units, as the canary amounts below. */
   TOLLGATE_CANARY_BUDGET_DAY: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("5000000"),
-  /** Atomic units (default 500000: 0.5 USDC). */
   TOLLGATE_CANARY_BUDGET_LISTING: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("500000"),
-  /** Atomic units (default 1000000: 1 USDC). */
   TOLLGATE_CANARY_BUDGET_ORGANIZATION: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("1000000"),
-  /** Per network, whoever lists it; atomic units (default 1000000). */
   TOLLGATE_CANARY_BUDGET_PAYTO: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("1000000"),
-  /** Without a moderator's approval; atomic units (default 100000: 0.10 USDC). */
   TOLLGATE_CANARY_PRICE_CEILING: z.string().regex(/^(0|[1-9]\d{0,30})$/, "must be an integer string of atomic units").default("100000"),
-  /** Days (default 30; "off" keeps everything live). */
   TOLLGATE_QUEUE_RETENTION_DAYS: z
     .string()
     .regex(/^(off|[1-9]\d{0,4})$/, 'must be a whole number of days (1 or more), or "off"')
     .default("30"),
-  /** Seconds from the claim (default 900); heartbeats cannot extend it. */
+  /** Heartbeats cannot extend it. */
   TOLLGATE_ANALYSIS_TIMEOUT_S: z.coerce.number().int().min(1).max(86_400).default(900),
   BADGE_SIGNING_KEY: z.string().min(1).optional(),
   BADGE_PREVIOUS_KEYS: z.string().min(1).optional(),
@@ -161,19 +129,14 @@ const schema = z.object({
 export type Env = z.infer<typeof schema> & {
   dataDir: string;
   probeAllowHosts: string[];
-  /** TOLLGATE_PUBLIC_URL, else NEXTAUTH_URL, else (development only) DEVELOPMENT_ORIGIN. Never from a request. */
+  /** Never from a request. */
   publicOrigin: string;
-  /** Null: the relay answers on the public origin. */
   routerOrigin: string | null;
-  /** From TOLLGATE_RPC_URL_<network, ":" as "_">, e.g. TOLLGATE_RPC_URL_eip155_8453. */
   rpcUrls: Record<string, string>;
-  /** From TOLLGATE_CANARY_KEY_<namespace>_<reference>, beside the default TOLLGATE_CANARY_KEY. */
   canaryKeys: Record<string, string>;
-  /** From TOLLGATE_EVIDENCE_ROOTS_<namespace>_<reference> (one network at most). */
   evidenceRoots: Record<string, string>;
 };
 
-/** next dev's own. */
 export const DEVELOPMENT_ORIGIN = "http://127.0.0.1:3000";
 
 export class EnvError extends Error {
@@ -216,7 +179,6 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
 
 const RPC_URL_PREFIX = "TOLLGATE_RPC_URL_";
 
-/** TOLLGATE_RPC_URL_<namespace>_<reference> → { "<namespace>:<reference>": url }; a bad one stops start-up. */
 function parseRpcUrls(source: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
@@ -237,12 +199,10 @@ function parseRpcUrls(source: Record<string, string | undefined>): Record<string
 
 const CANARY_KEY_PREFIX = "TOLLGATE_CANARY_KEY_";
 
-/** TOLLGATE_CANARY_KEY_<namespace>_<reference> → { "<namespace>:<reference>": key }; a bad one stops start-up. */
 function parseCanaryKeys(source: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
     if (!name.startsWith(CANARY_KEY_PREFIX) || value === undefined) continue;
-    // As for the RPC URLs.
     const network = name.slice(CANARY_KEY_PREFIX.length).replace("_", ":");
     if (!/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/.test(network)) {
       throw new EnvError(name, "must name a CAIP-2 network with \":\" written \"_\", e.g. TOLLGATE_CANARY_KEY_eip155_8453");
@@ -255,7 +215,6 @@ function parseCanaryKeys(source: Record<string, string | undefined>): Record<str
 
 const EVIDENCE_ROOTS_PREFIX = "TOLLGATE_EVIDENCE_ROOTS_";
 
-/** TOLLGATE_EVIDENCE_ROOTS_<namespace>_<reference> → { "<namespace>:<reference>": address }; roots go to one network. */
 function parseEvidenceRoots(source: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {

@@ -1,40 +1,26 @@
 /**
- * Request bodies read once and bounded (docs/LIMITS.md "Request bodies") and parsed with zod into 400s naming the
- * field. Over the limit is 413 `payload_too_large`, at most one chunk past it held. A refused body's rest is neither
- * read nor cancelled: docs/LIMITS.md says why.
+ * Request bodies read once and bounded, parsed with zod into 400s naming the field (docs/LIMITS.md "Request bodies").
  */
 import type { z } from "zod";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { unstorableText } from "@/lib/listing-document/unstorable";
 
-/** docs/LIMITS.md "Request bodies". */
 export const BODY_LIMITS = {
-  /** POST /api/listings, PUT /api/listings/:id. */
   listingDocument: 1 << 20,
-  /** POST /api/analyses. */
   analysisSubmit: 4 << 10,
-  /** POST /api/admin/api-keys. */
   apiKeyCreate: 4 << 10,
-  /** POST /router/select. */
   select: 64 << 10,
-  /** POST /api/facilitator/verify and settle. */
   facilitator: 64 << 10,
-  /** POST /api/ops/leases…. */
   opsSmall: 64 << 10,
-  /** POST /api/ops/leases/:id/complete. */
   opsEvidence: 8 << 20,
-  /** POST /mcp. */
   mcp: 256 << 10,
-  /** POST /api/auth/*. */
   auth: 16 << 10,
-  /** POST /api/faucet, demo only. */
   faucet: 4 << 10,
-  /** next.config.mjs serverActions.bodySizeLimit "1mb". */
+  /** next.config.mjs serverActions.bodySizeLimit. */
   serverAction: 1 << 20,
 } as const;
 
-/** "1 MiB", "64 KiB", "300 bytes". */
 export function formatBytes(n: number): string {
   if (n >= 1 << 20 && n % (1 << 20) === 0) return `${n / (1 << 20)} MiB`;
   if (n >= 1 << 10 && n % (1 << 10) === 0) return `${n / (1 << 10)} KiB`;
@@ -49,10 +35,7 @@ function tooLarge(maxBytes: number, how: "declared" | "streamed", what: string):
   });
 }
 
-/**
- * Before Next.js reads it (proxy.ts, server actions): over `maxBytes` 413, malformed 400, no length 411 (browsers
- * always declare a form's length). Null: may be read.
- */
+/** No length is 411: browsers always declare a form's length. */
 export function declaredBodyRefusal(headers: Headers, maxBytes: number, what: string): AppError | null {
   const declared = headers.get("content-length");
   if (declared === null) {
@@ -63,12 +46,10 @@ export function declaredBodyRefusal(headers: Headers, maxBytes: number, what: st
   return Number(declared) > maxBytes ? tooLarge(maxBytes, "declared", what) : null;
 }
 
-/** Content-Length first, then counted chunk by chunk; `what` names the body in the error. */
 export async function readBodyBytes(req: Request, maxBytes: number, what = "this route"): Promise<Uint8Array<ArrayBuffer>> {
   const declared = req.headers.get("content-length");
   if (declared !== null) {
     if (!/^\s*\d+\s*$/.test(declared)) throw new AppError("bad_request", `Content-Length ${JSON.stringify(declared.slice(0, 40))} is not a byte count`, [{ pointer: "", message: "bad Content-Length" }], { reason: "content_length_invalid" });
-    // Not a byte is read; the stream is left alone.
     if (Number(declared) > maxBytes) throw tooLarge(maxBytes, "declared", what);
   }
   if (!req.body) return new Uint8Array(0);
@@ -80,7 +61,7 @@ export async function readBodyBytes(req: Request, maxBytes: number, what = "this
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      // Released, not cancelled.
+      // Released, not cancelled (docs/LIMITS.md).
       reader.releaseLock();
       throw tooLarge(maxBytes, "streamed", what);
     }
@@ -95,7 +76,6 @@ export async function readBodyBytes(req: Request, maxBytes: number, what = "this
   return out;
 }
 
-/** Non-UTF-8 bytes are a 400. */
 export async function readBodyText(req: Request, maxBytes: number, what?: string): Promise<string> {
   const bytes = await readBodyBytes(req, maxBytes, what);
   try {
@@ -105,7 +85,6 @@ export async function readBodyText(req: Request, maxBytes: number, what?: string
   }
 }
 
-/** Too large is 413; empty or not JSON a 400. */
 export async function readJson(req: Request, maxBytes: number, what?: string): Promise<unknown> {
   const text = await readBodyText(req, maxBytes, what);
   if (!text.trim()) throw new AppError("bad_request", "request body is empty; expected JSON", [{ pointer: "", message: "empty body" }]);
@@ -119,7 +98,6 @@ export async function readJson(req: Request, maxBytes: number, what?: string): P
   return value;
 }
 
-/** A NUL or lone surrogate is a 400 naming `/params/<name>`, never a database 500. */
 export async function routeParams<T extends Record<string, string | string[]>>(params: Promise<T>): Promise<T> {
   const p = await params;
   for (const [name, value] of Object.entries(p)) {
@@ -135,9 +113,6 @@ export async function routeParams<T extends Record<string, string | string[]>>(p
 
 const pointerToken = (k: string | number) => String(k).replace(/~/g, "~0").replace(/\//g, "~1");
 
-/**
- * Every string, keys included, storable as text (lib/listing-document/unstorable.ts), else a 400 naming its pointer.
- */
 export function assertStorableJson(value: unknown, at = ""): void {
   const stack: Array<[unknown, string]> = [[value, at]];
   while (stack.length) {
@@ -168,11 +143,7 @@ export async function readBody<S extends z.ZodType>(req: Request, schema: S, max
   return parseWith(schema, await readJson(req, maxBytes, what));
 }
 
-/**
- * The guard of every cookie-authenticated route (docs/LIMITS.md "Cross-origin requests"), after the session check and
- * before the body: Sec-Fetch-Site, Origin (exactly the configured public origin) and, with `json: true`, an
- * `application/json` Content-Type. A request with neither header is not a browser's cross-site request.
- */
+/** The guard of cookie-authenticated routes (docs/LIMITS.md "Cross-origin requests"). */
 export function assertSameOriginRequest(req: Request, opts: { json: boolean; publicOrigin?: string }): void {
   const expected = opts.publicOrigin ?? env().publicOrigin;
   const site = req.headers.get("sec-fetch-site");

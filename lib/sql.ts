@@ -1,23 +1,17 @@
-/**
- * The one door for raw SQL, always parameterised, on server PostgreSQL or PGlite; model calls off the hot path use
- * Prisma (prismaOf). Paths and time conventions: docs/DATA-MODEL.md "Raw SQL".
- */
+/** The one door for raw SQL, always parameterised (docs/DATA-MODEL.md "Raw SQL"). */
 import { database, type DatabaseHandle, type SqlConnection } from "@/lib/db";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import type { TransactionClient } from "@/lib/generated/prisma/internal/prismaNamespace";
 
 export type PrismaLike = PrismaClient | TransactionClient;
-/** A handle, a pooled connection in a transaction, or Prisma. */
 export type Client = PrismaLike | DatabaseHandle | SqlConnection;
 
 export const NOW_UTC = `(now() AT TIME ZONE 'UTC')`;
 
-/** From a timestamp-without-time-zone column or expression. */
 export function isoOf(expr: string): string {
   return `to_char(${expr}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
-/** Placeholder `$n`. */
 export function utcParam(n: number): string {
   return `($${n}::timestamptz AT TIME ZONE 'UTC')`;
 }
@@ -25,7 +19,6 @@ export function utcParam(n: number): string {
 const isPrisma = (c: Client): c is PrismaLike => typeof (c as PrismaLike).$queryRawUnsafe === "function";
 const isHandle = (c: Client): c is DatabaseHandle => typeof (c as DatabaseHandle).session === "function" && "prisma" in c;
 
-/** The process-wide handle on a server, its Prisma client on PGlite. */
 export async function clientOr(client?: Client): Promise<Client> {
   if (client) return client;
   const h = await database();
@@ -44,38 +37,29 @@ export async function rows<T>(client: Client, sql: string, ...params: unknown[])
   return client.query<T>(sql, params);
 }
 
-/** Through Prisma, like every write here; answers the rows changed. */
 export async function exec(client: PrismaLike | DatabaseHandle, sql: string, ...params: unknown[]): Promise<number> {
   const prisma = isHandle(client) ? client.prisma : client;
   return prisma.$executeRawUnsafe(sql, ...params);
 }
 
-/** Transaction-local `set_config`: settings and statement as one Prisma batch transaction. */
 export async function rowsWithSettings<T>(prisma: PrismaClient, settings: Record<string, string>, sql: string, ...params: unknown[]): Promise<T[]> {
   const set = Object.entries(settings).map(([name, value]) => prisma.$queryRawUnsafe(`SELECT set_config($1, $2, true)`, name, value));
   const answers = await prisma.$transaction([...set, prisma.$queryRawUnsafe(sql, ...params)]);
   return answers[answers.length - 1] as T[];
 }
 
-/**
- * A named prepared statement on a server connection (bench:queue: 0.2–0.3 ms faster); `name` unique to this SQL.
- * Elsewhere rows().
- */
+/** bench:queue: 0.2–0.3 ms faster on a server. */
 export async function preparedRows<T>(client: Client, name: string, sql: string, ...params: unknown[]): Promise<T[]> {
   if (isPrisma(client)) return (await client.$queryRawUnsafe(sql, ...params)) as T[];
   return client.query<T>(sql, params, { prepare: `tollgate_${name}` });
 }
 
-/** `set` first on the connection, `reset` after. */
 export interface SessionSettings {
   set: readonly string[];
   reset: string;
 }
 
-/**
- * On a server a pooled connection with `settings` applied and reset; elsewhere fn runs on the client itself, settings
- * left out, so give only planner settings.
- */
+/** Elsewhere settings are left out, so give only planner settings. */
 export async function session<R>(client: Client, fn: (conn: Client) => Promise<R>, settings?: SessionSettings): Promise<R> {
   if (!isHandle(client)) return fn(client);
   if (client.kind !== "postgres") return fn(client.prisma);
@@ -90,7 +74,6 @@ export async function session<R>(client: Client, fn: (conn: Client) => Promise<R
   });
 }
 
-/** Prisma's interactive transaction, or the caller's own (docs/DATA-MODEL.md "Raw SQL"). */
 export async function transaction<R>(client: Client, fn: (tx: Client) => Promise<R>): Promise<R> {
   const prisma = isHandle(client) ? client.prisma : isPrisma(client) && "$transaction" in client ? client : null;
   if (prisma) return prisma.$transaction((tx) => fn(tx), { timeout: 20_000, maxWait: 10_000 });
