@@ -1,8 +1,4 @@
-/**
- * Drafts a listing from a URL (docs/PROBE.md "Discovery import"): the discovery documents, then each payable resource
- * called once unpaid, in parallel under a bound; the calls are returned so a probe can take them as evidence. The 402
- * is authoritative for the price. Remote faults become warnings; nothing here throws on what a server sends.
- */
+/** Drafts a listing from a URL (docs/PROBE.md "Discovery import"); remote faults become warnings, never a throw. */
 import { checkTarget, type CheckedTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
 import type { HttpMethod, ListingDocument, ListingEndpoint, PaymentProtocol } from "@/lib/listing-document/document";
 import { mppRequirement, parseMpp } from "@/lib/mpp";
@@ -19,13 +15,9 @@ import { emptyService, machinePrice, pricingFromMachine, pricingFromRequirements
 export interface DraftOptions {
   allowHosts?: string[];
   resolver?: Resolver;
-  /** Per request; default 10 s. */
   deadlineMs?: number;
-  /** Default true. */
   probeChallenges?: boolean;
-  /** Default 50: a discovery list can be long. */
   maxEndpoints?: number;
-  /** Default 8, as the probe. */
   concurrency?: number;
 }
 
@@ -51,7 +43,6 @@ export async function draftListingFromUrl(url: string, opts: DraftOptions = {}):
   return draftListingFromTarget(checked.target, opts);
 }
 
-/** A target its door checked already (lib/net checkTarget, same allowHosts). */
 export async function draftListingFromTarget(checked: CheckedTarget, opts: DraftOptions = {}): Promise<DraftResult> {
   const target = checked.url;
   const net: Net = { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs ?? 10_000 };
@@ -59,12 +50,10 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
   const warnings: string[] = [];
   const calls = new Map<string, { result: SafeFetchResult; deadlineMs: number; maxBodyBytes: number }>();
 
-  // 1. The URL itself, read with the unpaid GET: when it is a resource, this answer is its 402 and it is not called
-  // again.
+  // 1. The URL itself: when it is a resource, this answer is its 402 and it is not called again.
   const firstRequest = unpaidRequest("GET", target.href, undefined);
   const firstResult = await callUnpaid(firstRequest, net, MAX_DOC_BYTES);
-  // Refused after DNS: a refusal, never a draft of nothing. An unresolved name stays a draft (R1 scores
-  // reachability); a refused redirect is the site's answer.
+  // Refused after DNS is a refusal, never a draft of nothing.
   if (!firstResult.ok && "refusal" in firstResult && firstResult.stage !== "redirect" && firstResult.refusal !== "dns_failed") {
     return { ok: false, refusal: firstResult.refusal, detail: firstResult.detail };
   }
@@ -75,7 +64,7 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
   if (firstResult.ok && !firstResult.bodyTruncated) calls.set(unpaidKey(firstRequest), { result: firstResult, deadlineMs: net.deadlineMs, maxBodyBytes: MAX_DOC_BYTES });
   const base = baseOf(target);
 
-  // 2. The discovery documents beside the base (one already fetched is reused).
+  // 2. The discovery documents beside the base.
   const wkUrl = base + "/.well-known/x402";
   const oaUrl = base + "/openapi.json";
   const [wk, oa] = await Promise.all([
@@ -101,7 +90,6 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
   const facts = new Map<string, EndpointFacts>();
   for (const e of openapi?.endpoints ?? []) facts.set(`${e.method} ${e.path}`, e);
   for (const resource of wellKnown?.resources ?? []) {
-    // A path entry is a path from the origin, as x402scan reads it.
     const abs = resolveOn(resource.ref, target);
     const path = abs ? relativePath(abs, baseUrl) : null;
     if (!path) {
@@ -112,7 +100,6 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
       facts.set(`${resource.method ?? "?"} ${path}`, { method: resource.method, path, description: null, requestSchema: null, responseSchema: null, requestExample: undefined, payable: true, pricing: null });
     }
   }
-  // No discovery: the URL may be an endpoint itself.
   if (facts.size === 0 && target.href !== base + "/") {
     const path = relativePath(target.href, target.origin);
     if (path && path !== "/") {
@@ -127,7 +114,7 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
     list = list.slice(0, cap);
   }
 
-  // 4. The 402s, in parallel, merged in list order so the draft does not depend on timing.
+  // 4. The 402s, merged in list order so the draft does not depend on timing.
   const read = await mapBounded(list, opts.concurrency ?? 8, (f) =>
     opts.probeChallenges !== false && f.payable !== false ? readChallenge(baseUrl, f, net, calls) : Promise.resolve(null),
   );
@@ -168,7 +155,6 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
   }
   if (endpoints.length === 0) warnings.push("No endpoints were found: add them by hand.");
   if (protocols.size === 0 && openapi) {
-    // No 402 was read: fall back on the OpenAPI payment info.
     if (endpoints.some((e) => e.payable)) warnings.push("No 402 challenge was read; the payment protocol is not confirmed.");
   }
 
@@ -210,7 +196,6 @@ async function getJson(url: string, net: Net): Promise<{ json: unknown; status: 
   return readJson(await getResource(url, net, { accept: "application/json", maxBodyBytes: MAX_DOC_BYTES, overflow: "error" }));
 }
 
-/** A body past MAX_DOC_BYTES is not read. */
 function readJson(r: SafeFetchResult): { json: unknown; status: number | null; note?: string } {
   if (r.ok && r.bodyTruncated) return { json: undefined, status: r.status, note: `body_too_large: the document is larger than ${MAX_DOC_BYTES} bytes` };
   if (!r.ok) return { json: undefined, status: "status" in r ? (r.status ?? null) : null, note: describe(r) };
@@ -238,10 +223,7 @@ interface ChallengeRead {
   warning: string | null;
 }
 
-/**
- * GET first with no known method, then POST with the example (or `{}`) when GET is not allowed. A request answered in
- * this run is not sent again.
- */
+/** GET first with no known method, then POST with the example; a request answered in this run is not sent again. */
 async function readChallenge(baseUrl: string, f: EndpointFacts, net: Net, calls: Map<string, { result: SafeFetchResult; deadlineMs: number; maxBodyBytes: number }>): Promise<ChallengeRead> {
   const url = baseUrl + f.path;
   const methods: HttpMethod[] = f.method ? [f.method] : ["GET", "POST"];
@@ -317,17 +299,13 @@ function fill(doc: EndpointFacts, seen: Partial<EndpointFacts>): EndpointFacts {
     requestExample: doc.requestExample ?? seen.requestExample,
     payable: seen.payable ?? doc.payable,
     pricing: seen.pricing
-      ? // The document's wording only while it describes the quoted amount.
+      ?
         { ...seen.pricing, label: doc.pricing?.machine?.amount === seen.pricing.machine?.amount ? (doc.pricing?.label ?? seen.pricing.label) : seen.pricing.label }
       : doc.pricing,
   };
 }
 
-/**
- * A seller's product document (docs/spec/products.md, docs/SEED-IMPORT.md), completed unless `probeChallenges` is
- * false: the OpenAPI document at its origin fills empty endpoint fields, and each payable endpoint's 402 gives the
- * machine price. A paid endpoint without an example is a warning, not a refusal.
- */
+/** A seller's product document (docs/SEED-IMPORT.md), completed from its OpenAPI document and each endpoint's 402. */
 async function importFromProductDocument(
   doc: Record<string, unknown>,
   url: string,
@@ -339,7 +317,6 @@ async function importFromProductDocument(
     return { ok: false, error: "product_document_invalid", detail: r.errors.map((e) => `${e.pointer || "(root)"}: ${e.message}`).join("; ") };
   }
   sources.push({ kind: "product-document", url, ok: true, status: 200, note: r.format });
-  // What has no home is a warning each.
   const warnings = r.unmapped.map((u) => `${u.source}: ${u.reason}`);
   if (opts.probeChallenges === false) return { ok: true, draft: r.listing, sources, warnings, calls };
 
@@ -380,7 +357,6 @@ async function importFromProductDocument(
   return { ok: true, draft: enriched.value, sources, warnings, calls };
 }
 
-/** Where the document is silent; the OpenAPI document is then the endpoint's docs link. */
 function fromOpenApi(e: ListingEndpoint, op: (EndpointFacts & { noParameters: boolean }) | undefined, openapiUrl: string): ListingEndpoint {
   if (!op) return e;
   const requestSchema = e.requestSchema ?? op.requestSchema;
@@ -403,7 +379,6 @@ function takesNoInput(doc: unknown, method: string, path: string): boolean {
   return params.length === 0 && op.requestBody === undefined;
 }
 
-/** A stated USD amount that differs from the 402's quote is a warning; no pricing takes the 402's. */
 function withChallenge(e: ListingEndpoint, seen: Partial<EndpointFacts>, warnings: string[]): ListingEndpoint {
   let pricing = e.pricing;
   const quoted = seen.pricing ?? null;
@@ -423,7 +398,6 @@ function withChallenge(e: ListingEndpoint, seen: Partial<EndpointFacts>, warning
   };
 }
 
-/** Without a discovery-document suffix or trailing slash. */
 function baseOf(url: URL): string {
   let path = url.pathname;
   for (const suffix of DISCOVERY_SUFFIXES) if (path.endsWith(suffix)) path = path.slice(0, -suffix.length);
@@ -446,18 +420,15 @@ function relativePath(abs: string, baseUrl: string): string | null {
   return rest.includes("?") || rest.includes("#") ? null : rest;
 }
 
-/** M2: the first sentence, if short enough. */
 function shortFrom(description: string | null): string | null {
   if (!description) return null;
   const sentence = description.split(/(?<=[.!?])\s/)[0];
   return sentence.length <= 280 ? sentence : description.slice(0, 277) + "…";
 }
 
-/** "Base (eip155:8453)"; an unknown id stays as it is. */
 function networkLabel(network: string): string {
   const name = networkName(network);
   return name === network ? network : `${name} (${network})`;
 }
 
-// For the CLI and tests.
 export { baseOf, relativePath, machinePrice, pricingFromMachine };
