@@ -1,7 +1,5 @@
 /**
- * Is the buyer's side of a relayed payment sound? The router's own answer, never the seller's word (docs/ROUTER.md
- * "Whose failure it is"): the signature in the asset's EIP-712 domain, then @x402/evm's verify pinned to the arrival
- * block.
+ * Is the buyer's side of a relayed payment sound? The router's own answer, never the seller's word (docs/ROUTER.md).
  */
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { FacilitatorEvmSigner } from "@x402/evm";
@@ -32,18 +30,13 @@ export interface Domain {
   version: string;
 }
 
-/** x402 v1 names no asset: the listing's stands in. */
 export interface PaymentTerms {
   asset: string;
   network: string;
-  /** x402's `maxTimeoutSeconds`, else the authorization's own window. */
   maxTimeoutSeconds?: number;
 }
 
-/**
- * The asset table's for a known asset (never the seller's `extra`), else the token's `eip712Domain()` (EIP-5267) or
- * `name()`/`version()`.
- */
+/** Never the seller's `extra`. */
 export async function domainsFor(network: string, asset: string, options: ReadOptions = {}): Promise<ChainRead<Domain[]>> {
   const known = findAsset(network, asset);
   const table = (known?.domains ?? []).filter((d) => d.version !== null).map((d) => ({ name: d.name, version: d.version! }));
@@ -78,10 +71,7 @@ function typedDataHash(payment: DecodedPayment, domain: Domain, chainId: number,
   });
 }
 
-/**
- * Offline for plain ECDSA, on chain for a contract wallet (EIP-1271, 6492). The domain it was signed in, null when
- * not the payer's, or unmeasured.
- */
+/** Offline for plain ECDSA, on chain for a contract wallet. */
 export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms, options: ReadOptions = {}): Promise<ChainRead<Domain | null>> {
   const chainId = evmChainId(terms.network);
   if (chainId === null || !isAddress(terms.asset)) return { ok: false, unmeasured: `${terms.network} is not an EVM network the router reads` };
@@ -94,7 +84,6 @@ export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms,
   }
   const isEcdsa = payment.signature.length === 132;
   if (isEcdsa) {
-    // An EOA's signature recovering to someone else is not the payer's; a contract wallet has code.
     const code = await readChain(terms.network, (c) => c.getCode({ address: payment.authorization.from }), options);
     if (!code.ok) return code;
     if (!code.value || code.value === "0x") return { ok: true, value: null };
@@ -107,7 +96,6 @@ export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms,
   return { ok: true, value: null };
 }
 
-/** The scheme's invalid reasons that are the buyer's doing. */
 const SCHEME_FAULTS: Record<string, BuyerFault> = {
   invalid_exact_evm_signature: "payer_bad_signature",
   invalid_exact_evm_failed_to_parse_signature: "payer_bad_signature",
@@ -122,10 +110,7 @@ const SCHEME_FAULTS: Record<string, BuyerFault> = {
   invalid_exact_evm_nonce_already_used: "payer_authorization_spent",
 };
 
-/**
- * Read-only at `blockNumber`, sends refused, and RPC outages counted (the scheme turns some into an invalid verdict,
- * which must not stand).
- */
+/** Read-only at `blockNumber`, sends refused, RPC outages counted so they never stand as an invalid verdict. */
 function pinnedSigner(client: PublicClient, blockNumber: bigint, onOutage: () => void): FacilitatorEvmSigner {
   const watch = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
     try {
@@ -153,7 +138,6 @@ function pinnedSigner(client: PublicClient, blockNumber: bigint, onOutage: () =>
   };
 }
 
-/** x402 v2's shape with the asset table's domain. */
 function requirementOf(payment: DecodedPayment, terms: PaymentTerms, domain: Domain): PaymentRequirements {
   const window = Number(payment.authorization.validBefore - payment.authorization.validAfter);
   return {
@@ -167,14 +151,12 @@ function requirementOf(payment: DecodedPayment, terms: PaymentTerms, domain: Dom
   };
 }
 
-/** Started before the seller is called. Never rejects; an unreadable chain is `unmeasured`, never a verdict. */
+/** Never rejects; an unreadable chain is `unmeasured`, never a verdict. */
 export interface BuyerSideCheck {
-  /** The domain it was signed in, null when not the payer's, or unmeasured. */
   signature: Promise<ChainRead<Domain | null>>;
   side: Promise<BuyerSide>;
 }
 
-/** Neither promise rejects. */
 export function startBuyerSideCheck(payment: DecodedPayment, terms: PaymentTerms, options: ReadOptions = {}): BuyerSideCheck {
   const signature = signedDomain(payment, terms, options).catch((e: unknown): ChainRead<Domain | null> => ({ ok: false, unmeasured: `the signature could not be checked: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` }));
   return { signature, side: judgeBuyerSide(payment, terms, options, signature) };

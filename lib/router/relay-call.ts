@@ -1,7 +1,6 @@
 /**
- * The router's paying relay (`ANY /router/call/<slug>/<path>`), the only writer of the settlement ledger: the buyer's
- * own payment carried to the seller, each attempt recorded once, bound to its authorization (docs/ROUTER.md
- * "Binding", "Whose failure it is"). API keys only; answers are data, never a page.
+ * The router's paying relay, the only writer of the settlement ledger (docs/ROUTER.md "Binding", "Whose failure it
+ * is").
  */
 import { readCache } from "@/lib/read-cache";
 import { authenticateApiKey } from "@/lib/apikeys";
@@ -25,25 +24,19 @@ export const RELAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** Everything else (Cookie, X-Tollgate-Key, …) stays here. */
 const FORWARDED_REQUEST_HEADERS = ["accept", "accept-language", "content-type", "payment-signature", "x-payment", "user-agent"];
-/** Only when they hold an MPP credential: a Bearer Authorization is the buyer's Tollgate key. */
+/** Only holding an MPP credential: a Bearer Authorization is the buyer's Tollgate key. */
 const FORWARDED_PAYMENT_CREDENTIAL_HEADERS = ["authorization", "payment-authorization"];
-/** Used when Authorization carries an MPP credential. */
 export const API_KEY_HEADER = "x-tollgate-key";
 
 export interface RelayOptions {
-  /** Default TOLLGATE_PROBE_ALLOW_HOSTS. */
   allowHosts?: string[];
   chain?: ReadOptions;
-  /** Already authenticated by the route: not looked up again. */
   caller?: Caller;
-  /**
-   * Runs the confirmation after the answer (the route passes Next's after()); the row is recorded first. Absent, the
-   * relay confirms before answering.
-   */
+  /** The route passes Next's after(); absent, the relay confirms before answering. */
   afterAnswer?: (task: () => Promise<void>) => void;
-  /** The catalog's own canary: no key asked, its row `house`. Set by server code only, never from a request. */
+  /** The catalog's canary: its row is `house`. Set by server code only, never from a request. */
   house?: boolean;
-  /** bench:router's "cold" leg only: no caches, a fresh connection per request, the row read back. */
+  /** bench:router's "cold" leg only. */
   cold?: boolean;
 }
 
@@ -52,10 +45,7 @@ export interface Caller {
   id: string;
 }
 
-/**
- * `Authorization: Bearer tg_…`, else `X-Tollgate-Key`, with scope `router:call`. A browser session is no authority
- * here.
- */
+/** A browser session is no authority here. */
 export async function authenticateCaller(req: Request, opts: { fresh?: boolean } = {}): Promise<Caller> {
   const authorization = req.headers.get("authorization");
   if (authorization && /^Bearer\s/i.test(authorization)) return { kind: "api_key", id: (await authenticateApiKey(authorization, "router:call", opts)).id };
@@ -73,13 +63,12 @@ interface Target {
   listingId: string;
   endpointId: string;
   url: string;
-  /** The asset stands in for an x402 v1 payment, which names none. */
   price: { asset: string | null; network: string | null };
 }
 
 type ListingTarget = { id: string; baseUrl: string; publicationState: string; endpoints: Array<{ id: string; method: string; path: string; priceAsset: string | null; priceNetwork: string | null }> } | null;
 
-/** Relay facts cached per process and database; every call is still checked by the guard as it is sent. */
+/** Every call is still checked by the guard as it is sent. */
 export const TARGET_CACHE_TTL_MS = 1000;
 const targets = readCache<ListingTarget>(TARGET_CACHE_TTL_MS);
 
@@ -109,7 +98,6 @@ async function findTarget(slug: string, method: string, path: string, query: str
   return { listingId: listing.id, endpointId: endpoint.id, url: listing.baseUrl.replace(/\/+$/, "") + wanted + query, price: { asset: endpoint.priceAsset, network: endpoint.priceNetwork } };
 }
 
-/** Left off when the relay reads the seller's unpaid challenge. */
 const PAYMENT_HEADERS = new Set(["payment-signature", "x-payment", ...FORWARDED_PAYMENT_CREDENTIAL_HEADERS]);
 
 function termsOf(payment: DecodedPayment, target: Target): PaymentTerms {
@@ -130,10 +118,6 @@ interface Attempt {
   options: RelayOptions;
 }
 
-/**
- * A signature not the payer's is `rejected` and holds no (payer, nonce) slot; a claimed settlement waits
- * `unconfirmed`; the rest is judged by lib/router/blame.ts.
- */
 async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean; transaction: string | null; input: PaymentInput }> {
   const { payment, terms } = a;
   const quote = { payer: payment.payer, advertisedAmount: payment.amount, asset: terms.asset, network: payment.network, quotedPayTo: payment.payTo, paymentResponse: a.settlement.claim };
@@ -148,7 +132,6 @@ async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean
     return { ...(await recordPayment(input)), transaction: a.settlement.transaction, input };
   }
   if (a.failure) {
-    // The seller could not be relayed at all: its failure.
     const input: PaymentInput = { ...bound, status: "failed", reason: a.failure.code };
     return { ...(await recordPayment(input)), transaction: null, input };
   }
@@ -161,7 +144,6 @@ async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean
   return { ...(await recordPayment(input)), transaction: null, input };
 }
 
-/** As recordPayment stored it, so the confirmation need not read it back. */
 function writtenRow(input: PaymentInput, transactionId: string, target: Target): WrittenRow {
   return {
     endpointAsset: target.price.network === input.network ? target.price.asset : null,
@@ -182,7 +164,6 @@ function relayError(status: number, code: string, message: string): Response {
   return withRelayHeaders(Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store" } }));
 }
 
-/** Errors before the seller is reached (401, 404) are thrown for the route to answer. */
 export async function relayCall(req: Request, slug: string, path: string, options: RelayOptions = {}): Promise<Response> {
   const caller: Caller = options.house ? { kind: "house", id: "canary" } : (options.caller ?? (await authenticateCaller(req)));
   const method = req.method.toUpperCase();
@@ -201,7 +182,6 @@ export async function relayCall(req: Request, slug: string, path: string, option
   const body = method === "GET" || method === "HEAD" ? undefined : await readBodyBytes(req, RELAY_MAX_BODY_BYTES, "a relayed request (the relay's 10 MB cap)");
   const payment = paymentHeader ? decodePayment(paymentHeader) : null;
   const terms = payment ? termsOf(payment, target) : null;
-  // Judged as it arrives, beside the seller's call.
   const check = payment && terms ? startBuyerSideCheck(payment, terms, options.chain) : null;
 
   const send = (extra: Record<string, string> = headers) =>
@@ -241,7 +221,6 @@ export async function relayCall(req: Request, slug: string, path: string, option
       protocol: paymentHeader.protocol,
     };
     if (!payment || !terms || !check) {
-      // The caller stands in as the payer.
       await recordPayment({ ...common, payer: `${caller.kind}:${caller.id}`, status: "rejected", reason: "malformed_payment", detail: "the payment header does not decode to a signed EIP-3009 authorization", advertisedAmount: "0", asset: "unknown", network: "unknown" });
     } else {
       const unpaid = async (): Promise<UnpaidAnswer | null> => {
