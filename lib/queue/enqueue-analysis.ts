@@ -1,4 +1,4 @@
-/** Analysis triggers (docs/QUEUE.md "Triggers"): each writes one durable queue row; nothing here probes. */
+/** Analysis triggers (docs/QUEUE.md "Triggers"): one durable queue row each; nothing here probes. */
 import { checkTarget, validateTarget, type CheckedTarget, type RefusalCode } from "@/lib/net";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -8,13 +8,11 @@ import type { AnalysisTrigger } from "@/lib/generated/prisma/client";
 import { queueConfig } from "./config";
 import { NOW_UTC, clientOr, isUniqueViolation, prismaOf, rows, utcParam, type Client } from "@/lib/sql";
 
-/** "One active analysis per submitter". */
 export const ACTIVE_SUBJECT_INDEX = "uniq_catalog_scoring_active_subject";
 export const ACTIVE_STATES = ["deferred", "queued", "running"] as const;
 
 /** Seed: "version mismatches first". */
 export const PRIORITY_RUBRIC_MISMATCH = 20;
-/** A seller waiting on a page should not queue behind 10,000 re-scores. */
 export const PRIORITY_OWNER = 30;
 export const PRIORITY_PUBLISH = 25;
 export const PRIORITY_SWEEP = 0;
@@ -23,14 +21,11 @@ export const PRIORITY_SWEEP = 0;
 export const systemSubmitter = (kind: "staleness" | "rubric" | "publish", listingId: string) => `system:${kind}:${listingId}`;
 
 export interface RequestAnalysisInput {
-  /** A user id, or e.g. "system:staleness:<listingId>". */
   submitter: string;
   listingId?: string | null;
-  /** A CheckedTarget is not checked twice. */
   targetUrl: string | CheckedTarget;
   trigger: AnalysisTrigger;
   priority?: number;
-  /** The active-analyses cap counts these (lib/limits/caps.ts). */
   requestedBy?: string | null;
 }
 
@@ -46,17 +41,14 @@ export function refusedTargetError(refused: { refusal: RefusalCode; detail: stri
   });
 }
 
-/** Before any row exists, by lib/net's pure checks (no DNS; the worker re-checks with DNS). */
+/** Pure checks, no DNS; the worker re-checks with DNS. */
 export function assertTargetAllowed(targetUrl: string, allowHosts: string[] = env().probeAllowHosts): CheckedTarget {
   const checked = checkTarget(targetUrl, allowHosts);
   if (!checked.ok) throw refusedTargetError(checked);
   return checked.target;
 }
 
-/**
- * A second active row for a submitter is refused by the unique index, not a racing read-then-write; the 409 names the
- * one in flight.
- */
+/** The unique index refuses a second active row (no racing read-then-write). */
 export async function requestAnalysis(input: RequestAnalysisInput, client?: Client): Promise<EnqueuedAnalysis> {
   const targetUrl = (typeof input.targetUrl === "string" ? assertTargetAllowed(input.targetUrl) : input.targetUrl).raw;
   const prisma = await prismaOf(client);
@@ -83,14 +75,12 @@ export async function requestAnalysis(input: RequestAnalysisInput, client?: Clie
       select: { id: true, state: true },
     });
     throw new AppError("conflict", "An analysis you asked for is still in progress; wait for it to finish.", [], {
-      // It may have finished since the violation; say so rather than invent an id.
       activeAnalysisId: active?.id ?? null,
       activeState: active?.state ?? null,
     });
   }
 }
 
-/** Keyed per listing; an active analysis of it is returned. `checked`: the publish's own check of the base URL. */
 export async function onListingPublished(listingId: string, actorId: string, client?: Client, checked?: CheckedTarget): Promise<EnqueuedAnalysis> {
   const prisma = await prismaOf(client);
   const listing = await prisma.listing.findUnique({ where: { id: listingId }, select: { id: true, baseUrl: true } });
@@ -99,7 +89,6 @@ export async function onListingPublished(listingId: string, actorId: string, cli
     return await requestAnalysis(
       {
         submitter: systemSubmitter("publish", listingId),
-        // The demo seed's ("system:…") publish counts against no cap.
         requestedBy: actorId.startsWith("system:") ? null : actorId,
         listingId,
         targetUrl: checked && checked.raw === listing.baseUrl ? checked : listing.baseUrl,
@@ -117,11 +106,9 @@ export async function onListingPublished(listingId: string, actorId: string, cli
 
 export interface SweepResult {
   queued: number;
-  /** Refused by the target check: never queued, counted for admins. */
   refused: number;
 }
 
-/** A whole sweep in two statements; ON CONFLICT on the partial index makes a concurrent sweep a no-op. */
 async function enqueueListings(
   client: Client,
   opts: { kind: "staleness" | "rubric"; trigger: AnalysisTrigger; where: string; priority: string; params: unknown[] },
@@ -155,7 +142,6 @@ async function enqueueListings(
   return { queued: inserted.length, refused, rows: inserted };
 }
 
-/** Listings without a result are left to publish and submit; provisional results never count. */
 export async function staleSweep(now: Date = new Date(), client?: Client): Promise<SweepResult> {
   const prisma = await clientOr(client);
   const { queued, refused } = await enqueueListings(prisma, {
@@ -170,7 +156,6 @@ export async function staleSweep(now: Date = new Date(), client?: Client): Promi
 
 export type ReleaseKind = "major" | "minor" | "patch" | "initial" | "same";
 
-/** A downgrade is refused. */
 export function releaseKind(version: string, previous: string | null): ReleaseKind {
   if (previous === null) return "initial";
   const strip = (v: string) => (v.startsWith("readiness/") ? v.slice("readiness/".length) : v);
@@ -194,16 +179,11 @@ export function releaseKind(version: string, previous: string | null): ReleaseKi
 export interface ReleaseOutcome extends SweepResult {
   version: string;
   kind: ReleaseKind;
-  /** False when this release was handled before. */
   recorded: boolean;
-  /** Of `queued`, those scored under another version (they run first). */
   mismatched: number;
 }
 
-/**
- * docs/spec/scoring-system.md "Governance": MAJOR or MINOR re-scores every listing, PATCH nothing. Idempotent through
- * the RubricRelease row.
- */
+/** docs/spec/scoring-system.md "Governance": MAJOR or MINOR re-scores every listing, PATCH nothing. */
 export async function onRubricRelease(version: string, previousVersion: string | null, client?: Client): Promise<ReleaseOutcome> {
   const prisma = await clientOr(client);
   const bare = version.replace(/^readiness\//, "");
@@ -227,7 +207,6 @@ export async function onRubricRelease(version: string, previousVersion: string |
   return { ...base, ...swept, mismatched: queued.filter((q) => q.priority === PRIORITY_RUBRIC_MISMATCH).length };
 }
 
-/** Records the served rubric against the newest recorded one, so a deployed MINOR bump re-queues the catalog once. */
 export async function checkRubricRelease(client?: Client): Promise<ReleaseOutcome | null> {
   const prisma = await prismaOf(client);
   const current = CURRENT_RUBRIC.version;
