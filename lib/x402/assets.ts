@@ -1,35 +1,27 @@
 /**
- * The one asset table for C3 ("asset real"): per CAIP-2 network, the known tokens and the EIP-712 domains a payer
- * signs. Sources: ARCH = docs/spec/architecture.md "Canonical USDC" (checked 2026-12-02); EVM = @x402/evm 2.27.0
- * `DEFAULT_ASSETS`. Where they disagree both domains are accepted: the probe cannot read the contract.
+ * The one asset table for C3. Sources: ARCH = docs/spec/architecture.md "Canonical USDC"; EVM = @x402/evm 2.27.0
+ * `DEFAULT_ASSETS`. Where they disagree both domains are accepted.
  */
 
 export interface Eip712Domain {
   name: string;
-  /** null when the source gives none (Avalanche in ARCH). */
   version: string | null;
   source: string;
 }
 
 export interface KnownAsset {
   network: string;
-  /** For messages. */
   networkName: string;
   symbol: string;
-  /** EIP-55 checksummed, or an SPL mint. */
   address: string;
   decimals: number;
-  /** Empty for non-EVM assets. */
   domains: Eip712Domain[];
   source: string;
-  /** A local chain's test USDC (lib/chain): real on that chain only. Absent for public networks. */
+  /** Real on the local chain only. */
   local?: true;
 }
 
-/**
- * "solana:" and the first 32 characters of the genesis hash (CAIP-2's limit). Source: @x402/extensions 2.27.0
- * `V1_SOLANA_NETWORKS`, `SOLANA_MAINNET`/`SOLANA_DEVNET`/`SOLANA_TESTNET`.
- */
+/** Source: @x402/extensions 2.27.0 `V1_SOLANA_NETWORKS`. */
 export const SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 export const SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 export const SOLANA_TESTNET = "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z";
@@ -83,8 +75,7 @@ export const KNOWN_ASSETS: readonly KnownAsset[] = [
     source: "EVM (not in ARCH)",
   },
   {
-    // contracts/TestUSDC.sol, anvil account 0's first deployment (devchain/local-chain.ts), hence always this
-    // address; devchain/local-chain.test.ts checks it.
+    // contracts/TestUSDC.sol's first deployment by anvil account 0 (devchain/local-chain.test.ts checks it).
     network: "eip155:31337", networkName: "Local chain (anvil)", symbol: "USDC",
     address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", decimals: 6,
     domains: [{ name: "USD Coin", version: "2", source: "contracts/TestUSDC.sol" }],
@@ -99,10 +90,7 @@ export const KNOWN_ASSETS: readonly KnownAsset[] = [
   },
 ];
 
-/**
- * x402 v1 network names → CAIP-2. Source: @x402/evm 2.27.0 `EVM_NETWORK_CHAIN_ID_MAP`, @x402/extensions 2.27.0
- * `V1_SOLANA_NETWORKS`.
- */
+/** Source: @x402/evm 2.27.0 `EVM_NETWORK_CHAIN_ID_MAP`, @x402/extensions 2.27.0 `V1_SOLANA_NETWORKS`. */
 export const V1_NETWORK_NAMES: Readonly<Record<string, string>> = {
   ethereum: "eip155:1",
   sepolia: "eip155:11155111",
@@ -128,11 +116,10 @@ export const V1_NETWORK_NAMES: Readonly<Record<string, string>> = {
   "solana-testnet": SOLANA_TESTNET,
 };
 
-/** C3's "or a declared token". */
 export type DeclaredToken = Pick<KnownAsset, "network" | "address" | "decimals"> & Partial<Pick<KnownAsset, "symbol" | "domains">>;
 
 function sameAddress(network: string, a: string, b: string): boolean {
-  // EVM addresses compare case-insensitively; Solana mints are case-sensitive base58.
+  // Solana mints are case-sensitive.
   return network.startsWith("eip155:") ? a.toLowerCase() === b.toLowerCase() : a === b;
 }
 
@@ -152,13 +139,11 @@ export function canonicalUsdc(network: string): KnownAsset | null {
   return KNOWN_ASSETS.find((a) => a.network === network && a.symbol === "USDC") ?? null;
 }
 
-/** CAIP-2 passes through. */
 export function toCaip2(network: string): string | null {
   if (isCaip2(network)) return network;
   return V1_NETWORK_NAMES[network] ?? null;
 }
 
-/** namespace (3–8 of [-a-z0-9]) ":" reference (1–32 of [-_a-zA-Z0-9]). */
 export function isCaip2(network: string): boolean {
   return /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/.test(network);
 }

@@ -1,7 +1,6 @@
 /**
- * Parses and validates an x402 challenge (docs/spec/trust-rubric.md C1–C5, S4): v2 from the `PAYMENT-REQUIRED`
- * header, v1 from the JSON body. Every problem is a Finding with check id, code, words and JSON pointer; nothing a
- * seller sends makes this throw.
+ * Parses an x402 challenge into findings (docs/spec/trust-rubric.md C1–C5, S4); nothing a seller sends makes it
+ * throw.
  */
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { PaymentRequiredV1Schema, PaymentRequiredV2Schema } from "@x402/core/schemas";
@@ -19,13 +18,11 @@ export interface X402Response {
 }
 
 export interface ParseX402Options {
-  /** C3's "or a declared token". */
   declaredTokens?: readonly DeclaredToken[];
 }
 
 export interface X402ParseResult extends ChallengeEvidence {
   kind: ChallengeKind;
-  /** Both: C4 compared them. */
   source: "header" | "body" | "both" | null;
   header: unknown;
   body: unknown;
@@ -33,10 +30,8 @@ export interface X402ParseResult extends ChallengeEvidence {
   findings: Finding[];
 }
 
-/** @x402/evm 2.27. */
 export const KNOWN_SCHEMES = ["exact", "upto", "batch-settlement", "auth-capture"] as const;
 
-/** C2: "maxTimeoutSeconds 30-3600". */
 export const MIN_TIMEOUT_S = 30;
 export const MAX_TIMEOUT_S = 3600;
 
@@ -65,7 +60,7 @@ export function parseX402(response: X402Response, options: ParseX402Options = {}
     }
   }
 
-  // --- read the body: any JSON object carrying x402Version is a challenge (v1, or v2 echoed) ---
+  // --- read the body: any JSON object carrying x402Version (v1, or v2 echoed) ---
   let body: unknown = undefined;
   const text = bodyText(response.body).trim();
   if (text.startsWith("{")) {
@@ -73,7 +68,6 @@ export function parseX402(response: X402Response, options: ParseX402Options = {}
       const parsed: unknown = JSON.parse(text);
       if (isObject(parsed) && "x402Version" in parsed) body = parsed;
     } catch {
-      /* a non-JSON body is not an x402 body; S5 judges the content type elsewhere */
     }
   }
 
@@ -81,7 +75,6 @@ export function parseX402(response: X402Response, options: ParseX402Options = {}
   const primary = (header ?? body) as Record<string, unknown> | undefined;
   const empty: X402ParseResult = { kind: "none", valid: false, source, header, body, bazaar: null, findings, requirements: [], x402: undefined, bazaarReading: null };
   if (!primary) {
-    // An undecodable header is still an x402 attempt.
     return headerRaw !== null ? { ...empty, kind: "x402-v2" } : empty;
   }
 
@@ -126,14 +119,14 @@ export function parseX402(response: X402Response, options: ParseX402Options = {}
     requirements.push(n);
   });
 
-  // --- the library's own schema, for anything the named checks above did not cover ---
+  // --- the library's own schema, for anything the checks above missed ---
   const schema = kind === "x402-v1" ? PaymentRequiredV1Schema : PaymentRequiredV2Schema;
   const parsed = schema.safeParse(primary);
   if (!parsed.success) {
     const covered = new Set(findings.filter((f) => f.pointer).map((f) => f.pointer!));
     for (const issue of parsed.error.issues) {
       const ptr = pointer(...issue.path);
-      if (issue.path[0] === "x402Version") continue; // reported as version_* above
+      if (issue.path[0] === "x402Version") continue;
       if ([...covered].some((c) => ptr === c || ptr.startsWith(c + "/") || c.startsWith(ptr + "/") || c === ptr)) continue;
       const check = issue.path[0] === "accepts" && issue.path.length > 2 ? "C2" : "C1";
       findings.push(finding(check, "fail", "schema_violation", `${ptr || "(root)"}: ${issue.message} (x402 ${kind === "x402-v1" ? "v1" : "v2"} schema).`, ptr || "/"));
@@ -154,14 +147,13 @@ export function parseX402(response: X402Response, options: ParseX402Options = {}
   const bz = kind === "x402-v1" ? checkBazaarV1(list) : checkBazaarV2(primary);
   findings.push(...bz.findings);
 
-  // --- S4: no secret asks. An exactly echoed body (C4 passed) is scanned once.
+  // --- S4: an exactly echoed body is scanned once.
   const bodyIsEcho = source === "both" && !findings.some((f) => f.code === "header_body_disagree");
   findings.push(...findSecretAsks([
     ...(header !== undefined ? [{ json: header, label: "PAYMENT-REQUIRED header" }] : []),
     ...(body !== undefined && !bodyIsEcho ? [{ json: body, label: "402 body" }] : []),
   ]));
 
-  // Unmeasured, not passed, when no asset could be looked up.
   const c3Measured = requirements.length > findings.filter((f) => f.code === "asset_unverified").length;
   addPasses(findings, c3Measured ? ["C1", "C2", "C3", "C5", "S4"] : ["C1", "C2", "C5", "S4"]);
   const valid = !findings.some((f) => (f.check === "C1" || f.check === "C2") && f.severity === "fail");
@@ -176,7 +168,6 @@ function checkRequirement(req: Record<string, unknown>, i: number, kind: Challen
   if (!scheme) findings.push(finding("C2", "fail", "scheme_missing", `accepts[${i}] has no scheme.`, at("scheme")));
   else if (!(KNOWN_SCHEMES as readonly string[]).includes(scheme)) findings.push(finding("C2", "fail", "scheme_unknown", `accepts[${i}] uses scheme "${scheme}", which is not one x402 defines (${KNOWN_SCHEMES.join(", ")}).`, at("scheme")));
 
-  // CAIP-2 in v2; v1 names map through the table
   const rawNetwork = typeof req.network === "string" ? req.network : "";
   let network = rawNetwork;
   if (!rawNetwork) findings.push(finding("C2", "fail", "network_missing", `accepts[${i}] has no network.`, at("network")));
@@ -189,7 +180,6 @@ function checkRequirement(req: Record<string, unknown>, i: number, kind: Challen
     findings.push(finding("C2", "fail", "network_not_caip2", `accepts[${i}] network "${rawNetwork}" is not a CAIP-2 id${hint ? ` (v2 expects "${hint}")` : ""}.`, at("network")));
   }
 
-  // atomic units, integer string (v1: maxAmountRequired)
   const amountField = v1 ? "maxAmountRequired" : "amount";
   const rawAmount = req[amountField];
   const amount = typeof rawAmount === "string" ? rawAmount : rawAmount === undefined ? "" : String(rawAmount);
@@ -201,7 +191,7 @@ function checkRequirement(req: Record<string, unknown>, i: number, kind: Challen
   if (!payTo) findings.push(finding("C2", "fail", "payto_missing", `accepts[${i}] has no payTo.`, at("payTo")));
   else if (evm) {
     if (!isAddress(payTo, { strict: false })) findings.push(finding("C2", "fail", "payto_invalid", `accepts[${i}].payTo "${payTo}" is not an EVM address.`, at("payTo")));
-    // viem's isAddress accepts all-lowercase (no checksum); C2 asks for checksummed.
+    // viem's isAddress accepts all-lowercase; C2 asks for checksummed.
     else if (payTo !== getAddress(payTo)) {
       findings.push(finding("C2", "fail", "payto_not_checksummed", `accepts[${i}].payTo is not EIP-55 checksummed; expected ${getAddress(payTo)}.`, at("payTo")));
     }
@@ -215,12 +205,10 @@ function checkRequirement(req: Record<string, unknown>, i: number, kind: Challen
     findings.push(finding("C2", "fail", "timeout_out_of_range", `accepts[${i}].maxTimeoutSeconds is ${JSON.stringify(timeout)}; it should be ${MIN_TIMEOUT_S}–${MAX_TIMEOUT_S} seconds.`, at("maxTimeoutSeconds")));
   }
 
-  // C3: the canonical USDC (or a declared token) of that network, with its EIP-712 domain
   const asset = typeof req.asset === "string" ? req.asset : "";
   const extra = isObject(req.extra) ? req.extra : null;
   if (!asset) findings.push(finding("C2", "fail", "asset_missing", `accepts[${i}] has no asset.`, at("asset")));
   else if (evm && !isAddress(asset, { strict: false })) {
-    // A symbol is nothing a payer can sign against.
     findings.push(finding("C2", "fail", "asset_not_address", `accepts[${i}].asset ${JSON.stringify(asset)} is not a token contract address; on ${network} the asset is the contract${canonicalHint(network)}.`, at("asset")));
   } else if (network.startsWith("solana:") && !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(asset)) {
     findings.push(finding("C2", "fail", "asset_not_address", `accepts[${i}].asset ${JSON.stringify(asset)} is not an SPL mint address (base58)${canonicalHint(network)}.`, at("asset")));
@@ -255,7 +243,6 @@ function checkAsset(network: string, asset: string, extra: Record<string, unknow
     }
     return;
   }
-  // The exact EVM scheme signs EIP-3009 against (extra.name, extra.version).
   const domains = known.domains ?? [];
   if (!network.startsWith("eip155:") || domains.length === 0) return;
   const name = extra?.name;
@@ -274,7 +261,6 @@ function checkAsset(network: string, asset: string, extra: Record<string, unknow
   }
 }
 
-/** "Passed" differs from "not measured". */
 function addPasses(findings: Finding[], checks: string[]): void {
   for (const check of checks) {
     if (!findings.some((f) => f.check === check && f.severity === "fail")) {
