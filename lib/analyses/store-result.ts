@@ -1,7 +1,4 @@
-/**
- * Scoring and storage (docs/spec/scoring-system.md "Score", "Store"): evidence, an immutable result, the analysis
- * state and the listing pointer in one transaction fenced by the lease.
- */
+/** Scoring and storage: evidence, result, state and pointer in one transaction fenced by the lease. */
 import crypto from "node:crypto";
 import { AppError } from "@/lib/errors";
 import { scoreWithAdvice } from "@/lib/scoring/readiness/advice";
@@ -21,15 +18,12 @@ import { requireHolderSupports } from "@/lib/queue/monitors";
 import { NOW_UTC, clientOr, prismaOf, rows, transaction, type Client, type PrismaLike } from "@/lib/sql";
 import { prepareProbeObservations, recordProbeObservations } from "@/lib/trust/observe";
 
-/** docs/spec/scoring-system.md "Governance", verbatim. */
 export const RUBRIC_NOTICE_TEXT = "Scoring criteria updated… this reflects the rubric, not your service.";
 
 export interface CompletionInput {
   leaseToken: string;
   evidence: ProbeEvidence;
-  /** For a URL submission: the listing the worker drafted. */
   document?: ListingDocument | null;
-  /** Probe time on the worker, for the latency histogram. */
   probeMs?: number;
 }
 
@@ -41,7 +35,6 @@ export interface CompletionOutcome {
   total: number | null;
   band: string | null;
   rubricVersion: string;
-  /** This lease was already completed (a retried request); nothing was written. */
   alreadyCompleted: boolean;
 }
 
@@ -50,7 +43,6 @@ const NEUTRAL_FACTS = {
   liveness: { uptime7d: null, uptime30d: null, healthStatus: "unverified", healthConfidence: 0, settlementUnproven: false },
 };
 
-/** Rejects malformed evidence before any lock is taken, naming the field. */
 export function checkProbeEvidence(evidence: unknown): ProbeEvidence {
   const checked = checkReadinessEvidence({ probe: evidence, ...NEUTRAL_FACTS });
   if (!checked.ok) {
@@ -75,7 +67,7 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
   const client = await clientOr(opts.client);
   const rubricVersion = rubricVersionString(CURRENT_RUBRIC);
 
-  // Visible progress while the transaction runs (it commits "done" or rolls back to this).
+  // Visible progress while the transaction runs.
   const marked = await rows<{ id: string; listingId: string | null }>(
     client,
     `UPDATE "catalog_scoring_analyses" SET "step" = 'scoring', "updatedAt" = ${NOW_UTC}
@@ -87,21 +79,19 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
 
   const started = performance.now();
   const now = opts.now ?? new Date();
-  // C3's chain reads before the transaction: no transaction waits on a chain.
+  // No transaction waits on a chain.
   const domains = await prepareProbeObservations(probe);
   const run = async (tx: Client) => {
     const lease = await lockLease(tx, id, input.leaseToken);
     if (!lease) throw await leaseLost(tx, id);
-    // Never store a result under a rubric version the probing monitor does not support.
     await requireHolderSupports(tx, id, rubricVersion);
     const listingId = lease.listingId ?? (await createDraftListing(await prismaOf(tx), lease, draft));
     const document = (await loadListingDocuments(tx, [listingId])).get(listingId);
     if (!document) throw new AppError("not_found", `listing ${listingId} of analysis ${id} no longer exists`);
     const facts = await ledgerFactsForScoring(tx, listingId, now);
-    // Improvements carry the points each fix gains, re-scored with these inputs (advice.ts).
     const result = scoreWithAdvice(document, { probe, ...facts }, CURRENT_RUBRIC, { now });
 
-    // One statement (raw SQL: Prisma's model create costs several times more here).
+    // Raw SQL: Prisma's model create costs several times more here.
     const [stored] = await rows<{ evidenceId: string; resultId: string }>(
       tx,
       `WITH ev AS (
@@ -132,7 +122,6 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
     );
     await recordProbeObservations(tx, { listingId, evidence: probe, source: "analysis", sourceId: stored.evidenceId, domains });
     const previous = lease.listingId ? lease.previousRubricVersion : null;
-    // A MAJOR/MINOR re-score tells the seller the rubric moved, not their service.
     const notice = lease.trigger === "rubric" && previous !== null && minorOf(previous) !== minorOf(rubricVersion);
     await rows(
       tx,
@@ -149,8 +138,7 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
     if (!finished) throw await leaseLost(tx, id);
     return { analysisId: id, listingId, resultId: resultRow.id, evidenceId: evidenceRow.id, total: result.total, band: result.band.label, rubricVersion, alreadyCompleted: false };
   };
-  // A URL submission creates its listing through Prisma, so it takes the Prisma transaction; the rest is raw SQL
-  // (sql.ts).
+  // A URL submission creates its listing through Prisma, so it takes the Prisma transaction.
   const outcome = await transaction(marked[0].listingId ? client : await prismaOf(opts.client), run);
 
   const m = analysisMetrics();
@@ -190,10 +178,7 @@ function checkDraft(document: unknown): ListingDocument {
   return v.value;
 }
 
-/**
- * A URL submission's drafted listing becomes a draft of the submitter's organisation, written by lib/listings/save.ts
- * inside the completion transaction.
- */
+/** Written by lib/listings/save.ts inside the completion transaction. */
 async function createDraftListing(tx: PrismaLike, lease: LockedLease, draft: ListingDocument | null): Promise<string> {
   if (!draft) throw new AppError("bad_request", `analysis ${lease.id} is a URL submission: the completion must carry the drafted document`, [{ pointer: "/document", message: "is required" }]);
   const listingId = await writeDraftedListing(tx, draft, { analysisId: lease.id, submitter: lease.submitter, targetUrl: lease.targetUrl });
@@ -201,15 +186,11 @@ async function createDraftListing(tx: PrismaLike, lease: LockedLease, draft: Lis
   return listingId;
 }
 
-/** 25 random base-36 characters, cuid()'s length. */
 function newId(): string {
   return "r" + BigInt("0x" + crypto.randomBytes(16).toString("hex")).toString(36).padStart(25, "0").slice(0, 24);
 }
 
-/**
- * A catalog_scoring_results row's columns for a Prisma create (demo seed); completeLease's raw insert writes the
- * same.
- */
+/** The demo seed's Prisma create; completeLease's raw insert writes the same. */
 export function resultColumns(result: ReadinessResult, document: ListingDocument) {
   const j = (v: unknown) => v as Prisma.InputJsonValue;
   return {
@@ -226,7 +207,6 @@ export function resultColumns(result: ReadinessResult, document: ListingDocument
   };
 }
 
-/** Owner only; the notice stays until read. */
 export async function acknowledgeRubricNotice(listingId: string, actorId: string | null, client?: Client): Promise<{ acknowledged: string | null }> {
   const prisma = await prismaOf(client);
   await requireListingAccess(actorId, listingId, { client: prisma });
