@@ -1,8 +1,4 @@
-/**
- * Saving a listing document: validated (400 naming the field), then the listing and endpoints in one transaction.
- * writeListing is the one listing writer; a save that changes what the canary verified resets verification in the
- * same transaction.
- */
+/** Saving a listing document through the one listing writer, in one transaction. */
 import crypto from "node:crypto";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -33,12 +29,8 @@ export interface SaveOptions {
   source?: string;
   demo?: boolean;
   publicationState?: PublicationState;
-  /**
-   * "free": first free of `slug`, `slug-2`, …; "suffix": a random suffix without reading, for a writer holding a row
-   * lock.
-   */
+  /** "suffix": no read, for a writer holding a row lock. */
   uniqueSlug?: "free" | "suffix";
-  /** Kept on the endpoints this save re-prices; refused when too long or when no payable price changes. */
   priceChangeNote?: unknown;
 }
 
@@ -46,7 +38,6 @@ function noteRefused(message: string): AppError {
   return new AppError("bad_request", message, [{ pointer: PRICE_CHANGE_NOTE_POINTER, message }]);
 }
 
-/** Before anything is read or spent. */
 export function parsePriceChangeNote(raw: unknown): string | null {
   const checked = checkPriceChangeNote(raw);
   if (!checked.ok) throw noteRefused(checked.message);
@@ -56,19 +47,16 @@ export function parsePriceChangeNote(raw: unknown): string | null {
 export async function writeListing(doc: ListingDocument, opts: SaveOptions): Promise<SavedListing> {
   const prisma = await db();
   const saved = await prisma.$transaction((tx) => writeListingIn(tx, doc, opts));
-  // A reset is ranked at once, not at the next tick.
   if (saved.verificationReset) await recomputeListingRank(saved.id);
   return saved;
 }
 
-/** `verificationReset`: why this save reset verification (and queued a canary run), when it did. */
 export interface SavedListing {
   id: string;
   slug: string;
   verificationReset?: string;
 }
 
-/** Inside the caller's transaction; the caller re-ranks after commit when `verificationReset` is set. */
 export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts: SaveOptions): Promise<SavedListing> {
   const endpoints = uniqueEndpoints(doc.endpoints);
   const columns = listingColumns(doc);
@@ -91,11 +79,8 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
       })
     : null;
   if (opts.listingId && !existing) throw new AppError("not_found", `listing ${opts.listingId} does not exist`);
-  // One instant: the listing's updatedAt and the note's time agree.
   const savedAt = new Date();
   const endpointRows = endpoints.map((e, i) => endpointColumns(e, i));
-  // An endpoint takes this save's note (its payable price changed here), keeps its old note (price unchanged), or has
-  // none.
   const notes = endpointRows.map((r) => {
     const old = existing?.endpoints.find((o) => o.method === r.method && o.path === r.path);
     if (!old) return { priceChangeNote: null, priceChangeNoteAt: null };
@@ -144,10 +129,8 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   return { ...listing, verificationReset };
 }
 
-/** Before any "-2" suffix. */
 export const SLUG_WORDS_MAX = 48;
 
-/** Cut at the last whole word within `max` characters. */
 export function shortSlug(wanted: string, max = SLUG_WORDS_MAX): string {
   const s = slugify(wanted);
   if (s.length <= max) return s;
@@ -169,16 +152,13 @@ export async function createListingForSeller(actorId: string | null, input: unkn
   const actor = await requireActor(actorId);
   if (!actor.organizationId) throw new AppError("forbidden", "Your account has no seller organisation.");
   const doc = parseListingDocument(input);
-  // Checked before the allowance is spent: a new listing has no earlier price.
   if (parsePriceChangeNote(priceChangeNote) !== null) throw noteRefused(`${PRICE_CHANGE_NOTE_LABEL}: a new listing has no earlier price to change. Clear the note; write one when a later save changes a price.`);
   const badSource = source === undefined ? null : unstorableText(source);
   if (badSource) throw new AppError("bad_request", `source ${badSource}`, [{ pointer: "/source", message: badSource }]);
-  // One of the organisation's new listings for the day (docs/LIMITS.md).
   await takeListingAllowance(actor.organizationId);
   return writeListing(doc, { organizationId: actor.organizationId, source });
 }
 
-/** Owner or moderator; anyone else gets 404. */
 export async function updateListingForSeller(actorId: string | null, listingId: string, input: unknown, priceChangeNote?: unknown) {
   const { actor } = await requireListingAccess(actorId, listingId, { moderators: true });
   const doc = parseListingDocument(input);
@@ -192,10 +172,6 @@ export async function readListingDocumentForEditor(actorId: string | null, listi
   return { id: row.id, publicationState: row.publicationState, document: listingToDocument(row) };
 }
 
-/**
- * The API door's drafted listing, inside the completion's transaction; a random slug suffix since the completion
- * holds a row lock.
- */
 export async function writeDraftedListing(tx: PrismaLike, draft: ListingDocument, submission: { analysisId: string; submitter: string; targetUrl: string }): Promise<string> {
   const user = await tx.user.findUnique({ where: { id: submission.submitter }, select: { organizationId: true } });
   if (!user?.organizationId) throw new AppError("unprocessable", `submitter of analysis ${submission.analysisId} belongs to no organization`);
