@@ -1,7 +1,4 @@
-/**
- * Intake: the one use case for a URL a seller submits, from the form ("review") or the API ("queue"). Its four steps
- * run once per submission each; where each runs per door: docs/QUEUE.md "The intake".
- */
+/** Intake: the one use case for a URL a seller submits, on either door (docs/QUEUE.md "The intake"). */
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
@@ -21,24 +18,17 @@ export type IntakeMode = "review" | "queue";
 
 export interface IntakeRequest {
   url: string;
-  /** "review": draft for the seller's form; "queue": queue the analysis (the API). */
   mode: IntakeMode;
-  /**
-   * API door only: confirms a second listing of a service the organisation already lists (else 409
-   * `duplicate_listing`).
-   */
   allowDuplicate?: boolean;
 }
 
 export interface IntakeOptions {
-  /** Default TOLLGATE_PROBE_ALLOW_HOSTS. */
   allowHosts?: string[];
   resolver?: Resolver;
   deadlineMs?: number;
   client?: Client;
 }
 
-/** A listing of the seller's own organisation of the same service (lib/listings/overlap.ts). */
 export interface ExistingListing {
   id: string;
   slug: string;
@@ -54,7 +44,6 @@ export type ReviewOutcome =
     }
   | { ok: false; code: string; detail: string };
 
-/** Each door's own words for a seller without an organisation. */
 const NO_ORGANISATION: Record<IntakeMode, string> = {
   review: "Your account has no seller organisation, so it cannot list services.",
   queue: "Join or create an organization before submitting a service.",
@@ -63,14 +52,11 @@ const NO_ORGANISATION: Record<IntakeMode, string> = {
 export async function registerListing(actorId: string | null, req: IntakeRequest & { mode: "review" }, opts?: IntakeOptions): Promise<ReviewOutcome>;
 export async function registerListing(actorId: string | null, req: IntakeRequest & { mode: "queue" }, opts?: IntakeOptions): Promise<EnqueuedAnalysis>;
 export async function registerListing(actorId: string | null, req: IntakeRequest, opts: IntakeOptions = {}): Promise<ReviewOutcome | EnqueuedAnalysis> {
-  // (0) A seller with an organisation.
   const actor = await requireActor(actorId);
   if (!actor.organizationId) throw new AppError("forbidden", NO_ORGANISATION[req.mode]);
-  // Per user on either door (docs/LIMITS.md).
   await takeRateLimit("intake", actor.id, { client: opts.client });
   let url = req.url;
   if (req.mode === "review") {
-    // The API's body schema says the same.
     if (typeof url !== "string" || url.trim() === "" || url.length > 2048) {
       return { ok: false, code: "invalid_url", detail: "Enter the URL of your service (up to 2048 characters)." };
     }
@@ -93,7 +79,6 @@ export async function registerListing(actorId: string | null, req: IntakeRequest
     // Kept for the publish analysis, so the probe does not call them again.
     await keepDraftCalls(prisma, actor.organizationId, callsToWire(drafted.calls));
     const existing = await ownOverlaps(prisma, actor.organizationId, [drafted.draft, { baseUrl: url, endpoints: [] }]);
-    // Two tiles of one name confuse buyers.
     const sameTitle = await findSameTitleListings(prisma, actor.organizationId, drafted.draft.title, { excludeIds: existing.map((x) => x.id) });
     const checks = await registrationChecks(drafted.draft, drafted.calls, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
     const readiness = readinessOf(drafted.draft);
@@ -107,22 +92,18 @@ export async function registerListing(actorId: string | null, req: IntakeRequest
     return { ok: true, draft: drafted.draft, sources: drafted.sources, warnings: drafted.warnings, url, existing, sameTitle, checks, readiness };
   }
 
-  // No draft yet on the API door, so the URL is compared as a base URL. Another owner's listing of it is the
-  // moderators' desk's (crossOwnerOverlaps).
+  // No draft yet on the API door, so the URL is compared as a base URL.
   if (!req.allowDuplicate) {
     const existing = await ownOverlaps(await prismaOf(opts.client), actor.organizationId, [{ baseUrl: url, endpoints: [] }]);
     if (existing.length > 0) throw duplicateListingError(existing);
   }
 
-  // (4) Enqueue within the in-flight cap; (2) runs in the worker, (3) in the completion.
+  // (4) Enqueue; (2) runs in the worker, (3) in the completion.
   await assertAnalysisCapacity(actor, opts.client);
   return requestAnalysis({ submitter: actor.id, requestedBy: actor.id, listingId: null, targetUrl: checked.target, trigger: "submit", priority: PRIORITY_OWNER }, opts.client);
 }
 
-/**
- * The organisation's own listings of the same service (base URL or endpoint set): offered, never refused. Other
- * organisations' are not named (their drafts are private).
- */
+/** Offered, never refused; other organisations' drafts are private. */
 async function ownOverlaps(prisma: PrismaLike, organizationId: string, candidates: OverlapCandidate[]): Promise<ExistingListing[]> {
   const found = new Map<string, ExistingListing>();
   for (const candidate of candidates) {
