@@ -23,33 +23,26 @@ import type {
 
 export { classifyAddress } from "./classify-address";
 
-/**
- * `pool: true` keeps the connection for the next request to the same checked addresses (./pinned-pool.ts); pooled
- * `tls`/`address` are the pool's last connection's. The probe opens its own per hop.
- */
+/** `pool: true` keeps the connection for the next request to the same checked addresses (./pinned-pool.ts). */
 export type PooledSafeFetchOptions = SafeFetchOptions & { pool?: boolean };
 
-/** Nothing aborts the pool's connect but undici's own timeout. */
 const NEVER_ABORTED = new AbortController().signal;
 export { validateTarget } from "./validate-target";
 
 /**
- * The only outbound HTTP: per hop validate → resolve → refuse unless every answer is public → dial the checked IP
- * itself → read under one deadline and caps; redirects by hand, each from validation again. Never throws
- * (docs/SSRF.md).
+ * The only outbound HTTP: validate, resolve, refuse unless every answer is public, dial the checked IP itself;
+ * redirects by hand. Never throws (docs/SSRF.md).
  */
 
 const DEFAULTS = {
-  deadlineMs: 10_000, // R1: reachable within 10 s
+  deadlineMs: 10_000, // R1
   maxBodyBytes: 1024 * 1024,
   maxHeaderBytes: 16 * 1024,
   maxRedirects: 3,
-  /** Ours, not the seller's. */
   queueTimeoutMs: 60_000,
 };
 
 const ALLOWED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-/** Framing, connection management, routing. */
 const OWNED_HEADERS = new Set([
   "host", "connection", "content-length", "transfer-encoding", "keep-alive", "upgrade", "te", "trailer",
   "proxy-connection", "proxy-authorization", "expect", "http2-settings",
@@ -82,7 +75,7 @@ function tlsFacts(socket: tls.TLSSocket): TlsInfo {
   return info;
 }
 
-/** Dials only the checked addresses, in order, never a name: a rebinding answer has nothing to act on. */
+/** Never a name: a rebinding answer has nothing to act on. */
 function pinnedConnector(
   addresses: string[],
   hostname: string,
@@ -126,7 +119,6 @@ function pinnedConnector(
       };
       const onError = (err: Error & { code?: string }) => {
         socket.destroy();
-        // Only a failure to reach the address moves on; a TLS failure does not.
         const tcp = ["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "ETIMEDOUT"].includes(err.code ?? "");
         if (tcp && i + 1 < addresses.length) return attempt(i + 1, err);
         finish(err, null);
@@ -139,7 +131,6 @@ function pinnedConnector(
           ALPNProtocols: ["http/1.1"],
           rejectUnauthorized: opts.requireValidTls,
           ca: opts.ca ? (Array.isArray(opts.ca) ? [...tls.rootCertificates, ...opts.ca] : [...tls.rootCertificates, opts.ca]) : undefined,
-          // Against the name asked for, not the IP dialled.
           checkServerIdentity: (_host, cert) => tls.checkServerIdentity(bare, cert),
         });
         socket.once("secureConnect", onConnected);
@@ -196,13 +187,11 @@ function classifyError(err: unknown, https: boolean): SafeFetchFailure["error"] 
 }
 
 export async function safeFetch(input: string, opts: PooledSafeFetchOptions = {}): Promise<SafeFetchResult> {
-  // A slot for the whole call (redirects stay on the host), taken before the deadline starts: our queue is never the
-  // seller's slowness.
+  // Taken before the deadline starts: our queue is never the seller's slowness.
   let pre: ReturnType<typeof validateTarget>;
   try {
     pre = validateTarget(input, { allowHosts: opts.allowHosts, allowQuery: opts.allowQuery, httpsPorts: opts.httpsPorts, allowListOnly: opts.allowListOnly, addressPolicy: opts.addressPolicy, denyRanges: opts.denyRanges, allowRanges: opts.allowRanges, ownAddresses: opts.ownAddresses });
   } catch (err) {
-    // A bad operator range: fail closed.
     return { ok: false, error: "internal_error", detail: errorMessage(err), url: input };
   }
   if (!pre.ok) return runWithDeadline(input, opts);
@@ -237,7 +226,6 @@ async function runWithDeadline(input: string, opts: PooledSafeFetchOptions): Pro
   try {
     return await run(input, opts, controller.signal, () => abortedBy, started, deadlineMs);
   } catch (err) {
-    // A bug must not become a throw in the probe.
     return { ok: false, error: "internal_error", detail: errorMessage(err), url: input };
   } finally {
     clearTimeout(timer);
@@ -291,7 +279,6 @@ async function run(
   let allowListed = first.allowListed;
   let ipLiteral = first.ipLiteral;
   const redirects: RedirectRecord[] = [];
-  // A later hop refused at resolution: its record says why.
   const hopRefused = (cause: RefusalCode, detail: string): SafeFetchRefusal => {
     const last = redirects[redirects.length - 1];
     if (last) Object.assign(last, { followed: false, reason: cause });
@@ -393,7 +380,6 @@ async function run(
         redirects.push({ from: current.href, to: next.url.href, status, followed: true });
         discard(response.body);
         closeAgent();
-        // RFC 9110 15.4, as browsers do.
         if (status === 303 || ((status === 301 || status === 302) && method === "POST")) {
           if (method !== "HEAD") method = "GET";
           body = undefined;
@@ -404,7 +390,6 @@ async function run(
         ipLiteral = next.ipLiteral;
         continue;
       }
-      // Off the host: recorded (S1 fails on it), not followed.
       redirects.push({ from: current.href, to: next.url.href, status, followed: false, reason: "redirect_off_host" });
     }
 
@@ -415,7 +400,6 @@ async function run(
     const afterHead = { ttfbMs, status, headers: resHeaders, address, tls: facts.tls, redirects };
     if (!read.ok) {
       if (signal.aborted) return { ok: false, error: timedOut(), detail: `reading the body: ${errorMessage(signal.reason)}`, url: origin, ...afterHead };
-      // Short of its Content-Length: the server broke framing.
       const declared = Number(resHeaders["content-length"]);
       if (read.kind === "stream_failed" && Number.isFinite(declared) && read.wireBytes < declared) {
         return { ok: false, error: "protocol_error", detail: `content-length said ${declared} bytes, the connection closed after ${read.wireBytes} (${read.detail})`, url: origin, ...afterHead };
@@ -448,7 +432,6 @@ async function run(
   }
 }
 
-/** A destroyed undici body emits an error nobody else listens to. */
 function discard(body: { on(event: "error", fn: () => void): unknown; destroy(): unknown }): void {
   body.on("error", () => undefined);
   body.destroy();
@@ -462,10 +445,7 @@ type RedirectCheck =
   | { ok: true; url: URL; allowListed: boolean; ipLiteral: string | null }
   | { ok: false; to: string; cause: RefusalCode; detail: string };
 
-/**
- * The fragment is dropped; the rest gets validateTarget plus raw checks on the header ("//@host" hides an empty
- * userinfo).
- */
+/** "//@host" hides an empty userinfo, so the header itself is checked too. */
 function checkRedirect(location: string, base: URL, validateOpts: Parameters<typeof validateTarget>[1], allowQuery: boolean): RedirectCheck {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f\\]/.test(location) || location.trim() !== location) {

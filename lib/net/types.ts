@@ -1,4 +1,4 @@
-/** Types of the SSRF-guarded fetch; the policy behind every code is docs/SSRF.md. */
+/** Types of the SSRF-guarded fetch; the policy behind every code: docs/SSRF.md. */
 
 /** Closed: a new code goes here, in REFUSAL_CODES and in docs/SSRF.md together. */
 export type RefusalCode =
@@ -21,7 +21,6 @@ export type RefusalCode =
   | "host_not_allowlisted"
   | "connection_limit";
 
-/** docs/SSRF.md has the long form. */
 export const REFUSAL_CODES: ReadonlyArray<{ code: RefusalCode; description: string }> = [
   { code: "invalid_url", description: "The string is not an absolute URL the WHATWG parser accepts, or its host is empty." },
   { code: "ambiguous_url", description: "The URL holds characters parsers disagree on (backslash, whitespace, tab, newline, other control characters)." },
@@ -57,7 +56,6 @@ export type SniffedType =
   | "binary"
   | "empty";
 
-/** Default classifyAddress. */
 export type AddressPolicy = (ip: string) => { allowed: boolean; range: string };
 
 export type Resolver = (host: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
@@ -66,52 +64,38 @@ export interface SafeFetchOptions {
   method?: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
-  /**
-   * "host:port" entries fetched over plain http and allowed to resolve to loopback only (demo and test sellers). No
-   * port: the scheme's default.
-   */
+  /** Fetched over plain http and allowed to resolve to loopback only (demo and test sellers). */
   allowHosts?: string[];
-  /** Default false: analysis targets refuse a query; a GET example may need one. */
   allowQuery?: boolean;
-  /** Reach only allowHosts, refused before DNS. Default TOLLGATE_NET_ALLOWLIST_ONLY. */
+  /** Refused before DNS. Default TOLLGATE_NET_ALLOWLIST_ONLY. */
   allowListOnly?: boolean;
-  /** Before the deadline starts. Default 60_000. */
   queueTimeoutMs?: number;
-  /** For hosts not on allowHosts. Default [443]. */
   httpsPorts?: number[];
-  /** Every hop, DNS, connect, headers and body. Default 10_000 (R1). */
+  /** Every hop, DNS, connect, headers and body (R1). */
   deadlineMs?: number;
-  /** After decompression. Default 1 MiB. */
+  /** After decompression. */
   maxBodyBytes?: number;
-  /** "truncate" (default): ok with bodyTruncated; "error": body_too_large. */
   bodyOverflow?: "truncate" | "error";
-  /** Status line + headers. Default 16 KiB. */
   maxHeaderBytes?: number;
   maxRedirects?: number;
-  /** Default: dns lookup, all, verbatim (A and AAAA). */
   resolver?: Resolver;
-  /** Tests only: lets 127.0.0.2 stand in for a public host. */
+  /** Tests only. */
   addressPolicy?: AddressPolicy;
-  /** Default TOLLGATE_NET_DENY (docs/SSRF.md "Address rules"). */
   denyRanges?: readonly string[];
-  /** Never lifts a deny, a cloud endpoint or the host's own addresses. Default TOLLGATE_NET_ALLOW. */
+  /** Never lifts a deny, a cloud endpoint or the host's own addresses. */
   allowRanges?: readonly string[];
-  /** Refused even when public. Tests. */
   ownAddresses?: readonly string[];
-  /** Default false: TLS faults are recorded (S1) and the exchange goes on. True for anything of value (a payment). */
+  /** True for anything of value (a payment); otherwise TLS faults are only recorded (S1). */
   requireValidTls?: boolean;
-  /** PEM. */
   ca?: string | string[];
   signal?: AbortSignal;
 }
 
 export interface TlsInfo {
   valid: boolean;
-  /** Negative when expired; null without a certificate. */
   daysToExpiry: number | null;
   authorizationError?: string;
   validTo?: string;
-  /** e.g. "TLSv1.3". */
   protocol?: string;
 }
 
@@ -137,38 +121,30 @@ export type SafeFetchErrorCode =
 
 export interface SafeFetchSuccess {
   ok: true;
-  /** Normalised href. */
   url: string;
-  /** After followed redirects. */
   finalUrl: string;
   status: number;
-  /** Lower-case; repeats joined with ", ". */
   headers: Record<string, string>;
-  /** Decoded, at most maxBodyBytes. */
+  /** Decoded. */
   body: Uint8Array;
   bodyTruncated: boolean;
   contentType: string | null;
   sniffedType: SniffedType;
   contentTypeMatches: boolean;
-  /** Final hop's request start (connect included) to its head. */
   ttfbMs: number;
-  /** Every hop included. */
   totalMs: number;
   tls: TlsInfo | null;
   redirects: RedirectRecord[];
-  /** The socket's remote address. */
   address: string;
 }
 
 export interface SafeFetchRefusal {
   ok: false;
   refusal: RefusalCode;
-  /** For redirect_forbidden. */
   cause?: RefusalCode;
   detail: string;
   url: string;
   stage: SafeFetchStage;
-  /** When stage is "redirect". */
   redirects?: RedirectRecord[];
 }
 
