@@ -1,7 +1,6 @@
 /**
- * The daily root (docs/ATTESTATIONS.md "The daily root"): each ended UTC day's bundle hashes as a tree, its root
- * written to EvidenceRoots. Leader-locked and idempotent: the row is stored before the send, and a day with a row is
- * only reconciled, never sent twice.
+ * The daily root (docs/ATTESTATIONS.md "The daily root"): leader-locked and idempotent, the row stored before the
+ * send, never sent twice.
  */
 import type { Hex } from "viem";
 import { AppError } from "@/lib/errors";
@@ -10,19 +9,14 @@ import { buildTree, isBundleSha256, type InclusionPath, type MerkleTree } from "
 import type { RootChain } from "./root-chain";
 
 export const DAY_MS = 86_400_000;
-/** Bundles written in the day's last moments are in it. */
 export const PUBLISH_GRACE_MS = 5 * 60_000;
-/** A server down over midnight still publishes. */
 export const CATCH_UP_DAYS = 7;
-/** Arbitrary and fixed. */
 export const DAILY_ROOT_LOCK_KEY = 724_021_410;
 
-/** Days since 1970-01-01 UTC. */
 export function utcDay(at: Date | number): number {
   return Math.floor((typeof at === "number" ? at : at.getTime()) / DAY_MS);
 }
 
-/** Any order; duplicates allowed. */
 export type DayHashes = (day: number, client: Client) => Promise<string[]>;
 
 export type RootStatus = "sending" | "sent" | "published" | "conflict";
@@ -41,10 +35,7 @@ export interface RootRow {
 
 export interface DayOutcome {
   day: number;
-  /**
-   * pending: a transaction in flight; conflict: the chain holds another root for the day (recorded, never proved
-   * against).
-   */
+  /** conflict: the chain holds another root for the day (recorded, never proved against). */
   outcome: "published" | "already" | "pending" | "empty" | "conflict";
   sent: boolean;
   root?: Hex;
@@ -72,7 +63,6 @@ async function settle(client: Client, day: number, status: "sent" | "published" 
   );
 }
 
-/** In one transaction, status 'sending'. */
 async function insertDay(client: Client, chain: RootChain, day: number, tree: MerkleTree, bundles: string[]): Promise<void> {
   await transaction(client, async (tx) => {
     await rows(
@@ -89,7 +79,6 @@ async function insertDay(client: Client, chain: RootChain, day: number, tree: Me
   });
 }
 
-/** Under the leader lock; safe to call again for the same day at any point. */
 export async function publishDay(day: number, chain: RootChain, dayHashes: DayHashes, client: Client): Promise<DayOutcome> {
   const row = await readRow(client, day);
   if (row && (row.status === "published" || row.status === "conflict")) return { day, outcome: "already", sent: false, root: row.root, leaves: row.leaves, transaction: row.transaction };
@@ -102,7 +91,6 @@ export async function publishDay(day: number, chain: RootChain, dayHashes: DayHa
     if (bundles.length === 0) return { day, outcome: "empty", sent: false };
     const tree = buildTree(bundles);
     await insertDay(client, chain, day, tree, bundles);
-    // A root already on chain: reconcile, never send.
     const onChain = await chain.rootOf(day);
     if (onChain) return reconcile(client, chain, { day, root: tree.root, leaves: tree.leaves.length, transaction: null }, onChain);
     return send(client, chain, day, tree.root, tree.leaves.length);
@@ -111,14 +99,14 @@ export async function publishDay(day: number, chain: RootChain, dayHashes: DayHa
   const onChain = await chain.rootOf(day);
   if (onChain) return reconcile(client, chain, row, onChain);
   if (row.transaction) {
-    // A mined revert needs a person (the day keeps its row).
+    // A mined revert needs a person.
     const outcome = await chain.outcome(row.transaction);
     if (outcome === null) return { day, outcome: "pending", sent: false, root: row.root, leaves: row.leaves, transaction: row.transaction };
     const after = await chain.rootOf(day);
     if (after) return reconcile(client, chain, row, after);
     throw new Error(`day ${day}'s publish ${row.transaction} was mined (${outcome}) but rootOf(${day}) is empty: see docs/CHAIN.md "Evidence roots"`);
   }
-  // Written before a send that never named its transaction: one in flight may be it, so wait.
+  // A send that never named its transaction: one in flight may be it, so wait.
   if ((await chain.inFlight()) > 0) return { day, outcome: "pending", sent: false, root: row.root, leaves: row.leaves, transaction: null };
   return send(client, chain, day, row.root, row.leaves);
 }
@@ -153,7 +141,6 @@ export interface PublishRun {
 
 let running = false;
 
-/** Under the leader lock, every ended day of the last CATCH_UP_DAYS with no final row, oldest first. */
 export async function publishDueRoots(opts: { chain: RootChain; dayHashes: DayHashes; now?: Date; client?: Client }): Promise<PublishRun> {
   if (running) return { leader: false, days: [] };
   running = true;
@@ -191,7 +178,6 @@ export interface InclusionProof {
   chain: { network: string; contract: string; transaction: string };
 }
 
-/** A day's leaves never change. */
 const trees = new Map<string, MerkleTree>();
 const TREES_KEPT = 4;
 
@@ -225,10 +211,6 @@ function proofJson(row: RootRow & { transaction: Hex }, bundleSha256: string, pa
   };
 }
 
-/**
- * bad_request for a malformed hash; `root_not_published` (404) while the day's root is not ours on chain; not_found
- * when the root does not commit to it.
- */
 export async function inclusionProof(bundleSha256: string, day: number, client?: Client): Promise<InclusionProof> {
   if (!isBundleSha256(bundleSha256)) throw new AppError("bad_request", "sha256 must be the bundle's hash: 64 lowercase hex digits", [{ pointer: "/sha256", message: "must be 64 lowercase hex digits" }]);
   const { row, tree } = await publishedTree(day, await clientOr(client));
@@ -237,7 +219,6 @@ export async function inclusionProof(bundleSha256: string, day: number, client?:
   return proofJson(row, bundleSha256, path);
 }
 
-/** From one read of its leaves. */
 export async function dayInclusionProofs(day: number, client?: Client): Promise<Map<string, InclusionProof>> {
   const { row, tree } = await publishedTree(day, await clientOr(client));
   const leaves = await rows<{ bundleSha256: string }>(await clientOr(client), `SELECT "bundleSha256" FROM "evidence_root_leaves" WHERE "day" = $1`, day);

@@ -1,7 +1,4 @@
-/**
- * The trust grade sweep (docs/TRUST.md "Stored grades"): scores each listed endpoint, builds its bundle, signs the
- * attestation and writes grade, bundle and pointer in one transaction. Leader-locked; no bundle written twice.
- */
+/** The trust grade sweep (docs/TRUST.md "Stored grades"), leader-locked; no bundle written twice. */
 import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { endpointUrl } from "@/lib/probe";
@@ -16,13 +13,9 @@ import { ATTESTATION_TTL_MS, signAttestation, type AttestationStatement, type At
 import { buildBundle, type AttestedEndpoint } from "./bundle";
 import type { GradeDetail } from "./read";
 
-/** The pages' seed (lib/catalog/trust.ts PAGE_SEED). */
 export const GRADE_SEED = DEFAULT_SEED;
-/** A grade without new observations is renewed at this age (it expires after a day). */
 export const RENEW_AFTER_MS = 6 * 3_600_000;
-/** New passing free observations regrade at this age; a new paid or failing one at the next tick. */
 export const REGRADE_AFTER_MS = 30 * 60_000;
-/** How late a row may be observed before a grade's `now` and still be noticed. */
 const LATE_ROWS_MS = 3_600_000;
 export const TRUST_GRADE_LOCK_KEY = 724_021_430;
 
@@ -48,7 +41,6 @@ interface TermsRow {
   payTo: string | null;
 }
 
-/** payTo as the latest revision saw it. */
 export async function readEndpointTerms(client: Client, listingId: string): Promise<EndpointTerms[]> {
   const rs = await rows<TermsRow>(
     client,
@@ -83,7 +75,6 @@ export interface PreparedGrade {
   envelope: ReturnType<typeof signAttestation>;
 }
 
-/** No database. */
 export function prepareGrade(rubric: TrustRubric, terms: EndpointTerms, subject: TrustSubject, now: Date, signer: Signer, issuedAt = new Date()): PreparedGrade {
   const endpoint: AttestedEndpoint = { id: terms.endpointId, listingId: terms.listingId, url: terms.url, method: terms.method };
   const built = buildBundle({ endpoint, rubric, scoring: { now, seed: GRADE_SEED, bandOptions: {} }, subject });
@@ -127,7 +118,6 @@ export function prepareGrade(rubric: TrustRubric, terms: EndpointTerms, subject:
   };
 }
 
-/** In the caller's transaction; false when already graded. */
 export async function writeGrade(tx: Client, g: PreparedGrade): Promise<boolean> {
   const gz = gzipSync(g.bundle.bytes, { level: 6 });
   await rows(
@@ -196,12 +186,10 @@ interface LatestState {
   payment: string;
   scoredAt: string;
   createdAt: string;
-  /** Any, and any paid or failing. */
   fresh: boolean;
   urgent: boolean;
 }
 
-/** Through the observedAt index. */
 const NEW_ROWS = `SELECT 1 FROM "trust_observations" o WHERE o."listingId" = g."listingId" AND o."method" = g."method" AND o."path" = g."path"
   AND o."observedAt" > g."scoredAt" - interval '${LATE_ROWS_MS / 1000} seconds' AND o."createdAt" > g."createdAt"`;
 
@@ -233,8 +221,8 @@ export interface GradeListingResult {
 }
 
 /**
- * Due: never graded; new terms, endpoint id or reading; a new paid or failing observation; new observations past
- * REGRADE_AFTER_MS; or past RENEW_AFTER_MS. One transaction per listing.
+ * Due: never graded; new terms, id or reading; a new paid or failing observation; new observations past
+ * REGRADE_AFTER_MS; or past RENEW_AFTER_MS.
  */
 export async function gradeListing(client: Client, listingId: string, opts: GradeListingOptions): Promise<GradeListingResult> {
   const now = opts.now ?? new Date();
@@ -257,7 +245,7 @@ export async function gradeListing(client: Client, listingId: string, opts: Grad
     return !current;
   });
   if (dueTerms.length === 0) return out;
-  // Read only when something is due; archived rows too (bundle format 1 carries them all).
+  // Archived rows too: bundle format 1 carries them all.
   const subjects = await readTrustSubjects(client, listingId, { raw: true });
   const due: PreparedGrade[] = [];
   for (const t of dueTerms) {
@@ -278,7 +266,6 @@ export interface TrustGradeSweepResult extends GradeListingResult {
   ms: number;
 }
 
-/** Candidates in one statement; gradeListing decides. `all`: every listed listing. */
 async function listingsToGrade(client: Client, now: Date, readingRef: string, all: boolean): Promise<string[]> {
   const rs = await rows<{ id: string }>(
     client,
@@ -296,7 +283,6 @@ async function listingsToGrade(client: Client, now: Date, readingRef: string, al
   return rs.map((r) => r.id);
 }
 
-/** If this process holds the lock; a failing listing is counted and left for the next sweep. */
 export async function runTrustGradeSweep(opts: { now?: Date; signer: Signer; client?: Client; force?: boolean; log?: (m: string) => void }): Promise<TrustGradeSweepResult> {
   const started = Date.now();
   const client = await clientOr(opts.client);
