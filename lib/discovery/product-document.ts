@@ -1,7 +1,6 @@
 /**
- * Drafts a listing from a seller's product document: Arbiter's product JSON or a validity-check criteria JSON
- * (docs/spec/products.md). A field is filled only from a field that says that thing; the rest is in `unmapped`
- * (docs/SEED-IMPORT.md has both mappings).
+ * Drafts a listing from a seller's product document (docs/SEED-IMPORT.md): a field is filled only from a field that
+ * says that thing.
  */
 import type { EndpointPricing, HttpMethod, ListingDocument, ListingEndpoint, ListingOperations, PaymentProtocol } from "@/lib/listing-document/document";
 import { slugify, validateListingDocument, type ListingValidationError } from "@/lib/listing-document/validate";
@@ -9,9 +8,7 @@ import { slugify, validateListingDocument, type ListingValidationError } from "@
 export type ProductDocumentFormat = "arbiter-product" | "criteria-document";
 
 export interface FieldMapping {
-  /** JSON pointer into the product document. */
   source: string;
-  /** JSON pointer into the listing. */
   target: string;
   note: string;
 }
@@ -26,7 +23,6 @@ export type ProductImport =
   | { ok: false; errors: ListingValidationError[] };
 
 export interface ImportOptions {
-  /** Required for formats that name no origin. */
   sourceUrl?: string;
 }
 
@@ -60,13 +56,11 @@ function originOf(url: string): { origin: string; path: string } | null {
   }
 }
 
-/** Without float noise: 0.04 → "0.04". */
 function usdString(n: unknown): string | null {
   if (typeof n !== "number" || !Number.isFinite(n) || n < 0) return null;
   return String(Number(n.toFixed(6)));
 }
 
-/** The first balanced JSON object at or after `from`, braces in strings skipped; null when none parses. */
 export function extractJsonObject(text: string, from: number): { value: unknown; start: number; end: number } | null {
   const start = text.indexOf("{", from);
   if (start < 0) return null;
@@ -92,16 +86,13 @@ export function extractJsonObject(text: string, from: number): { value: unknown;
   return null;
 }
 
-/** Up to the first ".", "?" or "!" followed by a space or the end. */
 function firstSentence(text: string): string {
   const m = /^(.+?[.?!])(?:\s|$)/s.exec(text.trim());
   return (m ? m[1] : text).trim();
 }
 
-/** Neither format states the rest. */
 type StatedFields = Pick<ListingDocument, "slug" | "title" | "shortDescription" | "description" | "docsUrl" | "protocols" | "networks" | "operations" | "endpoints">;
 
-/** Unstated fields null, endpoints at the document's origin; validated. */
 function finish(format: ProductDocumentFormat, origin: string, f: StatedFields, rec: Recorder): ProductImport {
   const draft: ListingDocument = {
     slug: f.slug,
@@ -145,7 +136,6 @@ function importArbiterProduct(d: Obj): ProductImport {
   rec.map("/title", "/title", "verbatim");
   rec.map("/productId", "/slug", "lower-cased, underscores as hyphens");
 
-  // The summary ends in an "Example request:" JSON.
   const summary = str(d.summary) ?? "";
   let description: string | null = summary || null;
   let requestExample: unknown = null;
@@ -173,7 +163,6 @@ function importArbiterProduct(d: Obj): ProductImport {
     rec.map("/docsPath", "/endpoints/0/docsUrl", "the docs document is this product document (it carries inputSchema, outputSchema and the summary's example request)");
   }
 
-  // DYNAMIC_QUOTE with a floor; ceiling, driver and unit are not stated.
   const p = isObj(d.pricing) ? d.pricing : {};
   let pricing: EndpointPricing | null = null;
   const floor = usdString(p.floorUsd);
@@ -268,7 +257,6 @@ function isCriteriaDocument(d: Obj): boolean {
   return typeof d.service === "string" && isObj(d.endpoints) && (isObj(d.price) || "criteria_id" in d);
 }
 
-/** "POST /upto (paid, $0.01 per challenge: …)" → its parts. */
 const ENDPOINT_LINE = /^(GET|POST|PUT|PATCH|DELETE)\s+(\/\S*)\s*(?:\((.*)\))?\s*$/s;
 const PRICE_IN_TEXT = /\$(\d+(?:\.\d+)?)(?:\s+per\s+([^:,)]+))?/;
 
@@ -279,7 +267,6 @@ export function parseEndpointLine(line: string): { method: HttpMethod; path: str
   const head = qual.split(/[,:]/)[0].trim().toLowerCase();
   const paid = head === "paid" ? true : head === "free" ? false : null;
   const price = PRICE_IN_TEXT.exec(qual);
-  // After the first ":" (or "free, ") is the seller's description.
   let description: string | null = null;
   const colon = qual.indexOf(":");
   if (paid === true && colon >= 0) description = qual.slice(colon + 1).trim();
