@@ -1,7 +1,4 @@
-/**
- * Confirming a relayed payment on chain (docs/ROUTER.md "Binding"): `settled` only when the transaction spends this
- * row's authorization and moves the quoted amount to the quoted payTo, no earlier than the relay received it.
- */
+/** Confirming a relayed payment on chain (docs/ROUTER.md "Binding"). */
 import { getAddress, isAddress, parseEventLogs, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient } from "viem";
 import { readChain, type RpcSettings } from "@/lib/chain/rpc";
 import { db } from "@/lib/db";
@@ -13,16 +10,14 @@ export interface ChainSettlement {
   blockNumber: bigint;
   from: string;
   to: string;
-  /** Atomic units, integer string. */
   amount: string;
-  /** With the network and transaction, claimed by one row ever. */
+  /** Claimed by one row ever, with the network and transaction. */
   logIndex: number;
 }
 
 export type ChainVerdict =
   | { status: "settled"; chain: ChainSettlement }
   | { status: "failed"; reason: "unproven"; detail: string }
-  /** `outage`: the chain could not be read at all (rather than showing the transaction pending). */
   | { status: "unconfirmed"; reason: "chain_unreadable"; detail: string; outage: boolean };
 
 export interface ReadOptions {
@@ -37,9 +32,7 @@ export interface Binding {
   payer: string;
   nonce: string | null;
   payTo: string | null;
-  /** Atomic units. */
   amount: string;
-  /** The settling block may not be older (less CLOCK_SKEW_SECONDS). */
   notBefore?: Date | null;
 }
 
@@ -98,7 +91,7 @@ async function bind(client: PublicClient, hash: Hex, input: Binding): Promise<Ch
   };
 }
 
-/** The canary's replay probe (a second charge to the house); null when the chain cannot say. */
+/** The canary's replay probe; null when the chain cannot say. */
 export async function transfersFrom(input: { transaction: string; network: string; asset: string; payer: string }, options: ReadOptions = {}): Promise<boolean | null> {
   if (!TX_HASH.test(input.transaction) || !isAddress(input.asset) || !isAddress(input.payer)) return false;
   const read = await readChain(
@@ -116,10 +109,6 @@ export async function transfersFrom(input: { transaction: string; network: strin
   return read.ok ? read.value : null;
 }
 
-/**
- * The endpoint's listed asset on the row's network (else any the listing lists there), else a token the asset table
- * knows. Null when allowed.
- */
 async function wrongAsset(row: { listingId: string; endpointId: string | null; asset: string; network: string }, endpointAsset?: string | null): Promise<string | null> {
   if (endpointAsset) return same(endpointAsset, row.asset) ? null : `paid in ${row.asset}, not the listed asset ${endpointAsset}`;
   const prisma = await db();
@@ -130,10 +119,8 @@ async function wrongAsset(row: { listingId: string; endpointId: string | null; a
   return findAsset(row.network, row.asset) ? null : `paid in ${row.asset}, which is neither listed for this endpoint nor a known asset on ${row.network}`;
 }
 
-/** Null when the row is not waiting for the chain. */
 export async function confirmPayment(id: string, options: ReadOptions = {}, written?: WrittenRow): Promise<ChainVerdict | null> {
-  // `written`: the row as the relay just inserted it, not read again; the guarded update still writes only while it
-  // waits.
+  // The guarded update still writes only while the row waits.
   if (written) return confirmRow({ ...written, id }, options, written.endpointAsset);
   const prisma = await db();
   const row = await prisma.routerPayment.findUnique({ where: { id }, select: WAITING_ROW });
@@ -150,7 +137,6 @@ export type WrittenRow = Omit<WaitingRow, "id"> & { endpointAsset?: string | nul
 
 export type WaitingRow = { id: string; transactionId: string; network: string; asset: string; payer: string; authorizationNonce: string | null; quotedPayTo: string | null; advertisedAmount: string; relayedAt: Date | null; listingId: string; endpointId: string | null };
 
-/** Only while the row is still waiting. */
 async function confirmRow(row: WaitingRow, options: ReadOptions, endpointAsset?: string | null): Promise<ChainVerdict> {
   const prisma = await db();
   const notListed = await wrongAsset(row, endpointAsset);
@@ -182,9 +168,7 @@ async function confirmRow(row: WaitingRow, options: ReadOptions, endpointAsset?:
   return verdict;
 }
 
-/**
- * The ledger tick: a network whose chain cannot be read is asked once per tick, its other rows waiting for the next.
- */
+/** A network whose chain cannot be read is asked once per tick. */
 export async function confirmWaitingPayments(options: ReadOptions & { limit?: number } = {}): Promise<{ read: number; decided: number; skipped: number }> {
   const prisma = await db();
   const waiting = await prisma.routerPayment.findMany({

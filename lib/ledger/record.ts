@@ -1,7 +1,4 @@
-/**
- * Writers of the ledger (`router_payments`), health samples and price quotes: the raw facts lib/facts/aggregate.ts
- * reads. Each validates its input.
- */
+/** Writers of the ledger, health samples and price quotes; each validates its input. */
 import { ATOMIC_AMOUNT } from "@/lib/amounts";
 import { db } from "@/lib/db";
 import { isUniqueViolation, type PrismaLike } from "@/lib/sql";
@@ -11,16 +8,10 @@ import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
 export interface PaymentInput {
   listingId: string;
   endpointId?: string | null;
-  /** Compared lower-cased: one wallet is one payer. */
   payer: string;
-  /**
-   * `unconfirmed`: chain not read yet. `rejected`: the buyer's own fault, against no seller. `unmeasured`: no fault
-   * proven; moves no gate.
-   */
+  /** `rejected`: the buyer's own fault; `unmeasured`: no fault proven, moves no gate. */
   status: "settled" | "failed" | "unconfirmed" | "rejected" | "unmeasured";
-  /** Atomic units, integer strings. */
   advertisedAmount: string;
-  /** Required when settled. */
   settledAmount?: string | null;
   asset: string;
   network: string;
@@ -32,17 +23,14 @@ export interface PaymentInput {
   latencyMs?: number | null;
   paymentResponse?: unknown;
   reason?: string | null;
-  /** The catalog's own wallets: never traction or price evidence. */
   house?: boolean;
-  /** With the payer, recorded once however often replayed. */
   authorizationNonce?: string | null;
   protocol?: "x402" | "mpp" | null;
-  /** A settlement may not be older. */
   relayedAt?: Date | null;
   detail?: string | null;
 }
 
-/** `created` is false for a replayed authorization: one row, and `id` is that row's. */
+/** A replayed authorization is one row. */
 const STATUSES: readonly PaymentInput["status"][] = ["settled", "failed", "unconfirmed", "rejected", "unmeasured"];
 
 export async function recordPayment(input: PaymentInput): Promise<{ id: string; created: boolean }> {
@@ -79,8 +67,7 @@ export async function recordPayment(input: PaymentInput): Promise<{ id: string; 
     const row = await prisma.routerPayment.create({ data: { ...data, ...base(input, payer, settledAmount) }, select: { id: true } });
     return { id: row.id, created: true };
   } catch (e) {
-    // Insert first and read only on the (payer, nonce) conflict. Server Postgres reports it as P2002, PGlite as
-    // 23505.
+    // Insert first, read only on the (payer, nonce) conflict (P2002 on a server, 23505 on PGlite).
     if (nonce !== null && isUniqueViolation(e)) {
       const prior = await prisma.routerPayment.findUnique({ where: { payer_authorizationNonce: { payer, authorizationNonce: nonce.toLowerCase() } }, select: { id: true } });
       if (prior) return { id: prior.id, created: false };
@@ -113,7 +100,6 @@ export interface HealthSampleInput {
   outcome: HealthOutcome;
   httpStatus?: number | null;
   latencyMs?: number | null;
-  /** One of HEALTH_CONFIDENCE's values. */
   confidence: number;
   challengeKind?: string | null;
   vantage: string;
@@ -122,7 +108,6 @@ export interface HealthSampleInput {
 
 const CONFIDENCES: readonly number[] = Object.values(HEALTH_CONFIDENCE);
 
-/** With `client`, inside the caller's transaction. */
 export async function recordHealthSample(input: HealthSampleInput, client?: PrismaLike): Promise<{ id: string }> {
   if (input.outcome !== "up" && input.outcome !== "down") throw invalid("/outcome", "must be up or down");
   if (!CONFIDENCES.includes(input.confidence)) throw invalid("/confidence", `must be one of ${CONFIDENCES.join(", ")}`);
@@ -147,12 +132,10 @@ export async function recordHealthSample(input: HealthSampleInput, client?: Pris
 export interface QuoteInput {
   listingId: string;
   endpointId?: string | null;
-  /** Atomic units, integer string. */
   amount: string;
   asset: string;
   network: string;
   quotedAt: Date;
-  /** e.g. "health-sweep:x402-v2". */
   source: string;
 }
 
