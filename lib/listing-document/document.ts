@@ -1,61 +1,55 @@
 /**
- * The published listing document, one JSON shape everywhere; keep in step with public/schemas/listing.schema.json.
- * Rule ids (M1, P2 …) name the readiness rule a field serves.
+ * The published listing document; keep in step with public/schemas/listing.schema.json. Rule ids name the readiness
+ * rule a field serves.
  */
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export type PaymentProtocol = "x402" | "mpp";
 export type PriceMode = "fixed" | "dynamic";
 
-/** Validated as 2020-12 where it matters. */
 export type JsonSchema = Record<string, unknown> | boolean;
 
-/** P2: atomic units of an asset on a CAIP-2 network. */
+/** P2 */
 export interface MachinePrice {
-  /** Atomic units, e.g. "10000" for 0.01 USDC. */
+  /** Atomic units. */
   amount: string;
   asset: string;
-  /** e.g. "eip155:8453". */
   network: string;
   decimals: number;
 }
 
 /** P4 */
 export interface DynamicPrice {
-  /** USD (or `unit`s), decimal strings. */
   min: string | null;
   max: string | null;
-  /** e.g. "input bytes". */
   driver: string | null;
-  /** e.g. "per call", "per 1,000 tokens". */
   unit: string | null;
 }
 
 export interface EndpointPricing {
-  /** P1, e.g. "$0.01 per call". */
+  /** P1 */
   label: string | null;
-  /** P1, a decimal string. */
+  /** P1 */
   usd: string | null;
   /** P2 */
   machine: MachinePrice | null;
-  /** P3; null when undeclared. */
+  /** P3 */
   mode: PriceMode | null;
-  /** P4: required when mode is "dynamic". */
+  /** P4 */
   dynamic: DynamicPrice | null;
 }
 
 export interface ListingEndpoint {
   method: HttpMethod;
-  /** Relative to baseUrl, starting with "/". */
   path: string;
   /** E2 */
   description: string | null;
-  /** E3: or `noParameters: true` stated explicitly. */
+  /** E3, or `noParameters: true`. */
   requestSchema: JsonSchema | null;
   noParameters: boolean;
   /** E4 */
   responseSchema: JsonSchema | null;
-  /** E5: safe to send (costs nothing, changes nothing). */
+  /** E5: costs nothing, changes nothing. */
   requestExample: unknown | null;
   payable: boolean;
   pricing: EndpointPricing | null;
@@ -81,7 +75,6 @@ export interface ListingOperations {
 
 export interface ListingDocument {
   $schema?: string;
-  /** Derived from the title when absent. */
   slug?: string;
   /** M1 */
   title: string;
@@ -94,16 +87,13 @@ export interface ListingDocument {
   /** M5: category and homepage. */
   category: string | null;
   homepageUrl: string | null;
-  /** An origin, e.g. "https://api.example.com". */
   baseUrl: string;
   /** D1 */
   docsUrl: string | null;
-  /** D2: text or a URL. */
   walkthrough: string | null;
   /** D4 */
   discoveryUrl: string | null;
   protocols: PaymentProtocol[];
-  /** CAIP-2. */
   networks: string[];
   operations: ListingOperations;
   endpoints: ListingEndpoint[];
