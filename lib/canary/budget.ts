@@ -1,7 +1,6 @@
 /**
- * The house wallet's budget (docs/CANARY.md "The budget"): per UTC day, caps for all listings, each seller
- * organisation, each listing and each payTo, in atomic units, enforced by conditional updates in the database before
- * anything is signed. A run reserves its worst case once and gives back what it never signed for.
+ * The house wallet's daily budget (docs/CANARY.md "The budget"), enforced by conditional updates before anything is
+ * signed.
  */
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
@@ -10,17 +9,13 @@ import { exec, rows, type PrismaLike } from "@/lib/sql";
 import { listedSql } from "@/lib/listings/visibility";
 
 export const DAY_SCOPE = "*";
-/** `org:<organization id>`. */
 export const orgScope = (organizationId: string) => `org:${organizationId}`;
-/** `payto:<CAIP-2 network>:<address, lower case>`. */
 export const payToScope = (network: string, payTo: string) => `payto:${network}:${payTo.toLowerCase()}`;
 
 export interface BudgetCaps {
-  /** All listings together. */
   day: bigint;
   listing: bigint;
   organization?: bigint;
-  /** One payTo on one network, whoever lists it. */
   payTo?: bigint;
 }
 
@@ -34,11 +29,9 @@ export function configuredCaps(): BudgetCaps {
   };
 }
 
-/** Left out of `caps` (tests), it is the day's. */
 const orgCap = (caps: BudgetCaps) => caps.organization ?? caps.day;
 const payToCap = (caps: BudgetCaps) => caps.payTo ?? caps.day;
 
-/** YYYY-MM-DD. */
 export function utcDay(at: Date = new Date()): string {
   return at.toISOString().slice(0, 10);
 }
@@ -52,7 +45,6 @@ class Refused extends Error {
   }
 }
 
-/** Once per run; refused (nothing reserved) when a cap would be passed, answering what that cap has left. */
 export async function reserve(input: { runId: string; listingId: string; amount: bigint; caps?: BudgetCaps; at?: Date }): Promise<Reservation> {
   if (input.amount < 0n) throw new AppError("bad_request", "/amount must not be negative", [{ pointer: "/amount", message: "must not be negative" }]);
   const caps = input.caps ?? configuredCaps();
@@ -96,7 +88,6 @@ async function organizationOf(tx: PrismaLike, listingId: string): Promise<string
   return row.organizationId;
 }
 
-/** One conditional UPDATE: only if it stays within `cap`. */
 async function takeShare(client: PrismaLike, day: string, scope: string, amount: bigint, cap: bigint): Promise<boolean> {
   const took = await exec(
     client,
@@ -110,10 +101,7 @@ async function takeShare(client: PrismaLike, day: string, scope: string, amount:
   return took === 1;
 }
 
-/**
- * For one endpoint's call, after its quote names the payTo and before signing; refused, the call is not signed. What
- * it takes stays counted until the authorization expires.
- */
+/** What it takes stays counted until the authorization expires. */
 export async function reservePayTo(input: { network: string; payTo: string; amount: bigint; caps?: BudgetCaps; at?: Date }): Promise<{ ok: true } | { ok: false; left: bigint }> {
   const caps = input.caps ?? configuredCaps();
   const cap = payToCap(caps);
@@ -127,7 +115,6 @@ export async function reservePayTo(input: { network: string; payTo: string; amou
   return { ok: false, left: left < 0n ? 0n : left };
 }
 
-/** Never more than it reserved; once per run finish. */
 export async function release(tx: PrismaLike, run: { listingId: string; budgetDay: string; amount: bigint }): Promise<void> {
   if (run.amount <= 0n) return;
   await exec(
@@ -141,7 +128,6 @@ export async function release(tx: PrismaLike, run: { listingId: string; budgetDa
   );
 }
 
-/** Atomic units, never negative. */
 export async function budgetLeft(
   listingId: string | null,
   opts: { caps?: BudgetCaps; at?: Date } = {},
@@ -165,7 +151,6 @@ export async function budgetLeft(
   return { day: max0(caps.day - spentDay), listing: max0(caps.listing - spentListing), organization: max0(orgCap(caps) - spentOrganization), spentDay, spentListing, spentOrganization };
 }
 
-/** In one read, for the moderators' desk. */
 export async function budgetLeftForListings(listingIds: string[], opts: { caps?: BudgetCaps; at?: Date } = {}): Promise<{ day: string; caps: BudgetCaps; leftDay: bigint; spentDay: bigint; leftByListing: Map<string, bigint> }> {
   const caps = opts.caps ?? configuredCaps();
   const day = utcDay(opts.at);
@@ -183,7 +168,6 @@ export async function budgetLeftForListings(listingIds: string[], opts: { caps?:
   return { day, caps, leftDay: max0(caps.day - spentDay), spentDay, leftByListing: new Map(listingIds.map((id) => [id, max0(caps.listing - (spent.get(id) ?? 0n))])) };
 }
 
-/** For the moderators' desk: most spent first (the first 200). */
 export async function organizationShares(opts: { caps?: BudgetCaps; at?: Date } = {}): Promise<Array<{ organizationId: string; name: string; spent: bigint; cap: bigint; listings: number }>> {
   const caps = opts.caps ?? configuredCaps();
   const prisma = await db();

@@ -1,6 +1,6 @@
 /**
- * The canary's payment sequence for one endpoint (docs/CANARY.md "A run", steps 2–5), and the reconciliation of a
- * sample an interrupted attempt left signed. Each answers a Completion for the run's finish.
+ * The canary's payment sequence for one endpoint (docs/CANARY.md "A run", steps 2–5) and the reconciliation of an
+ * interrupted one.
  */
 import crypto from "node:crypto";
 import { x402Client, x402HTTPClient } from "@x402/fetch";
@@ -23,7 +23,6 @@ import { writeSignedSample, type Completion, type Quoted, type SampleIdentity } 
 
 const EIP3009_STATE = parseAbi(["function authorizationState(address authorizer, bytes32 nonce) view returns (bool)"]);
 
-/** Body read to its last byte. */
 async function relayAsHouse(slug: string, e: EndpointRow, extra: Record<string, string>, options: CanaryOptions): Promise<Relayed> {
   const { query, body } = requestOf(e);
   const path = e.path.replace(/^\/+/, "");
@@ -45,11 +44,9 @@ export interface CallInput {
   identity: SampleIdentity;
   account: PrivateKeyAccount;
   slowMs: number;
-  /** A pending sample with no nonce yet: nothing was sent for it. */
   priorId: string | null;
 }
 
-/** The seller's 402 read with @x402/core's HTTP client: its `exact` requirement in the listed network and asset. */
 function quoteOf(unpaid: Relayed, e: EndpointRow): { required: PaymentRequired; quote: PaymentRequirements } | null {
   let required: PaymentRequired;
   try {
@@ -73,7 +70,6 @@ export async function callEndpoint(input: CallInput, options: CanaryOptions): Pr
   const listed = BigInt(e.priceAmount!);
   const identity = { ...input.identity, payer: input.account.address.toLowerCase() };
   const done = (sampleId: string | null, data: Completion["data"], output: Completion["output"] = null): Completion => ({ sampleId, identity, data, output, at: new Date() });
-  // Judged before signing: its sample is written at the run's finish.
   const unpaidVerdict = (outcome: SampleOutcome | null, reason: string, extra: Record<string, unknown> = {}) => done(input.priorId, { outcome, reason, ...extra });
 
   const unpaid = await relayAsHouse(input.slug, e, {}, options);
@@ -91,7 +87,6 @@ export async function callEndpoint(input: CallInput, options: CanaryOptions): Pr
     quotedNetwork: quote.network,
   };
   if (BigInt(quote.amount) > listed) return unpaidVerdict("degraded", "quote_above_listing", { ...quoted, httpStatus: 402 });
-  // Taken once the quote names the payTo, before signing.
   const share = input.priorId ? { ok: true as const } : await reservePayTo({ network: quote.network, payTo: String(quote.payTo), amount: BigInt(quote.amount), caps: options.caps });
   if (!share.ok) return unpaidVerdict(null, `budget_payto: the payTo's share has ${share.left} left today`, { ...quoted, httpStatus: 402 });
 
@@ -102,7 +97,7 @@ export async function callEndpoint(input: CallInput, options: CanaryOptions): Pr
   const payload = await payer.createPaymentPayload({ ...required, accepts: [quote] });
   const nonce = String((payload.payload as { authorization?: { nonce?: unknown } }).authorization?.nonce ?? "").toLowerCase();
   if (!/^0x[0-9a-f]{64}$/.test(nonce)) throw new AppError("internal", "the signed payment carries no EIP-3009 nonce");
-  // One write before the payment leaves: the sample with its quote and nonce.
+  // One write before the payment leaves: a retry finds it by nonce.
   const sampleId = await writeSignedSample(identity, quoted, nonce, input.priorId);
   await options.onStage?.("signed", e);
 
@@ -114,10 +109,9 @@ export async function callEndpoint(input: CallInput, options: CanaryOptions): Pr
   const delivered = paid.status >= 200 && paid.status < 300;
   const contentType = paid.headers["content-type"] ?? null;
   const output = delivered ? checkOutput(e.responseSchema, paid.body, contentType) : { valid: null, errors: null };
-  // Read before the body is dropped.
   const outputFacts = outputFactsOf(paid.body, e.requestExample);
   const replay = await replayProbe(input.slug, e, paymentHeaders, row, identity.payer, options);
-  // The relay's measure around the seller's call, not its on-chain confirmation after.
+  // The relay's measure, not its on-chain confirmation after.
   const ttlbMs = row?.latencyMs ?? paid.ttlbMs;
   const verdict = judge({ row, httpStatus: paid.status, quoted, schemaValid: output.valid, ttlbMs, slowMs: input.slowMs, replay: replay.result, relayError: relayErrorCode(paid) });
   return done(
@@ -139,7 +133,6 @@ export async function callEndpoint(input: CallInput, options: CanaryOptions): Pr
   );
 }
 
-/** Confirmed on chain if it still waits. */
 async function ledgerRow(payer: string, nonce: string, options: CanaryOptions): Promise<LedgerRow | null> {
   const prisma = await db();
   const select = { id: true, status: true, reason: true, transactionId: true, chainAmount: true, chainTo: true, network: true, asset: true, blockNumber: true, httpStatus: true, latencyMs: true, house: true, confirmedAt: true } as const;
@@ -152,9 +145,7 @@ async function ledgerRow(payer: string, nonce: string, options: CanaryOptions): 
   return row;
 }
 
-/**
- * The same payment header sent again: only a different transaction the chain shows paying from the house fails it.
- */
+/** Only a different transaction paying from the house fails it. */
 async function replayProbe(slug: string, e: EndpointRow, headers: Record<string, string>, row: LedgerRow | null, payer: string, options: CanaryOptions): Promise<{ result: ReplayResult; status: number | null }> {
   if (!row) return { result: "skipped", status: null };
   const again = await relayAsHouse(slug, e, headers, options);
@@ -165,10 +156,7 @@ async function replayProbe(slug: string, e: EndpointRow, headers: Record<string,
   return { result: second === true ? "charged_twice" : "idempotent", status: again.status };
 }
 
-/**
- * Never signed again: the router's row by (payer, nonce) completes it, else the chain's authorizationState; completed
- * without a verdict either way.
- */
+/** Never signed again. */
 export async function reconcile(s: { id: string; payer: string | null; authorizationNonce: string | null; quotedAmount: string | null; quotedPayTo: string | null; quotedNetwork: string | null; quotedAsset: string | null }, identity: SampleIdentity, options: CanaryOptions): Promise<Completion> {
   const done = (data: Completion["data"]): Completion => ({ sampleId: s.id, identity, data, output: null, at: new Date() });
   const row = await ledgerRow(s.payer!, s.authorizationNonce!, options);
