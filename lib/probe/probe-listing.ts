@@ -1,7 +1,4 @@
-/**
- * Probes a listing: every endpoint unpaid (bounded), plus the logo (M4), docs (D1) and discovery document (D4). A
- * refused baseUrl refuses the whole listing.
- */
+/** Probes a listing unpaid: endpoints, logo (M4), docs (D1) and discovery document (D4). */
 import { validateTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import type { DeclaredToken } from "@/lib/x402/assets";
@@ -15,21 +12,15 @@ import { getResource, type Net, type UnpaidCalls } from "./request";
 import { endpointUrl } from "@/lib/listing-document/endpoint-url";
 
 export interface ProbeListingOptions {
-  /** Loopback host:port entries allowed over http. */
   allowHosts?: string[];
-  /** Default "local". */
   vantage?: string;
-  /** Default 8. */
   concurrency?: number;
   now?: Date;
   resolver?: Resolver;
-  /** Default 10 s (R1). */
   deadlineMs?: number;
-  /** Beyond canonical USDC (C3). */
   declaredTokens?: readonly DeclaredToken[];
-  /** This run's unpaid calls (a URL submission's draft): an endpoint among them is not called again. */
+  /** An endpoint among these is not called again. */
   prefetched?: UnpaidCalls;
-  /** Live progress. */
   onEndpoint?: (done: number, total: number) => void;
 }
 
@@ -47,7 +38,6 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
   const now = opts.now ?? new Date();
   const net = { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS, now, declaredTokens: opts.declaredTokens };
 
-  // Duplicates (same method and path) are probed once.
   const unique = new Map<string, ProbeTarget>();
   for (const e of listing.endpoints) {
     const key = `${e.method.toUpperCase()} ${e.path}`;
@@ -65,12 +55,10 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
     listing.logoUrl ? probeLogo(listing.logoUrl, net) : Promise.resolve(null),
     listing.docsUrl ? probeDocs(listing.docsUrl, net) : Promise.resolve(null),
     probeDiscovery(listing, net),
-    // D3: each docs page fetched once.
     probeEndpointDocs(listing, net),
   ]);
 
-  // A refusal after DNS refuses the listing: the base host resolved to a forbidden address. Other hosts stay
-  // per-resource findings.
+  // The base host resolved to a forbidden address: nothing this run saw is the seller's evidence.
   const refusedHere = [...endpoints, discovery, docs, logo].find((r) => r?.refusal === "address_forbidden" && sameHost(r.url, listing.baseUrl));
   if (refusedHere) {
     const detail = refusedHere.findings.find((f) => f.severity === "fail")?.message;
@@ -127,7 +115,6 @@ function why(r: SafeFetchResult): string {
 async function probeLogo(url: string, net: Net): Promise<ResourceEvidence & { isImage: boolean }> {
   const r = await get(url, net, LOGO_MAX_BYTES);
   const base = resourceBase(url, r);
-  // The bytes decide, not the content-type header.
   const isImage = r.ok && base.ok && IMAGE_TYPES.has(r.sniffedType);
   const findings: Finding[] = isImage
     ? [{ check: "M4", severity: "pass", code: "ok", message: `The logo loads as ${r.ok ? r.sniffedType : "an image"}.` }]
@@ -143,7 +130,6 @@ async function probeDocs(url: string, net: Net): Promise<ResourceEvidence> {
   const findings: Finding[] = [];
   if (base.ok) {
     findings.push({ check: "D1", severity: "pass", code: "ok", message: "The docs page answers." });
-    // S4 covers the docs too.
     const text = r.ok ? bodyText(r.body).replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, " ").replace(/<[^>]+>/g, " ") : "";
     const asks = findSecretAsks([{ text, label: "docs page" }]);
     findings.push(...(asks.length ? asks : [{ check: "S4", severity: "pass" as const, code: "ok", message: "The docs ask for no secret." }]));
@@ -155,7 +141,6 @@ async function probeDocs(url: string, net: Net): Promise<ResourceEvidence> {
 
 type Discovery = ResourceEvidence & { kind: "well-known-x402" | "openapi" | null };
 
-/** The declared discoveryUrl, then /.well-known/x402 and /openapi.json beside the baseUrl. */
 async function probeDiscovery(listing: ListingDocument, net: Net): Promise<Discovery> {
   const candidates = [...new Set([listing.discoveryUrl, endpointUrl(listing.baseUrl, "/.well-known/x402"), endpointUrl(listing.baseUrl, "/openapi.json")].filter((u): u is string => !!u))];
   let last: Discovery | null = null;
@@ -183,10 +168,7 @@ async function probeDiscovery(listing: ListingDocument, net: Net): Promise<Disco
 
 const SIGNATURE = /^0x(?:[0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
 
-/**
- * Trust H4 (docs/TRUST.md "H4"): hex signatures (64 or 65 bytes) from the operator's own `/.well-known/x402` at the
- * baseUrl's origin, at most MAX_OWNERSHIP_PROOFS; null for any other URL. The probe only records.
- */
+/** Trust H4: only from the operator's own `/.well-known/x402` (docs/TRUST.md "H4"); the probe only records. */
 export function ownershipProofsOf(body: Uint8Array, url: string, baseUrl: string): string[] | null {
   let at: URL;
   let base: URL;
@@ -212,7 +194,6 @@ function jsonObject(body: Uint8Array): Record<string, unknown> | null {
   }
 }
 
-/** x402's resource list, or OpenAPI, by shape. */
 export function discoveryKind(body: Uint8Array): "well-known-x402" | "openapi" | null {
   const doc = jsonObject(body);
   if (!doc) return null;
