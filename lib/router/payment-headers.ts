@@ -1,7 +1,6 @@
 /**
- * Reading the buyer's payment and the seller's settlement claim with each protocol's own library: x402 v2, x402 v1
- * and MPP's EVM charge (docs/ROUTER.md "Payments the relay reads"). Anything else reads as null and is recorded
- * `failed` `malformed_payment`.
+ * The buyer's payment and the seller's settlement claim, read with each protocol's own library (docs/ROUTER.md
+ * "Payments the relay reads").
  */
 import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from "@x402/core/http";
 import { PaymentPayloadV1Schema, PaymentPayloadV2Schema } from "@x402/core/schemas";
@@ -23,21 +22,15 @@ export interface SignedAuthorization {
 
 export interface DecodedPayment {
   protocol: PaymentProtocol;
-  /** Null for MPP. */
   x402Version: 1 | 2 | null;
   authorization: SignedAuthorization;
   signature: Hex;
-  /** x402 v2's `accepted`, MPP's challenge `request`; x402 v1 names only `{ scheme, network }`. */
   requirement: Record<string, unknown>;
   resource: string | null;
   payer: string;
-  /** 0x + 64 hex. */
   nonce: string;
-  /** Atomic units. */
   amount: string;
-  /** null: not named (x402 v1). */
   asset: string | null;
-  /** CAIP-2. */
   network: string;
   payTo: string;
 }
@@ -56,10 +49,7 @@ export function isPaymentScheme(value: string | null): value is string {
   return value !== null && /^Payment\s+\S/i.test(value);
 }
 
-/**
- * x402's (`PAYMENT-SIGNATURE`, then `X-PAYMENT`) before MPP's (`Authorization: Payment …`, then
- * `Payment-Authorization`).
- */
+/** x402's before MPP's. */
 export function findPaymentHeader(headers: Headers): PaymentHeader | null {
   for (const header of ["payment-signature", "x-payment"] as const) {
     const value = headers.get(header);
@@ -72,7 +62,6 @@ export function findPaymentHeader(headers: Headers): PaymentHeader | null {
   return null;
 }
 
-/** Null unless it decodes to a payer, nonce and quote. */
 export function decodePayment(header: PaymentHeader | string): DecodedPayment | null {
   const h = typeof header === "string" ? { header: "payment-signature" as const, value: header, protocol: "x402" as const } : header;
   return h.protocol === "mpp" ? decodeMppCredential(h.value) : decodeX402Payment(h.value);
@@ -81,7 +70,6 @@ export function decodePayment(header: PaymentHeader | string): DecodedPayment | 
 const UINT = /^\d{1,78}$/;
 const HEX = /^0x[0-9a-fA-F]+$/;
 
-/** Null when any field is missing or malformed. */
 function authorizationOf(payload: unknown): { authorization: SignedAuthorization; signature: Hex } | null {
   const p = payload as { authorization?: Record<string, unknown>; signature?: unknown } | null;
   const a = p?.authorization ?? (p as Record<string, unknown> | null);
@@ -95,7 +83,6 @@ function authorizationOf(payload: unknown): { authorization: SignedAuthorization
   return { authorization: { from: getAddress(from), to: getAddress(to), value, validAfter, validBefore, nonce: nonce.toLowerCase() as Hex }, signature: sig as Hex };
 }
 
-/** The payload's own version decides v1 or v2. */
 export function decodeX402Payment(value: string): DecodedPayment | null {
   let raw: unknown;
   try {
@@ -128,7 +115,6 @@ export function decodeX402Payment(value: string): DecodedPayment | null {
   return null;
 }
 
-/** "base", "base-sepolia", … as CAIP-2; anything else stays as it is. */
 export function caip2FromV1(network: string): string {
   if (network.includes(":")) return network;
   try {
@@ -138,7 +124,6 @@ export function caip2FromV1(network: string): string {
   }
 }
 
-/** Payer and nonce from the payload, the quote from its challenge. */
 export function decodeMppCredential(value: string): DecodedPayment | null {
   let credential: ReturnType<typeof Credential.deserialize>;
   try {
@@ -161,13 +146,10 @@ export function decodeMppCredential(value: string): DecodedPayment | null {
 }
 
 export interface SettlementClaim {
-  /** Kept as evidence (or `{ undecodable }`); null when none was sent. */
   claim: unknown;
-  /** Null unless the claim is a success. */
   transaction: string | null;
 }
 
-/** Header names lower-case. */
 export function decodeSettlement(protocol: PaymentProtocol, headers: Record<string, string>): SettlementClaim {
   if (protocol === "mpp") {
     const header = headers["payment-receipt"];
