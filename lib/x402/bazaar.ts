@@ -1,7 +1,6 @@
 /**
- * C5 "Discovery schema" (docs/spec/trust-rubric.md): in v2 `extensions.bazaar = {info, schema}`, the schemas at
- * `schema.properties.input`/`output`; v1 put `outputSchema` on each requirement. Both spec copies are accepted
- * (coinbase `tool`, x402-foundation `toolName` + more) and the reading is recorded.
+ * C5 "Discovery schema" (docs/spec/trust-rubric.md) for v2 `extensions.bazaar` and v1 `outputSchema`; both spec
+ * copies are accepted and the reading recorded.
  */
 import type Ajv2020 from "ajv/dist/2020";
 import { sellerAjv, sellerSchemas } from "@/lib/seller-schema";
@@ -17,9 +16,7 @@ export interface BazaarFacts {
   reading: BazaarReading | null;
   kind: "http" | "mcp" | null;
   method: string | null;
-  /** Request body, query, or MCP tool input. */
   requestSchema: JsonSchema | null;
-  /** The schema of `info.output.example`. */
   responseSchema: JsonSchema | null;
   requestExample: unknown;
   responseExample: unknown;
@@ -44,7 +41,6 @@ function metaValidator(): Ajv2020 {
 
 const problemsCache = new Map<string, string | null>();
 
-/** ajv's first errors in plain words, or null when valid. */
 export function jsonSchemaProblems(schema: unknown): string | null {
   if (typeof schema === "boolean") return null;
   if (!isObject(schema)) return "is not a JSON Schema object";
@@ -69,7 +65,7 @@ function metaValidate(schema: Record<string, unknown>): string | null {
   }
 }
 
-/** `$ref` not starting with "#", which we never follow. */
+/** Never followed. */
 export function hasExternalRef(schema: unknown, depth = 0): boolean {
   if (depth > 64) return false;
   if (Array.isArray(schema)) return schema.some((s) => hasExternalRef(s, depth + 1));
@@ -129,8 +125,7 @@ export function checkBazaarV2(pr: Record<string, unknown>): { facts: BazaarFacts
   if (schemaValid && output && !outputSchema) findings.push(fail("bazaar_output_schema_missing", "The bazaar schema has no schema for the output (`schema.properties.output`).", base + "/schema/properties/output"));
 
   if (schemaValid && info) {
-    // @x402/extensions' validateDiscoveryExtension check with compiled schemas cached (it builds a new Ajv per call,
-    // ~10 ms).
+    // Compiled schemas cached: the library builds a new Ajv per call (~10 ms).
     const consistency = safeValidate(() => infoMatchesSchema(schema, info));
     if (!consistency.valid) findings.push(fail("bazaar_info_mismatch", `The bazaar info does not validate against its own schema: ${consistency.errors.slice(0, 3).join("; ")}.`, base + "/info"));
     // The library checks the foundation's `toolName`, so translate coinbase's `tool`.
@@ -161,7 +156,6 @@ export function checkBazaarV2(pr: Record<string, unknown>): { facts: BazaarFacts
   return { facts, findings };
 }
 
-/** The first requirement with `outputSchema = {input, output}`. */
 export function checkBazaarV1(accepts: unknown[]): { facts: BazaarFacts; findings: Finding[] } {
   const findings: Finding[] = [];
   const index = accepts.findIndex((a) => isObject(a) && a.outputSchema != null);
@@ -193,7 +187,6 @@ export function checkBazaarV1(accepts: unknown[]): { facts: BazaarFacts; finding
   };
 }
 
-/** Throws SchemaRefused for a schema the compiler refuses. */
 export function infoMatchesSchema(schema: unknown, info: unknown): { valid: boolean; errors: string[] } {
   const validate = sellerSchemas.compile(schema as object);
   if (validate(info)) return { valid: true, errors: [] };
