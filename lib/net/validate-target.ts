@@ -4,8 +4,8 @@ import { decideAddress } from "./address-rules";
 import type { RefusalCode, ValidateOptions, ValidateResult } from "./types";
 
 /**
- * Pure checks on a target URL before DNS, first failure reported. Raw-string checks run beside the WHATWG parse,
- * which silently repairs input other parsers may read differently.
+ * Pure checks on a target URL before DNS. Raw-string checks run beside the WHATWG parse, which silently repairs input
+ * other parsers read differently.
  */
 
 // Local by definition (RFC 6761, 6762, 8375, .internal), and single labels (search domains).
@@ -16,7 +16,6 @@ function refuse(refusal: RefusalCode, detail: string): ValidateResult {
   return { ok: false, refusal, detail };
 }
 
-/** As URL.hostname gives them, without trailing dots. */
 export function normaliseHostname(hostname: string): string {
   return hostname.toLowerCase().replace(/\.+$/, "");
 }
@@ -26,7 +25,6 @@ export function effectivePort(url: URL): number {
   return url.protocol === "https:" ? 443 : 80;
 }
 
-/** "" port = default. */
 export function allowListKeys(entries: readonly string[] | undefined): Set<string> {
   const keys = new Set<string>();
   for (const entry of entries ?? []) {
@@ -34,13 +32,12 @@ export function allowListKeys(entries: readonly string[] | undefined): Set<strin
     try {
       parsed = new URL(`http://${entry.trim()}`);
     } catch {
-      continue; // allows nothing
+      continue;
     }
     const host = normaliseHostname(parsed.hostname);
     if (!host) continue;
     if (parsed.port) keys.add(`${host}:${parsed.port}`);
     else {
-      // "host" alone: its default ports.
       keys.add(`${host}:80`);
       keys.add(`${host}:443`);
     }
@@ -52,7 +49,6 @@ export function isAllowListed(url: URL, keys: Set<string>): boolean {
   return keys.has(`${normaliseHostname(url.hostname)}:${effectivePort(url)}`);
 }
 
-/** Any encoding; else null. */
 export function ipLiteralOf(hostname: string): string | null {
   const host = normaliseHostname(hostname);
   if (host.startsWith("[") && host.endsWith("]")) {
@@ -71,7 +67,7 @@ function isLocalName(host: string): boolean {
   return !host.includes(".");
 }
 
-/** When WHATWG refused the string (an IPv6 zone id), so the refusal still names a forbidden literal. */
+/** So the refusal still names a forbidden literal (an IPv6 zone id). */
 function rawLiteralRefusal(raw: string, opts: ValidateOptions): ValidateResult | null {
   const m = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?\[([^\]]+)\]/i.exec(raw);
   if (!m) return null;
@@ -116,7 +112,6 @@ export function validateTarget(input: string, opts: ValidateOptions = {}): Valid
   }
   if (url.protocol === "http:" && !allowListed) return refuse("scheme_not_allowed", "plain http is allowed only for hosts on allowHosts");
 
-  // Between "//" and the first "/", "?" or "#".
   const afterSlashes = input.slice(schemeMatch[0].length + 2);
   const authority = afterSlashes.split(/[/?#]/, 1)[0];
   if (url.username || url.password || authority.includes("@")) {
