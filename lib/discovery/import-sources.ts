@@ -1,7 +1,4 @@
-/**
- * Readers for a draft's sources: `/.well-known/x402`, an OpenAPI document (mppx's discovery schemas) and the unpaid
- * 402. Plain data and warnings; none fetches.
- */
+/** Readers for a draft's sources; none fetches. */
 import { PaymentInfo, validate as validateOpenApiDiscovery } from "mppx/discovery";
 import type { EndpointPricing, HttpMethod, JsonSchema, MachinePrice } from "@/lib/listing-document/document";
 import type { NormalisedRequirement } from "@/lib/evidence";
@@ -10,7 +7,6 @@ import { isObject } from "@/lib/x402/json";
 
 export const HTTP_METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
-/** Later sources fill only what earlier ones left empty. */
 export interface EndpointFacts {
   method: HttpMethod | null;
   path: string;
@@ -42,10 +38,7 @@ export interface WellKnownResource {
 
 const ENTRY_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
-/**
- * An absolute http(s) URL, a path from the origin, or x402scan's "METHOD /path" (docs/PROBE.md "Discovery import");
- * anything else is refused, never resolved as a relative URL.
- */
+/** Anything else is refused, never resolved as a relative URL (docs/PROBE.md "Discovery import"). */
 export function readWellKnownEntry(entry: string): { ok: true; resource: WellKnownResource } | { ok: false; reason: string } {
   const m = /^([A-Za-z]+)\s+(\S+)$/.exec(entry.trim());
   if (m) {
@@ -64,7 +57,6 @@ export function readWellKnownEntry(entry: string): { ok: true; resource: WellKno
   return { ok: false, reason: "it is neither an http(s) URL, a path from the origin, nor \"METHOD /path\"" };
 }
 
-/** `{version: 1, resources: [url | "METHOD /path"…], instructions?}`, or a bazaar-style `{items: [{resource}]}`. */
 export function readWellKnown(doc: unknown): { resources: WellKnownResource[]; instructions: string | null; warnings: string[] } {
   const warnings: string[] = [];
   if (!isObject(doc)) return { resources: [], instructions: null, warnings: ["/.well-known/x402 is not a JSON object."] };
@@ -130,7 +122,6 @@ export function readOpenApi(doc: unknown): { service: ServiceFacts; endpoints: E
   return { service, endpoints, warnings };
 }
 
-/** mppx's `x-payment-info` (flat or `offers`): the first offer we can price. */
 function pricingFromPaymentInfo(raw: unknown, where: string, warnings: string[]): EndpointPricing | null {
   const parsed = PaymentInfo.safeParse(raw);
   if (!parsed.success) {
@@ -153,7 +144,6 @@ function pricingFromPaymentInfo(raw: unknown, where: string, warnings: string[])
   return null;
 }
 
-/** Decimals from the table (by network when known, else by address). */
 export function machinePrice(amount: string, asset: string, network: string | null): MachinePrice | null {
   if (!/^\d+$/.test(amount)) return null;
   if (asset.toLowerCase() === "usd") return null; // fiat: no on-chain asset
@@ -162,7 +152,7 @@ export function machinePrice(amount: string, asset: string, network: string | nu
   return { amount, asset: known.address, network: known.network, decimals: known.decimals };
 }
 
-/** Exact, no floating point: 10000 at 6 decimals is "0.01". */
+/** Exact, no floating point. */
 export function atomicToDecimal(amount: string, decimals: number): string {
   const padded = amount.replace(/^0+(?=\d)/, "").padStart(decimals + 1, "0");
   const whole = padded.slice(0, padded.length - decimals) || "0";
@@ -179,12 +169,11 @@ export function pricingFromMachine(machine: MachinePrice, label: string | null):
     label: label ?? (usd ? `$${usd} per call` : `${decimal} ${symbol ?? machine.asset} per call`),
     usd,
     machine,
-    mode: null, // one quote cannot tell fixed from dynamic
+    mode: null,
     dynamic: null,
   };
 }
 
-/** The first requirement whose asset the table knows. */
 export function pricingFromRequirements(reqs: readonly NormalisedRequirement[]): EndpointPricing | null {
   for (const r of reqs) {
     const m = machinePrice(r.amount, r.asset, r.network.includes(":") ? r.network : null);
