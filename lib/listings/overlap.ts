@@ -1,7 +1,4 @@
-/**
- * Two listings of one service: the same base URL (scheme, host case, default port, "www." and trailing slash aside)
- * or the same endpoint set. Used by intake and the moderators' desk; never a refusal.
- */
+/** Two listings of one service: the same base URL or the same endpoint set; flagged, never refused. */
 import { rows, type PrismaLike } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
 
@@ -14,7 +11,6 @@ export interface OverlapCandidate {
   endpoints: ReadonlyArray<{ method: string; path: string }>;
 }
 
-/** host[:port]/path; null when it does not parse. */
 export function normaliseBaseUrl(url: string): string | null {
   let u: URL;
   try {
@@ -29,7 +25,7 @@ export function normaliseBaseUrl(url: string): string | null {
   return `${host}${port}${path}`;
 }
 
-/** Sorted "METHOD host/path" keys (full URLs, so a base path moved into the paths still matches). */
+/** Full URLs, so a base path moved into the paths still matches. */
 export function endpointSetKey(c: OverlapCandidate): string {
   const base = normaliseBaseUrl(c.baseUrl);
   if (base === null || c.endpoints.length === 0) return "";
@@ -37,7 +33,6 @@ export function endpointSetKey(c: OverlapCandidate): string {
   return [...keys].sort().join("\n");
 }
 
-/** The base URL wins when both hold. */
 export function overlapReason(a: OverlapCandidate, b: OverlapCandidate): OverlapReason | null {
   const na = normaliseBaseUrl(a.baseUrl);
   if (na !== null && na === normaliseBaseUrl(b.baseUrl)) return "base_url";
@@ -64,7 +59,7 @@ function hostOf(url: string): string | null {
   }
 }
 
-/** Read by host (an overlap always shares one), then compared here; archived listings left out. */
+/** An overlap always shares a host. */
 export async function findOverlappingListings(client: PrismaLike, c: OverlapCandidate, opts: { excludeListingId?: string; take?: number } = {}): Promise<OverlappingListing[]> {
   const host = hostOf(c.baseUrl);
   if (host === null) return [];
@@ -92,7 +87,7 @@ export async function findOverlappingListings(client: PrismaLike, c: OverlapCand
   return out;
 }
 
-/** Each listing's id → the other organisations' listings it overlaps; same-organisation overlaps are not flagged. */
+/** Same-organisation overlaps are not flagged. */
 export function crossOwnerOverlaps<T extends OverlapCandidate & { id: string; title: string; organizationId: string }>(rows: T[]): Map<string, Array<{ id: string; title: string; reason: OverlapReason }>> {
   const out = new Map<string, Array<{ id: string; title: string; reason: OverlapReason }>>();
   const byBase = new Map<string, T[]>();
@@ -126,19 +121,13 @@ export interface SameTitleListing {
   slug: string;
   title: string;
   publicationState: string;
-  /** Own organisation (linked to its report), else another's published listing (linked to its page). */
   own: boolean;
 }
 
-/** "  Agent  Verdict " and "agent verdict" are one title. */
 export function titleKey(title: string): string {
   return title.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
 }
 
-/**
- * The organisation's own (any state but archived) and other organisations' published ones. Flagged at intake, never
- * refused.
- */
 export async function findSameTitleListings(client: PrismaLike, organizationId: string, title: string, opts: { excludeIds?: readonly string[] } = {}): Promise<SameTitleListing[]> {
   const key = titleKey(title);
   if (key === "") return [];
