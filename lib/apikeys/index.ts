@@ -1,8 +1,4 @@
-/**
- * API keys: created by admins, the secret `tg_…` shown once and only its SHA-256 stored; each key holds scopes
- * (./scopes.ts) and each route asks for its own. rankScore goes to key holders only (docs/spec/scoring-system.md "Who
- * sees what").
- */
+/** API keys: the secret shown once, only its SHA-256 stored; each route asks for its own scope (./scopes.ts). */
 import { createHash, randomBytes } from "node:crypto";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -13,11 +9,9 @@ import { forgetKey, lookUpKey } from "./cache";
 export { API_KEY_SCOPES, API_KEY_SCOPE_WORDS, isApiKeyScope, parseScopes, type ApiKeyScope } from "./scopes";
 
 export const API_KEY_PREFIX = "tg_";
-/** tg_ + 32 random bytes in base64url. */
 const KEY_SHAPE = /^tg_[A-Za-z0-9_-]{43}$/;
-/** Characters kept for display, e.g. "tg_3fQa9c". */
 const DISPLAY_PREFIX_LENGTH = 9;
-/** lastUsedAt is a hint, written at most once a minute per key. */
+/** A hint, written at most once a minute per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface ApiKeyInfo {
@@ -65,7 +59,6 @@ export async function listApiKeys(input: { actorId: string | null }): Promise<Ap
   return (await prisma.apiKey.findMany({ orderBy: { createdAt: "desc" } })).map(info);
 }
 
-/** Revoking twice keeps the first revocation time. */
 export async function revokeApiKey(input: { actorId: string | null; id: string }): Promise<ApiKeyInfo> {
   await requireRole(input.actorId, ["admin"]);
   const prisma = await db();
@@ -73,15 +66,11 @@ export async function revokeApiKey(input: { actorId: string | null; id: string }
   if (!existing) throw new AppError("not_found", `API key ${input.id} does not exist`);
   if (existing.revokedAt) return info(existing);
   const revoked = info(await prisma.apiKey.update({ where: { id: input.id }, data: { revokedAt: new Date() } }));
-  // This process stops accepting it now; every other within a second (./cache.ts).
   forgetKey(prisma, existing.hash);
   return revoked;
 }
 
-/**
- * Missing, malformed, unknown and revoked keys get the same 401, so nothing tells which keys exist; a live key
- * without the scope gets 403 `insufficient_scope`, not counted as a use.
- */
+/** One 401 for every bad key, so nothing tells which keys exist. */
 export async function authenticateApiKey(authorization: string | null | undefined, scope: ApiKeyScope, opts: { fresh?: boolean } = {}): Promise<{ id: string; name: string; scopes: ApiKeyScope[] }> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   const secret = m?.[1];
@@ -91,7 +80,6 @@ export async function authenticateApiKey(authorization: string | null | undefine
   const prisma = await db();
   const hash = hashApiKey(secret);
   const read = () => prisma.apiKey.findUnique({ where: { hash }, select: { id: true, name: true, scopes: true, revokedAt: true, lastUsedAt: true } });
-  // fresh: bypass the cache (bench:router's cold leg).
   const key = opts.fresh ? await read() : await lookUpKey(prisma, hash, read);
   if (!key || key.revokedAt) throw refuse();
   const scopes = API_KEY_SCOPES.filter((s) => key.scopes.includes(s));
@@ -105,7 +93,7 @@ export async function authenticateApiKey(authorization: string | null | undefine
   }
   const now = new Date();
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    key.lastUsedAt = now; // the cached row: not written again within the minute
+    key.lastUsedAt = now;
     await prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
   }
   return { id: key.id, name: key.name, scopes };
