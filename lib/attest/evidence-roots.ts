@@ -1,9 +1,4 @@
-/**
- * Where daily roots go (docs/CHAIN.md "Evidence roots"): the EvidenceRoots ABI this code calls, the
- * contract per network (the local chain's as data, like its test USDC; others from
- * TOLLGATE_EVIDENCE_ROOTS_<namespace>_<reference>), and the one network roots are published on.
- * The contract's bytecode and deployment are dev-chain code (devchain/evidence-roots-local.ts).
- */
+/** Where daily roots go (docs/CHAIN.md "Evidence roots"); the contract's deployment is devchain/'s. */
 import { parseAbi, type Address, type Hex } from "viem";
 import type { Env } from "@/lib/env";
 
@@ -21,24 +16,18 @@ export const EVIDENCE_ROOTS_ABI = parseAbi([
 
 export const LOCAL_ROOTS_NETWORK = "eip155:31337";
 
-/** CREATE2 through anvil's deterministic deployer, salt 0 (devchain/evidence-roots-local.ts; a test compares). */
+/** CREATE2 through anvil's deterministic deployer, salt 0 (a test compares). */
 export const LOCAL_EVIDENCE_ROOTS_ADDRESS: Address = "0xF5c9816Afff7644c2F7e76a000d0E287d31d546A";
 
 export interface RootsTarget {
   network: string;
-  /** Lowercase. */
   contract: Address;
   rpcUrl: string;
-  /** The contract's owner. */
   key: Hex;
-  /** Its sends then share the facilitator's queue. */
   facilitatorSigner: boolean;
 }
 
-/**
- * Or a reason naming the missing setting: a configured contract's network, else the local chain when
- * TOLLGATE_CHAIN_RPC_URL is set. Key: TOLLGATE_EVIDENCE_ROOTS_KEY, else TOLLGATE_FACILITATOR_KEY.
- */
+/** Or a reason naming the missing setting. */
 export function rootsTarget(e: Pick<Env, "evidenceRoots" | "rpcUrls" | "TOLLGATE_CHAIN_RPC_URL" | "TOLLGATE_FACILITATOR_KEY" | "TOLLGATE_EVIDENCE_ROOTS_KEY">): RootsTarget | { unconfigured: string } {
   const configured = Object.entries(e.evidenceRoots);
   const [network, contract] = configured.length > 0 ? configured[0] : [LOCAL_ROOTS_NETWORK, LOCAL_EVIDENCE_ROOTS_ADDRESS];
