@@ -1,6 +1,5 @@
 /**
- * Read models for the moderators' desk (/admin/…), each authorising its caller itself. The one surface with
- * qualityScore, featuredLevel and the rank components.
+ * Read models for the moderators' desk, each authorising its caller itself; the one surface with the rank components.
  */
 import { db } from "@/lib/db";
 import { MODERATION_ROLES, requireRole } from "@/lib/auth/roles";
@@ -19,13 +18,11 @@ import { CANARY_RUN_SELECT, canaryRunView } from "./admin-canary";
 
 export const ANALYSIS_STATES: AnalysisState[] = ["deferred", "queued", "running", "succeeded", "failed", "dead"];
 
-/** A fresh budget of attempts; the attempt log names who did it. */
 export async function requeueDeadForModerator(userId: string | null, analysisId: string) {
   const actor = await requireRole(userId, MODERATION_ROLES);
   return requeueDeadAnalysis(analysisId, actor.id);
 }
 
-/** The catalog pages' own query and cursor. */
 export async function browseOrder(now = new Date(), maxPages = 50): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | null = null;
@@ -39,7 +36,6 @@ export async function browseOrder(now = new Date(), maxPages = 50): Promise<stri
   return ids;
 }
 
-/** 1-based; null when not published. */
 export async function browsePosition(listingId: string, now = new Date()): Promise<{ position: number | null; of: number }> {
   const ids = await browseOrder(now);
   const i = ids.indexOf(listingId);
@@ -62,7 +58,6 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
         listing: { select: { id: true, title: true } },
       },
     }),
-    // Tombstones are gone from the desk too.
     prisma.listing.findMany({
       where: { deletedAt: null },
       select: {
@@ -74,7 +69,6 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
     browseOrder(),
   ]);
   const pos = new Map(order.map((id, i) => [id, i + 1]));
-  // Listings of one service by different organisations.
   const overlaps = crossOwnerOverlaps(listings);
   const sorted = [...listings].sort((a, b) => (pos.get(a.id) ?? 1e9) - (pos.get(b.id) ?? 1e9) || a.title.localeCompare(b.title));
   return {
@@ -87,7 +81,6 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
 
 export type RankComponentView = { key: string; value: number; reason: string; facts: Record<string, unknown> };
 
-/** listing_wash.excluded (docs/RANK.md "Wash"). */
 export interface WashExclusionView {
   payer: string;
   reason: "seller_wallet" | "funded_by_seller";
@@ -144,16 +137,13 @@ export async function adminListing(userId: string | null, listingId: string) {
         endpointId: true, correctsId: true, correctedBy: { select: { id: true } },
       },
     }),
-    // A corrected row counts as its correction only.
     prisma.routerPayment.groupBy({ by: ["status"], where: { listingId, correctedBy: { is: null } }, _count: { _all: true } }),
     prisma.canaryRun.findMany({ where: { listingId }, orderBy: { createdAt: "desc" }, take: CANARY_RUNS_SHOWN, select: CANARY_RUN_SELECT }),
     budgetLeft(listingId),
   ]);
   const overlaps = (await findOverlappingListings(prisma, found, { excludeListingId: found.id })).filter((o) => o.organizationId !== found.organizationId);
-  // computeRank is pure: the stored facts give back each component.
   const explained = stored ? explainStoredRank(stored) : null;
   const comps = (explained?.components ?? null) as Record<string, { value: number; reason: string; facts?: Record<string, unknown> }> | null;
-  // Quality's gate and measured parts, then the two multipliers.
   const ORDER = ["gate", "liveness", "traction", "priceIntegrity", "featured", "verification"];
   const components: RankComponentView[] = comps
     ? Object.entries(comps)
@@ -172,7 +162,7 @@ export async function adminListing(userId: string | null, listingId: string) {
     position,
     canaryRuns: canaryRuns.map(canaryRunView),
     canaryBudget: { leftToday: canaryBudget.day.toString(), leftTodayForListing: canaryBudget.listing.toString() },
-    // The asset table's decimals, else the listing's own for that asset; unknown stays atomic.
+    // Unknown decimals stay atomic.
     ledger: ledger.map(({ endpointId, correctedBy, ...r }) => {
       // A save rewrites endpoint rows, so an older id names none.
       const endpoint = found.endpoints.find((e) => e.id === endpointId) ?? null;
@@ -203,7 +193,6 @@ export async function adminAudit(userId: string | null, opts: { listingId?: stri
   return { rows: rows.slice(0, take), nextCursor: rows.length > take ? rows[take - 1]!.id : null };
 }
 
-/** qualityScore and rankScore beside the listing's columns (null until ranked). */
 export function withRankScores<R extends { rank: { qualityScore: number | null; rankScore: number | null } | null }>(
   row: R,
 ): Omit<R, "rank"> & { qualityScore: number | null; rankScore: number | null } {
