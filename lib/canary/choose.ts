@@ -1,7 +1,4 @@
-/**
- * What a canary run calls (docs/CANARY.md "A run", step 1): runnable endpoints or why not, each request, the paying
- * house account, the slow threshold.
- */
+/** What a canary run calls (docs/CANARY.md "A run", step 1). */
 import type { Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { ReadOptions } from "@/lib/ledger/confirm-payment";
@@ -10,17 +7,13 @@ import type { BudgetCaps } from "./budget";
 import { houseKeyFor } from "./house";
 import { aboveCeiling } from "./price-ceiling";
 
-/** Tests simulate a killed worker by throwing there. */
 export type CanaryStage = "signed" | "paid";
 
 export interface CanaryOptions {
-  /** Default: the network's TOLLGATE_CANARY_KEY_<namespace>_<reference>, else TOLLGATE_CANARY_KEY. */
   key?: Hex;
-  /** Default TOLLGATE_PROBE_ALLOW_HOSTS. */
   allowHosts?: string[];
   chain?: ReadOptions;
   caps?: BudgetCaps;
-  /** Without a moderator's approval (default TOLLGATE_CANARY_PRICE_CEILING). */
   priceCeiling?: bigint;
   /** Throwing there interrupts the run as a killed worker would. */
   onStage?: (stage: CanaryStage, endpoint: { method: string; path: string }) => void | Promise<void>;
@@ -53,7 +46,7 @@ export type EndpointRow = {
   priceNetwork: string | null;
 };
 
-/** The longest duration the listing's free-text `timeouts` states, capped at the relay's 30 s. */
+/** Capped at the relay's 30 s. */
 export function declaredTimeoutMs(timeouts: string | null): number {
   let longest = 0;
   for (const m of (timeouts ?? "").matchAll(/(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|min|minutes?)\b/gi)) {
@@ -64,7 +57,6 @@ export function declaredTimeoutMs(timeouts: string | null): number {
   return longest > 0 && longest < RELAY_DEADLINE_MS ? Math.round(longest) : RELAY_DEADLINE_MS;
 }
 
-/** A GET's flat example as its query, otherwise a JSON body. */
 export function requestOf(e: EndpointRow): { query: string; body: string | undefined } {
   if (e.method === "GET" || e.method === "DELETE") {
     const ex = e.requestExample;
@@ -84,10 +76,6 @@ export function houseAccount(options: CanaryOptions, network: string): PrivateKe
   return account;
 }
 
-/**
- * No request example (and not `noParameters`), no machine price, no house key on its network, or above the ceiling
- * without approval.
- */
 export function unrunnableReason(e: EndpointRow, options: CanaryOptions, ceiling: bigint, approved: bigint | null): string | null {
   if (e.requestExample === null && !e.noParameters) return "no_request_example";
   if (!e.priceAmount || !e.priceAsset || !e.priceNetwork || !/^\d{1,60}$/.test(e.priceAmount)) return "no_machine_price";
