@@ -1,7 +1,4 @@
-/**
- * The health sweep: probes every published listing (lib/probe, unpaid) and records one monitor sample each, plus
- * quoted prices. Confidence rules: docs/spec/scoring-notes.md.
- */
+/** The health sweep: one monitor sample per published listing, plus quoted prices (docs/spec/scoring-notes.md). */
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { clientOr, exec, rows, session } from "@/lib/sql";
@@ -15,12 +12,11 @@ import { recordHealthSample, recordQuote, type HealthOutcome } from "@/lib/ledge
 import { prepareProbeObservations, recordProbeObservations } from "@/lib/trust/observe";
 
 export const HEALTH_SWEEP_CONCURRENCY = 8;
-/** One sweeper at a time across sweep workers (advisory lock per schema). */
 export const HEALTH_SWEEP_LOCK_KEY = 724_021_440;
-/** A listing sampled more recently than this is not due, so a resumed or doubled sweep never doubles a sample. */
+/** A resumed or doubled sweep never doubles a sample. */
 export const HEALTH_RESAMPLE_AFTER_MS = 150_000;
 const PAGE = 200;
-/** An unchanged quote is re-recorded at most daily (fresh means < 30 days). */
+/** Fresh means < 30 days. */
 const QUOTE_REFRESH_MS = 24 * 3_600_000;
 
 export interface HealthReading {
@@ -38,7 +34,6 @@ export function endpointConfidence(e: EndpointEvidence): number {
   return HEALTH_CONFIDENCE.otherAnswer;
 }
 
-/** The best payable endpoint, else the best of all. */
 export function readingFromEvidence(endpoints: readonly EndpointEvidence[], payable: (e: EndpointEvidence) => boolean): HealthReading {
   const pool = endpoints.some(payable) ? endpoints.filter(payable) : endpoints;
   let best: EndpointEvidence | null = null;
@@ -63,7 +58,6 @@ export interface HealthSweepOptions {
   allowHosts?: string[];
   vantage?: string;
   deadlineMs?: number;
-  /** Throwing here interrupts the sweep as a killed worker would. */
   onListing?: (listingId: string) => void | Promise<void>;
 }
 
@@ -73,7 +67,7 @@ export interface HealthSweepResult {
   up: number;
   down: number;
   refused: number;
-  /** Listings this deployment may not reach (allow-list-only mode): no sample. */
+  /** Allow-list-only mode: no sample. */
   skipped: number;
   quotes: number;
   ms: number;
@@ -131,7 +125,6 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
       const reading: HealthReading = probe.ok
         ? readingFromEvidence(probe.evidence.endpoints, (e) => endpointOf(e)?.payable ?? false)
         : { outcome: "down", confidence: HEALTH_CONFIDENCE.noAnswer, httpStatus: null, latencyMs: null, challengeKind: null };
-      // The sample and the trust grade's free checks commit together (docs/TRUST.md "Observations").
       const domains = probe.ok ? await prepareProbeObservations(probe.evidence) : null;
       await prisma.$transaction(async (tx) => {
         const sample = await recordHealthSample({ listingId: listing.id, at, vantage, ...reading }, tx);
