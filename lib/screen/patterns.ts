@@ -1,14 +1,10 @@
-/**
- * The pattern screen (docs/spec/trust-rubric.md S2–S4): named patterns for injection, phishing, malware and secret
- * asks, each match with its receipt. It has an error rate both ways. Pure.
- */
+/** The pattern screen (docs/spec/trust-rubric.md S2–S4), with an error rate both ways. Pure. */
 
 export type ScreenKind = "injection" | "phishing" | "malware" | "secret_ask";
 
 export interface ScreenMatch {
   pattern: string;
   kind: ScreenKind;
-  /** Cut to 200 characters. */
   match: string;
   offset: number;
 }
@@ -17,7 +13,7 @@ interface Pattern {
   name: string;
   kind: ScreenKind;
   re: RegExp;
-  /** Dropped when this holds of the text just before (a negation turns an ask into advice). */
+  /** A negation turns an ask into advice. */
   unlessBefore?: RegExp;
   accept?: (m: RegExpExecArray) => boolean;
 }
@@ -28,7 +24,6 @@ const SECRET_NOUN =
   "(?:private[\\s_-]?keys?|secret[\\s_-]?keys?|seed[\\s_-]?phrases?|recovery[\\s_-]?phrases?|secret[\\s_-]?recovery[\\s_-]?phrase|mnemonic(?:\\s+phrase)?|wallet[\\s_-]?password|api[\\s_-]?keys?|access[\\s_-]?tokens?|bearer[\\s_-]?tokens?|auth(?:orization)?[\\s_-]?headers?|(?:an?\\s+)?authorization:\\s*bearer|passwords?)";
 const ASK_VERB = "(?:send|provide|include|enter|paste|supply|share|submit|attach|add|give|put|type|upload|post|set)";
 
-/** A lookalike is near one of these domains, not one of them. */
 const BRANDS: Array<{ brand: string; official: string[] }> = [
   { brand: "coinbase", official: ["coinbase.com"] },
   { brand: "metamask", official: ["metamask.io"] },
@@ -54,7 +49,6 @@ function unconfuse(label: string): string {
     .replace(/\$/g, "s");
 }
 
-/** c0inbase.com, coinbase-verify.io, metamask.io.claim.xyz, or punycode. */
 export function lookalikeOf(domain: string): string | null {
   const d = domain.toLowerCase().replace(/\.$/, "");
   if (d.split(".").some((l) => l.startsWith("xn--"))) return "punycode";
@@ -142,7 +136,6 @@ const PATTERNS: Pattern[] = [
 
 export const SCREEN_PATTERNS: ReadonlyArray<{ name: string; kind: ScreenKind }> = PATTERNS.map((p) => ({ name: p.name, kind: p.kind }));
 
-/** A bound on work per text. */
 export const MAX_SCREEN_CHARS = 200_000;
 
 export function screenText(text: string): ScreenMatch[] {
