@@ -1,14 +1,10 @@
-/**
- * The relay's answer made inert for a browser (docs/ROUTER.md "The relay is an API"): sandboxed, active types as
- * attachments, headers that would act on our origin dropped.
- */
+/** The relay's answer made inert for a browser (docs/ROUTER.md "The relay is an API"). */
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 
-/** No origin, no script, no subresource. */
 export const RELAY_CSP = "sandbox; default-src 'none'";
 
-/** Framing safeFetch owns, the encoding it undid, and headers that would act on Tollgate's origin. */
+/** Headers that would act on Tollgate's origin, and framing safeFetch owns. */
 const DROPPED_RESPONSE_HEADERS = new Set([
   "content-length",
   "transfer-encoding",
@@ -40,7 +36,7 @@ const DROPPED_RESPONSE_HEADERS = new Set([
   "cross-origin-resource-policy",
 ]);
 
-/** Shown as data, never as a document or script; anything else (HTML, SVG, PDF, unknown) is an attachment. */
+/** Anything else is an attachment. */
 const PASSIVE_TYPES = new Set([
   "application/json",
   "application/problem+json",
@@ -58,22 +54,18 @@ const PASSIVE_TYPES = new Set([
   "image/bmp",
 ]);
 
-/** Lower-cased, without parameters ("" when none). */
 export function mediaType(contentType: string | null | undefined): string {
   return (contentType ?? "").split(";", 1)[0].trim().toLowerCase();
 }
 
-/** Then the answer must be an attachment. */
 export function isActiveType(contentType: string | null | undefined): boolean {
   const type = mediaType(contentType);
   if (PASSIVE_TYPES.has(type)) return false;
-  // +json is JSON; audio and video play in a media element.
   if (/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type)) return false;
   if (/^(audio|video)\/[a-z0-9.!#$&^_+-]+$/.test(type)) return false;
   return true;
 }
 
-/** The seller's and the relay's own errors alike. */
 export function applyRelayHeaders(headers: Headers): Headers {
   headers.set("content-security-policy", RELAY_CSP);
   headers.set("x-content-type-options", "nosniff");
@@ -94,10 +86,7 @@ export function relayedResponse(answer: { status: number; headers: Record<string
   return new Response(noBody ? null : Buffer.from(answer.body), { status: answer.status, headers: out });
 }
 
-/**
- * With a separate TOLLGATE_ROUTER_ORIGIN, a call on the public host gets 421 `misdirected_request` naming the URL,
- * before anything else.
- */
+/** Before anything else. */
 export function assertRelayOrigin(req: Request, origins: { publicOrigin: string; routerOrigin: string | null } = env()): void {
   const { publicOrigin, routerOrigin } = origins;
   if (!routerOrigin || routerOrigin === publicOrigin) return;
