@@ -1,7 +1,6 @@
 /**
- * Applies prisma/migrations in order on PGlite and server PostgreSQL, writing Prisma's `_prisma_migrations` rows
- * (`migrate deploy` fails through @prisma/adapter-pg, prisma/orm#27403). Concurrent migrators serialise on an
- * advisory lock.
+ * Applies prisma/migrations on both backends, writing Prisma's `_prisma_migrations` rows (`migrate deploy` fails
+ * through @prisma/adapter-pg, prisma/orm#27403).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -77,8 +76,8 @@ function bookkeeping(m: MigrationFile): string {
 }
 
 /**
- * Grants the app's role (which owns nothing) what the product needs in this schema, and nothing that could undo a
- * guard (docs/DATA-MODEL.md "Who may do what"). Idempotent, per schema. Refuses a missing, superuser or owning role.
+ * Grants the app's role what the product needs and nothing that could undo a guard (docs/DATA-MODEL.md "Who may do
+ * what").
  */
 export async function grantAppRole(handle: DatabaseHandle, role: string): Promise<void> {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(role)) throw new Error(`app role ${JSON.stringify(role)} must be a lower-case PostgreSQL identifier (letters, digits, _)`);
@@ -105,7 +104,6 @@ export async function grantAppRole(handle: DatabaseHandle, role: string): Promis
   });
 }
 
-/** Null when this connection cannot switch the history guards off (not a superuser, owns nothing). */
 export async function guardBypassRisk(handle: DatabaseHandle): Promise<string | null> {
   const [r] = await handle.query<{ user: string; schema: string; super: boolean; owned: number }>(
     `SELECT current_user AS "user", current_schema() AS "schema", (r.rolsuper OR r.rolbypassrls) AS "super",
@@ -120,7 +118,7 @@ export async function guardBypassRisk(handle: DatabaseHandle): Promise<string | 
   return null;
 }
 
-/** A warning at a web process's start, not a refusal: the database's own defence is missing. */
+/** A warning, not a refusal: the database's own defence is missing. */
 export async function warnIfGuardsBypassable(handle: DatabaseHandle, log: (line: string) => void = (l) => console.error(l)): Promise<void> {
   try {
     const risk = await guardBypassRisk(handle);
@@ -130,7 +128,6 @@ export async function warnIfGuardsBypassable(handle: DatabaseHandle, log: (line:
   }
 }
 
-/** The role it logs in as. */
 export function urlRole(url: string): string {
   const u = new URL(url);
   return decodeURIComponent(u.username) || (process.env.PGUSER ?? process.env.USER ?? "");
