@@ -298,9 +298,9 @@ function fill(doc: EndpointFacts, seen: Partial<EndpointFacts>): EndpointFacts {
     responseSchema: doc.responseSchema ?? seen.responseSchema ?? null,
     requestExample: doc.requestExample ?? seen.requestExample,
     payable: seen.payable ?? doc.payable,
+    // The document's label only while it describes the amount the 402 quotes.
     pricing: seen.pricing
-      ?
-        { ...seen.pricing, label: doc.pricing?.machine?.amount === seen.pricing.machine?.amount ? (doc.pricing?.label ?? seen.pricing.label) : seen.pricing.label }
+      ? { ...seen.pricing, label: doc.pricing?.machine?.amount === seen.pricing.machine?.amount ? (doc.pricing?.label ?? seen.pricing.label) : seen.pricing.label }
       : doc.pricing,
   };
 }
