@@ -1,7 +1,4 @@
-/**
- * The owner's side of an analysis: re-analysis and progress (GET /api/analyses/:id). URLs are submitted through
- * lib/intake.
- */
+/** The owner's side of an analysis: re-analysis and progress (GET /api/analyses/:id). */
 import { AppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
 import { analysisWhereForActor, requireListingAccess } from "@/lib/listings/access";
