@@ -1,7 +1,4 @@
-/**
- * The trust grade tick: every minute, leader-locked, grading only what is due, so a paid sample or failure shows
- * within a minute.
- */
+/** The trust grade tick: every minute, leader-locked, grading only what is due. */
 import type { Tick } from "@/lib/scheduler";
 import { signerFor } from "@/lib/badges/keys";
 import { badgeKeyring } from "@/lib/badges/server";
