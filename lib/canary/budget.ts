@@ -1,7 +1,4 @@
-/**
- * The house wallet's daily budget (docs/CANARY.md "The budget"), enforced by conditional updates before anything is
- * signed.
- */
+/** The house wallet's daily budget (docs/CANARY.md "The budget"), enforced in the database before any signature. */
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";

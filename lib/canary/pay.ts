@@ -1,7 +1,4 @@
-/**
- * The canary's payment sequence for one endpoint (docs/CANARY.md "A run", steps 2–5) and the reconciliation of an
- * interrupted one.
- */
+/** The canary's payment sequence for one endpoint (docs/CANARY.md "A run", steps 2–5) and its reconciliation. */
 import crypto from "node:crypto";
 import { x402Client, x402HTTPClient } from "@x402/fetch";
 import type { PaymentRequired, PaymentRequirements } from "@x402/fetch";
