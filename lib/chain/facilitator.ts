@@ -1,7 +1,4 @@
-/**
- * Tollgate's own x402 facilitator for the local chain (EIP-3009 exact scheme); callers, limits and gas:
- * lib/facilitator.
- */
+/** Tollgate's own x402 facilitator for the local chain (EIP-3009 exact scheme); its door is lib/facilitator. */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from "@x402/core/types";
