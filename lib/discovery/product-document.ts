@@ -1,7 +1,4 @@
-/**
- * Drafts a listing from a seller's product document (docs/SEED-IMPORT.md): a field is filled only from a field that
- * says that thing.
- */
+/** Drafts a listing from a seller's product document, each field only from one that says it (docs/SEED-IMPORT.md). */
 import type { EndpointPricing, HttpMethod, ListingDocument, ListingEndpoint, ListingOperations, PaymentProtocol } from "@/lib/listing-document/document";
 import { slugify, validateListingDocument, type ListingValidationError } from "@/lib/listing-document/validate";
 
