@@ -1,7 +1,4 @@
-/**
- * Bazaar receipts (docs/PROBE.md "Receipts"), insert-only, and the named checks both doors run on a resource's unpaid
- * answer.
- */
+/** Bazaar receipts (docs/PROBE.md "Receipts"), insert-only, and the named checks of an unpaid answer. */
 import crypto from "node:crypto";
 import type { EndpointEvidence } from "@/lib/evidence";
 import { isUnprobeable } from "@/lib/probe";
