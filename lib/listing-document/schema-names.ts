@@ -1,7 +1,4 @@
-/**
- * Property names of an endpoint's schemas: what D3 looks for on its docs page. Shared by the probe and the readiness
- * engine.
- */
+/** Property names of an endpoint's schemas: what D3 looks for on its docs page (probe and readiness alike). */
 import type { ListingEndpoint } from "./document";
 
 /** Top level or array items; `requiredOnly` reads `required` instead. */
