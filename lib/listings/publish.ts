@@ -1,7 +1,4 @@
-/**
- * Publishing a listing queues its analysis; the target is checked before anything changes, so nothing is published
- * half-way.
- */
+/** Publishing a listing queues its analysis; the target is checked before anything changes. */
 import { db } from "@/lib/db";
 import { ACTIVE_STATES, assertTargetAllowed, onListingPublished } from "@/lib/queue/enqueue-analysis";
 import { assertAnalysisCapacity, takeRateLimit } from "@/lib/limits";
