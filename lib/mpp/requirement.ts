@@ -1,7 +1,4 @@
-/**
- * An MPP charge normalised like an x402 requirement; the chain from `request.methodDetails.chainId`, else a top-level
- * `chainId`.
- */
+/** An MPP charge normalised like an x402 requirement; chain from `request.methodDetails.chainId` or `chainId`. */
 import type { NormalisedRequirement } from "@/lib/evidence";
 import { isObject } from "@/lib/x402/json";
 
