@@ -1,7 +1,4 @@
-/**
- * The target check a door makes once (pure, no DNS) and the CheckedTarget type it hands on; safeFetch still guards
- * every request.
- */
+/** The pure target check a door makes once, and the CheckedTarget type it hands on. */
 import type { RefusalCode } from "./types";
 import { validateTarget } from "./validate-target";
 
