@@ -1,8 +1,4 @@
-/**
- * Which rubric versions the connected monitors support (docs/spec/scoring-system.md "Governance"): analyses go only
- * to a monitor that supports the served rubric, and a result is stored only under a version its lease holder
- * declared.
- */
+/** Which rubric versions the connected monitors support (docs/spec/scoring-system.md "Governance"). */
 import { CURRENT_RUBRIC, rubricVersionString } from "@/lib/scoring/readiness";
 import { AppError } from "@/lib/errors";
 import { NOW_UTC, rows, type Client } from "@/lib/sql";
