@@ -1,7 +1,4 @@
-/**
- * The router's paying relay, the only writer of the settlement ledger (docs/ROUTER.md "Binding", "Whose failure it
- * is").
- */
+/** The router's paying relay, the only writer of the settlement ledger (docs/ROUTER.md "Binding"). */
 import { readCache } from "@/lib/read-cache";
 import { authenticateApiKey } from "@/lib/apikeys";
 import { db } from "@/lib/db";
