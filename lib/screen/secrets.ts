@@ -1,8 +1,4 @@
-/**
- * Secret values in JSON (docs/TRUST.md "Observations"; readiness E5 too): only the pointer and kind are returned,
- * never the value. A 64-hex string is a key only under a key-like name; a phrase is BIP-39 only if its checksum
- * holds.
- */
+/** Secret values in JSON (readiness E5, docs/TRUST.md "Observations"): pointer and kind only, never the value. */
 import crypto from "node:crypto";
 import { english } from "viem/accounts";
 
