@@ -1,7 +1,4 @@
-/**
- * Parses an x402 challenge into findings (docs/spec/trust-rubric.md C1–C5, S4); nothing a seller sends makes it
- * throw.
- */
+/** Parses an x402 challenge into findings (docs/spec/trust-rubric.md C1–C5, S4); it never throws. */
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { PaymentRequiredV1Schema, PaymentRequiredV2Schema } from "@x402/core/schemas";
 import { getAddress, isAddress } from "viem";
