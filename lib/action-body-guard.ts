@@ -1,15 +1,13 @@
 /**
- * Server actions' bodies judged from their headers before Next.js sees the request (docs/LIMITS.md
- * "Request bodies"): a page POST (a server action) declaring more than 1 MiB is 413, one with no
- * length (chunked) 411, answered at once and never read. Installed by instrumentation.ts on the
- * Node server: neither Next.js (its action reader answers 500 past its limit) nor proxy.ts (Next.js
- * answers a proxy only once the whole body has arrived) can refuse a body before it is sent.
+ * Server actions' bodies judged from their headers before Next.js sees the request (docs/LIMITS.md "Request bodies"):
+ * over 1 MiB is 413, no length 411, never read. Installed by instrumentation.ts: neither Next.js nor proxy.ts can
+ * refuse a body before it is sent.
  */
 import http from "node:http";
 import { BODY_LIMITS, declaredBodyRefusal } from "@/lib/http";
 import { API_CSP, isApiPath } from "@/lib/security-headers";
 
-/** The refusal of a page POST's body from its headers, or null to let Next.js serve it. */
+/** Null lets Next.js serve it. */
 export function actionBodyRefusal(method: string | undefined, url: string | undefined, headers: http.IncomingHttpHeaders) {
   if (!method || method === "GET" || method === "HEAD" || method === "OPTIONS") return null;
   const path = (url ?? "/").split("?", 1)[0];
@@ -21,10 +19,7 @@ export function actionBodyRefusal(method: string | undefined, url: string | unde
 
 let installed = false;
 
-/**
- * Wrap http.Server's "request" event so a refused page POST is answered before Next.js's handler
- * runs. The rest of the body is left unread (lib/http.ts says why it is neither read nor cancelled).
- */
+/** The rest of the body is left unread (lib/http.ts). */
 export function installActionBodyGuard(): void {
   if (installed) return;
   installed = true;

@@ -1,7 +1,4 @@
-/**
- * One closed set of error codes, mapped to HTTP status in one place (docs/spec/style.md practice 4).
- * Domain code throws or returns AppError; route handlers turn it into a response with toResponse().
- */
+/** One closed set of error codes, mapped to HTTP status in one place; routes answer AppError with toResponse(). */
 export const ERROR_STATUS = {
   bad_request: 400,
   invalid_document: 400,
@@ -27,7 +24,6 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export interface ErrorDetail {
-  /** JSON pointer of the offending field, when there is one. */
   pointer?: string;
   message: string;
 }
@@ -54,17 +50,14 @@ export function isAppError(e: unknown): e is AppError {
   return e instanceof AppError;
 }
 
-/** Map any thrown value to a JSON response; unknown errors become a bare 500 without internals. */
+/** Unknown errors become a bare 500 without internals. */
 export function toResponse(e: unknown): Response {
   if (isAppError(e)) return Response.json(e.toJSON(), { status: e.status, headers: headersFor(e) });
   console.error(e);
   return Response.json({ error: { code: "internal", message: "Something went wrong on our side." } }, { status: 500 });
 }
 
-/**
- * Headers an error carries besides its body: a 429 says when to come back (Retry-After, whole seconds,
- * from extra.retryAfterSeconds); a key without the scope a route needs is challenged for it (RFC 6750 §3).
- */
+/** A 429's Retry-After; a missing scope's challenge (RFC 6750 §3). */
 function headersFor(e: AppError): Record<string, string> {
   if (e.code === "rate_limited" && typeof e.extra.retryAfterSeconds === "number") return { "retry-after": String(Math.max(1, Math.ceil(e.extra.retryAfterSeconds))) };
   if (e.code === "insufficient_scope" && typeof e.extra.requiredScope === "string") return { "www-authenticate": `Bearer realm="tollgate", error="insufficient_scope", scope="${e.extra.requiredScope}"` };

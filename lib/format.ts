@@ -15,7 +15,7 @@ const NETWORKS: Record<string, string> = {
   [SOLANA_MAINNET]: "Solana",
 };
 
-/** A network's display name: this table first, then the asset table's (lib/x402/assets), else the id itself. */
+/** This table, then the asset table's, else the id itself. */
 export function networkName(caip2: string): string {
   return NETWORKS[caip2] ?? KNOWN_ASSETS.find((a) => a.network === caip2)?.networkName ?? caip2;
 }
@@ -23,15 +23,14 @@ export function networkName(caip2: string): string {
 export function formatUsd(decimal: string | number): string {
   const n = Number(decimal);
   if (!Number.isFinite(n)) return String(decimal);
-  // $2.00 and $12.50 for whole-cent prices; sub-dollar prices keep three significant digits
-  // without trailing zeros ($0.04, $0.003, $0.0275), since per-call prices are often fractions of a cent.
+  // Sub-dollar prices keep three significant digits: per-call prices are often fractions of a cent.
   return n >= 1 ? `$${n.toFixed(2)}` : `$${Number(n.toPrecision(3))}`;
 }
 
-/** USDC's decimals: the canary's budget and amounts are in atomic units of a USD stablecoin with 6 (lib/env.ts). */
+/** The canary's amounts are atomic units of a 6-decimal USD stablecoin. */
 const USDC_DECIMALS = 6;
 
-/** Atomic units of USDC (an integer string, e.g. "4950000") in dollars ("$4.95"); anything else as it came. */
+/** "4950000" → "$4.95"; anything else as it came. */
 export function formatUsdcAtomic(atomic: string | bigint | null | undefined): string {
   if (atomic === null || atomic === undefined) return "—";
   const s = String(atomic);
@@ -53,10 +52,7 @@ export function timeAgo(date: Date | string, now = new Date()): string {
   return `${Math.round(h / 24)} days ago`;
 }
 
-/**
- * A readiness raw total for people: truncated (never rounded up) to 2 decimals, so a raw 89.499999
- * reads 89.49 beside its total 89, never 89.50 (readiness/1.1.0 reading "total").
- */
+/** Truncated, never rounded up: 89.499999 reads 89.49 beside its total 89 (readiness/1.1.0 "total"). */
 export function formatRawTotal(raw: number): string {
   const t = Math.floor(raw * 100 + 1e-9) / 100;
   return Number.isInteger(t) ? String(t) : t.toFixed(2).replace(/0$/, "");

@@ -1,15 +1,13 @@
 /**
- * Applies the committed prisma/migrations/<name>/migration.sql files in order, on PGlite and on a
- * server PostgreSQL alike. Prisma's own `migrate deploy` fails through @prisma/adapter-pg on a server
- * (prisma/orm#27403), so this does the same job and writes Prisma's `_prisma_migrations` rows, which
- * keeps `prisma migrate status/deploy` compatible. Concurrent migrators serialise on an advisory lock.
+ * Applies prisma/migrations on both backends, writing Prisma's `_prisma_migrations` rows (`migrate deploy` fails
+ * through @prisma/adapter-pg, prisma/orm#27403).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { DatabaseHandle, SqlConnection } from "@/lib/db";
 
-const LOCK_KEY = 724_021_402; // arbitrary, fixed: "tollgate migrations"
+const LOCK_KEY = 724_021_402; // arbitrary, fixed
 
 export interface MigrationFile {
   name: string;
@@ -17,7 +15,7 @@ export interface MigrationFile {
   checksum: string;
 }
 
-// turbopackIgnore: the folder is read at run time; without it Turbopack traces the whole project from process.cwd().
+// turbopackIgnore: read at run time; otherwise Turbopack traces the whole project.
 export function readMigrations(dir = path.join(/*turbopackIgnore: true*/ process.cwd(), "prisma", "migrations")): MigrationFile[] {
   return fs
     .readdirSync(/*turbopackIgnore: true*/ dir, { withFileTypes: true })
@@ -59,8 +57,7 @@ async function migrateOn(handle: SqlConnection, migrations: MigrationFile[]): Pr
         }
         continue;
       }
-      // One simple-protocol script runs as one implicit transaction: the migration and its
-      // bookkeeping row commit together, or not at all.
+      // One simple-protocol script is one implicit transaction: migration and bookkeeping commit together.
       await handle.exec(`${m.sql}\n;\n${bookkeeping(m)}`).catch((err) => {
         throw new Error(`migration ${m.name} failed: ${(err as Error).message}`);
       });
@@ -79,15 +76,8 @@ function bookkeeping(m: MigrationFile): string {
 }
 
 /**
- * Server mode's role split (docs/DATA-MODEL.md "Who may do what"): the migrations run as the tables'
- * owner, the app connects as `role`, a login that owns nothing. This grants `role` what the product
- * needs in the migrating connection's schema, and nothing that could undo a guard: USAGE on the
- * schema (no CREATE), SELECT/INSERT/UPDATE/DELETE on its tables (no TRUNCATE, REFERENCES or TRIGGER;
- * only SELECT on `_prisma_migrations`), USAGE/SELECT on its sequences. Not being the owner, the role
- * cannot ALTER a table (so no DISABLE TRIGGER), and not being a superuser it cannot set
- * session_replication_role, so every trigger holds for it. Grants are per schema and idempotent: run
- * after every migration (new tables get theirs), and safe beside other schemas using the same role.
- * Refuses a role that is missing, a superuser, the owner, a member of the owner, or owns anything here.
+ * Grants the app's role what the product needs and nothing that could undo a guard (docs/DATA-MODEL.md "Who may do
+ * what").
  */
 export async function grantAppRole(handle: DatabaseHandle, role: string): Promise<void> {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(role)) throw new Error(`app role ${JSON.stringify(role)} must be a lower-case PostgreSQL identifier (letters, digits, _)`);
@@ -114,11 +104,6 @@ export async function grantAppRole(handle: DatabaseHandle, role: string): Promis
   });
 }
 
-/**
- * Why this connection could switch the history guards off, or null when it cannot: it is a superuser
- * (or bypasses row security), or it owns, or is a member of the owner of, a table of its schema
- * (docs/DATA-MODEL.md "Who may do what"). A server process checks its own connection at start.
- */
 export async function guardBypassRisk(handle: DatabaseHandle): Promise<string | null> {
   const [r] = await handle.query<{ user: string; schema: string; super: boolean; owned: number }>(
     `SELECT current_user AS "user", current_schema() AS "schema", (r.rolsuper OR r.rolbypassrls) AS "super",
@@ -133,11 +118,7 @@ export async function guardBypassRisk(handle: DatabaseHandle): Promise<string | 
   return null;
 }
 
-/**
- * Server mode, at a web process's start (instrumentation.ts): say when its database role could switch
- * the history guards off, i.e. the deployment skipped the app role `db:migrate` grants. A warning, not
- * a refusal: the product works, only the database's own defence against its app is missing.
- */
+/** A warning, not a refusal: the database's own defence is missing. */
 export async function warnIfGuardsBypassable(handle: DatabaseHandle, log: (line: string) => void = (l) => console.error(l)): Promise<void> {
   try {
     const risk = await guardBypassRisk(handle);
@@ -147,7 +128,6 @@ export async function warnIfGuardsBypassable(handle: DatabaseHandle, log: (line:
   }
 }
 
-/** The user name in a postgresql:// URL (the role it logs in as). */
 export function urlRole(url: string): string {
   const u = new URL(url);
   return decodeURIComponent(u.username) || (process.env.PGUSER ?? process.env.USER ?? "");

@@ -1,14 +1,13 @@
 /**
- * The ops API's wire shapes: a leaf both sides import, the API (lib/ops, lib/queue) and the
- * catalog-monitor worker (lib/catalog-monitor): types, one error class, the prefetched calls' wire form.
+ * The ops API's wire shapes: a leaf both the API (lib/ops, lib/queue) and the worker (lib/catalog-monitor) import.
  */
 import type { ListingDocument } from "@/lib/listing-document/document";
 import type { ProbeEvidence } from "@/lib/evidence";
 import type { SafeFetchFailure, SafeFetchRefusal, SafeFetchResult, SafeFetchSuccess } from "@/lib/net/types";
-/** A claimed lease's own fields, as the queue stores them (lib/queue/lease.ts LeasedRow adds the submitter). */
+/** lib/queue/lease.ts LeasedRow adds the submitter. */
 export interface LeaseFields {
   id: string;
-  /** Null for a URL submission: the listing is drafted from targetUrl first. */
+  /** Null for a URL submission: drafted from targetUrl first. */
   listingId: string | null;
   trigger: string;
   targetUrl: string;
@@ -18,17 +17,17 @@ export interface LeaseFields {
   leaseExpiresAt: string;
 }
 
-/** A claimed lease as the worker receives it: the lease's fields (never the submitter) and what to probe. */
+/** Never the submitter. */
 export interface LeasedJob extends LeaseFields {
-  /** The listing document to probe (null for a URL submission). */
+  /** Null for a URL submission. */
   document: ListingDocument | null;
-  /** host:port entries the probe may reach over plain http / loopback (TOLLGATE_PROBE_ALLOW_HOSTS). */
+  /** Loopback host:port entries reachable over plain http. */
   allowHosts: string[];
-  /** A publish analysis: the unpaid calls the form door's draft made of these endpoints (lib/queue/draft-calls.ts). */
+  /** A publish analysis: the form door's draft calls (lib/queue/draft-calls.ts). */
   prefetched?: PrefetchedCall[];
 }
 
-/** An unpaid call already made, as the wire and the database carry it: keyed by unpaidKey, the body in base64. */
+/** Keyed by unpaidKey, the body in base64. */
 export interface PrefetchedCall {
   key: string;
   deadlineMs: number;
@@ -50,19 +49,18 @@ export interface ClaimRequest {
   workerId: string;
   limit: number;
   leaseMs?: number;
-  /** The rubric versions ("readiness/1.1.0") this monitor's probe supports (lib/probe/capabilities.ts). */
+  /** lib/probe/capabilities.ts. */
   rubricVersions: readonly string[];
 }
 export interface ClaimResponse {
   jobs: LeasedJob[];
-  /** Set when the monitor supports not the rubric the API serves: it gets no job, and analyses wait in the queue. */
+  /** The monitor does not support the served rubric: no job. */
   waiting?: { rubricVersion: string; reason: string };
 }
 export interface HeartbeatRequest {
   leaseToken: string;
   leaseMs?: number;
   step?: "probing";
-  /** The probe's endpoints done of all, for the owner's live progress. */
   progress?: { done: number; total: number };
 }
 export interface HeartbeatResponse {
@@ -90,14 +88,14 @@ export interface FailRequest {
   retryable?: boolean;
 }
 export interface FailResponse {
-  /** queued again (backoff), dead (attempts used up: the dead letter) or failed (not retryable). */
+  /** Dead: attempts used up; failed: not retryable. */
   state: "queued" | "failed" | "dead";
   attempts: number;
   maxAttempts: number;
   runAfter: string;
 }
 
-/** What a worker's transport does: over HTTP (separate processes) or direct calls (in-process). */
+/** HTTP (separate processes) or direct calls (in-process). */
 export interface OpsClient {
   claim(req: ClaimRequest): Promise<ClaimResponse>;
   heartbeat(id: string, req: HeartbeatRequest): Promise<HeartbeatResponse>;
@@ -105,7 +103,7 @@ export interface OpsClient {
   fail(id: string, req: FailRequest): Promise<FailResponse>;
 }
 
-/** A fenced call missed: the lease expired or was re-issued. The worker drops the job. */
+/** The lease expired or was re-issued: the worker drops the job. */
 export class LeaseLostError extends Error {
   constructor(message: string) {
     super(message);

@@ -1,7 +1,6 @@
 /**
- * A read-through cache of database rows per process and database, trusted for `ttlMs` from the moment
- * its read began; an entry in use is read again in the background once half that old, so a busy key
- * never waits. Bounded (the oldest entry goes first); a failed read is never kept.
+ * A read-through cache of rows per process and database, trusted for `ttlMs` from the read's start and refreshed in
+ * the background at half age. Bounded; failed reads are never kept.
  */
 
 interface Entry<T> {
@@ -11,14 +10,13 @@ interface Entry<T> {
 }
 
 export interface ReadCache<T> {
-  /** The value under `key`: from a read begun less than ttlMs ago, else read now. */
   get(database: object, key: string, read: () => Promise<T>, now?: number): Promise<T>;
-  /** Drop one entry (a write by this process): the next get reads again. */
+  /** After a write by this process. */
   forget(database: object, key: string): void;
 }
 
 export function readCache<T>(ttlMs: number, maxEntries = 10_000): ReadCache<T> {
-  // One map per database client, so two databases in one process (tests) never share an entry.
+  // Per database client: two databases in one process never share an entry.
   const byDatabase = new WeakMap<object, Map<string, Entry<T>>>();
   const mapOf = (database: object) => {
     let m = byDatabase.get(database);

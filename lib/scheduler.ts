@@ -1,8 +1,6 @@
 /**
- * One scheduler for the periodic work of every module (analysis reaper and sweeps, health sweep,
- * rank sweep). Each tick runs on its own interval, never overlaps itself, and a failing run is
- * logged and retried on the next interval rather than stopping the others. Work that must have a
- * single leader across processes takes a Postgres advisory lock itself (the rank sweep does).
+ * One scheduler for every module's periodic work: each tick on its own interval, never overlapping itself, a failure
+ * logged and retried next time. Single-leader work takes an advisory lock itself.
  */
 export interface Tick {
   name: string;
@@ -12,7 +10,7 @@ export interface Tick {
 
 export interface Scheduler {
   stop(): Promise<void>;
-  /** Runs per tick name so far (for tests and the metrics page). */
+  /** For tests and the metrics page. */
   runs(): Record<string, { ok: number; failed: number; lastError: string | null }>;
 }
 

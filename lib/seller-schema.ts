@@ -1,7 +1,6 @@
 /**
- * The one compiler for seller-declared JSON Schemas (the bazaar's info check in lib/x402, the canary's
- * output check): Ajv 2020-12 with its options written once, compiled validators kept in an LRU by
- * schema hash, and hostile schemas (too large, too deep, too slow to compile) refused by name.
+ * The one compiler for seller-declared JSON Schemas: Ajv 2020-12 options in one place, an LRU by schema hash, and
+ * hostile schemas (too large, deep or slow) refused by name.
  */
 import crypto from "node:crypto";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
@@ -11,7 +10,7 @@ import addFormats from "ajv-formats";
 
 const UNKNOWN_FORMAT = /^unknown format "/;
 
-/** Ajv's logger for sellers' schemas: an unknown format ("int64") is ignored (strict off) and not logged. */
+/** An unknown format ("int64") is ignored and not logged. */
 export const ajvLogger = {
   log: (...args: unknown[]) => console.log(...args),
   warn: (...args: unknown[]) => {
@@ -21,7 +20,6 @@ export const ajvLogger = {
   error: (...args: unknown[]) => console.error(...args),
 };
 
-/** A new Ajv with the sellers' schema options (strict off, every error, the formats, the quiet logger). */
 export function sellerAjv(extra: { validateSchema?: boolean } = {}): Ajv2020 {
   const ajv = new Ajv2020({ strict: false, allErrors: true, logger: ajvLogger, ...extra });
   addFormats(ajv);
@@ -30,7 +28,7 @@ export function sellerAjv(extra: { validateSchema?: boolean } = {}): Ajv2020 {
 
 export type SchemaRefusalCode = "schema_too_large" | "schema_too_deep" | "schema_compile_too_slow" | "schema_does_not_compile";
 
-/** A seller's schema this compiler will not use; `code` names why. */
+/** `code` names why. */
 export class SchemaRefused extends Error {
   constructor(
     readonly code: SchemaRefusalCode,
@@ -42,22 +40,22 @@ export class SchemaRefused extends Error {
 }
 
 export interface SchemaCompilerLimits {
-  /** Compiled validators (and refusals) kept, least recently used dropped first. */
+  /** Validators and refusals, LRU. */
   maxEntries: number;
-  /** The schema's JSON text, in UTF-8 bytes. */
+  /** UTF-8 bytes of the JSON text. */
   maxBytes: number;
-  /** Nesting of objects and arrays. */
+  /** Object and array nesting. */
   maxDepth: number;
-  /** A compile that took longer is refused, and the refusal kept, so it is never compiled again. */
+  /** A slower compile is refused, and the refusal kept. */
   compileBudgetMs: number;
 }
 
 export const SELLER_SCHEMA_LIMITS: SchemaCompilerLimits = { maxEntries: 256, maxBytes: 256 * 1024, maxDepth: 64, compileBudgetMs: 500 };
 
 export interface SchemaCompiler {
-  /** The validator for `schema`, or throws SchemaRefused. */
+  /** Throws SchemaRefused. */
   compile(schema: object | boolean): ValidateFunction;
-  /** Schema hashes held, least recently used first. */
+  /** LRU first. */
   keys(): string[];
 }
 
@@ -78,7 +76,7 @@ export function createSchemaCompiler(limits: SchemaCompilerLimits = SELLER_SCHEM
         cache.delete(key);
         cache.set(key, v);
       } else {
-        // The first use compiles the 2020-12 meta-schema; done before the timed compile, not in it.
+        // The 2020-12 meta-schema is compiled before the timed compile, not in it.
         if (!ajv) (ajv = sellerAjv()).validateSchema({});
         v = compileOnce(ajv, schema, text, limits);
         remember(key, v);
@@ -100,8 +98,7 @@ function compileOnce(ajv: Ajv2020, schema: object | boolean, text: string, limit
   } catch (e) {
     return new SchemaRefused("schema_does_not_compile", e instanceof Error ? e.message : String(e));
   } finally {
-    // Ajv keeps every schema it compiled (and registers its $id): dropped at once, so one seller's
-    // $id never collides with another's and Ajv's own cache stays empty; the validator lives on here.
+    // Dropped from Ajv at once, so one seller's $id never collides with another's.
     if (typeof schema === "object") ajv.removeSchema(schema);
   }
   const ms = performance.now() - started;
@@ -120,5 +117,4 @@ function depthOver(value: unknown, max: number): boolean {
   return false;
 }
 
-/** The process's compiler for sellers' schemas. */
 export const sellerSchemas = createSchemaCompiler();

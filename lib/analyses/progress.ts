@@ -1,8 +1,4 @@
-/**
- * The owner-facing side of an analysis: ask for a re-analysis, and read progress (GET
- * /api/analyses/:id, polled by the seller page); a URL is submitted through lib/intake.
- * Authorisation reads the role fresh (lib/auth).
- */
+/** The owner's side of an analysis: re-analysis and progress (GET /api/analyses/:id). */
 import { AppError } from "@/lib/errors";
 import { requireActor } from "@/lib/auth/roles";
 import { analysisWhereForActor, requireListingAccess } from "@/lib/listings/access";
@@ -22,14 +18,14 @@ export interface AnalysisProgress {
   error: string | null;
   resultId: string | null;
   listingId: string | null;
-  /** While probing: the endpoints probed of all, as the worker last reported; null otherwise. */
+  /** While probing: endpoints probed of all, as last reported; null otherwise. */
   progress: { done: number; total: number } | null;
 }
 
 export async function getAnalysisForActor(userId: string | null, analysisId: string, client?: Client): Promise<AnalysisProgress> {
   const prisma = await prismaOf(client);
   const actor = await requireActor(userId);
-  // The submitter, the listing's owner, or a moderator; anyone else is told it does not exist.
+  // Submitter, owner or moderator; anyone else is told it does not exist.
   const a = await prisma.analysis.findFirst({ where: { AND: [{ id: analysisId }, analysisWhereForActor(actor, { moderators: true })] } });
   if (!a) throw new AppError("not_found", `analysis ${analysisId} does not exist or is not yours`);
   return {
@@ -51,7 +47,7 @@ export async function getAnalysisForActor(userId: string | null, analysisId: str
 export async function reanalyseForActor(userId: string | null, listingId: string, client?: Client, trigger: "submit" | "reanalyse" = "reanalyse"): Promise<EnqueuedAnalysis> {
   const prisma = await prismaOf(client);
   const { actor, listing } = await requireListingAccess(userId, listingId, { client: prisma });
-  // Per user, then the organisation's cap on analyses in flight (docs/LIMITS.md).
+  // Per user, then the organisation's in-flight cap (docs/LIMITS.md).
   await takeRateLimit("reanalyse", actor.id, { client: prisma });
   await assertAnalysisCapacity(actor, prisma);
   return requestAnalysis({ submitter: actor.id, requestedBy: actor.id, listingId, targetUrl: listing.baseUrl, trigger, priority: PRIORITY_OWNER }, prisma);

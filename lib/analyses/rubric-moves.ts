@@ -1,13 +1,7 @@
 /**
- * Which listings a rubric release moves, and by how much: every listing's latest result re-read with
- * the same inputs (the listing document it was scored as, the probe evidence it points at, and the
- * ledger facts as they stand now) under two released rubric versions, side by side. Before a MINOR
- * release re-scores the catalog (enqueue-analysis.ts onRubricRelease), an operator can see who moves
- * and why; afterwards it says which listings changed because of the rubric, not their service.
- *
- *   npm run rubric:moves -- [--from 1.1.0] [--to 1.2.0] [--format text|json]
- *
- * Both sides are scored here from identical inputs, so every difference is the rubric's.
+ * Which listings a rubric release moves: each latest result re-scored from identical inputs under two rubric
+ * versions, so every difference is the rubric's. `npm run rubric:moves -- [--from 1.1.0] [--to 1.2.0] [--format
+ * text|json]`
  */
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { splitStoredEvidence } from "@/lib/evidence";
@@ -23,7 +17,7 @@ export interface RuleMove {
   /** Null when the older version has no such rule. */
   from: { status: RuleStatus; earned: number } | null;
   to: { status: RuleStatus; earned: number };
-  /** The reason under the newer version (what the seller reads). */
+  /** Under the newer version (what the seller reads). */
   reason: string;
 }
 
@@ -31,9 +25,8 @@ export interface ListingMove {
   listingId: string;
   slug: string;
   title: string;
-  /** The version the listing's latest stored result was scored under. */
   storedVersion: string;
-  /** Scored without probe evidence (the stored result was provisional, or its evidence is gone). */
+  /** Scored without probe evidence (provisional, or its evidence is gone). */
   provisional: boolean;
   from: { total: number; rawTotal: number; band: string };
   to: { total: number; rawTotal: number; band: string };
@@ -74,7 +67,7 @@ export async function rubricMoves(client: Client, opts: { from: string; to: stri
   const listings: ListingMove[] = [];
   for (const row of latest.sort((a, b) => a.slug.localeCompare(b.slug))) {
     const stored = row.provisional || row.evidence === null ? null : splitStoredEvidence(row.evidence);
-    // Facts stored beside the probe (the demo's fixture shapes) are the ones that result was scored with.
+    // Facts stored beside the probe (the demo's fixtures) are the ones that result was scored with.
     const facts = stored?.settle && stored.liveness ? { settle: stored.settle, liveness: stored.liveness } : await ledgerFactsForScoring(client, row.listingId, now);
     const evidence = stored?.probe ? checkReadinessEvidence({ probe: stored.probe, ...facts }) : null;
     if (evidence && !evidence.ok) throw new Error(`listing ${row.slug}: stored evidence is invalid at ${evidence.errors[0].pointer}: ${evidence.errors[0].message}`);
@@ -109,7 +102,6 @@ function ruleMoves(a: ReadinessResult, b: ReadinessResult): RuleMove[] {
 
 const points = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
-/** A table a person reads: one line per listing, then the rules that moved under each that moved. */
 export function formatMoves(m: RubricMoves): string {
   const lines = [`${m.from} → ${m.to}: ${m.moved} of ${m.listings.length} listings move (same inputs on both sides)`, ""];
   for (const l of m.listings) {

@@ -1,9 +1,4 @@
-/**
- * Scoring and storage (docs/spec/scoring-system.md "Score" and "Store"): the API applies the readiness rubric to the
- * evidence a worker posted, the listing and the ledger facts, then writes the evidence row, a new
- * immutable result row stamped with its rubric version, marks the analysis succeeded and moves the
- * listing pointer — all in ONE transaction, fenced by the lease, so a stale worker changes nothing.
- */
+/** Scoring and storage: evidence, result, state and pointer in one transaction fenced by the lease. */
 import crypto from "node:crypto";
 import { AppError } from "@/lib/errors";
 import { scoreWithAdvice } from "@/lib/scoring/readiness/advice";
@@ -23,15 +18,12 @@ import { requireHolderSupports } from "@/lib/queue/monitors";
 import { NOW_UTC, clientOr, prismaOf, rows, transaction, type Client, type PrismaLike } from "@/lib/sql";
 import { prepareProbeObservations, recordProbeObservations } from "@/lib/trust/observe";
 
-/** docs/spec/scoring-system.md "Governance", verbatim: what the seller sees after a MAJOR or MINOR rubric re-score. */
 export const RUBRIC_NOTICE_TEXT = "Scoring criteria updated… this reflects the rubric, not your service.";
 
 export interface CompletionInput {
   leaseToken: string;
   evidence: ProbeEvidence;
-  /** For a URL submission (no listing yet): the listing the worker drafted from the URL. */
   document?: ListingDocument | null;
-  /** How long the probe took on the worker, for the latency histogram. */
   probeMs?: number;
 }
 
@@ -43,7 +35,6 @@ export interface CompletionOutcome {
   total: number | null;
   band: string | null;
   rubricVersion: string;
-  /** True when this lease had already been completed (a retried request); nothing was written. */
   alreadyCompleted: boolean;
 }
 
@@ -52,7 +43,6 @@ const NEUTRAL_FACTS = {
   liveness: { uptime7d: null, uptime30d: null, healthStatus: "unverified", healthConfidence: 0, settlementUnproven: false },
 };
 
-/** Reject malformed evidence before any lock is taken, naming the field (docs/spec/style.md practice 3). */
 export function checkProbeEvidence(evidence: unknown): ProbeEvidence {
   const checked = checkReadinessEvidence({ probe: evidence, ...NEUTRAL_FACTS });
   if (!checked.ok) {
@@ -62,7 +52,6 @@ export function checkProbeEvidence(evidence: unknown): ProbeEvidence {
   return checked.value.probe;
 }
 
-/** major.minor of "readiness/1.2.3" or "1.2.3". */
 function minorOf(version: string): string {
   const [a, b] = parseVersion(version.replace(/^readiness\//, ""));
   return `${a}.${b}`;
@@ -78,7 +67,7 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
   const client = await clientOr(opts.client);
   const rubricVersion = rubricVersionString(CURRENT_RUBRIC);
 
-  // Visible progress while the transaction runs (it commits "done" or rolls back to this).
+  // Visible progress while the transaction runs.
   const marked = await rows<{ id: string; listingId: string | null }>(
     client,
     `UPDATE "catalog_scoring_analyses" SET "step" = 'scoring', "updatedAt" = ${NOW_UTC}
@@ -90,21 +79,19 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
 
   const started = performance.now();
   const now = opts.now ?? new Date();
-  // C3's chain reads for the trust observations, before the transaction (no transaction waits on a chain).
+  // No transaction waits on a chain.
   const domains = await prepareProbeObservations(probe);
   const run = async (tx: Client) => {
     const lease = await lockLease(tx, id, input.leaseToken);
     if (!lease) throw await leaseLost(tx, id);
-    // Never store a result under a rubric version the monitor that probed does not support (lib/queue/monitors.ts).
     await requireHolderSupports(tx, id, rubricVersion);
     const listingId = lease.listingId ?? (await createDraftListing(await prismaOf(tx), lease, draft));
     const document = (await loadListingDocuments(tx, [listingId])).get(listingId);
     if (!document) throw new AppError("not_found", `listing ${listingId} of analysis ${id} no longer exists`);
     const facts = await ledgerFactsForScoring(tx, listingId, now);
-    // The improvements carry the points each fix actually gains, re-scored with these very inputs (advice.ts).
     const result = scoreWithAdvice(document, { probe, ...facts }, CURRENT_RUBRIC, { now });
 
-    // Evidence and result in one statement (raw SQL: Prisma's model create costs several times more on this path).
+    // Raw SQL: Prisma's model create costs several times more here.
     const [stored] = await rows<{ evidenceId: string; resultId: string }>(
       tx,
       `WITH ev AS (
@@ -133,10 +120,8 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
       JSON.stringify(result.improvements),
       JSON.stringify(document),
     );
-    // The trust grade's free checks of this probe, with its evidence row (docs/TRUST.md "Observations").
     await recordProbeObservations(tx, { listingId, evidence: probe, source: "analysis", sourceId: stored.evidenceId, domains });
     const previous = lease.listingId ? lease.previousRubricVersion : null;
-    // Seed Governance: a re-score caused by a MAJOR/MINOR release tells the seller the rubric moved, not their service.
     const notice = lease.trigger === "rubric" && previous !== null && minorOf(previous) !== minorOf(rubricVersion);
     await rows(
       tx,
@@ -153,8 +138,7 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
     if (!finished) throw await leaseLost(tx, id);
     return { analysisId: id, listingId, resultId: resultRow.id, evidenceId: evidenceRow.id, total: result.total, band: result.band.label, rubricVersion, alreadyCompleted: false };
   };
-  // A URL submission creates its listing with Prisma model calls, so it takes the Prisma transaction;
-  // every other completion is raw SQL on the fastest path the client offers (sql.ts).
+  // A URL submission creates its listing through Prisma, so it takes the Prisma transaction.
   const outcome = await transaction(marked[0].listingId ? client : await prismaOf(opts.client), run);
 
   const m = analysisMetrics();
@@ -194,11 +178,7 @@ function checkDraft(document: unknown): ListingDocument {
   return v.value;
 }
 
-/**
- * A URL submission has no listing yet: the worker drafted one from the URL (discovery import); it
- * becomes a draft listing of the submitter's organization, in the completion transaction, written
- * by the one listing writer (step 3 of lib/intake/register-listing.ts, through lib/listings/save.ts).
- */
+/** Written by lib/listings/save.ts inside the completion transaction. */
 async function createDraftListing(tx: PrismaLike, lease: LockedLease, draft: ListingDocument | null): Promise<string> {
   if (!draft) throw new AppError("bad_request", `analysis ${lease.id} is a URL submission: the completion must carry the drafted document`, [{ pointer: "/document", message: "is required" }]);
   const listingId = await writeDraftedListing(tx, draft, { analysisId: lease.id, submitter: lease.submitter, targetUrl: lease.targetUrl });
@@ -206,15 +186,11 @@ async function createDraftListing(tx: PrismaLike, lease: LockedLease, draft: Lis
   return listingId;
 }
 
-/** Ids for rows written in raw SQL: 25 random base-36 characters, like Prisma's cuid() in length. */
 function newId(): string {
   return "r" + BigInt("0x" + crypto.randomBytes(16).toString("hex")).toString(36).padStart(25, "0").slice(0, 24);
 }
 
-/**
- * The columns of a catalog_scoring_results row for a result and the document it scored, for a Prisma
- * create (the demo seed); completeLease writes the same columns in its raw SQL insert.
- */
+/** The demo seed's Prisma create; completeLease's raw insert writes the same. */
 export function resultColumns(result: ReadinessResult, document: ListingDocument) {
   const j = (v: unknown) => v as Prisma.InputJsonValue;
   return {
@@ -231,7 +207,6 @@ export function resultColumns(result: ReadinessResult, document: ListingDocument
   };
 }
 
-/** The seller has read the rubric-change notice; it stays until then. Owner only. */
 export async function acknowledgeRubricNotice(listingId: string, actorId: string | null, client?: Client): Promise<{ acknowledged: string | null }> {
   const prisma = await prismaOf(client);
   await requireListingAccess(actorId, listingId, { client: prisma });

@@ -1,12 +1,4 @@
-/**
- * API keys for `/router/select` and MCP `select_services` (docs/spec/scoring-system.md "Who sees what": rankScore goes
- * to holders of an API key only) and for calling through the router (`/router/call/…`). Admins create
- * them; the secret `tg_<43 base64url chars>` is shown once and only its SHA-256 is stored
- * (api_keys.hash, unique), beside a short display prefix. Each key carries scopes (./scopes.ts), and
- * every route that accepts a key names the scope it needs: a key without it is refused with 403
- * `insufficient_scope`. The role is read fresh on every admin call (lib/auth/roles.ts). A key is read
- * at most once a second per process (./cache.ts), so a revocation anywhere holds within a second.
- */
+/** API keys: the secret shown once, only its SHA-256 stored; each route asks for its own scope (./scopes.ts). */
 import { createHash, randomBytes } from "node:crypto";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -17,11 +9,9 @@ import { forgetKey, lookUpKey } from "./cache";
 export { API_KEY_SCOPES, API_KEY_SCOPE_WORDS, isApiKeyScope, parseScopes, type ApiKeyScope } from "./scopes";
 
 export const API_KEY_PREFIX = "tg_";
-/** tg_ + 32 random bytes in base64url. */
 const KEY_SHAPE = /^tg_[A-Za-z0-9_-]{43}$/;
-/** Characters kept for display, e.g. "tg_3fQa9c". */
 const DISPLAY_PREFIX_LENGTH = 9;
-/** lastUsedAt is a hint for admins, written at most once a minute per key rather than on every call. */
+/** A hint, written at most once a minute per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface ApiKeyInfo {
@@ -39,7 +29,6 @@ export function hashApiKey(secret: string): string {
   return createHash("sha256").update(secret, "utf8").digest("hex");
 }
 
-/** Parse `{name, scopes}`; a 400 names the pointer (`/name`, `/scopes/1`, an unknown field). */
 export function parseCreateApiKey(body: unknown): { name: string; scopes: ApiKeyScope[] } {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw new AppError("bad_request", "The body must be a JSON object {name, scopes}", [{ pointer: "", message: "must be an object {name, scopes}" }]);
   const fields = body as Record<string, unknown>;
@@ -52,7 +41,7 @@ export function parseCreateApiKey(body: unknown): { name: string; scopes: ApiKey
   return { name: name.trim(), scopes: parseScopes(fields.scopes) };
 }
 
-/** Create a key (admin only) with its scopes (at least one). The secret is in this return value and nowhere else, ever. */
+/** The secret is in this return value and nowhere else, ever. */
 export async function createApiKey(input: { actorId: string | null; name: string; scopes: readonly ApiKeyScope[] }): Promise<ApiKeyInfo & { secret: string }> {
   const actor = await requireRole(input.actorId, ["admin"]);
   const scopes = parseScopes(input.scopes);
@@ -70,7 +59,6 @@ export async function listApiKeys(input: { actorId: string | null }): Promise<Ap
   return (await prisma.apiKey.findMany({ orderBy: { createdAt: "desc" } })).map(info);
 }
 
-/** Revoke a key (admin only); revoking twice keeps the first revocation time. */
 export async function revokeApiKey(input: { actorId: string | null; id: string }): Promise<ApiKeyInfo> {
   await requireRole(input.actorId, ["admin"]);
   const prisma = await db();
@@ -78,17 +66,11 @@ export async function revokeApiKey(input: { actorId: string | null; id: string }
   if (!existing) throw new AppError("not_found", `API key ${input.id} does not exist`);
   if (existing.revokedAt) return info(existing);
   const revoked = info(await prisma.apiKey.update({ where: { id: input.id }, data: { revokedAt: new Date() } }));
-  // This process stops accepting it now; every other within a second (./cache.ts).
   forgetKey(prisma, existing.hash);
   return revoked;
 }
 
-/**
- * The key behind an `Authorization: Bearer tg_…` header, if it holds `scope`. Missing, malformed,
- * unknown and revoked keys all get the same 401, so the response says nothing about which keys
- * exist; a live key without the scope gets 403 `insufficient_scope` naming it (and `requiredScope`),
- * and that refusal does not count as a use.
- */
+/** One 401 for every bad key, so nothing tells which keys exist. */
 export async function authenticateApiKey(authorization: string | null | undefined, scope: ApiKeyScope, opts: { fresh?: boolean } = {}): Promise<{ id: string; name: string; scopes: ApiKeyScope[] }> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   const secret = m?.[1];
@@ -98,7 +80,6 @@ export async function authenticateApiKey(authorization: string | null | undefine
   const prisma = await db();
   const hash = hashApiKey(secret);
   const read = () => prisma.apiKey.findUnique({ where: { hash }, select: { id: true, name: true, scopes: true, revokedAt: true, lastUsedAt: true } });
-  // fresh: read the row now (bench:router's cold leg), bypassing the cache.
   const key = opts.fresh ? await read() : await lookUpKey(prisma, hash, read);
   if (!key || key.revokedAt) throw refuse();
   const scopes = API_KEY_SCOPES.filter((s) => key.scopes.includes(s));
@@ -112,7 +93,7 @@ export async function authenticateApiKey(authorization: string | null | undefine
   }
   const now = new Date();
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    key.lastUsedAt = now; // the cached row (./cache.ts): this process does not write it again within the minute
+    key.lastUsedAt = now;
     await prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
   }
   return { id: key.id, name: key.name, scopes };

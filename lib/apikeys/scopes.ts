@@ -1,15 +1,12 @@
 /**
- * What an API key may do. Each scope is named after the route it opens, and each route that accepts
- * a key asks authenticateApiKey (./index.ts) for its own scope, so a key answers 403
- * `insufficient_scope` naming the scope it lacks. Pure, so the admins' page can offer the list.
- * A key made before scopes existed holds all of them (prisma/migrations/20261203182000_api_key_scopes).
+ * API key scopes, each named after the route it opens. Pure, so the admins' page can list them. Keys made before
+ * scopes hold all of them.
  */
 import { AppError } from "@/lib/errors";
 
 export const API_KEY_SCOPES = ["router:select", "router:call", "facilitator:settle"] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
-/** What each scope opens, in the words the admins' page and the 403 use. */
 export const API_KEY_SCOPE_WORDS: Record<ApiKeyScope, { routes: string; what: string }> = {
   "router:select": { routes: "POST /router/select · MCP select_services", what: "a shortlist of services for a task, with rankScore" },
   "router:call": { routes: "ANY /router/call/<listing>/<path>", what: "call and pay a listed endpoint through the router" },
@@ -20,10 +17,7 @@ export function isApiKeyScope(v: unknown): v is ApiKeyScope {
   return typeof v === "string" && (API_KEY_SCOPES as readonly string[]).includes(v);
 }
 
-/**
- * `scopes` of a create request: a non-empty array of known scopes, each once, returned in the
- * canonical order. A 400 names the pointer of what is wrong.
- */
+/** A non-empty array of known scopes, each once, in canonical order; a 400 names the pointer. */
 export function parseScopes(value: unknown, pointer = "/scopes"): ApiKeyScope[] {
   const known = API_KEY_SCOPES.join(", ");
   if (!Array.isArray(value) || value.length === 0) {

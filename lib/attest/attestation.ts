@@ -1,7 +1,6 @@
 /**
- * The endpoint attestation (docs/ATTESTATIONS.md "The attestation"): the statement, its DSSE signature
- * with the badge keyring, and verifyAttestation, the rules a relying party applies before trusting a
- * grade (the buyer's guard uses them; the standalone verifier re-implements them). Pure.
+ * The endpoint attestation (docs/ATTESTATIONS.md "The attestation"): the statement, its DSSE signature, and
+ * verifyAttestation, a relying party's checks. Pure.
  */
 import { canonicalJson } from "../badges/canonical-json";
 import { decodeBase64Strict, ed25519PublicKeyFromRaw, parseEnvelope, signEnvelope, verifyPae, type DsseEnvelope, type Signer } from "../badges/dsse";
@@ -11,14 +10,14 @@ import type { AttestedEndpoint } from "./bundle";
 
 export const ATTESTATION_TYPE = "tollgate.endpoint-attestation/1";
 export const ATTESTATION_PAYLOAD_TYPE = "application/vnd.tollgate.endpoint-attestation+json; version=1";
-/** How long a statement stands: a day, renewed by each sweep that scores the endpoint again. */
+/** A day, renewed by each sweep that scores the endpoint again. */
 export const ATTESTATION_TTL_MS = 24 * 3_600_000;
 
 export interface AttestedPayment {
   scheme: "exact";
   network: string;
   asset: string;
-  /** Lowercase; null when no 402 or canary quote has shown it yet (such an attestation matches no payment). */
+  /** Lowercase; null until a 402 or canary quote shows it (then it matches no payment). */
   payTo: string | null;
   amount: string;
 }
@@ -35,7 +34,6 @@ export interface AttestationStatement {
   expiresAt: string;
 }
 
-/** The canonical bytes signed. */
 export const statementBytes = (s: AttestationStatement) => Buffer.from(canonicalJson(s), "utf8");
 
 export function signAttestation(statement: AttestationStatement, signer: Signer): DsseEnvelope {
@@ -55,13 +53,12 @@ export type AttestationRefusal =
   | "wrong_payment";
 
 export interface AttestationExpectation {
-  /** The endpoint about to be called: every given field must equal the statement's. */
+  /** Every given field must equal the statement's. */
   endpoint: Partial<AttestedEndpoint>;
-  /** The terms about to be paid (undefined: not checked; null: the endpoint is expected free). */
+  /** undefined: not checked; null: expected free. */
   payment?: Omit<AttestedPayment, "payTo"> & { payTo: string } | null;
-  /** Default: the clock. */
   now?: Date;
-  /** Clock skew allowed on issuedAt (default 5 minutes). */
+  /** On issuedAt; default 5 minutes. */
   skewMs?: number;
 }
 
@@ -75,7 +72,7 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object
 const numOrNull = (v: unknown) => v === null || (typeof v === "number" && Number.isFinite(v));
 const strOrNull = (v: unknown) => v === null || typeof v === "string";
 
-/** The statement's shape, or the JSON pointer of the first thing wrong with it. */
+/** Or the JSON pointer of the first thing wrong. */
 export function statementProblem(s: unknown): string | null {
   if (!isObj(s)) return "/";
   if (s._type !== ATTESTATION_TYPE) return "/_type";
@@ -113,10 +110,8 @@ export function statementProblem(s: unknown): string | null {
 }
 
 /**
- * Checks, in order: the envelope's shape and payload type; a signature by a published key that
- * verifies over PAE; the key valid when the statement was issued; the statement's shape; issued
- * (within skew) and not expired at `now`; the endpoint and, if given, the payment exactly the
- * caller's. The first failure is the answer.
+ * In order, first failure answering: envelope, signature over PAE by a published key valid at issue, shape,
+ * issued/expiry at `now`, then endpoint and payment.
  */
 export function verifyAttestation(input: unknown, keySet: PublicKeySet, expect: AttestationExpectation): VerifyAttestationResult {
   const parsed = parseEnvelope(input);

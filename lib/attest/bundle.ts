@@ -1,7 +1,6 @@
 /**
- * The evidence bundle (docs/ATTESTATIONS.md "The evidence bundle"): everything the engine read for one
- * scoring of one endpoint, as one canonical JSON document (RFC 8785) and its SHA-256. Pure: the sweep
- * builds it from rows it has read, the evidence route serves its bytes, the verifier reads it back.
+ * The evidence bundle (docs/ATTESTATIONS.md "The evidence bundle"): what the engine read for one scoring of one
+ * endpoint, as canonical JSON (RFC 8785) and its SHA-256. Pure.
  */
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../badges/canonical-json";
@@ -19,10 +18,10 @@ export interface AttestedEndpoint {
 }
 
 export interface BundleScoring {
-  /** The instant scored at, ISO 8601 (the engine's `now`). */
+  /** ISO 8601 (the engine's `now`). */
   now: string;
   seed: number;
-  /** The band's tuning as scored; `{}` is the reading's defaults. */
+  /** `{}` is the reading's defaults. */
   bandOptions: Partial<BandOptions>;
 }
 
@@ -43,7 +42,7 @@ export interface EvidenceBundle {
 
 export interface BuiltBundle {
   document: EvidenceBundle;
-  /** The canonical JSON text; `bytes` is its UTF-8. */
+  /** `bytes` is its UTF-8. */
   canonical: string;
   bytes: Buffer;
   /** Lowercase hex SHA-256 of `bytes`. */
@@ -63,15 +62,12 @@ export class BundleError extends Error {
 
 export const sha256Hex = (b: string | Uint8Array) => createHash("sha256").update(b).digest("hex");
 
-/** The hash docs/ATTESTATIONS.md pins a rubric or reading file by: SHA-256 of its canonical JSON. */
+/** SHA-256 of its canonical JSON. */
 export const documentSha256 = (v: unknown) => sha256Hex(canonicalJson(v));
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/**
- * The bundle's order: (observedAt as an instant, check, vantage); a full tie (two rows alike in all
- * three) falls back to the observation's canonical text, so the same set is always the same bytes.
- */
+/** (observedAt, check, vantage), then the canonical text: the same set is always the same bytes. */
 export function compareObservations(a: Observation, b: Observation): number {
   return Date.parse(a.observedAt) - Date.parse(b.observedAt) || cmp(a.check, b.check) || cmp(a.vantage, b.vantage) || cmp(canonicalJson(a), canonicalJson(b));
 }
@@ -96,15 +92,14 @@ function plainRevision(r: Revision): Revision {
 
 export interface BuildBundleInput {
   endpoint: AttestedEndpoint;
-  /** The rubric as pinned, with its reading (loadRubric). */
   rubric: TrustRubric;
   scoring: { now: Date | string; seed: number; bandOptions?: Partial<BandOptions> };
   subject: TrustSubject;
 }
 
 /**
- * Builds the bundle. Observations after `now` are left out (the engine ignores them; leaving them out
- * keeps the bytes a function of the evidence as of `now`). Refuses a subject of another endpoint.
+ * Observations after `now` are left out, so the bytes are the evidence as of `now`. Refuses another endpoint's
+ * subject.
  */
 export function buildBundle({ endpoint, rubric, scoring, subject }: BuildBundleInput): BuiltBundle {
   const nowMs = scoring.now instanceof Date ? scoring.now.getTime() : Date.parse(scoring.now);
@@ -143,7 +138,6 @@ export function buildBundle({ endpoint, rubric, scoring, subject }: BuildBundleI
   return { document, canonical, bytes, sha256: sha256Hex(bytes) };
 }
 
-/** The engine's options for a bundle's scoring (band on, the bundle's seed and tuning). */
 export function scoreOptionsOf(bundle: EvidenceBundle): { now: string; seed: number; band: true; bandOptions: Partial<BandOptions> } {
   return { now: bundle.scoring.now, seed: bundle.scoring.seed, band: true, bandOptions: bundle.scoring.bandOptions };
 }

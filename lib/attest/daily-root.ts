@@ -1,9 +1,6 @@
 /**
- * The daily root (docs/ATTESTATIONS.md "The daily root"): once a UTC day is over, the tree of its
- * bundle hashes is built and its root written to EvidenceRoots in one transaction. Leader-locked and
- * idempotent: the row (evidence_roots) and its leaves are stored before the send, the transaction as
- * soon as the node accepts it; a day with a row is only ever reconciled against rootOf(day) and the
- * RootPublished event, never sent twice. Inclusion proofs are built from the stored leaves.
+ * The daily root (docs/ATTESTATIONS.md "The daily root"): leader-locked and idempotent, the row stored before the
+ * send, never sent twice.
  */
 import type { Hex } from "viem";
 import { AppError } from "@/lib/errors";
@@ -12,19 +9,14 @@ import { buildTree, isBundleSha256, type InclusionPath, type MerkleTree } from "
 import type { RootChain } from "./root-chain";
 
 export const DAY_MS = 86_400_000;
-/** A day is published this long after it ends, so bundles written in its last moments are in it. */
 export const PUBLISH_GRACE_MS = 5 * 60_000;
-/** Days looked back for one not yet published (a server down over midnight still publishes it). */
 export const CATCH_UP_DAYS = 7;
-/** Arbitrary and fixed: "tollgate daily root" (lib/rank/sweep-ranks.ts uses 724_021_406). */
 export const DAILY_ROOT_LOCK_KEY = 724_021_410;
 
-/** Days since 1970-01-01 UTC. */
 export function utcDay(at: Date | number): number {
   return Math.floor((typeof at === "number" ? at : at.getTime()) / DAY_MS);
 }
 
-/** The bundle hashes of one UTC day (any order; duplicates allowed). */
 export type DayHashes = (day: number, client: Client) => Promise<string[]>;
 
 export type RootStatus = "sending" | "sent" | "published" | "conflict";
@@ -43,13 +35,8 @@ export interface RootRow {
 
 export interface DayOutcome {
   day: number;
-  /**
-   * published: written (or found) on chain and recorded; already: recorded before, nothing read or
-   * sent; pending: a transaction is in flight, left for the next run; empty: no bundles that day;
-   * conflict: the chain holds another root for the day (recorded, never proved against).
-   */
+  /** conflict: the chain holds another root for the day (recorded, never proved against). */
   outcome: "published" | "already" | "pending" | "empty" | "conflict";
-  /** Whether this run sent a transaction. */
   sent: boolean;
   root?: Hex;
   leaves?: number;
@@ -76,7 +63,6 @@ async function settle(client: Client, day: number, status: "sent" | "published" 
   );
 }
 
-/** The row and its leaves, in one transaction, status 'sending'. */
 async function insertDay(client: Client, chain: RootChain, day: number, tree: MerkleTree, bundles: string[]): Promise<void> {
   await transaction(client, async (tx) => {
     await rows(
@@ -93,10 +79,6 @@ async function insertDay(client: Client, chain: RootChain, day: number, tree: Me
   });
 }
 
-/**
- * Publish one day's root, or reconcile the day's row with the chain. Call under the leader lock
- * (publishDueRoots holds it); safe to call again for the same day at any point.
- */
 export async function publishDay(day: number, chain: RootChain, dayHashes: DayHashes, client: Client): Promise<DayOutcome> {
   const row = await readRow(client, day);
   if (row && (row.status === "published" || row.status === "conflict")) return { day, outcome: "already", sent: false, root: row.root, leaves: row.leaves, transaction: row.transaction };
@@ -109,7 +91,6 @@ export async function publishDay(day: number, chain: RootChain, dayHashes: DayHa
     if (bundles.length === 0) return { day, outcome: "empty", sent: false };
     const tree = buildTree(bundles);
     await insertDay(client, chain, day, tree, bundles);
-    // A root already on chain (this database lost its row, or another publisher): reconcile, never send.
     const onChain = await chain.rootOf(day);
     if (onChain) return reconcile(client, chain, { day, root: tree.root, leaves: tree.leaves.length, transaction: null }, onChain);
     return send(client, chain, day, tree.root, tree.leaves.length);
@@ -118,15 +99,14 @@ export async function publishDay(day: number, chain: RootChain, dayHashes: DayHa
   const onChain = await chain.rootOf(day);
   if (onChain) return reconcile(client, chain, row, onChain);
   if (row.transaction) {
-    // Sent, not yet on chain: wait for it; a mined revert needs a person (the day keeps its row).
+    // A mined revert needs a person.
     const outcome = await chain.outcome(row.transaction);
     if (outcome === null) return { day, outcome: "pending", sent: false, root: row.root, leaves: row.leaves, transaction: row.transaction };
     const after = await chain.rootOf(day);
     if (after) return reconcile(client, chain, row, after);
     throw new Error(`day ${day}'s publish ${row.transaction} was mined (${outcome}) but rootOf(${day}) is empty: see docs/CHAIN.md "Evidence roots"`);
   }
-  // Written before a send that never named its transaction (a crash around the send). One of the
-  // publisher's transactions still in flight may be it: wait rather than send a second.
+  // A send that never named its transaction: one in flight may be it, so wait.
   if ((await chain.inFlight()) > 0) return { day, outcome: "pending", sent: false, root: row.root, leaves: row.leaves, transaction: null };
   return send(client, chain, day, row.root, row.leaves);
 }
@@ -161,10 +141,6 @@ export interface PublishRun {
 
 let running = false;
 
-/**
- * The tick: under the leader lock, every ended day of the last CATCH_UP_DAYS (the previous UTC day
- * once PUBLISH_GRACE_MS has passed) that has no final row is published or reconciled, oldest first.
- */
 export async function publishDueRoots(opts: { chain: RootChain; dayHashes: DayHashes; now?: Date; client?: Client }): Promise<PublishRun> {
   if (running) return { leader: false, days: [] };
   running = true;
@@ -202,7 +178,6 @@ export interface InclusionProof {
   chain: { network: string; contract: string; transaction: string };
 }
 
-/** Trees of published days, rebuilt from their stored leaves (a day's leaves never change). */
 const trees = new Map<string, MerkleTree>();
 const TREES_KEPT = 4;
 
@@ -236,11 +211,6 @@ function proofJson(row: RootRow & { transaction: Hex }, bundleSha256: string, pa
   };
 }
 
-/**
- * The inclusion proof of a bundle in its day's published root. AppError bad_request for a malformed
- * hash; `root_not_published` (404) while the day's root is not on chain as ours; not_found when the
- * day's root does not commit to this bundle.
- */
 export async function inclusionProof(bundleSha256: string, day: number, client?: Client): Promise<InclusionProof> {
   if (!isBundleSha256(bundleSha256)) throw new AppError("bad_request", "sha256 must be the bundle's hash: 64 lowercase hex digits", [{ pointer: "/sha256", message: "must be 64 lowercase hex digits" }]);
   const { row, tree } = await publishedTree(day, await clientOr(client));
@@ -249,7 +219,6 @@ export async function inclusionProof(bundleSha256: string, day: number, client?:
   return proofJson(row, bundleSha256, path);
 }
 
-/** Every bundle's inclusion proof of a published day, from one read of its leaves (bundle hash → proof). */
 export async function dayInclusionProofs(day: number, client?: Client): Promise<Map<string, InclusionProof>> {
   const { row, tree } = await publishedTree(day, await clientOr(client));
   const leaves = await rows<{ bundleSha256: string }>(await clientOr(client), `SELECT "bundleSha256" FROM "evidence_root_leaves" WHERE "day" = $1`, day);

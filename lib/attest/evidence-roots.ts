@@ -1,9 +1,4 @@
-/**
- * Where daily roots go (docs/CHAIN.md "Evidence roots"): the EvidenceRoots ABI this code calls, the
- * contract per network (the local chain's as data, like its test USDC; others from
- * TOLLGATE_EVIDENCE_ROOTS_<namespace>_<reference>), and the one network roots are published on.
- * The contract's bytecode and deployment are dev-chain code (devchain/evidence-roots-local.ts).
- */
+/** Where daily roots go (docs/CHAIN.md "Evidence roots"); the contract's deployment is devchain/'s. */
 import { parseAbi, type Address, type Hex } from "viem";
 import type { Env } from "@/lib/env";
 
@@ -21,29 +16,18 @@ export const EVIDENCE_ROOTS_ABI = parseAbi([
 
 export const LOCAL_ROOTS_NETWORK = "eip155:31337";
 
-/**
- * EvidenceRoots on the local chain: CREATE2 through anvil's deterministic deployer, salt 0, owned by
- * the local facilitator's signer (devchain/evidence-roots-local.ts computes it; a test compares).
- */
+/** CREATE2 through anvil's deterministic deployer, salt 0 (a test compares). */
 export const LOCAL_EVIDENCE_ROOTS_ADDRESS: Address = "0xF5c9816Afff7644c2F7e76a000d0E287d31d546A";
 
 export interface RootsTarget {
   network: string;
-  /** EvidenceRoots on that network, lowercase. */
   contract: Address;
   rpcUrl: string;
-  /** The publisher's key (the contract's owner). */
   key: Hex;
-  /** True when the publisher is the built-in facilitator's signer on the local chain (its sends share that queue). */
   facilitatorSigner: boolean;
 }
 
-/**
- * Where this deployment publishes, or why it does not (a reason naming the missing setting). A
- * contract configured by TOLLGATE_EVIDENCE_ROOTS_<network> picks that network (one at most: env
- * parsing refuses two); else the local chain when TOLLGATE_CHAIN_RPC_URL is set (the demo). The key is
- * TOLLGATE_EVIDENCE_ROOTS_KEY, else the facilitator's TOLLGATE_FACILITATOR_KEY.
- */
+/** Or a reason naming the missing setting. */
 export function rootsTarget(e: Pick<Env, "evidenceRoots" | "rpcUrls" | "TOLLGATE_CHAIN_RPC_URL" | "TOLLGATE_FACILITATOR_KEY" | "TOLLGATE_EVIDENCE_ROOTS_KEY">): RootsTarget | { unconfigured: string } {
   const configured = Object.entries(e.evidenceRoots);
   const [network, contract] = configured.length > 0 ? configured[0] : [LOCAL_ROOTS_NETWORK, LOCAL_EVIDENCE_ROOTS_ADDRESS];

@@ -1,8 +1,6 @@
 /**
- * The daily root's Merkle tree, exactly as docs/ATTESTATIONS.md "The daily root" fixes it: leaves
- * keccak256(0x00 ‖ bundle sha256), sorted ascending and deduplicated; inner nodes
- * keccak256(0x01 ‖ min ‖ max); an odd node carried up unchanged; one leaf is its own root.
- * Pure: no I/O. The sorted pair needs no left/right bits, so a proof is its siblings bottom-up.
+ * The daily root's Merkle tree as docs/ATTESTATIONS.md "The daily root" fixes it: sorted, deduplicated leaves,
+ * sorted-pair inner nodes, so a proof is its siblings bottom-up. Pure.
  */
 import { bytesToHex, hexToBytes, keccak256, type Hex } from "viem";
 
@@ -16,7 +14,7 @@ export class MerkleInputError extends Error {
   }
 }
 
-/** A bundle hash as the doc writes it: 64 lowercase hex digits, no 0x. */
+/** 64 lowercase hex digits, no 0x. */
 export function isBundleSha256(value: unknown): value is string {
   return typeof value === "string" && SHA256_HEX.test(value);
 }
@@ -50,33 +48,31 @@ function nodeBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
   return keccak256(buf, "bytes");
 }
 
-/** The leaf of one bundle hash: keccak256(0x00 ‖ the hash's 32 bytes), 0x-hex. */
+/** keccak256(0x00 ‖ the hash's 32 bytes). */
 export function leafOf(bundleSha256: string): Hex {
   return bytesToHex(leafBytes(bundleBytes(bundleSha256)));
 }
 
-/** An inner node of two nodes (0x-hex, 32 bytes each): keccak256(0x01 ‖ min ‖ max). */
+/** keccak256(0x01 ‖ min ‖ max). */
 export function nodeOf(a: Hex, b: Hex): Hex {
   return bytesToHex(nodeBytes(hexToBytes(a), hexToBytes(b)));
 }
 
 export interface InclusionPath {
   leaf: Hex;
-  /** Sibling nodes from the leaf's level upwards; a level where the node was carried up has none. */
+  /** From the leaf's level up; a carried-up level has none. */
   siblings: Hex[];
 }
 
 export interface MerkleTree {
   root: Hex;
-  /** Distinct leaves, ascending. */
   leaves: readonly Hex[];
-  /** The inclusion path of a bundle hash, or null when it is not in this tree. */
+  /** Null when not in this tree. */
   proof(bundleSha256: string): InclusionPath | null;
-  /** The inclusion path of the leaf at `index` of `leaves`. */
   proofAt(index: number): InclusionPath;
 }
 
-/** The tree of a day's bundle hashes (any order, duplicates allowed). At least one hash; each 64 lowercase hex digits. */
+/** At least one hash, 64 lowercase hex digits each. */
 export function buildTree(bundleHashes: readonly string[]): MerkleTree {
   if (bundleHashes.length === 0) throw new MerkleInputError("a tree needs at least one bundle hash");
   const raw = bundleHashes.map((h, i) => leafBytes(bundleBytes(h, i)));
@@ -94,7 +90,7 @@ export function buildTree(bundleHashes: readonly string[]): MerkleTree {
   }
   const leafHex = leaves.map((l) => bytesToHex(l));
   const index = new Map(leafHex.map((h, i) => [h, i]));
-  // Every node as hex, once (a proof's upper siblings are shared by many proofs).
+  // Every node as hex, once: upper siblings are shared by many proofs.
   let hexLevels: Hex[][] | null = null;
 
   const proofAt = (at: number): InclusionPath => {
@@ -122,10 +118,7 @@ export function buildTree(bundleHashes: readonly string[]): MerkleTree {
   };
 }
 
-/**
- * Whether `siblings` lead from the bundle hash's leaf to `root`. Malformed input (a bundle hash, a
- * sibling or a root that is not 32 bytes of lowercase hex) is false, never an exception.
- */
+/** Malformed input is false, never an exception. */
 export function verifyInclusion(bundleSha256: string, siblings: readonly string[], root: string): boolean {
   if (!isBundleSha256(bundleSha256) || !BYTES32_HEX.test(root) || !Array.isArray(siblings)) return false;
   let node = leafBytes(hexToBytes(`0x${bundleSha256}`));

@@ -1,7 +1,6 @@
 /**
- * preflight: the buyer guard's question asked of the server (MCP tool `preflight`, docs/ATTESTATIONS.md
- * "The guard"): would Tollgate's latest signed attestation vouch for paying these exact terms at this
- * URL? The same checks and reason codes as clients/guard, run on the stored envelope.
+ * preflight (MCP tool, docs/ATTESTATIONS.md "The guard"): would the latest signed attestation vouch for paying these
+ * terms at this URL? clients/guard's checks and reason codes.
  */
 import { isAppError } from "@/lib/errors";
 import { badgeKeySet } from "@/lib/badges/server";
@@ -21,11 +20,11 @@ export type PreflightAnswer =
   | { pay: true; reason: "ok"; message: string; endpointId: string; grade: AttestationStatement["grade"]; expiresAt: string }
   | { pay: false; reason: string; message: string; endpointId?: string; grade?: AttestationStatement["grade"] };
 
-/** Evidence older than this is stale, as the guard's default. */
+/** The guard's default. */
 export const PREFLIGHT_MAX_EVIDENCE_AGE_MS = 36 * 3_600_000;
 const REFUSED_VERDICTS = ["avoid", "down"];
 
-/** The first difference between the statement and the terms, as the guard names it; null when none. */
+/** As the guard names it; null when none. */
 export function paymentDifference(s: AttestationStatement, t: PreflightTerms, now: Date): { reason: string; message: string } | null {
   if (now.getTime() - Date.parse(s.scoring.now) > PREFLIGHT_MAX_EVIDENCE_AGE_MS) return { reason: "stale", message: `the grade rests on evidence scored ${s.scoring.now}` };
   if (REFUSED_VERDICTS.includes(s.grade.verdict)) return { reason: s.grade.verdict, message: `the endpoint's grade is ${s.grade.grade ?? "ungraded"} with verdict ${s.grade.verdict}: its evidence says not to pay it` };

@@ -1,8 +1,4 @@
-/**
- * Reading the stored grades: an endpoint's latest attestation and its evidence bundle's bytes (the
- * routes), and the latest grades and daily points of listings (the pages, select and feeds), each in
- * one statement. Only listed (published or unlisted), undeleted listings answer.
- */
+/** Reading stored grades and bundles; only listed, undeleted listings answer. */
 import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { AppError } from "@/lib/errors";
@@ -12,7 +8,6 @@ import type { DsseEnvelope } from "@/lib/badges/dsse";
 import type { AttestationStatement } from "./attestation";
 import type { TrustResult } from "@/lib/trust/engine";
 
-/** What the pages keep beside the signed grade (never signed; shown as is). */
 export interface GradeDetail {
   verdictBecause: string[];
   outlook: TrustResult["outlook"];
@@ -28,7 +23,6 @@ export interface GradeDetail {
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const HEX64 = /^[0-9a-f]{64}$/;
 
-/** A 400 naming the parameter, for ids that cannot be an endpoint's. */
 export function checkEndpointId(id: string): string {
   if (!ID.test(id)) throw new AppError("bad_request", "The endpoint id must be 1–64 letters, digits, '_' or '-'.", [{ pointer: "/id", message: "is not an endpoint id" }]);
   return id;
@@ -51,11 +45,7 @@ export interface StoredAttestation {
   expiresAt: string;
 }
 
-/**
- * The endpoint's latest attestation. 404 `no_endpoint` for an id no listed listing has, `no_attestation`
- * when it was never graded, `attestation_pending` when its latest grade was of an earlier row of the
- * endpoint (a save rewrote it; the next sweep grades it under this id).
- */
+/** `attestation_pending`: the latest grade was of an earlier row of the endpoint. */
 export async function readLatestAttestation(client: Client, endpointId: string): Promise<StoredAttestation> {
   const [r] = await rows<{ endpointFound: boolean; gradeId: string | null; gradedId: string | null; envelope: DsseEnvelope | null; bundleSha256: string | null; issuedAt: string | null; expiresAt: string | null }>(
     client,
@@ -70,12 +60,11 @@ export async function readLatestAttestation(client: Client, endpointId: string):
   if (!r) throw new AppError("not_found", "No listed endpoint has this id.", [{ pointer: "/id", message: "names no listed endpoint" }], { reason: "no_endpoint" });
   if (!r.gradeId) throw new AppError("not_found", "This endpoint has no attestation yet: the trust grade sweep has not graded it.", [], { reason: "no_attestation" });
   if (r.gradedId !== endpointId) throw new AppError("not_found", "The endpoint changed since its latest grade; the next sweep grades it under this id.", [], { reason: "attestation_pending", gradedEndpointId: r.gradedId });
-  // The statement served is the envelope's own payload, decoded: what was signed, not a copy of it.
+  // What was signed, not a copy.
   const statement = JSON.parse(Buffer.from(r.envelope!.payload, "base64").toString("utf8")) as AttestationStatement;
   return { gradeId: r.gradeId, envelope: r.envelope!, statement, bundleSha256: r.bundleSha256!, issuedAt: r.issuedAt!, expiresAt: r.expiresAt! };
 }
 
-/** A resource URL as GET /api/attestations takes it: absolute http(s), compared as origin + path (no query). */
 export function checkResourceUrl(raw: string | null): string {
   const bad = (message: string) => new AppError("bad_request", "url must be the absolute http(s) URL of a listed endpoint.", [{ pointer: "/url", message }]);
   if (raw === null || raw === "") throw bad("is required");
@@ -90,11 +79,6 @@ export function checkResourceUrl(raw: string | null): string {
   return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "") || "/"}`;
 }
 
-/**
- * The latest attestation of the listed endpoint at this URL (baseUrl joined with its path, as
- * lib/probe's endpointUrl joins them), the first by method when several share it unless `method` is
- * given. 404 `no_endpoint` when no listed endpoint is there; otherwise as readLatestAttestation.
- */
 export async function readAttestationByUrl(client: Client, url: string, method: string | null): Promise<StoredAttestation> {
   const found = await rows<{ id: string }>(
     client,
@@ -112,10 +96,7 @@ export async function getAttestationByUrl(url: string, method: string | null): P
   return readAttestationByUrl(await clientOr(), url, method);
 }
 
-/**
- * The canonical bytes of a bundle of this endpoint: its latest attestation's, or (`sha256`) any
- * earlier grade's of the same endpoint. Checked against its hash before it is served.
- */
+/** Checked against its hash. */
 export async function readEvidenceBundle(client: Client, endpointId: string, sha256: string | null): Promise<{ sha256: string; bytes: Buffer }> {
   let hash = sha256;
   if (hash === null) hash = (await readLatestAttestation(client, endpointId)).bundleSha256;
@@ -136,7 +117,6 @@ export async function readEvidenceBundle(client: Client, endpointId: string, sha
   return { sha256: hash, bytes };
 }
 
-/** An endpoint's latest stored grade as the read models use it. */
 export interface StoredGrade {
   listingId: string;
   endpointId: string;
@@ -162,7 +142,6 @@ type GradeRow = Omit<StoredGrade, "band"> & { bandLow: number | null; bandHigh: 
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
-/** The latest grade of every endpoint (listingId, method, path) of these listings, in one statement. */
 export async function readLatestGrades(client: Client, listingIds: readonly string[]): Promise<StoredGrade[]> {
   if (listingIds.length === 0) return [];
   const rs = await rows<GradeRow>(
@@ -183,7 +162,6 @@ export async function readLatestGrades(client: Client, listingIds: readonly stri
 export interface DailyPoint {
   method: string;
   path: string;
-  /** The UTC day (YYYY-MM-DD). */
   day: string;
   at: string;
   score: number | null;
@@ -191,7 +169,6 @@ export interface DailyPoint {
   verdict: string;
 }
 
-/** Per endpoint of the listing, its last stored grade of each UTC day since `since`. */
 export async function readDailyPoints(client: Client, listingId: string, since: Date): Promise<DailyPoint[]> {
   const rs = await rows<DailyPoint>(
     client,
@@ -205,7 +182,6 @@ export async function readDailyPoints(client: Client, listingId: string, since: 
   return rs.map((r) => ({ ...r, score: r.score === null ? null : Number(r.score) }));
 }
 
-/** The routes' entry points: the process's database handle. */
 export async function getLatestAttestation(endpointId: string): Promise<StoredAttestation> {
   return readLatestAttestation(await clientOr(), endpointId);
 }

@@ -1,7 +1,6 @@
 /**
- * The daily root's side of the chain: reads of EvidenceRoots (rootOf, the RootPublished event) and
- * the one send, publish(day, root, leaves), from the house signer through a fair send queue (on the
- * local chain the facilitator's own, so settlements and the root share one nonce sequence).
+ * The daily root's chain side: EvidenceRoots reads and the one send, through a fair send queue (the facilitator's on
+ * the local chain: one nonce sequence).
  */
 import { createWalletClient, defineChain, getAddress, http, publicActions, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -10,7 +9,6 @@ import { FairSendQueue } from "@/lib/chain/send-queue";
 import { env } from "@/lib/env";
 import { EVIDENCE_ROOTS_ABI, rootsTarget, type RootsTarget } from "./evidence-roots";
 
-/** The send queue's caller name for the daily root. */
 export const ROOTS_CALLER = "evidence-roots";
 const ZERO_ROOT = `0x${"00".repeat(32)}` as Hex;
 
@@ -24,21 +22,19 @@ export interface RootChain {
   network: string;
   contract: Address;
   publisher: Address;
-  /** The day's root on chain, or null when it has none. */
   rootOf(day: number): Promise<Hex | null>;
-  /** The RootPublished event of the day, or null. */
   publication(day: number): Promise<Publication | null>;
-  /** Transactions of the publisher the node holds but has not mined. */
+  /** Held by the node, not mined. */
   inFlight(): Promise<number>;
-  /** Send publish(day, root, leaves); resolves with the hash once the node accepted it. */
+  /** Resolves once the node accepted it. */
   send(day: number, root: Hex, leaves: number): Promise<Hex>;
-  /** The mined outcome of a transaction; null while the node has it pending or does not know it (after `timeoutMs`). */
+  /** Null while pending or unknown (after `timeoutMs`). */
   outcome(transaction: Hex, timeoutMs?: number): Promise<"success" | "reverted" | null>;
 }
 
 type Enqueue = <T>(caller: string, send: () => Promise<T>) => Promise<T>;
 
-/** A RootChain for `target`, its sends through `enqueue` (a queue of its own when none is given). */
+/** A queue of its own when `enqueue` is not given. */
 export function createRootChain(target: Pick<RootsTarget, "network" | "contract" | "rpcUrl" | "key">, enqueue?: Enqueue): RootChain {
   const id = Number(target.network.split(":")[1]);
   if (!target.network.startsWith("eip155:") || !Number.isSafeInteger(id)) throw new Error(`daily roots are published on an EVM network (eip155:<chain id>), not ${target.network}`);
@@ -81,7 +77,7 @@ export function createRootChain(target: Pick<RootsTarget, "network" | "contract"
 
 let cached: { key: string; chain: RootChain } | undefined;
 
-/** The configured RootChain, or a reason naming what is missing. */
+/** Or a reason naming what is missing. */
 export function rootChainFromEnv(): RootChain | { unconfigured: string } {
   const target = rootsTarget(env());
   if ("unconfigured" in target) return target;

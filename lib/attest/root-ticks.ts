@@ -1,7 +1,6 @@
 /**
- * The daily root's wiring: the day's bundle hashes are those of the attestations issued that UTC day
- * (trust_grades.issuedAt), the tick publishes due days on the configured chain, and an endpoint's
- * bundle is proved in the root of the day its grade was issued.
+ * The daily root's wiring: a day's bundle hashes are its issued attestations' (trust_grades.issuedAt); an endpoint's
+ * bundle is proved in its issue day's root.
  */
 import type { Tick } from "@/lib/scheduler";
 import { clientOr, isoOf, rows, utcParam, type Client } from "@/lib/sql";
@@ -12,7 +11,7 @@ import { checkBundleHash, checkEndpointId, readLatestAttestation } from "./read"
 
 export const DAILY_ROOT_INTERVAL_MS = 10 * 60_000;
 
-/** The distinct bundle hashes of the attestations issued on `day` (UTC). */
+/** Distinct, of attestations issued on `day` (UTC). */
 export async function attestedBundleHashes(day: number, client: Client): Promise<string[]> {
   const found = await rows<{ sha: string }>(
     client,
@@ -23,7 +22,7 @@ export async function attestedBundleHashes(day: number, client: Client): Promise
   return found.map((r) => r.sha);
 }
 
-/** One run of the tick; `unconfigured` names what is missing when this deployment publishes no roots. */
+/** `unconfigured` names what is missing. */
 export async function runDailyRoot(now?: Date): Promise<PublishRun | { unconfigured: string }> {
   const chain = rootChainFromEnv();
   if ("unconfigured" in chain) return chain;
@@ -33,10 +32,8 @@ export async function runDailyRoot(now?: Date): Promise<PublishRun | { unconfigu
 export const rootTicks: Tick[] = [{ name: "attest.daily-root", intervalMs: DAILY_ROOT_INTERVAL_MS, run: async () => void (await runDailyRoot()) }];
 
 /**
- * The inclusion proof of one listed endpoint's bundle (`sha256`, else its latest attestation's): its
- * day is the day its attestation was issued. The endpoint is resolved as the evidence route does
- * (lib/attest/read.ts): a bundle of a grade of the same listing, method and path. 404 `no_bundle` for
- * a bundle that is not this endpoint's; `root_not_published` while its day has no root on chain.
+ * `sha256`, else the latest attestation's; resolved as the evidence route does. 404 `no_bundle`, or
+ * `root_not_published` while its day has no root.
  */
 export async function endpointBundleProof(endpointId: string, sha256: string | null, client?: Client): Promise<InclusionProof> {
   const id = checkEndpointId(endpointId);

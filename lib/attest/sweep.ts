@@ -1,9 +1,4 @@
-/**
- * The trust grade sweep (docs/TRUST.md "Stored grades"): scores each endpoint of each listed listing
- * with the engine (band on, the page seed), builds its evidence bundle, signs the attestation with the
- * badge keyring and writes grade, bundle and latest pointer in one transaction. One leader at a time
- * (an advisory lock); the same bundle is never written twice.
- */
+/** The trust grade sweep (docs/TRUST.md "Stored grades"), leader-locked; no bundle written twice. */
 import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { endpointUrl } from "@/lib/probe";
@@ -18,13 +13,9 @@ import { ATTESTATION_TTL_MS, signAttestation, type AttestationStatement, type At
 import { buildBundle, type AttestedEndpoint } from "./bundle";
 import type { GradeDetail } from "./read";
 
-/** The seed every stored grade is drawn with: the pages' (lib/catalog/trust.ts PAGE_SEED). */
 export const GRADE_SEED = DEFAULT_SEED;
-/** A grade with no new observation since is renewed once it is this old (its expiry is a day). */
 export const RENEW_AFTER_MS = 6 * 3_600_000;
-/** New passing free observations regrade an endpoint once its grade is this old; a new paid or failing one (or any, after a grade of nothing) at the next tick. */
 export const REGRADE_AFTER_MS = 30 * 60_000;
-/** How far before a grade's `now` a row written after it may have been observed and still be noticed. */
 const LATE_ROWS_MS = 3_600_000;
 export const TRUST_GRADE_LOCK_KEY = 724_021_430;
 
@@ -50,7 +41,6 @@ interface TermsRow {
   payTo: string | null;
 }
 
-/** Each endpoint's listed terms now: URL, method, and the payment (payTo as the latest revision saw it). */
 export async function readEndpointTerms(client: Client, listingId: string): Promise<EndpointTerms[]> {
   const rs = await rows<TermsRow>(
     client,
@@ -85,7 +75,6 @@ export interface PreparedGrade {
   envelope: ReturnType<typeof signAttestation>;
 }
 
-/** Score, bundle and sign one endpoint (no database). */
 export function prepareGrade(rubric: TrustRubric, terms: EndpointTerms, subject: TrustSubject, now: Date, signer: Signer, issuedAt = new Date()): PreparedGrade {
   const endpoint: AttestedEndpoint = { id: terms.endpointId, listingId: terms.listingId, url: terms.url, method: terms.method };
   const built = buildBundle({ endpoint, rubric, scoring: { now, seed: GRADE_SEED, bandOptions: {} }, subject });
@@ -129,7 +118,6 @@ export function prepareGrade(rubric: TrustRubric, terms: EndpointTerms, subject:
   };
 }
 
-/** Writes one prepared grade: bundle, grade, pointer. Inside the caller's transaction. False when that bundle was already graded. */
 export async function writeGrade(tx: Client, g: PreparedGrade): Promise<boolean> {
   const gz = gzipSync(g.bundle.bytes, { level: 6 });
   await rows(
@@ -198,12 +186,10 @@ interface LatestState {
   payment: string;
   scoredAt: string;
   createdAt: string;
-  /** New rows since the grade was written: any, and any paid or failing. */
   fresh: boolean;
   urgent: boolean;
 }
 
-/** Observations of the grade's endpoint written after the grade (read through the observedAt index). */
 const NEW_ROWS = `SELECT 1 FROM "trust_observations" o WHERE o."listingId" = g."listingId" AND o."method" = g."method" AND o."path" = g."path"
   AND o."observedAt" > g."scoredAt" - interval '${LATE_ROWS_MS / 1000} seconds' AND o."createdAt" > g."createdAt"`;
 
@@ -225,7 +211,6 @@ export interface GradeListingOptions {
   now?: Date;
   signer: Signer;
   rubric?: TrustRubric;
-  /** Grade even what is current (new evidence or not). */
   force?: boolean;
 }
 
@@ -236,9 +221,8 @@ export interface GradeListingResult {
 }
 
 /**
- * Grades every endpoint of one listing whose grade is due: never graded; new terms, endpoint id or
- * reading; a new paid or failing observation; new observations and older than REGRADE_AFTER_MS; or
- * older than RENEW_AFTER_MS. All of the listing's writes in one transaction.
+ * Due: never graded; new terms, id or reading; a new paid or failing observation; new observations past
+ * REGRADE_AFTER_MS; or past RENEW_AFTER_MS.
  */
 export async function gradeListing(client: Client, listingId: string, opts: GradeListingOptions): Promise<GradeListingResult> {
   const now = opts.now ?? new Date();
@@ -261,8 +245,7 @@ export async function gradeListing(client: Client, listingId: string, opts: Grad
     return !current;
   });
   if (dueTerms.length === 0) return out;
-  // The observations are read only when something is due.
-  // Every row, archived ones included: bundle format 1 carries them all (docs/ATTESTATIONS.md).
+  // Archived rows too: bundle format 1 carries them all.
   const subjects = await readTrustSubjects(client, listingId, { raw: true });
   const due: PreparedGrade[] = [];
   for (const t of dueTerms) {
@@ -283,12 +266,6 @@ export interface TrustGradeSweepResult extends GradeListingResult {
   ms: number;
 }
 
-/**
- * The listed (published or unlisted), undeleted listings with an endpoint that may be due, in one
- * statement: one never graded or graded under another row id or reading, a grade past renewal, or
- * observations written since a grade (gradeListing then decides with the terms and REGRADE_AFTER_MS).
- * `all`: every listed listing.
- */
 async function listingsToGrade(client: Client, now: Date, readingRef: string, all: boolean): Promise<string[]> {
   const rs = await rows<{ id: string }>(
     client,
@@ -306,7 +283,6 @@ async function listingsToGrade(client: Client, now: Date, readingRef: string, al
   return rs.map((r) => r.id);
 }
 
-/** One sweep over the listed listings that may be due, if this process holds the lock. A listing that fails is counted and left for the next sweep. */
 export async function runTrustGradeSweep(opts: { now?: Date; signer: Signer; client?: Client; force?: boolean; log?: (m: string) => void }): Promise<TrustGradeSweepResult> {
   const started = Date.now();
   const client = await clientOr(opts.client);

@@ -1,8 +1,4 @@
-/**
- * The trust grade sweep's tick: every minute, leader-locked, signing with the badge keyring; each run
- * grades only what is due (lib/attest/sweep.ts gradeListing), so a paid sample or a failure shows
- * within a minute of its write. A grade lasts a day and is renewed within RENEW_AFTER_MS.
- */
+/** The trust grade tick: every minute, leader-locked, grading only what is due. */
 import type { Tick } from "@/lib/scheduler";
 import { signerFor } from "@/lib/badges/keys";
 import { badgeKeyring } from "@/lib/badges/server";

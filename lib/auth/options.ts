@@ -1,14 +1,10 @@
-/**
- * next-auth v4 options. Sessions are JWTs carrying only the user id; the role is read fresh from the
- * database on every protected page, route and action (lib/auth/roles.ts).
- */
+/** next-auth options: JWT sessions carry only the user id; the role is read fresh per request (lib/auth/roles.ts). */
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { userForWallet, verifySiwe } from "@/lib/auth/siwe";
 
-/** The development sign-in exists only when TOLLGATE_DEMO_SIGNIN is set (npm run demo sets it). */
 export function demoSignInEnabled(): boolean {
   return env().TOLLGATE_DEMO_SIGNIN === true;
 }
@@ -19,8 +15,7 @@ export function authOptions(): NextAuthOptions {
       id: "siwe",
       name: "Ethereum wallet",
       credentials: { message: { type: "text" }, signature: { type: "text" } },
-      // The expected domain, URI and chain come from configuration only (lib/env publicOrigin); the
-      // request's Host and X-Forwarded-* headers are never read.
+      // Domain, URI and chain come from configuration only, never from Host or X-Forwarded-* headers.
       async authorize(credentials) {
         if (!credentials?.message || !credentials.signature) return null;
         const outcome = await verifySiwe(credentials.message, credentials.signature);
@@ -37,7 +32,7 @@ export function authOptions(): NextAuthOptions {
         name: "Demo account",
         credentials: { login: { type: "text" } },
         async authorize(credentials) {
-          // Demo accounts only: the flag is checked again at sign-in time, not just at start-up.
+          // The flag is checked again at sign-in, not only at start-up.
           if (!demoSignInEnabled() || !credentials?.login) return null;
           const prisma = await db();
           const user = await prisma.user.findFirst({ where: { demoLogin: credentials.login, demo: true } });

@@ -1,7 +1,4 @@
-/**
- * Authorisation inside every action (docs/spec/style.md practice 6): the role is read fresh from the database
- * on each call, never trusted from a session token or a page check.
- */
+/** Authorisation inside every action: the role is read fresh from the database, never trusted from a token. */
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { Role, User } from "@/lib/generated/prisma/client";
@@ -10,7 +7,6 @@ export type Actor = Pick<User, "id" | "name" | "role" | "organizationId">;
 
 export const MODERATION_ROLES: Role[] = ["moderator", "admin"];
 
-/** The user behind an id, as the database says now; null when unknown. */
 export async function loadActor(userId: string | null | undefined): Promise<Actor | null> {
   if (!userId) return null;
   const prisma = await db();

@@ -1,4 +1,3 @@
-/** The signed-in user for the current request (pages, route handlers, server actions). */
 import { getServerSession } from "next-auth";
 import { authOptions } from "@/lib/auth/options";
 import { loadActor, type Actor } from "@/lib/auth/roles";

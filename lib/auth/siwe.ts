@@ -1,7 +1,5 @@
 /**
- * Sign-In with Ethereum (EIP-4361): the wallet signs a message naming this site and a one-time nonce;
- * viem parses, validates and verifies it. Verification is offline (ecrecover), so it covers externally
- * owned accounts; contract wallets (ERC-1271) would need an RPC, which the embedded default lacks.
+ * Sign-In with Ethereum (EIP-4361), verified offline: externally owned accounts only (ERC-1271 would need an RPC).
  */
 import { getAddress, verifyMessage, type Hex } from "viem";
 import { generateSiweNonce, parseSiweMessage, validateSiweMessage } from "viem/siwe";
@@ -17,26 +15,16 @@ export async function issueNonce(now = new Date()): Promise<string> {
   return nonce;
 }
 
-/**
- * Delete nonces no sign-in can use any more: expired ones, and spent ones (a spent nonce is refused
- * whether its row is there or not). Run by the limits tick (lib/limits/ticks.ts), so anonymous nonce
- * requests leave at most the issue rate times the 10-minute lifetime of rows behind them.
- */
+/** Deletes expired and spent nonces (run by the limits tick). */
 export async function sweepNonces(now = new Date()): Promise<number> {
   const prisma = await db();
   const gone = await prisma.authNonce.deleteMany({ where: { OR: [{ expiresAt: { lte: now } }, { usedAt: { not: null } }] } });
   return gone.count;
 }
 
-/**
- * What a sign-in message must name: this deployment's configured origin and chain, never anything a
- * request carries. A message signed for another site (a phishing page relaying its visitor's
- * signature, with any Host header it likes) names that site, and is refused here.
- */
+/** The configured origin and chain a sign-in message must name; a message signed for another site is refused. */
 export interface SiweExpectation {
-  /** The origin the message's URI must have (scheme://host[:port]). */
   origin: string;
-  /** The EIP-155 chain id the message must name. */
   chainId: number;
 }
 
@@ -45,7 +33,6 @@ export function siweExpectation(): SiweExpectation {
   return { origin: e.publicOrigin, chainId: e.TOLLGATE_SIWE_CHAIN_ID };
 }
 
-/** What the sign-in form puts in the message it asks the wallet to sign, alongside a fresh nonce. */
 export function siweMessageFields(expect: SiweExpectation = siweExpectation()) {
   return { domain: new URL(expect.origin).host, uri: expect.origin, chainId: expect.chainId };
 }
@@ -82,7 +69,7 @@ function originOf(uri: string): string | null {
   }
 }
 
-/** The user for a wallet, created as a seller with an organisation of its own on first sign-in. */
+/** Created as a seller with its own organisation on first sign-in. */
 export async function userForWallet(address: `0x${string}`) {
   const prisma = await db();
   const wallet = address.toLowerCase();

@@ -1,24 +1,4 @@
-/**
- * The house wallet's budget (docs/CANARY.md "The budget"): a cap per UTC day over all listings, a
- * share per seller organisation, a cap per listing and a share per payTo, per day, in atomic units,
- * enforced in the database before anything is signed.
- *
- * A run reserves its worst case once, before its first signature: the sum of its endpoints' listed
- * prices (the canary never signs above a listed price). The reservation is three conditional updates
- * in one transaction, the day's total, the organisation's share, then the listing's (always that
- * order, so two reservations never wait on each other crosswise):
- *
- *     UPDATE canary_budget SET spent = spent + $amount WHERE day = $day AND scope = … AND spent + $amount <= $cap
- *
- * Under READ COMMITTED a second writer waits for the first's row lock and then re-checks the
- * condition against the committed row, so two workers can never take the same headroom; when either
- * row refuses, the transaction rolls back and nothing was reserved. The run row is locked in the
- * same transaction and records what it reserved, so a retried run never reserves twice.
- *
- * When a run finishes, what it reserved for endpoints it never signed for goes back (release()):
- * a signed authorization stays counted even when the seller never settled it, since it could still
- * settle it until it expires.
- */
+/** The house wallet's daily budget (docs/CANARY.md "The budget"), enforced in the database before any signature. */
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -26,19 +6,13 @@ import { exec, rows, type PrismaLike } from "@/lib/sql";
 import { listedSql } from "@/lib/listings/visibility";
 
 export const DAY_SCOPE = "*";
-/** The scope of a seller organisation's share: `org:<organization id>`. */
 export const orgScope = (organizationId: string) => `org:${organizationId}`;
-/** The scope of a payTo's share: `payto:<CAIP-2 network>:<address, lower case>`. */
 export const payToScope = (network: string, payTo: string) => `payto:${network}:${payTo.toLowerCase()}`;
 
 export interface BudgetCaps {
-  /** All listings together, per UTC day (atomic units). */
   day: bigint;
-  /** One listing, per UTC day (atomic units). */
   listing: bigint;
-  /** One seller organisation's listings together, per UTC day (atomic units). */
   organization?: bigint;
-  /** One recipient (payTo) on one network, whoever lists it, per UTC day (atomic units). */
   payTo?: bigint;
 }
 
@@ -52,11 +26,9 @@ export function configuredCaps(): BudgetCaps {
   };
 }
 
-/** A cap left out of `caps` (tests that name only some) is the day's: no tighter than the whole. */
 const orgCap = (caps: BudgetCaps) => caps.organization ?? caps.day;
 const payToCap = (caps: BudgetCaps) => caps.payTo ?? caps.day;
 
-/** The UTC day of an instant, as YYYY-MM-DD. */
 export function utcDay(at: Date = new Date()): string {
   return at.toISOString().slice(0, 10);
 }
@@ -70,10 +42,6 @@ class Refused extends Error {
   }
 }
 
-/**
- * Reserve `amount` for run `runId` of `listingId` on today's budget, once per run. Refused (nothing
- * reserved) when either cap would be passed; answers how much that cap has left.
- */
 export async function reserve(input: { runId: string; listingId: string; amount: bigint; caps?: BudgetCaps; at?: Date }): Promise<Reservation> {
   if (input.amount < 0n) throw new AppError("bad_request", "/amount must not be negative", [{ pointer: "/amount", message: "must not be negative" }]);
   const caps = input.caps ?? configuredCaps();
@@ -117,7 +85,6 @@ async function organizationOf(tx: PrismaLike, listingId: string): Promise<string
   return row.organizationId;
 }
 
-/** Take `amount` from one share of the day's budget, only if it stays within `cap`: one conditional UPDATE. */
 async function takeShare(client: PrismaLike, day: string, scope: string, amount: bigint, cap: bigint): Promise<boolean> {
   const took = await exec(
     client,
@@ -131,13 +98,7 @@ async function takeShare(client: PrismaLike, day: string, scope: string, amount:
   return took === 1;
 }
 
-/**
- * Take `amount` of one payTo's share today, for one endpoint's call, after its quote named the payTo
- * and before the house signs: one conditional update, like the run's reservation. Refused, nothing is
- * taken and the call is not signed. What it takes stays counted (a signed authorization can be
- * settled until it expires); a call interrupted between this and its signature errs on the side of
- * spending less.
- */
+/** What it takes stays counted until the authorization expires. */
 export async function reservePayTo(input: { network: string; payTo: string; amount: bigint; caps?: BudgetCaps; at?: Date }): Promise<{ ok: true } | { ok: false; left: bigint }> {
   const caps = input.caps ?? configuredCaps();
   const cap = payToCap(caps);
@@ -151,7 +112,6 @@ export async function reservePayTo(input: { network: string; payTo: string; amou
   return { ok: false, left: left < 0n ? 0n : left };
 }
 
-/** Give back `amount` of run `runId`'s reservation (never more than it reserved; once per run finish). */
 export async function release(tx: PrismaLike, run: { listingId: string; budgetDay: string; amount: bigint }): Promise<void> {
   if (run.amount <= 0n) return;
   await exec(
@@ -165,7 +125,6 @@ export async function release(tx: PrismaLike, run: { listingId: string; budgetDa
   );
 }
 
-/** What today's caps have left, overall, for one listing and for its organisation (atomic units, never negative). */
 export async function budgetLeft(
   listingId: string | null,
   opts: { caps?: BudgetCaps; at?: Date } = {},
@@ -189,10 +148,6 @@ export async function budgetLeft(
   return { day: max0(caps.day - spentDay), listing: max0(caps.listing - spentListing), organization: max0(orgCap(caps) - spentOrganization), spentDay, spentListing, spentOrganization };
 }
 
-/**
- * What today's caps have left for the day and for each of `listingIds` (atomic units, never
- * negative), in one read: the moderators' desk shows it beside every run.
- */
 export async function budgetLeftForListings(listingIds: string[], opts: { caps?: BudgetCaps; at?: Date } = {}): Promise<{ day: string; caps: BudgetCaps; leftDay: bigint; spentDay: bigint; leftByListing: Map<string, bigint> }> {
   const caps = opts.caps ?? configuredCaps();
   const day = utcDay(opts.at);
@@ -210,7 +165,6 @@ export async function budgetLeftForListings(listingIds: string[], opts: { caps?:
   return { day, caps, leftDay: max0(caps.day - spentDay), spentDay, leftByListing: new Map(listingIds.map((id) => [id, max0(caps.listing - (spent.get(id) ?? 0n))])) };
 }
 
-/** Each organisation's share today, for the moderators' desk: spent of its share, most spent first (the first 200). */
 export async function organizationShares(opts: { caps?: BudgetCaps; at?: Date } = {}): Promise<Array<{ organizationId: string; name: string; spent: bigint; cap: bigint; listings: number }>> {
   const caps = opts.caps ?? configuredCaps();
   const prisma = await db();

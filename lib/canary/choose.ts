@@ -1,8 +1,4 @@
-/**
- * What a canary run calls (docs/CANARY.md "A run", step 1): the listing's payable endpoints, each
- * runnable or named with why not, the request it is called with, the house account that pays it,
- * and the slow threshold.
- */
+/** What a canary run calls (docs/CANARY.md "A run", step 1). */
 import type { Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { ReadOptions } from "@/lib/ledger/confirm-payment";
@@ -11,19 +7,15 @@ import type { BudgetCaps } from "./budget";
 import { houseKeyFor } from "./house";
 import { aboveCeiling } from "./price-ceiling";
 
-/** Where a run may be interrupted on purpose (tests simulate a killed worker by throwing there). */
 export type CanaryStage = "signed" | "paid";
 
 export interface CanaryOptions {
-  /** The house wallet's key for every network (default: the network's TOLLGATE_CANARY_KEY_<namespace>_<reference>, else TOLLGATE_CANARY_KEY). */
   key?: Hex;
-  /** host:port the relay may reach on loopback (default TOLLGATE_PROBE_ALLOW_HOSTS). */
   allowHosts?: string[];
   chain?: ReadOptions;
   caps?: BudgetCaps;
-  /** The most paid per call without a moderator's approval (default TOLLGATE_CANARY_PRICE_CEILING). */
   priceCeiling?: bigint;
-  /** Called as each endpoint's call passes a stage; throwing there interrupts the run as a killed worker would. */
+  /** Throwing there interrupts the run as a killed worker would. */
   onStage?: (stage: CanaryStage, endpoint: { method: string; path: string }) => void | Promise<void>;
 }
 
@@ -54,10 +46,7 @@ export type EndpointRow = {
   priceNetwork: string | null;
 };
 
-/**
- * The slow threshold: the listing's declared timeout (its free-text `timeouts`), read as the longest
- * duration the text states (the text does not say which endpoint is which), capped at the relay's 30 s.
- */
+/** Capped at the relay's 30 s. */
 export function declaredTimeoutMs(timeouts: string | null): number {
   let longest = 0;
   for (const m of (timeouts ?? "").matchAll(/(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|min|minutes?)\b/gi)) {
@@ -68,7 +57,6 @@ export function declaredTimeoutMs(timeouts: string | null): number {
   return longest > 0 && longest < RELAY_DEADLINE_MS ? Math.round(longest) : RELAY_DEADLINE_MS;
 }
 
-/** The endpoint's request example as the relay request: a GET's flat example as its query, otherwise a JSON body. */
 export function requestOf(e: EndpointRow): { query: string; body: string | undefined } {
   if (e.method === "GET" || e.method === "DELETE") {
     const ex = e.requestExample;
@@ -80,7 +68,6 @@ export function requestOf(e: EndpointRow): { query: string; body: string | undef
 }
 
 const accounts = new Map<Hex, PrivateKeyAccount>();
-/** The house account that pays on `network`: the options' key, else the network's own, else the default (lib/canary/house.ts). */
 export function houseAccount(options: CanaryOptions, network: string): PrivateKeyAccount | null {
   const key = options.key ?? houseKeyFor(network);
   if (!key) return null;
@@ -89,10 +76,6 @@ export function houseAccount(options: CanaryOptions, network: string): PrivateKe
   return account;
 }
 
-/**
- * Why the canary cannot call this endpoint, or null: no request example (and not `noParameters`), no
- * machine-readable price, no house key on its network, or priced above the ceiling without approval.
- */
 export function unrunnableReason(e: EndpointRow, options: CanaryOptions, ceiling: bigint, approved: bigint | null): string | null {
   if (e.requestExample === null && !e.noParameters) return "no_request_example";
   if (!e.priceAmount || !e.priceAsset || !e.priceNetwork || !/^\d{1,60}$/.test(e.priceAmount)) return "no_machine_price";

@@ -1,6 +1,6 @@
 /**
- * The canary's judgement (docs/CANARY.md "Outcomes"): one endpoint's outcome from its evidence, the
- * output against its declared schema, the listing's verification from its samples. Pure.
+ * The canary's judgement (docs/CANARY.md "Outcomes"): an endpoint's outcome, its output against the declared schema,
+ * the listing's verification. Pure.
  */
 import { SchemaRefused, sellerSchemas, type ValidateFunction } from "@/lib/seller-schema";
 
@@ -8,7 +8,7 @@ export type SampleOutcome = "pass" | "degraded" | "broken";
 export type Verification = "verified" | "degraded" | "unverified";
 export type ReplayResult = "refused" | "idempotent" | "charged_twice" | "skipped";
 
-/** One answer through the relay, read to its last byte. */
+/** Read to its last byte. */
 export interface Relayed {
   status: number;
   headers: Record<string, string>;
@@ -45,7 +45,7 @@ export function rowFacts(row: LedgerRow | null) {
   };
 }
 
-/** The relay's own failure code (a 502 it answered for the seller), or null. */
+/** A 502 the relay answered for the seller. */
 export function relayErrorCode(r: Relayed): string | null {
   if (r.status !== 502 || !/json/.test(r.headers["content-type"] ?? "")) return null;
   try {
@@ -56,7 +56,7 @@ export function relayErrorCode(r: Relayed): string | null {
   }
 }
 
-/** The output against the endpoint's declared response schema: null when it declares none. */
+/** Null when no schema is declared. */
 export function checkOutput(schema: unknown, body: Buffer, contentType: string | null): { valid: boolean | null; errors: unknown } {
   if (!schema || typeof schema !== "object") return { valid: null, errors: null };
   let fn: ValidateFunction;
@@ -78,7 +78,7 @@ export function checkOutput(schema: unknown, body: Buffer, contentType: string |
   return { valid, errors: valid ? null : (fn.errors ?? []).slice(0, 10).map((x) => ({ instancePath: x.instancePath, keyword: x.keyword, message: x.message })) };
 }
 
-/** The listing's verification from its samples: every one passed → verified; any degraded or broken → degraded; else unverified. */
+/** All passed → verified; any degraded or broken → degraded; else unverified. */
 export function verificationOf(outcomes: Array<SampleOutcome | null>): Verification {
   if (outcomes.some((o) => o === "degraded" || o === "broken")) return "degraded";
   if (outcomes.length > 0 && outcomes.every((o) => o === "pass")) return "verified";
@@ -96,7 +96,7 @@ export interface JudgeInput {
   relayError: string | null;
 }
 
-/** One endpoint's outcome from its evidence (docs/CANARY.md "Outcomes"): the worst finding, with every code of that grade. */
+/** The worst finding, with every code of that grade. */
 export function judge(x: JudgeInput): { outcome: SampleOutcome | null; reason: string } {
   const broken: string[] = [];
   const degraded: string[] = [];

@@ -1,9 +1,6 @@
 /**
- * The canary's leases, on the analysis queue's terms (docs/QUEUE.md "Leases", docs/CANARY.md "Runs"):
- * a claim takes one due run with FOR UPDATE SKIP LOCKED and a fresh token, round-robin across seller
- * organisations; a heartbeat every third of the lease keeps it; a lease that expires (a killed worker)
- * or an attempt that fails puts the run back with the queue's backoff (lib/queue/config.ts); a run
- * that has used its attempts is dead-lettered: finished `unverified: attempts_exhausted`, with why.
+ * The canary's leases on the analysis queue's terms (docs/CANARY.md "Runs"): SKIP LOCKED claims round-robin across
+ * organisations, heartbeats, the queue's backoff, and a dead letter (`unverified: attempts_exhausted`).
  */
 import crypto from "node:crypto";
 import { db } from "@/lib/db";
@@ -11,15 +8,13 @@ import { rows } from "@/lib/sql";
 import { backoffCeilingMs, queueConfig } from "@/lib/queue/config";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 
-/** A run's lease; the worker's heartbeat renews it every third, so a killed worker's run is retried within a minute. */
+/** Renewed every third, so a killed worker's run is retried within a minute. */
 export const CANARY_LEASE_MS = 60_000;
 export const CANARY_MAX_ATTEMPTS = 3;
 
 /**
- * Lease one queued run (the given one, or the next due): state running, a fresh lease token, the
- * attempt counted. Null when none is due. The next due is round-robin across seller organisations:
- * the organisation whose latest run started longest ago (or never) goes first, and within it the
- * oldest due run, so one seller with many listings waits its turn between the others' runs.
+ * The given run or the next due: the organisation whose latest run started longest ago first, then its oldest due
+ * run. Null when none is due.
  */
 export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}): Promise<{ runId: string; leaseToken: string } | null> {
   const prisma = await db();
@@ -42,7 +37,7 @@ export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}):
   return claimed[0] ? { runId: claimed[0].id, leaseToken: token } : null;
 }
 
-/** Renew a held lease; false when it is no longer this token's (expired and reaped, or re-claimed). */
+/** False when no longer this token's. */
 export async function heartbeatRun(runId: string, leaseToken: string, leaseMs: number = CANARY_LEASE_MS): Promise<boolean> {
   const prisma = await db();
   const n = await prisma.canaryRun.updateMany({
@@ -52,7 +47,7 @@ export async function heartbeatRun(runId: string, leaseToken: string, leaseMs: n
   return n.count === 1;
 }
 
-/** A held lease kept alive until stop(); lost() once a heartbeat found it gone. */
+/** lost() once a heartbeat found it gone. */
 export function holdLease(runId: string, leaseToken: string, leaseMs: number = CANARY_LEASE_MS): { lost(): boolean; stop(): void } {
   let lost = false;
   const beat = setInterval(() => {
@@ -65,7 +60,6 @@ export function holdLease(runId: string, leaseToken: string, leaseMs: number = C
   return { lost: () => lost, stop: () => clearInterval(beat) };
 }
 
-/** The wait before a run's next attempt, after `attempts` (the queue's backoff, full jitter when configured). */
 function retryAfter(now: Date, attempts: number): Date {
   const cfg = queueConfig();
   const ceiling = backoffCeilingMs(attempts, cfg);
@@ -73,9 +67,8 @@ function retryAfter(now: Date, attempts: number): Date {
 }
 
 /**
- * Give a run back after a failed or expired attempt (fenced by its token): queued again after the
- * backoff, or, its attempts used, dead-lettered unverified and re-ranked at once. The samples an
- * attempt wrote stay: the retry reconciles any that were signed.
+ * Fenced by its token: queued after the backoff, or dead-lettered and re-ranked. The attempt's samples stay for the
+ * retry to reconcile.
  */
 export async function giveBack(run: { id: string; listingId: string; attempts: number; leaseToken: string | null }, why: string, now: Date = new Date()): Promise<"requeued" | "given_up" | null> {
   const prisma = await db();
@@ -96,7 +89,7 @@ export async function giveBack(run: { id: string; listingId: string; attempts: n
   return n.count === 1 ? "requeued" : null;
 }
 
-/** An attempt that threw: given back at once rather than when its lease expires. */
+/** Given back at once rather than at lease expiry. */
 export async function failAttempt(runId: string, leaseToken: string, error: string): Promise<"requeued" | "given_up" | null> {
   const prisma = await db();
   const run = await prisma.canaryRun.findUnique({ where: { id: runId }, select: { id: true, listingId: true, attempts: true, leaseToken: true } });
@@ -104,7 +97,6 @@ export async function failAttempt(runId: string, leaseToken: string, error: stri
   return giveBack(run, error);
 }
 
-/** Runs whose lease expired (a killed worker) are given back. */
 export async function reapExpiredRuns(now: Date = new Date()): Promise<{ requeued: number; given_up: number }> {
   const prisma = await db();
   const expired = await prisma.canaryRun.findMany({ where: { state: "running", leaseExpiresAt: { lt: now } }, select: { id: true, listingId: true, attempts: true, leaseToken: true } });

@@ -1,9 +1,4 @@
-/**
- * The canary's payment sequence for one endpoint (docs/CANARY.md "A run", steps 2–5): the unpaid
- * call and its quote, the payTo's share, the signature (its nonce stored before the payment leaves),
- * the paid call, the router's row, the replay probe; and the reconciliation of a sample an
- * interrupted attempt left signed. Each answers a Completion, which the run's finish writes.
- */
+/** The canary's payment sequence for one endpoint (docs/CANARY.md "A run", steps 2–5) and its reconciliation. */
 import crypto from "node:crypto";
 import { x402Client, x402HTTPClient } from "@x402/fetch";
 import type { PaymentRequired, PaymentRequirements } from "@x402/fetch";
@@ -25,7 +20,6 @@ import { writeSignedSample, type Completion, type Quoted, type SampleIdentity } 
 
 const EIP3009_STATE = parseAbi(["function authorizationState(address authorizer, bytes32 nonce) view returns (bool)"]);
 
-/** One call through the router's relay as the house; the body is read to its last byte. */
 async function relayAsHouse(slug: string, e: EndpointRow, extra: Record<string, string>, options: CanaryOptions): Promise<Relayed> {
   const { query, body } = requestOf(e);
   const path = e.path.replace(/^\/+/, "");
@@ -47,11 +41,9 @@ export interface CallInput {
   identity: SampleIdentity;
   account: PrivateKeyAccount;
   slowMs: number;
-  /** A pending sample with no nonce yet: nothing was sent for it. */
   priorId: string | null;
 }
 
-/** The quote: the seller's 402 read with @x402/core's HTTP client, its `exact` requirement in the listed network and asset. */
 function quoteOf(unpaid: Relayed, e: EndpointRow): { required: PaymentRequired; quote: PaymentRequirements } | null {
   let required: PaymentRequired;
   try {
@@ -75,7 +67,6 @@ export async function callEndpoint(input: CallInput, options: CanaryOptions): Pr
   const listed = BigInt(e.priceAmount!);
   const identity = { ...input.identity, payer: input.account.address.toLowerCase() };
   const done = (sampleId: string | null, data: Completion["data"], output: Completion["output"] = null): Completion => ({ sampleId, identity, data, output, at: new Date() });
-  // An endpoint judged before anything is signed still leaves its sample (written at the run's finish).
   const unpaidVerdict = (outcome: SampleOutcome | null, reason: string, extra: Record<string, unknown> = {}) => done(input.priorId, { outcome, reason, ...extra });
 
   const unpaid = await relayAsHouse(input.slug, e, {}, options);
@@ -93,7 +84,6 @@ export async function callEndpoint(input: CallInput, options: CanaryOptions): Pr
     quotedNetwork: quote.network,
   };
   if (BigInt(quote.amount) > listed) return unpaidVerdict("degraded", "quote_above_listing", { ...quoted, httpStatus: 402 });
-  // The payTo's share of the day, taken once the quote names it and before anything is signed.
   const share = input.priorId ? { ok: true as const } : await reservePayTo({ network: quote.network, payTo: String(quote.payTo), amount: BigInt(quote.amount), caps: options.caps });
   if (!share.ok) return unpaidVerdict(null, `budget_payto: the payTo's share has ${share.left} left today`, { ...quoted, httpStatus: 402 });
 
@@ -104,7 +94,7 @@ export async function callEndpoint(input: CallInput, options: CanaryOptions): Pr
   const payload = await payer.createPaymentPayload({ ...required, accepts: [quote] });
   const nonce = String((payload.payload as { authorization?: { nonce?: unknown } }).authorization?.nonce ?? "").toLowerCase();
   if (!/^0x[0-9a-f]{64}$/.test(nonce)) throw new AppError("internal", "the signed payment carries no EIP-3009 nonce");
-  // One write before the payment leaves: the sample with its quote and nonce.
+  // One write before the payment leaves: a retry finds it by nonce.
   const sampleId = await writeSignedSample(identity, quoted, nonce, input.priorId);
   await options.onStage?.("signed", e);
 
@@ -116,11 +106,9 @@ export async function callEndpoint(input: CallInput, options: CanaryOptions): Pr
   const delivered = paid.status >= 200 && paid.status < 300;
   const contentType = paid.headers["content-type"] ?? null;
   const output = delivered ? checkOutput(e.responseSchema, paid.body, contentType) : { valid: null, errors: null };
-  // What only the body can tell (the output screen, a reference's recomputation), read before it is dropped.
   const outputFacts = outputFactsOf(paid.body, e.requestExample);
   const replay = await replayProbe(input.slug, e, paymentHeaders, row, identity.payer, options);
-  // The seller's time to its last byte is the relay's measure (around the seller's call, body read
-  // whole), not the relay's own on-chain confirmation after it.
+  // The relay's measure, not its on-chain confirmation after.
   const ttlbMs = row?.latencyMs ?? paid.ttlbMs;
   const verdict = judge({ row, httpStatus: paid.status, quoted, schemaValid: output.valid, ttlbMs, slowMs: input.slowMs, replay: replay.result, relayError: relayErrorCode(paid) });
   return done(
@@ -142,7 +130,6 @@ export async function callEndpoint(input: CallInput, options: CanaryOptions): Pr
   );
 }
 
-/** The router's row for (payer, nonce), confirmed on chain if it still waits. */
 async function ledgerRow(payer: string, nonce: string, options: CanaryOptions): Promise<LedgerRow | null> {
   const prisma = await db();
   const select = { id: true, status: true, reason: true, transactionId: true, chainAmount: true, chainTo: true, network: true, asset: true, blockNumber: true, httpStatus: true, latencyMs: true, house: true, confirmedAt: true } as const;
@@ -155,12 +142,7 @@ async function ledgerRow(payer: string, nonce: string, options: CanaryOptions): 
   return row;
 }
 
-/**
- * The same payment header sent again. Refused (not 2xx) or answered without a second transfer
- * (no new settlement claimed, the same transaction, or one the chain does not show moving the
- * house's money) is fine; a different transaction the chain shows paying from the house is not.
- * The router records the replay on the existing row (one row per payer and nonce).
- */
+/** Only a different transaction paying from the house fails it. */
 async function replayProbe(slug: string, e: EndpointRow, headers: Record<string, string>, row: LedgerRow | null, payer: string, options: CanaryOptions): Promise<{ result: ReplayResult; status: number | null }> {
   if (!row) return { result: "skipped", status: null };
   const again = await relayAsHouse(slug, e, headers, options);
@@ -171,12 +153,7 @@ async function replayProbe(slug: string, e: EndpointRow, headers: Record<string,
   return { result: second === true ? "charged_twice" : "idempotent", status: again.status };
 }
 
-/**
- * A sample an interrupted attempt left pending with its nonce: its payment may have been sent. It is
- * never signed again: the router's row found by (payer, nonce) completes it (the answer's body was
- * not kept, so its output is not judged); with no row, the chain's authorizationState says whether
- * the authorization was used, and the sample is completed without a verdict either way.
- */
+/** Never signed again. */
 export async function reconcile(s: { id: string; payer: string | null; authorizationNonce: string | null; quotedAmount: string | null; quotedPayTo: string | null; quotedNetwork: string | null; quotedAsset: string | null }, identity: SampleIdentity, options: CanaryOptions): Promise<Completion> {
   const done = (data: Completion["data"]): Completion => ({ sampleId: s.id, identity, data, output: null, at: new Date() });
   const row = await ledgerRow(s.payer!, s.authorizationNonce!, options);

@@ -1,8 +1,6 @@
 /**
- * The canary's writes (docs/CANARY.md "A run", "Batched writes"): the one write before a payment
- * leaves (the sample, pending, with its quote and signed nonce), and the one transaction that ends a
- * run: every sample completed with its paid observations, the run finished (fenced by its lease
- * token), the listing's verification, the budget never signed for given back. Then the re-rank.
+ * The canary's writes (docs/CANARY.md "Batched writes"): the sample before a payment leaves, and the one transaction
+ * that ends a run, then the re-rank.
  */
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -19,7 +17,7 @@ export interface RunResult {
   reason: string;
 }
 
-/** Who a sample is of: written with it, never changed (the samples' trigger). */
+/** Written with the sample, never changed. */
 export interface SampleIdentity {
   runId: string;
   listingId: string;
@@ -32,11 +30,7 @@ export interface SampleIdentity {
 
 export type Quoted = { quotedAmount: string; quotedPayTo: string; quotedAsset: string; quotedNetwork: string };
 
-/**
- * What happened to one endpoint, held until the run's finish writes it. `sampleId` names the pending
- * sample written before its payment; null for an endpoint judged before anything was signed (its
- * sample is written completed). `output` is what the answer's body told while in hand.
- */
+/** `sampleId`: the pending sample written before payment; null when judged before signing. */
 export interface Completion {
   sampleId: string | null;
   identity: SampleIdentity;
@@ -45,11 +39,7 @@ export interface Completion {
   at: Date;
 }
 
-/**
- * The sample, pending, with its quote and the signed authorization's nonce, before the payment
- * leaves: a retry finds the payment by that nonce and never signs for the endpoint again. A pending
- * sample an older attempt left without a nonce (nothing was sent for it) gets them now.
- */
+/** Before the payment leaves: a retry finds the payment by nonce and never signs again. */
 export async function writeSignedSample(identity: SampleIdentity, quoted: Quoted, nonce: string, priorId: string | null): Promise<string> {
   const prisma = await db();
   if (!priorId) return (await prisma.canarySample.create({ data: { ...identity, ...quoted, authorizationNonce: nonce }, select: { id: true } })).id;
@@ -73,14 +63,11 @@ export interface FinishInput {
   leaseToken: string;
   listingId: string;
   completions: Completion[];
-  /** A run ended before any endpoint was called; without it the outcome comes from the run's samples. */
+  /** A run ended before any call; otherwise the outcome comes from the samples. */
   fixed?: { state: "done" | "deferred"; outcome: Verification | null; reason: string };
 }
 
-/**
- * Finish a run in one transaction. A run whose lease was lost (another worker holds it now) writes
- * nothing: the transaction rolls back, and the lease's holder reconciles the pending samples.
- */
+/** A run whose lease was lost writes nothing; the lease's holder reconciles. */
 export async function finishRun(input: FinishInput): Promise<RunResult> {
   const { runId, leaseToken, listingId } = input;
   const prisma = await db();
@@ -99,8 +86,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
       data: { state, outcome: state === "done" ? outcome : null, reason: reason.slice(0, 2000), finishedAt: new Date(), leaseToken: null, leaseExpiresAt: null },
     });
     if (moved.count !== 1) throw new AppError("conflict", `canary run ${runId} lost its lease before it finished`);
-    // A listing changed since this run started (its verification reset meanwhile) keeps the reset's
-    // status: the run judged what was listed before; a run of what is listed now goes to the front.
+    // A listing reset since this run started keeps the reset's status.
     const [listing] = await rows<{ stale: boolean; resetReason: string | null; status: string }>(
       tx,
       `SELECT COALESCE(l."verificationResetAt" > r."startedAt", false) AS stale, l."verificationResetReason" AS "resetReason", l."verificationStatus"::text AS "status"
@@ -121,7 +107,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
     }
     return { state, outcome: state === "done" ? outcome : null, reason, changed };
   });
-  // The verification moves the rank factor; an unchanged one leaves the rank to the sweep.
+  // An unchanged verification leaves the rank to the sweep.
   if (ended.changed) await recomputeListingRank(listingId);
   return { runId, state: ended.state, outcome: ended.outcome, reason: ended.reason };
 }

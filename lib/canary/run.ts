@@ -1,8 +1,6 @@
 /**
- * A canary run (docs/CANARY.md "A run"): the house wallet pays every listable endpoint of a listing
- * through the router's relay, one immutable sample per endpoint, and the run's outcome becomes the
- * listing's verification. The parts: what to call (choose.ts), the payment sequence (pay.ts), the
- * judgement (judge.ts), the writes (record.ts), the lease (lease.ts).
+ * A canary run (docs/CANARY.md "A run"): the house pays every listable endpoint through the relay, one immutable
+ * sample each; the outcome becomes the listing's verification.
  */
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -18,10 +16,7 @@ import { finishRun, type Completion, type RunResult } from "./record";
 export type { CanaryOptions, CanaryStage } from "./choose";
 export type { RunResult } from "./record";
 
-/**
- * Execute a leased run (state running, this lease token): the whole run, or what an interrupted
- * attempt left. Answers the run's result; throws when interrupted (the run is given back and retried).
- */
+/** The whole run, or what an interrupted attempt left; throws when interrupted (given back and retried). */
 export async function executeRun(runId: string, leaseToken: string, options: CanaryOptions & { leaseMs?: number } = {}): Promise<RunResult> {
   const prisma = await db();
   const run = await prisma.canaryRun.findUnique({ where: { id: runId } });
@@ -39,8 +34,7 @@ export async function executeRun(runId: string, leaseToken: string, options: Can
   if (!listing.protocols.includes("x402")) return finish("done", "unverified", `protocol_not_supported: ${listing.protocols.join(", ") || "none"} (the canary pays over x402)`);
   if (!options.key && !anyHouseKey()) return finish("done", "unverified", "no_house_wallet");
 
-  // An endpoint the canary cannot call is named in a sample without a verdict: the listing cannot be
-  // verified, but the endpoints it can call still are.
+  // An endpoint the canary cannot call gets a sample without a verdict.
   const [ceiling, approved] = [options.priceCeiling ?? priceCeiling(), await approvedUpTo(listing.id)];
   const unrunnable = (e: EndpointRow) => unrunnableReason(e, options, ceiling, approved);
   const runnable = endpoints.filter((e) => unrunnable(e) === null);

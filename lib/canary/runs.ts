@@ -1,10 +1,6 @@
 /**
- * The canary's queue (docs/CANARY.md "Runs"): runs are rows of `canary_runs`, leased on the analysis
- * queue's terms (lib/canary/lease.ts). One active (queued or running) run per listing is a partial
- * unique index; a retry finds the samples an earlier attempt wrote (lib/canary/run.ts).
- *
- * Runs are requested on publish (a published listing never run), every 24 hours, and on demand (a
- * moderator). A suspended listing's canary is never queued.
+ * The canary's queue (docs/CANARY.md "Runs"): `canary_runs`, one active run per listing (a partial unique index),
+ * requested on publish, daily and on demand.
  */
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -14,14 +10,13 @@ import { anyHouseKey } from "./house";
 import { claimRun, failAttempt } from "./lease";
 import { executeRun, type CanaryOptions, type RunResult } from "./run";
 
-/** How often each published listing is run. */
 export const CANARY_EVERY_MS = 24 * 60 * 60_000;
 
 export type CanaryTrigger = "publish" | "schedule" | "moderator" | "listing_change";
 
 const ONE_ACTIVE = "canary_runs_one_active";
 
-/** Queue a run for a listing, or answer the run already active for it. */
+/** Or the run already active for it. */
 export async function requestRun(input: { listingId: string; trigger: CanaryTrigger; requestedBy: string }): Promise<{ runId: string; created: boolean }> {
   const prisma = await db();
   const listing = await prisma.listing.findUnique({ where: { id: input.listingId }, select: { canarySuspendedAt: true } });
@@ -38,10 +33,7 @@ export async function requestRun(input: { listingId: string; trigger: CanaryTrig
   }
 }
 
-/**
- * Claim and execute due runs, one at a time, up to `limit`. A run that throws is given back at once:
- * queued again after the queue's backoff, or dead-lettered once its attempts are used (lib/canary/lease.ts).
- */
+/** One at a time, up to `limit`; a run that throws is given back at once. */
 export async function runDueRuns(options: CanaryOptions & { limit?: number } = {}): Promise<RunResult[]> {
   const out: RunResult[] = [];
   for (let i = 0; i < (options.limit ?? 5); i++) {
@@ -58,10 +50,7 @@ export async function runDueRuns(options: CanaryOptions & { limit?: number } = {
   return out;
 }
 
-/**
- * Request, claim and execute one listing's run now (on demand, the demo, the tests). Throws what
- * interrupts it (its lease then expires and the run is retried).
- */
+/** Now (on demand, the demo, the tests); throws what interrupts it. */
 export async function runCanary(listingId: string, request: { trigger?: CanaryTrigger; requestedBy?: string } = {}, options: CanaryOptions = {}): Promise<RunResult> {
   const { runId } = await requestRun({ listingId, trigger: request.trigger ?? "moderator", requestedBy: request.requestedBy ?? "system:canary" });
   const lease = await claimRun({ runId });
@@ -70,11 +59,8 @@ export async function runCanary(listingId: string, request: { trigger?: CanaryTr
 }
 
 /**
- * Queue the runs that are due: every published listing not suspended and without an active run
- * whose last run was created more than CANARY_EVERY_MS ago, or was deferred on an earlier UTC day
- * (the budget's next window: its caps and shares start afresh at midnight UTC, not a day after the
- * deferral) (trigger `schedule`), or that has never been run (trigger `publish`: its first run after
- * publication). Answers how many were queued.
+ * Published, not suspended, no active run, and last run older than CANARY_EVERY_MS or deferred on an earlier UTC day
+ * (`schedule`), or never run (`publish`).
  */
 export async function queueDueRuns(now: Date = new Date()): Promise<number> {
   const prisma = await db();
@@ -95,7 +81,7 @@ export async function queueDueRuns(now: Date = new Date()): Promise<number> {
   );
 }
 
-/** Whether this process can pay canary calls (a house key is configured). */
+/** A house key is configured. */
 export function canaryConfigured(): boolean {
   return anyHouseKey();
 }

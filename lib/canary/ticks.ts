@@ -1,14 +1,6 @@
 /**
- * The canary's scheduled work (docs/CANARY.md "Runs"), run by the web server's scheduler
- * (lib/jobs/server-jobs.ts) where the house key is configured:
- *
- * - `canary.schedule` (every minute): queue a `publish` run for each published listing never run,
- *   and a `schedule` run for each whose last run is 24 hours old (one active run per listing);
- * - `canary.runs` (every 10 s): put back runs whose lease expired (a killed worker; the retry
- *   reconciles what it sent), then claim and execute due runs one at a time.
- *
- * Without a house key (TOLLGATE_CANARY_KEY or one per network) neither does anything: nothing can be paid, and every listing stays
- * unverified (a moderator's on-demand run then finishes `unverified: no_house_wallet`).
+ * The canary's ticks (docs/CANARY.md "Runs"): `canary.schedule` queues due runs, `canary.runs` reaps and executes
+ * them. Without a house key neither does anything.
  */
 import type { Tick } from "@/lib/scheduler";
 import { reapExpiredRuns } from "./lease";

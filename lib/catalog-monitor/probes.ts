@@ -1,8 +1,6 @@
 /**
- * What a worker does with a job: the real probe (default), or a fixture that builds evidence
- * without any network for load and crash tests (`--probe=noop-fixture`). The fixture's evidence
- * says so in its vantage ("fixture:noop") and in a finding, so a result made from it is never
- * mistaken for a probed one.
+ * What a worker does with a job: the real probe, or a no-network fixture for load and crash tests
+ * (`--probe=noop-fixture`) whose evidence says "fixture:noop" so it is never mistaken for a probe.
  */
 import { draftListingFromUrl } from "@/lib/discovery/import";
 import type { ListingDocument } from "@/lib/listing-document/document";
@@ -15,18 +13,15 @@ export type ProbeOutcome =
   | { ok: true; evidence: ProbeEvidence; document: ListingDocument | null }
   | { ok: false; reason: string; retryable: boolean };
 
-/** Endpoints probed of all, reported as the probe goes (the owner's live progress). */
 export type ProbeProgress = (done: number, total: number) => void;
 
 export type ProbeFn = (job: LeasedJob, signal: AbortSignal, onProgress?: ProbeProgress) => Promise<ProbeOutcome>;
 
 /**
- * The default: draft the listing when the job is a bare URL (step 2 of lib/intake's
- * register-listing.ts), then probe it (SSRF-guarded, never paying). The draft's unpaid calls (this
- * run's, or the form door's handed over with a publish job) are the probe's evidence for the same
- * requests, so each endpoint is called once per submission.
+ * Drafts the listing when the job is a bare URL, then probes it; the draft's unpaid calls are the probe's evidence,
+ * so each endpoint is called once per submission.
  */
-export function realProbe(opts: { vantage?: string; /** DNS for the draft and the probe; default the system resolver (tests answer their own names). */ resolver?: Resolver } = {}): ProbeFn {
+export function realProbe(opts: { vantage?: string; /** DNS for the draft and the probe; default the system resolver. */ resolver?: Resolver } = {}): ProbeFn {
   return async (job, _signal, onProgress) => {
     let document = job.document;
     let drafted: ListingDocument | null = null;
@@ -34,7 +29,7 @@ export function realProbe(opts: { vantage?: string; /** DNS for the draft and th
     if (!document) {
       const draft = await draftListingFromUrl(job.targetUrl, { allowHosts: job.allowHosts, resolver: opts.resolver });
       if (!draft.ok) {
-        // A refusal is the target's fault and will not change on retry; a fetch error might.
+        // A refusal will not change on retry; a fetch error might.
         return "refusal" in draft
           ? { ok: false, reason: `refused_target: ${draft.refusal}: ${draft.detail}`, retryable: false }
           : { ok: false, reason: `draft failed: ${draft.error}: ${draft.detail}`, retryable: true };
@@ -48,10 +43,7 @@ export function realProbe(opts: { vantage?: string; /** DNS for the draft and th
   };
 }
 
-/**
- * Evidence as if every endpoint answered 402 with a valid x402 v2 challenge, built from the
- * document alone. Optional delay simulates a slow probe (the SIGKILL-mid-job test needs one).
- */
+/** Evidence as if every endpoint answered 402 with a valid x402 v2 challenge; delayMs simulates a slow probe. */
 export function fixtureProbe(opts: { delayMs?: number } = {}): ProbeFn {
   return async (job, signal, onProgress) => {
     const document = job.document ?? fixtureDraft(job.targetUrl);
@@ -91,7 +83,7 @@ export function fixtureEvidence(document: ListingDocument, now: Date = new Date(
     logo: logo ? { ...logo, contentType: "image/png", isImage: true } : null,
     docs: resource(document.docsUrl),
     discovery: discovery ? { ...discovery, kind: "well-known-x402" } : null,
-    // No docs page was fetched, so D3 (readiness/1.1.0) observes none.
+    // No docs page was fetched, so D3 observes none.
     endpointDocs: [],
     findings: [finding],
   };

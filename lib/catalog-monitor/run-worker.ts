@@ -1,11 +1,6 @@
 /**
- * The catalog-monitor worker loop. It holds NO database credentials: everything goes through an
- * OpsClient — HTTP to the ops API for separate processes (`npm run worker`), or direct calls when
- * it runs inside the web server (the embedded default; see in-process.ts).
- *
- * Per job: report "probing" and keep the lease alive with heartbeats every third of its length,
- * probe, then post the evidence (complete) or give the job back with a reason (fail). A job whose
- * lease was lost is dropped: another worker owns it now, and the API would refuse our answer anyway.
+ * The catalog-monitor worker loop: no database credentials, everything through an OpsClient (HTTP, or direct calls
+ * in-process). A job whose lease was lost is dropped: another worker owns it.
  */
 import crypto from "node:crypto";
 import os from "node:os";
@@ -17,11 +12,11 @@ export interface WorkerOptions {
   ops: OpsClient;
   probe: ProbeFn;
   workerId?: string;
-  /** Jobs in flight at once (each claim asks for the free slots). Default 4. */
+  /** Default 4. */
   concurrency?: number;
-  /** Lease length to ask for. Default 60 s. */
+  /** Default 60 s. */
   leaseMs?: number;
-  /** Sleep when the queue is empty. Default 1 s. */
+  /** Default 1 s. */
   idlePollMs?: number;
   signal?: AbortSignal;
   log?: (line: string) => void;
@@ -59,7 +54,7 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerStats> {
         if (claimed.waiting && claimed.waiting.reason !== lastWaiting) log(claimed.waiting.reason);
         lastWaiting = claimed.waiting?.reason ?? null;
       } catch (e) {
-        // The HTTP client already retried with backoff; keep the loop alive and try again later.
+        // The HTTP client already retried; keep the loop alive.
         log(`claim failed: ${(e as Error).message}`);
         await abortableSleep(idlePollMs, signal);
       }
@@ -70,7 +65,6 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerStats> {
       inflight.add(p);
     }
     if (jobs.length === 0) {
-      // Nothing new: wait for a slot to free up or for the poll interval, whichever is first.
       await Promise.race([abortableSleep(idlePollMs, signal), ...inflight]);
     } else if (inflight.size >= concurrency) {
       await Promise.race([...inflight]);
@@ -90,8 +84,7 @@ async function runJob(job: LeasedJob, opts: WorkerOptions & { workerId: string; 
       lost.abort();
     }
   };
-  // Live progress: the probe's endpoints done of all, sent on the next heartbeat; a change sends one
-  // early (at most every PROGRESS_BEAT_MS), so the owner sees "endpoint n of m" as it moves.
+  // Progress goes on the next heartbeat; a change sends one early (at most every PROGRESS_BEAT_MS).
   let progress: { done: number; total: number } | undefined;
   let lastSent = "";
   let progressTimer: ReturnType<typeof setTimeout> | null = null;
@@ -116,7 +109,7 @@ async function runJob(job: LeasedJob, opts: WorkerOptions & { workerId: string; 
   };
   const timer = setInterval(beat, Math.max(50, Math.floor(leaseMs / 3)));
   try {
-    await beat(); // reports step "probing" at once
+    await beat();
     if (lost.signal.aborted) return;
     const started = performance.now();
     const outcome = await opts.probe(job, lost.signal, onProgress).catch((e: Error) => ({ ok: false as const, reason: `probe crashed: ${e.message}`, retryable: true }));
@@ -136,11 +129,11 @@ async function runJob(job: LeasedJob, opts: WorkerOptions & { workerId: string; 
       }
     } catch (e) {
       if (e instanceof LeaseLostError) return markLost(e.message);
-      // The API refused the evidence (4xx) or stayed down past the retries: give the job back if we still can.
+      // Evidence refused (4xx) or the API down past the retries: give the job back if we still can.
       log(`completing ${job.id} failed: ${(e as Error).message}`);
       await ops.fail(job.id, { leaseToken: job.leaseToken, reason: `completion refused: ${(e as Error).message}`.slice(0, 2000), retryable: true }).then(
         () => void stats.failed++,
-        () => {}, // the lease will expire and the reaper re-queues it
+        () => {}, // the lease expires and the reaper re-queues it
       );
     }
   } finally {
@@ -149,7 +142,6 @@ async function runJob(job: LeasedJob, opts: WorkerOptions & { workerId: string; 
   }
 }
 
-/** The earliest a progress change is sent after the last one (the lease's own heartbeats carry it too). */
 const PROGRESS_BEAT_MS = 200;
 
 export class OpsHttpError extends Error {
@@ -162,16 +154,15 @@ export class OpsHttpError extends Error {
 export interface HttpOpsOptions {
   apiUrl: string;
   token: string;
-  /** Retries on connection errors, 5xx and 429: full-jitter backoff from baseMs up to capMs. */
+  /** Full-jitter backoff on connection errors, 5xx and 429. */
   retry?: { baseMs?: number; capMs?: number; maxElapsedMs?: number };
   fetch?: typeof fetch;
   log?: (line: string) => void;
 }
 
 /**
- * The ops API over HTTP with `Authorization: Bearer <TOLLGATE_WORKER_TOKEN>`. Connection errors
- * and 5xx (the API or its database restarting) are retried with capped exponential backoff; a 409
- * lease_lost becomes LeaseLostError; other 4xx are thrown as they are (retrying cannot fix them).
+ * The ops API over HTTP: connection errors and 5xx retried with capped backoff, 409 lease_lost → LeaseLostError,
+ * other 4xx thrown.
  */
 export function httpOpsClient(o: HttpOpsOptions): OpsClient {
   const base = o.apiUrl.replace(/\/+$/, "");

@@ -1,10 +1,4 @@
-/**
- * Tollgate's own x402 facilitator for the local chain: @x402/core's `x402Facilitator` with @x402/evm's
- * exact scheme (EIP-3009, submitted and paid for by the signer), served by /api/facilitator/* (x402 v2).
- * Here: the payload's shape, what is refused before any send (zero value, the preflight), and the
- * signer's sends round-robin per caller; who may call, limits and gas budget: lib/facilitator.
- * Configured by TOLLGATE_CHAIN_RPC_URL and TOLLGATE_FACILITATOR_KEY; without them, 503 `unavailable`.
- */
+/** Tollgate's own x402 facilitator for the local chain (EIP-3009 exact scheme); its door is lib/facilitator. */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from "@x402/core/types";
@@ -30,53 +24,30 @@ function walletClientFor(rpcUrl: string, privateKey: Hex) {
 
 export interface FacilitatorSetup {
   facilitator: x402Facilitator;
-  /** The signer that submits settlements (and pays their gas). */
   address: Address;
   network: Network;
-  /** How many of the signer's chain calls met an RPC outage so far (see chainCall). */
   outages(): number;
-  /** The signer's sends, one at a time, round-robin across callers (./send-queue.ts); other house sends (the daily root) enqueue here too. */
+  /** One at a time, round-robin across callers (./send-queue.ts). */
   sends: Pick<FairSendQueue, "pending" | "history" | "enqueue">;
-  /** The node's reads (preflight simulation, balances), as the signer's account. */
   client: FacilitatorClient;
 }
 
-/** The caller a settlement is for, carried into the signer's sends (the queue is per caller). */
 interface CallContext {
   caller: string;
-  /** Gas of the transactions this call sent, summed from their receipts. */
   gasUsed: bigint;
 }
 const callContext = new AsyncLocalStorage<CallContext>();
 
-/** The caller of a call made in this process without naming one (a test rig's in-process seller). */
 export const IN_PROCESS_CALLER = "in-process";
 
-/** The signer methods the exact EVM scheme calls; each is watched for RPC outages. */
 const SIGNER_METHODS = ["readContract", "verifyTypedData", "writeContract", "sendTransaction", "waitForTransactionReceipt", "getCode"] as const;
-/** The methods that send a transaction from the signer (and so take its next nonce). */
 const SENDS: ReadonlySet<string> = new Set(["writeContract", "sendTransaction"]);
 
-/** A facilitator for the local chain at `rpcUrl`, signing with `privateKey`. */
 export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorSetup {
   const client = walletClientFor(rpcUrl, privateKey);
   const account = client.account;
-  // toFacilitatorEvmSigner spreads the client and answers getAddresses() with `client.address`, which
-  // a viem wallet client does not have (it has account.address): without it the signer list is
-  // [undefined]. The cast bridges viem 2.57's stricter verifyTypedData parameter union and the
-  // plain-record shape @x402/evm declares; the methods are viem's own.
-  //
-  // @x402/evm 2.27 swallows some RPC failures: a getCode that cannot reach the node makes
-  // verify answer `invalid_exact_evm_signature`. Counting outages at the signer lets chainCall turn
-  // such an answer into 503 `unavailable` (unmeasured) instead of a verdict on the payment.
-  //
-  // One signer means one nonce sequence. viem fills each transaction's nonce from the node's pending
-  // count, so two settlements sent at once take the same nonce and all but one fail
-  // (`invalid_exact_evm_transaction_failed`): the market's buyers and the canary's house calls do
-  // settle at once. The signer's sends go out one at a time: each waits until the previous one was
-  // accepted by the node (not mined), so the pending count already includes it. Each caller has its
-  // own queue, served round-robin (./send-queue.ts), so one caller's flood delays another's
-  // settlement by at most one send; the receipts' gas is added to the call's context for the budget.
+  // getAddresses() needs `client.address`, which a viem wallet client lacks. @x402/evm swallows some RPC failures
+  // into `invalid_exact_evm_signature`, so outages are counted for chainCall.
   let outages = 0;
   const queue = new FairSendQueue();
   const watched: Record<string, unknown> = { ...client, address: account.address };
@@ -107,14 +78,13 @@ export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorS
         : call;
   }
   const signer = toFacilitatorEvmSigner(watched as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
-  // The bazaar extension is served by the door (lib/facilitator/receipt.ts); registered so `supported` names it.
+  // Registered so `supported` names it; served by lib/facilitator/receipt.ts.
   const facilitator = new x402Facilitator().register(LOCAL_NETWORK, new ExactEvmScheme(signer)).registerExtension({ key: "bazaar" });
   return { facilitator, address: account.address, network: LOCAL_NETWORK, outages: () => outages, sends: queue, client };
 }
 
 let cached: { key: string; setup: FacilitatorSetup } | undefined;
 
-/** The configured facilitator, or AppError `unavailable` naming the missing setting. */
 export function facilitatorFromEnv(e: Pick<Env, "TOLLGATE_CHAIN_RPC_URL" | "TOLLGATE_FACILITATOR_KEY"> = env()): FacilitatorSetup {
   const missing = [!e.TOLLGATE_CHAIN_RPC_URL && "TOLLGATE_CHAIN_RPC_URL", !e.TOLLGATE_FACILITATOR_KEY && "TOLLGATE_FACILITATOR_KEY"].filter(Boolean);
   if (missing.length > 0 || !e.TOLLGATE_CHAIN_RPC_URL || !e.TOLLGATE_FACILITATOR_KEY) {
@@ -125,7 +95,7 @@ export function facilitatorFromEnv(e: Pick<Env, "TOLLGATE_CHAIN_RPC_URL" | "TOLL
   return cached.setup;
 }
 
-// ---- The x402 v2 facilitator request body (as @x402/core's PaymentRequirementsV2 / PaymentPayloadV2).
+// ---- The x402 v2 request body (@x402/core's PaymentRequirementsV2 / PaymentPayloadV2).
 
 const caip2 = z.string().regex(/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/, "must be a CAIP-2 network id such as eip155:8453");
 const extra = z.record(z.string(), z.unknown()).nullish();
@@ -160,7 +130,6 @@ export const FacilitatorRequestBody = z.object({
 export type FacilitatorRequest = z.infer<typeof FacilitatorRequestBody>;
 
 function toCore(body: FacilitatorRequest): { payload: PaymentPayload; requirements: PaymentRequirements } {
-  // The zod shapes above mirror @x402/core's v2 types; only the template-literal Network type differs.
   const strip = <T extends { extra?: Record<string, unknown> | null }>(r: T) => ({ ...r, extra: r.extra ?? undefined });
   const payload = {
     ...body.paymentPayload,
@@ -171,7 +140,6 @@ function toCore(body: FacilitatorRequest): { payload: PaymentPayload; requiremen
   return { payload, requirements: strip(body.paymentRequirements) as unknown as PaymentRequirements };
 }
 
-/** Why (scheme, network) is not ours to verify, as an x402 error code and message; null when it is. */
 function unsupported(setup: FacilitatorSetup, r: PaymentRequirements): { reason: string; message: string } | null {
   const kinds = setup.facilitator.getSupported().kinds;
   if (!kinds.some((k) => k.scheme === r.scheme)) {
@@ -185,11 +153,7 @@ function unsupported(setup: FacilitatorSetup, r: PaymentRequirements): { reason:
 
 const UNAVAILABLE = "The facilitator's chain RPC did not answer; try again later.";
 
-/**
- * A chain that cannot be read is a 503, not a verdict on the payment: a thrown outage, or a refusal
- * reached while the signer met an outage (`refused(result)` true and the outage count went up). A
- * settlement already broadcast (it names a transaction) is returned as it is.
- */
+/** An unreadable chain is a 503, not a verdict; a broadcast settlement is returned as it is. */
 async function chainCall<T>(setup: FacilitatorSetup, run: () => Promise<T>, refused: (result: T) => boolean): Promise<T> {
   const before = setup.outages();
   let result: T;
@@ -221,7 +185,6 @@ export const ExactEvmPayloadBody = z.object({
 });
 export type ExactEvmPayload = z.infer<typeof ExactEvmPayloadBody>;
 
-/** What the exact EVM scheme reads from requirements: an ERC-20 and a recipient address, an EIP-712 domain. */
 const ExactEvmRequirementsBody = z.object({
   asset: hexOf(20),
   payTo: hexOf(20),
@@ -236,17 +199,12 @@ function parseAt<S extends z.ZodType>(schema: S, value: unknown, at: string): z.
   throw new AppError("bad_request", `request body is invalid at ${details[0].pointer}: ${details[0].message}`, details);
 }
 
-/**
- * The payload's EIP-3009 authorization (and the requirements' token, recipient and domain, which the
- * scheme reads), or a 400 naming the JSON pointer of what is not.
- */
 export function exactEvmPayload(body: FacilitatorRequest): ExactEvmPayload {
   parseAt(ExactEvmRequirementsBody, body.paymentRequirements, "/paymentRequirements");
   parseAt(ExactEvmRequirementsBody, body.paymentPayload.accepted, "/paymentPayload/accepted");
   return parseAt(ExactEvmPayloadBody, body.paymentPayload.payload, "/paymentPayload/payload");
 }
 
-/** The payer an x402 payload names (its authorization's `from`), or null when it names none. */
 export function payerOf(body: FacilitatorRequest): Address | null {
   const parsed = ExactEvmPayloadBody.safeParse(body.paymentPayload.payload);
   return parsed.success ? getAddress(parsed.data.authorization.from) : null;
@@ -259,16 +217,12 @@ export const SIMULATION_FAILED = "invalid_exact_evm_transaction_simulation_faile
 
 type Refusal = { reason: string; message: string };
 
-/** A zero-value authorization moves nothing and only burns the signer's gas: refused before any read. */
+/** Refused before any read: it only burns gas. */
 function zeroValue(p: ExactEvmPayload): Refusal | null {
   return BigInt(p.authorization.value) === 0n ? { reason: ZERO_VALUE, message: "the authorization's value is 0: nothing would be paid, so nothing is submitted" } : null;
 }
 
-/**
- * Before the signer sends anything: the payer's balance covers the value, the nonce is unused, and
- * the node simulates transferWithAuthorization from the signer without a revert. A refusal here
- * costs the house no gas.
- */
+/** Balance, unused nonce, a simulation without revert: a refusal here costs no gas. */
 export async function preflight(setup: FacilitatorSetup, p: ExactEvmPayload, asset: string): Promise<Refusal | null> {
   const a = p.authorization;
   const token = getAddress(asset);
@@ -294,16 +248,13 @@ export async function preflight(setup: FacilitatorSetup, p: ExactEvmPayload, ass
   return null;
 }
 
-/** What the door lets a settlement spend (gas), granted after the preflight and before any send. */
 export interface Admission {
-  /** Called once the settlement is over, with the gas its transactions used (0 when none was sent). */
   done(gasUsed: bigint): Promise<void>;
 }
 
 export interface CallOptions {
-  /** Who asks (an API key, a named token, this process): the send queue is per caller. */
+  /** The send queue is per caller. */
   caller?: string;
-  /** Called once the payment passed the preflight, before the signer sends; throws to refuse. */
   admit?: (payer: Address) => Promise<Admission>;
 }
 
@@ -328,7 +279,6 @@ export async function settle(setup: FacilitatorSetup, body: FacilitatorRequest, 
   if (zero) return refuse(zero);
   const pre = await chainCall(setup, () => preflight(setup, p, requirements.asset), () => false);
   if (pre?.reason === SIMULATION_FAILED) {
-    // The scheme's own verify names why (expired, not the payer's signature, …); reads only.
     const v = await chainCall(setup, () => setup.facilitator.verify(payload, requirements), (r) => !r.isValid);
     if (!v.isValid) return refuse({ reason: v.invalidReason ?? SIMULATION_FAILED, message: v.invalidMessage ?? pre.message });
   }

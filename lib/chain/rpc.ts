@@ -1,11 +1,6 @@
 /**
- * Reading any chain: one viem public client per CAIP-2 network, from the TOLLGATE_RPC_URL_<network>
- * settings (lib/env.ts; `eip155:31337` also falls back to TOLLGATE_CHAIN_RPC_URL, the local chain).
- *
- * A chain that cannot be read is a fact we did not measure, never a fact that failed: readChain
- * turns an RPC outage (no URL configured, the node unreachable, timing out, or refusing for load)
- * into `{ ok: false, unmeasured }` for the caller to record as such. Any other error (a revert, a
- * decoding error, a bug in `fn`) is a real answer or a real bug and is thrown.
+ * Reading any chain: one viem client per CAIP-2 network (TOLLGATE_RPC_URL_<network>). An RPC outage is a fact not
+ * measured, never one that failed: readChain returns `{ ok: false, unmeasured }`; other errors are thrown.
  */
 import {
   createPublicClient,
@@ -29,7 +24,6 @@ export interface RpcSettings {
   TOLLGATE_CHAIN_RPC_URL?: string;
 }
 
-/** The configured JSON-RPC URL for a CAIP-2 network, or null. */
 export function rpcUrlFor(network: string, settings: RpcSettings = env()): string | null {
   const url = settings.rpcUrls[network];
   if (url) return url;
@@ -37,7 +31,6 @@ export function rpcUrlFor(network: string, settings: RpcSettings = env()): strin
   return null;
 }
 
-/** The EIP-155 chain id of an `eip155:<id>` network, or null for any other namespace. */
 export function evmChainId(network: string): number | null {
   const m = /^eip155:(\d{1,18})$/.exec(network);
   return m ? Number(m[1]) : null;
@@ -45,10 +38,7 @@ export function evmChainId(network: string): number | null {
 
 const clients = new Map<string, PublicClient>();
 
-/**
- * A public client for an EVM network (cached per network and URL), or null when none is configured
- * or the network is not EVM. Requests time out after `timeoutMs` (default 10 s) with one retry.
- */
+/** Cached per network and URL; null when unconfigured or not EVM. `timeoutMs` with one retry. */
 export function publicClientFor(network: string, settings: RpcSettings = env(), timeoutMs = 10_000): PublicClient | null {
   const chainId = evmChainId(network);
   const url = rpcUrlFor(network, settings);
@@ -63,7 +53,7 @@ export function publicClientFor(network: string, settings: RpcSettings = env(), 
   return client;
 }
 
-/** True for errors meaning "the chain could not be read" rather than "the chain said so". */
+/** "The chain could not be read" rather than "the chain said so". */
 export function isRpcOutage(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const outage = (e: unknown) =>
@@ -74,7 +64,7 @@ export function isRpcOutage(error: unknown): boolean {
     e instanceof LimitExceededRpcError ||
     e instanceof ResourceUnavailableRpcError;
   if (outage(error)) return true;
-  // viem wraps transport errors (e.g. in a ContractFunctionExecutionError); look along the cause chain.
+  // viem wraps transport errors; look along the cause chain.
   const walk = (error as { walk?: (fn: (e: unknown) => boolean) => unknown }).walk;
   if (typeof walk === "function") return Boolean(walk.call(error, outage));
   let cause: unknown = (error as { cause?: unknown }).cause;
@@ -85,17 +75,13 @@ export function isRpcOutage(error: unknown): boolean {
   return false;
 }
 
-/** A short, non-secret reason for an outage (RPC URLs can carry API keys, so they are left out). */
+/** RPC URLs can carry API keys, so they are left out. */
 function outageReason(network: string, error: unknown): string {
   const e = error as { shortMessage?: string; name?: string };
   const kind = error instanceof Error ? (e.name ?? "Error") : "error";
   return `the ${network} RPC did not answer (${kind}${e.shortMessage ? `: ${e.shortMessage.split("\n")[0].replace(/https?:\/\/\S+/g, "<rpc>")}` : ""})`;
 }
 
-/**
- * Run `fn` against the network's public client. No client configured, or an outage while reading:
- * `{ ok: false, unmeasured: reason }`. Otherwise `{ ok: true, value }`, or `fn`'s own error thrown.
- */
 export async function readChain<T>(
   network: string,
   fn: (client: PublicClient) => Promise<T>,

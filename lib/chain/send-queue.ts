@@ -1,30 +1,25 @@
 /**
- * The facilitator signer's send queue (docs/CHAIN.md "Sends, fairly"): one signer has one nonce
- * sequence, so its transactions go out one at a time, each after the node accepted the previous one.
- * Each caller has its own FIFO and the queues are served round-robin, so a caller with a hundred sends
- * waiting delays another caller's next send by at most one of its own.
+ * The signer's send queue (docs/CHAIN.md "Sends, fairly"): one at a time, each after the node accepted the previous;
+ * callers served round-robin.
  */
 
 export interface SendRecord {
   caller: string;
-  /** Sends started after this one arrived and before it (its wait in sends; one already in flight is not counted). */
+  /** Sends started after this one arrived and before it (one in flight not counted). */
   waitedSends: number;
 }
 
-/** How many of the latest sends `history()` keeps. */
 const HISTORY = 1000;
 
 export class FairSendQueue {
   private readonly queues = new Map<string, Array<() => void>>();
-  /** Callers waiting, in the order they are served next; a caller goes to the back once served. */
+  /** A caller goes to the back once served. */
   private readonly ring: string[] = [];
-  /** The caller served last: it goes after every other caller waiting. */
   private last: string | null = null;
   private busy = false;
   private started = 0;
   private readonly log: SendRecord[] = [];
 
-  /** Run `send` for `caller` once it is that caller's turn; resolves or rejects with `send`'s outcome. */
   enqueue<T>(caller: string, send: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const arrivedAt = this.started;
@@ -52,14 +47,12 @@ export class FairSendQueue {
     });
   }
 
-  /** Sends waiting (not yet started), all callers together. */
   pending(): number {
     let n = 0;
     for (const q of this.queues.values()) n += q.length;
     return n;
   }
 
-  /** The latest sends, oldest first. */
   history(): readonly SendRecord[] {
     return this.log;
   }
@@ -69,11 +62,9 @@ export class FairSendQueue {
     if (this.log.length > HISTORY) this.log.shift();
   }
 
-  /** Start the next caller's head job, round-robin, when nothing is being sent. */
   private pump(): void {
     if (this.busy || this.ring.length === 0) return;
-    // A caller whose queue emptied and refilled while its send was in flight rejoined the ring at
-    // once; it still waits for the callers that were already waiting.
+    // A caller whose queue refilled while its send was in flight still waits for the callers already waiting.
     if (this.ring[0] === this.last && this.ring.length > 1) this.ring.push(this.ring.shift()!);
     const caller = this.ring.shift()!;
     const queue = this.queues.get(caller)!;

@@ -1,10 +1,4 @@
-/**
- * Readers for the sources a draft listing is built from: the x402 discovery list at
- * `/.well-known/x402`, an OpenAPI document (mppx's `x-service-info` and per-operation
- * `x-payment-info`, validated with mppx's own discovery schemas), and the unpaid 402 itself (its
- * bazaar extension and accepts, read with lib/x402 and lib/mpp). Each returns plain data and
- * warnings; none of them fetches.
- */
+/** Readers for a draft's sources; none fetches. */
 import { PaymentInfo, validate as validateOpenApiDiscovery } from "mppx/discovery";
 import type { EndpointPricing, HttpMethod, JsonSchema, MachinePrice } from "@/lib/listing-document/document";
 import type { NormalisedRequirement } from "@/lib/evidence";
@@ -13,7 +7,6 @@ import { isObject } from "@/lib/x402/json";
 
 export const HTTP_METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
-/** What one source says about one endpoint; later sources fill only what earlier ones left empty. */
 export interface EndpointFacts {
   method: HttpMethod | null;
   path: string;
@@ -33,13 +26,11 @@ export interface ServiceFacts {
   docsUrl: string | null;
   logoUrl: string | null;
   walkthrough: string | null;
-  /** OpenAPI `servers[0].url`, when it is one. */
   serverUrl: string | null;
 }
 
 export const emptyService = (): ServiceFacts => ({ title: null, description: null, category: null, homepageUrl: null, docsUrl: null, logoUrl: null, walkthrough: null, serverUrl: null });
 
-/** One `/.well-known/x402` resource: a URL (absolute, or a path on the origin) and the method when the entry names one. */
 export interface WellKnownResource {
   ref: string;
   method: HttpMethod | null;
@@ -47,11 +38,7 @@ export interface WellKnownResource {
 
 const ENTRY_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
-/**
- * One `resources` entry: an absolute http(s) URL, a path from the origin ("/api/x"), or x402scan's
- * "METHOD /path" form (docs/PROBE.md "Discovery import"). Anything else is refused with a reason,
- * never resolved as a relative URL (which turned "POST /api/send" into "/POST%20/api/send").
- */
+/** Anything else is refused, never resolved as a relative URL (docs/PROBE.md "Discovery import"). */
 export function readWellKnownEntry(entry: string): { ok: true; resource: WellKnownResource } | { ok: false; reason: string } {
   const m = /^([A-Za-z]+)\s+(\S+)$/.exec(entry.trim());
   if (m) {
@@ -66,12 +53,10 @@ export function readWellKnownEntry(entry: string): { ok: true; resource: WellKno
     const u = new URL(ref);
     if (u.protocol === "http:" || u.protocol === "https:") return { ok: true, resource: { ref, method: null } };
   } catch {
-    /* not absolute */
   }
   return { ok: false, reason: "it is neither an http(s) URL, a path from the origin, nor \"METHOD /path\"" };
 }
 
-/** `/.well-known/x402`: `{version: 1, resources: [url | "METHOD /path"…], instructions?}`, or a bazaar-style `{items: [{resource}]}`. */
 export function readWellKnown(doc: unknown): { resources: WellKnownResource[]; instructions: string | null; warnings: string[] } {
   const warnings: string[] = [];
   if (!isObject(doc)) return { resources: [], instructions: null, warnings: ["/.well-known/x402 is not a JSON object."] };
@@ -92,7 +77,6 @@ export function readWellKnown(doc: unknown): { resources: WellKnownResource[]; i
   return { resources, instructions: typeof doc.instructions === "string" ? doc.instructions : null, warnings };
 }
 
-/** An OpenAPI 3.x document: service facts and one EndpointFacts per operation. */
 export function readOpenApi(doc: unknown): { service: ServiceFacts; endpoints: EndpointFacts[]; warnings: string[] } {
   const service = emptyService();
   const endpoints: EndpointFacts[] = [];
@@ -138,7 +122,6 @@ export function readOpenApi(doc: unknown): { service: ServiceFacts; endpoints: E
   return { service, endpoints, warnings };
 }
 
-/** mppx's `x-payment-info` (flat or `offers`), normalised by mppx's own schema; the first offer we can price. */
 function pricingFromPaymentInfo(raw: unknown, where: string, warnings: string[]): EndpointPricing | null {
   const parsed = PaymentInfo.safeParse(raw);
   if (!parsed.success) {
@@ -161,16 +144,15 @@ function pricingFromPaymentInfo(raw: unknown, where: string, warnings: string[])
   return null;
 }
 
-/** The asset's decimals from the table (by network when known, else by address on any network). */
 export function machinePrice(amount: string, asset: string, network: string | null): MachinePrice | null {
   if (!/^\d+$/.test(amount)) return null;
-  if (asset.toLowerCase() === "usd") return null; // a fiat amount: no on-chain asset to price in
+  if (asset.toLowerCase() === "usd") return null; // fiat: no on-chain asset
   const known = network ? findAsset(network, asset) : KNOWN_ASSETS.find((a) => a.address.toLowerCase() === asset.toLowerCase()) ?? null;
   if (!known) return null;
   return { amount, asset: known.address, network: known.network, decimals: known.decimals };
 }
 
-/** Atomic units → a decimal string, exactly (no floating point): 10000 at 6 decimals is "0.01". */
+/** Exact, no floating point. */
 export function atomicToDecimal(amount: string, decimals: number): string {
   const padded = amount.replace(/^0+(?=\d)/, "").padStart(decimals + 1, "0");
   const whole = padded.slice(0, padded.length - decimals) || "0";
@@ -187,12 +169,11 @@ export function pricingFromMachine(machine: MachinePrice, label: string | null):
     label: label ?? (usd ? `$${usd} per call` : `${decimal} ${symbol ?? machine.asset} per call`),
     usd,
     machine,
-    mode: null, // one quote cannot tell fixed from dynamic: the seller declares it
+    mode: null,
     dynamic: null,
   };
 }
 
-/** A price from an unpaid 402's requirements: the first one whose asset the table knows. */
 export function pricingFromRequirements(reqs: readonly NormalisedRequirement[]): EndpointPricing | null {
   for (const r of reqs) {
     const m = machinePrice(r.amount, r.asset, r.network.includes(":") ? r.network : null);

@@ -1,15 +1,4 @@
-/**
- * Draft a listing from a URL, for the seller to review: read `/.well-known/x402` and
- * `/openapi.json` beside it, call each payable resource once WITHOUT paying to read its 402 (the
- * bazaar extension's schemas and example, the quoted amount), and merge what they say into a
- * ListingDocument. The resources are called in parallel under a bound (`concurrency`), each once
- * (the URL itself, when it is a resource, is not called a second time); the calls are returned
- * (`calls`) so a probe in the same run can take them as its evidence instead of calling again.
- * Discovery documents are advisory and the 402 is authoritative for the price (mppx's discovery
- * says the same). A seed-style product document (JSON with `productId` or
- * `criteria_id`) is handed to importProductDocument. Remote faults become warnings; a refused URL
- * is a refusal; nothing here throws on what a server sends.
- */
+/** Drafts a listing from a URL (docs/PROBE.md "Discovery import"); remote faults become warnings, never a throw. */
 import { checkTarget, type CheckedTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
 import type { HttpMethod, ListingDocument, ListingEndpoint, PaymentProtocol } from "@/lib/listing-document/document";
 import { mppRequirement, parseMpp } from "@/lib/mpp";
@@ -26,13 +15,9 @@ import { emptyService, machinePrice, pricingFromMachine, pricingFromRequirements
 export interface DraftOptions {
   allowHosts?: string[];
   resolver?: Resolver;
-  /** Per request; default 10 s. */
   deadlineMs?: number;
-  /** Call each payable resource unpaid to read its 402 (default true). */
   probeChallenges?: boolean;
-  /** At most this many resources are drafted (default 50): a discovery list can be long. */
   maxEndpoints?: number;
-  /** Resources called at once (default 8, as the probe). */
   concurrency?: number;
 }
 
@@ -58,7 +43,6 @@ export async function draftListingFromUrl(url: string, opts: DraftOptions = {}):
   return draftListingFromTarget(checked.target, opts);
 }
 
-/** The draft of a target its door checked already (lib/net checkTarget, the same allowHosts). */
 export async function draftListingFromTarget(checked: CheckedTarget, opts: DraftOptions = {}): Promise<DraftResult> {
   const target = checked.url;
   const net: Net = { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs ?? 10_000 };
@@ -66,14 +50,10 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
   const warnings: string[] = [];
   const calls = new Map<string, { result: SafeFetchResult; deadlineMs: number; maxBodyBytes: number }>();
 
-  // 1. The URL itself: a product document, a discovery document, an endpoint, or a site. It is
-  // read with the unpaid GET (a JSON document answers it the same), so when the URL is itself a
-  // resource its answer is the 402 read in step 4 and it is not called again.
+  // 1. The URL itself: when it is a resource, this answer is its 402 and it is not called again.
   const firstRequest = unpaidRequest("GET", target.href, undefined);
   const firstResult = await callUnpaid(firstRequest, net, MAX_DOC_BYTES);
-  // The target itself refused after DNS (it resolved to a forbidden address): the same as a refusal
-  // before DNS, never a draft of nothing (issue #20 item 6). A name that does not resolve stays a
-  // draft whose sources say so (R1 scores reachability), and a refused redirect is the site's answer.
+  // Refused after DNS is a refusal, never a draft of nothing.
   if (!firstResult.ok && "refusal" in firstResult && firstResult.stage !== "redirect" && firstResult.refusal !== "dns_failed") {
     return { ok: false, refusal: firstResult.refusal, detail: firstResult.detail };
   }
@@ -84,7 +64,7 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
   if (firstResult.ok && !firstResult.bodyTruncated) calls.set(unpaidKey(firstRequest), { result: firstResult, deadlineMs: net.deadlineMs, maxBodyBytes: MAX_DOC_BYTES });
   const base = baseOf(target);
 
-  // 2. The discovery documents beside the base (the one already fetched is reused).
+  // 2. The discovery documents beside the base.
   const wkUrl = base + "/.well-known/x402";
   const oaUrl = base + "/openapi.json";
   const [wk, oa] = await Promise.all([
@@ -98,7 +78,7 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
   if (wellKnown) warnings.push(...wellKnown.warnings);
   if (openapi) warnings.push(...openapi.warnings);
 
-  // 3. The endpoints: OpenAPI operations first (they carry methods), then well-known resources.
+  // 3. OpenAPI operations first (they carry methods), then well-known resources.
   const service: ServiceFacts = openapi?.service ?? emptyService();
   if (wellKnown?.instructions) service.walkthrough = wellKnown.instructions;
   let baseUrl = base;
@@ -110,7 +90,6 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
   const facts = new Map<string, EndpointFacts>();
   for (const e of openapi?.endpoints ?? []) facts.set(`${e.method} ${e.path}`, e);
   for (const resource of wellKnown?.resources ?? []) {
-    // A path entry ("/api/x", "POST /api/x") is a path from the origin, as x402scan reads it.
     const abs = resolveOn(resource.ref, target);
     const path = abs ? relativePath(abs, baseUrl) : null;
     if (!path) {
@@ -121,7 +100,6 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
       facts.set(`${resource.method ?? "?"} ${path}`, { method: resource.method, path, description: null, requestSchema: null, responseSchema: null, requestExample: undefined, payable: true, pricing: null });
     }
   }
-  // No discovery at all: the URL may be an endpoint itself.
   if (facts.size === 0 && target.href !== base + "/") {
     const path = relativePath(target.href, target.origin);
     if (path && path !== "/") {
@@ -136,8 +114,7 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
     list = list.slice(0, cap);
   }
 
-  // 4. The 402s: the authoritative price, and the bazaar's schemas where the documents had none.
-  // Called in parallel (bounded), merged in list order, so the draft does not depend on timing.
+  // 4. The 402s, merged in list order so the draft does not depend on timing.
   const read = await mapBounded(list, opts.concurrency ?? 8, (f) =>
     opts.probeChallenges !== false && f.payable !== false ? readChallenge(baseUrl, f, net, calls) : Promise.resolve(null),
   );
@@ -178,7 +155,6 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
   }
   if (endpoints.length === 0) warnings.push("No endpoints were found: add them by hand.");
   if (protocols.size === 0 && openapi) {
-    // No 402 was read: fall back on what the OpenAPI document's payment info names.
     if (endpoints.some((e) => e.payable)) warnings.push("No 402 challenge was read; the payment protocol is not confirmed.");
   }
 
@@ -220,7 +196,6 @@ async function getJson(url: string, net: Net): Promise<{ json: unknown; status: 
   return readJson(await getResource(url, net, { accept: "application/json", maxBodyBytes: MAX_DOC_BYTES, overflow: "error" }));
 }
 
-/** A document's JSON; a body past MAX_DOC_BYTES (cut short) is not read. */
 function readJson(r: SafeFetchResult): { json: unknown; status: number | null; note?: string } {
   if (r.ok && r.bodyTruncated) return { json: undefined, status: r.status, note: `body_too_large: the document is larger than ${MAX_DOC_BYTES} bytes` };
   if (!r.ok) return { json: undefined, status: "status" in r ? (r.status ?? null) : null, note: describe(r) };
@@ -248,11 +223,7 @@ interface ChallengeRead {
   warning: string | null;
 }
 
-/**
- * Call one resource unpaid and read its 402. With no known method, GET first (it sends nothing),
- * then POST with the example (or `{}`) when GET is not allowed there. A request already answered
- * in this run (the URL itself, step 1) is not sent again; every answer is recorded in `calls`.
- */
+/** GET first with no known method, then POST with the example; a request answered in this run is not sent again. */
 async function readChallenge(baseUrl: string, f: EndpointFacts, net: Net, calls: Map<string, { result: SafeFetchResult; deadlineMs: number; maxBodyBytes: number }>): Promise<ChallengeRead> {
   const url = baseUrl + f.path;
   const methods: HttpMethod[] = f.method ? [f.method] : ["GET", "POST"];
@@ -317,7 +288,7 @@ function fromX402(x: X402ParseResult, f: EndpointFacts, used: HttpMethod, source
   };
 }
 
-/** Fill what the documents left empty; the 402's price replaces a document's (it is authoritative). */
+/** The 402's price replaces a document's. */
 function fill(doc: EndpointFacts, seen: Partial<EndpointFacts>): EndpointFacts {
   return {
     method: doc.method ?? seen.method ?? null,
@@ -327,31 +298,14 @@ function fill(doc: EndpointFacts, seen: Partial<EndpointFacts>): EndpointFacts {
     responseSchema: doc.responseSchema ?? seen.responseSchema ?? null,
     requestExample: doc.requestExample ?? seen.requestExample,
     payable: seen.payable ?? doc.payable,
+    // The document's label only while it describes the amount the 402 quotes.
     pricing: seen.pricing
-      ? // Keep the document's wording only while it describes the amount the 402 actually quotes.
-        { ...seen.pricing, label: doc.pricing?.machine?.amount === seen.pricing.machine?.amount ? (doc.pricing?.label ?? seen.pricing.label) : seen.pricing.label }
+      ? { ...seen.pricing, label: doc.pricing?.machine?.amount === seen.pricing.machine?.amount ? (doc.pricing?.label ?? seen.pricing.label) : seen.pricing.label }
       : doc.pricing,
   };
 }
 
-/**
- * A seller's own product document (docs/spec/products.md) is mapped by lib/discovery/product-document.ts;
- * then, unless `probeChallenges` is false, the draft is completed with what the seller publishes
- * beside it, as a seller's listing would carry it:
- *
- * 1. the seller's OpenAPI document at the document's origin (`/openapi.json`), when there is one,
- *    fills what the product document leaves empty on an endpoint (its description, request and
- *    response schemas, and the request example), matched by method and path;
- * 2. each payable endpoint is called once unpaid with its request example (through the same
- *    SSRF-guarded unpaid call as every other draft, lib/probe/request), and its 402 gives the
- *    machine price (amount, asset, network, decimals: the 402 is authoritative for it), the
- *    protocol and network it is paid on, and the bazaar's schemas and example where the documents
- *    had none. The document's own pricing words (label, fixed or dynamic, range) are kept.
- *
- * A product document's paid endpoint cannot be probed without an example: a seller that validates
- * the body before quoting (the validity-check does, free) answers 400 to an empty one. That is a
- * warning naming the endpoint, not a refusal.
- */
+/** A seller's product document (docs/SEED-IMPORT.md), completed from its OpenAPI document and each endpoint's 402. */
 async function importFromProductDocument(
   doc: Record<string, unknown>,
   url: string,
@@ -363,7 +317,6 @@ async function importFromProductDocument(
     return { ok: false, error: "product_document_invalid", detail: r.errors.map((e) => `${e.pointer || "(root)"}: ${e.message}`).join("; ") };
   }
   sources.push({ kind: "product-document", url, ok: true, status: 200, note: r.format });
-  // What the document has no home for is the seller's to review, as a warning each.
   const warnings = r.unmapped.map((u) => `${u.source}: ${u.reason}`);
   if (opts.probeChallenges === false) return { ok: true, draft: r.listing, sources, warnings, calls };
 
@@ -377,7 +330,6 @@ async function importFromProductDocument(
   sources.push({ kind: "well-known-x402", url: wkUrl, ok: !!wellKnown, status: wk.status, ...(wellKnown ? {} : { note: wk.note ?? "not an x402 discovery list" }) });
   sources.push({ kind: "openapi", url: oaUrl, ok: !!openapi, status: oa.status, ...(openapi ? {} : { note: oa.note ?? "not an OpenAPI document" }) });
   const published = new Map((openapi?.endpoints ?? []).map((e) => [`${e.method} ${e.path}`, { ...e, noParameters: takesNoInput(oa.json, e.method ?? "", e.path) }]));
-  // The discovery document the seller publishes, and its walkthrough, as the generic draft reads them.
   const discoveryUrl = listing.discoveryUrl ?? (wellKnown ? wkUrl : openapi ? oaUrl : null);
   const walkthrough = listing.walkthrough ?? wellKnown?.instructions ?? null;
 
@@ -405,12 +357,6 @@ async function importFromProductDocument(
   return { ok: true, draft: enriched.value, sources, warnings, calls };
 }
 
-/**
- * The product document's endpoint with what the seller's OpenAPI operation says where the document
- * is silent. The OpenAPI document then documents that operation (its schemas and example), so it is
- * the endpoint's docs link when the document gave none; an operation with no parameters and no
- * request body declares that it takes none.
- */
 function fromOpenApi(e: ListingEndpoint, op: (EndpointFacts & { noParameters: boolean }) | undefined, openapiUrl: string): ListingEndpoint {
   if (!op) return e;
   const requestSchema = e.requestSchema ?? op.requestSchema;
@@ -425,7 +371,6 @@ function fromOpenApi(e: ListingEndpoint, op: (EndpointFacts & { noParameters: bo
   };
 }
 
-/** An OpenAPI operation that names no parameter and no request body takes no input. */
 function takesNoInput(doc: unknown, method: string, path: string): boolean {
   const item = isObject(doc) && isObject(doc.paths) ? doc.paths[path] : undefined;
   const op = isObject(item) ? item[method.toLowerCase()] : undefined;
@@ -434,12 +379,6 @@ function takesNoInput(doc: unknown, method: string, path: string): boolean {
   return params.length === 0 && op.requestBody === undefined;
 }
 
-/**
- * The product document's endpoint with its 402 read: schemas and example where still empty; the
- * machine price from the challenge, beside the document's own pricing words (label, mode, range).
- * A document's stated USD amount that is not what the 402 quotes is a warning (the 402 is what a
- * buyer pays); a document with no pricing takes the 402's.
- */
 function withChallenge(e: ListingEndpoint, seen: Partial<EndpointFacts>, warnings: string[]): ListingEndpoint {
   let pricing = e.pricing;
   const quoted = seen.pricing ?? null;
@@ -459,7 +398,6 @@ function withChallenge(e: ListingEndpoint, seen: Partial<EndpointFacts>, warning
   };
 }
 
-/** The listing's base: the URL without a discovery-document suffix or trailing slash. */
 function baseOf(url: URL): string {
   let path = url.pathname;
   for (const suffix of DISCOVERY_SUFFIXES) if (path.endsWith(suffix)) path = path.slice(0, -suffix.length);
@@ -482,18 +420,15 @@ function relativePath(abs: string, baseUrl: string): string | null {
   return rest.includes("?") || rest.includes("#") ? null : rest;
 }
 
-/** M2 wants a short description that is not the title: the first sentence, if it is short enough. */
 function shortFrom(description: string | null): string | null {
   if (!description) return null;
   const sentence = description.split(/(?<=[.!?])\s/)[0];
   return sentence.length <= 280 ? sentence : description.slice(0, 277) + "…";
 }
 
-/** "Base (eip155:8453)"; an id no table names stays as it is. */
 function networkLabel(network: string): string {
   const name = networkName(network);
   return name === network ? network : `${name} (${network})`;
 }
 
-// Exported for the CLI (a URL that is one endpoint) and tests.
 export { baseOf, relativePath, machinePrice, pricingFromMachine };

@@ -1,22 +1,11 @@
-/**
- * Draft a listing from a seller's own product document. Two formats are recognised, the two seed
- * documents: Arbiter's product JSON (docs/spec/products.md "Agent verdict product": productId, resourceUrl, inputSchema, pricing, payment …)
- * and a validity-check style criteria JSON (docs/spec/products.md "Validity-check criteria document": service, endpoints, price, input_contract …).
- *
- * Mapping is honest: a listing field is filled only from a field that says that thing. Nothing is
- * invented to earn a readiness rule; what has no home is returned in `unmapped` with the reason, and
- * every filled field is returned in `mapping`. docs/SEED-IMPORT.md is the table of both mappings.
- * The result passes validateListingDocument, or the import fails with its errors.
- */
+/** Drafts a listing from a seller's product document, each field only from one that says it (docs/SEED-IMPORT.md). */
 import type { EndpointPricing, HttpMethod, ListingDocument, ListingEndpoint, ListingOperations, PaymentProtocol } from "@/lib/listing-document/document";
 import { slugify, validateListingDocument, type ListingValidationError } from "@/lib/listing-document/validate";
 
 export type ProductDocumentFormat = "arbiter-product" | "criteria-document";
 
 export interface FieldMapping {
-  /** JSON pointer into the product document. */
   source: string;
-  /** JSON pointer into the listing. */
   target: string;
   note: string;
 }
@@ -31,7 +20,6 @@ export type ProductImport =
   | { ok: false; errors: ListingValidationError[] };
 
 export interface ImportOptions {
-  /** Where the document was fetched from. Required for formats that name no origin (docs/spec/products.md "Validity-check criteria document"). */
   sourceUrl?: string;
 }
 
@@ -65,16 +53,11 @@ function originOf(url: string): { origin: string; path: string } | null {
   }
 }
 
-/** Decimal string for a USD number, without float noise: 0.04 → "0.04". */
 function usdString(n: unknown): string | null {
   if (typeof n !== "number" || !Number.isFinite(n) || n < 0) return null;
   return String(Number(n.toFixed(6)));
 }
 
-/**
- * The first balanced JSON object that starts at or after `from` in `text`, parsed; null when there is
- * none or it does not parse. String literals are skipped so braces inside them do not count.
- */
 export function extractJsonObject(text: string, from: number): { value: unknown; start: number; end: number } | null {
   const start = text.indexOf("{", from);
   if (start < 0) return null;
@@ -100,16 +83,13 @@ export function extractJsonObject(text: string, from: number): { value: unknown;
   return null;
 }
 
-/** The first sentence of a text: up to the first ".", "?" or "!" followed by a space or the end. */
 function firstSentence(text: string): string {
   const m = /^(.+?[.?!])(?:\s|$)/s.exec(text.trim());
   return (m ? m[1] : text).trim();
 }
 
-/** The listing fields a product document can state; neither format states the rest (logo, category, homepage, walkthrough, discovery document). */
 type StatedFields = Pick<ListingDocument, "slug" | "title" | "shortDescription" | "description" | "docsUrl" | "protocols" | "networks" | "operations" | "endpoints">;
 
-/** The draft listing (the unstated fields null, the endpoints at the document's origin), validated. */
 function finish(format: ProductDocumentFormat, origin: string, f: StatedFields, rec: Recorder): ProductImport {
   const draft: ListingDocument = {
     slug: f.slug,
@@ -153,7 +133,6 @@ function importArbiterProduct(d: Obj): ProductImport {
   rec.map("/title", "/title", "verbatim");
   rec.map("/productId", "/slug", "lower-cased, underscores as hyphens");
 
-  // The summary carries the description and, at its end, an "Example request:" JSON.
   const summary = str(d.summary) ?? "";
   let description: string | null = summary || null;
   let requestExample: unknown = null;
@@ -181,7 +160,6 @@ function importArbiterProduct(d: Obj): ProductImport {
     rec.map("/docsPath", "/endpoints/0/docsUrl", "the docs document is this product document (it carries inputSchema, outputSchema and the summary's example request)");
   }
 
-  // Pricing: DYNAMIC_QUOTE with a floor. No ceiling, driver or unit is stated, so those stay null.
   const p = isObj(d.pricing) ? d.pricing : {};
   let pricing: EndpointPricing | null = null;
   const floor = usdString(p.floorUsd);
@@ -276,7 +254,6 @@ function isCriteriaDocument(d: Obj): boolean {
   return typeof d.service === "string" && isObj(d.endpoints) && (isObj(d.price) || "criteria_id" in d);
 }
 
-/** "POST /upto (paid, $0.01 per challenge: signed ceiling-exposure statement)" → its parts. */
 const ENDPOINT_LINE = /^(GET|POST|PUT|PATCH|DELETE)\s+(\/\S*)\s*(?:\((.*)\))?\s*$/s;
 const PRICE_IN_TEXT = /\$(\d+(?:\.\d+)?)(?:\s+per\s+([^:,)]+))?/;
 
@@ -287,7 +264,6 @@ export function parseEndpointLine(line: string): { method: HttpMethod; path: str
   const head = qual.split(/[,:]/)[0].trim().toLowerCase();
   const paid = head === "paid" ? true : head === "free" ? false : null;
   const price = PRICE_IN_TEXT.exec(qual);
-  // What follows the first ":" is the seller's description of the call; after "free, " likewise.
   let description: string | null = null;
   const colon = qual.indexOf(":");
   if (paid === true && colon >= 0) description = qual.slice(colon + 1).trim();

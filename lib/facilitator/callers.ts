@@ -1,9 +1,6 @@
 /**
- * Who may use the facilitator (docs/CHAIN.md "Who may settle"): a seller holding an API key with the
- * `facilitator:settle` scope, or a named caller of TOLLGATE_FACILITATOR_TOKENS (the demo's sellers).
- * Anyone else is refused before the body is read: 401 with no credential or an unknown one, 403
- * `insufficient_scope` for a live key without the scope. In-process callers (a rig's seller) call
- * lib/chain's facilitator directly and never reach this door.
+ * Who may use the facilitator (docs/CHAIN.md "Who may settle"): a key with `facilitator:settle`, or a named
+ * TOLLGATE_FACILITATOR_TOKENS caller; refused before the body is read.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { authenticateApiKey } from "@/lib/apikeys";
@@ -11,15 +8,13 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 
 export interface FacilitatorCaller {
-  /** The queue, limit and gas-budget key: `key:<api key id>` or `token:<name>`. */
+  /** `key:<api key id>` or `token:<name>`: the queue, limit and gas-budget key. */
   id: string;
-  /** For people: the key's or the token's name. */
   name: string;
 }
 
 const sha = (s: string) => createHash("sha256").update(s, "utf8").digest();
 
-/** The configured named tokens, `<name>=<secret>` pairs (lib/env.ts checked their shape). */
 export function facilitatorTokens(raw = env().TOLLGATE_FACILITATOR_TOKENS): Array<{ name: string; digest: Buffer }> {
   if (!raw) return [];
   return raw.split(",").map((pair) => {
@@ -36,7 +31,6 @@ const unauthorized = () =>
     { scheme: "Bearer" },
   );
 
-/** The caller an Authorization header names, or the 401/403 that refuses it. */
 export async function authenticateFacilitatorCaller(authorization: string | null): Promise<FacilitatorCaller> {
   const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
   if (!secret) throw unauthorized();

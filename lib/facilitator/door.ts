@@ -1,9 +1,6 @@
 /**
- * The facilitator's HTTP door, POST /api/facilitator/{verify,settle} (docs/CHAIN.md "Who may settle"):
- * the caller is authenticated (./callers.ts) and takes a token of its own rate limit before a byte of
- * the body is read; the body is read bounded and checked; the payer named by the authorization takes
- * a token of its limit; a settlement that passed lib/chain's preflight reserves gas on the caller's
- * daily budget (./gas.ts) before the signer sends, in the caller's own send queue.
+ * POST /api/facilitator/{verify,settle} (docs/CHAIN.md "Who may settle"): caller authenticated and rate-limited
+ * before the body is read, then the payer's limit, then gas reserved before the signer sends.
  */
 import { FacilitatorRequestBody, facilitatorFromEnv, payerOf, settle, verify } from "@/lib/chain/facilitator";
 import { BODY_LIMITS, readBody } from "@/lib/http";
@@ -29,9 +26,8 @@ export async function facilitatorRequest(req: Request, what: "verify" | "settle"
 }
 
 /**
- * The answer with its EXTENSION-RESPONSES header when the payload carried a bazaar extension. The
- * payment's answer never waits on the catalog failing: a receipt that cannot be written is reported
- * `rejected` (`receipt_unavailable`) and the payment's result goes back as it is.
+ * The payment's answer never waits on the catalog: a receipt that cannot be written is `rejected`
+ * (`receipt_unavailable`).
  */
 async function withReceipt(result: object, bazaar: () => Promise<BazaarExtensionResponse | null>): Promise<Response> {
   let outcome: BazaarExtensionResponse | null;

@@ -1,17 +1,14 @@
 /**
- * The facilitator's gas budget per caller per UTC day (TOLLGATE_FACILITATOR_GAS_DAY; docs/CHAIN.md): a
- * settlement reserves GAS_RESERVE before its first send with one conditional update (`spent + reserve
- * <= budget`, so concurrent settlements never pass it together), then is trued up to its receipts' gas.
- * Past the budget: 429 `rate_limited`, limit `facilitatorGas`, Retry-After to the end of the UTC day.
+ * The facilitator's gas budget per caller per UTC day (TOLLGATE_FACILITATOR_GAS_DAY; docs/CHAIN.md): reserved with
+ * one conditional update, trued up to the receipts' gas.
  */
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { clientOr, rows, type Client } from "@/lib/sql";
 
-/** What one settlement reserves: above a transferWithAuthorization's gas (about 60–90 thousand). */
+/** Above a transferWithAuthorization's gas (about 60–90 thousand). */
 export const GAS_RESERVE = 150_000n;
 
-/** The configured budget per caller per day, or null when it is off. */
 export function gasBudget(): bigint | null {
   const v = env().TOLLGATE_FACILITATOR_GAS_DAY;
   return v === "off" ? null : BigInt(v);
@@ -25,11 +22,10 @@ function secondsToDayEnd(at: Date): number {
 }
 
 export interface GasReservation {
-  /** Put the reservation right: `used` gas replaces the reserve (0 when nothing was sent). */
+  /** `used` replaces the reserve (0 when nothing was sent). */
   done(used: bigint): Promise<void>;
 }
 
-/** Reserve one settlement's gas for `caller` today, or throw the 429 naming the budget. */
 export async function reserveGas(caller: string, opts: { budget?: bigint | null; now?: Date; client?: Client } = {}): Promise<GasReservation> {
   const budget = opts.budget !== undefined ? opts.budget : gasBudget();
   const now = opts.now ?? new Date();
@@ -77,7 +73,6 @@ export async function reserveGas(caller: string, opts: { budget?: bigint | null;
   };
 }
 
-/** Gas spent today per caller, and the settlements sent (for the tests and the operators). */
 export async function gasSpent(caller: string, opts: { now?: Date; client?: Client } = {}): Promise<{ spent: bigint; settlements: number }> {
   const c = await clientOr(opts.client);
   const got = await rows<{ spent: string; settlements: number }>(c, `SELECT "spent"::text AS "spent", "settlements" FROM "facilitator_gas" WHERE "day" = $1::date AND "caller" = $2`, utcDay(opts.now ?? new Date()), caller);

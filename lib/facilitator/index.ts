@@ -1,4 +1,3 @@
-/** Who may use the built-in facilitator, its limits and its gas budget per caller (docs/CHAIN.md). */
 export { facilitatorRequest } from "./door";
 export { authenticateFacilitatorCaller, facilitatorTokens, type FacilitatorCaller } from "./callers";
 export { GAS_RESERVE, gasBudget, gasSpent, reserveGas } from "./gas";

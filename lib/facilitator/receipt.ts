@@ -1,9 +1,6 @@
 /**
- * The facilitator's bazaar side (docs/PROBE.md "Receipts"): each verify and settle whose payload
- * carries a bazaar extension is answered with EXTENSION-RESPONSES and receipted. verify: `processing`
- * (valid; cataloged once it settles) or `rejected`. settle: `processing` while the settled resource is
- * indexed after the answer (lib/intake/index-resource.ts writes the outcome as its own receipt), or
- * `rejected` (an invalid extension, or a payment that did not settle: nothing paid, nothing listed).
+ * The facilitator's bazaar side (docs/PROBE.md "Receipts"): EXTENSION-RESPONSES for verify and settle, each
+ * receipted; a settled resource is indexed after the answer.
  */
 import type { SettleResponse, VerifyResponse } from "@x402/core/types";
 import type { FacilitatorRequest } from "@/lib/chain/facilitator";
@@ -15,12 +12,12 @@ import { isRejection, readPayloadBazaar, type BazaarExtensionResponse } from "@/
 const pending = new Set<Promise<unknown>>();
 const byResource = new Map<string, Promise<unknown>>();
 
-/** Wait for every indexing started in this process (tests, the benchmark, a graceful stop). */
+/** Waits for every indexing started in this process. */
 export async function indexingSettled(): Promise<void> {
   while (pending.size > 0) await Promise.allSettled([...pending]);
 }
 
-/** The seller organisation a caller settles for: an API key's maker's; a named token has none. */
+/** An API key's maker's organisation; a named token has none. */
 async function organizationOf(caller: string): Promise<string | null> {
   if (!caller.startsWith("key:")) return null;
   const prisma = await db();
@@ -68,11 +65,11 @@ export async function bazaarOnSettle(body: FacilitatorRequest, result: SettleRes
   try {
     receipt = await insertReceipt(prisma, { ...common, status: "processing", resourceUrl: read.resourceUrl, method: read.method, settledAt });
   } catch {
-    // The unique index: this transaction was receipted before (a replayed settlement answer).
+    // The unique index: this transaction was receipted before (a replayed settlement).
     const reason = `settlement_replayed: transaction ${result.transaction} already has a receipt`;
     return { status: "rejected", rejectedReason: reason };
   }
-  // One indexing per resource at a time in this process: two first payments at once draft it once.
+  // One indexing per resource at a time in this process.
   const before = byResource.get(read.resourceUrl) ?? Promise.resolve();
   const job = before.then(() => indexSettlement(
     { settlementId: receipt.id, caller, organizationId, read, settled: { transaction: result.transaction, network: req.network, asset: req.asset, payTo: req.payTo, amount: common.amount, payer: common.payer, settledAt } },

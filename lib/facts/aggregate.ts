@@ -1,29 +1,6 @@
 /**
- * The rank inputs of listings, aggregated in SQL set-based (never one query per listing): rolling
- * 30-day settlement aggregates over `router_payments`, the settle facts since the last success, 7-
- * and 30-day uptime from `monitor_health_samples`, the latest health reading and the latest fresh
- * quote from `price_quotes`, beside the listing's own price and levers. The sweep reads every
- * listing in one pass per table; a Featured edit or the CLI reads a few ids through the same SQL,
- * and so does readiness (ledgerFactsForScoring: H2 liveness, H3 settleability, the knownUnpayable
- * cap), so readiness and rank read these facts through ONE set of statements and ONE row→facts
- * mapping (settleFactsOf, monitorFactsOf, livenessFactsOf).
- *
- * Readings this module makes (docs/RANK.md leaves them to the database layer):
- * - Amounts are atomic units of a USD stablecoin. Settled amounts are converted with the listing's
- *   decimals (its first payable endpoint's `priceDecimals`, else 6 for USDC), a quote with its own
- *   endpoint's. No FX is captured (docs/spec/scoring-system.md "Revenue in fiat"), so prices are USD per call throughout.
- * - The listing's advertised price is the lowest numeric `priceUsd` among its payable endpoints (the
- *   price a tile shows); its price label the first non-blank label by endpoint position.
- * - The 30-day window is inclusive at its old end (`createdAt >= now − 30 d`), matching
- *   signals.settleGate's "settled within 30 days" (`age ≤ 30 d`), so the gate and settled30d flip at
- *   the same instant. A quote is fresh when `now − 30 d < quotedAt ≤ now` ("quote age < 30 days").
- * - Uptime over a window needs at least MIN_UPTIME_SAMPLES samples in it (an hour of the 5-minute
- *   sweep); below that the share is noise and the listing is "with no uptime yet"
- *   (signals.uptimePercent).
- * - The health reading is the latest sample within 30 days: its confidence, and the status it
- *   implies (signals.healthStatusFor). With no reading, the listing's stored healthStatus is the
- *   baseline and nothing caps it (signals.NO_READING_CONFIDENCE, 1): the seed's baselines exist for
- *   exactly that case.
+ * Rank and readiness inputs aggregated set-based in SQL, one set of statements and one row→facts mapping
+ * (docs/RANK.md "Storage and the sweep").
  */
 import { ATOMIC_AMOUNT, USD_DECIMAL } from "@/lib/amounts";
 import {
@@ -41,7 +18,7 @@ import { clientOr, rows, session, type Client, type SessionSettings } from "@/li
 export { healthStatusFor, MIN_UPTIME_SAMPLES } from "@/lib/scoring/signals";
 export const DEFAULT_ASSET_DECIMALS = 6;
 
-/** One listing's facts, as the aggregate statements give them (dates as epoch milliseconds). */
+/** Dates as epoch ms. */
 export interface LedgerFactsRow {
   id: string;
   publicationState: string;
@@ -55,7 +32,6 @@ export interface LedgerFactsRow {
   distinctAttemptingBuyers30d: number;
   settled30d: number;
   medianSettledPrice30d: number | null;
-  /** The decimals settled amounts are read in (the listing's first payable endpoint's, else 6). */
   settleDecimals: number;
   lastSettledAtMs: number | null;
   failedSinceLastSettle: number;
@@ -67,70 +43,26 @@ export interface LedgerFactsRow {
   latestConfidence: number | null;
   quotePrice: number | null;
   quotedAtMs: number | null;
-  /** The oldest payment in the 30-day window, the oldest sample in the 7- and in the 30-day window (epoch ms). */
   oldestPayment30dMs: number | null;
   oldestSample7dMs: number | null;
   oldestSample30dMs: number | null;
-  /** listing_ranks.rankDueAt as stored by the last ranking (epoch ms). */
   storedDueAtMs: number | null;
 }
 
-/**
- * Which listings to aggregate: a range of ids (the sweep reads the catalog in a few such ranges, the
- * next read overlapping the scoring of the last; both bounds null is every listing), or these ids (a
- * Featured edit, the CLI). Both run the very same statements; a scope only adds its condition on the
- * listing id to each source (`$2`, `$3`).
- */
+/** Ids or an id range (both null: every listing): the same statements with a condition on the id. */
 export type FactsScope = { ids: readonly string[] } | IdRange;
-/** Listing ids `from ≤ id < below`; null is unbounded. */
 export interface IdRange {
   from: string | null;
   below: string | null;
 }
 
-/**
- * The facts are three statements, one per source. Each reads its table in listing-id order, off an
- * index that holds every column it needs (an index-only scan: no heap visit, no hash table, no sort),
- * and aggregates each listing as its rows stream past (a GroupAggregate): the cost is one ordered
- * pass over the index range, a little more than the bare GROUP BY of the floor. The three run side by
- * side on their own connections, and each returns its whole answer as ONE text document, a line per
- * listing of tab-separated fields (factsDocument; parseDocument reads it), split in memory instead of
- * parsed row by row through the driver (bench:rank: building JSON cost the server 0.6 s, and the
- * driver's rows 0.2 s of this process, against 0.1 s for the text).
- *
- * - payments (router_payments_payer_idx: listing, payer, then status, createdAt, settledAmount, house):
- *   per (listing, payer) whether the payer attempted in 30 days, their settlements in 30 days, their
- *   last settlement and last failure, and their settled amounts. House rows (the catalog's own
- *   wallets) are no buyer: they count in neither the attempts, the settlements nor the amounts (no
- *   traction, no price evidence), only in the last settlement and failures the settle gate reads. An
- *   `unconfirmed` row (the chain not read yet) is an attempt but neither settled nor failed. A
- *   `rejected` row (refused for the buyer's own fault, docs/ROUTER.md "Whose failure it is") is not
- *   even an attempt: it says nothing about the seller. A row a correction names is left out: the
- *   correction counts in its place. Then per
- *   listing distinct attempting and
- *   paying buyers (no count(DISTINCT): its per-group sort was the costliest aggregate), settled count,
- *   last settlement and the settled amounts (the median is taken from them in memory, see
- *   medianOfAmounts: percentile_cont sorts per group). The failures since the last settlement need
- *   that settlement first, so they are counted by an index probe (router_payments_rank_idx) only for
- *   listings whose last failure is after it.
- * - health samples (monitor_health_samples_rank_idx: listing, at, then outcome, confidence): the window
- *   counts and the time of the latest reading; its confidence by one index probe (the greatest
- *   confidence at that instant).
- * - the listing with its price facts (its payable prices, the lowest numeric one taken in memory; the
- *   first label and decimals by position), its latest fresh quote with the decimals of the quote's
- *   endpoint (converted in memory, atomicToUnits) and its stored inputs hash.
- *
- * `$1` is now as a UTC wall-clock timestamp (Prisma's timestamp(3) columns hold UTC); `$2`, `$3` the scope.
- */
+/** `$1` is now as UTC wall-clock time; `$2`, `$3` the scope. */
 export function factsSql(scope: FactsScope): { payments: string; health: string; listings: string } {
   const only = (col: string) =>
     "ids" in scope ? ` AND ${col} = ANY($2::text[])` : ` AND ($2::text IS NULL OR ${col} >= $2::text) AND ($3::text IS NULL OR ${col} < $3::text)`;
   const now = `$1::timestamp`;
   const d30 = `${now} - interval '30 days'`;
-  // A corrected ledger row counts as its correction only (lib/ledger/correct.ts): the corrected ids,
-  // few, are one hashed set per statement, and both covering indexes carry the row's id.
   const uncorrected = (alias: string) => ` AND ${alias}."id" NOT IN (SELECT c."correctsId" FROM "router_payments" c WHERE c."correctsId" IS NOT NULL)`;
-  // The failures since the listing's last settlement: one range of router_payments_rank_idx.
   const failures = (what: string) => `SELECT ${what} FROM "router_payments" x
       WHERE x."listingId" = b.lid AND x."status" = 'failed'
         AND x."createdAt" > COALESCE(b.last_settled, '-infinity'::timestamp) AND x."createdAt" <= ${now}${uncorrected("x")}`;
@@ -144,8 +76,7 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
       "b.settled",
       "b.amounts",
       "(extract(epoch FROM b.last_settled) * 1000)::float8",
-      // Only a listing whose last failure is after its last settlement has failures since it: one
-      // probe for both counts, as "count,distinct payers".
+      // One probe for both counts, only when the last failure follows the last settlement.
       `CASE WHEN ${since} THEN (${failures(`count(*)::int || ',' || count(DISTINCT x."payer")::int`)}) END`,
       "(extract(epoch FROM b.oldest) * 1000)::float8",
     ],
@@ -180,8 +111,7 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
       "s.up7",
       "s.n30",
       "s.up30",
-      // The latest reading's confidence (the greatest, should two samples share the instant).
-      // (max, not ORDER BY … LIMIT 1: the index is not in confidence order, so that sorted per listing.)
+      // The index is not in confidence order, so max rather than ORDER BY … LIMIT 1.
       `(SELECT max(x."confidence") FROM "monitor_health_samples" x WHERE x."listingId" = s.lid AND x."at" = s.latest)`,
       "(extract(epoch FROM s.oldest7) * 1000)::float8",
       "(extract(epoch FROM s.oldest30) * 1000)::float8",
@@ -242,17 +172,11 @@ WHERE true${only("l.id")}`,
   return { payments, health, listings };
 }
 
-/**
- * The statement that returns one text document for the rows of `from`: a line per row, its fields
- * tab-separated, in `fields` order; a NULL is the empty field. Numbers print as PostgreSQL's shortest
- * exact text, which Number() reads back to the same double; free text and arrays go as JSON, so no
- * field holds a tab or a line break. Null when `from` has no rows.
- */
+/** A line per row, tab-separated, NULL as empty; text and arrays as JSON so no field holds a tab or line break. */
 function factsDocument(fields: readonly string[], from: string): string {
   return `SELECT string_agg(concat_ws(E'\\t', ${fields.map((f) => `COALESCE((${f})::text, '')`).join(", ")}), E'\\n') AS doc FROM ${from}`;
 }
 
-/** The lines of a facts document as arrays of fields, each line checked for its field count. */
 function parseDocument(doc: string | null, width: number, what: string): string[][] {
   if (doc === null) return [];
   const lines = doc.split("\n");
@@ -266,51 +190,25 @@ function parseDocument(doc: string | null, width: number, what: string): string[
 }
 
 const num = (f: string): number | null => (f === "" ? null : Number(f));
-/** Epoch milliseconds of a timestamp(3), exact as float8; rounded against any representation slack. */
 const epochMs = (f: string): number | null => (f === "" ? null : Math.round(Number(f)));
 const json = <T,>(f: string): T | null => (f === "" ? null : (JSON.parse(f) as T));
 
-/**
- * Fields per line: payments [id, attempting, payers, settled, settled amounts, last settlement (epoch
- * ms), "failed since,failing buyers since" (empty when none), oldest in the window (epoch ms)].
- */
 const PAYMENT_FIELDS = 8;
-/** Health [id, samples 7 d, up 7 d, samples 30 d, up 30 d, latest confidence, oldest in 7 d, oldest in 30 d]. */
 const HEALTH_FIELDS = 8;
-/**
- * Listing [id, publicationState, featuredLevel, verificationStatus, healthStatus, stored hash, payable
- * prices, label, decimals, quote amount, the quote's endpoint decimals, quotedAt (epoch ms), stored
- * rankDueAt (epoch ms)].
- */
 const LISTING_FIELDS = 13;
 
-/** `now` as the UTC wall-clock timestamp the columns hold, e.g. "2026-12-02 12:00:00.000". */
 export function utcTimestamp(now: Date): string {
   return now.toISOString().replace("T", " ").replace("Z", "");
 }
 
-/**
- * Session settings for the aggregate statements on a server: no JIT (compiling these plans cost more
- * than running them), no parallel workers (the three statements already run side by side), memory
- * for the listing side's joins and quote sort to stay in memory, and for
- * payments and samples neither hash aggregates nor sorts, so each is the ordered index-only pass the
- * statement is written for (the planner, misjudging how many groups there are, otherwise hashes a
- * million rows: 2.7 s against 0.6 s on bench:rank).
- */
+/** bench:rank: 2.7 s against 0.6 s with the planner's hashes and sorts. */
 const SERVER_SETTINGS = ["SET jit = off", "SET max_parallel_workers_per_gather = 0", "SET work_mem = '64MB'"];
 const STREAMING_SETTINGS = ["SET enable_hashagg = off", "SET enable_sort = off", "SET enable_incremental_sort = off"];
 const SERVER_RESET = "RESET jit; RESET max_parallel_workers_per_gather; RESET work_mem; RESET enable_hashagg; RESET enable_sort; RESET enable_incremental_sort";
 const STREAMING: SessionSettings = { set: [...SERVER_SETTINGS, ...STREAMING_SETTINGS], reset: SERVER_RESET };
 const LISTING: SessionSettings = { set: SERVER_SETTINGS, reset: SERVER_RESET };
 
-/**
- * The ledger, monitor and price facts of every listing in scope: in id order for a list of ids, in
- * no particular order for an id range (the sweep does not need one). On `client` when given (a
- * transaction: readiness reads inside its completion), else the process's database (lib/sql
- * clientOr). On a server handle each statement runs on its own pooled connection with the settings
- * above (lib/sql session); on one connection (PGlite, a transaction) they run there, settings left
- * out: they change plans, never answers.
- */
+/** On one connection (PGlite, a transaction) SERVER_SETTINGS are left out: they change plans, never answers. */
 export async function ledgerFacts(scope: FactsScope, now: Date, client?: Client): Promise<LedgerFactsRow[]> {
   if (!Number.isFinite(now.getTime())) throw new RangeError("ledgerFacts needs a valid date");
   if ("ids" in scope && scope.ids.length === 0) return [];
@@ -331,7 +229,6 @@ export async function ledgerFacts(scope: FactsScope, now: Date, client?: Client)
     const id = l[0];
     const p = pay.get(id);
     const h = hea.get(id);
-    // Digits only (router_payments_amounts_atomic), so the list splits on its commas.
     const median = p && p[4] !== "" ? medianOfAmounts(p[4].split(",")) : null;
     const decimals = num(l[8]);
     const quoteAmount = l[9] === "" ? null : l[9];
@@ -348,7 +245,6 @@ export async function ledgerFacts(scope: FactsScope, now: Date, client?: Client)
       distinctPayers30d: p ? Number(p[2]) : 0,
       distinctAttemptingBuyers30d: p ? Number(p[1]) : 0,
       settled30d: p ? Number(p[3]) : 0,
-      // Atomic units to whole units with the listing's decimals (its first payable endpoint's, else 6).
       medianSettledPrice30d: median === null ? null : median / powerOf10(decimals ?? DEFAULT_ASSET_DECIMALS),
       settleDecimals: decimals ?? DEFAULT_ASSET_DECIMALS,
       lastSettledAtMs: p ? epochMs(p[5]) : null,
@@ -370,16 +266,11 @@ export async function ledgerFacts(scope: FactsScope, now: Date, client?: Client)
   return out;
 }
 
-/**
- * The catalog cut into id ranges of about `size` listings each, in id order (one range when it is
- * smaller): the sweep reads one range while it scores the one before.
- */
 export async function listingIdRanges(size: number, client?: Client): Promise<IdRange[]> {
   if (!Number.isSafeInteger(size) || size < 1) throw new RangeError("listingIdRanges needs a positive size");
   const cuts = await rows<{ id: string }>(
     await clientOr(client),
-    // The column's own collation, as the range conditions compare: the ranges then partition the
-    // listings exactly, and each is an index range.
+    // The column's own collation, so the ranges partition the listings exactly.
     `SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM "listings") x
       WHERE n > 1 AND n % $1::int = 1 ORDER BY id`,
     size,
@@ -394,11 +285,7 @@ export async function listingIdRanges(size: number, client?: Client): Promise<Id
   return ranges;
 }
 
-/**
- * The median of a listing's settled amounts, in atomic units: PostgreSQL's percentile_cont(0.5) over
- * tollgate_atomic_to_units(amount, 0), to the bit. Malformed amounts are left out (that function's
- * NULL); an even count interpolates as percentile_cont does, lo + 0.5 × (hi − lo). Null when none.
- */
+/** As percentile_cont(0.5) over tollgate_atomic_to_units(amount, 0), to the bit. */
 export function medianOfAmounts(amounts: readonly (string | null)[] | null): number | null {
   if (!amounts || amounts.length === 0) return null;
   const xs: number[] = [];
@@ -412,11 +299,7 @@ export function medianOfAmounts(amounts: readonly (string | null)[] | null): num
   return lo === hi ? xs[lo] : xs[lo] + (pos - lo) * (xs[hi] - xs[lo]);
 }
 
-/**
- * The lowest numeric price among a listing's payable endpoints (min(tollgate_decimal_or_null(priceUsd))
- * as float8): malformed prices are left out; null when none is numeric. A decimal string converts to
- * the double nearest its exact value, as numeric → float8 does, so the minimum agrees.
- */
+/** As min(tollgate_decimal_or_null(priceUsd))::float8. */
 export function lowestPrice(prices: readonly (string | null)[] | null): number | null {
   if (!prices) return null;
   let low: number | null = null;
@@ -428,33 +311,21 @@ export function lowestPrice(prices: readonly (string | null)[] | null): number |
   return low;
 }
 
-/**
- * An atomic amount in whole units, as tollgate_atomic_to_units(amount, decimals) gives it: null unless
- * the amount is 1–38 digits and decimals 0–36; else the double nearest amount × 10^−decimals (the
- * exact decimal, parsed once, so no second rounding).
- */
+/** As tollgate_atomic_to_units(amount, decimals). */
 export function atomicToUnits(amount: string, decimals: number): number | null {
   if (!ATOMIC_AMOUNT.test(amount) || !Number.isInteger(decimals) || decimals < 0 || decimals > 36) return null;
   return Number(`${amount}e-${decimals}`);
 }
 
 const POWERS = new Map<number, number>();
-/** 10^d exactly as PostgreSQL's power(10::float8, d) gives it (correctly rounded; exact up to 10^22). */
+/** As power(10::float8, d). */
 function powerOf10(d: number): number {
   let p = POWERS.get(d);
   if (p === undefined) POWERS.set(d, (p = Number(`1e${d}`)));
   return p;
 }
 
-/**
- * The first instant (epoch ms) at which the passing of time alone changes this listing's facts: a
- * payment leaves the 30-day window a millisecond after it is 30 days old (the window is inclusive at
- * its old end), a sample leaves the 7- or 30-day window and the quote stops being fresh when it is
- * exactly that old (both exclusive). The oldest row of each window leaves first; whatever follows is
- * the next due time, taken when the listing is ranked again. Null when no window holds anything.
- * (A row written with a time still in the future enters its window at that time; the sweep's periodic
- * full read takes it then, runRankSweep "due".)
- */
+/** docs/RANK.md "The tick: marks and due times". */
 export function factsDueAtMs(row: Pick<LedgerFactsRow, "oldestPayment30dMs" | "oldestSample7dMs" | "oldestSample30dMs" | "quotedAtMs">): number | null {
   let due: number | null = null;
   const at = (t: number | null, after: number) => {
@@ -467,12 +338,6 @@ export function factsDueAtMs(row: Pick<LedgerFactsRow, "oldestPayment30dMs" | "o
   return due;
 }
 
-/**
- * The facts both scores read from one aggregate row. Rank: settleFactsOf and monitorFactsOf
- * (lib/rank/inputs rankInputsFromRow; computeRank derives settlementUnproven from the ledger counts).
- * Readiness: settleFactsOf and livenessFactsOf (ledgerFactsForScoring; H2, H3 and knownUnpayable).
- * The formulas are signals.ts's; nothing here is a second reading of the rows.
- */
 export function settleFactsOf(row: LedgerFactsRow): SettleFacts {
   return {
     lastSettledAt: row.lastSettledAtMs === null ? null : new Date(row.lastSettledAtMs).toISOString(),
@@ -481,7 +346,6 @@ export function settleFactsOf(row: LedgerFactsRow): SettleFacts {
   };
 }
 
-/** Uptime (null below MIN_UPTIME_SAMPLES) and the latest reading's status and confidence; without a reading, the stored status, uncapped. */
 export function monitorFactsOf(row: LedgerFactsRow): MonitorFacts {
   const reading = row.latestConfidence;
   return {
@@ -492,17 +356,11 @@ export function monitorFactsOf(row: LedgerFactsRow): MonitorFacts {
   };
 }
 
-/** monitorFactsOf with settlementUnproven from the 30-day ledger counts, exactly as computeRank derives it. */
 export function livenessFactsOf(row: LedgerFactsRow): LivenessFacts {
   return { ...monitorFactsOf(row), settlementUnproven: settlementUnproven(row.distinctAttemptingBuyers30d, row.settled30d) };
 }
 
-/**
- * Readiness's ledger facts for one listing (lib/analyses/store-result: H2 liveness, H3 settleability
- * and the knownUnpayable cap): ledgerFacts({ ids: [listingId] }) on the completion's own transaction,
- * mapped by settleFactsOf and livenessFactsOf. The same statements and mapping as the rank sweep, so
- * H2 and H3 come out of the same facts as rank's liveness and gate.
- */
+/** Readiness's H2, H3 and knownUnpayable through the rank sweep's statements. */
 export async function ledgerFactsForScoring(client: Client, listingId: string, now: Date): Promise<{ settle: SettleFacts; liveness: LivenessFacts }> {
   const [row] = await ledgerFacts({ ids: [listingId] }, now, client);
   if (!row) throw new Error(`ledger facts: no listing ${JSON.stringify(listingId)}`);

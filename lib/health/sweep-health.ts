@@ -1,14 +1,4 @@
-/**
- * The health sweep: probe every published listing through lib/probe (SSRF-guarded, without paying)
- * and record one monitor sample per listing, plus the prices quoted in valid challenges. Liveness
- * (uptime share, health confidence) and price freshness in the rank read these rows.
- *
- * Confidence (docs/spec/scoring-notes.md; signals.HEALTH_CONFIDENCE): 1.0 for a valid payment challenge, 0.6 for a
- * structured (JSON) 4xx answer without one, 0.3 for any other answer, 0 for no answer. A listing's
- * sample takes its best payable endpoint (the monitor's "best confidence in its latest reading");
- * "up" means that endpoint behaved like a payable API (confidence ≥ 0.6), as the schema defines it.
- * A target the SSRF guard refuses is recorded as no answer: no buyer can reach it either.
- */
+/** The health sweep: one monitor sample per published listing, plus quoted prices (docs/spec/scoring-notes.md). */
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { clientOr, exec, rows, session } from "@/lib/sql";
@@ -22,16 +12,11 @@ import { recordHealthSample, recordQuote, type HealthOutcome } from "@/lib/ledge
 import { prepareProbeObservations, recordProbeObservations } from "@/lib/trust/observe";
 
 export const HEALTH_SWEEP_CONCURRENCY = 8;
-/** One sweeper at a time across the sweep workers (a session advisory lock per schema). */
 export const HEALTH_SWEEP_LOCK_KEY = 724_021_440;
-/**
- * A listing sampled at this vantage more recently than this is not due: a sweep that resumes one
- * killed mid-run probes only what it left, and two sweeps in one interval never double a sample.
- */
+/** A resumed or doubled sweep never doubles a sample. */
 export const HEALTH_RESAMPLE_AFTER_MS = 150_000;
-/** Listings read per page of the sweep. */
 const PAGE = 200;
-/** An unchanged quote is re-recorded at most daily: enough to stay "fresh" (< 30 days) without a row per tick. */
+/** Fresh means < 30 days. */
 const QUOTE_REFRESH_MS = 24 * 3_600_000;
 
 export interface HealthReading {
@@ -42,7 +27,6 @@ export interface HealthReading {
   challengeKind: string | null;
 }
 
-/** The confidence one endpoint's evidence earns. */
 export function endpointConfidence(e: EndpointEvidence): number {
   if (e.status === null) return HEALTH_CONFIDENCE.noAnswer;
   if (e.challenge.kind !== "none" && e.challenge.valid) return HEALTH_CONFIDENCE.validChallenge;
@@ -50,7 +34,6 @@ export function endpointConfidence(e: EndpointEvidence): number {
   return HEALTH_CONFIDENCE.otherAnswer;
 }
 
-/** One listing's reading from its endpoints' evidence: the best payable endpoint, else the best of all. */
 export function readingFromEvidence(endpoints: readonly EndpointEvidence[], payable: (e: EndpointEvidence) => boolean): HealthReading {
   const pool = endpoints.some(payable) ? endpoints.filter(payable) : endpoints;
   let best: EndpointEvidence | null = null;
@@ -72,22 +55,19 @@ export function readingFromEvidence(endpoints: readonly EndpointEvidence[], paya
 export interface HealthSweepOptions {
   now?: Date;
   concurrency?: number;
-  /** host:port entries the probe may reach over http on loopback; default env().probeAllowHosts. */
   allowHosts?: string[];
   vantage?: string;
   deadlineMs?: number;
-  /** Called before each listing is probed; throwing there interrupts the sweep as a killed worker would. */
   onListing?: (listingId: string) => void | Promise<void>;
 }
 
 export interface HealthSweepResult {
-  /** False when another sweep held the lock: this one did nothing. */
   leader: boolean;
   probed: number;
   up: number;
   down: number;
   refused: number;
-  /** Listings this deployment may not reach (allow-list-only mode): no sample, since it says nothing of the seller. */
+  /** Allow-list-only mode: no sample. */
   skipped: number;
   quotes: number;
   ms: number;
@@ -95,7 +75,6 @@ export interface HealthSweepResult {
 
 let running = false;
 
-/** The sweep, if this process can take the leader's lock; else nothing (`leader: false`). */
 export async function runHealthSweep(opts: HealthSweepOptions = {}): Promise<HealthSweepResult> {
   const idle: HealthSweepResult = { leader: false, probed: 0, up: 0, down: 0, refused: 0, skipped: 0, quotes: 0, ms: 0 };
   if (running) return idle;
@@ -146,7 +125,6 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
       const reading: HealthReading = probe.ok
         ? readingFromEvidence(probe.evidence.endpoints, (e) => endpointOf(e)?.payable ?? false)
         : { outcome: "down", confidence: HEALTH_CONFIDENCE.noAnswer, httpStatus: null, latencyMs: null, challengeKind: null };
-      // The sample and the trust grade's free checks of this probe commit together (docs/TRUST.md "Observations").
       const domains = probe.ok ? await prepareProbeObservations(probe.evidence) : null;
       await prisma.$transaction(async (tx) => {
         const sample = await recordHealthSample({ listingId: listing.id, at, vantage, ...reading }, tx);
@@ -154,7 +132,7 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
       });
       const status = healthStatusFor(reading.confidence);
       if (status !== listing.healthStatus) {
-        // Raw SQL: a health reading is not an edit of the listing, so updatedAt must not move.
+        // Raw SQL: a health reading must not move updatedAt.
         await exec(prisma, `UPDATE "listings" SET "healthStatus" = $2::"HealthStatus" WHERE id = $1`, listing.id, status);
       }
       totals.probed++;
@@ -168,7 +146,6 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
   return { ...totals, ms: Date.now() - started };
 }
 
-/** The first accepted requirement of each valid challenge, unless the same quote is already under a day old. */
 async function recordQuotesSeen(
   listingId: string,
   endpoints: readonly EndpointEvidence[],

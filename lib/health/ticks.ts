@@ -1,7 +1,4 @@
-/**
- * The monitor's scheduled work: the health sweep probes every published listing every 5 minutes, so
- * an hour of samples is MIN_UPTIME_SAMPLES (lib/scoring/signals.ts).
- */
+/** The monitor's ticks: the health sweep every 5 minutes, so an hour of samples is MIN_UPTIME_SAMPLES. */
 import type { Tick } from "@/lib/scheduler";
 import { runHealthSweep } from "./sweep-health";
 

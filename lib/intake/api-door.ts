@@ -1,6 +1,5 @@
 /**
- * The intake's API door: POST /api/analyses, a listing id (re-analyse it) or a URL (the one intake
- * in "queue" mode, lib/intake/register-listing.ts).
+ * The intake's API door, POST /api/analyses: a listing id (re-analyse) or a URL (registerListing in "queue" mode).
  */
 import { z } from "zod";
 import { reanalyseForActor } from "@/lib/analyses/progress";
@@ -9,9 +8,8 @@ import { prismaOf, type Client } from "@/lib/sql";
 import { registerListing } from "./register-listing";
 
 /**
- * The body: exactly one of a listing id or a URL. With a URL the organisation already lists, the
- * answer is 409 `duplicate_listing` naming that listing unless `allowDuplicate: true` confirms a
- * second one.
+ * Exactly one of a listing id or a URL. A URL the organisation already lists answers 409 `duplicate_listing` unless
+ * `allowDuplicate: true`.
  */
 export const SubmitBody = z.union([
   z.object({ listingId: z.string().min(1).max(64) }).strict(),

@@ -1,10 +1,4 @@
-/**
- * Indexing with a receipt (docs/PROBE.md "Receipts"): a settlement that carried a valid bazaar
- * extension catalogs its resource through the intake. The resource is called once unpaid (the named
- * checks, and the live 402 bound to what was settled), then drafted by lib/discovery and written by
- * the one listing writer, listed, and its analysis queued; our readiness rules score the draft at once.
- * A listing already cataloged is re-synced from the live 402 instead (the old price stays in the receipts).
- */
+/** Indexing with a receipt (docs/PROBE.md "Receipts"). */
 import { env } from "@/lib/env";
 import { checkTarget, type Resolver } from "@/lib/net";
 import { draftListingFromTarget } from "@/lib/discovery/import";
@@ -35,17 +29,13 @@ export interface DraftReadiness {
   rules: Array<{ id: string; status: string; earned: number; max: number; reason: string }>;
 }
 
-/** One payable endpoint's named checks, as URL registration answers them. */
 export interface EndpointChecks {
   endpoint: string;
   url: string;
   checks: NamedCheck[];
 }
 
-/**
- * URL registration's named checks: each payable endpoint of the draft read once more through the
- * probe's evidence, from the draft's own unpaid answers when it already made that request.
- */
+/** From the draft's own answers when it made that request. */
 export async function registrationChecks(draft: ListingDocument, calls: UnpaidCalls, opts: IndexOptions = {}): Promise<EndpointChecks[]> {
   const payable = draft.endpoints.filter((e) => e.payable).slice(0, 16);
   return Promise.all(
@@ -74,7 +64,6 @@ interface CatalogedEndpoint {
   priceNetwork: string | null;
 }
 
-/** The listing (not a tombstone) whose endpoint is this resource: base URL + path, and the method. */
 export async function catalogedEndpoint(client: Client, resourceUrl: string, method: string): Promise<CatalogedEndpoint | null> {
   const [found] = await rows<CatalogedEndpoint>(
     client,
@@ -89,7 +78,7 @@ export async function catalogedEndpoint(client: Client, resourceUrl: string, met
   return found ?? null;
 }
 
-/** Our readiness rules over the draft (document rules; the probe's rules come with the queued analysis). */
+/** The probe's rules come with the queued analysis. */
 export function readinessOf(doc: ListingDocument): DraftReadiness {
   const r = scoreReadiness(doc, null, CURRENT_RUBRIC, { provisional: true });
   return {
@@ -105,13 +94,11 @@ function firstFailed(checks: NamedCheck[]): NamedCheck | undefined {
   return checks.find((c) => !c.pass);
 }
 
-/** The resource called once, unpaid, with the method and example its bazaar extension declares. */
 export async function probeResource(resourceUrl: string, method: string, example: unknown, opts: IndexOptions): Promise<EndpointEvidence> {
   const url = new URL(resourceUrl);
   return probeEndpoint({ method, path: url.pathname, url: resourceUrl, requestExample: example ?? null, payable: true }, { allowHosts: opts.allowHosts ?? env().probeAllowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
 }
 
-/** Index one settled resource; the receipt written (kind `index`) says what happened and why. */
 export async function indexSettlement(s: SettlementToIndex, opts: IndexOptions = {}): Promise<Receipt> {
   const prisma = await prismaOf(opts.client);
   const method = s.read.method ?? "GET";
@@ -138,8 +125,7 @@ export async function indexSettlement(s: SettlementToIndex, opts: IndexOptions =
     return rejected("caller_has_no_organisation", `${s.caller} settles for no seller organisation, so it can refresh listed resources only`, { checks });
   }
 
-  // Listed already at the price just settled (price_matches): nothing to draft, the receipt confirms it.
-  // A named token (no organisation) confirms a listing but never re-prices it: that is its owner's settlement to make.
+  // A named token never re-prices: that is the owner's settlement to make.
   const listedAtSettledPrice = existing !== null && existing.priceAmount === s.settled.amount && existing.priceNetwork === s.settled.network && existing.priceAsset?.toLowerCase() === s.settled.asset.toLowerCase();
   const drafted = listedAtSettledPrice || (existing && s.organizationId === null) ? null : await draftListingFromTarget(checked.target, { allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs });
   if (drafted && !drafted.ok) return rejected("draft_failed", "refusal" in drafted ? `${drafted.refusal}: ${drafted.detail}` : `${drafted.error}: ${drafted.detail}`, { checks });
@@ -150,14 +136,11 @@ export async function indexSettlement(s: SettlementToIndex, opts: IndexOptions =
       if (!synced.ok) return rejected(synced.code, synced.detail, { checks, listingId: existing.listingId });
     }
     const doc = (await loadListingDocuments(prisma, [existing.listingId])).get(existing.listingId)!;
-    // A draft stays a draft: the receipt names it, and it counts as listed once its owner publishes it.
     const listed = existing.publicationState === "published" || existing.publicationState === "unlisted";
     return insertReceipt(prisma, { ...base, status: "success", listingId: existing.listingId, organizationId: existing.organizationId, checks, readiness: readinessOf(doc), listedAt: listed ? new Date() : null });
   }
   if (!drafted) throw new Error("unreachable: a new resource is always drafted");
 
-  // The draft reads the resource with GET first; the method the extension declares (checked above by
-  // method_matches: an MCP tool's POST) is the endpoint's.
   const draft = { ...drafted.draft, endpoints: drafted.draft.endpoints.map((e) => (drafted.draft.baseUrl.replace(/\/+$/, "") + e.path === s.read.resourceUrl ? { ...e, method: method as typeof e.method } : e)) };
   const valid = validateListingDocument(draft);
   if (!valid.ok) return rejected("draft_invalid", `${valid.errors[0].pointer}: ${valid.errors[0].message}`, { checks });
@@ -169,10 +152,7 @@ export async function indexSettlement(s: SettlementToIndex, opts: IndexOptions =
 
 type Synced = { ok: true; changed: boolean } | { ok: false; code: string; detail: string };
 
-/**
- * The live 402's price and schemas onto the cataloged endpoint, through the one writer. Nothing
- * changes when the live price is the listed one; the price it replaces stays in the receipts.
- */
+/** The replaced price stays in the receipts. */
 export async function resyncFromDraft(existing: CatalogedEndpoint, draft: ListingDocument, resourceUrl: string, method: string, client: Client): Promise<Synced> {
   const path = new URL(resourceUrl).pathname;
   const liveEndpoint = draft.endpoints.find((e) => draft.baseUrl.replace(/\/+$/, "") + e.path === resourceUrl && e.method === method) ?? draft.endpoints.find((e) => resourceUrl.endsWith(e.path) && e.method === method);

@@ -1,8 +1,4 @@
-/**
- * Bazaar receipts (docs/PROBE.md "Receipts"): the insert-only record of what the facilitator answered
- * for a verify or settle carrying a bazaar extension, what indexing the settled resource found, and
- * what URL registration found; and the named checks both doors run on a resource's unpaid answer.
- */
+/** Bazaar receipts (docs/PROBE.md "Receipts"), insert-only, and the named checks of an unpaid answer. */
 import crypto from "node:crypto";
 import type { EndpointEvidence } from "@/lib/evidence";
 import { isUnprobeable } from "@/lib/probe";
@@ -50,7 +46,7 @@ export interface Receipt extends Required<Omit<ReceiptInput, "readiness">> {
 
 const COLUMNS = ["kind", "status", "rejectedCode", "rejectedReason", "caller", "organizationId", "listingId", "resourceUrl", "method", "transaction", "network", "payer", "payTo", "asset", "amount", "settlementId"] as const;
 
-/** Insert one receipt (the table refuses UPDATE and DELETE); returns it as stored. */
+/** The table refuses UPDATE and DELETE. */
 export async function insertReceipt(client: Client, r: ReceiptInput): Promise<Receipt> {
   const id = `rcpt_${crypto.randomUUID()}`;
   const values = COLUMNS.map((c) => (r[c] ?? null) as string | null);
@@ -69,7 +65,7 @@ export async function insertReceipt(client: Client, r: ReceiptInput): Promise<Re
   return row;
 }
 
-/** The receipts of a listing, newest first, and the time from its first settlement to listed. */
+/** Newest first, with the time from first settlement to listed. */
 export async function receiptsOfListing(client: Client, listingId: string, limit = 50): Promise<{ receipts: Receipt[]; firstSettlementToListedMs: number | null }> {
   const receipts = await rows<Receipt>(
     client,
@@ -91,14 +87,13 @@ export async function receiptsOfListing(client: Client, listingId: string, limit
   return { receipts, firstSettlementToListedMs: ms };
 }
 
-/** The bazaar extension of the decoded x402 challenge the probe kept, or null. */
 function liveBazaar(e: EndpointEvidence): Record<string, unknown> | null {
   const pr = e.challenge.x402;
   if (!isObject(pr) || !isObject(pr.extensions) || !isObject(pr.extensions.bazaar)) return null;
   return pr.extensions.bazaar;
 }
 
-/** The HTTP method the live bazaar extension declares (an MCP tool is called with POST). */
+/** An MCP tool is called with POST. */
 export function liveBazaarMethod(e: EndpointEvidence): string | null {
   const input = liveBazaar(e)?.info;
   const i = isObject(input) && isObject(input.input) ? input.input : null;
@@ -107,11 +102,7 @@ export function liveBazaarMethod(e: EndpointEvidence): string | null {
   return typeof i.method === "string" ? i.method.toUpperCase() : null;
 }
 
-/**
- * URL registration's named checks over one unpaid answer: reachable, returns_402,
- * has_bazaar_extension, parses (the challenge is valid and C5 finds nothing failing), method_matches
- * (the bazaar extension declares the method the resource was called with).
- */
+/** reachable, returns_402, has_bazaar_extension, parses (valid, no C5 failure), method_matches. */
 export function namedChecks(e: EndpointEvidence): NamedCheck[] {
   const c5 = e.findings.filter((f) => f.check === "C5" && f.severity === "fail");
   const declared = liveBazaarMethod(e);
@@ -145,9 +136,8 @@ export interface Settled {
 }
 
 /**
- * The settlement bound to the live resource: the live 402 offers the payTo that was paid (a receipt
- * cannot be claimed for a resource that does not take the payment) and the price that was paid (a
- * replayed or stale settlement cannot re-list an old price).
+ * The live 402 offers the payTo and price that were paid: no receipt for a resource that does not take the payment,
+ * and no stale settlement re-lists an old price.
  */
 export function settlementChecks(e: EndpointEvidence, s: Settled): NamedCheck[] {
   const offers = e.challenge.requirements ?? [];

@@ -1,9 +1,6 @@
 /**
- * The receipts sweep (docs/PROBE.md "Receipts"): each resource its owner's settlement listed (a caller
- * with an API key; a named token's receipts only confirm) is called once unpaid
- * per sweep; when its 402 now asks another price, the listing is re-synced from the live 402 through
- * the one writer and a `sync` receipt records the new price (the old one stays in the receipts only).
- * A resource whose 402 no longer passes the named checks gets a rejected `sync` receipt and is left as listed.
+ * The receipts sweep (docs/PROBE.md "Receipts"): each owner-listed resource called once unpaid; a new price re-syncs
+ * the listing with a `sync` receipt, a failing 402 gets a rejected one.
  */
 import { checkTarget } from "@/lib/net";
 import { env } from "@/lib/env";
@@ -50,7 +47,7 @@ export async function syncIndexedListings(opts: IndexOptions = {}): Promise<Rece
     if (!existing) continue;
     const offer = live?.challenge.requirements?.find((r) => r.network === existing.priceNetwork && r.asset.toLowerCase() === existing.priceAsset?.toLowerCase()) ?? live?.challenge.requirements?.[0];
     if (failed || !checked.ok || !offer) {
-      // One rejected receipt per change of state, not one per sweep.
+      // One rejected receipt per change of state, not per sweep.
       const [last] = await rows<{ status: string; rejectedCode: string | null }>(prisma, `SELECT "status", "rejectedCode" FROM "bazaar_receipts" WHERE "kind" = 'sync' AND "listingId" = $1 AND "resourceUrl" = $2 ORDER BY "createdAt" DESC LIMIT 1`, x.listingId, x.resourceUrl);
       const code = failed?.id ?? "returns_402";
       if (last?.status !== "rejected" || last.rejectedCode !== code) {

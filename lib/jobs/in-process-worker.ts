@@ -1,9 +1,6 @@
 /**
- * The embedded default (PGlite): a PGlite folder belongs to one process, so the catalog-monitor
- * worker runs inside the web server, started from instrumentation.ts. It uses the same runWorker
- * loop as `npm run worker`, with direct calls into the ops functions instead of loopback HTTP (the
- * server need not know its own port or hold a worker token). The periodic work (reaper, sweeps)
- * runs in lib/jobs/server-jobs.ts's scheduler, beside it.
+ * The catalog-monitor worker inside the web server (PGlite's folder belongs to one process): the same runWorker loop
+ * with direct calls into the ops functions.
  */
 import { opsDirectClient } from "@/lib/ops/handlers";
 import { realProbe } from "@/lib/catalog-monitor/probes";
@@ -16,7 +13,7 @@ export interface InProcessHandle {
 const holder = globalThis as unknown as { tollgateInProcessWorker?: InProcessHandle };
 
 export function startInProcessWorker(opts: { concurrency?: number; log?: (l: string) => void } = {}): InProcessHandle {
-  // Dev-mode module reloads call register() again: one loop per process.
+  // Dev-mode reloads call register() again: one loop per process.
   if (holder.tollgateInProcessWorker) return holder.tollgateInProcessWorker;
   const log = opts.log ?? ((l: string) => console.log(`[catalog-monitor] ${l}`));
   const controller = new AbortController();

@@ -1,9 +1,6 @@
 /**
- * Which process runs which ticks. The web process: the analysis reaper and sweeps, payment
- * confirmations, rate-limit windows (`webTicks`). The sweeps (health, rank, canary, trust grades,
- * daily root, the receipts' re-sync, the observations' archive: `sweepTicks`) run in the sweep workers (`npm run sweeps`, lib/jobs/sweep-worker.ts) on
- * a server PostgreSQL, and in the web process only when it is the single process (docs/ARCHITECTURE.md
- * "Processes"). Started once per web process from instrumentation.ts.
+ * Which process runs which ticks: `webTicks` in each web process, `sweepTicks` in the sweep workers or, as the single
+ * process, in the web process (docs/ARCHITECTURE.md "Processes").
  */
 import { rootTicks } from "@/lib/attest/root-ticks";
 import { env } from "@/lib/env";
@@ -23,15 +20,11 @@ const holder = globalThis as unknown as { tollgateServerJobs?: { scheduler: Sche
 export const webTicks: Tick[] = [...analysisTicks, ...ledgerTicks, ...limitTicks];
 export const sweepTicks: Tick[] = [...monitorTicks, ...rankTicks, ...canaryTicks, ...attestTicks, ...rootTicks, ...receiptTicks, ...observationTicks];
 
-/**
- * Whether the web process runs the sweeps: only as the single process, on PGlite (whose folder
- * belongs to one process) or with the in-process worker (`npm run demo`).
- */
+/** Only as the single process: on PGlite or with the in-process worker. */
 export function sweepsInWeb(e: { DATABASE_URL?: string; TOLLGATE_INPROCESS_WORKER: boolean } = env()): boolean {
   return !e.DATABASE_URL || e.TOLLGATE_INPROCESS_WORKER;
 }
 
-/** The ticks a web process with this environment runs. */
 export function webProcessTicks(e: { DATABASE_URL?: string; TOLLGATE_INPROCESS_WORKER: boolean; TOLLGATE_SCHEDULER: boolean } = env()): Tick[] {
   if (!e.TOLLGATE_SCHEDULER) return [];
   return sweepsInWeb(e) ? [...webTicks, ...sweepTicks] : webTicks;

@@ -1,13 +1,12 @@
 /**
- * A sweep worker: the scheduler with the sweeps' ticks (lib/jobs/server-jobs.ts `sweepTicks`) in a
- * process of its own, on a server PostgreSQL. Run as many as you like: each sweep has one leader at
- * a time (advisory locks) and canary runs are leased, so two workers never do one sweep's work twice.
+ * A sweep worker: the scheduler with `sweepTicks` in its own process. Run any number: advisory locks and leases keep
+ * each sweep's work single.
  */
 import { startScheduler, type Scheduler, type Tick } from "@/lib/scheduler";
 import { sweepTicks } from "./server-jobs";
 
 export interface SweepWorkerOptions {
-  /** Tick names to run (default all of sweepTicks); an unknown name is refused. */
+  /** Tick names to run (default all); an unknown name is refused. */
   only?: string[];
   initialDelayMs?: number;
   log?: (line: string) => void;

@@ -1,7 +1,6 @@
 /**
- * The ledger audit (`npm run ledger:audit`): every settled row's transaction re-read from the chain
- * and held to the binding again (docs/ROUTER.md "Binding"), so an operator can prove the ledger after
- * an incident. Read-only: a failing row is listed, never rewritten.
+ * `npm run ledger:audit`: every settled row re-read from the chain and held to the binding (docs/ROUTER.md
+ * "Binding"). Read-only.
  */
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { readSettlement, type ReadOptions } from "./confirm-payment";
@@ -11,7 +10,7 @@ export interface AuditFinding {
   listingId: string;
   transaction: string | null;
   network: string;
-  /** `unbound`: the chain shows no binding; `unreadable`: the chain could not be read; `mismatch`: bound, but not to what the row says. */
+  /** `unbound`: no binding on chain; `unreadable`: chain not read; `mismatch`: bound, to something else. */
   kind: "unbound" | "unreadable" | "mismatch";
   detail: string;
 }
@@ -24,7 +23,7 @@ export interface AuditReport {
 
 const BATCH = 200;
 
-/** Audit every settled row (house rows included), oldest first. */
+/** House rows included, oldest first. */
 export async function auditLedger(prisma: PrismaClient, options: ReadOptions = {}): Promise<AuditReport> {
   const report: AuditReport = { checked: 0, bound: 0, findings: [] };
   let after: string | undefined;
@@ -66,7 +65,6 @@ export async function auditLedger(prisma: PrismaClient, options: ReadOptions = {
   }
 }
 
-/** The report as an operator reads it. */
 export function formatAudit(report: AuditReport): string {
   const lines = [`${report.checked} settled row${report.checked === 1 ? "" : "s"} checked: ${report.bound} bound on chain, ${report.findings.length} not.`];
   for (const f of report.findings) lines.push(`  ${f.kind.padEnd(10)} ${f.id} (listing ${f.listingId}, ${f.network} ${f.transaction ?? "no transaction"}): ${f.detail}`);

@@ -1,10 +1,4 @@
-/**
- * Confirming a relayed payment on chain (docs/ROUTER.md "Binding"): `settled` only when the claimed
- * transaction, from the listed asset's contract, spends this row's authorization
- * (`AuthorizationUsed(payer, nonce)`) and moves the quoted amount from the payer to the quoted payTo,
- * in a block no older than the relay's receipt of the payment. Anything else is `failed unproven`
- * with the reason; an unreadable chain leaves the row `unconfirmed` for the ledger tick.
- */
+/** Confirming a relayed payment on chain (docs/ROUTER.md "Binding"). */
 import { getAddress, isAddress, parseEventLogs, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient } from "viem";
 import { readChain, type RpcSettings } from "@/lib/chain/rpc";
 import { db } from "@/lib/db";
@@ -16,16 +10,14 @@ export interface ChainSettlement {
   blockNumber: bigint;
   from: string;
   to: string;
-  /** Atomic units as an integer string. */
   amount: string;
-  /** The Transfer's log index: with the network and transaction, claimed by one row ever. */
+  /** Claimed by one row ever, with the network and transaction. */
   logIndex: number;
 }
 
 export type ChainVerdict =
   | { status: "settled"; chain: ChainSettlement }
   | { status: "failed"; reason: "unproven"; detail: string }
-  /** `outage`: the chain could not be read at all (rather than showing the transaction pending). */
   | { status: "unconfirmed"; reason: "chain_unreadable"; detail: string; outage: boolean };
 
 export interface ReadOptions {
@@ -33,29 +25,24 @@ export interface ReadOptions {
   timeoutMs?: number;
 }
 
-/** What a row binds a settlement to: its authorization, its quote, and when the relay received it. */
 export interface Binding {
   transaction: string;
   network: string;
   asset: string;
   payer: string;
-  /** The EIP-3009 nonce the buyer signed. */
   nonce: string | null;
   payTo: string | null;
-  /** Atomic units: the quote the authorization answered. */
   amount: string;
-  /** The relay's receipt of the payment: the settling block may not be older (less CLOCK_SKEW_SECONDS). */
   notBefore?: Date | null;
 }
 
-/** Block timestamps are the sequencer's clock, not ours: this much earlier still counts as after. */
+/** Block timestamps are the sequencer's clock, not ours. */
 export const CLOCK_SKEW_SECONDS = 15;
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 const unproven = (detail: string): ChainVerdict => ({ status: "failed", reason: "unproven", detail });
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
-/** What the chain says about `transaction` as the settlement of this row's authorization. */
 export async function readSettlement(input: Binding, options: ReadOptions = {}): Promise<ChainVerdict> {
   if (!TX_HASH.test(input.transaction)) return unproven(`${JSON.stringify(input.transaction)} is not a transaction hash`);
   if (!isAddress(input.asset) || !isAddress(input.payer)) return unproven("the asset or the payer is not an EVM address, so no EVM transfer can prove it");
@@ -72,7 +59,6 @@ async function bind(client: PublicClient, hash: Hex, input: Binding): Promise<Ch
     receipt = await client.getTransactionReceipt({ hash });
   } catch (e) {
     if (!(e instanceof TransactionReceiptNotFoundError)) throw e;
-    // Not mined: is it pending, or unknown to the chain?
     try {
       await client.getTransaction({ hash });
       return { status: "unconfirmed", reason: "chain_unreadable", detail: `${hash} is pending`, outage: false };
@@ -105,10 +91,7 @@ async function bind(client: PublicClient, hash: Hex, input: Binding): Promise<Ch
   };
 }
 
-/**
- * Does `transaction` move any of `asset` from `payer`, whatever it settles? (The canary's replay
- * probe: a second charge to the house.) null when the chain cannot say.
- */
+/** The canary's replay probe; null when the chain cannot say. */
 export async function transfersFrom(input: { transaction: string; network: string; asset: string; payer: string }, options: ReadOptions = {}): Promise<boolean | null> {
   if (!TX_HASH.test(input.transaction) || !isAddress(input.asset) || !isAddress(input.payer)) return false;
   const read = await readChain(
@@ -126,13 +109,7 @@ export async function transfersFrom(input: { transaction: string; network: strin
   return read.ok ? read.value : null;
 }
 
-/**
- * The asset a row may settle in: its endpoint's listed asset on the row's network (else any the
- * listing lists there, the endpoint rows being rewritten on save), else, with none listed there, a
- * token the asset table knows. Answers why not, or null when the asset is allowed.
- */
 async function wrongAsset(row: { listingId: string; endpointId: string | null; asset: string; network: string }, endpointAsset?: string | null): Promise<string | null> {
-  // The relay knows its endpoint's listed asset on the row's network: the answer the read would give.
   if (endpointAsset) return same(endpointAsset, row.asset) ? null : `paid in ${row.asset}, not the listed asset ${endpointAsset}`;
   const prisma = await db();
   const endpoints = await prisma.endpoint.findMany({ where: { listingId: row.listingId, priceNetwork: row.network, priceAsset: { not: null } }, select: { id: true, priceAsset: true } });
@@ -142,15 +119,8 @@ async function wrongAsset(row: { listingId: string; endpointId: string | null; a
   return findAsset(row.network, row.asset) ? null : `paid in ${row.asset}, which is neither listed for this endpoint nor a known asset on ${row.network}`;
 }
 
-/**
- * Confirm one ledger row (by id) that names a transaction and has not been confirmed: read the chain
- * and write its verdict. Answers the verdict, or null when the row is not waiting for the chain (no
- * transaction, already confirmed, or gone).
- */
 export async function confirmPayment(id: string, options: ReadOptions = {}, written?: WrittenRow): Promise<ChainVerdict | null> {
-  // `written`: the row as its writer just inserted it (the relay, after its answer), not read again,
-  // with its endpoint's listed asset on the row's network when it has one; the verdict is still
-  // written only while the stored row is waiting (confirmRow's guarded update).
+  // The guarded update still writes only while the row waits.
   if (written) return confirmRow({ ...written, id }, options, written.endpointAsset);
   const prisma = await db();
   const row = await prisma.routerPayment.findUnique({ where: { id }, select: WAITING_ROW });
@@ -163,12 +133,10 @@ const WAITING_ROW = {
   listingId: true, endpointId: true,
 } as const;
 
-/** What the relay knows of the row it just wrote (confirmPayment's `written`). */
 export type WrittenRow = Omit<WaitingRow, "id"> & { endpointAsset?: string | null };
 
 export type WaitingRow = { id: string; transactionId: string; network: string; asset: string; payer: string; authorizationNonce: string | null; quotedPayTo: string | null; advertisedAmount: string; relayedAt: Date | null; listingId: string; endpointId: string | null };
 
-/** Read the chain for one waiting row and write its verdict, once (only while the row is still waiting). */
 async function confirmRow(row: WaitingRow, options: ReadOptions, endpointAsset?: string | null): Promise<ChainVerdict> {
   const prisma = await db();
   const notListed = await wrongAsset(row, endpointAsset);
@@ -200,12 +168,7 @@ async function confirmRow(row: WaitingRow, options: ReadOptions, endpointAsset?:
   return verdict;
 }
 
-/**
- * Confirm up to `limit` rows still waiting for the chain, oldest first (the ledger tick). A network
- * whose chain cannot be read is asked once per tick: its other rows wait for the next tick rather
- * than each spending the read's timeout on the same outage. Answers how many rows it read, how many
- * of those the chain decided (settled or failed), and how many it left for a network that is down.
- */
+/** A network whose chain cannot be read is asked once per tick. */
 export async function confirmWaitingPayments(options: ReadOptions & { limit?: number } = {}): Promise<{ read: number; decided: number; skipped: number }> {
   const prisma = await db();
   const waiting = await prisma.routerPayment.findMany({

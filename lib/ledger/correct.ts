@@ -1,9 +1,6 @@
 /**
- * Corrections to the settlement ledger. A confirmed row is never rewritten or deleted (the
- * router_payments_written_once trigger); a correction is a new row naming it (`correctsId`, one per
- * row) that keeps what was paid (listing, endpoint, payer, quote, protocol, time of the attempt; the
- * router_payments_correction trigger holds that) with the corrected verdict. The facts
- * (lib/facts/aggregate.ts) count a corrected row as its correction only.
+ * Corrections: a confirmed row is never rewritten (router_payments_written_once); a correction is a new row naming it
+ * (`correctsId`) that keeps what was paid with the corrected verdict.
  */
 import { ATOMIC_AMOUNT } from "@/lib/amounts";
 import { db } from "@/lib/db";
@@ -11,21 +8,19 @@ import { AppError } from "@/lib/errors";
 import { isUniqueViolation } from "@/lib/sql";
 
 export interface PaymentCorrection {
-  /** The corrected verdict: a correction is final, never `unconfirmed`. */
+  /** Final, never `unconfirmed`. */
   status: "settled" | "failed" | "rejected";
-  /** Why the row is corrected, kept as the correction's reason. */
   reason: string;
-  /** Required when settled (atomic units); none otherwise. */
+  /** Required when settled (atomic units). */
   settledAmount?: string | null;
-  /** The transaction the verdict is about; the corrected row's when left out. */
+  /** Defaults to the corrected row's. */
   transactionId?: string | null;
-  /** What the chain shows for it, when read. */
   chain?: { from: string; to: string; amount: string; blockNumber: bigint } | null;
 }
 
 const STATUSES: readonly PaymentCorrection["status"][] = ["settled", "failed", "rejected"];
 
-/** Write the correction of ledger row `oldId`: 404 when there is no such row, 409 while it still waits for the chain or once it has a correction. */
+/** 404 when no such row; 409 while it waits for the chain or once corrected. */
 export async function correctPayment(oldId: string, correction: PaymentCorrection): Promise<{ id: string }> {
   const c = checked(correction);
   const prisma = await db();
@@ -37,11 +32,10 @@ export async function correctPayment(oldId: string, correction: PaymentCorrectio
     const row = await prisma.routerPayment.create({
       data: {
         correctsId: old.id,
-        // What was paid, as the corrected row has it (the trigger refuses anything else).
+        // The router_payments_correction trigger refuses anything else.
         listingId: old.listingId, endpointId: old.endpointId, payer: old.payer, advertisedAmount: old.advertisedAmount, asset: old.asset,
         network: old.network, createdAt: old.createdAt, quotedPayTo: old.quotedPayTo, protocol: old.protocol, house: old.house, demo: old.demo,
         httpStatus: old.httpStatus, latencyMs: old.latencyMs, paymentResponse: old.paymentResponse ?? undefined,
-        // The corrected verdict.
         status: c.status, reason: c.reason, settledAmount: c.settledAmount,
         transactionId: c.transactionId === undefined ? old.transactionId : c.transactionId,
         chainFrom: c.chain?.from.toLowerCase() ?? null, chainTo: c.chain?.to.toLowerCase() ?? null, chainAmount: c.chain?.amount ?? null,
@@ -51,7 +45,7 @@ export async function correctPayment(oldId: string, correction: PaymentCorrectio
     });
     return row;
   } catch (e) {
-    // Two corrections of one row at once: the unique correctsId keeps the first.
+    // Two at once: the unique correctsId keeps the first.
     if (isUniqueViolation(e)) throw new AppError("conflict", `ledger row ${oldId} is already corrected: correct that row instead`);
     throw e;
   }

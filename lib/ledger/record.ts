@@ -1,8 +1,4 @@
-/**
- * Writes to the settlement ledger (`router_payments`), the monitor's health samples and the price
- * quotes seen in 402 challenges: the raw facts the rank sweep aggregates (lib/facts/aggregate.ts).
- * Each writer validates its input, so a malformed row never reaches an aggregate.
- */
+/** Writers of the ledger, health samples and price quotes; each validates its input. */
 import { ATOMIC_AMOUNT } from "@/lib/amounts";
 import { db } from "@/lib/db";
 import { isUniqueViolation, type PrismaLike } from "@/lib/sql";
@@ -12,45 +8,29 @@ import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
 export interface PaymentInput {
   listingId: string;
   endpointId?: string | null;
-  /** The paying wallet. EVM addresses are compared lower-cased, so one wallet is one payer. */
   payer: string;
-  /**
-   * `unconfirmed`: relayed, naming a transaction the chain has not been read for yet. `rejected`:
-   * refused for the buyer's own fault (its reason says which); it counts against no seller.
-   * `unmeasured`: not settled, and neither party's fault could be proven; it moves no gate.
-   */
+  /** `rejected`: the buyer's own fault; `unmeasured`: no fault proven, moves no gate. */
   status: "settled" | "failed" | "unconfirmed" | "rejected" | "unmeasured";
-  /** The quote the payment answered: atomic units as integer strings (USDC: 6 decimals). */
   advertisedAmount: string;
-  /** Required when settled: what the buyer actually paid. */
   settledAmount?: string | null;
   asset: string;
   network: string;
   transactionId?: string | null;
   at?: Date;
   demo?: boolean;
-  /** What a relay records (lib/router/relay-call.ts): the quote's payTo, the seller's answer and its claim. */
   quotedPayTo?: string | null;
   httpStatus?: number | null;
   latencyMs?: number | null;
   paymentResponse?: unknown;
   reason?: string | null;
-  /** The catalog's own wallets: never traction or price evidence. */
   house?: boolean;
-  /** The EIP-3009 authorization nonce: with the payer, recorded once however often it is replayed. */
   authorizationNonce?: string | null;
-  /** Which protocol carried the payment through the relay. */
   protocol?: "x402" | "mpp" | null;
-  /** When the relay received the payment (a settlement may not be older). */
   relayedAt?: Date | null;
-  /** The reason in words a seller can act on. */
   detail?: string | null;
 }
 
-/**
- * Record one payment attempt. `created` is false when the (payer, authorization nonce) was already
- * recorded: a replayed authorization is one row, and `id` is that row's.
- */
+/** A replayed authorization is one row. */
 const STATUSES: readonly PaymentInput["status"][] = ["settled", "failed", "unconfirmed", "rejected", "unmeasured"];
 
 export async function recordPayment(input: PaymentInput): Promise<{ id: string; created: boolean }> {
@@ -87,9 +67,7 @@ export async function recordPayment(input: PaymentInput): Promise<{ id: string; 
     const row = await prisma.routerPayment.create({ data: { ...data, ...base(input, payer, settledAmount) }, select: { id: true } });
     return { id: row.id, created: true };
   } catch (e) {
-    // A replayed authorization (or two relays of one at once): the unique (payer, nonce) index keeps
-    // one row. Inserting first and reading only on that conflict keeps a new attempt to one statement.
-    // (Server Postgres reports it as Prisma's P2002; PGlite's adapter as the raw 23505.)
+    // Insert first, read only on the (payer, nonce) conflict (P2002 on a server, 23505 on PGlite).
     if (nonce !== null && isUniqueViolation(e)) {
       const prior = await prisma.routerPayment.findUnique({ where: { payer_authorizationNonce: { payer, authorizationNonce: nonce.toLowerCase() } }, select: { id: true } });
       if (prior) return { id: prior.id, created: false };
@@ -122,7 +100,6 @@ export interface HealthSampleInput {
   outcome: HealthOutcome;
   httpStatus?: number | null;
   latencyMs?: number | null;
-  /** One of HEALTH_CONFIDENCE's values (1.0, 0.6, 0.3, 0). */
   confidence: number;
   challengeKind?: string | null;
   vantage: string;
@@ -131,7 +108,6 @@ export interface HealthSampleInput {
 
 const CONFIDENCES: readonly number[] = Object.values(HEALTH_CONFIDENCE);
 
-/** Record one health sample; with `client`, inside the caller's transaction (the sweep writes its trust observations with it). */
 export async function recordHealthSample(input: HealthSampleInput, client?: PrismaLike): Promise<{ id: string }> {
   if (input.outcome !== "up" && input.outcome !== "down") throw invalid("/outcome", "must be up or down");
   if (!CONFIDENCES.includes(input.confidence)) throw invalid("/confidence", `must be one of ${CONFIDENCES.join(", ")}`);
@@ -156,12 +132,10 @@ export async function recordHealthSample(input: HealthSampleInput, client?: Pris
 export interface QuoteInput {
   listingId: string;
   endpointId?: string | null;
-  /** Atomic units as an integer string. */
   amount: string;
   asset: string;
   network: string;
   quotedAt: Date;
-  /** Where the quote was seen, e.g. "health-sweep:x402-v2". */
   source: string;
 }
 
@@ -185,7 +159,7 @@ export async function recordQuote(input: QuoteInput): Promise<{ id: string }> {
   });
 }
 
-/** EVM addresses are case-insensitive; counting `0xAbC…` and `0xabc…` as two payers would let one wallet pass the distinct-buyer floor. */
+/** Two spellings of one wallet must not pass the distinct-buyer floor. */
 export function normalisePayer(payer: string): string {
   const p = payer.trim();
   return /^0x[0-9a-fA-F]{40}$/.test(p) ? p.toLowerCase() : p;

@@ -1,7 +1,4 @@
-/**
- * The ledger's scheduled work: relayed payments the chain could not be read for (status
- * `unconfirmed`) are confirmed on chain once it answers again (confirm-payment.ts).
- */
+/** Confirms `unconfirmed` payments once the chain answers again. */
 import type { Tick } from "@/lib/scheduler";
 import { confirmWaitingPayments } from "./confirm-payment";
 

@@ -1,28 +1,22 @@
-/**
- * The limits and their defaults (docs/LIMITS.md has the table and why each number is what it is).
- * Each can be changed with its environment variable (lib/env.ts); tests change them with
- * configureLimits().
- */
+/** The limits and their defaults (docs/LIMITS.md); each has an environment variable (lib/env.ts). */
 import { env, type Env } from "@/lib/env";
 
-/** A fixed-window limit: at most `max` in each aligned window of `windowSeconds`. null: off. */
+/** At most `max` in each aligned window of `windowSeconds`; null: off. */
 export interface RateLimit {
   max: number;
   windowSeconds: number;
 }
 
 export interface LimitedAction {
-  /** Its environment variable. */
   variable: keyof Env & `TOLLGATE_LIMIT_${string}`;
   /** "<count>/<window>" when the variable is unset. */
   fallback: string;
-  /** What one token is, in words, plural ("publish requests"). */
+  /** Plural, in words ("publish requests"). */
   what: string;
-  /** Whose budget it is ("one user", "one API key"). */
   per: string;
 }
 
-/** Every rate-limited action (the bucket key is `<action>:<actor>`). */
+/** The bucket key is `<action>:<actor>`. */
 export const LIMITED_ACTIONS = {
   intake: { variable: "TOLLGATE_LIMIT_INTAKE", fallback: "20/1h", what: "URL submissions (draft or queue)", per: "one user" },
   publish: { variable: "TOLLGATE_LIMIT_PUBLISH", fallback: "20/1h", what: "publish requests", per: "one user" },
@@ -50,20 +44,17 @@ export const LIMITED_ACTIONS = {
 
 export type ActionName = keyof typeof LIMITED_ACTIONS;
 
-/** Active analyses one seller organisation may have at once when TOLLGATE_LIMIT_ACTIVE_ANALYSES is unset. */
 export const DEFAULT_ACTIVE_ANALYSES = 3;
 
 export interface LimitsConfig {
   rates: Record<ActionName, RateLimit | null>;
-  /** Most queued, deferred or running analyses a seller organisation's people may have asked for. null: off. */
   activeAnalyses: number | null;
-  /** Proxies in front of the server that append to X-Forwarded-For. */
   trustedProxies: number;
 }
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 
-/** "20/1h" → {max: 20, windowSeconds: 3600}; "off" → null. The shape was checked by lib/env.ts. */
+/** "20/1h" → {max: 20, windowSeconds: 3600}; "off" → null. */
 export function parseRateLimit(text: string): RateLimit | null {
   if (text === "off") return null;
   const m = /^(\d+)\/(\d+)([smhd])$/.exec(text);
@@ -85,24 +76,23 @@ export function limitsConfig(): LimitsConfig {
   return (current ??= limitsFromEnv());
 }
 
-/** Override limits for this process (tests); returns the previous ones. */
+/** Tests only; returns the previous limits. */
 export function configureLimits(over: { rates?: Partial<Record<ActionName, RateLimit | null>>; activeAnalyses?: number | null; trustedProxies?: number }): LimitsConfig {
   const previous = limitsConfig();
   current = { ...previous, ...over, rates: { ...previous.rates, ...over.rates } };
   return previous;
 }
 
-/** Put back what configureLimits returned (or, with no argument, the environment's). */
 export function restoreLimits(previous?: LimitsConfig): void {
   current = previous;
 }
 
-/** "20 per hour", "30 per 10 minutes": a limit as a person reads it. */
+/** "20 per hour", "30 per 10 minutes". */
 export function describeRate(r: RateLimit): string {
   return `${r.max} per ${describeSeconds(r.windowSeconds, true)}`;
 }
 
-/** 3600 → "hour" (singular after "per") or "1 hour"; 600 → "10 minutes"; 45 → "45 seconds". */
+/** 3600 → "hour" after "per", else "1 hour"; 600 → "10 minutes". */
 export function describeSeconds(s: number, afterPer = false): string {
   for (const [unit, size] of [["day", 86_400], ["hour", 3600], ["minute", 60]] as const) {
     if (s >= size && s % size === 0) {

@@ -1,4 +1,3 @@
-/** Per-actor rate limits, seller caps and their sweep (docs/LIMITS.md). */
 export { LIMITED_ACTIONS, configureLimits, limitsConfig, restoreLimits, type ActionName, type LimitsConfig, type RateLimit } from "./config";
 export { rateLimited, sweepRateLimitWindows, takeRateLimit } from "./rate-limit";
 export { activeAnalysesOf, assertAnalysisCapacity, takeListingAllowance } from "./caps";

@@ -1,8 +1,4 @@
-/**
- * The limits' scheduled work: delete rate-limit windows that have ended, and sign-in nonces that
- * have expired or been spent (lib/auth/siwe.ts sweepNonces). Both tables would otherwise grow with
- * every anonymous request.
- */
+/** Deletes ended rate-limit windows and spent or expired sign-in nonces. */
 import { sweepNonces } from "@/lib/auth/siwe";
 import type { Tick } from "@/lib/scheduler";
 import { sweepRateLimitWindows } from "./rate-limit";

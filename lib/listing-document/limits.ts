@@ -1,18 +1,14 @@
 /**
- * The listing document's size limits, read from the published schema (public/schemas/listing.schema.json),
- * so the editor can show each field's limit as the seller types and refuse before sending. The same
- * numbers the server's ajv gate enforces (validate.ts); nothing here is a second copy of them.
- *
- * Lengths are counted as JSON Schema counts them: in Unicode code points, not UTF-16 units.
+ * The listing document's size limits, read from public/schemas/listing.schema.json for the editor: the same numbers
+ * validate.ts enforces. Lengths are code points, as JSON Schema counts.
  */
 import schema from "@/public/schemas/listing.schema.json";
 import type { ListingDocument } from "./document";
 import type { ListingValidationError } from "./validate";
 
 /**
- * The largest listing document the editor sends, in UTF-8 bytes of its JSON: the server action's and
- * POST /api/listings' body limit (1 MiB, next.config.mjs serverActions.bodySizeLimit and lib/http.ts
- * BODY_LIMITS.listingDocument) less room for the action's other arguments and its encoding.
+ * The body limit (1 MiB: next.config.mjs, lib/http.ts BODY_LIMITS.listingDocument) less room for the action's other
+ * arguments.
  */
 export const DOCUMENT_BYTES_LIMIT = (1 << 20) - 16 * 1024;
 
@@ -35,7 +31,6 @@ function deref(node: SchemaNode | undefined): SchemaNode | undefined {
   return n;
 }
 
-/** The schema node a JSON pointer leads to ("/endpoints/3/pricing/label"), or undefined. */
 function nodeAt(pointer: string): SchemaNode | undefined {
   let n: SchemaNode | undefined = root;
   if (pointer === "") return n;
@@ -49,22 +44,18 @@ function nodeAt(pointer: string): SchemaNode | undefined {
   return deref(n);
 }
 
-/** The schema's maxLength for the text field at a JSON pointer, or null when the schema sets none. */
 export function fieldMaxLength(pointer: string): number | null {
   return nodeAt(pointer)?.maxLength ?? null;
 }
 
-/** The schema's maxItems for the array at a JSON pointer, or null. */
 export function fieldMaxItems(pointer: string): number | null {
   return nodeAt(pointer)?.maxItems ?? null;
 }
 
-/** Length in Unicode code points (JSON Schema's maxLength unit). */
 export function codePointLength(s: string): number {
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    // A high surrogate followed by a low one is one code point.
     if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
       const d = s.charCodeAt(i + 1);
       if (d >= 0xdc00 && d <= 0xdfff) {
@@ -76,7 +67,7 @@ export function codePointLength(s: string): number {
   return n;
 }
 
-/** UTF-8 bytes of a string, without allocating an encoder (works in the browser and in Node). */
+/** Without an encoder (browser and Node). */
 export function utf8Bytes(s: string): number {
   let n = 0;
   for (let i = 0; i < s.length; i++) {
@@ -93,22 +84,20 @@ export function utf8Bytes(s: string): number {
 
 const fmtInt = (n: number) => n.toLocaleString("en-US");
 
-/** "1.2 MB" / "512 KB": a byte count as a person reads it. */
 export function formatBytes(n: number): string {
   if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(2).replace(/\.?0+$/, "")} MB`;
   if (n >= 1024) return `${Math.round(n / 1024)} KB`;
   return `${n} bytes`;
 }
 
-/** The message for a text over its limit, as the editor and the server both say it. */
+/** As the editor and the server both say it. */
 export function overLimitMessage(length: number, max: number): string {
   return `is ${fmtInt(length)} characters; the limit is ${fmtInt(max)} (${fmtInt(length - max)} over)`;
 }
 
 /**
- * Every limit the document breaks, by JSON pointer, before it is sent: each text field over its
- * schema maxLength, an array over its maxItems, and the whole document over DOCUMENT_BYTES_LIMIT
- * (pointer ""). Walks the document as the schema describes it; unknown fields are the validator's job.
+ * Every limit the document breaks, by JSON pointer (the whole document at ""). Unknown fields are the validator's
+ * job.
  */
 export function checkListingLimits(doc: ListingDocument | Record<string, unknown>): ListingValidationError[] {
   const errors: ListingValidationError[] = [];
@@ -117,7 +106,7 @@ export function checkListingLimits(doc: ListingDocument | Record<string, unknown
     if (!n) return;
     if (typeof value === "string") {
       if (n.maxLength !== undefined) {
-        // A quick bound first: code points are never more than UTF-16 units.
+        // Code points are never more than UTF-16 units.
         if (value.length > n.maxLength) {
           const len = codePointLength(value);
           if (len > n.maxLength) errors.push({ pointer, message: overLimitMessage(len, n.maxLength) });

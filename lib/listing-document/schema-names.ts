@@ -1,11 +1,7 @@
-/**
- * Property names of an endpoint's request and response schemas: what D3 (readiness/1.1.0 reading
- * "endpoint-docs") looks for on the endpoint's docs page. Shared by the probe, which records which of
- * them a page contains, and the readiness engine, which decides which of them the page must show.
- */
+/** Property names of an endpoint's schemas: what D3 looks for on its docs page (probe and readiness alike). */
 import type { ListingEndpoint } from "./document";
 
-/** A schema's property names at the top level, or of its array items; `requiredOnly` reads `required` instead. */
+/** Top level or array items; `requiredOnly` reads `required` instead. */
 export function schemaPropertyNames(schema: unknown, requiredOnly: boolean): string[] {
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return [];
   const s = schema as { properties?: unknown; required?: unknown; items?: unknown };
@@ -20,15 +16,14 @@ const branchesOf = (schema: unknown, key: "oneOf" | "anyOf" | "allOf"): unknown[
   return Array.isArray(b) ? b : [];
 };
 
-/** Required, else declared, names of one schema (as D3 asks for them). */
 const namesToAsk = (schema: unknown): string[] => {
   const req = schemaPropertyNames(schema, true);
   return req.length > 0 ? req : schemaPropertyNames(schema, false);
 };
 
 /**
- * readiness/1.2.0 (reading schema-shape): the names a schema with none at the top level asks for, one
- * level into its combinators: those every oneOf/anyOf branch shares, and every allOf part's.
+ * readiness/1.2.0: for a schema with no top-level names, the names every oneOf/anyOf branch shares and every allOf
+ * part's.
  */
 export function schemaBranchNames(schema: unknown): string[] {
   const out = new Set<string>();
@@ -40,12 +35,10 @@ export function schemaBranchNames(schema: unknown): string[] {
   return [...out];
 }
 
-/** Every name of a schema's combinator branches, required or declared: what the probe looks for. */
 function allBranchNames(schema: unknown): string[] {
   return (["oneOf", "anyOf", "allOf"] as const).flatMap((k) => branchesOf(schema, k).flatMap((b) => [...schemaPropertyNames(b, true), ...schemaPropertyNames(b, false)]));
 }
 
-/** Every name the probe looks for on an endpoint's docs page: required and declared properties of both schemas and of their combinator branches. */
 export function docsNamesOf(ep: Pick<ListingEndpoint, "requestSchema" | "responseSchema">): string[] {
   return [
     ...new Set([

@@ -1,8 +1,6 @@
 /**
- * Why a string cannot be stored as text, or null: PostgreSQL text and jsonb hold no NUL (U+0000),
- * and a lone UTF-16 surrogate (U+D800–U+DFFF without its pair, which JSON's "\ud800" escape makes)
- * is not Unicode and has no UTF-8 form. Either used to reach the database and come back as a 500
- * (issue #20 item 6); now it is a 400 naming the field.
+ * Why a string cannot be stored as PostgreSQL text, or null: no NUL, and no lone UTF-16 surrogate (no UTF-8 form). A
+ * 400 naming the field instead of a 500.
  */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

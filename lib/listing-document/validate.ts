@@ -1,8 +1,6 @@
 /**
- * The one gate every listing document passes (discovery import, API, the scoring CLI): validate against
- * the published JSON Schema (public/schemas/listing.schema.json, 2020-12), report each problem with a
- * JSON pointer, then fill every optional field so the rest of the code always holds a complete
- * ListingDocument (missing text → null, noParameters/payable → false, protocols/networks → []).
+ * The one gate every listing document passes: the published JSON Schema (2020-12), each problem by JSON pointer, then
+ * every optional field filled.
  */
 import Ajv2020, { type ErrorObject } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
@@ -13,14 +11,14 @@ import { unstorableText } from "./unstorable";
 export { unstorableText };
 
 export interface ListingValidationError {
-  /** JSON pointer to the offending field, e.g. "/endpoints/0/method"; "" for the document itself. */
+  /** e.g. "/endpoints/0/method"; "" for the document. */
   pointer: string;
   message: string;
 }
 
 export type ListingValidation = { ok: true; value: ListingDocument } | { ok: false; errors: ListingValidationError[] };
 
-// Compiled once per process: compiling a schema costs far more than validating a document.
+// Compiled once per process: compiling costs far more than validating.
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
 addFormats(ajv);
 const validate = ajv.compile(schema);
@@ -49,7 +47,7 @@ function toError(e: ErrorObject): ListingValidationError {
   }
 }
 
-/** Slug from a title: lower-case ASCII words joined by "-" (document.ts: "derived from the title when absent"). */
+/** Lower-case ASCII words joined by "-". */
 export function slugify(title: string): string {
   const s = title
     .normalize("NFKD")
@@ -107,7 +105,7 @@ function completeEndpoint(e: Loose<ListingEndpoint>): ListingEndpoint {
   };
 }
 
-/** A schema-valid document with every optional field filled. Does not mutate its input. */
+/** Does not mutate its input. */
 function complete(doc: Loose<ListingDocument>): ListingDocument {
   const out: ListingDocument = {
     slug: doc.slug ?? slugify(doc.title as string),
@@ -130,13 +128,11 @@ function complete(doc: Loose<ListingDocument>): ListingDocument {
   return out;
 }
 
-/** JSON pointer escaping (RFC 6901): "~" as "~0", "/" as "~1". */
+/** RFC 6901. */
 function pointerToken(key: string | number): string {
   return String(key).replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-
-/** Every string value and object key in the input that cannot be stored, by JSON pointer. */
 function unstorableStrings(input: unknown, pointer = "", out: ListingValidationError[] = [], depth = 0): ListingValidationError[] {
   if (out.length >= 100 || depth > 64) return out;
   if (typeof input === "string") {
@@ -155,7 +151,7 @@ function unstorableStrings(input: unknown, pointer = "", out: ListingValidationE
 }
 
 export function validateListingDocument(input: unknown): ListingValidation {
-  // Text the database cannot hold is refused first, by pointer, before the schema's checks.
+  // Refused first, before the schema's checks.
   const unstorable = unstorableStrings(input);
   if (unstorable.length) return { ok: false, errors: unstorable };
   if (!validate(input)) {

@@ -1,14 +1,11 @@
-/**
- * The listing document (lib/listing-document/document.ts) ↔ database rows (listings + endpoints), field by
- * field. Both directions live here so a reader can check that nothing is dropped on the way.
- */
+/** The listing document ↔ database rows (listings + endpoints), field by field, both directions in one place. */
 import type { Endpoint, Listing, Prisma } from "@/lib/generated/prisma/client";
 import type { HttpMethod, JsonSchema, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 
 export type ListingWithEndpoints = Listing & { endpoints: Endpoint[] };
 
 const json = (v: unknown): Prisma.InputJsonValue | typeof DbNullSentinel => (v === null || v === undefined ? DbNullSentinel : (v as Prisma.InputJsonValue));
-// Prisma wants Prisma.DbNull for SQL NULL in Json columns; imported lazily to keep this module light.
+// Prisma.DbNull is SQL NULL in Json columns.
 import { Prisma as PrismaNs } from "@/lib/generated/prisma/client";
 const DbNullSentinel = PrismaNs.DbNull;
 
@@ -65,7 +62,7 @@ export function endpointColumns(e: ListingEndpoint, position: number) {
   } satisfies Omit<Prisma.EndpointUncheckedCreateInput, "listingId">;
 }
 
-/** Endpoints that share method and path count once (docs/spec/scoring-system.md); the first one wins on save too. */
+/** Endpoints sharing method and path count once (docs/spec/scoring-system.md); the first wins on save too. */
 export function uniqueEndpoints(endpoints: ListingEndpoint[]): ListingEndpoint[] {
   const seen = new Set<string>();
   return endpoints.filter((e) => {

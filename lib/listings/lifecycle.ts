@@ -1,16 +1,6 @@
 /**
- * Unpublishing and deleting a seller's listing (issue 19 item 8). The owner (or a moderator) acts;
- * anyone else gets 404 as for no such listing (lib/listings/access.ts).
- *
- * - Unpublish: the listing leaves the catalog, feeds and router (they read published listings only)
- *   and goes back to draft; its results stay as they are, and publishing again re-analyses it.
- * - Delete: a listing that was never published and holds no history is removed with its endpoints
- *   and analyses. One that was published, or holds history (results, probe evidence, ledger rows,
- *   health samples, quotes, canary runs, trust observations, moderation audit entries), is deleted as
- *   a tombstone: archived with deletedAt set, for good (a trigger refuses restoring or republishing
- *   it). It is gone from every surface (the catalog, feeds and router read published listings; the
- *   owner, moderators and badges find no deleted listing, lib/listings/access.ts), and its history
- *   stays, still naming it: the database refuses a hard DELETE of a listing with history.
+ * Unpublishing and deleting a seller's listing (owner or moderator; others get 404). A listing with history is
+ * deleted as a tombstone: docs/DATA-MODEL.md.
  */
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -32,7 +22,7 @@ export async function unpublishListing(actorId: string | null, listingId: string
 
 export type DeleteOutcome = { listingId: string; outcome: "deleted" } | { listingId: string; outcome: "tombstone"; results: number };
 
-/** The tables that keep a listing's history: a listing with a row in any of them is never hard-deleted (the listings_keep_history trigger). */
+/** A listing with a row in any of these is never hard-deleted (the listings_keep_history trigger). */
 const HISTORY_TABLES = [
   "catalog_scoring_results", "probe_evidence", "router_payments", "monitor_health_samples", "price_quotes",
   "canary_runs", "canary_samples", "trust_observations", "trust_endpoint_revisions", "moderation_audit",

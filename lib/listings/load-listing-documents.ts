@@ -1,8 +1,4 @@
-/**
- * The adapter between listing rows and the listing document the probe and the rubric read. It uses
- * the lead's mapping (lib/listings/document-mapping.ts) so there is one row ↔ document mapping in
- * the product; this file only adds the batched load the lease claim needs.
- */
+/** Batched load of listing documents for the lease claim, through lib/listings/document-mapping.ts. */
 import { listingToDocument } from "@/lib/listings/document-mapping";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { rows, type Client } from "@/lib/sql";
@@ -11,9 +7,8 @@ import type { ListingWithEndpoints } from "@/lib/listings/document-mapping";
 export { listingToDocument };
 
 /**
- * Documents for the given listings, by id (unknown ids are absent). One raw statement with the
- * endpoints aggregated as JSON: on the claim and completion paths Prisma's findMany+include cost
- * about 3 ms against 0.5 ms for this (measured on server Postgres, docs/QUEUE.md).
+ * One raw statement with endpoints as JSON: Prisma's findMany+include cost about 3 ms against 0.5 ms here
+ * (docs/QUEUE.md). Unknown ids are absent.
  */
 export async function loadListingDocuments(client: Client, ids: string[]): Promise<Map<string, ListingDocument>> {
   const out = new Map<string, ListingDocument>();
@@ -35,7 +30,7 @@ export async function loadListingDocuments(client: Client, ids: string[]): Promi
     [...new Set(ids)],
   );
   for (const l of found) {
-    // A json column may come back as text from some drivers; the mapping wants objects.
+    // Some drivers return json as text.
     const endpoints = typeof l.endpoints === "string" ? JSON.parse(l.endpoints) : l.endpoints;
     out.set(l.id, listingToDocument({ ...l, endpoints }));
   }

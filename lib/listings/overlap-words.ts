@@ -1,4 +1,4 @@
-/** What makes two listings overlap, in a seller's words: pure, so client components may import it. */
+/** Pure, so client components may import it. */
 
 export type OverlapReason = "base_url" | "endpoints";
 

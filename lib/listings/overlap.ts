@@ -1,13 +1,4 @@
-/**
- * Two listings of one service: the same base URL, or the same set of endpoints (each endpoint's
- * method and full URL, base URL + path). Intake uses it to tell a seller they already list the
- * service (lib/intake/register-listing.ts), and the moderators' desk to show listings of the same
- * service by different organisations (lib/surfaces/admin.ts). A listing is never refused for an
- * overlap: another owner may resell or mirror a service; the moderators see it and decide.
- *
- * Base URLs compare without scheme, case of the host, default port, "www." or trailing slash:
- * http://API.example.com/ and https://api.example.com are one service.
- */
+/** Two listings of one service: the same base URL or the same endpoint set; flagged, never refused. */
 import { rows, type PrismaLike } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
 
@@ -20,7 +11,6 @@ export interface OverlapCandidate {
   endpoints: ReadonlyArray<{ method: string; path: string }>;
 }
 
-/** The comparable form of a base URL: host[:port]/path, lower-case host, no "www.", no trailing slash. Null when it does not parse. */
 export function normaliseBaseUrl(url: string): string | null {
   let u: URL;
   try {
@@ -35,7 +25,7 @@ export function normaliseBaseUrl(url: string): string | null {
   return `${host}${port}${path}`;
 }
 
-/** The endpoint set as sorted "METHOD host/path" keys (full URLs, so a base path moved into the paths still matches); empty without endpoints. */
+/** Full URLs, so a base path moved into the paths still matches. */
 export function endpointSetKey(c: OverlapCandidate): string {
   const base = normaliseBaseUrl(c.baseUrl);
   if (base === null || c.endpoints.length === 0) return "";
@@ -43,7 +33,6 @@ export function endpointSetKey(c: OverlapCandidate): string {
   return [...keys].sort().join("\n");
 }
 
-/** Why two listings are one service, or null. The base URL wins when both hold. */
 export function overlapReason(a: OverlapCandidate, b: OverlapCandidate): OverlapReason | null {
   const na = normaliseBaseUrl(a.baseUrl);
   if (na !== null && na === normaliseBaseUrl(b.baseUrl)) return "base_url";
@@ -62,7 +51,6 @@ export interface OverlappingListing {
   reason: OverlapReason;
 }
 
-/** The host part of a base URL as stored, for the candidate query (listings whose base URL names this host). */
 function hostOf(url: string): string | null {
   try {
     return new URL(url.trim()).hostname.toLowerCase().replace(/^www\./, "");
@@ -71,10 +59,7 @@ function hostOf(url: string): string | null {
   }
 }
 
-/**
- * The listings that overlap a candidate: read by host (an overlap always shares one, as both the
- * base URL and the endpoints' full URLs name it), then compared here. Archived listings are left out.
- */
+/** An overlap always shares a host. */
 export async function findOverlappingListings(client: PrismaLike, c: OverlapCandidate, opts: { excludeListingId?: string; take?: number } = {}): Promise<OverlappingListing[]> {
   const host = hostOf(c.baseUrl);
   if (host === null) return [];
@@ -102,11 +87,7 @@ export async function findOverlappingListings(client: PrismaLike, c: OverlapCand
   return out;
 }
 
-/**
- * Groups of listings of one service across organisations, for the moderators' table: each listing's
- * id → the other organisations' listings it overlaps. Same-organisation overlaps are the seller's
- * own business (intake offered them the existing listing) and are not flagged.
- */
+/** Same-organisation overlaps are not flagged. */
 export function crossOwnerOverlaps<T extends OverlapCandidate & { id: string; title: string; organizationId: string }>(rows: T[]): Map<string, Array<{ id: string; title: string; reason: OverlapReason }>> {
   const out = new Map<string, Array<{ id: string; title: string; reason: OverlapReason }>>();
   const byBase = new Map<string, T[]>();
@@ -135,25 +116,18 @@ export function crossOwnerOverlaps<T extends OverlapCandidate & { id: string; ti
   return out;
 }
 
-/** A listing that already carries the title a seller is about to use (compared without case or extra spaces). */
 export interface SameTitleListing {
   id: string;
   slug: string;
   title: string;
   publicationState: string;
-  /** The seller's own organisation's listing (linked to its report), else another's published one (linked to its page). */
   own: boolean;
 }
 
-/** "  Agent  Verdict " and "agent verdict" are one title. */
 export function titleKey(title: string): string {
   return title.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
 }
 
-/**
- * Listings with the same title as a draft: the organisation's own (any state but archived) and other
- * organisations' published ones (a buyer would see two tiles of one name). Flagged at intake, never refused.
- */
 export async function findSameTitleListings(client: PrismaLike, organizationId: string, title: string, opts: { excludeIds?: readonly string[] } = {}): Promise<SameTitleListing[]> {
   const key = titleKey(title);
   if (key === "") return [];

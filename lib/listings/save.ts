@@ -1,10 +1,4 @@
-/**
- * Saving a seller's listing document: validate (400 naming the first bad field by JSON pointer),
- * then write the listing and its endpoints in one transaction. writeListing is the one listing
- * writer (the seller's editor, moderators, the demo seed, an analysis completion through
- * writeListingIn); a save that changes what the canary verified resets verification in the same
- * transaction (lib/listings/verification-reset.ts).
- */
+/** Saving a listing document through the one listing writer, in one transaction. */
 import crypto from "node:crypto";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -31,22 +25,12 @@ export function parseListingDocument(input: unknown): ListingDocument {
 
 export interface SaveOptions {
   organizationId: string;
-  /** Update this listing instead of creating one. */
   listingId?: string;
   source?: string;
   demo?: boolean;
   publicationState?: PublicationState;
-  /**
-   * How a new listing's slug is made unique: "free" (default) takes the first free one of `slug`,
-   * `slug-2`, …; "suffix" appends a random suffix without reading, for a writer that holds a row
-   * lock (the analysis completion) and must not probe for a free slug under it.
-   */
+  /** "suffix": no read, for a writer holding a row lock. */
   uniqueSlug?: "free" | "suffix";
-  /**
-   * The seller's price change note (lib/listings/price-change-note.ts): kept on the endpoints whose
-   * listed price this save changes; refused, naming the field, when too long or when the save
-   * changes no payable endpoint's listed price.
-   */
   priceChangeNote?: unknown;
 }
 
@@ -54,42 +38,30 @@ function noteRefused(message: string): AppError {
   return new AppError("bad_request", message, [{ pointer: PRICE_CHANGE_NOTE_POINTER, message }]);
 }
 
-/** The note's own check, before anything is read or spent: the field named when it is refused. */
 export function parsePriceChangeNote(raw: unknown): string | null {
   const checked = checkPriceChangeNote(raw);
   if (!checked.ok) throw noteRefused(checked.message);
   return checked.note;
 }
 
-/** Write (create or replace) a listing from a validated document, in one transaction; returns the listing id. */
 export async function writeListing(doc: ListingDocument, opts: SaveOptions): Promise<SavedListing> {
   const prisma = await db();
   const saved = await prisma.$transaction((tx) => writeListingIn(tx, doc, opts));
-  // A reset is ranked at once (the ×1.00 of verified gone), not at the next rank tick.
   if (saved.verificationReset) await recomputeListingRank(saved.id);
   return saved;
 }
 
-/**
- * A saved listing; `verificationReset` says why this save reset its verification (and queued a
- * canary run at the front of the queue), when it did.
- */
 export interface SavedListing {
   id: string;
   slug: string;
   verificationReset?: string;
 }
 
-/**
- * writeListing inside a transaction the caller already holds. A caller that updates a listing this
- * way re-ranks it after commit when `verificationReset` is set (writeListing does).
- */
 export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts: SaveOptions): Promise<SavedListing> {
   const endpoints = uniqueEndpoints(doc.endpoints);
   const columns = listingColumns(doc);
   const note = parsePriceChangeNote(opts.priceChangeNote);
-  // Saves of one listing take turns: each compares what it replaces with what it writes (the price
-  // change note, the verification reset), so it must read what the one before it wrote.
+  // Saves of one listing take turns: each compares with what the one before it wrote.
   if (opts.listingId) await rows(tx, `SELECT 1 FROM "listings" WHERE "id" = $1 FOR UPDATE`, opts.listingId);
   const existing = opts.listingId
     ? await tx.listing.findUnique({
@@ -107,13 +79,8 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
       })
     : null;
   if (opts.listingId && !existing) throw new AppError("not_found", `listing ${opts.listingId} does not exist`);
-  // One instant for the save: the listing's updatedAt (when the trust revisions date a listed-field
-  // change) and the note's time are the same.
   const savedAt = new Date();
   const endpointRows = endpoints.map((e, i) => endpointColumns(e, i));
-  // The price change note: each endpoint row either takes this save's note (its listed price changed
-  // here, and it is payable), keeps its old row's note (the price stayed), or has none (a new endpoint,
-  // or a price changed without a note).
   const notes = endpointRows.map((r) => {
     const old = existing?.endpoints.find((o) => o.method === r.method && o.path === r.path);
     if (!old) return { priceChangeNote: null, priceChangeNoteAt: null };
@@ -155,7 +122,6 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
     await tx.endpoint.createMany({ data: endpointRows.map((r, i) => ({ ...r, ...notes[i], listingId: listing.id })) });
   }
   if (!existing) return listing;
-  // Verification follows the listing: what the canary verified is no longer what is listed.
   const reasons = verificationResetReasons(existing, { baseUrl: columns.baseUrl, endpoints: endpointRows });
   if (reasons.length === 0) return listing;
   const verificationReset = reasons.join("; ");
@@ -163,14 +129,8 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   return { ...listing, verificationReset };
 }
 
-/** A new listing's slug is at most this long (a URL people read and paste), before any "-2" suffix. */
 export const SLUG_WORDS_MAX = 48;
 
-/**
- * A short, readable slug: slugify, then cut at the last whole word within `max` characters (a word
- * longer than that is cut inside). "Weather forecasts by coordinates for agents and people who travel"
- * → "weather-forecasts-by-coordinates-for-agents-and".
- */
 export function shortSlug(wanted: string, max = SLUG_WORDS_MAX): string {
   const s = slugify(wanted);
   if (s.length <= max) return s;
@@ -188,28 +148,23 @@ async function freeSlug(tx: PrismaLike, wanted: string): Promise<string> {
   throw new AppError("conflict", `no free slug near ${base}`);
 }
 
-/** A seller creates a draft listing in their own organisation from a document (API and dashboard). */
 export async function createListingForSeller(actorId: string | null, input: unknown, source?: string, priceChangeNote?: unknown) {
   const actor = await requireActor(actorId);
   if (!actor.organizationId) throw new AppError("forbidden", "Your account has no seller organisation.");
   const doc = parseListingDocument(input);
-  // Checked before the day's allowance is spent: a new listing has no earlier price to change.
   if (parsePriceChangeNote(priceChangeNote) !== null) throw noteRefused(`${PRICE_CHANGE_NOTE_LABEL}: a new listing has no earlier price to change. Clear the note; write one when a later save changes a price.`);
   const badSource = source === undefined ? null : unstorableText(source);
   if (badSource) throw new AppError("bad_request", `source ${badSource}`, [{ pointer: "/source", message: badSource }]);
-  // A valid document spends one of the organisation's new listings for the day (docs/LIMITS.md).
   await takeListingAllowance(actor.organizationId);
   return writeListing(doc, { organizationId: actor.organizationId, source });
 }
 
-/** The owner or a moderator replaces a listing's document; anyone else gets 404 as for no such listing. */
 export async function updateListingForSeller(actorId: string | null, listingId: string, input: unknown, priceChangeNote?: unknown) {
   const { actor } = await requireListingAccess(actorId, listingId, { moderators: true });
   const doc = parseListingDocument(input);
   return writeListing(doc, { organizationId: actor.organizationId ?? "", listingId, priceChangeNote });
 }
 
-/** The listing document as the owner's editor shows it (the owner or a moderator). */
 export async function readListingDocumentForEditor(actorId: string | null, listingId: string) {
   await requireListingAccess(actorId, listingId, { moderators: true });
   const prisma = await db();
@@ -217,12 +172,6 @@ export async function readListingDocumentForEditor(actorId: string | null, listi
   return { id: row.id, publicationState: row.publicationState, document: listingToDocument(row) };
 }
 
-/**
- * The API door's drafted listing: the draft the worker made becomes a draft listing of the submitter's
- * organisation, inside the completion's transaction (lib/analyses/store-result.ts), through the
- * one listing writer. A random slug suffix instead of a probe-for-free-slug loop: the completion
- * holds the analysis row's lock.
- */
 export async function writeDraftedListing(tx: PrismaLike, draft: ListingDocument, submission: { analysisId: string; submitter: string; targetUrl: string }): Promise<string> {
   const user = await tx.user.findUnique({ where: { id: submission.submitter }, select: { organizationId: true } });
   if (!user?.organizationId) throw new AppError("unprocessable", `submitter of analysis ${submission.analysisId} belongs to no organization`);

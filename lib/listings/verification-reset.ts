@@ -1,8 +1,6 @@
 /**
- * What in a listing save resets its verification (docs/CANARY.md "A change resets verification"): a
- * new base URL, an endpoint added or removed (or made payable or not), an endpoint's asset or network,
- * a raised listed price. Pure: the save (lib/listings/save.ts) asks, then calls the one reset in SQL
- * (tollgate_reset_verification). A lowered price or a description-only edit changes nothing here.
+ * What in a save resets verification (docs/CANARY.md "A change resets verification"). Pure: the save asks, then calls
+ * tollgate_reset_verification.
  */
 
 export interface PricedEndpoint {
@@ -22,7 +20,7 @@ export interface ListingShape {
 
 const keyOf = (e: { method: string; path: string }) => `${e.method} ${e.path}`;
 
-/** A listed price as a decimal string of token units ("0.01"), or the atomic amount when decimals are unknown. */
+/** Token units ("0.01"), or the atomic amount when decimals are unknown. */
 export function unitsText(amount: string, decimals: number | null): string {
   if (decimals === null || decimals === 0) return amount;
   const s = amount.padStart(decimals + 1, "0");
@@ -31,7 +29,7 @@ export function unitsText(amount: string, decimals: number | null): string {
   return frac ? `${whole}.${frac}` : whole;
 }
 
-/** amount ÷ 10^decimals compared exactly: a·10^dB vs b·10^dA. */
+/** Exact: a·10^dB vs b·10^dA. */
 function raised(old: PricedEndpoint, next: PricedEndpoint): boolean {
   if (!next.priceAmount) return false;
   if (!old.priceAmount) return true;
@@ -49,7 +47,7 @@ function priceText(e: PricedEndpoint): string {
 const assetOf = (e: PricedEndpoint) => `${(e.priceAsset ?? "").toLowerCase()}@${e.priceNetwork ?? ""}`;
 const assetText = (e: PricedEndpoint) => (e.priceAsset || e.priceNetwork ? `${e.priceAsset ?? "no asset"} on ${e.priceNetwork ?? "no network"}` : "none");
 
-/** Each change that resets verification, in words a seller can act on; empty when none does. */
+/** In words a seller can act on. */
 export function verificationResetReasons(old: ListingShape, next: ListingShape): string[] {
   const out: string[] = [];
   if (old.baseUrl !== next.baseUrl) out.push(`base URL changed from ${old.baseUrl} to ${next.baseUrl}`);

@@ -1,8 +1,6 @@
 /**
- * A moderator's approval for the canary to pay a listing's endpoints above its price ceiling
- * (docs/CANARY.md "The price ceiling"): up to a price per call, by default the listing's highest
- * listed price now. Authorised inside (moderator or admin, read fresh), the approval row and its
- * audit `canary.approve_price` (before and after: the price approved per call) in one transaction.
+ * A moderator's approval for the canary to pay above its price ceiling (docs/CANARY.md "The price ceiling"), audited
+ * `canary.approve_price`.
  */
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";

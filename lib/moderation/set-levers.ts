@@ -1,10 +1,6 @@
 /**
- * The moderators' levers (docs/spec/scoring-system.md "Editorial lever", "New · canary", and the visible curation levers
- * tier and sortWeight). Verification is not a lever: it is the canary's (lib/canary, docs/CANARY.md);
- * a moderator starts a canary run or suspends a listing's canary, each audited with a reason. Each function authorises inside itself, reading the role fresh (docs/spec/style.md
- * practice 6), validates, writes the change and its ModerationAudit row (who, when, before, after,
- * reason) in one transaction, and then re-ranks the listing at once ("immediately on a Featured
- * edit"), so the public order never lags a moderator's decision by a sweep.
+ * The moderators' levers (docs/spec/scoring-system.md "Editorial lever"): each authorises inside, writes the change
+ * and its ModerationAudit row in one transaction, then re-ranks the listing at once.
  */
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -22,7 +18,7 @@ export interface ModerationResult<T> {
   before: T;
   after: T;
   auditId: string;
-  /** The listing's rank straight after the change (internal: admin surfaces only). */
+  /** Internal: admin surfaces only. */
   rank: ListingRank | null;
 }
 
@@ -36,10 +32,7 @@ export async function setFeaturedLevel(input: { listingId: string; level: unknow
   return change(actor, input.listingId, "featured.set", reason, { featuredLevel: true }, { featuredLevel: level });
 }
 
-/**
- * Start a canary run for a listing now (trigger `moderator`): the run is queued and the canary tick
- * executes it; a run already active is answered instead of a second one. Audited `canary.run`.
- */
+/** Queues a run (trigger `moderator`); an active run is answered instead of a second one. */
 export async function startCanaryRun(input: { listingId: string; reason: unknown; actorId: string | null }): Promise<{ listingId: string; runId: string; created: boolean; auditId: string }> {
   const actor = await requireRole(input.actorId, MODERATION_ROLES);
   const reason = requireReason(input.reason);
@@ -57,11 +50,7 @@ export async function startCanaryRun(input: { listingId: string; reason: unknown
   return { listingId: listing.id, runId: run.runId, created: run.created, auditId: audit.id };
 }
 
-/**
- * Suspend (or resume) a listing's canary. Suspended, no run is queued for it and the listing is
- * `unverified` (it cannot be verified without runs); resumed, the schedule runs it again. Audited
- * `canary.suspend` / `canary.resume`, and re-ranked at once.
- */
+/** Suspended: no run is queued and the listing is `unverified`. */
 export async function setCanarySuspended(input: { listingId: string; suspended: unknown; reason: unknown; actorId: string | null }): Promise<ModerationResult<{ canarySuspended: boolean; verificationStatus: string }>> {
   const actor = await requireRole(input.actorId, MODERATION_ROLES);
   if (typeof input.suspended !== "boolean") throw invalid("/suspended", `must be true or false, got ${JSON.stringify(input.suspended)}`);
@@ -89,7 +78,7 @@ export async function setCanarySuspended(input: { listingId: string; suspended: 
 
 export async function setTierAndSortWeight(input: { listingId: string; tier: unknown; sortWeight: unknown; reason: unknown; actorId: string | null }): Promise<ModerationResult<{ tier: number; sortWeight: number }>> {
   const actor = await requireRole(input.actorId, MODERATION_ROLES);
-  // tier ≥ 0 is a table constraint; both are Int columns, so the bounds are int4's.
+  // tier ≥ 0 is a table constraint; both are int4 columns.
   if (typeof input.tier !== "number" || !Number.isInteger(input.tier) || input.tier < 0 || input.tier > 1_000_000) {
     throw invalid("/tier", `must be an integer 0–1000000, got ${JSON.stringify(input.tier)}`);
   }

@@ -1,14 +1,7 @@
 /**
- * Parse and validate MPP challenges: `WWW-Authenticate: Payment id="…", realm="…", method="…",
- * intent="…", request="<base64url JSON>"` with optional expires, digest, description. Several
- * challenges may share one header (RFC 9110 §11.6.1) and a server may repeat the header (safeFetch
- * joins repeats with ", "). mppx's own `Challenge.deserialize` is the authority on each challenge;
- * each challenge is sliced out first so that one broken challenge does not hide the others, and the
- * fields are read leniently as well so every missing one gets its own finding.
- *
- * The conformance checks of docs/spec/trust-rubric.md are x402's; for MPP we hold to the same ids by meaning:
- * C1 "the challenge parses" (the fields are there, the request decodes), C2 "well-formed" (method
- * token, a known intent, a future expiry), S4 "no secret asks" in the request and description.
+ * Parses MPP `WWW-Authenticate: Payment …` challenges; mppx's Challenge.deserialize is the authority, each challenge
+ * sliced out first so one broken challenge hides no other. C1, C2 and S4 hold x402's meaning
+ * (docs/spec/trust-rubric.md).
  */
 import { Challenge, Constants } from "mppx";
 import type { Finding } from "@/lib/evidence";
@@ -27,7 +20,6 @@ export interface MppChallenge {
 }
 
 export interface MppParseResult {
-  /** Challenges mppx accepted (and whose request decoded). */
   challenges: MppChallenge[];
   /** How many `Payment` challenges the header held, accepted or not. */
   offered: number;
@@ -74,7 +66,6 @@ export function parseMpp(response: { headers: HeaderBag }, options: { now?: Date
       else if (t <= now.getTime()) own.push({ check: "C2", severity: "fail", code: "mpp_expired", message: `Payment challenge ${index + 1} expired at ${params.expires}, before it was received (${now.toISOString()}).`, pointer: at("expires") });
     }
 
-    // mppx is the authority: anything it refuses that the named checks above did not explain.
     let parsed: ReturnType<typeof Challenge.deserialize> | null = null;
     try {
       parsed = Challenge.deserialize(chunk);
@@ -101,8 +92,7 @@ export function parseMpp(response: { headers: HeaderBag }, options: { now?: Date
 }
 
 /**
- * Slice a WWW-Authenticate value into its `Payment` challenges, each from its scheme token to the
- * next scheme boundary, ignoring anything inside quoted strings. Other schemes (Bearer …) are skipped.
+ * Splits a WWW-Authenticate value into its `Payment` challenges, ignoring quoted strings; other schemes are skipped.
  */
 export function splitPaymentChallenges(value: string): string[] {
   const starts: Array<{ index: number; payment: boolean }> = [];
@@ -117,8 +107,7 @@ export function splitPaymentChallenges(value: string): string[] {
       continue;
     }
     if (c === '"') { inQuotes = true; continue; }
-    // A scheme token starts the value or follows a comma, and is followed by whitespace then a
-    // token68 or an auth-param (not "=", which would make it a parameter name).
+    // A scheme token starts the value or follows a comma, then whitespace and a token68 or auth-param (not "=").
     let b = i - 1;
     while (b >= 0 && /\s/.test(value[b])) b--;
     if (b >= 0 && value[b] !== ",") continue;
@@ -139,7 +128,6 @@ export function splitPaymentChallenges(value: string): string[] {
   return chunks;
 }
 
-/** auth-params of one challenge, lower-case names; tolerant of anything mppx would reject. */
 function readParamsLeniently(chunk: string): Record<string, string> {
   const out: Record<string, string> = {};
   const re = /([A-Za-z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^,\s]*))/g;

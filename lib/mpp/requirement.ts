@@ -1,12 +1,7 @@
-/**
- * An MPP charge normalised like an x402 requirement (so prices compare across protocols). The chain
- * is read where mppx and the tempo/evm method drafts put it, `request.methodDetails.chainId`, and
- * from a top-level `chainId` as older emitters wrote it; either gives the CAIP-2 `eip155:<id>`.
- */
+/** An MPP charge normalised like an x402 requirement; chain from `request.methodDetails.chainId` or `chainId`. */
 import type { NormalisedRequirement } from "@/lib/evidence";
 import { isObject } from "@/lib/x402/json";
 
-/** The chain id an MPP request names (methodDetails first), or null when it names none or a malformed one. */
 export function mppChainId(request: unknown): number | null {
   if (!isObject(request)) return null;
   const details = isObject(request.methodDetails) ? request.methodDetails : null;
@@ -17,7 +12,7 @@ export function mppChainId(request: unknown): number | null {
   return null;
 }
 
-/** `eip155:<id>` when the request names its chain, else the method name (`tempo`, `stripe` …), which is not CAIP-2. */
+/** Not CAIP-2 when the request names no chain: the method name (`tempo`, `stripe` …). */
 export function mppNetwork(method: string, request: unknown): string {
   const id = mppChainId(request);
   return id !== null ? `eip155:${id}` : method;

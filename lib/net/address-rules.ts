@@ -4,20 +4,9 @@ import { classifyAddress, isLoopback, parseIp } from "./classify-address";
 import type { AddressPolicy } from "./types";
 
 /**
- * Which addresses a request may connect to, in a stated order (docs/SSRF.md "Address rules"). The
- * first rule that matches decides:
- *
- *   1. operator deny ranges (TOLLGATE_NET_DENY)          → refused, always (nothing lifts a deny)
- *   2. cloud endpoints (169.254.169.254, fd00:ec2::254,
- *      168.63.129.16)                                     → refused, always (an allow range cannot lift them)
- *   3. the host's own addresses (os.networkInterfaces(),
- *      loopback aside)                                    → refused, always, even a public one
- *   4. loopback for a host:port on allowHosts             → allowed (the fixture sellers, the demo)
- *   5. operator allow ranges (TOLLGATE_NET_ALLOW)         → allowed (an internal service the operator names)
- *   6. the built-in classification (classifyAddress: public unicast only, or the test's addressPolicy)
- *
- * Smokescreen (Stripe's egress proxy) has the same shape: its deny list wins over its allow list,
- * and its allow list lifts the default private-range refusal.
+ * Which addresses a request may connect to, first matching rule deciding (docs/SSRF.md "Address rules"): operator
+ * deny, cloud endpoints, this host's own addresses (all refused always), loopback for allowHosts, operator allow,
+ * then classifyAddress.
  */
 
 export interface ParsedRange {
@@ -25,10 +14,10 @@ export interface ParsedRange {
   range: [ipaddr.IPv4 | ipaddr.IPv6, number];
 }
 
-/** Cloud endpoints refused whatever the allow ranges say (rule 2). */
+/** Rule 2: no allow range lifts them. */
 const CLOUD_ENDPOINTS = ["169.254.169.254", "fd00:ec2::254", "168.63.129.16"];
 
-/** An IPv4-mapped IPv6 address as its IPv4 address, so ranges and own addresses compare alike. */
+/** IPv4-mapped IPv6 as IPv4, so ranges compare alike. */
 function canonical(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   const addr = parseIp(ip);
   if (!addr) return null;
@@ -42,16 +31,13 @@ function key(addr: ipaddr.IPv4 | ipaddr.IPv6): string {
 
 const CLOUD = new Set(CLOUD_ENDPOINTS.map((ip) => key(canonical(ip)!)));
 
-/**
- * "10.0.0.0/8, 2001:db8::/32 192.0.2.7" → ranges; a bare address is a /32 or /128. An entry that is
- * not a CIDR throws, naming `source` and the entry (lib/env.ts checks the variables at start-up).
- */
+/** A bare address is a /32 or /128; a non-CIDR entry throws naming `source`. */
 export function parseRanges(value: string | readonly string[] | undefined, source = "range list"): ParsedRange[] {
   if (value === undefined) return [];
   const entries = (typeof value === "string" ? value.split(/[\s,]+/) : [...value]).map((e) => e.trim()).filter(Boolean);
   return entries.map((entry) => {
     try {
-      // Spelled out only: a dotted quad or an IPv6 address (no short or hex IPv4 an operator did not mean).
+      // Spelled out only: a dotted quad or IPv6 (no short or hex IPv4).
       const spelled = entry.split("/")[0];
       if (!ipaddr.IPv4.isValidFourPartDecimal(spelled) && !(spelled.includes(":") && ipaddr.IPv6.isValid(spelled))) throw new Error("not spelled out");
       if (entry.includes("/")) {
@@ -73,7 +59,7 @@ function inRanges(addr: ipaddr.IPv4 | ipaddr.IPv6, ranges: readonly ParsedRange[
   return null;
 }
 
-/** The host's own addresses, from os.networkInterfaces() (read again every few seconds: interfaces change). */
+/** Re-read every few seconds: interfaces change. */
 let ownCache: { at: number; keys: Set<string> } | null = null;
 export function ownAddresses(now = Date.now()): Set<string> {
   if (ownCache && now - ownCache.at < 5_000) return ownCache.keys;
@@ -89,11 +75,11 @@ export function ownAddresses(now = Date.now()): Set<string> {
 }
 
 export interface AddressRuleOptions {
-  /** Operator deny ranges; default TOLLGATE_NET_DENY. */
+  /** Default TOLLGATE_NET_DENY. */
   denyRanges?: readonly string[];
-  /** Operator allow ranges; default TOLLGATE_NET_ALLOW. */
+  /** Default TOLLGATE_NET_ALLOW. */
   allowRanges?: readonly string[];
-  /** The host's own addresses; default os.networkInterfaces() (tests name a public one). */
+  /** Default os.networkInterfaces() (tests name a public one). */
   ownAddresses?: readonly string[];
   addressPolicy?: AddressPolicy;
 }
@@ -110,18 +96,17 @@ function fromEnv(name: "TOLLGATE_NET_DENY" | "TOLLGATE_NET_ALLOW"): ParsedRange[
 
 export interface AddressDecision {
   allowed: boolean;
-  /** The range or rule that decided: e.g. "private", "operatorDeny(10.0.0.0/8)", "ownAddress", "operatorAllow(10.20.0.0/16)". */
+  /** e.g. "private", "operatorDeny(10.0.0.0/8)", "ownAddress". */
   range: string;
 }
 
-/** The rules above, for one address (a resolved answer or an IP-literal host). */
 export function decideAddress(ip: string, allowListed: boolean, opts: AddressRuleOptions = {}): AddressDecision {
   const addr = canonical(ip);
   if (!addr) return { allowed: false, range: "invalid" };
   const deny = opts.denyRanges ? parseRanges(opts.denyRanges, "denyRanges") : fromEnv("TOLLGATE_NET_DENY");
   const denied = inRanges(addr, deny);
   if (denied) return { allowed: false, range: `operatorDeny(${denied.cidr})` };
-  // Named as classifyAddress names them: linkLocal(cloudMetadata), uniqueLocal, cloudHostEndpoint.
+  // Named as classifyAddress names them.
   if (CLOUD.has(key(addr))) return { allowed: false, range: classifyAddress(addr.toString()).range };
   if (!isLoopback(addr.toString())) {
     const own = opts.ownAddresses ? new Set(opts.ownAddresses.map((a) => canonical(a)).filter((a): a is ipaddr.IPv4 | ipaddr.IPv6 => !!a).map(key)) : ownAddresses();

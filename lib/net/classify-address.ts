@@ -1,16 +1,13 @@
 import ipaddr from "ipaddr.js";
 
 /**
- * Is an IP address public unicast? An allow-list, not a block-list: IPv4 must be ipaddr.js
- * "unicast" and outside every range below; IPv6 must sit in global unicast 2000::/3 and outside
- * every range below. ipaddr.js names are coarse (it calls 2001:db8::/32 "reserved", misses
- * 192.0.0.0/24 and 198.18.0.0/15 in older releases), so the CIDRs are listed explicitly and
- * checked first; the first match names the range.
+ * Is an IP public unicast? An allow-list: IPv4 ipaddr.js "unicast", IPv6 inside 2000::/3, and outside every range
+ * below, listed explicitly since ipaddr.js's names are coarse.
  */
 
 type Cidr = readonly [string, string]; // [cidr, range name]
 
-// IANA IPv4 Special-Purpose Address Registry (RFC 6890 and successors), plus multicast/reserved.
+// IANA IPv4 Special-Purpose Registry, plus multicast/reserved.
 const IPV4_FORBIDDEN: readonly Cidr[] = [
   ["0.0.0.0/32", "unspecified"],
   ["0.0.0.0/8", "thisNetwork"],
@@ -19,7 +16,7 @@ const IPV4_FORBIDDEN: readonly Cidr[] = [
   ["127.0.0.0/8", "loopback"],
   ["169.254.169.254/32", "linkLocal(cloudMetadata)"],
   ["169.254.0.0/16", "linkLocal"],
-  // Azure's host endpoint (DHCP, DNS, health, the instance's wire server): public-looking, never a seller.
+  // Azure's host endpoint: public-looking, never a seller.
   ["168.63.129.16/32", "cloudHostEndpoint"],
   ["172.16.0.0/12", "private"],
   ["192.0.0.0/24", "ietfProtocolAssignments"],
@@ -37,8 +34,7 @@ const IPV4_FORBIDDEN: readonly Cidr[] = [
   ["240.0.0.0/4", "reserved"],
 ];
 
-// IANA IPv6 Special-Purpose Address Registry. Everything outside 2000::/3 is refused anyway
-// (checked after this list, so ::1, fe80::, fc00:: … get their own names).
+// IANA IPv6 Special-Purpose Registry; outside 2000::/3 is refused anyway.
 const IPV6_FORBIDDEN: readonly Cidr[] = [
   ["::/128", "unspecified"],
   ["::1/128", "loopback"],
@@ -64,11 +60,10 @@ const parsedV4 = IPV4_FORBIDDEN.map(([cidr, name]) => [ipaddr.IPv4.parseCIDR(cid
 const parsedV6 = IPV6_FORBIDDEN.map(([cidr, name]) => [ipaddr.IPv6.parseCIDR(cidr), name] as const);
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR("2000::/3");
 
-/** Parse an address in any form ipaddr.js accepts (dotted, decimal, octal, hex, short IPv4; IPv6 with zone). */
+/** Any form ipaddr.js accepts. */
 export function parseIp(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   let raw = ip.startsWith("[") && ip.endsWith("]") ? ip.slice(1, -1) : ip;
-  // ipaddr.js reads "::a.b.c.d" (IPv4-compatible) as "::ffff:a.b.c.d" (mapped): spell the dotted
-  // tail as two hex groups first, as the WHATWG parser does.
+  // ipaddr.js reads "::a.b.c.d" as mapped: spell the dotted tail as hex first, as WHATWG does.
   const tail = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(%.*)?$/.exec(raw);
   if (tail) {
     const [a, b, c, d] = tail.slice(2, 6).map(Number);
@@ -96,7 +91,7 @@ export function classifyAddress(ip: string): { allowed: boolean; range: string }
   for (const [cidr, name] of parsedV6) {
     if (v6.match(cidr)) {
       if (name === "ipv4Mapped") {
-        // Name what the mapped address points at, for the detail; it is refused either way.
+        // Names what the mapped address points at; refused either way.
         return { allowed: false, range: `ipv4Mapped(${classifyAddress(v6.toIPv4Address().toString()).range})` };
       }
       return { allowed: false, range: name };

@@ -1,14 +1,7 @@
 /**
- * A cap on outbound connections in flight, per target host and in total, for this process
- * (docs/SSRF.md "Connection caps"). A request over a cap **waits** in one FIFO queue, before its
- * deadline starts (our queue is never the server's slowness). It is refused with
- * `connection_limit`, before anything is resolved or dialled, when the queue is full or the wait
- * passes `queueTimeoutMs`. A slot is held for the whole safeFetch call (redirects stay on the same
- * host) and given back on every path (answer, failure, abort).
- *
- * Limits: TOLLGATE_NET_MAX_CONNECTIONS (total, default 64), TOLLGATE_NET_MAX_CONNECTIONS_PER_HOST
- * (default 8, the probe's own concurrency) and TOLLGATE_NET_MAX_QUEUED (default 1024), read on
- * each request; configureConnectionLimits overrides them (tests).
+ * Caps on outbound connections in flight, per host and in total, per process (docs/SSRF.md "Connection caps"): over a
+ * cap a request waits in one FIFO before its deadline starts; a full queue or a long wait is `connection_limit`.
+ * Limits from TOLLGATE_NET_MAX_CONNECTIONS(_PER_HOST) and TOLLGATE_NET_MAX_QUEUED.
  */
 
 export interface ConnectionLimits {
@@ -21,7 +14,7 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { total: 64, perHost:
 
 let override: Partial<ConnectionLimits> | null = null;
 
-/** Set (or with no argument, clear) limits that win over the environment; for tests and embedders. */
+/** Wins over the environment; no argument clears. */
 export function configureConnectionLimits(limits?: Partial<ConnectionLimits>): void {
   override = limits ?? null;
 }
@@ -48,7 +41,7 @@ let active = 0;
 const perHost = new Map<string, number>();
 const queue: Waiter[] = [];
 
-/** In flight now, in total and for each host (metrics and tests). */
+/** Metrics and tests. */
 export function connectionsInFlight(): { total: number; perHost: Record<string, number>; queued: number } {
   return { total: active, perHost: Object.fromEntries(perHost), queued: queue.length };
 }
@@ -72,7 +65,7 @@ function take(host: string): () => void {
   };
 }
 
-/** Grant queued waiters in arrival order, skipping those whose host is still at its cap. */
+/** Arrival order, skipping hosts still at their cap. */
 function drain(): void {
   const limits = currentConnectionLimits();
   for (let i = 0; i < queue.length && active < limits.total; ) {
@@ -90,13 +83,12 @@ export type SlotResult =
   | { ok: false; kind: "queue_timeout"; detail: string }
   | { ok: false; kind: "aborted"; detail: string };
 
-/** A slot for one hop to `host` (the lower-cased host name or IP), waiting in the queue if need be. */
+/** `host` lower-cased. */
 export function acquireConnectionSlot(host: string, signal: AbortSignal | undefined, maxWaitMs: number): Promise<SlotResult> {
   const limits = currentConnectionLimits();
   const started = Date.now();
   if (signal?.aborted) return Promise.resolve({ ok: false, kind: "aborted", detail: `aborted before a connection slot to ${host}` });
-  // Straight through when there is room and nobody for this host waits ahead of it. (A waiter for
-  // another host, with total room left, is held by its own host's cap: it could not use this slot.)
+  // Straight through when there is room and no waiter for this host is ahead.
   if (fits(host, limits) && !queue.some((w) => w.host === host)) return Promise.resolve({ ok: true, release: take(host), waitedMs: 0 });
   if (queue.length >= limits.maxQueued) {
     return Promise.resolve({

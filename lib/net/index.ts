@@ -1,4 +1,4 @@
-/** lib/net: the SSRF-guarded fetch, the only outbound HTTP in the product (docs/SSRF.md). */
+/** The SSRF-guarded fetch, the only outbound HTTP in the product (docs/SSRF.md). */
 export { safeFetch, validateTarget, classifyAddress, defaultResolver } from "./safe-fetch";
 export { sniffType, contentTypeMatches, mediaType } from "./sniff";
 export { REFUSAL_CODES } from "./types";

@@ -1,13 +1,12 @@
 /**
- * Keep-alive connections that stay pinned (safeFetch's `pool` option): one undici Agent per
- * (scheme, name, port, checked addresses, TLS settings), reused across requests. Every request is
- * still validated and resolved, and every answer checked, before an Agent is chosen, so a name that
- * now resolves elsewhere gets another Agent (or a refusal) and never the old connection. docs/SSRF.md.
+ * Keep-alive connections pinned to checked addresses (safeFetch's `pool`): one undici Agent per (scheme, name, port,
+ * addresses, TLS settings). Every request is still validated and resolved first, so a name that moved gets another
+ * Agent (docs/SSRF.md).
  */
 import { Agent, type buildConnector } from "undici";
 import type { TlsInfo } from "./types";
 
-/** What the pool's connector learnt when it last opened a connection for this key. */
+/** From the connector's last connection for this key. */
 export interface PooledFacts {
   tls: TlsInfo | null;
   address: string | null;
@@ -23,9 +22,9 @@ export interface PoolKey {
   maxHeaderBytes: number;
 }
 
-/** An idle connection is closed after this long (a seller's own Keep-Alive may shorten it). */
+/** A seller's Keep-Alive may shorten it. */
 export const POOL_KEEP_ALIVE_MS = 4_000;
-/** Agents kept at once; the least recently used is closed past this. */
+/** LRU past this. */
 const MAX_AGENTS = 256;
 
 interface Entry {
@@ -40,15 +39,12 @@ function keyOf(k: PoolKey): string {
   return JSON.stringify([k.protocol, k.hostname, k.port, [...k.addresses], k.requireValidTls, ca, k.maxHeaderBytes]);
 }
 
-/**
- * The Agent for this key, made with `connector(facts)` on first use. The connector dials only the
- * key's addresses, so every connection the Agent holds is to an address checked for this key.
- */
+/** The connector dials only the key's addresses. */
 export function pooledAgent(k: PoolKey, connector: (facts: PooledFacts) => buildConnector.connector): Entry {
   const key = keyOf(k);
   const hit = agents.get(key);
   if (hit) {
-    // Most recently used last: Map keeps insertion order.
+    // Map keeps insertion order: most recent last.
     agents.delete(key);
     agents.set(key, hit);
     return hit;
@@ -73,14 +69,14 @@ export function pooledAgent(k: PoolKey, connector: (facts: PooledFacts) => build
   return entry;
 }
 
-/** Close every pooled connection (tests; a shutdown). */
+/** Tests; a shutdown. */
 export async function closePinnedPool(): Promise<void> {
   const all = [...agents.values()];
   agents.clear();
   await Promise.all(all.map((e) => e.agent.close().catch(() => undefined)));
 }
 
-/** How many Agents the pool holds (tests). */
+/** Tests. */
 export function pinnedPoolSize(): number {
   return agents.size;
 }

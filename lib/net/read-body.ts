@@ -3,9 +3,8 @@ import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
 
 /**
- * Read a response body through its Content-Encoding chain, stopping at a cap on the DECODED bytes
- * (and a looser cap on the wire bytes). Decoders run as streams with backpressure, so a gzip or
- * brotli bomb inflates at most one zlib chunk past the cap before everything is destroyed.
+ * Reads a body through its Content-Encoding chain with a cap on decoded bytes (and a looser wire cap); streamed
+ * decoders stop a bomb within one chunk of the cap.
  */
 
 export type BodyReadResult =
@@ -16,7 +15,7 @@ class CapReached extends Error {}
 
 const SUPPORTED = new Set(["gzip", "x-gzip", "deflate", "br", "identity"]);
 
-/** Parse "gzip, br" into the list of codings applied, in order; null if one is unsupported. */
+/** Null if a coding is unsupported. */
 export function parseContentEncoding(header: string | undefined): { codings: string[]; unsupported?: string } {
   if (!header) return { codings: [] };
   const codings = header
@@ -27,13 +26,13 @@ export function parseContentEncoding(header: string | undefined): { codings: str
   return unsupported ? { codings, unsupported } : { codings: codings.filter((c) => c !== "identity") };
 }
 
-/** deflate is meant to be zlib-wrapped (RFC 9110), but servers send raw deflate too: decide on the first two bytes. */
+/** Servers send raw deflate too: decided on the first two bytes. */
 function isZlibWrapped(first: Buffer | null): boolean {
   if (!first || first.length < 2) return true;
   return (first[0] & 0x0f) === 8 && ((first[0] << 8) | first[1]) % 31 === 0;
 }
 
-/** The first chunk of a stream, put back so the pipeline still sees it. */
+/** Put back so the pipeline still sees it. */
 async function peekFirst(body: Readable): Promise<Buffer | null> {
   return new Promise((resolve) => {
     const done = (chunk: Buffer | null) => {
@@ -81,8 +80,7 @@ export async function readBody(
     body.destroy();
     return { ok: false, kind: "unsupported_encoding", detail: `unsupported content-encoding: ${unsupported}`, wireBytes };
   }
-  // Compressed data is rarely larger than its output; a stream of empty gzip members is the
-  // exception, and this cap keeps it from running until the deadline.
+  // Stops a stream of empty gzip members running until the deadline.
   const wireCap = maxBodyBytes + 64 * 1024;
   let wireTruncated = false;
   const counter = new Transform({
@@ -116,7 +114,7 @@ export async function readBody(
     },
   });
 
-  // Decoders in reverse order of application: "gzip, br" was gzipped first, so un-br first.
+  // Reverse order of application.
   const order = codings.slice().reverse();
   const rawDeflate = order[0] === "deflate" && !isZlibWrapped(await peekFirst(body));
   const decoders = order.map((c, i) => decoderFor(c, i === 0 && rawDeflate));

@@ -23,37 +23,26 @@ import type {
 
 export { classifyAddress } from "./classify-address";
 
-/**
- * `pool: true` keeps the connection open for the next request to the same checked addresses
- * (./pinned-pool.ts; the relay's hot path). A pooled answer's `tls` and `address` are those of the
- * connection the pool last opened for them. Without it (the probe, which reports each connection's
- * own TLS facts) every hop opens and closes its own.
- */
+/** `pool: true` keeps the connection for the next request to the same checked addresses (./pinned-pool.ts). */
 export type PooledSafeFetchOptions = SafeFetchOptions & { pool?: boolean };
 
-/** The pool's connectors outlive any one request: nothing aborts their connect but undici's own timeout. */
 const NEVER_ABORTED = new AbortController().signal;
 export { validateTarget } from "./validate-target";
 
 /**
- * The only outbound HTTP in the product. Every hop: validate the URL (pure) → resolve A and AAAA →
- * refuse unless every answer is public unicast → connect to the checked address itself (a
- * one-request undici Agent whose connector dials that IP, SNI and Host kept as the name) → read
- * the head and the body under one deadline and caps. Redirects are followed by hand and each hop
- * starts again from validation. It returns a value for anything a remote server does; it never throws.
+ * The only outbound HTTP: validate, resolve, refuse unless every answer is public, dial the checked IP itself;
+ * redirects by hand. Never throws (docs/SSRF.md).
  */
 
 const DEFAULTS = {
-  deadlineMs: 10_000, // docs/spec/trust-rubric.md R1: reachable within 10 s
+  deadlineMs: 10_000, // R1
   maxBodyBytes: 1024 * 1024,
   maxHeaderBytes: 16 * 1024,
   maxRedirects: 3,
-  /** Longest wait in the queue for a connection slot before connection_limit (ours, not the seller's). */
   queueTimeoutMs: 60_000,
 };
 
 const ALLOWED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-/** Headers the guard owns: framing, connection management, routing. */
 const OWNED_HEADERS = new Set([
   "host", "connection", "content-length", "transfer-encoding", "keep-alive", "upgrade", "te", "trailer",
   "proxy-connection", "proxy-authorization", "expect", "http2-settings",
@@ -86,11 +75,7 @@ function tlsFacts(socket: tls.TLSSocket): TlsInfo {
   return info;
 }
 
-/**
- * An undici connector that dials only the checked addresses, in order (the next one only when a
- * TCP connect fails), never a DNS name: a rebinding answer between check and connect has nothing
- * to act on.
- */
+/** Never a name: a rebinding answer has nothing to act on. */
 function pinnedConnector(
   addresses: string[],
   hostname: string,
@@ -134,7 +119,6 @@ function pinnedConnector(
       };
       const onError = (err: Error & { code?: string }) => {
         socket.destroy();
-        // Only a failure to reach the address moves on to the next one; a TLS failure does not.
         const tcp = ["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "ETIMEDOUT"].includes(err.code ?? "");
         if (tcp && i + 1 < addresses.length) return attempt(i + 1, err);
         finish(err, null);
@@ -147,7 +131,6 @@ function pinnedConnector(
           ALPNProtocols: ["http/1.1"],
           rejectUnauthorized: opts.requireValidTls,
           ca: opts.ca ? (Array.isArray(opts.ca) ? [...tls.rootCertificates, ...opts.ca] : [...tls.rootCertificates, opts.ca]) : undefined,
-          // Check the certificate against the name asked for, not the IP dialled.
           checkServerIdentity: (_host, cert) => tls.checkServerIdentity(bare, cert),
         });
         socket.once("secureConnect", onConnected);
@@ -192,7 +175,6 @@ function errorMessage(err: unknown): string {
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_OSSL|HOSTNAME_MISMATCH|ERR_TLS)/;
 
-/** Map a transport error to the closed set of failure codes. */
 function classifyError(err: unknown, https: boolean): SafeFetchFailure["error"] {
   const code = errorCode(err);
   if ((err as Error)?.name === "HTTPParserError" || (err as { cause?: Error })?.cause?.name === "HTTPParserError") return "protocol_error";
@@ -205,15 +187,11 @@ function classifyError(err: unknown, https: boolean): SafeFetchFailure["error"] 
 }
 
 export async function safeFetch(input: string, opts: PooledSafeFetchOptions = {}): Promise<SafeFetchResult> {
-  // A connection slot for the target host (docs/SSRF.md "Connection caps"), held for the whole call:
-  // redirects are followed on the same host only. Taken before the deadline starts, so time spent in
-  // our own queue is never counted as the seller's slowness (R1); a target the pure checks refuse
-  // needs no slot and is refused at once by run() below.
+  // Taken before the deadline starts: our queue is never the seller's slowness.
   let pre: ReturnType<typeof validateTarget>;
   try {
     pre = validateTarget(input, { allowHosts: opts.allowHosts, allowQuery: opts.allowQuery, httpsPorts: opts.httpsPorts, allowListOnly: opts.allowListOnly, addressPolicy: opts.addressPolicy, denyRanges: opts.denyRanges, allowRanges: opts.allowRanges, ownAddresses: opts.ownAddresses });
   } catch (err) {
-    // A bad operator range (TOLLGATE_NET_DENY/ALLOW; lib/env.ts refuses it at start-up): fail closed.
     return { ok: false, error: "internal_error", detail: errorMessage(err), url: input };
   }
   if (!pre.ok) return runWithDeadline(input, opts);
@@ -248,7 +226,6 @@ async function runWithDeadline(input: string, opts: PooledSafeFetchOptions): Pro
   try {
     return await run(input, opts, controller.signal, () => abortedBy, started, deadlineMs);
   } catch (err) {
-    // Nothing a server does should get here; a bug must not become a throw in the probe either.
     return { ok: false, error: "internal_error", detail: errorMessage(err), url: input };
   } finally {
     clearTimeout(timer);
@@ -302,7 +279,6 @@ async function run(
   let allowListed = first.allowListed;
   let ipLiteral = first.ipLiteral;
   const redirects: RedirectRecord[] = [];
-  // A later hop refused at resolution: the hop was not taken after all, so its record says why.
   const hopRefused = (cause: RefusalCode, detail: string): SafeFetchRefusal => {
     const last = redirects[redirects.length - 1];
     if (last) Object.assign(last, { followed: false, reason: cause });
@@ -314,7 +290,6 @@ async function run(
     const stage: SafeFetchStage = hop === 0 ? "resolve" : "redirect";
     const hostname = normaliseHostname(current.hostname);
 
-    // Resolve and check every answer.
     let addresses: string[];
     if (ipLiteral !== null) addresses = [ipLiteral];
     else {
@@ -405,7 +380,6 @@ async function run(
         redirects.push({ from: current.href, to: next.url.href, status, followed: true });
         discard(response.body);
         closeAgent();
-        // 303, and 301/302 after a POST, become a GET without a body (RFC 9110 15.4, as browsers do).
         if (status === 303 || ((status === 301 || status === 302) && method === "POST")) {
           if (method !== "HEAD") method = "GET";
           body = undefined;
@@ -416,19 +390,16 @@ async function run(
         ipLiteral = next.ipLiteral;
         continue;
       }
-      // Off the host: recorded (docs/spec/trust-rubric.md S1 fails on it), not followed; this 3xx is the answer.
       redirects.push({ from: current.href, to: next.url.href, status, followed: false, reason: "redirect_off_host" });
     }
 
     const read = await readBody(response.body, resHeaders["content-encoding"], maxBodyBytes);
     closeAgent();
-    // A pooled connection is free again only once undici has seen the body end (a turn later): a
-    // request sent before then would open a second connection.
+    // A pooled connection is free only once undici has seen the body end.
     if (opts.pool) await new Promise((r) => setImmediate(r));
     const afterHead = { ttfbMs, status, headers: resHeaders, address, tls: facts.tls, redirects };
     if (!read.ok) {
       if (signal.aborted) return { ok: false, error: timedOut(), detail: `reading the body: ${errorMessage(signal.reason)}`, url: origin, ...afterHead };
-      // A body that ends short of its Content-Length is the server breaking framing, not the network.
       const declared = Number(resHeaders["content-length"]);
       if (read.kind === "stream_failed" && Number.isFinite(declared) && read.wireBytes < declared) {
         return { ok: false, error: "protocol_error", detail: `content-length said ${declared} bytes, the connection closed after ${read.wireBytes} (${read.detail})`, url: origin, ...afterHead };
@@ -461,7 +432,6 @@ async function run(
   }
 }
 
-/** Drop a body we will not read; a destroyed undici body emits an error nobody else listens to. */
 function discard(body: { on(event: "error", fn: () => void): unknown; destroy(): unknown }): void {
   body.on("error", () => undefined);
   body.destroy();
@@ -475,11 +445,7 @@ type RedirectCheck =
   | { ok: true; url: URL; allowListed: boolean; ipLiteral: string | null }
   | { ok: false; to: string; cause: RefusalCode; detail: string };
 
-/**
- * Validate a Location value as a new target. The fragment is dropped (it is never sent, and a
- * redirect may carry one legitimately); everything else gets validateTarget's full treatment plus
- * raw checks on the header itself (a relative "//@host" hides its empty userinfo after resolution).
- */
+/** "//@host" hides an empty userinfo, so the header itself is checked too. */
 function checkRedirect(location: string, base: URL, validateOpts: Parameters<typeof validateTarget>[1], allowQuery: boolean): RedirectCheck {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f\\]/.test(location) || location.trim() !== location) {

@@ -1,9 +1,6 @@
 import type { SniffedType } from "./types";
 
-/**
- * What the bytes are, whatever the Content-Type says (docs/spec/trust-rubric.md S5). Magic numbers first, then a
- * JSON parse, then markup heuristics on the first bytes, then a strict UTF-8 decode.
- */
+/** What the bytes are, whatever the Content-Type says (S5): magic numbers, JSON, markup heuristics, strict UTF-8. */
 
 const HTML_TAGS = [
   "!doctype html", "html", "head", "body", "script", "iframe", "meta", "title", "div", "a", "p", "br",
@@ -20,7 +17,7 @@ function ascii(s: string): number[] {
   return [...s].map((c) => c.charCodeAt(0));
 }
 
-/** Decode as UTF-8 or return null; a truncated tail of up to 3 bytes is tolerated. */
+/** Null unless UTF-8; up to 3 truncated tail bytes tolerated. */
 function utf8(bytes: Uint8Array, truncated: boolean): string | null {
   const dec = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
   try {
@@ -57,7 +54,7 @@ export function sniffType(bytes: Uint8Array, truncated = false): SniffedType {
       JSON.parse(trimmed);
       return "json";
     } catch {
-      // A body cut at the cap cannot parse; an object or array opening still says JSON.
+      // A body cut at the cap cannot parse.
       if (truncated && (first === "{" || first === "[")) return "json";
     }
   }
@@ -82,17 +79,14 @@ export function sniffType(bytes: Uint8Array, truncated = false): SniffedType {
   return controls === 0 ? "text" : "binary";
 }
 
-/** The media type of a Content-Type header value, lower-case, without parameters. */
+/** Lower-case, without parameters. */
 export function mediaType(contentType: string | null): string | null {
   if (!contentType) return null;
   const type = contentType.split(";", 1)[0].trim().toLowerCase();
   return type || null;
 }
 
-/**
- * Does the declared Content-Type fit the sniffed bytes? An empty body fits anything. A declared
- * type outside the table fits opaque bytes and plain text, never markup that could run script.
- */
+/** An empty body fits anything; an unknown declared type fits opaque bytes and text, never markup. */
 export function contentTypeMatches(contentType: string | null, sniffed: SniffedType): boolean {
   if (sniffed === "empty") return true;
   const type = mediaType(contentType);

@@ -1,12 +1,6 @@
-/**
- * Types of the SSRF-guarded fetch (lib/net), the only outbound HTTP in the product.
- * The policy behind every code is written out in docs/SSRF.md.
- */
+/** Types of the SSRF-guarded fetch; the policy behind every code: docs/SSRF.md. */
 
-/**
- * Why a request was refused before (or instead of) being sent. Closed: add a code here, in
- * REFUSAL_CODES below and in docs/SSRF.md together.
- */
+/** Closed: a new code goes here, in REFUSAL_CODES and in docs/SSRF.md together. */
 export type RefusalCode =
   | "invalid_url"
   | "ambiguous_url"
@@ -27,7 +21,6 @@ export type RefusalCode =
   | "host_not_allowlisted"
   | "connection_limit";
 
-/** Every refusal code with a one-line meaning (docs/SSRF.md carries the long form). */
 export const REFUSAL_CODES: ReadonlyArray<{ code: RefusalCode; description: string }> = [
   { code: "invalid_url", description: "The string is not an absolute URL the WHATWG parser accepts, or its host is empty." },
   { code: "ambiguous_url", description: "The URL holds characters parsers disagree on (backslash, whitespace, tab, newline, other control characters)." },
@@ -63,7 +56,6 @@ export type SniffedType =
   | "binary"
   | "empty";
 
-/** Decides whether an IP address may be connected to. The default is classifyAddress. */
 export type AddressPolicy = (ip: string) => { allowed: boolean; range: string };
 
 export type Resolver = (host: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
@@ -72,82 +64,38 @@ export interface SafeFetchOptions {
   method?: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
-  /**
-   * "host:port" entries (e.g. "127.0.0.1:4021", "localhost:3000", "[::1]:8080") that may be fetched
-   * over plain http AND may resolve to loopback (127.0.0.0/8, ::1) — loopback only, never other
-   * private ranges, and only for exactly that host and port. For demo and test fixture sellers.
-   * An entry without a port matches the scheme's default port (80 / 443).
-   */
+  /** Fetched over plain http and allowed to resolve to loopback only (demo and test sellers). */
   allowHosts?: string[];
-  /** Default false: docs/spec/scoring-system.md "Bounded, guarded analysis" refuses targets with a query string; a documented GET example may need one. */
   allowQuery?: boolean;
-  /**
-   * Reach nothing but allowHosts: every other host is refused before DNS (host_not_allowlisted).
-   * For sandboxed demos and staging, where even a DNS lookup must not leave the machine. Defaults to
-   * the environment variable TOLLGATE_NET_ALLOWLIST_ONLY=1 (npm run demo sets it).
-   */
+  /** Refused before DNS. Default TOLLGATE_NET_ALLOWLIST_ONLY. */
   allowListOnly?: boolean;
-  /**
-   * Longest wait for a connection slot when the caps on connections in flight (per target host and
-   * in total) are reached; past it the request is refused with connection_limit. The wait comes
-   * before the deadline starts, so it never counts as the server's time. Default 60_000.
-   */
   queueTimeoutMs?: number;
-  /** Ports allowed for https on hosts not on allowHosts. Default [443]. */
   httpsPorts?: number[];
-  /** Total deadline across every hop, DNS, connect, headers and body. Default 10_000 (docs/spec/trust-rubric.md R1). */
+  /** Every hop, DNS, connect, headers and body (R1). */
   deadlineMs?: number;
-  /** Body cap measured after decompression. Default 1 MiB. */
+  /** After decompression. */
   maxBodyBytes?: number;
-  /**
-   * What to do when the body passes maxBodyBytes. Default "truncate": return ok: true with the first
-   * maxBodyBytes bytes and bodyTruncated: true (the probe records a finding and keeps the 402's
-   * headers and the start of its body). "error": return { ok: false, error: "body_too_large" }.
-   */
   bodyOverflow?: "truncate" | "error";
-  /** Cap on the response head (status line + headers), via undici's maxHeaderSize. Default 16 KiB. */
   maxHeaderBytes?: number;
-  /** Default 3. */
   maxRedirects?: number;
-  /** Default: dns.promises.lookup(host, { all: true, verbatim: true }) — A and AAAA. */
   resolver?: Resolver;
-  /**
-   * Replaces classifyAddress for IP literals and resolved answers. For tests only: it lets a local
-   * server on 127.0.0.2 stand in for a public host. Production callers leave it unset.
-   */
+  /** Tests only. */
   addressPolicy?: AddressPolicy;
-  /**
-   * Operator deny ranges (CIDRs or addresses): refused whatever else is said. Default: the
-   * environment variable TOLLGATE_NET_DENY (comma- or space-separated). docs/SSRF.md "Address rules".
-   */
   denyRanges?: readonly string[];
-  /**
-   * Operator allow ranges: lift the built-in refusal of a private or special range (an internal
-   * service the operator names). Never lifts a deny range, a cloud endpoint or the host's own
-   * addresses. Default: TOLLGATE_NET_ALLOW.
-   */
+  /** Never lifts a deny, a cloud endpoint or the host's own addresses. */
   allowRanges?: readonly string[];
-  /** The host's own addresses, refused even when public. Default: os.networkInterfaces(). For tests. */
   ownAddresses?: readonly string[];
-  /**
-   * Default false: an invalid chain or a name mismatch is recorded in `tls` (docs/spec/trust-rubric.md S1 scores it)
-   * and the exchange goes on. Set true for requests that carry anything of value (a payment).
-   */
+  /** True for anything of value (a payment); otherwise TLS faults are only recorded (S1). */
   requireValidTls?: boolean;
-  /** Extra CA certificates to trust (PEM), e.g. a test fixture's self-signed root. */
   ca?: string | string[];
   signal?: AbortSignal;
 }
 
 export interface TlsInfo {
-  /** Chain verified and the certificate matches the host name. */
   valid: boolean;
-  /** Whole days until the leaf certificate's notAfter (negative when expired); null if no certificate. */
   daysToExpiry: number | null;
   authorizationError?: string;
-  /** The leaf's notAfter as the certificate states it. */
   validTo?: string;
-  /** Negotiated protocol, e.g. "TLSv1.3". */
   protocol?: string;
 }
 
@@ -173,38 +121,30 @@ export type SafeFetchErrorCode =
 
 export interface SafeFetchSuccess {
   ok: true;
-  /** The validated target (normalised href). */
   url: string;
-  /** The URL whose response this is (after followed redirects). */
   finalUrl: string;
   status: number;
-  /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
-  /** Decoded (decompressed) bytes, at most maxBodyBytes. */
+  /** Decoded. */
   body: Uint8Array;
   bodyTruncated: boolean;
   contentType: string | null;
   sniffedType: SniffedType;
   contentTypeMatches: boolean;
-  /** From the start of the final hop's request (connect included) to its response head. */
   ttfbMs: number;
-  /** From the call to the end of the body, every hop included. */
   totalMs: number;
   tls: TlsInfo | null;
   redirects: RedirectRecord[];
-  /** The pinned IP actually connected to (the socket's remote address). */
   address: string;
 }
 
 export interface SafeFetchRefusal {
   ok: false;
   refusal: RefusalCode;
-  /** For redirect_forbidden: which check the redirect target failed. */
   cause?: RefusalCode;
   detail: string;
   url: string;
   stage: SafeFetchStage;
-  /** Hops taken before the refusal (present when stage is "redirect"). */
   redirects?: RedirectRecord[];
 }
 
@@ -214,7 +154,7 @@ export interface SafeFetchFailure {
   detail: string;
   url: string;
   ttfbMs?: number;
-  /** Present when the failure came after the response head (so the probe keeps a 402's headers). */
+  /** After the head arrived (the probe keeps a 402's headers). */
   status?: number;
   headers?: Record<string, string>;
   address?: string;

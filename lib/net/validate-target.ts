@@ -4,15 +4,11 @@ import { decideAddress } from "./address-rules";
 import type { RefusalCode, ValidateOptions, ValidateResult } from "./types";
 
 /**
- * Pure checks on a target URL, before any DNS. Checks run in this order and the first failure is
- * reported: ambiguous characters → parse → scheme → credentials → query → fragment → host → port.
- * Raw-string checks run beside the WHATWG parse because the parser silently "repairs" input
- * (drops tabs and newlines, turns `\` into `/`, hides an empty `?`, `#` or `@`) and other parsers
- * in a chain may read the same bytes differently.
+ * Pure checks on a target URL before DNS. Raw-string checks run beside the WHATWG parse, which silently repairs input
+ * other parsers read differently.
  */
 
-// Names that are local by definition (RFC 6761, RFC 6762, RFC 8375, ICANN's .internal) and
-// single-label names, which the system resolver completes with search domains.
+// Local by definition (RFC 6761, 6762, 8375, .internal), and single labels (search domains).
 const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".home.arpa", ".localdomain", ".arpa", ".intranet", ".lan"];
 const LOCAL_NAMES = new Set(["localhost", "localdomain", "local", "internal", "arpa"]);
 
@@ -20,7 +16,6 @@ function refuse(refusal: RefusalCode, detail: string): ValidateResult {
   return { ok: false, refusal, detail };
 }
 
-/** Lower-case, without trailing dots, IPv6 brackets kept (as URL.hostname gives them). */
 export function normaliseHostname(hostname: string): string {
   return hostname.toLowerCase().replace(/\.+$/, "");
 }
@@ -30,7 +25,6 @@ export function effectivePort(url: URL): number {
   return url.protocol === "https:" ? 443 : 80;
 }
 
-/** Parse "host:port" allow-list entries into a set of "hostname:port" keys ("" port = default). */
 export function allowListKeys(entries: readonly string[] | undefined): Set<string> {
   const keys = new Set<string>();
   for (const entry of entries ?? []) {
@@ -38,13 +32,12 @@ export function allowListKeys(entries: readonly string[] | undefined): Set<strin
     try {
       parsed = new URL(`http://${entry.trim()}`);
     } catch {
-      continue; // an unparseable entry allows nothing
+      continue;
     }
     const host = normaliseHostname(parsed.hostname);
     if (!host) continue;
     if (parsed.port) keys.add(`${host}:${parsed.port}`);
     else {
-      // "host" alone: its default ports (URL drops an explicit :80, so "host:80" lands here too).
       keys.add(`${host}:80`);
       keys.add(`${host}:443`);
     }
@@ -56,7 +49,6 @@ export function isAllowListed(url: URL, keys: Set<string>): boolean {
   return keys.has(`${normaliseHostname(url.hostname)}:${effectivePort(url)}`);
 }
 
-/** The IP a host string denotes, if it is an IP literal in any encoding; else null. */
 export function ipLiteralOf(hostname: string): string | null {
   const host = normaliseHostname(hostname);
   if (host.startsWith("[") && host.endsWith("]")) {
@@ -64,8 +56,7 @@ export function ipLiteralOf(hostname: string): string | null {
     return ipaddr.IPv6.isValid(inner) ? inner : null;
   }
   if (ipaddr.IPv4.isValidFourPartDecimal(host)) return host;
-  // WHATWG URL normalises decimal/octal/hex/short IPv4 to dotted quads for http(s), but keep a
-  // second reading so a parser difference can never turn a numeric host into a DNS name.
+  // A second reading so a parser difference never turns a numeric host into a DNS name.
   if (/^[0-9a-fx.]+$/i.test(host) && ipaddr.IPv4.isValid(host)) return ipaddr.IPv4.parse(host).toString();
   return null;
 }
@@ -76,10 +67,7 @@ function isLocalName(host: string): boolean {
   return !host.includes(".");
 }
 
-/**
- * A raw authority's host when the WHATWG parser refused the string (e.g. an IPv6 zone id such as
- * [fe80::1%25eth0]), so the refusal can still say the target was a forbidden IP literal.
- */
+/** So the refusal still names a forbidden literal (an IPv6 zone id). */
 function rawLiteralRefusal(raw: string, opts: ValidateOptions): ValidateResult | null {
   const m = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?\[([^\]]+)\]/i.exec(raw);
   if (!m) return null;
@@ -124,7 +112,6 @@ export function validateTarget(input: string, opts: ValidateOptions = {}): Valid
   }
   if (url.protocol === "http:" && !allowListed) return refuse("scheme_not_allowed", "plain http is allowed only for hosts on allowHosts");
 
-  // Authority as written: everything between "//" and the first "/", "?" or "#".
   const afterSlashes = input.slice(schemeMatch[0].length + 2);
   const authority = afterSlashes.split(/[/?#]/, 1)[0];
   if (url.username || url.password || authority.includes("@")) {
@@ -154,7 +141,7 @@ export function validateTarget(input: string, opts: ValidateOptions = {}): Valid
     if (!httpsPorts.includes(port)) return refuse("port_not_allowed", `port ${port} is not allowed (allowed: ${httpsPorts.join(", ")})`);
   }
 
-  // Hand back a normalised URL: no trailing dot on the host (SNI and Host must not carry one).
+  // No trailing dot: SNI and Host must not carry one.
   if (url.hostname !== host) url.hostname = host;
   return { ok: true, url, allowListed, ipLiteral: literal };
 }

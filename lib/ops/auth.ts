@@ -1,8 +1,4 @@
-/**
- * The ops API is for catalog-monitor workers only: `Authorization: Bearer <TOLLGATE_WORKER_TOKEN>`.
- * Workers hold this token and no database credentials. With no token configured the ops API is
- * closed (there is no default token to guess).
- */
+/** Ops API auth: `Authorization: Bearer <TOLLGATE_WORKER_TOKEN>`; with no token configured the API is closed. */
 import crypto from "node:crypto";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -14,7 +10,7 @@ export function requireWorkerToken(req: Request): void {
   const m = /^Bearer ([^\s]+)$/.exec(header);
   const given = Buffer.from(m?.[1] ?? "");
   const want = Buffer.from(expected);
-  // Constant-time compare; lengths differ → compare against itself so timing does not tell either.
+  // Constant-time even when lengths differ.
   const ok = given.length === want.length ? crypto.timingSafeEqual(given, want) : (crypto.timingSafeEqual(want, want), false);
   if (!ok) throw new AppError("unauthorized", "A valid worker token is required (Authorization: Bearer …).");
 }

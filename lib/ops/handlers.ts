@@ -1,7 +1,4 @@
-/**
- * The ops API's behaviour, one function per route (app/api/ops/**), so a route file is: authorise →
- * parse → call → respond. The in-process worker calls the same functions directly (opsDirectClient).
- */
+/** The ops API's behaviour, one function per route (app/api/ops/**); the in-process worker calls them directly. */
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -20,24 +17,22 @@ export const ClaimBody = z
     workerId: z.string().min(1).max(128),
     limit: z.number().int().min(1).max(1000),
     leaseMs: z.number().int().positive().optional(),
-    // docs/spec/scoring-system.md "Governance": the monitor must support a version before the API serves it.
+    // The monitor must support a version before the API serves it (docs/spec/scoring-system.md "Governance").
     rubricVersions: z.array(z.string().regex(/^readiness\/\d+\.\d+\.\d+$/, 'must be a rubric version such as "readiness/1.2.0"')).max(64),
   })
   .strict();
 export const HeartbeatBody = z.object({ leaseToken: token, leaseMs: z.number().int().positive().optional(), step: z.literal("probing").optional(), progress: z.object({ done: z.number().int().min(0).max(10_000), total: z.number().int().min(0).max(10_000) }).strict().refine((p) => p.done <= p.total, "done must not exceed total").optional() }).strict();
-// Evidence and document are checked field by field in complete.ts (JSON pointers into them).
 export const CompleteBody = z.object({ leaseToken: token, evidence: z.unknown(), document: z.unknown().optional(), probeMs: z.number().nonnegative().optional() }).strict();
 export const FailBody = z.object({ leaseToken: token, reason: z.string().min(1).max(2000), retryable: z.boolean().optional() }).strict();
 
 export async function opsClaim(req: ClaimRequest, client?: Client): Promise<ClaimResponse> {
   const prisma = await clientOr(client);
-  // claimLeases records the declaration and hands out nothing under a rubric the monitor does not support.
   const leased = await claimLeases({ workerId: req.workerId, limit: req.limit, leaseMs: req.leaseMs, rubricVersions: req.rubricVersions, client: prisma });
   const support = monitorSupport(req.workerId, req.rubricVersions);
   if (!support.supported) return { jobs: [], waiting: { rubricVersion: support.served, reason: support.reason! } };
   const docs = await loadListingDocuments(prisma, leased.flatMap((l) => (l.listingId ? [l.listingId] : [])));
   const allowHosts = env().probeAllowHosts;
-  // A publish analysis takes the form door's draft answers for its endpoints (lib/queue/draft-calls.ts).
+  // A publish analysis takes the form door's draft answers (lib/queue/draft-calls.ts).
   const prefetched = new Map<string, PrefetchedCall[]>();
   for (const l of leased) {
     const doc = l.listingId && l.trigger === "publish" ? docs.get(l.listingId) : undefined;
@@ -81,18 +76,13 @@ async function queueDepth(): Promise<Record<string, number>> {
   return Object.fromEntries(counted.map((r) => [r.state, r.n]));
 }
 
-/** Prometheus text exposition of the queue's metrics. */
 export async function opsMetricsText(): Promise<{ body: string; contentType: string }> {
   setQueueDepthReader(queueDepth);
   const { registry } = analysisMetrics();
   return { body: await registry.metrics(), contentType: registry.contentType };
 }
 
-/**
- * The in-process worker's transport: the same functions the routes call, without HTTP. Chosen for
- * the embedded default because the server need not know its own port or token, and a PGlite folder
- * belongs to this one process anyway. Errors map as over HTTP: lease_lost → LeaseLostError.
- */
+/** The in-process worker's transport: the routes' functions without HTTP; lease_lost maps to LeaseLostError. */
 export function opsDirectClient(): OpsClient {
   const wrap = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {

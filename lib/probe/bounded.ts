@@ -1,4 +1,4 @@
-/** Map over items with at most `limit` calls in flight, keeping the input order in the result. */
+/** At most `limit` calls in flight; results in input order. */
 export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;

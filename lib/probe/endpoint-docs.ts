@@ -1,8 +1,6 @@
 /**
- * D3 evidence (readiness/1.1.0 reading "endpoint-docs"): fetch each endpoint's docs page through the
- * SSRF guard (lib/net, bounded in bytes and time) and record what is on it: the endpoint's path, which
- * of its schemas' property names, and whether it carries an example. The probe only records; the
- * readiness engine decides whether that shows the endpoint's schemas and an example.
+ * D3 evidence: each endpoint's docs page fetched through lib/net and what it shows recorded (path, schema names, an
+ * example); the readiness engine judges it.
  */
 import type { Net } from "./request";
 import { getResource } from "./request";
@@ -12,9 +10,8 @@ import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/do
 import { docsNamesOf } from "@/lib/listing-document/schema-names";
 import { bodyText } from "@/lib/x402/json";
 
-/** At most this much of a docs page is read (the rest is not searched, and the evidence says so). */
+/** The rest is not searched, and the evidence says so. */
 export const ENDPOINT_DOCS_MAX_BYTES = 1024 * 1024;
-/** Docs pages fetched at once. */
 const CONCURRENCY = 4;
 
 const EXAMPLE = /<pre[\s>]|<code[\s>]|```|\bcurl\s+(?:-|https?:|')|"examples?"\s*:/i;
@@ -23,7 +20,7 @@ const TAG = /<[^>]+>/g;
 const ENTITIES: Record<string, string> = { "&quot;": '"', "&#34;": '"', "&apos;": "'", "&#39;": "'", "&lt;": "<", "&gt;": ">", "&nbsp;": " ", "&amp;": "&" };
 const ENTITY = /&(?:quot|#34|apos|#39|lt|gt|nbsp|amp);/g;
 
-/** The page an endpoint's docsUrl points at, fragment dropped: absolute http(s), or a path or anchor next to the listing's docsUrl. */
+/** Fragment dropped: absolute http(s), or a path or anchor beside the listing's docsUrl. */
 export function endpointDocsPage(ep: Pick<ListingEndpoint, "docsUrl">, listingDocsUrl: string | null): string | null {
   const u = ep.docsUrl;
   if (!u) return null;
@@ -37,14 +34,13 @@ export function endpointDocsPage(ep: Pick<ListingEndpoint, "docsUrl">, listingDo
   }
 }
 
-/** The page as text: scripts and styles dropped, tags turned into spaces, the common entities decoded. */
+/** Scripts and styles dropped, tags as spaces, common entities decoded. */
 export function pageText(raw: string): string {
   return raw.replace(SCRIPT_STYLE, " ").replace(TAG, " ").replace(ENTITY, (e) => ENTITIES[e] ?? e);
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** What one page shows about one endpoint. */
 export function readPage(raw: string, ep: Pick<ListingEndpoint, "path" | "requestSchema" | "responseSchema">): Pick<EndpointDocsEvidence, "pathShown" | "names" | "example"> {
   const text = pageText(raw);
   const names = docsNamesOf(ep).filter((n) => new RegExp(`(?:^|[^A-Za-z0-9_$-])${escape(n)}(?:$|[^A-Za-z0-9_$-])`).test(text));

@@ -1,8 +1,6 @@
 /**
- * Probe one endpoint without paying: send the documented example (as a JSON body for methods that
- * carry one, nothing otherwise) through safeFetch, and turn what came back into EndpointEvidence.
- * Everything a remote server does (refuse, stall, lie about its content type, send a bomb) ends up
- * as evidence and findings; this function does not throw on any of it.
+ * Probes one endpoint unpaid through safeFetch into EndpointEvidence; whatever a server does ends up as evidence and
+ * findings, never a throw.
  */
 import type { Resolver, SafeFetchResult } from "@/lib/net";
 import { mppRequirement, parseMpp } from "@/lib/mpp";
@@ -14,18 +12,17 @@ import { DEFAULT_DEADLINE_MS, DEFAULT_MAX_BODY_BYTES, callUnpaid, reusableAnswer
 
 export interface ProbeTarget {
   method: string;
-  /** The listing-relative path, for the evidence. */
   path: string;
   url: string;
   requestExample: unknown;
-  /** Is the endpoint listed as charging per call (R2 expects a 402 only then)? */
+  /** R2 expects a 402 only then. */
   payable: boolean;
 }
 
 export interface ProbeNetOptions {
   allowHosts?: string[];
   resolver?: Resolver;
-  /** Default 10 s (docs/spec/trust-rubric.md R1: "an HTTP response within 10 s"). */
+  /** Default 10 s (R1). */
   deadlineMs?: number;
   /** Default 256 KiB: a 402 is small; its body is kept for C4 and S4. */
   maxBodyBytes?: number;
@@ -34,15 +31,14 @@ export interface ProbeNetOptions {
 }
 
 export { DEFAULT_DEADLINE_MS, DEFAULT_MAX_BODY_BYTES };
-/** Response headers kept in the evidence (the ones the rules or a reader need). */
+/** The ones the rules or a reader need. */
 const KEPT_HEADERS = ["payment-required", "www-authenticate", "content-type", "content-encoding", "content-length", "location", "cache-control", "retry-after", "x-payment-response", "payment-response"];
 
 const NO_CHALLENGE: ChallengeEvidence = { kind: "none", valid: false };
 
 /**
- * `prefetched`: unpaid calls already answered in this run (the discovery draft's); when the same
- * request (method, URL, body) is among them under the same deadline and a body cap that reads the
- * same bytes (reusableAnswer), its answer is the evidence and the endpoint is not called again.
+ * `prefetched`: the same request already answered in this run under a compatible deadline and cap (reusableAnswer) is
+ * the evidence, not called again.
  */
 export async function probeEndpoint(target: ProbeTarget, opts: ProbeNetOptions = {}, prefetched?: UnpaidCalls): Promise<EndpointEvidence> {
   const req = unpaidRequest(target.method, target.url, target.requestExample);
@@ -57,7 +53,7 @@ function evidenceFrom(target: ProbeTarget, r: SafeFetchResult, opts: ProbeNetOpt
   const findings: Finding[] = [];
 
   if (!r.ok && "refusal" in r) {
-    // A redirect the guard would not follow still means a server answered (R1), with a 3xx.
+    // A redirect the guard would not follow is still an answer (R1), a 3xx.
     const lastHop = r.stage === "redirect" ? r.redirects?.[r.redirects.length - 1] : undefined;
     if (lastHop) {
       findings.push({ check: "R1", severity: "pass", code: "ok", message: "The server answered (with a redirect)." });
@@ -77,7 +73,7 @@ function evidenceFrom(target: ProbeTarget, r: SafeFetchResult, opts: ProbeNetOpt
       ? { check: "R1", severity: "fail", code: "timeout", message: gotHead ? `The response started but did not finish within the deadline (${opts.deadlineMs ?? DEFAULT_DEADLINE_MS} ms).` : `No response within ${opts.deadlineMs ?? DEFAULT_DEADLINE_MS} ms.` }
       : { check: "R1", severity: "fail", code: r.error, message: `The call failed: ${r.error} (${r.detail}).` });
     if (r.error === "tls_failed") findings.push({ check: "S1", severity: "fail", code: "tls_invalid", message: `The TLS handshake failed (${r.detail}).` });
-    // A head that arrived before the failure still carries the challenge (a 402 with a bad body).
+    // A head before the failure still carries the challenge.
     const challenge = gotHead ? readChallenge(r.status!, headers, null, opts, findings, target.payable) : NO_CHALLENGE;
     return { ...base, reachable: false, refusal: null, status: r.status ?? null, ttfbMs: r.ttfbMs ?? null, tls: tlsFacts(r.tls), contentType: headers["content-type"] ?? null, headers, challenge, findings };
   }
@@ -92,16 +88,13 @@ function evidenceFrom(target: ProbeTarget, r: SafeFetchResult, opts: ProbeNetOpt
   return { ...base, reachable: true, refusal: null, status: r.status, ttfbMs: Math.round(r.ttfbMs * 10) / 10, tls: tlsFacts(r.tls), contentType: r.contentType, headers, challenge, findings };
 }
 
-/**
- * Unprobeable: the endpoint validates its input before it answers 402, so an unpaid request without a
- * valid body gets 400/422. A state, not a failure: the probe cannot see its challenge (docs/PROBE.md).
- */
+/** Unprobeable: the endpoint validates input before its 402 (docs/PROBE.md). A state, not a failure. */
 export const UNPROBEABLE_STATUSES: ReadonlySet<number> = new Set([400, 422]);
 export const isUnprobeable = (status: number | null): boolean => status !== null && UNPROBEABLE_STATUSES.has(status);
 const UNPROBEABLE_WORDS = (status: number) =>
   `Unprobeable: the unpaid request answers ${status}, so the endpoint validates its input before it answers 402. Answer 402 before validating, or publish a request example the probe may send.`;
 
-/** R2: "status == 402; not 5xx, not 200 without payment", for endpoints listed as payable. */
+/** R2: "status == 402; not 5xx, not 200 without payment", when payable. */
 function r2Finding(target: ProbeTarget, status: number): Finding {
   if (!target.payable) {
     return status === 402

@@ -1,9 +1,4 @@
-/**
- * Probe a listing: every endpoint without paying (bounded concurrency), plus the listing-level
- * facts the readiness rules read: the logo loads as an image (M4), the docs URL answers (D1), and a
- * machine-readable discovery document exists (D4). docs/spec/scoring-system.md "Bounded, guarded analysis": a target URL with credentials, a
- * query or a fragment is refused before any probe, so a refused baseUrl refuses the whole listing.
- */
+/** Probes a listing unpaid: endpoints, logo (M4), docs (D1) and discovery document (D4). */
 import { validateTarget, type Resolver, type SafeFetchResult } from "@/lib/net";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import type { DeclaredToken } from "@/lib/x402/assets";
@@ -17,24 +12,15 @@ import { getResource, type Net, type UnpaidCalls } from "./request";
 import { endpointUrl } from "@/lib/listing-document/endpoint-url";
 
 export interface ProbeListingOptions {
-  /** host:port entries allowed over http and to loopback (fixture sellers, the demo). */
   allowHosts?: string[];
-  /** Where the probe runs from; default "local". */
   vantage?: string;
-  /** Endpoints in flight at once; default 8. */
   concurrency?: number;
   now?: Date;
   resolver?: Resolver;
-  /** Per-request deadline; default 10 s (docs/spec/trust-rubric.md R1). */
   deadlineMs?: number;
-  /** Tokens the listing declares beyond canonical USDC (C3). */
   declaredTokens?: readonly DeclaredToken[];
-  /**
-   * Unpaid calls this run already made (the discovery draft of a URL submission, lib/catalog-monitor): an
-   * endpoint whose request is among them is not called again; that answer is its evidence.
-   */
+  /** An endpoint among these is not called again. */
   prefetched?: UnpaidCalls;
-  /** Called as each endpoint's probe finishes: endpoints done of all (live progress, lib/catalog-monitor). */
   onEndpoint?: (done: number, total: number) => void;
 }
 
@@ -46,14 +32,12 @@ const IMAGE_TYPES = new Set(["png", "jpeg", "gif", "webp", "svg", "ico"]);
 const LOGO_MAX_BYTES = 512 * 1024;
 const DOC_MAX_BYTES = 1024 * 1024;
 
-
 export async function probeListing(listing: ListingDocument, opts: ProbeListingOptions = {}): Promise<ProbeListingResult> {
   const checked = validateTarget(listing.baseUrl, { allowHosts: opts.allowHosts });
   if (!checked.ok) return { ok: false, refusal: checked.refusal, detail: checked.detail };
   const now = opts.now ?? new Date();
   const net = { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS, now, declaredTokens: opts.declaredTokens };
 
-  // Duplicate endpoints (same method and path) are probed once (docs/spec/scoring-system.md counts them once).
   const unique = new Map<string, ProbeTarget>();
   for (const e of listing.endpoints) {
     const key = `${e.method.toUpperCase()} ${e.path}`;
@@ -71,13 +55,10 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
     listing.logoUrl ? probeLogo(listing.logoUrl, net) : Promise.resolve(null),
     listing.docsUrl ? probeDocs(listing.docsUrl, net) : Promise.resolve(null),
     probeDiscovery(listing, net),
-    // D3 (readiness/1.1.0): each endpoint's docs page, fetched once per page.
     probeEndpointDocs(listing, net),
   ]);
 
-  // A refusal after DNS resolution is a refusal of the listing, as one before it is: the base host
-  // resolved (at some call) to an address the guard refuses, so nothing this run saw is evidence of
-  // the seller's service. Other hosts (a logo on a CDN) stay per-resource findings.
+  // The base host resolved to a forbidden address: nothing this run saw is the seller's evidence.
   const refusedHere = [...endpoints, discovery, docs, logo].find((r) => r?.refusal === "address_forbidden" && sameHost(r.url, listing.baseUrl));
   if (refusedHere) {
     const detail = refusedHere.findings.find((f) => f.severity === "fail")?.message;
@@ -134,7 +115,6 @@ function why(r: SafeFetchResult): string {
 async function probeLogo(url: string, net: Net): Promise<ResourceEvidence & { isImage: boolean }> {
   const r = await get(url, net, LOGO_MAX_BYTES);
   const base = resourceBase(url, r);
-  // The bytes decide, not the content-type header: an HTML page labelled image/png is no logo.
   const isImage = r.ok && base.ok && IMAGE_TYPES.has(r.sniffedType);
   const findings: Finding[] = isImage
     ? [{ check: "M4", severity: "pass", code: "ok", message: `The logo loads as ${r.ok ? r.sniffedType : "an image"}.` }]
@@ -150,7 +130,6 @@ async function probeDocs(url: string, net: Net): Promise<ResourceEvidence> {
   const findings: Finding[] = [];
   if (base.ok) {
     findings.push({ check: "D1", severity: "pass", code: "ok", message: "The docs page answers." });
-    // S4 covers the docs too: "the 402 and the docs never ask for keys, seed phrases or auth headers".
     const text = r.ok ? bodyText(r.body).replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, " ").replace(/<[^>]+>/g, " ") : "";
     const asks = findSecretAsks([{ text, label: "docs page" }]);
     findings.push(...(asks.length ? asks : [{ check: "S4", severity: "pass" as const, code: "ok", message: "The docs ask for no secret." }]));
@@ -162,7 +141,6 @@ async function probeDocs(url: string, net: Net): Promise<ResourceEvidence> {
 
 type Discovery = ResourceEvidence & { kind: "well-known-x402" | "openapi" | null };
 
-/** D4: the declared discoveryUrl, then /.well-known/x402 and /openapi.json beside the baseUrl. */
 async function probeDiscovery(listing: ListingDocument, net: Net): Promise<Discovery> {
   const candidates = [...new Set([listing.discoveryUrl, endpointUrl(listing.baseUrl, "/.well-known/x402"), endpointUrl(listing.baseUrl, "/openapi.json")].filter((u): u is string => !!u))];
   let last: Discovery | null = null;
@@ -190,14 +168,7 @@ async function probeDiscovery(listing: ListingDocument, net: Net): Promise<Disco
 
 const SIGNATURE = /^0x(?:[0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
 
-/**
- * Trust H4 (docs/TRUST.md "H4"): the `ownershipProofs` of the operator's own `/.well-known/x402`,
- * read from the discovery document the probe already fetched (no extra call). Null unless `url` is
- * `/.well-known/x402` at the origin of `baseUrl` (a discoveryUrl on another host, or below a path
- * prefix, is not the operator's own file). The hex signatures (64 or 65 bytes), at most
- * MAX_OWNERSHIP_PROOFS; [] when the file lists none. Whose they are is read later, by recovering the
- * signer of the origin (lib/trust/observe/operator.ts): the probe only records.
- */
+/** Trust H4: only from the operator's own `/.well-known/x402` (docs/TRUST.md "H4"); the probe only records. */
 export function ownershipProofsOf(body: Uint8Array, url: string, baseUrl: string): string[] | null {
   let at: URL;
   let base: URL;
@@ -214,7 +185,6 @@ export function ownershipProofsOf(body: Uint8Array, url: string, baseUrl: string
   return proofs.filter((p): p is string => typeof p === "string" && SIGNATURE.test(p.trim())).map((p) => p.trim()).slice(0, MAX_OWNERSHIP_PROOFS);
 }
 
-/** A body that parses as a JSON object, or null. */
 function jsonObject(body: Uint8Array): Record<string, unknown> | null {
   try {
     const doc: unknown = JSON.parse(bodyText(body));
@@ -224,7 +194,6 @@ function jsonObject(body: Uint8Array): Record<string, unknown> | null {
   }
 }
 
-/** What a discovery document is, judged by its shape: x402's list of resources, or OpenAPI. */
 export function discoveryKind(body: Uint8Array): "well-known-x402" | "openapi" | null {
   const doc = jsonObject(body);
   if (!doc) return null;

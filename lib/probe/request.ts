@@ -1,9 +1,6 @@
 /**
- * The one fetch helper of the catalog's readers (the discovery draft and the probe): a GET of a
- * resource (a discovery document, a logo, a docs page) and the unpaid call of an endpoint, both
- * through lib/net's safeFetch. The unpaid call is built here once, so the draft and the probe send
- * the same request, and a call the draft already made can stand as the probe's first evidence
- * (`UnpaidCalls`, keyed by `unpaidKey`).
+ * The one fetch helper of the discovery draft and the probe: resource GETs and the unpaid call, built once so both
+ * send the same request and the draft's call can stand as the probe's evidence.
  */
 import { safeFetch, type Resolver, type SafeFetchResult } from "@/lib/net";
 
@@ -14,7 +11,7 @@ export const DEFAULT_DEADLINE_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
-/** GET a resource. `accept` is sent when given; the body is capped at maxBodyBytes. */
+/** `accept` sent when given; body capped. */
 export function getResource(url: string, net: Net, opts: { maxBodyBytes: number; overflow?: "truncate" | "error"; accept?: string }): Promise<SafeFetchResult> {
   return safeFetch(url, {
     method: "GET",
@@ -34,7 +31,7 @@ export interface UnpaidRequest {
   body: string | undefined;
 }
 
-/** The unpaid request for an endpoint: the documented example as a JSON body for methods that carry one, nothing otherwise. */
+/** The example as a JSON body for methods that carry one, nothing otherwise. */
 export function unpaidRequest(method: string, url: string, requestExample: unknown): UnpaidRequest {
   const m = method.toUpperCase();
   const headers: Record<string, string> = { accept: "application/json, */*;q=0.5" };
@@ -46,18 +43,15 @@ export function unpaidRequest(method: string, url: string, requestExample: unkno
   return { method: m, url, headers, body };
 }
 
-/** Two requests with the same key are the same request (method, URL and body; the headers follow from the method). */
+/** Method, URL and body; the headers follow from the method. */
 export function unpaidKey(r: Pick<UnpaidRequest, "method" | "url" | "body">): string {
   return `${r.method} ${r.url} ${r.body ?? ""}`;
 }
 
-/** Unpaid calls already made in this run, by unpaidKey, with the deadline and body cap they were made under. */
+/** By unpaidKey, with their deadline and body cap. */
 export type UnpaidCalls = ReadonlyMap<string, { result: SafeFetchResult; deadlineMs: number; maxBodyBytes: number }>;
 
-/**
- * An earlier answer stands for a new call when it was made under the same deadline and either the
- * same body cap or a body that fits the new cap whole (then the new call would have read the same).
- */
+/** Same deadline, and the same cap or a body that fits the new cap whole. */
 export function reusableAnswer(calls: UnpaidCalls | undefined, req: UnpaidRequest, deadlineMs: number, maxBodyBytes: number): SafeFetchResult | null {
   const seen = calls?.get(unpaidKey(req));
   if (!seen || seen.deadlineMs !== deadlineMs) return null;

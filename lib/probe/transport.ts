@@ -1,14 +1,10 @@
-/**
- * Findings about how an answer arrived, from safeFetch's facts: S1 transport (TLS valid, the
- * certificate valid for more than 14 days, no redirect off the host, HTTPS only), S5 content type
- * (the declared type matches the bytes; nothing executable where JSON is promised), R3 latency.
- */
+/** Findings on how an answer arrived: S1 transport, S5 content type, R3 latency (docs/spec/trust-rubric.md). */
 import type { Finding, TlsFacts } from "@/lib/evidence";
 import type { RedirectRecord, SafeFetchSuccess, TlsInfo } from "@/lib/net";
 
-/** docs/spec/trust-rubric.md S1: the certificate must stay valid for more than this many days. */
+/** S1. */
 export const MIN_CERT_DAYS = 14;
-/** docs/spec/trust-rubric.md R3's curve: 100 points at 300 ms, 90 at 1 s, 50 at 3 s, 0 at 10 s. */
+/** R3's curve: 100 at 300 ms, 90 at 1 s, 50 at 3 s, 0 at 10 s. */
 export const R3_GOOD_MS = 1_000;
 export const R3_SLOW_MS = 3_000;
 export const R3_LIMIT_MS = 10_000;
@@ -28,8 +24,7 @@ export function transportFindings(url: string, tls: TlsInfo | null | undefined, 
   }
   for (const r of redirects ?? []) {
     if (r.followed || r.reason === "redirect_limit") continue;
-    // Judge "off the host" by the names themselves: the guard may refuse such a target for another
-    // reason first (plain http is allowed only for allow-listed host:ports), but it is still off host.
+    // Judged by the names: the guard may refuse the target for another reason first.
     const offHost = r.reason === "redirect_off_host" || hostOf(r.to) !== hostOf(r.from);
     findings.push(offHost
       ? { check: "S1", severity: "fail", code: "redirect_off_host", message: `A redirect from ${r.from} to ${r.to} leaves the host${r.reason && r.reason !== "redirect_off_host" ? ` (refused: ${r.reason})` : ""}; it was not followed.` }

@@ -1,33 +1,28 @@
 /**
- * Queue settings in one place. Defaults suit production; tests shorten the lease and backoff with
- * configureQueue() (the API process owns these numbers; a worker only asks for a lease length and
- * the API clamps it).
+ * Queue settings in one place; tests shorten them with configureQueue(). The API owns these numbers: a worker's asked
+ * lease length is clamped.
  */
 import { env } from "@/lib/env";
 
 export interface QueueConfig {
-  /** Lease length when the worker asks for none. A heartbeat every third of it keeps a job alive. */
+  /** A heartbeat every third of it keeps a job alive. */
   defaultLeaseMs: number;
   /** Bounds on what a worker may ask for. */
   minLeaseMs: number;
   maxLeaseMs: number;
-  /** Most jobs one claim may take. */
   maxBatch: number;
-  /** Retry backoff: base × 2^(attempt−1), capped, with full jitter (AWS "Exponential Backoff and Jitter"). */
+  /** base × 2^(attempt−1), capped, with full jitter. */
   backoffBaseMs: number;
   backoffCapMs: number;
-  /** Full jitter on (production) or off (tests that check exact growth). */
+  /** Off only in tests that check exact growth. */
   backoffJitter: boolean;
-  /** Attempts before an analysis ends in `failed`. */
+  /** Attempts before `failed`. */
   maxAttempts: number;
-  /** docs/spec/scoring-system.md "Trigger": "the staleness sweep re-queues a 7-day-old score". */
+  /** docs/spec/scoring-system.md "Trigger": a 7-day-old score is re-queued. */
   staleAfterDays: number;
-  /**
-   * Hard timeout of one attempt, from its claim (TOLLGATE_ANALYSIS_TIMEOUT_S): the lease never runs
-   * past claim + this, whatever the heartbeats ask, and the attempt is then reaped as timed out.
-   */
+  /** From the claim (TOLLGATE_ANALYSIS_TIMEOUT_S): the lease never runs past it, whatever the heartbeats ask. */
   jobTimeoutMs: number;
-  /** Retention (TOLLGATE_QUEUE_RETENTION_DAYS): finished analyses older than this are archived; null keeps all. */
+  /** TOLLGATE_QUEUE_RETENTION_DAYS; null keeps all. */
   retentionDays: number | null;
 }
 
@@ -47,7 +42,6 @@ export const DEFAULT_QUEUE_CONFIG: QueueConfig = {
 
 let current: QueueConfig | null = null;
 
-/** The settings: the defaults, with the timeout and retention from the environment (lib/env.ts), unless configured. */
 export function queueConfig(): QueueConfig {
   if (!current) {
     const e = env();
@@ -60,17 +54,17 @@ export function queueConfig(): QueueConfig {
   return current;
 }
 
-/** Override settings for this process (tests, the benchmark); returns the previous ones. */
+/** Tests and the benchmark; returns the previous settings. */
 export function configureQueue(over: Partial<QueueConfig>): QueueConfig {
   const previous = queueConfig();
   current = { ...previous, ...over };
   return previous;
 }
 
-/** The largest wait before retry `attempt` (1-based: the wait after the first failed attempt is base). */
+/** `attempt` is 1-based: the wait after the first failure is base. */
 export function backoffCeilingMs(attempt: number, cfg: QueueConfig = queueConfig()): number {
   const exp = Math.max(0, attempt - 1);
-  // 2^exp overflows to Infinity long after the cap bites; min() keeps it finite.
+  // min() keeps 2^exp finite.
   return Math.min(cfg.backoffCapMs, cfg.backoffBaseMs * 2 ** Math.min(exp, 52));
 }
 

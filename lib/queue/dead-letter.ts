@@ -1,10 +1,6 @@
 /**
- * The dead letter (docs/QUEUE.md "Dead letter"): an analysis whose attempts are used up ends `dead`
- * instead of `failed`, stays visible on the moderators' desk, and a moderator may requeue it. The
- * requeue is the state machine's one move out of a terminal state (`dead → queued`, migration
- * 20261203167000_queue_hardening); it gives the analysis a fresh budget of attempts on top of those
- * spent (attempt numbers keep counting, so the attempt log never repeats one) and writes a `requeued`
- * row to the attempt log naming who asked. Authorisation is the caller's (lib/surfaces/admin.ts).
+ * The dead letter (docs/QUEUE.md "Dead letter"): a moderator's requeue (`dead → queued`) gives a fresh budget of
+ * attempts and logs `requeued` naming who asked. Authorisation is the caller's.
  */
 import { AppError } from "@/lib/errors";
 import { queueConfig } from "./config";

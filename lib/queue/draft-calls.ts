@@ -1,8 +1,6 @@
 /**
- * The form door's draft answers, kept for the publish analysis that follows: the draft writes its
- * unpaid calls under the seller's organisation, and the claim of that organisation's listing's
- * publish analysis takes (deletes) the ones its endpoints would make, within DRAFT_CALLS_TTL_MS.
- * So each endpoint is called unpaid once per submission on the form door, as on the API door.
+ * The form door's draft answers, kept under the seller's organisation for the publish analysis's claim to take
+ * (docs/QUEUE.md "One call per endpoint").
  */
 import type { ListingDocument } from "@/lib/listing-document/document";
 import type { PrefetchedCall } from "@/lib/ops-wire";
@@ -10,10 +8,10 @@ import { endpointUrl } from "@/lib/probe";
 import { unpaidKey, unpaidRequest } from "@/lib/probe/request";
 import { NOW_UTC, rows, type Client } from "@/lib/sql";
 
-/** How long a draft's answers may stand for the probe's: a seller reviewing and publishing at once. */
+/** Long enough for a seller reviewing and publishing at once. */
 export const DRAFT_CALLS_TTL_MS = 15 * 60_000;
 
-/** Keep a draft's calls under its organisation; rows past the window (any organisation's) go first. */
+/** Rows past the window (any organisation's) go first. */
 export async function keepDraftCalls(client: Client, organizationId: string, calls: PrefetchedCall[]): Promise<void> {
   await rows(client, `DELETE FROM "intake_draft_calls" WHERE "createdAt" < ${NOW_UTC} - make_interval(secs => $1::double precision) RETURNING "id"`, DRAFT_CALLS_TTL_MS / 1000);
   if (calls.length === 0) return;
@@ -27,10 +25,7 @@ export async function keepDraftCalls(client: Client, organizationId: string, cal
   );
 }
 
-/**
- * An unpaidKey with its JSON body's keys sorted: the saved listing's examples come back from jsonb
- * with their keys reordered, the same request to the seller.
- */
+/** Body keys sorted: jsonb reorders the saved examples' keys. */
 export function sameRequest(key: string): string {
   const [method, url] = key.split(" ", 2);
   const body = key.slice(method.length + url.length + 2);
@@ -48,7 +43,7 @@ function sorted(v: unknown): unknown {
   return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])]));
 }
 
-/** The unpaid requests the probe will make for this document's endpoints: its own key by sameRequest's. */
+/** Keyed by sameRequest. */
 export function probeKeys(doc: ListingDocument): Map<string, string> {
   const out = new Map<string, string>();
   for (const e of doc.endpoints) {
@@ -58,7 +53,7 @@ export function probeKeys(doc: ListingDocument): Map<string, string> {
   return out;
 }
 
-/** Take the listing's organisation's fresh draft calls for these endpoints (the newest per request), keyed as the probe will ask; they are deleted as taken. */
+/** The newest per request, keyed as the probe will ask; deleted as taken. */
 export async function takeDraftCalls(client: Client, listingId: string, doc: ListingDocument): Promise<PrefetchedCall[]> {
   const keys = probeKeys(doc);
   const taken = await rows<{ key: string; call: PrefetchedCall; createdAt: Date }>(

@@ -1,8 +1,4 @@
-/**
- * Triggers (docs/spec/scoring-system.md "How an analysis runs"): an owner submits a URL or asks for a re-analysis, a
- * listing is published, the staleness sweep finds a result older than 7 days, or a rubric MAJOR or
- * MINOR release re-scores every listing. Each writes one durable queue row; nothing here probes.
- */
+/** Analysis triggers (docs/QUEUE.md "Triggers"): one durable queue row each; nothing here probes. */
 import { checkTarget, validateTarget, type CheckedTarget, type RefusalCode } from "@/lib/net";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -12,29 +8,24 @@ import type { AnalysisTrigger } from "@/lib/generated/prisma/client";
 import { queueConfig } from "./config";
 import { NOW_UTC, clientOr, isUniqueViolation, prismaOf, rows, utcParam, type Client } from "@/lib/sql";
 
-/** The partial unique index behind "One active analysis per submitter" (constraints migration). */
 export const ACTIVE_SUBJECT_INDEX = "uniq_catalog_scoring_active_subject";
 export const ACTIVE_STATES = ["deferred", "queued", "running"] as const;
 
-/** Priority of a rubric re-score whose listing was scored under another version (seed: "version mismatches first"). */
+/** Seed: "version mismatches first". */
 export const PRIORITY_RUBRIC_MISMATCH = 20;
-/** Owner actions outrank sweeps: a seller waiting on a page should not queue behind 10,000 re-scores. */
 export const PRIORITY_OWNER = 30;
 export const PRIORITY_PUBLISH = 25;
 export const PRIORITY_SWEEP = 0;
 
-/** Per-listing submitter keys for system triggers: the index is per submitter, so one sweep does not block itself. */
+/** The index is per submitter, so one sweep does not block itself. */
 export const systemSubmitter = (kind: "staleness" | "rubric" | "publish", listingId: string) => `system:${kind}:${listingId}`;
 
 export interface RequestAnalysisInput {
-  /** A user id, or a system key such as "system:staleness:<listingId>". */
   submitter: string;
   listingId?: string | null;
-  /** Checked here; a CheckedTarget was checked already (lib/net checkTarget) and is not checked twice. */
   targetUrl: string | CheckedTarget;
   trigger: AnalysisTrigger;
   priority?: number;
-  /** The person who asked (a user id), when one did: the active-analyses cap counts these (lib/limits/caps.ts). */
   requestedBy?: string | null;
 }
 
@@ -44,27 +35,20 @@ export interface EnqueuedAnalysis {
   listingId: string | null;
 }
 
-/** The 400 for a refused target (pointer /url, the refusal code in extra). */
 export function refusedTargetError(refused: { refusal: RefusalCode; detail: string }): AppError {
   return new AppError("refused_target", `the target URL is refused: ${refused.detail}`, [{ pointer: "/url", message: refused.refusal }], {
     refusal: refused.refusal satisfies RefusalCode,
   });
 }
 
-/**
- * Refuse a target the probe would refuse, before any row exists (docs/spec/scoring-system.md
- * "Bounded, guarded analysis"), by lib/net's pure checks (no DNS; the worker re-checks with DNS).
- */
+/** Pure checks, no DNS; the worker re-checks with DNS. */
 export function assertTargetAllowed(targetUrl: string, allowHosts: string[] = env().probeAllowHosts): CheckedTarget {
   const checked = checkTarget(targetUrl, allowHosts);
   if (!checked.ok) throw refusedTargetError(checked);
   return checked.target;
 }
 
-/**
- * Write one queue row. A second active row for the same submitter is refused by the unique index
- * (not by a read-then-write, which races); the 409 names the analysis already in flight.
- */
+/** The unique index refuses a second active row (no racing read-then-write). */
 export async function requestAnalysis(input: RequestAnalysisInput, client?: Client): Promise<EnqueuedAnalysis> {
   const targetUrl = (typeof input.targetUrl === "string" ? assertTargetAllowed(input.targetUrl) : input.targetUrl).raw;
   const prisma = await prismaOf(client);
@@ -91,18 +75,12 @@ export async function requestAnalysis(input: RequestAnalysisInput, client?: Clie
       select: { id: true, state: true },
     });
     throw new AppError("conflict", "An analysis you asked for is still in progress; wait for it to finish.", [], {
-      // The active row may have finished between the violation and this read; say so rather than invent an id.
       activeAnalysisId: active?.id ?? null,
       activeState: active?.state ?? null,
     });
   }
 }
 
-/**
- * A listing was published: analyse it. Keyed per listing, so an owner publishing several listings
- * is not refused; when an analysis of this listing is already active, that one is returned.
- * `checked` is the publish's own check of the base URL, handed on while it is still the listing's.
- */
 export async function onListingPublished(listingId: string, actorId: string, client?: Client, checked?: CheckedTarget): Promise<EnqueuedAnalysis> {
   const prisma = await prismaOf(client);
   const listing = await prisma.listing.findUnique({ where: { id: listingId }, select: { id: true, baseUrl: true } });
@@ -111,7 +89,6 @@ export async function onListingPublished(listingId: string, actorId: string, cli
     return await requestAnalysis(
       {
         submitter: systemSubmitter("publish", listingId),
-        // A person's publish counts against their organisation's cap; the demo seed's ("system:…") does not.
         requestedBy: actorId.startsWith("system:") ? null : actorId,
         listingId,
         targetUrl: checked && checked.raw === listing.baseUrl ? checked : listing.baseUrl,
@@ -129,16 +106,9 @@ export async function onListingPublished(listingId: string, actorId: string, cli
 
 export interface SweepResult {
   queued: number;
-  /** Listings whose baseUrl the target check refuses: never queued, counted so an admin sees them. */
   refused: number;
 }
 
-/**
- * A whole sweep in two statements: pick the listings (`where` is SQL over alias l and r, its
- * current result; `priority` an SQL expression over the same) that have no active analysis, drop
- * those whose baseUrl the target check refuses, then insert one row each. ON CONFLICT on the
- * partial index makes a concurrent second sweep a no-op, not an error.
- */
 async function enqueueListings(
   client: Client,
   opts: { kind: "staleness" | "rubric"; trigger: AnalysisTrigger; where: string; priority: string; params: unknown[] },
@@ -155,7 +125,6 @@ async function enqueueListings(
   const ok = candidates.filter((c) => validateTarget(c.baseUrl, { allowHosts }).ok);
   const refused = candidates.length - ok.length;
   if (ok.length === 0) return { queued: 0, refused, rows: [] };
-  // Ids are generated in SQL for the bulk insert; Prisma's cuid() ids elsewhere are also plain text.
   const inserted = await rows<{ id: string; priority: number }>(
     client,
     `INSERT INTO "catalog_scoring_analyses" ("id", "listingId", "submitter", "trigger", "targetUrl", "state", "step", "priority", "maxAttempts", "runAfter", "createdAt", "updatedAt")
@@ -173,11 +142,6 @@ async function enqueueListings(
   return { queued: inserted.length, refused, rows: inserted };
 }
 
-/**
- * Re-queue every listing whose published result is older than staleAfterDays (default 7). Listings
- * without a result are left to publish/submit triggers; provisional results never count (they are
- * never the pointer).
- */
 export async function staleSweep(now: Date = new Date(), client?: Client): Promise<SweepResult> {
   const prisma = await clientOr(client);
   const { queued, refused } = await enqueueListings(prisma, {
@@ -192,7 +156,6 @@ export async function staleSweep(now: Date = new Date(), client?: Client): Promi
 
 export type ReleaseKind = "major" | "minor" | "patch" | "initial" | "same";
 
-/** How `version` differs from `previous` (both "MAJOR.MINOR.PATCH" or "readiness/…"); a downgrade is refused. */
 export function releaseKind(version: string, previous: string | null): ReleaseKind {
   if (previous === null) return "initial";
   const strip = (v: string) => (v.startsWith("readiness/") ? v.slice("readiness/".length) : v);
@@ -216,17 +179,11 @@ export function releaseKind(version: string, previous: string | null): ReleaseKi
 export interface ReleaseOutcome extends SweepResult {
   version: string;
   kind: ReleaseKind;
-  /** False when this version was already recorded (the release was handled before). */
   recorded: boolean;
-  /** Of `queued`, how many had been scored under another rubric version (they run first). */
   mismatched: number;
 }
 
-/**
- * Record a rubric release and re-queue what it needs (docs/spec/scoring-system.md "Governance"): a MAJOR or MINOR bump
- * re-scores every listing, version mismatches first; a PATCH "moves no score", so it queues nothing.
- * Idempotent: the RubricRelease row is the record that the release was handled.
- */
+/** docs/spec/scoring-system.md "Governance": MAJOR or MINOR re-scores every listing, PATCH nothing. */
 export async function onRubricRelease(version: string, previousVersion: string | null, client?: Client): Promise<ReleaseOutcome> {
   const prisma = await clientOr(client);
   const bare = version.replace(/^readiness\//, "");
@@ -244,17 +201,12 @@ export async function onRubricRelease(version: string, previousVersion: string |
     kind: "rubric",
     trigger: "rubric",
     where: `l."publicationState" <> 'archived'`,
-    // Never scored, or scored under another version: first in line.
     priority: `CASE WHEN r."id" IS NULL OR r."rubricVersion" <> $1::text THEN ${PRIORITY_RUBRIC_MISMATCH} ELSE ${PRIORITY_SWEEP} END`,
     params: [stamped],
   });
   return { ...base, ...swept, mismatched: queued.filter((q) => q.priority === PRIORITY_RUBRIC_MISMATCH).length };
 }
 
-/**
- * The rubric release check tick: when the rubric this build serves is not recorded yet, record it
- * against the newest recorded one (so deploying a MINOR bump re-queues the catalog exactly once).
- */
 export async function checkRubricRelease(client?: Client): Promise<ReleaseOutcome | null> {
   const prisma = await prismaOf(client);
   const current = CURRENT_RUBRIC.version;

@@ -1,8 +1,6 @@
 /**
- * Leases: how a catalog-monitor worker takes, keeps and gives back an analysis. Every transition is
- * a compare-and-set on (id, state, leaseToken) — docs/spec/style.md practice 7 — and the database trigger
- * refuses any transition the state machine does not allow. A worker whose lease expired or was
- * re-issued can no longer change the row: its token no longer matches, or the lease is past.
+ * Leases: compare-and-set on (id, state, leaseToken), illegal moves refused by a trigger (docs/QUEUE.md "Leases,
+ * heartbeats and fencing").
  */
 import { AppError } from "@/lib/errors";
 import { clampLeaseMs, queueConfig } from "./config";
@@ -14,62 +12,35 @@ import type { LeaseFields } from "@/lib/ops-wire";
 const T = `"catalog_scoring_analyses"`;
 const LOG = `"catalog_scoring_attempts"`;
 
-/**
- * Wait before the next attempt, in SQL over the row alias `a` (after the attempt that failed):
- * least(cap, base × 2^(attempts−1)), times random() for full jitter. Parameters $b, $c, $j.
- */
+/** least(cap, base × 2^(attempts−1)) × random() over row `a`; parameters $b, $c, $j. */
 function backoffSql(b: number, c: number, j: number): string {
   return `make_interval(secs => least($${c}::float8, $${b}::float8 * power(2, greatest(a."attempts" - 1, 0))) * (CASE WHEN $${j}::boolean THEN random() ELSE 1 END) / 1000.0)`;
 }
 
-/** A claimed analysis (the ops API hands it to a worker as a LeasedJob, without the submitter). */
 export interface LeasedRow extends LeaseFields {
   submitter: string;
 }
 
 export interface ClaimOptions {
   workerId: string;
-  /** Most jobs to take (≤ maxBatch). */
   limit: number;
-  /** Requested lease length; clamped to the configured bounds. */
   leaseMs?: number;
   client?: Client;
-  /** Skip the reaper pass (the benchmark times claims alone; the tick still reaps). */
   skipReap?: boolean;
-  /** The rubric versions the claiming monitor supports (lib/queue/monitors.ts); none is claimed under another. */
   rubricVersions: readonly string[];
 }
 
-/**
- * Claims reap at most this often per process (the analyses.reaper tick reaps every 5 s as well), so
- * an expired lease goes back to the queue within about half a second of the next claim instead of
- * costing every claim a round trip. Tests and callers that need a reap now call reapExpiredLeases.
- */
+/** The reaper tick runs every 5 s too. */
 export const CLAIM_REAP_EVERY_MS = 500;
 let lastClaimReapAt = 0;
 
-/**
- * Claim up to `limit` queued jobs whose runAfter has come, highest priority first, in ONE statement:
- * the SQL function tollgate_claim_analyses (migration 20261202152000_queue_lean, where its text is):
- * SELECT … FOR UPDATE SKIP LOCKED picks rows no other claimer holds, in claim order through the
- * partial index analyses_claim_order; the UPDATE leases them with a fresh random token and the INSERT
- * appends the claim to the attempt log. Concurrent claimers never block each other and never take the
- * same row. Why a function: its plan is cached per connection and it cannot fall back to sorting the
- * whole backlog when statistics are missing or stale (it runs with enable_sort off, leaving the
- * ordered index scan as the only plan without a sort; docs/QUEUE.md "Throughput"). Earlier lessons
- * kept in it: the UPDATE finds picked rows by primary key (`= ANY (ARRAY(…))`; as a join the planner
- * chose a hash join over a sequential scan of the whole table) and does not repeat `state = 'queued'`
- * (`picked` holds each row's lock until commit, taken after re-checking that condition on the row's
- * newest version; the repeat made the planner AND a bitmap of the whole claim-order index into the
- * lookup). The state-machine trigger still refuses any illegal move.
- */
+/** tollgate_claim_analyses, SKIP LOCKED in claim order (docs/QUEUE.md "Throughput"). */
 export async function claimLeases(opts: ClaimOptions): Promise<LeasedRow[]> {
   const client = await clientOr(opts.client);
   if (!opts.skipReap && Date.now() - lastClaimReapAt >= CLAIM_REAP_EVERY_MS) {
     lastClaimReapAt = Date.now();
     await reapExpiredLeases({ client });
   }
-  // docs/spec/scoring-system.md "Governance": a monitor that does not support the served rubric takes nothing; the analyses wait in the queue.
   if (!(await declareMonitor(client, opts.workerId, opts.rubricVersions)).supported) return [];
   const limit = Math.max(1, Math.min(queueConfig().maxBatch, Math.floor(opts.limit)));
   const leaseMs = clampLeaseMs(opts.leaseMs);
@@ -83,7 +54,7 @@ export async function claimLeases(opts: ClaimOptions): Promise<LeasedRow[]> {
     opts.workerId,
     queueConfig().jobTimeoutMs,
   );
-  // In claim order (priority, then the seller's place in line, then runAfter, then createdAt): the function returns primary-key order.
+  // The function returns primary-key order.
   claimed.sort((x, y) => x.claimOrder - y.claimOrder);
   analysisMetrics().claims.inc(claimed.length);
   return claimed.map(({ claimOrder: _claimOrder, deadlineAt: _deadlineAt, ...row }) => row);
@@ -92,17 +63,11 @@ export async function claimLeases(opts: ClaimOptions): Promise<LeasedRow[]> {
 export interface HeartbeatInput {
   leaseToken: string;
   leaseMs?: number;
-  /** The worker's step; only "probing" is the worker's to report (the API sets "scoring" and "done"). */
   step?: "probing";
-  /** The probe's endpoints done of all (live progress); kept until the next report. */
   progress?: { done: number; total: number };
 }
 
-/**
- * Extend a live lease, never past the attempt's hard deadline (claim + jobTimeoutMs): once the
- * deadline is reached the lease runs out and the fences refuse the late finish. Fenced: an expired
- * lease or a foreign token is lease_lost.
- */
+/** Never past claim + jobTimeoutMs. */
 export async function heartbeatLease(id: string, input: HeartbeatInput, client?: Client): Promise<{ leaseExpiresAt: string; step: string }> {
   const c = await clientOr(client);
   const out = await preparedRows<{ leaseExpiresAt: string; step: string }>(
@@ -124,7 +89,7 @@ export async function heartbeatLease(id: string, input: HeartbeatInput, client?:
   return out[0];
 }
 
-/** The 409 for a fenced call that missed, saying why (for the worker's log, not for control flow). */
+/** For the worker's log, not for control flow. */
 export async function leaseLost(client: Client, id: string): Promise<AppError> {
   const found = await rows<{ state: string; expired: boolean; timedOut: boolean }>(
     client,
@@ -147,7 +112,6 @@ export async function leaseLost(client: Client, id: string): Promise<AppError> {
 export interface FailInput {
   leaseToken: string;
   reason: string;
-  /** False for outcomes a retry cannot change (the target was refused); default true. */
   retryable?: boolean;
 }
 
@@ -158,11 +122,6 @@ export interface FailOutcome {
   runAfter: string;
 }
 
-/**
- * A worker gives a job back with a reason: queued again after a backoff; `dead` (the dead letter)
- * when the attempts are used up; `failed` for good when the failure is not retryable. Fenced like
- * every other lease call.
- */
 export async function failLease(id: string, input: FailInput, client?: Client): Promise<FailOutcome> {
   const c = await clientOr(client);
   const cfg = queueConfig();
@@ -205,18 +164,11 @@ export async function failLease(id: string, input: FailInput, client?: Client): 
 
 export interface ReapOutcome {
   requeued: number;
-  /** Attempts used up: moved to the dead letter (`dead`). */
   dead: number;
-  /** Of those reaped, how many ran into their hard timeout (the rest stopped renewing their lease). */
   timedOut: number;
 }
 
-/**
- * Return expired leases to the queue (with backoff) or, once maxAttempts are spent, end them in
- * `dead` (the dead letter) naming the reason: the worker stopped renewing its lease, or the attempt
- * reached its hard timeout (a lease that expired at its deadlineAt). SKIP LOCKED: a row being completed right now is locked by its
- * completion and is not touched, so a completion and a reap never both win.
- */
+/** SKIP LOCKED: a completion and a reap never both win. */
 export async function reapExpiredLeases(opts: { client?: Client; limit?: number } = {}): Promise<ReapOutcome> {
   const c = await clientOr(opts.client);
   const cfg = queueConfig();
@@ -268,11 +220,9 @@ export interface LockedLease {
   trigger: string;
   targetUrl: string;
   attempts: number;
-  /** Rubric version of the listing's current published result, if any (for the rubric notice). */
   previousRubricVersion: string | null;
 }
 
-/** Inside a completion transaction: lock the row if and only if the caller still holds a live lease. */
 export async function lockLease(tx: Client, id: string, leaseToken: string): Promise<LockedLease | null> {
   const found = await rows<LockedLease>(
     tx,
@@ -294,11 +244,7 @@ export interface FinishInput {
   detail?: string | null;
 }
 
-/**
- * The fenced terminal transition running → succeeded, with its attempt-log row, in one statement.
- * Returns false when the lease is no longer live (the caller rolls back whatever it wrote). The
- * token stays on the succeeded row so a retried completion of the same lease is recognised.
- */
+/** The token stays so a retried completion is recognised. */
 export async function finishLease(client: Client, id: string, leaseToken: string, input: FinishInput = {}): Promise<boolean> {
   const out = await preparedRows<{ analysisId: string }>(
     client,
@@ -322,12 +268,7 @@ export async function finishLease(client: Client, id: string, leaseToken: string
   return out.length === 1;
 }
 
-/**
- * finishLease for many leases in one statement, each pair fenced on its own token and live lease;
- * returns the ids that moved (the rest lost their lease). For callers that settle a batch without
- * storing results — the benchmark's like-for-like peer of pg-boss's complete(ids[]); completions
- * that score go through completeLease one by one.
- */
+/** The benchmark's peer of pg-boss's complete(ids[]). */
 export async function finishLeases(client: Client, leases: Array<{ id: string; leaseToken: string }>, detail: string | null = null): Promise<string[]> {
   if (leases.length === 0) return [];
   const out = await preparedRows<{ analysisId: string }>(
@@ -350,7 +291,6 @@ export async function finishLeases(client: Client, leases: Array<{ id: string; l
   return out.map((r) => r.analysisId);
 }
 
-/** Was this exact lease already completed (a retried completion whose first answer was lost)? */
 export async function completedWith(client: Client, id: string, leaseToken: string): Promise<{ resultId: string | null } | null> {
   const found = await rows<{ resultId: string | null }>(
     client,

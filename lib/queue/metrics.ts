@@ -1,8 +1,6 @@
 /**
- * The operations view (GET /api/ops/metrics): prom-client on its own Registry, so nothing another
- * module registers globally leaks into it. Counters count what this API process did; the queue
- * depth gauge is read from the database at scrape time, so it is right whichever process changed
- * the rows.
+ * GET /api/ops/metrics: prom-client on its own Registry. The depth gauge is read at scrape time, so it is right
+ * whichever process changed the rows.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
@@ -22,7 +20,7 @@ export interface AnalysisMetrics {
   queueDepth: Gauge<"state">;
 }
 
-/** Set by the route module: reads the per-state counts (kept out of here so this file needs no database). */
+/** Set by the route module, so this file needs no database. */
 type DepthReader = () => Promise<Record<string, number>>;
 let depthReader: DepthReader | null = null;
 export function setQueueDepthReader(fn: DepthReader): void {
@@ -67,7 +65,7 @@ function build(): AnalysisMetrics {
       },
     }),
   };
-  // Zero series exist from the start, so a dashboard can tell "none yet" from "not exported".
+  // Zero series from the start: "none yet" differs from "not exported".
   for (const k of PROBE_OUTCOME_KINDS) m.probeOutcomes.inc({ kind: k }, 0);
   for (const o of ["succeeded", "failed", "dead"]) m.completions.inc({ outcome: o }, 0);
   for (const c of ["lease_expired", "worker_failure"]) m.retries.inc({ cause: c }, 0);
@@ -75,7 +73,7 @@ function build(): AnalysisMetrics {
 }
 
 const holder = globalThis as unknown as { tollgateAnalysisMetrics?: AnalysisMetrics };
-/** One set per process (kept on globalThis: Next's dev server re-evaluates modules). */
+/** On globalThis: Next's dev server re-evaluates modules. */
 export function analysisMetrics(): AnalysisMetrics {
   return (holder.tollgateAnalysisMetrics ??= build());
 }

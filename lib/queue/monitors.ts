@@ -1,15 +1,9 @@
-/**
- * Which rubric versions the connected catalog-monitors support (docs/spec/scoring-system.md
- * "Governance": "the monitor must support a version before the API serves it"). A monitor declares
- * them with every claim; the API hands it analyses only when it supports the rubric this build serves,
- * so under a rubric no connected monitor supports, analyses wait in the queue (the seed's "production
- * analyses wait in the queue"). A result is stored only when the lease's holder declared that version.
- */
+/** Which rubric versions the connected monitors support (docs/spec/scoring-system.md "Governance"). */
 import { CURRENT_RUBRIC, rubricVersionString } from "@/lib/scoring/readiness";
 import { AppError } from "@/lib/errors";
 import { NOW_UTC, rows, type Client } from "@/lib/sql";
 
-/** "readiness/1.1.0": the version this build scores and stores under. */
+/** e.g. "readiness/1.1.0". */
 export function servedRubricVersion(): string {
   return rubricVersionString(CURRENT_RUBRIC);
 }
@@ -17,11 +11,11 @@ export function servedRubricVersion(): string {
 export interface MonitorSupport {
   served: string;
   supported: boolean;
-  /** Why the monitor gets no analysis, in words for its log; null when it is supported. */
+  /** In words for its log; null when supported. */
   reason: string | null;
 }
 
-/** Record what a monitor declares at a claim (claimLeases does, before it claims anything), and whether it is supported. */
+/** At every claim, before anything is claimed. */
 export async function declareMonitor(client: Client, workerId: string, rubricVersions: readonly string[], served = servedRubricVersion()): Promise<MonitorSupport> {
   await rows(
     client,
@@ -33,7 +27,7 @@ export async function declareMonitor(client: Client, workerId: string, rubricVer
   return monitorSupport(workerId, rubricVersions, served);
 }
 
-/** Whether a monitor declaring these versions may take analyses under the served rubric (no database). */
+/** No database. */
 export function monitorSupport(workerId: string, rubricVersions: readonly string[], served = servedRubricVersion()): MonitorSupport {
   const supported = rubricVersions.includes(served);
   return {
@@ -45,7 +39,7 @@ export function monitorSupport(workerId: string, rubricVersions: readonly string
   };
 }
 
-/** Refuse to store a result under `served` unless the monitor holding the lease declared it (rubric_unsupported, 409). */
+/** rubric_unsupported, 409. */
 export async function requireHolderSupports(client: Client, analysisId: string, served = servedRubricVersion()): Promise<void> {
   const [row] = await rows<{ leasedBy: string | null; rubricVersions: string[] | null }>(
     client,

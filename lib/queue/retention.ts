@@ -1,11 +1,6 @@
 /**
- * Retention (docs/QUEUE.md "Retention"): finished analyses (succeeded or failed) older than
- * TOLLGATE_QUEUE_RETENTION_DAYS move, with their attempt-log rows, to the append-only archive tables
- * `catalog_scoring_analyses_archive` and `catalog_scoring_attempts_archive` (each row as it was, as
- * jsonb). A move, never a delete: in one transaction the rows are copied, then deleted, and the
- * triggers of migration 20261203167000_queue_hardening let a live log row or analysis go only when
- * the archive already holds exactly it. Results (`catalog_scoring_results`) are never touched.
- * Dead analyses stay live until a moderator requeues them.
+ * Retention (docs/QUEUE.md "Retention"): finished analyses and their attempt logs moved to the append-only archive
+ * tables, a copy then a delete the triggers allow only for archived rows. Results are never touched.
  */
 import { queueConfig } from "./config";
 import { NOW_UTC, clientOr, rows, transaction, type Client } from "@/lib/sql";
@@ -15,7 +10,7 @@ export interface ArchiveOutcome {
   attempts: number;
 }
 
-/** Archive one batch of finished analyses that finished before `before` (default: now − retentionDays). */
+/** Default: now − retentionDays. */
 export async function archiveFinishedAnalyses(opts: { before?: Date; limit?: number; client?: Client } = {}): Promise<ArchiveOutcome> {
   const days = queueConfig().retentionDays;
   if (!opts.before && days === null) return { analyses: 0, attempts: 0 };
@@ -48,14 +43,14 @@ export async function archiveFinishedAnalyses(opts: { before?: Date; limit?: num
        ) SELECT count(*)::int AS "n" FROM copied`,
       ids,
     );
-    // The copies are in; the triggers now let exactly these rows leave (and nothing else).
+    // The triggers now let exactly these rows leave.
     await rows(tx, `DELETE FROM "catalog_scoring_attempts" WHERE "analysisId" = ANY ($1::text[])`, ids);
     await rows(tx, `DELETE FROM "catalog_scoring_analyses" WHERE "id" = ANY ($1::text[])`, ids);
     return { analyses: ids.length, attempts: logged[0].n };
   });
 }
 
-/** The retention tick: batches of 1,000 until none is left (at most 50 per run). */
+/** Batches of 1,000, at most 50 per run. */
 export async function runRetention(client?: Client): Promise<ArchiveOutcome> {
   const total = { analyses: 0, attempts: 0 };
   for (let i = 0; i < 50; i++) {

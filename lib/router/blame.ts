@@ -1,8 +1,4 @@
-/**
- * Whose failure an unsettled relayed payment is (docs/ROUTER.md "Whose failure it is"): the seller's
- * only when the router proved the buyer's side sound, the chain and the house facilitator answered,
- * and the payment answers the seller's own requirement; else the buyer's fault or unmeasured.
- */
+/** Whose failure an unsettled relayed payment is (docs/ROUTER.md "Whose failure it is"). */
 import { getAddress, parseEventLogs, type Hex } from "viem";
 import { facilitatorOutageBetween } from "@/lib/chain/facilitator-health";
 import { readChain } from "@/lib/chain/rpc";
@@ -16,21 +12,21 @@ export type UnsettledVerdict =
   | { status: "failed"; reason: string; detail: string }
   | { status: "rejected"; reason: string; detail: string }
   | { status: "unmeasured"; reason: string; detail: string }
-  /** The seller settled it after all and did not say so: the chain's transaction, to be confirmed. */
+  /** The seller settled it after all and did not say so. */
   | { status: "unconfirmed"; transaction: string; detail: string };
 
 export interface UnsettledContext {
   payment: DecodedPayment;
   terms: PaymentTerms;
   side: BuyerSide;
-  /** When the relay received the payment, and when the seller's answer came (ms since the epoch). */
+  /** Epoch ms: the payment's arrival and the seller's answer. */
   window: { from: number; to: number };
-  /** Reads the seller's unpaid answer for the same request; null when it could not be reached. */
+  /** Null when the seller could not be reached. */
   unpaid: () => Promise<UnpaidAnswer | null>;
   chain?: ReadOptions;
 }
 
-/** A settlement of this authorization on chain, if the seller made one and did not claim it. */
+/** One the seller made and did not claim. */
 async function unclaimedSettlement(ctx: UnsettledContext): Promise<{ ok: true; tx: string | null } | { ok: false; unmeasured: string }> {
   const { authorization } = ctx.payment;
   const read = await readChain(
@@ -52,10 +48,10 @@ async function unclaimedSettlement(ctx: UnsettledContext): Promise<{ ok: true; t
   return read.ok ? { ok: true, tx: read.value } : read;
 }
 
-/** The verdict on a relayed payment the seller did not claim as settled, and did answer. */
+/** For a payment the seller answered without claiming it settled. */
 export async function judgeUnsettled(ctx: UnsettledContext): Promise<UnsettledVerdict> {
   const { side } = ctx;
-  // A nonce already spent at the arrival block is a replay: the buyer's (payer_authorization_spent).
+  // A nonce spent at the arrival block is a replay: the buyer's.
   if (side.verdict === "buyer_fault") return { status: "rejected", reason: side.reason, detail: side.detail };
   if (side.verdict === "unmeasured") return { status: "unmeasured", reason: side.reason, detail: side.detail };
 

@@ -1,8 +1,5 @@
 /**
- * Is the buyer's side of a relayed payment sound? The router's own answer, never the seller's word
- * (docs/ROUTER.md "Whose failure it is"): the signature checked in the asset's EIP-712 domain from
- * the asset table (or read from the token), then the scheme package's own facilitator verify
- * (@x402/evm `exact`), read-only and pinned to the block the payment arrived in.
+ * Is the buyer's side of a relayed payment sound? The router's own answer, never the seller's word (docs/ROUTER.md).
  */
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { FacilitatorEvmSigner } from "@x402/evm";
@@ -33,18 +30,13 @@ export interface Domain {
   version: string;
 }
 
-/** What the payment is for, resolved by the relay (x402 v1 names no asset: the listing's stands in). */
 export interface PaymentTerms {
   asset: string;
   network: string;
-  /** The requirement's `maxTimeoutSeconds` (x402), else the authorization's own window. */
   maxTimeoutSeconds?: number;
 }
 
-/**
- * The EIP-712 domains a payer may sign for this token: the asset table's for a known asset (never the
- * seller's `extra`), else the token's own `eip712Domain()` (EIP-5267) or `name()`/`version()`.
- */
+/** Never the seller's `extra`. */
 export async function domainsFor(network: string, asset: string, options: ReadOptions = {}): Promise<ChainRead<Domain[]>> {
   const known = findAsset(network, asset);
   const table = (known?.domains ?? []).filter((d) => d.version !== null).map((d) => ({ name: d.name, version: d.version! }));
@@ -79,11 +71,7 @@ function typedDataHash(payment: DecodedPayment, domain: Domain, chainId: number,
   });
 }
 
-/**
- * Did the payer sign this authorization for this token? Checked offline for every domain the token
- * may use; a signature that is not a plain ECDSA one (a contract wallet, EIP-1271 or 6492) on chain.
- * Answers the domain it was signed in, `null` when it was not the payer's, or unmeasured.
- */
+/** Offline for plain ECDSA, on chain for a contract wallet. */
 export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms, options: ReadOptions = {}): Promise<ChainRead<Domain | null>> {
   const chainId = evmChainId(terms.network);
   if (chainId === null || !isAddress(terms.asset)) return { ok: false, unmeasured: `${terms.network} is not an EVM network the router reads` };
@@ -96,7 +84,6 @@ export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms,
   }
   const isEcdsa = payment.signature.length === 132;
   if (isEcdsa) {
-    // An EOA's signature that recovers to someone else is not the payer's; a contract wallet has code.
     const code = await readChain(terms.network, (c) => c.getCode({ address: payment.authorization.from }), options);
     if (!code.ok) return code;
     if (!code.value || code.value === "0x") return { ok: true, value: null };
@@ -109,7 +96,6 @@ export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms,
   return { ok: true, value: null };
 }
 
-/** The scheme's invalid reasons that are the buyer's doing, and the fault each is recorded as. */
 const SCHEME_FAULTS: Record<string, BuyerFault> = {
   invalid_exact_evm_signature: "payer_bad_signature",
   invalid_exact_evm_failed_to_parse_signature: "payer_bad_signature",
@@ -124,10 +110,7 @@ const SCHEME_FAULTS: Record<string, BuyerFault> = {
   invalid_exact_evm_nonce_already_used: "payer_authorization_spent",
 };
 
-/**
- * The scheme's facilitator signer, read-only: every read at `blockNumber`, every send refused, and
- * each RPC outage counted (the scheme turns some into an invalid verdict, which must not stand).
- */
+/** Read-only at `blockNumber`, sends refused, RPC outages counted so they never stand as an invalid verdict. */
 function pinnedSigner(client: PublicClient, blockNumber: bigint, onOutage: () => void): FacilitatorEvmSigner {
   const watch = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
     try {
@@ -143,7 +126,6 @@ function pinnedSigner(client: PublicClient, blockNumber: bigint, onOutage: () =>
   return {
     getAddresses: () => [zeroAddress],
     readContract: watch((args) => client.readContract({ ...(args as Parameters<PublicClient["readContract"]>[0]), blockNumber })),
-    // An EOA's signature is checked offline; only a contract wallet's needs the chain.
     verifyTypedData: watch(async (args) => {
       const typed = args as Parameters<typeof verifyTypedData>[0];
       if (await verifyTypedData(typed).catch(() => false)) return true;
@@ -156,7 +138,6 @@ function pinnedSigner(client: PublicClient, blockNumber: bigint, onOutage: () =>
   };
 }
 
-/** The requirement the scheme is asked about, in x402 v2's shape, with the asset table's domain. */
 function requirementOf(payment: DecodedPayment, terms: PaymentTerms, domain: Domain): PaymentRequirements {
   const window = Number(payment.authorization.validBefore - payment.authorization.validAfter);
   return {
@@ -170,20 +151,12 @@ function requirementOf(payment: DecodedPayment, terms: PaymentTerms, domain: Dom
   };
 }
 
-/**
- * Judge the buyer's side as the payment arrives (the relay starts this before it calls the seller):
- * the signature, then the scheme's verify at the arrival block (amount and recipient against the
- * requirement, the settlement margin on `validBefore`, `validAfter`, balance, nonce state). Never
- * rejects; a chain that cannot be read is `unmeasured`, never a verdict.
- */
+/** Never rejects; an unreadable chain is `unmeasured`, never a verdict. */
 export interface BuyerSideCheck {
-  /** The signature's verdict alone: the domain it was signed in, null when not the payer's, or unmeasured. */
   signature: Promise<ChainRead<Domain | null>>;
-  /** The whole judgement. */
   side: Promise<BuyerSide>;
 }
 
-/** Start judging as the payment arrives; neither promise rejects. */
 export function startBuyerSideCheck(payment: DecodedPayment, terms: PaymentTerms, options: ReadOptions = {}): BuyerSideCheck {
   const signature = signedDomain(payment, terms, options).catch((e: unknown): ChainRead<Domain | null> => ({ ok: false, unmeasured: `the signature could not be checked: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` }));
   return { signature, side: judgeBuyerSide(payment, terms, options, signature) };

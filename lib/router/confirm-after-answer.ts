@@ -1,17 +1,12 @@
 /**
- * The relay's on-chain confirmation, run after the buyer has its answer (docs/ROUTER.md "Confirmation
- * after the answer"). The attempt is already recorded `unconfirmed` with its transaction when this
- * runs, so a confirmation that never runs or fails (the process dies, the database or the chain
- * errs) loses nothing: the ledger tick (lib/ledger/ticks.ts) confirms every such row.
- *
- * Each confirmation is tracked until it ends, so a test or a shutdown can wait for all of them
- * (`confirmationsSettled`) instead of sleeping.
+ * The relay's on-chain confirmation after the buyer has its answer (docs/ROUTER.md "Confirmation after the answer").
+ * The row is already `unconfirmed`, so a confirmation that never runs loses nothing: the ledger tick confirms it.
  */
 import { confirmPayment, type ReadOptions, type WrittenRow } from "@/lib/ledger/confirm-payment";
 
 const inFlight = new Set<Promise<void>>();
 
-/** Confirm one recorded row on chain. Never rejects: an error is logged and the row waits for the tick. */
+/** Never rejects: an error is logged and the row waits for the tick. */
 export function confirmRecorded(id: string, chain?: ReadOptions, written?: WrittenRow): Promise<void> {
   const run = confirmPayment(id, chain, written).then(
     () => undefined,
@@ -22,7 +17,7 @@ export function confirmRecorded(id: string, chain?: ReadOptions, written?: Writt
   return run;
 }
 
-/** Resolves once every confirmation started so far (and any started meanwhile) has ended. */
+/** Including any started meanwhile. */
 export async function confirmationsSettled(): Promise<void> {
   while (inFlight.size > 0) await Promise.all(inFlight);
 }

@@ -1,23 +1,6 @@
 /**
- * Reading the payment a buyer sends through the relay, and the seller's claim that it settled, with
- * each protocol's own library (docs/ROUTER.md "Payments the relay reads"):
- *
- * - x402 v2 `PAYMENT-SIGNATURE` (@x402/core's PaymentPayloadV2 schema): payer and nonce from the signed
- *   EIP-3009 authorization, the quote (amount, asset, network, payTo) from the requirement the payment
- *   answered (`accepted`). The claim: `PAYMENT-RESPONSE`.
- * - x402 v1 `X-PAYMENT` (PaymentPayloadV1): `{ x402Version: 1, scheme, network, payload: { signature,
- *   authorization } }`. A v1 payload carries no `accepted`, so the amount and payTo are the signed
- *   authorization's `value` and `to`, and the network's v1 name ("base") becomes CAIP-2 through
- *   @x402/evm's v1 table. It names no asset: the caller supplies one (the listing's price asset on that
- *   network), else it is `unknown`. The claim: `X-PAYMENT-RESPONSE` (or `PAYMENT-RESPONSE`).
- * - MPP `Authorization: Payment <credential>` (or `Payment-Authorization`, mppx's header for servers
- *   that keep `Authorization` for themselves), read with mppx's `Credential.deserialize`: only the EVM
- *   `charge` method (`mppx/evm`): payer and nonce from the EIP-3009 authorization in the payload, the
- *   quote (amount, currency, recipient, chain id) from the challenge the credential answers. The
- *   claim: mppx's `Payment-Receipt`, whose `reference` is the settlement transaction.
- *
- * Anything else (not decodable, another scheme or method) reads as null: the relay records it
- * `failed` `malformed_payment`.
+ * The buyer's payment and the seller's settlement claim, read with each protocol's own library (docs/ROUTER.md
+ * "Payments the relay reads").
  */
 import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from "@x402/core/http";
 import { PaymentPayloadV1Schema, PaymentPayloadV2Schema } from "@x402/core/schemas";
@@ -28,7 +11,6 @@ import { getAddress, isAddress, type Address, type Hex } from "viem";
 
 export type PaymentProtocol = "x402" | "mpp";
 
-/** The EIP-3009 authorization the buyer signed, as the token will check it. */
 export interface SignedAuthorization {
   from: Address;
   to: Address;
@@ -40,30 +22,19 @@ export interface SignedAuthorization {
 
 export interface DecodedPayment {
   protocol: PaymentProtocol;
-  /** x402's payload version (1 or 2); null for MPP. */
   x402Version: 1 | 2 | null;
   authorization: SignedAuthorization;
   signature: Hex;
-  /**
-   * The requirement the buyer says it answered, whole: x402 v2's `accepted`, MPP's challenge
-   * `request`; x402 v1's payload names none (`{ scheme, network }` only).
-   */
   requirement: Record<string, unknown>;
-  /** x402 v2's `resource.url`, when the payload carries one. */
   resource: string | null;
   payer: string;
-  /** The EIP-3009 authorization nonce (0x + 64 hex). */
   nonce: string;
-  /** The quote the payment answered, in atomic units. */
   amount: string;
-  /** null: the payment does not name its asset (x402 v1). */
   asset: string | null;
-  /** CAIP-2. */
   network: string;
   payTo: string;
 }
 
-/** A payment header as the buyer sent it: which header, and its value. */
 export interface PaymentHeader {
   header: "payment-signature" | "x-payment" | "authorization" | "payment-authorization";
   value: string;
@@ -74,15 +45,11 @@ const NONCE = /^0x[0-9a-fA-F]{64}$/;
 const ATOMIC = /^\d{1,38}$/;
 const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null);
 
-/** The MPP credential scheme, as `Authorization` (or `Payment-Authorization`) carries it. */
 export function isPaymentScheme(value: string | null): value is string {
   return value !== null && /^Payment\s+\S/i.test(value);
 }
 
-/**
- * The one payment header a request carries: x402's (`PAYMENT-SIGNATURE`, then `X-PAYMENT`) before
- * MPP's (`Authorization: Payment …`, then `Payment-Authorization: Payment …`); null without one.
- */
+/** x402's before MPP's. */
 export function findPaymentHeader(headers: Headers): PaymentHeader | null {
   for (const header of ["payment-signature", "x-payment"] as const) {
     const value = headers.get(header);
@@ -95,7 +62,6 @@ export function findPaymentHeader(headers: Headers): PaymentHeader | null {
   return null;
 }
 
-/** What a payment header says, or null when it does not decode to a payer, nonce and quote. */
 export function decodePayment(header: PaymentHeader | string): DecodedPayment | null {
   const h = typeof header === "string" ? { header: "payment-signature" as const, value: header, protocol: "x402" as const } : header;
   return h.protocol === "mpp" ? decodeMppCredential(h.value) : decodeX402Payment(h.value);
@@ -104,7 +70,6 @@ export function decodePayment(header: PaymentHeader | string): DecodedPayment | 
 const UINT = /^\d{1,78}$/;
 const HEX = /^0x[0-9a-fA-F]+$/;
 
-/** The signed EIP-3009 authorization and its signature, or null when any field is missing or malformed. */
 function authorizationOf(payload: unknown): { authorization: SignedAuthorization; signature: Hex } | null {
   const p = payload as { authorization?: Record<string, unknown>; signature?: unknown } | null;
   const a = p?.authorization ?? (p as Record<string, unknown> | null);
@@ -118,7 +83,6 @@ function authorizationOf(payload: unknown): { authorization: SignedAuthorization
   return { authorization: { from: getAddress(from), to: getAddress(to), value, validAfter, validBefore, nonce: nonce.toLowerCase() as Hex }, signature: sig as Hex };
 }
 
-/** An x402 payment (v2 `PAYMENT-SIGNATURE` or v1 `X-PAYMENT`; the payload's own version decides). */
 export function decodeX402Payment(value: string): DecodedPayment | null {
   let raw: unknown;
   try {
@@ -151,7 +115,6 @@ export function decodeX402Payment(value: string): DecodedPayment | null {
   return null;
 }
 
-/** x402 v1's network names ("base", "base-sepolia", …) as CAIP-2; a CAIP-2 id or an unknown name stays as it is. */
 export function caip2FromV1(network: string): string {
   if (network.includes(":")) return network;
   try {
@@ -161,7 +124,6 @@ export function caip2FromV1(network: string): string {
   }
 }
 
-/** An MPP credential for mppx's EVM charge: payer and nonce from the payload, the quote from its challenge. */
 export function decodeMppCredential(value: string): DecodedPayment | null {
   let credential: ReturnType<typeof Credential.deserialize>;
   try {
@@ -184,13 +146,10 @@ export function decodeMppCredential(value: string): DecodedPayment | null {
 }
 
 export interface SettlementClaim {
-  /** The seller's decoded claim, kept as evidence (or `{ undecodable }`); null when it sent none. */
   claim: unknown;
-  /** The transaction it names when the claim is a success; null otherwise. */
   transaction: string | null;
 }
 
-/** The seller's settlement claim for a payment of `protocol`, from its response headers (lower-case names). */
 export function decodeSettlement(protocol: PaymentProtocol, headers: Record<string, string>): SettlementClaim {
   if (protocol === "mpp") {
     const header = headers["payment-receipt"];

@@ -1,10 +1,4 @@
-/**
- * The router's paying relay (`ANY /router/call/<listing slug>/<endpoint path>`): the only writer of
- * the settlement ledger. It carries the buyer's own signed payment to the seller, judges the buyer's
- * side as it arrives (lib/router/buyer-side.ts), and records each attempt once, bound to that
- * authorization: docs/ROUTER.md "Binding" and "Whose failure it is". It takes an API key only (a
- * session cookie is no authority here), and its answers are data, never a page (lib/router/relay-response.ts).
- */
+/** The router's paying relay, the only writer of the settlement ledger (docs/ROUTER.md "Binding"). */
 import { readCache } from "@/lib/read-cache";
 import { authenticateApiKey } from "@/lib/apikeys";
 import { db } from "@/lib/db";
@@ -25,35 +19,21 @@ import type { UnpaidAnswer } from "./seller-requirements";
 export const RELAY_DEADLINE_MS = 30_000;
 export const RELAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-/** Request headers carried to the seller; everything else (Cookie, X-Tollgate-Key, …) stays here. */
+/** Everything else (Cookie, X-Tollgate-Key, …) stays here. */
 const FORWARDED_REQUEST_HEADERS = ["accept", "accept-language", "content-type", "payment-signature", "x-payment", "user-agent"];
-/** Carried only when they hold an MPP credential (`Payment …`): a Bearer Authorization is the buyer's Tollgate key. */
+/** Only holding an MPP credential: a Bearer Authorization is the buyer's Tollgate key. */
 const FORWARDED_PAYMENT_CREDENTIAL_HEADERS = ["authorization", "payment-authorization"];
-/** The Tollgate API key's header when Authorization carries an MPP credential. */
 export const API_KEY_HEADER = "x-tollgate-key";
 
 export interface RelayOptions {
-  /** host:port entries the relay may reach over plain http on loopback; default TOLLGATE_PROBE_ALLOW_HOSTS. */
   allowHosts?: string[];
-  /** How the chain is read for confirmation (default: the configured RPCs). */
   chain?: ReadOptions;
-  /** The caller, when the route has already authenticated it (for its rate limit): not looked up again. */
   caller?: Caller;
-  /**
-   * Runs the on-chain confirmation once the answer has been handed back (the route passes Next's
-   * after()). The task never rejects, and the row is recorded before it runs. Absent, the relay
-   * confirms before answering.
-   */
+  /** The route passes Next's after(); absent, the relay confirms before answering. */
   afterAnswer?: (task: () => Promise<void>) => void;
-  /**
-   * The catalog's own canary calling (lib/canary): no API key or session is asked, and its payment's
-   * row is `house` (never traction or price evidence). Set by server code only, never from a request.
-   */
+  /** The catalog's canary: its row is `house`. Set by server code only, never from a request. */
   house?: boolean;
-  /**
-   * The relay as it was before its hot path was cached (bench:router's "cold" leg only): the listing
-   * read on every call, a fresh connection to the seller per request, the row read back to confirm.
-   */
+  /** bench:router's "cold" leg only. */
   cold?: boolean;
 }
 
@@ -62,12 +42,7 @@ export interface Caller {
   id: string;
 }
 
-/**
- * The API key (`Authorization: Bearer tg_…`, else `X-Tollgate-Key: tg_…`, the carrier when
- * Authorization holds an MPP credential), holding the scope `router:call` (else 403
- * `insufficient_scope`); a 401 naming both headers when neither is sent. A browser's session is no
- * authority here: the relay is an API, and a cookie a page sends along never calls through it.
- */
+/** A browser session is no authority here. */
 export async function authenticateCaller(req: Request, opts: { fresh?: boolean } = {}): Promise<Caller> {
   const authorization = req.headers.get("authorization");
   if (authorization && /^Bearer\s/i.test(authorization)) return { kind: "api_key", id: (await authenticateApiKey(authorization, "router:call", opts)).id };
@@ -85,17 +60,12 @@ interface Target {
   listingId: string;
   endpointId: string;
   url: string;
-  /** The endpoint's listed price asset and network: the asset of an x402 v1 payment, which names none. */
   price: { asset: string | null; network: string | null };
 }
 
 type ListingTarget = { id: string; baseUrl: string; publicationState: string; endpoints: Array<{ id: string; method: string; path: string; priceAsset: string | null; priceNetwork: string | null }> } | null;
 
-/**
- * A listing's relay facts, read at most once per TARGET_CACHE_TTL_MS per process and database (a
- * change of base URL, endpoints or publication reaches the relay within that time); every call is
- * still checked by the guard as it is sent.
- */
+/** Every call is still checked by the guard as it is sent. */
 export const TARGET_CACHE_TTL_MS = 1000;
 const targets = readCache<ListingTarget>(TARGET_CACHE_TTL_MS);
 
@@ -125,10 +95,8 @@ async function findTarget(slug: string, method: string, path: string, query: str
   return { listingId: listing.id, endpointId: endpoint.id, url: listing.baseUrl.replace(/\/+$/, "") + wanted + query, price: { asset: endpoint.priceAsset, network: endpoint.priceNetwork } };
 }
 
-/** Headers that carry a payment: left off when the relay reads the seller's unpaid challenge. */
 const PAYMENT_HEADERS = new Set(["payment-signature", "x-payment", ...FORWARDED_PAYMENT_CREDENTIAL_HEADERS]);
 
-/** The asset and network the payment is for; x402 v1 names no asset, so the listing's price asset on that network stands in. */
 function termsOf(payment: DecodedPayment, target: Target): PaymentTerms {
   const asset = payment.asset ?? (target.price.network === payment.network && target.price.asset ? target.price.asset : "unknown");
   const timeout = Number(payment.requirement.maxTimeoutSeconds);
@@ -147,11 +115,6 @@ interface Attempt {
   options: RelayOptions;
 }
 
-/**
- * Record one payment attempt, bound to its authorization. A signature that is not the payer's is
- * `rejected` and holds no (payer, nonce) slot; a claimed settlement waits `unconfirmed` for the
- * chain; anything else is judged by lib/router/blame.ts.
- */
 async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean; transaction: string | null; input: PaymentInput }> {
   const { payment, terms } = a;
   const quote = { payer: payment.payer, advertisedAmount: payment.amount, asset: terms.asset, network: payment.network, quotedPayTo: payment.payTo, paymentResponse: a.settlement.claim };
@@ -166,7 +129,6 @@ async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean
     return { ...(await recordPayment(input)), transaction: a.settlement.transaction, input };
   }
   if (a.failure) {
-    // The seller could not be relayed at all: its failure, whatever the buyer sent.
     const input: PaymentInput = { ...bound, status: "failed", reason: a.failure.code };
     return { ...(await recordPayment(input)), transaction: null, input };
   }
@@ -179,7 +141,6 @@ async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean
   return { ...(await recordPayment(input)), transaction: null, input };
 }
 
-/** The row recordPayment stored for `input` (its normalised columns), so the confirmation need not read it back. */
 function writtenRow(input: PaymentInput, transactionId: string, target: Target): WrittenRow {
   return {
     endpointAsset: target.price.network === input.network ? target.price.asset : null,
@@ -200,10 +161,6 @@ function relayError(status: number, code: string, message: string): Response {
   return withRelayHeaders(Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store" } }));
 }
 
-/**
- * Relay one call. `slug` and `path` come from the route (`/router/call/<slug>/<path…>`). Errors
- * before the seller is reached (401, 404) are thrown as AppError for the route to answer.
- */
 export async function relayCall(req: Request, slug: string, path: string, options: RelayOptions = {}): Promise<Response> {
   const caller: Caller = options.house ? { kind: "house", id: "canary" } : (options.caller ?? (await authenticateCaller(req)));
   const method = req.method.toUpperCase();
@@ -222,7 +179,6 @@ export async function relayCall(req: Request, slug: string, path: string, option
   const body = method === "GET" || method === "HEAD" ? undefined : await readBodyBytes(req, RELAY_MAX_BODY_BYTES, "a relayed request (the relay's 10 MB cap)");
   const payment = paymentHeader ? decodePayment(paymentHeader) : null;
   const terms = payment ? termsOf(payment, target) : null;
-  // Judged as it arrives, beside the seller's call: the moment the seller's facilitator judges it too.
   const check = payment && terms ? startBuyerSideCheck(payment, terms, options.chain) : null;
 
   const send = (extra: Record<string, string> = headers) =>
@@ -262,7 +218,6 @@ export async function relayCall(req: Request, slug: string, path: string, option
       protocol: paymentHeader.protocol,
     };
     if (!payment || !terms || !check) {
-      // Who sent it is all we know: the caller stands in as the payer.
       await recordPayment({ ...common, payer: `${caller.kind}:${caller.id}`, status: "rejected", reason: "malformed_payment", detail: "the payment header does not decode to a signed EIP-3009 authorization", advertisedAmount: "0", asset: "unknown", network: "unknown" });
     } else {
       const unpaid = async (): Promise<UnpaidAnswer | null> => {

@@ -1,17 +1,10 @@
-/**
- * The relay's answer as it leaves Tollgate (docs/ROUTER.md "The relay is an API"): the seller's
- * status, headers and body, made inert for a browser. Every answer is sandboxed (CSP `sandbox;
- * default-src 'none'`, nosniff), any type a browser could run or render as a document is an
- * attachment, and headers that would act on our origin (cookies, Clear-Site-Data, Refresh, …) are
- * dropped. With a router origin configured, the relay refuses to answer on the public origin.
- */
+/** The relay's answer made inert for a browser (docs/ROUTER.md "The relay is an API"). */
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 
-/** The CSP every relayed answer carries: a document with no origin, no script, no subresource. */
 export const RELAY_CSP = "sandbox; default-src 'none'";
 
-/** Framing safeFetch owns, the encoding it already undid, and headers that would act on Tollgate's origin. */
+/** Headers that would act on Tollgate's origin, and framing safeFetch owns. */
 const DROPPED_RESPONSE_HEADERS = new Set([
   "content-length",
   "transfer-encoding",
@@ -43,11 +36,7 @@ const DROPPED_RESPONSE_HEADERS = new Set([
   "cross-origin-resource-policy",
 ]);
 
-/**
- * Media types a browser shows as data, never as a document or a script: JSON, plain text, CSV,
- * bytes, raster images, audio and video. Everything else (HTML, SVG, XML, XHTML, JavaScript, PDF, a
- * missing or unknown type) is an attachment.
- */
+/** Anything else is an attachment. */
 const PASSIVE_TYPES = new Set([
   "application/json",
   "application/problem+json",
@@ -65,22 +54,18 @@ const PASSIVE_TYPES = new Set([
   "image/bmp",
 ]);
 
-/** The media type of a Content-Type header, lower-cased without parameters ("" when none). */
 export function mediaType(contentType: string | null | undefined): string {
   return (contentType ?? "").split(";", 1)[0].trim().toLowerCase();
 }
 
-/** True when a browser could run or render `contentType` as a document: the answer must be an attachment. */
 export function isActiveType(contentType: string | null | undefined): boolean {
   const type = mediaType(contentType);
   if (PASSIVE_TYPES.has(type)) return false;
-  // application/<vendor>+json is JSON; audio and video play in a media element, never as a document.
   if (/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type)) return false;
   if (/^(audio|video)\/[a-z0-9.!#$&^_+-]+$/.test(type)) return false;
   return true;
 }
 
-/** The headers every relay answer carries (the seller's and the relay's own errors alike). */
 export function applyRelayHeaders(headers: Headers): Headers {
   headers.set("content-security-policy", RELAY_CSP);
   headers.set("x-content-type-options", "nosniff");
@@ -88,13 +73,11 @@ export function applyRelayHeaders(headers: Headers): Headers {
   return headers;
 }
 
-/** A relay-built Response (an error, a refusal) with the relay's headers added in place. */
 export function withRelayHeaders(res: Response): Response {
   applyRelayHeaders(res.headers);
   return res;
 }
 
-/** The seller's answer as the relay returns it: its status and body, its headers minus the dropped ones, plus the relay's. */
 export function relayedResponse(answer: { status: number; headers: Record<string, string>; body: Uint8Array }, method: string): Response {
   const out = new Headers();
   for (const [k, v] of Object.entries(answer.headers)) if (!DROPPED_RESPONSE_HEADERS.has(k.toLowerCase())) out.set(k, v);
@@ -103,11 +86,7 @@ export function relayedResponse(answer: { status: number; headers: Record<string
   return new Response(noBody ? null : Buffer.from(answer.body), { status: answer.status, headers: out });
 }
 
-/**
- * With TOLLGATE_ROUTER_ORIGIN set (and other than the public origin), a call that reached the public
- * origin's host is refused: 421 `misdirected_request`, naming the URL to call instead (also in
- * Location), before the caller is authenticated or a byte of the body is read.
- */
+/** Before anything else. */
 export function assertRelayOrigin(req: Request, origins: { publicOrigin: string; routerOrigin: string | null } = env()): void {
   const { publicOrigin, routerOrigin } = origins;
   if (!routerOrigin || routerOrigin === publicOrigin) return;

@@ -1,7 +1,6 @@
 /**
- * Did the buyer sign what the seller asks? The seller's own challenge, read from an unpaid request,
- * compared field by field with the requirement the payment answered (x402 v2 `accepted`, x402 v1's
- * signed terms, MPP's challenge request). Used only when a payment did not settle.
+ * Did the buyer sign what the seller asks? The seller's unpaid challenge compared field by field with the payment's
+ * requirement; used only when a payment did not settle.
  */
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { Challenge } from "mppx";
@@ -9,7 +8,7 @@ import type { DecodedPayment } from "./payment-headers";
 
 export type RequirementMatch = { match: true } | { match: false; detail: string } | { unreadable: string };
 
-/** The seller's unpaid answer, as the relay's fetch returns it (lower-case header names). */
+/** Header names lower-case. */
 export interface UnpaidAnswer {
   status: number;
   headers: Record<string, string>;
@@ -27,7 +26,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** x402 v2: every field of one of the seller's `accepts` (amount, asset, payTo, network, scheme, maxTimeoutSeconds, extra). */
+/** Every field of one of the seller's `accepts`. */
 function matchesV2(offered: Record<string, unknown>, signed: Record<string, unknown>): string | null {
   for (const key of ["scheme", "network", "amount", "maxTimeoutSeconds"]) if (String(offered[key]) !== String(signed[key])) return `${key} ${JSON.stringify(signed[key])} is not the seller's ${JSON.stringify(offered[key])}`;
   for (const key of ["asset", "payTo"]) if (!sameAddress(offered[key], signed[key])) return `${key} ${JSON.stringify(signed[key])} is not the seller's ${JSON.stringify(offered[key])}`;
@@ -99,7 +98,6 @@ function matchMpp(answer: UnpaidAnswer, payment: DecodedPayment): RequirementMat
   return closest(misses);
 }
 
-/** Does the payment answer one of the requirements in the seller's unpaid answer? */
 export function matchRequirements(answer: UnpaidAnswer, payment: DecodedPayment): RequirementMatch {
   if (answer.status !== 402) return { unreadable: `the seller answered an unpaid request with ${answer.status}, not 402` };
   if (payment.protocol === "mpp") return matchMpp(answer, payment);

@@ -1,6 +1,3 @@
-/**
- * lib/screen: the pattern screen of published and returned text (docs/spec/trust-rubric.md S2, S3,
- * S4) and the secret-value detector (readiness E5). Pure: no database, no network, no files.
- */
+/** The pattern screen (docs/spec/trust-rubric.md S2–S4) and the secret-value detector (readiness E5). Pure. */
 export { screenText, lookalikeOf, SCREEN_PATTERNS, MAX_SCREEN_CHARS, type ScreenKind, type ScreenMatch } from "./patterns";
 export { findSecretValues, secretKindOf, isBip39Phrase, type SecretKind, type SecretValue } from "./secrets";

@@ -1,23 +1,11 @@
-/**
- * The pattern screen (docs/spec/trust-rubric.md S2, S3, S4; docs/TRUST.md "Observations"): named
- * patterns for prompt injection, phishing, malware and asks for secrets in text a seller publishes or
- * returns. It is a pattern screen with an error rate, as the seed says of its classifier: a clever
- * sentence passes, and an honest text that quotes an attack to warn about it can be flagged. Every
- * match keeps its receipt (the pattern's name, its kind, the matched text and its offset), so a person
- * can see exactly why a text was flagged.
- *
- * Pure: no I/O, nothing but the text in and the matches out.
- */
+/** The pattern screen (docs/spec/trust-rubric.md S2–S4), with an error rate both ways. Pure. */
 
 export type ScreenKind = "injection" | "phishing" | "malware" | "secret_ask";
 
 export interface ScreenMatch {
-  /** The pattern's stable name, e.g. "ignore_previous_instructions". */
   pattern: string;
   kind: ScreenKind;
-  /** The matched text, cut to 200 characters. */
   match: string;
-  /** Character offset of the match in the screened text. */
   offset: number;
 }
 
@@ -25,9 +13,8 @@ interface Pattern {
   name: string;
   kind: ScreenKind;
   re: RegExp;
-  /** A match is dropped when this holds of the text just before it (a negation turns an ask into advice). */
+  /** A negation turns an ask into advice. */
   unlessBefore?: RegExp;
-  /** A match is dropped when this returns false for it (checks a regular expression cannot make). */
   accept?: (m: RegExpExecArray) => boolean;
 }
 
@@ -37,7 +24,6 @@ const SECRET_NOUN =
   "(?:private[\\s_-]?keys?|secret[\\s_-]?keys?|seed[\\s_-]?phrases?|recovery[\\s_-]?phrases?|secret[\\s_-]?recovery[\\s_-]?phrase|mnemonic(?:\\s+phrase)?|wallet[\\s_-]?password|api[\\s_-]?keys?|access[\\s_-]?tokens?|bearer[\\s_-]?tokens?|auth(?:orization)?[\\s_-]?headers?|(?:an?\\s+)?authorization:\\s*bearer|passwords?)";
 const ASK_VERB = "(?:send|provide|include|enter|paste|supply|share|submit|attach|add|give|put|type|upload|post|set)";
 
-/** Brands whose domains phishing imitates, with their real domains (a lookalike is near one, not one). */
 const BRANDS: Array<{ brand: string; official: string[] }> = [
   { brand: "coinbase", official: ["coinbase.com"] },
   { brand: "metamask", official: ["metamask.io"] },
@@ -48,7 +34,7 @@ const BRANDS: Array<{ brand: string; official: string[] }> = [
   { brand: "basescan", official: ["basescan.org"] },
 ];
 
-/** Characters phishing domains swap for letters (0 for o, 1 for l, rn for m, …). */
+/** 0 for o, 1 for l, rn for m, … */
 function unconfuse(label: string): string {
   return label
     .toLowerCase()
@@ -63,7 +49,6 @@ function unconfuse(label: string): string {
     .replace(/\$/g, "s");
 }
 
-/** A domain that names a brand it is not (c0inbase.com, coinbase-verify.io, metamask.io.claim.xyz) or is punycode. */
 export function lookalikeOf(domain: string): string | null {
   const d = domain.toLowerCase().replace(/\.$/, "");
   if (d.split(".").some((l) => l.startsWith("xn--"))) return "punycode";
@@ -71,7 +56,6 @@ export function lookalikeOf(domain: string): string | null {
   const bare = unconfuse(labels.slice(0, -1).join("."));
   for (const b of BRANDS) {
     if (b.official.some((o) => d === o || d.endsWith(`.${o}`))) continue;
-    // A label (or a hyphen-separated part of one) that reads as the brand once swapped characters are undone.
     if (bare.split(/[.-]/).some((part) => part === b.brand)) return b.brand;
   }
   return null;
@@ -150,13 +134,10 @@ const PATTERNS: Pattern[] = [
   },
 ];
 
-/** The names and kinds of the patterns, for documentation and the page's "what the screen looks for". */
 export const SCREEN_PATTERNS: ReadonlyArray<{ name: string; kind: ScreenKind }> = PATTERNS.map((p) => ({ name: p.name, kind: p.kind }));
 
-/** Texts longer than this are screened in their first MAX_SCREEN_CHARS characters (a bound on work per text). */
 export const MAX_SCREEN_CHARS = 200_000;
 
-/** Screen one text: every match of every pattern, in order of offset. */
 export function screenText(text: string): ScreenMatch[] {
   const t = text.length > MAX_SCREEN_CHARS ? text.slice(0, MAX_SCREEN_CHARS) : text;
   const out: ScreenMatch[] = [];

@@ -1,19 +1,10 @@
-/**
- * Secret VALUES in JSON (docs/TRUST.md "Observations"; the readiness rule E5 reuses it): a value that
- * looks like a wallet's private key, a BIP-39 recovery phrase, a bearer token or an API key. Only the
- * pointer and the kind are returned, never the value: a receipt must not republish a leaked secret.
- *
- * Pattern checks with an error rate: a 64-hex-digit string is a private key only under a key-like
- * name (transaction hashes, nonces and SHA-256 digests have the same shape); a phrase is BIP-39 only
- * when every word is in the English list AND its checksum holds (a random 12 words pass 1 in 16).
- */
+/** Secret values in JSON (readiness E5, docs/TRUST.md "Observations"): pointer and kind only, never the value. */
 import crypto from "node:crypto";
 import { english } from "viem/accounts";
 
 export type SecretKind = "private_key" | "seed_phrase" | "bearer_token" | "api_key";
 
 export interface SecretValue {
-  /** RFC 6901 pointer to the value inside the JSON. */
   pointer: string;
   kind: SecretKind;
 }
@@ -21,7 +12,6 @@ export interface SecretValue {
 const WORDS: readonly string[] = english;
 const WORD_INDEX = new Map(WORDS.map((w, i) => [w, i]));
 
-/** A BIP-39 English mnemonic: 12/15/18/21/24 listed words whose checksum bits hold. */
 export function isBip39Phrase(text: string): boolean {
   const words = text.trim().toLowerCase().split(/\s+/);
   if (![12, 15, 18, 21, 24].includes(words.length)) return false;
@@ -36,9 +26,7 @@ export function isBip39Phrase(text: string): boolean {
   return cs === bits.slice(bits.length - csLen);
 }
 
-/** Names under which a 64-hex string is a key, not a hash (privateKey, pk, secret, signer_key …). */
 const KEY_NAME = /^(?:priv(?:ate)?[_-]?key|pk|sk|secret(?:[_-]?key)?|signer[_-]?key|wallet[_-]?key|key|account[_-]?key|hot[_-]?key|private)$/i;
-/** Names under which a long opaque string is a credential. */
 const TOKEN_NAME = /(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|bearer|secret|client[_-]?secret|token|password|authorization)$/i;
 
 const PEM_PRIVATE = /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED )?PRIVATE KEY-----/;
@@ -46,7 +34,7 @@ const EXTENDED_PRIVATE = /^[xyzt]prv[1-9A-HJ-NP-Za-km-z]{100,112}$/;
 const HEX64 = /^(?:0x)?[0-9a-fA-F]{64}$/;
 const BEARER = /^Bearer\s+[A-Za-z0-9\-._~+/]{16,}=*$/i;
 const JWT = /^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}$/;
-/** Well-known API key shapes (OpenAI, Anthropic, Stripe, AWS, GitHub, Slack, Google). */
+/** OpenAI, Anthropic, Stripe, AWS, GitHub, Slack, Google. */
 const API_KEY_SHAPES = [
   /^sk-(?:proj-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{20,}$/,
   /^(?:sk|rk)_live_[A-Za-z0-9]{16,}$/,
@@ -57,7 +45,6 @@ const API_KEY_SHAPES = [
   /^AIza[0-9A-Za-z_-]{35}$/,
 ];
 
-/** One string value (under the key that holds it, if any): the kind of secret it looks like, or null. */
 export function secretKindOf(value: string, key: string | null): SecretKind | null {
   const v = value.trim();
   if (PEM_PRIVATE.test(v) || EXTENDED_PRIVATE.test(v)) return "private_key";
@@ -65,14 +52,13 @@ export function secretKindOf(value: string, key: string | null): SecretKind | nu
   if (v.length <= 400 && /^[a-z]+(?:\s+[a-z]+){11,23}$/i.test(v) && isBip39Phrase(v)) return "seed_phrase";
   if (BEARER.test(v) || JWT.test(v)) return "bearer_token";
   if (API_KEY_SHAPES.some((re) => re.test(v))) return "api_key";
-  // An opaque credential under a credential's name: long, no spaces, letters and digits mixed.
+  // Long, no spaces, letters and digits mixed.
   if (key !== null && TOKEN_NAME.test(key) && /^[A-Za-z0-9_\-.+/=]{24,}$/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !HEX64.test(v)) return "api_key";
   return null;
 }
 
 const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 
-/** Every string value in a JSON value that looks like a secret, with its pointer (values only; keys are names). */
 export function findSecretValues(json: unknown): SecretValue[] {
   const out: SecretValue[] = [];
   const walk = (v: unknown, at: string, key: string | null, depth: number) => {

@@ -1,9 +1,7 @@
 "use server";
 /**
- * The moderators' server actions. Each calls one lib/moderation/set-levers.ts lever, which authorises
- * inside itself (moderator or admin, read fresh), writes the change with its audit row and re-ranks
- * at once. A caller without the role gets 403 (forbidden()) and nothing changes; a bad input comes
- * back as a message for the form, naming the field, with the values the moderator entered.
+ * The moderators' server actions, each calling one lib/moderation lever (which authorises inside). A bad input comes
+ * back for the form, naming the field.
  */
 import { diffSentence } from "./labels";
 import { revalidatePath } from "next/cache";
@@ -32,7 +30,7 @@ async function run(
   change: (actorId: string | null) => Promise<{ before: Record<string, unknown>; after: Record<string, unknown>; rank: { quality100: number; rank100: number } | null }>,
 ): Promise<ModerationState> {
   const actorId = await sessionUserId();
-  // The role first: a caller without it gets 403 (401) before anything of the form is read.
+  // The role first: 403 (401) before anything of the form is read.
   await requireModerator(actorId);
   try {
     const before = await browsePosition(listingId);
@@ -42,7 +40,7 @@ async function run(
     revalidatePath(`/admin/listings/${listingId}`);
     revalidatePath("/admin/audit");
     revalidatePath("/catalog");
-    // In words, not field names (lib/surfaces/labels.ts): "Featured level 0 → 3".
+    // In words: "Featured level 0 → 3".
     const diff = diffSentence(r.before, r.after);
     return {
       status: "ok",
@@ -55,7 +53,7 @@ async function run(
     };
   } catch (e) {
     if (isAppError(e)) {
-      // Nothing changed. The action answers 403 (401) itself and the client shows app/forbidden.tsx.
+      // The action answers 403 (401) itself; the client shows app/forbidden.tsx.
       if (e.code === "forbidden") forbidden();
       if (e.code === "unauthorized") unauthorized();
       const pointer = e.details[0]?.pointer ?? null;
@@ -66,7 +64,7 @@ async function run(
   }
 }
 
-/** Moderator or admin, read fresh; else the action answers 403 (401 signed out) through app/forbidden.tsx. */
+/** Moderator or admin, read fresh. */
 async function requireModerator(actorId: string | null): Promise<void> {
   try {
     await requireRole(actorId, MODERATION_ROLES);
@@ -90,10 +88,7 @@ export async function setFeaturedAction(listingId: string, _prev: ModerationStat
   return run(listingId, form, (actorId) => setFeaturedLevel({ listingId, level: int(form.get("level")), reason: form.get("reason") ?? "", actorId }));
 }
 
-/**
- * The canary's levers (verification itself is the canary's, never set by hand): `canary=run` queues a
- * run now, `suspend` / `resume` stop or restart the listing's canary.
- */
+/** `canary=run` queues a run now; `suspend` / `resume` stop or restart the canary. */
 export async function canaryAction(listingId: string, _prev: ModerationState, form: FormData): Promise<ModerationState> {
   return run(listingId, form, async (actorId) => {
     const what = form.get("canary");
@@ -111,7 +106,7 @@ export async function setCurationAction(listingId: string, _prev: ModerationStat
   return run(listingId, form, (actorId) => setTierAndSortWeight({ listingId, tier: int(form.get("tier")), sortWeight: int(form.get("sortWeight")), reason: form.get("reason") ?? "", actorId }));
 }
 
-/** Requeue a dead analysis (the dead letter's one way out); the desk shows what happened. */
+/** The dead letter's one way out. */
 export async function requeueDeadAction(analysisId: string): Promise<void> {
   const actorId = await sessionUserId();
   let notice: string;
@@ -128,10 +123,7 @@ export async function requeueDeadAction(analysisId: string): Promise<void> {
   redirect(`/admin?state=dead&notice=${encodeURIComponent(notice)}`);
 }
 
-/**
- * Approve the canary to pay a listing above its price ceiling (the canary desk's form): up to the
- * listing's highest listed price now, with the moderator's reason; audited. The desk shows the result.
- */
+/** Up to the listing's highest listed price now, with the moderator's reason; audited. */
 export async function approveCanaryPriceAction(listingId: string, form: FormData): Promise<void> {
   const actorId = await sessionUserId();
   let notice: string;

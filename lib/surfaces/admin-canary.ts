@@ -1,10 +1,6 @@
 /**
- * The moderators' desk for the canary (/admin/canary; docs/CANARY.md): every run across listings,
- * newest first, filterable by state (queued, running, deferred) or by a done run's outcome (verified,
- * degraded, unverified), each with its listing, reason, every call's evidence and transaction,
- * today's budget left (the day's and each listing's), each organisation's share (spent of its
- * limit), and the listings whose price awaits a moderator's approval. Authorises its caller itself
- * (moderator or admin, read fresh), like every read model under /admin.
+ * The moderators' canary desk (/admin/canary; docs/CANARY.md): runs newest first with their evidence, budgets, shares
+ * and prices awaiting approval. Authorises its caller itself.
  */
 import { db } from "@/lib/db";
 import { MODERATION_ROLES, requireRole } from "@/lib/auth/roles";
@@ -13,7 +9,7 @@ import { budgetLeftForListings, organizationShares } from "@/lib/canary/budget";
 import { awaitingPriceApproval, priceCeiling } from "@/lib/canary/price-ceiling";
 import type { Prisma } from "@/lib/generated/prisma/client";
 
-/** What a run shows, on the listing page and on the desk: the run and each call's evidence. */
+/** Shown on the listing page and on the desk. */
 export const CANARY_RUN_SELECT = {
   id: true, trigger: true, requestedBy: true, requestReason: true, state: true, outcome: true, reason: true, attempts: true, reserved: true, createdAt: true, startedAt: true, finishedAt: true,
   samples: {
@@ -28,7 +24,7 @@ export const CANARY_RUN_SELECT = {
 
 type CanaryRunRow = Prisma.CanaryRunGetPayload<{ select: typeof CANARY_RUN_SELECT }>;
 
-/** A run as the pages show it: atomic amounts and block numbers as strings. */
+/** Atomic amounts and block numbers as strings. */
 export function canaryRunView(r: CanaryRunRow) {
   return {
     ...r,
@@ -37,11 +33,10 @@ export function canaryRunView(r: CanaryRunRow) {
   };
 }
 
-/** The desk's filters: a run's state, or a done run's outcome. */
+/** A run's state, or a done run's outcome. */
 export const CANARY_FILTERS = ["queued", "running", "deferred", "verified", "degraded", "unverified"] as const;
 export type CanaryFilter = (typeof CANARY_FILTERS)[number];
 
-/** Runs per page on the desk. */
 export const CANARY_DESK_PAGE = 50;
 
 function whereOf(filter: CanaryFilter | null): Prisma.CanaryRunWhereInput {
@@ -50,7 +45,7 @@ function whereOf(filter: CanaryFilter | null): Prisma.CanaryRunWhereInput {
   return { state: "done", outcome: filter };
 }
 
-/** The filter named in the desk's query (`?show=`): one of CANARY_FILTERS, or absent for every run. */
+/** `?show=`; absent for every run. */
 export function parseCanaryFilter(show: string | null | undefined): CanaryFilter | null {
   if (show === undefined || show === null || show === "") return null;
   if ((CANARY_FILTERS as readonly string[]).includes(show)) return show as CanaryFilter;

@@ -1,7 +1,5 @@
 /**
- * Read models for the moderators' desk (/admin/…). Every function authorises its caller itself
- * (moderator or admin, read fresh), so a page check is never the only gate. This is the one surface
- * that shows qualityScore, featuredLevel and the rank components (docs/spec/scoring-system.md "Who sees what").
+ * Read models for the moderators' desk, each authorising its caller itself; the one surface with the rank components.
  */
 import { db } from "@/lib/db";
 import { MODERATION_ROLES, requireRole } from "@/lib/auth/roles";
@@ -20,16 +18,11 @@ import { CANARY_RUN_SELECT, canaryRunView } from "./admin-canary";
 
 export const ANALYSIS_STATES: AnalysisState[] = ["deferred", "queued", "running", "succeeded", "failed", "dead"];
 
-/**
- * A moderator takes an analysis out of the dead letter (attempts used up) and queues it again with a
- * fresh budget of attempts (lib/queue/dead-letter.ts); the attempt log names who did it.
- */
 export async function requeueDeadForModerator(userId: string | null, analysisId: string) {
   const actor = await requireRole(userId, MODERATION_ROLES);
   return requeueDeadAnalysis(analysisId, actor.id);
 }
 
-/** Published listing ids in the public browse order (the very query and cursor the catalog pages use). */
 export async function browseOrder(now = new Date(), maxPages = 50): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | null = null;
@@ -43,7 +36,6 @@ export async function browseOrder(now = new Date(), maxPages = 50): Promise<stri
   return ids;
 }
 
-/** 1-based position of a listing in the public browse order; null when not published. */
 export async function browsePosition(listingId: string, now = new Date()): Promise<{ position: number | null; of: number }> {
   const ids = await browseOrder(now);
   const i = ids.indexOf(listingId);
@@ -66,7 +58,6 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
         listing: { select: { id: true, title: true } },
       },
     }),
-    // Every listing but the deleted ones (tombstones, lib/listings/lifecycle.ts): those are gone from the desk too.
     prisma.listing.findMany({
       where: { deletedAt: null },
       select: {
@@ -78,7 +69,6 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
     browseOrder(),
   ]);
   const pos = new Map(order.map((id, i) => [id, i + 1]));
-  // Listings of one service by different organisations (lib/listings/overlap.ts), flagged in the table.
   const overlaps = crossOwnerOverlaps(listings);
   const sorted = [...listings].sort((a, b) => (pos.get(a.id) ?? 1e9) - (pos.get(b.id) ?? 1e9) || a.title.localeCompare(b.title));
   return {
@@ -91,7 +81,6 @@ export async function adminDesk(userId: string | null, opts: { state?: string | 
 
 export type RankComponentView = { key: string; value: number; reason: string; facts: Record<string, unknown> };
 
-/** A payer the wash check did not count as distinct (listing_wash.excluded, docs/RANK.md "Wash"). */
 export interface WashExclusionView {
   payer: string;
   reason: "seller_wallet" | "funded_by_seller";
@@ -103,7 +92,6 @@ function washExclusions(json: unknown): WashExclusionView[] {
   return Array.isArray(json) ? (json.filter((e) => e && typeof e === "object" && typeof (e as WashExclusionView).payer === "string") as WashExclusionView[]) : [];
 }
 
-/** How many canary runs the moderator's listing page shows. */
 export const CANARY_RUNS_SHOWN = 10;
 
 export async function adminListing(userId: string | null, listingId: string) {
@@ -117,7 +105,6 @@ export async function adminListing(userId: string | null, listingId: string) {
       organization: { select: { name: true } },
       endpoints: { select: { id: true, method: true, path: true, priceAsset: true, priceDecimals: true } },
       rank: { select: { qualityScore: true, rankScore: true, facts: true, rankedAt: true } },
-      // The rank sweep's wash check (lib/rank/wash.ts): payers not counted as distinct, and why.
       wash: { select: { excluded: true, measuredAt: true, unmeasured: true, checkedAt: true } },
     },
   });
@@ -140,7 +127,6 @@ export async function adminListing(userId: string | null, listingId: string) {
     }),
     prisma.moderationAudit.findMany({ where: { listingId }, orderBy: { createdAt: "desc" }, take: 50, include: { actor: { select: { name: true, role: true } } } }),
     browsePosition(listingId),
-    // The settlement ledger as the router recorded it and the chain confirmed it (docs/ROUTER.md).
     prisma.routerPayment.findMany({
       where: { listingId },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -151,18 +137,13 @@ export async function adminListing(userId: string | null, listingId: string) {
         endpointId: true, correctsId: true, correctedBy: { select: { id: true } },
       },
     }),
-    // A corrected row counts as its correction only (lib/ledger/correct.ts).
     prisma.routerPayment.groupBy({ by: ["status"], where: { listingId, correctedBy: { is: null } }, _count: { _all: true } }),
-    // The canary's runs, each with its samples (docs/CANARY.md), and today's budget left.
     prisma.canaryRun.findMany({ where: { listingId }, orderBy: { createdAt: "desc" }, take: CANARY_RUNS_SHOWN, select: CANARY_RUN_SELECT }),
     budgetLeft(listingId),
   ]);
-  // Other organisations' listings of the same service (the seller was allowed to list it; the moderators see it).
   const overlaps = (await findOverlappingListings(prisma, found, { excludeListingId: found.id })).filter((o) => o.organizationId !== found.organizationId);
-  // The stored facts at rankedAt give back each component's value, reason and facts (computeRank is pure).
   const explained = stored ? explainStoredRank(stored) : null;
   const comps = (explained?.components ?? null) as Record<string, { value: number; reason: string; facts?: Record<string, unknown> }> | null;
-  // The formula's order: quality's gate and three measured parts, then the two multipliers.
   const ORDER = ["gate", "liveness", "traction", "priceIntegrity", "featured", "verification"];
   const components: RankComponentView[] = comps
     ? Object.entries(comps)
@@ -181,9 +162,9 @@ export async function adminListing(userId: string | null, listingId: string) {
     position,
     canaryRuns: canaryRuns.map(canaryRunView),
     canaryBudget: { leftToday: canaryBudget.day.toString(), leftTodayForListing: canaryBudget.listing.toString() },
-    // An amount is read in its asset's decimals: the asset table's, else the listing's own for that asset; unknown, it stays atomic.
+    // Unknown decimals stay atomic.
     ledger: ledger.map(({ endpointId, correctedBy, ...r }) => {
-      // A row keeps the endpoint id it was paid for; a save rewrites the endpoint rows, so an older id names none.
+      // A save rewrites endpoint rows, so an older id names none.
       const endpoint = found.endpoints.find((e) => e.id === endpointId) ?? null;
       return {
         ...r,
@@ -196,7 +177,6 @@ export async function adminListing(userId: string | null, listingId: string) {
   };
 }
 
-/** The newest ledger rows a moderator's listing page shows. */
 export const LEDGER_ROWS_SHOWN = 50;
 
 export async function adminAudit(userId: string | null, opts: { listingId?: string | null; cursor?: string | null; take?: number } = {}) {
@@ -213,10 +193,6 @@ export async function adminAudit(userId: string | null, opts: { listingId?: stri
   return { rows: rows.slice(0, take), nextCursor: rows.length > take ? rows[take - 1]!.id : null };
 }
 
-/**
- * A listing row read with its listing_ranks relation, in the flat shape the moderators' read models
- * keep: qualityScore and rankScore beside the listing's own columns (null until ranked).
- */
 export function withRankScores<R extends { rank: { qualityScore: number | null; rankScore: number | null } | null }>(
   row: R,
 ): Omit<R, "rank"> & { qualityScore: number | null; rankScore: number | null } {

@@ -1,7 +1,4 @@
-/**
- * Band names for people. Result rows store the band's label ("Excellent"); a rubric id
- * ("excellent") is read the same, so a row written by another rubric version still displays right.
- */
+/** Band names for people; a stored label ("Excellent") and a rubric id ("excellent") read the same. */
 import { CURRENT_RUBRIC } from "@/lib/scoring/readiness/rubric";
 
 const byKey = new Map<string, string>();
@@ -15,7 +12,7 @@ export function bandLabel(band: string | null | undefined): string | null {
   return byKey.get(band.toLowerCase()) ?? band;
 }
 
-/** docs/spec/scoring-system.md "Two scores at a glance": a result older than 7 days is stale (provisional results never are). */
+/** A result older than 7 days is stale (provisional ones never are). */
 export const STALE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 
 export function isStale(createdAt: Date | string, now: Date = new Date()): boolean {

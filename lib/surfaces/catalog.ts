@@ -1,7 +1,6 @@
 /**
- * The public catalog page's read model: the query string parsed into browse filters, then either the
- * browse order (keyset pages) or a relevance-only search. Everything returned is the public shape
- * (lib/catalog/public-view.ts) and nothing else: no rank number, quality score or Featured level.
+ * The public catalog page's read model: browse (keyset pages) or relevance-only search, in the public shape only
+ * (lib/catalog/public-view.ts).
  */
 import { BROWSE_DEFAULT_LIMIT, browseCatalog, catalogFacets, type BrowseFilters, type Facet } from "@/lib/catalog/browse";
 import type { PublicListing } from "@/lib/catalog/public-view";
@@ -19,7 +18,7 @@ export type CatalogQuery = {
   protocol?: string;
   minPrice?: string;
   maxPrice?: string;
-  /** One of SORTS (lib/catalog/sorted.ts); absent is "recommended", the browse order. */
+  /** One of SORTS; absent is "recommended". */
   sort?: string;
   cursor?: string;
 };
@@ -27,16 +26,15 @@ export type CatalogQuery = {
 export interface CatalogView {
   mode: "browse" | "search";
   query: CatalogQuery;
-  /** Tiles in order; on a search each carries `match` ("keyword" without an embedding provider). */
+  /** On a search each carries `match`. */
   items: Array<{ listing: PublicListing; match: "keyword" | "semantic" | null }>;
   nextCursor: string | null;
   matching: Matching | null;
   facets: { categories: Facet[]; networks: Facet[]; protocols: Facet[] };
-  /** A filter or cursor the catalog refused, in words, with the field it is about. */
+  /** In words, with its field. */
   problem: { field: string; message: string } | null;
-  /** The order in effect ("recommended" unless the buyer chose another; a search is by relevance). */
   sort: CatalogSort;
-  /** How many listings match in all (every page), or, on a search, how many matches are shown. */
+  /** All pages, or on a search the matches shown. */
   total: number;
 }
 
@@ -69,7 +67,7 @@ function filtersOf(q: CatalogQuery): BrowseFilters {
   };
 }
 
-/** A price range whose "from" is above its "to" matches nothing: said as a problem rather than an empty list. */
+/** Said as a problem rather than an empty list. */
 export function priceRangeProblem(q: Pick<CatalogQuery, "minPrice" | "maxPrice">): { field: string; message: string } | null {
   if (!q.minPrice || !q.maxPrice) return null;
   const min = Number(q.minPrice);
@@ -91,7 +89,7 @@ export async function catalogView(q: CatalogQuery, now = new Date()): Promise<Ca
   try {
     if (q.search) {
       const { items, matching } = await searchCatalog({ query: q.search, limit: 48, filters: filtersOf(q) });
-      // Relevance orders the list but is not shown: only the listing's public shape and its match kind.
+      // Relevance orders but is not shown.
       return { ...base, mode: "search", items: items.map(({ relevance: _r, match, ...listing }) => ({ listing, match })), nextCursor: null, matching, total: items.length };
     }
     const filters = filtersOf(q);
@@ -110,7 +108,7 @@ export async function catalogView(q: CatalogQuery, now = new Date()): Promise<Ca
   }
 }
 
-/** The catalog URL for a query (the GET form's own encoding), e.g. for "next page" links. */
+/** The GET form's own encoding. */
 export function catalogHref(q: CatalogQuery, over: Partial<CatalogQuery> = {}): string {
   const merged = { ...q, ...over };
   const params = new URLSearchParams();
@@ -119,7 +117,6 @@ export function catalogHref(q: CatalogQuery, over: Partial<CatalogQuery> = {}): 
   return s ? `/catalog?${s}` : "/catalog";
 }
 
-/** The public listing page's read model: the public listing, its measured facts, and how to call each payable endpoint. */
 export interface ListingPageView {
   listing: PublicListing;
   facts: ListingPageFacts;
@@ -131,7 +128,6 @@ export async function listingPageView(slug: string, now = new Date()): Promise<L
   return listing ? listingPageViewOf(listing, await listingPageFacts(listing.id, now)) : null;
 }
 
-/** The view of a listing already read, with its facts. */
 export function listingPageViewOf(listing: PublicListing, facts: ListingPageFacts): ListingPageView {
   const calls = listing.endpoints
     .filter((e) => e.payable)

@@ -1,4 +1,4 @@
-/** Turn an authorisation AppError from a read model into the page's answer (sign-in, 403 or 404). */
+/** A read model's authorisation AppError as the page's answer (sign-in, 403 or 404). */
 import { forbidden, notFound, redirect } from "next/navigation";
 import { isAppError } from "@/lib/errors";
 

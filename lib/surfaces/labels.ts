@@ -1,8 +1,4 @@
-/**
- * Human words for the moderators' confirmations and the audit log (issue 19 item 8): each stored
- * field and action by its label, and a before → after pair as a readable diff of what changed.
- * The audit rows themselves keep the field names (they are the record); only their display changes.
- */
+/** Human words for the moderators' confirmations and audit log; the audit rows keep the field names. */
 
 export const FIELD_LABELS: Record<string, string> = {
   featuredLevel: "Featured level",
@@ -29,7 +25,6 @@ export const ACTION_LABELS: Record<string, string> = {
 export const fieldLabel = (key: string) => FIELD_LABELS[key] ?? key.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/^./, (c) => c.toUpperCase());
 export const actionLabel = (action: string) => ACTION_LABELS[action] ?? action;
 
-/** A stored value as a person reads it. */
 export function valueWords(v: unknown): string {
   if (v === null || v === undefined) return "none";
   if (typeof v === "boolean") return v ? "yes" : "no";
@@ -46,7 +41,7 @@ export interface DiffLine {
   changed: boolean;
 }
 
-/** Before and after as one line per field, changed fields first; fields present on either side. */
+/** One line per field, changed fields first. */
 export function readableDiff(before: unknown, after: unknown): DiffLine[] {
   const obj = (x: unknown): Record<string, unknown> => (x && typeof x === "object" && !Array.isArray(x) ? (x as Record<string, unknown>) : {});
   const b = obj(before);
@@ -60,7 +55,7 @@ export function readableDiff(before: unknown, after: unknown): DiffLine[] {
   return lines.sort((x, y) => Number(y.changed) - Number(x.changed));
 }
 
-/** "Featured level 0 → 3, Sort weight 10 → 20": the changed fields in one sentence (confirmations). */
+/** "Featured level 0 → 3, Sort weight 10 → 20". */
 export function diffSentence(before: unknown, after: unknown): string {
   const changed = readableDiff(before, after).filter((l) => l.changed);
   if (changed.length === 0) return "nothing changed";

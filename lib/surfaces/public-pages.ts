@@ -1,8 +1,6 @@
 /**
- * The public pages' read models, served from the page cache (lib/catalog/page-cache.ts) and deduped
- * per request (React's cache(): generateMetadata and the page ask once). Owner and moderator pages
- * never come here: they read live. Tags: `listing:<id>` for a listing's page and its endpoints'
- * trust pages, `catalog` for browse, search and the category pages (docs/SURFACES.md "Cached public pages").
+ * The public pages' read models through the page cache (lib/catalog/page-cache.ts), deduped per request with cache().
+ * Tags: docs/SURFACES.md "Cached public pages".
  */
 import { cache } from "react";
 import { database } from "@/lib/db";
@@ -32,7 +30,7 @@ const listingPages = pageCache<PublicListingPage>();
 const endpointPages = pageCache<PublicEndpointPage>();
 const catalogPages = pageCache<PublicCatalogPage>();
 
-/** The listing page: the listing with its tag's version (one statement), then its facts and its endpoints' grades. */
+/** One statement for the listing and its tag's version, then facts and grades. */
 export const publicListingPage = cache((slug: string): Promise<PublicListingPage | null> =>
   listingPages.get(slug, async () => {
     const now = new Date();
@@ -45,7 +43,7 @@ export const publicListingPage = cache((slug: string): Promise<PublicListingPage
   }),
 );
 
-/** An endpoint's trust page: null when the listing is not public or the endpoint is not one of its. */
+/** Null when not public or not its endpoint. */
 export const publicEndpointPage = cache((slug: string, endpointId: string): Promise<PublicEndpointPage | null> =>
   endpointPages.get(`${slug}\u0000${endpointId}`, async () => {
     const found = await publicListingBySlug(slug);
@@ -58,7 +56,6 @@ export const publicEndpointPage = cache((slug: string, endpointId: string): Prom
 
 const queryKey = (q: CatalogQuery) => JSON.stringify(Object.entries(q).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b)));
 
-/** Browse, search or a category page, with the tiles' trust glances. */
 export const publicCatalogPage = cache((q: CatalogQuery): Promise<PublicCatalogPage | null> =>
   catalogPages.get(queryKey(q), async () => {
     const h = await database();
@@ -69,7 +66,7 @@ export const publicCatalogPage = cache((q: CatalogQuery): Promise<PublicCatalogP
   }),
 );
 
-/** The three caches' counters (tests, the bench). */
+/** Tests and the bench. */
 export function publicPageStats() {
   return { listing: listingPages.stats(), endpoint: endpointPages.stats(), catalog: catalogPages.stats() };
 }

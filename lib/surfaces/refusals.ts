@@ -1,4 +1,4 @@
-/** What a seller can do about each refusal of a submitted URL (codes: lib/net/types.ts, docs/SSRF.md). */
+/** What a seller can do about each refusal (codes: lib/net/types.ts). */
 const ADVICE: Record<string, string> = {
   invalid_url: "Paste an absolute URL such as https://api.example.com/.",
   ambiguous_url: "Remove backslashes, spaces and control characters from the URL.",

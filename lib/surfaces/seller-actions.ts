@@ -1,8 +1,7 @@
 "use server";
 /**
- * The seller's server actions. Each authorises inside itself (the lib functions it calls read the
- * role and organisation fresh), never relying on the page that rendered the form; an AppError
- * becomes a result the form shows, with the field it is about when there is one.
+ * The seller's server actions; each authorises inside the lib functions it calls. An AppError becomes a result the
+ * form shows.
  */
 import { revalidatePath } from "next/cache";
 import { forbidden, notFound, unauthorized } from "next/navigation";
@@ -28,7 +27,7 @@ export type DraftActionResult =
 
 export async function draftFromUrlAction(url: string): Promise<DraftActionResult> {
   try {
-    // The one intake (lib/intake): validate once and draft for review; nothing is saved here.
+    // Validate once and draft for review; nothing is saved here.
     const drafted = await registerListing(await sessionUserId(), { url, mode: "review" });
     return drafted.ok ? drafted : { ...drafted, advice: refusalAdvice(drafted.code) };
   } catch (e) {
@@ -43,10 +42,8 @@ export type SaveActionResult =
 export interface SaveActionInput {
   listingId?: string | null;
   document: unknown;
-  /** "draft": save only; "publish": save, publish, and queue the publish analysis; "reanalyse": save and re-analyse. */
   intent: "draft" | "publish" | "reanalyse";
   source?: string | null;
-  /** The seller's price change note (lib/listings/price-change-note.ts), saved with a listed price change. */
   priceChangeNote?: string | null;
 }
 
@@ -64,7 +61,7 @@ export async function saveListingAction(input: SaveActionInput): Promise<SaveAct
       try {
         analysisId = (await reanalyseForActor(uid, saved.id)).id;
       } catch (e) {
-        // Saved either way; an analysis already running will read the saved listing when it scores.
+        // Saved either way; a running analysis reads the saved listing.
         if (!isAppError(e) || e.code !== "conflict") throw e;
         analysisId = (e.extra.activeAnalysisId as string | null) ?? null;
         notice = "An analysis was already running; it is shown below. Re-analyse again once it finishes to score these changes.";
@@ -89,13 +86,7 @@ export async function acknowledgeNoticeAction(listingId: string): Promise<void> 
   revalidatePath(`/dashboard/listings/${listingId}`);
 }
 
-/**
- * An action with no result for a form to show answers an access error with its status: 401 when
- * signed out, 404 for a listing that does not exist or is not theirs (the two alike, lib/listings/
- * access.ts), 403 for a missing role, as the moderators' actions do (admin-actions.ts); the client
- * shows app/not-found.tsx, app/forbidden.tsx or Next's 401 page. Thrown as an AppError, Next.js
- * would answer 500 (issue #20 item 6).
- */
+/** Without a form result, an access error answers with its status (401, 404, 403) rather than Next's 500. */
 function answerAccessError(e: unknown): never {
   if (isAppError(e)) {
     if (e.code === "unauthorized") unauthorized();
@@ -111,7 +102,7 @@ function errorOf(e: unknown): { code: string; detail: string } {
   return { code: "internal", detail: "Something went wrong on our side. Try again in a moment." };
 }
 
-/** Inline validation while the seller edits: the same gate as saving, errors by JSON pointer. */
+/** The save's gate, errors by JSON pointer. */
 export async function validateListingAction(document: unknown): Promise<Array<{ pointer: string; message: string }>> {
   await requireActor(await sessionUserId()).catch(answerAccessError);
   const v = validateListingDocument(document);
@@ -120,7 +111,7 @@ export async function validateListingAction(document: unknown): Promise<Array<{ 
 
 export type LifecycleActionResult = { ok: true; message: string } | { ok: false; code: string; message: string };
 
-/** Unpublish: out of the catalog, back to draft; the results stay (lib/listings/lifecycle.ts). */
+/** The results stay. */
 export async function unpublishListingAction(listingId: string): Promise<LifecycleActionResult> {
   try {
     await unpublishListing(await sessionUserId(), listingId);
@@ -133,7 +124,7 @@ export async function unpublishListingAction(listingId: string): Promise<Lifecyc
   }
 }
 
-/** Delete: a never-published draft without history is removed; anything else is deleted as a tombstone that keeps its history. */
+/** A draft without history is removed; anything else becomes a tombstone. */
 export async function deleteListingAction(listingId: string): Promise<LifecycleActionResult> {
   try {
     const r = await deleteListing(await sessionUserId(), listingId);

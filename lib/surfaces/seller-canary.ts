@@ -1,7 +1,6 @@
 /**
- * The seller's view of the canary (docs/CANARY.md): the listing's verification status and its latest
- * paid test call, each failing endpoint's reason in words so the report can put it first. The words
- * are pure (`canaryNotice`); `readSellerCanary` reads the latest finished run and its samples.
+ * The seller's view of the canary (docs/CANARY.md): status, latest paid call, each failing endpoint's reason in
+ * words. `canaryNotice` is pure.
  */
 import { isoOf, rows, type Client } from "@/lib/sql";
 
@@ -10,7 +9,7 @@ export type Verification = "verified" | "degraded" | "unverified";
 export interface CanarySampleRow { method: string; path: string; outcome: "pass" | "degraded" | "broken" | null; reason: string | null; httpStatus: number | null; completedAt: string | null }
 export interface CanaryRunRow { outcome: Verification | null; reason: string | null; finishedAt: string | null }
 
-/** Each judge's code (lib/canary/run.ts `judge`) in a seller's words. */
+/** lib/canary's judge codes in a seller's words. */
 const SAMPLE_WORDS: Record<string, string> = {
   timeout: "your endpoint did not answer in time after the payment",
   unrecorded: "the payment could not be recorded",
@@ -25,7 +24,6 @@ const SAMPLE_WORDS: Record<string, string> = {
   reconciled: "(reconciled after an interruption)",
 };
 
-/** Why a run verified nothing (lib/canary/run.ts `finish`), in a seller's words. */
 const RUN_WORDS: Array<[RegExp, string]> = [
   [/^not_listed/, "the listing is not published, so the catalog does not pay it"],
   [/^no_payable_endpoint/, "no endpoint has a price the catalog can pay"],
@@ -44,13 +42,12 @@ export function sampleReasonWords(reason: string | null): string {
 
 export interface CanaryNotice {
   verification: Verification;
-  /** "Verified: the catalog's last paid test call passed (2026-12-05)." */
+  /** e.g. "Verified: the catalog's last paid test call passed (2026-12-05)." */
   status: string;
-  /** Endpoints whose latest paid test call failed, worst first: the first thing to fix. */
+  /** Worst first: the first thing to fix. */
   failing: Array<{ method: string; path: string; outcome: "degraded" | "broken"; words: string; httpStatus: number | null; at: string | null }>;
 }
 
-/** The notice from the listing's status, its latest finished run and that run's samples. */
 export function canaryNotice(verification: Verification, run: CanaryRunRow | null, samples: CanarySampleRow[]): CanaryNotice {
   const failing = samples
     .filter((s): s is CanarySampleRow & { outcome: "degraded" | "broken" } => s.outcome === "broken" || s.outcome === "degraded")
@@ -68,7 +65,6 @@ export function canaryNotice(verification: Verification, run: CanaryRunRow | nul
   return { verification, status, failing };
 }
 
-/** The listing's latest finished canary run and its samples, read for the seller's report. */
 export async function readSellerCanary(client: Client, listingId: string, verification: Verification): Promise<CanaryNotice> {
   const [run] = await rows<CanaryRunRow & { id: string }>(
     client,

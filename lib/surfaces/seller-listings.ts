@@ -1,4 +1,4 @@
-/** The seller's own listings, whatever their state (drafts included), but for deleted ones (tombstones). */
+/** Drafts included, tombstones not. */
 import { db } from "@/lib/db";
 import type { Actor } from "@/lib/auth/roles";
 

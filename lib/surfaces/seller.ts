@@ -1,7 +1,6 @@
 /**
- * Read models for the seller's pages (/dashboard/…). Each one authorises its caller inside itself:
- * the listing's own organisation only (lib/listings/access.ts reads the role and organisation fresh).
- * The owner page is the one surface with the full report (docs/spec/scoring-system.md "Who sees what").
+ * Read models for the seller's pages (/dashboard/…), each authorising its caller inside (lib/listings/access.ts). The
+ * one surface with the full report.
  */
 import { db } from "@/lib/db";
 import { requireListingAccess } from "@/lib/listings/access";
@@ -29,7 +28,7 @@ export interface ReportResult {
   caps: TriggeredCap[];
   dimensions: Array<DimensionResult & { title: string }>;
   rules: Array<RuleResult & { title: string; evidenceValue: unknown; evidenceResolved: boolean }>;
-  /** With the gain each fix makes when the listing is re-scored with it (lib/scoring/readiness/advice.ts); null gains on results stored before that. */
+  /** Null gains on results stored before advice. */
   improvements: Array<AdvisedImprovement & { title: string }>;
 }
 
@@ -41,13 +40,12 @@ export interface SellerReport {
   activeAnalysisId: string | null;
   lastFailure: { id: string; error: string | null; finishedAt: string | null } | null;
   rubricNotice: { version: string; text: string } | null;
-  /** The catalog's verification by its canary, and the latest change that reset it (what changed, when). */
+  /** And the latest change that reset it. */
   verification: { status: string; reset: { at: string; reason: string } | null };
-  /** The canary's verification and its latest paid test call; a failing one is the first thing to fix. */
   canary: CanaryNotice;
-  /** The bazaar receipts naming this listing (docs/PROBE.md "Receipts") and the time from its first settlement to listed. */
+  /** docs/PROBE.md "Receipts". */
   receipts: { items: ReceiptView[]; firstSettlementToListedMs: number | null };
-  /** Endpoints the probe could not read (400/422 before 402) and how to make them probeable. */
+  /** 400/422 before 402, and how to make them probeable. */
   unprobeable: { endpoints: string[]; advice: string } | null;
 }
 
@@ -67,7 +65,7 @@ export interface ReceiptView {
 const ruleTitle = new Map(CURRENT_RUBRIC.rules.map((r) => [r.id, r.title]));
 const dimensionTitle = new Map(CURRENT_RUBRIC.dimensions.map((d) => [d.id, d.title]));
 
-/** Follow a JSON pointer ("/probe/endpoints/0") into a value; undefined when it leads nowhere. */
+/** Undefined when it leads nowhere. */
 export function resolvePointer(root: unknown, pointer: string): unknown {
   if (pointer === "") return root;
   let cur: unknown = root;
@@ -79,7 +77,7 @@ export function resolvePointer(root: unknown, pointer: string): unknown {
   return cur;
 }
 
-/** A stored evidence JSON is either the probe alone (analysis queue) or {probe, settle, liveness} (demo seed). */
+/** Stored evidence is the probe alone (queue) or {probe, settle, liveness} (demo seed). */
 export async function sellerReport(userId: string | null, listingId: string, now = new Date()): Promise<SellerReport> {
   const prisma = await db();
   await requireListingAccess(userId, listingId, { client: prisma });
@@ -165,12 +163,12 @@ function unprobeableOf(probe: ProbeEvidence | null): SellerReport["unprobeable"]
   return endpoints.length ? { endpoints, advice: unprobeableAdvice(endpoints) } : null;
 }
 
-/** The listing as its editable document, for the edit page (owner only). */
+/** Owner only. */
 export async function sellerListingDocument(userId: string | null, listingId: string): Promise<{ id: string; title: string; publicationState: string; document: ListingDocument; publishedTotal: number | null }> {
   const prisma = await db();
   await requireListingAccess(userId, listingId, { client: prisma });
   const l = await prisma.listing.findUniqueOrThrow({ where: { id: listingId }, include: { endpoints: true, currentResult: { select: { total: true, provisional: true } } } });
-  // The published score, so the editor's estimate (which has no probe) can say why it starts below it.
+  // So the editor's estimate (no probe) can say why it starts below it.
   const publishedTotal = l.currentResult && !l.currentResult.provisional ? l.currentResult.total : null;
   return { id: l.id, title: l.title, publicationState: l.publicationState, document: listingToDocument(l), publishedTotal };
 }

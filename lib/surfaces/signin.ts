@@ -1,7 +1,4 @@
-/**
- * The sign-in page's read model: the demo accounts it offers, only when the development sign-in is
- * on (TOLLGATE_DEMO_SIGNIN=1, lib/auth/options.ts); otherwise none.
- */
+/** The demo accounts the sign-in page offers, only with TOLLGATE_DEMO_SIGNIN=1. */
 import { demoSignInEnabled } from "@/lib/auth/options";
 import { db } from "@/lib/db";
 

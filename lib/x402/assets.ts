@@ -1,46 +1,27 @@
 /**
- * The asset registry for C3 ("asset real"): per CAIP-2 network, the token contracts we know and the
- * EIP-712 domain (name, version) a payer signs against. This is the ONE table; every entry names
- * where its figures come from so a reviewer can check them without trusting this file.
- *
- * Sources:
- *  - ARCH: docs/spec/architecture.md "Canonical USDC" (checked 2026-12-02).
- *  - EVM:  @x402/evm 2.27.0 `DEFAULT_ASSETS` (dist/cjs/index.js, src/defaultAssets.ts), the
- *          default asset table the x402 foundation's own EVM scheme signs with.
- * Where the two disagree the entry lists both domains and says so: the probe cannot read the
- * contract (no RPC from here), so it accepts either rather than fail a seller on our uncertainty.
+ * The one asset table for C3. Sources: ARCH = docs/spec/architecture.md "Canonical USDC"; EVM = @x402/evm 2.27.0
+ * `DEFAULT_ASSETS`. Where they disagree both domains are accepted.
  */
 
 export interface Eip712Domain {
   name: string;
-  /** null when the source gives no version (Avalanche in ARCH). */
   version: string | null;
   source: string;
 }
 
 export interface KnownAsset {
   network: string;
-  /** Human name of the network, for messages. */
   networkName: string;
   symbol: string;
-  /** Contract address (EIP-55 checksummed) or SPL mint. */
   address: string;
   decimals: number;
-  /** Accepted EIP-712 domains; empty for non-EVM assets (no EIP-712 there). */
   domains: Eip712Domain[];
   source: string;
-  /**
-   * A local development chain's asset (the test USDC on anvil, lib/chain): real on that chain only,
-   * worthless anywhere else. Absent for public networks.
-   */
+  /** Real on the local chain only. */
   local?: true;
 }
 
-/**
- * Solana's CAIP-2 ids: "solana:" and the first 32 characters of the cluster's genesis hash, the
- * reference CAIP-2 allows (at most 32). Source: @x402/extensions 2.27.0 `V1_SOLANA_NETWORKS` and
- * `SOLANA_MAINNET`/`SOLANA_DEVNET`/`SOLANA_TESTNET` (dist/cjs/index.js). The one place these ids live.
- */
+/** Source: @x402/extensions 2.27.0 `V1_SOLANA_NETWORKS`. */
 export const SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 export const SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 export const SOLANA_TESTNET = "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z";
@@ -94,9 +75,7 @@ export const KNOWN_ASSETS: readonly KnownAsset[] = [
     source: "EVM (not in ARCH)",
   },
   {
-    // The local chain (anvil) the demo and tests run: contracts/TestUSDC.sol, deployed by
-    // devchain/local-chain.ts as anvil account 0's first transaction, hence always at this address
-    // (devchain/local-chain.test.ts checks the address and the domain against the deployed token).
+    // contracts/TestUSDC.sol's first deployment by anvil account 0 (devchain/local-chain.test.ts checks it).
     network: "eip155:31337", networkName: "Local chain (anvil)", symbol: "USDC",
     address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", decimals: 6,
     domains: [{ name: "USD Coin", version: "2", source: "contracts/TestUSDC.sol" }],
@@ -111,11 +90,7 @@ export const KNOWN_ASSETS: readonly KnownAsset[] = [
   },
 ];
 
-/**
- * x402 v1 network names and the CAIP-2 id each stands for (v1 used bare names; v2 requires CAIP-2).
- * Source: @x402/evm 2.27.0 `EVM_NETWORK_CHAIN_ID_MAP` for the EVM names, and @x402/extensions 2.27.0
- * `V1_SOLANA_NETWORKS` for the Solana names.
- */
+/** Source: @x402/evm 2.27.0 `EVM_NETWORK_CHAIN_ID_MAP`, @x402/extensions 2.27.0 `V1_SOLANA_NETWORKS`. */
 export const V1_NETWORK_NAMES: Readonly<Record<string, string>> = {
   ethereum: "eip155:1",
   sepolia: "eip155:11155111",
@@ -141,11 +116,10 @@ export const V1_NETWORK_NAMES: Readonly<Record<string, string>> = {
   "solana-testnet": SOLANA_TESTNET,
 };
 
-/** Extra tokens a listing declares (C3's "or a declared token"), same shape as the table. */
 export type DeclaredToken = Pick<KnownAsset, "network" | "address" | "decimals"> & Partial<Pick<KnownAsset, "symbol" | "domains">>;
 
 function sameAddress(network: string, a: string, b: string): boolean {
-  // EVM addresses compare case-insensitively (checksum is presentation); Solana mints are case-sensitive base58.
+  // Solana mints are case-sensitive.
   return network.startsWith("eip155:") ? a.toLowerCase() === b.toLowerCase() : a === b;
 }
 
@@ -161,18 +135,15 @@ export function findAsset(network: string, address: string, declared: readonly D
   );
 }
 
-/** The canonical USDC of a network, if we know it. */
 export function canonicalUsdc(network: string): KnownAsset | null {
   return KNOWN_ASSETS.find((a) => a.network === network && a.symbol === "USDC") ?? null;
 }
 
-/** Map a v1 network name to CAIP-2; a value that already looks CAIP-2 passes through. */
 export function toCaip2(network: string): string | null {
   if (isCaip2(network)) return network;
   return V1_NETWORK_NAMES[network] ?? null;
 }
 
-/** CAIP-2: namespace (3–8 of [-a-z0-9]) ":" reference (1–32 of [-_a-zA-Z0-9]). */
 export function isCaip2(network: string): boolean {
   return /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/.test(network);
 }

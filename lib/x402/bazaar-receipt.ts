@@ -1,8 +1,6 @@
 /**
- * The bazaar extension's facilitator side (x402-foundation specs/extensions/bazaar.md "Facilitator
- * Behavior", "Verify and Settlement Response Sidechannel"): a PaymentPayload's `extensions.bazaar`
- * read and validated before anything is cataloged, each refusal named, and the `EXTENSION-RESPONSES`
- * header (base64 JSON keyed by extension) that carries the outcome back to the resource server.
+ * The bazaar extension's facilitator side (x402-foundation specs/extensions/bazaar.md "Facilitator Behavior"): the
+ * payload's `extensions.bazaar` validated before anything is cataloged, and the `EXTENSION-RESPONSES` header.
  */
 import { isValidRouteTemplate } from "@x402/extensions/bazaar";
 import { checkBazaarV2, type BazaarFacts } from "./bazaar";
@@ -15,7 +13,7 @@ export interface BazaarExtensionResponse {
   rejectedReason?: string;
 }
 
-/** A refusal: `code` names the rule (docs/PROBE.md "Receipts"), `reason` is `code: words`. */
+/** `code` names the rule (docs/PROBE.md "Receipts"); `reason` is `code: words`. */
 export interface BazaarRejection {
   code: string;
   reason: string;
@@ -23,7 +21,7 @@ export interface BazaarRejection {
 }
 
 export interface ReadBazaar {
-  /** The resource's catalog key: origin + path (or origin + a valid routeTemplate). */
+  /** origin + path (or + a valid routeTemplate). */
   resourceUrl: string;
   method: string | null;
   facts: BazaarFacts;
@@ -31,7 +29,7 @@ export interface ReadBazaar {
 
 const reject = (code: string, words: string, pointer: string): BazaarRejection => ({ code, reason: `${code}: ${words}`, pointer });
 
-/** True when a schema names an `$id` or `$ref` that is not a same-document fragment (the spec forbids both). */
+/** An `$id` or `$ref` other than a same-document fragment (the spec forbids both). */
 function foreignIdentifier(schema: unknown, depth = 0): boolean {
   if (depth > 64) return false;
   if (Array.isArray(schema)) return schema.some((s) => foreignIdentifier(s, depth + 1));
@@ -43,7 +41,6 @@ function foreignIdentifier(schema: unknown, depth = 0): boolean {
   return false;
 }
 
-/** The resource's URL as a catalog key, or why it cannot be one. */
 function resourceKey(resource: unknown, template: string | undefined): { url: string } | BazaarRejection {
   if (!isObject(resource) || resource.url === undefined) return reject("resource_missing", "the payload names no resource.url to catalog", "/paymentPayload/resource/url");
   if (typeof resource.url !== "string" || resource.url.length > 2048) return reject("resource_url_invalid", "resource.url is not a URL of at most 2048 characters", "/paymentPayload/resource/url");
@@ -59,9 +56,8 @@ function resourceKey(resource: unknown, template: string | undefined): { url: st
 }
 
 /**
- * The payload's bazaar extension: null when it carries none (nothing to answer), the catalog key and
- * facts when it is valid, or the first rule it breaks. The rules are C5's (lib/x402/bazaar.ts), the
- * spec's `$id`/`$ref` rule, and the resource it describes.
+ * Null when it carries none; else the catalog key and facts, or the first rule it breaks (C5, the spec's `$id`/`$ref`
+ * rule, the resource).
  */
 export function readPayloadBazaar(payload: { resource?: unknown; extensions?: unknown }): ReadBazaar | BazaarRejection | null {
   if (!isObject(payload.extensions) || !("bazaar" in payload.extensions)) return null;
@@ -81,7 +77,7 @@ export function isRejection(r: ReadBazaar | BazaarRejection | null): r is Bazaar
   return r !== null && "code" in r;
 }
 
-/** The header's value: base64 of `{"bazaar": {status, rejectedReason?}}`. */
+/** base64 of `{"bazaar": {status, rejectedReason?}}`. */
 export function encodeExtensionResponses(bazaar: BazaarExtensionResponse): string {
   return Buffer.from(JSON.stringify({ bazaar }), "utf8").toString("base64");
 }

@@ -1,15 +1,6 @@
 /**
- * C5 "Discovery schema" (docs/spec/trust-rubric.md): the bazaar extension's input and output are present and are
- * valid JSON Schema. In x402 v2 the extension is `extensions.bazaar = {info, schema}`: `info` holds
- * the input/output description (an example body or query, an output example) and `schema` is a
- * JSON Schema 2020-12 document that validates `info`, so the request and response schemas live at
- * `schema.properties.input` and `schema.properties.output`. v1 carried `outputSchema` on each
- * requirement instead.
- *
- * Two copies of the specification circulate (ARCHITECTURE.md): coinbase/x402 names an MCP tool
- * `tool`; x402-foundation/x402 names it `toolName` and adds `resource.serviceName`, `tags` and
- * `iconUrl`. Both are accepted and the reading is recorded: "x402-foundation" when a field only
- * that copy defines is used, otherwise "coinbase" (the shape both copies share).
+ * C5 "Discovery schema" (docs/spec/trust-rubric.md) for v2 `extensions.bazaar` and v1 `outputSchema`; both spec
+ * copies are accepted and the reading recorded.
  */
 import type Ajv2020 from "ajv/dist/2020";
 import { sellerAjv, sellerSchemas } from "@/lib/seller-schema";
@@ -25,9 +16,7 @@ export interface BazaarFacts {
   reading: BazaarReading | null;
   kind: "http" | "mcp" | null;
   method: string | null;
-  /** The JSON Schema of the request body (or query, or MCP tool input). */
   requestSchema: JsonSchema | null;
-  /** The JSON Schema of the response (the schema of `info.output.example`). */
   responseSchema: JsonSchema | null;
   requestExample: unknown;
   responseExample: unknown;
@@ -41,7 +30,7 @@ const EMPTY: BazaarFacts = {
   requestExample: undefined, responseExample: undefined, serviceName: null, tags: null, iconUrl: null,
 };
 
-// One shared validator: compiling the 2020-12 meta-schema is the expensive part.
+// Compiling the 2020-12 meta-schema is the expensive part.
 let ajv: Ajv2020 | null = null;
 function metaValidator(): Ajv2020 {
   if (!ajv) {
@@ -52,11 +41,10 @@ function metaValidator(): Ajv2020 {
 
 const problemsCache = new Map<string, string | null>();
 
-/** Meta-validate a JSON Schema (2020-12); returns ajv's first errors in plain words, or null when valid. */
 export function jsonSchemaProblems(schema: unknown): string | null {
   if (typeof schema === "boolean") return null;
   if (!isObject(schema)) return "is not a JSON Schema object";
-  // Sellers send the same schema on every 402: remember the verdict (bounded).
+  // Sellers send the same schema on every 402: the verdict is remembered (bounded).
   const key = JSON.stringify(schema);
   const cached = problemsCache.get(key);
   if (cached !== undefined) return cached;
@@ -77,7 +65,7 @@ function metaValidate(schema: Record<string, unknown>): string | null {
   }
 }
 
-/** True when a schema refers outside itself (`$ref` not starting with "#"), which we never follow. */
+/** Never followed. */
 export function hasExternalRef(schema: unknown, depth = 0): boolean {
   if (depth > 64) return false;
   if (Array.isArray(schema)) return schema.some((s) => hasExternalRef(s, depth + 1));
@@ -99,7 +87,6 @@ function detectReading(resource: unknown, input: unknown): { reading: BazaarRead
 
 const fail = (code: string, message: string, ptr: string): Finding => ({ check: "C5", severity: "fail", code, message, pointer: ptr });
 
-/** C5 for an x402 v2 PaymentRequired. */
 export function checkBazaarV2(pr: Record<string, unknown>): { facts: BazaarFacts; findings: Finding[] } {
   const findings: Finding[] = [];
   const base = pointer("extensions", "bazaar");
@@ -138,12 +125,10 @@ export function checkBazaarV2(pr: Record<string, unknown>): { facts: BazaarFacts
   if (schemaValid && output && !outputSchema) findings.push(fail("bazaar_output_schema_missing", "The bazaar schema has no schema for the output (`schema.properties.output`).", base + "/schema/properties/output"));
 
   if (schemaValid && info) {
-    // The same check as @x402/extensions' validateDiscoveryExtension (info validates against its
-    // schema), with compiled schemas cached: the library builds a new Ajv per call (~10 ms), which
-    // dominated a probe of many endpoints that publish the same schema.
+    // Compiled schemas cached: the library builds a new Ajv per call (~10 ms).
     const consistency = safeValidate(() => infoMatchesSchema(schema, info));
     if (!consistency.valid) findings.push(fail("bazaar_info_mismatch", `The bazaar info does not validate against its own schema: ${consistency.errors.slice(0, 3).join("; ")}.`, base + "/info"));
-    // coinbase names the MCP tool `tool`; the library checks the foundation's `toolName`, so translate.
+    // The library checks the foundation's `toolName`, so translate coinbase's `tool`.
     const specExt = reading === "coinbase" && input && input.type === "mcp" && "tool" in input
       ? { ...ext, info: { ...info, input: { ...input, toolName: input.tool } } }
       : ext;
@@ -171,7 +156,6 @@ export function checkBazaarV2(pr: Record<string, unknown>): { facts: BazaarFacts
   return { facts, findings };
 }
 
-/** C5 for x402 v1: `outputSchema = {input, output}` on the first requirement that has one. */
 export function checkBazaarV1(accepts: unknown[]): { facts: BazaarFacts; findings: Finding[] } {
   const findings: Finding[] = [];
   const index = accepts.findIndex((a) => isObject(a) && a.outputSchema != null);
@@ -203,7 +187,6 @@ export function checkBazaarV1(accepts: unknown[]): { facts: BazaarFacts; finding
   };
 }
 
-/** `info` against the extension's own schema (throws SchemaRefused for a schema the compiler refuses). */
 export function infoMatchesSchema(schema: unknown, info: unknown): { valid: boolean; errors: string[] } {
   const validate = sellerSchemas.compile(schema as object);
   if (validate(info)) return { valid: true, errors: [] };

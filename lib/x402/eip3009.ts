@@ -1,11 +1,10 @@
 /**
- * EIP-3009 as the payment path reads it (production code, any chain): the typed data an `exact`
- * authorization is signed with, and the two events a settling token emits. The test USDC
- * (contracts/TestUSDC.sol) implements the same; devchain/compile.test.ts holds them together.
+ * EIP-3009 as the payment path reads it (production, any chain): the typed data and the settling token's events.
+ * contracts/TestUSDC.sol matches; devchain/compile.test.ts holds them together.
  */
 import { parseAbi } from "viem";
 
-/** The fields both EIP-3009 transfer authorizations sign (the same as Circle's FiatToken). */
+/** As Circle's FiatToken. */
 const AUTHORIZATION_FIELDS = [
   { name: "from", type: "address" },
   { name: "to", type: "address" },
@@ -15,7 +14,6 @@ const AUTHORIZATION_FIELDS = [
   { name: "nonce", type: "bytes32" },
 ] as const;
 
-/** The EIP-712 types an EIP-3009 authorization is signed with. */
 export const EIP3009_TYPES = {
   TransferWithAuthorization: AUTHORIZATION_FIELDS,
   ReceiveWithAuthorization: AUTHORIZATION_FIELDS,
@@ -25,16 +23,15 @@ export const EIP3009_TYPES = {
   ],
 } as const;
 
-/** The one type an x402 `exact` (and an MPP EVM `charge`) authorization is signed with. */
+/** For x402 `exact` and MPP EVM `charge`. */
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = { TransferWithAuthorization: AUTHORIZATION_FIELDS } as const;
 
-/** What a settlement leaves in its receipt: the authorization spent, and the transfer it made. */
+/** The authorization spent, and the transfer it made. */
 export const EIP3009_EVENTS = parseAbi([
   "event Transfer(address indexed from, address indexed to, uint256 value)",
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
 ]);
 
-/** The reads a buyer-side check makes of an EIP-3009 token. */
 export const EIP3009_READS = parseAbi([
   "function balanceOf(address account) view returns (uint256)",
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
@@ -42,7 +39,7 @@ export const EIP3009_READS = parseAbi([
   "function version() view returns (string)",
 ]);
 
-/** What the facilitator's preflight reads and simulates: the payer's balance, the nonce, both transfer forms. */
+/** Balance, nonce, both transfer forms. */
 export const EIP3009_SETTLE_ABI = parseAbi([
   "function balanceOf(address account) view returns (uint256)",
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",

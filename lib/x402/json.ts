@@ -1,6 +1,4 @@
-/** Small JSON helpers shared by the x402 and MPP parsers: pointers, deep comparison, walking strings. */
-
-/** RFC 6901 JSON pointer from path segments. */
+/** RFC 6901. */
 export function pointer(...segments: Array<string | number>): string {
   return segments.map((s) => "/" + String(s).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
 }
@@ -9,10 +7,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * The pointer of the first place two JSON values differ, or null when they are equal.
- * Key order does not matter (header and body are serialised independently).
- */
+/** Null when equal; key order does not matter. */
 export function firstDifference(a: unknown, b: unknown, at = ""): string | null {
   if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length !== b.length) return at || "/";
@@ -33,9 +28,9 @@ export function firstDifference(a: unknown, b: unknown, at = ""): string | null 
   return Object.is(a, b) ? null : at || "/";
 }
 
-/** Every string inside a JSON value, with its pointer (keys are yielded too: a field named "privateKey" is an ask). */
+/** Keys too: a field named "privateKey" is an ask. */
 export function* walkStrings(value: unknown, at = "", depth = 0): Generator<{ pointer: string; text: string; isKey: boolean }> {
-  if (depth > 32) return; // a hostile document can nest deeply; the ask would be visible nearer the top
+  if (depth > 32) return; // a hostile document can nest deeply
   if (typeof value === "string") {
     yield { pointer: at, text: value, isKey: false };
   } else if (Array.isArray(value)) {
@@ -49,7 +44,7 @@ export function* walkStrings(value: unknown, at = "", depth = 0): Generator<{ po
   }
 }
 
-/** Case-insensitive header lookup over a plain record (safeFetch lower-cases names) or a Headers object. */
+/** Plain records have lower-cased names (safeFetch). */
 export type HeaderBag = Record<string, string | string[] | undefined> | { get(name: string): string | null };
 
 export function getHeader(headers: HeaderBag, name: string): string | null {

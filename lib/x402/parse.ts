@@ -1,10 +1,4 @@
-/**
- * Parse and validate an x402 challenge (docs/spec/trust-rubric.md checks C1–C5 and S4) from an unpaid response.
- * v2 carries the PaymentRequired base64-encoded in the `PAYMENT-REQUIRED` header (decoded with
- * @x402/core's own `decodePaymentRequiredHeader`); v1 carries it as the JSON body. Every problem is
- * a Finding with its check id, a stable code, plain words and a JSON pointer into the decoded
- * object; nothing a seller sends makes this throw.
- */
+/** Parses an x402 challenge into findings (docs/spec/trust-rubric.md C1–C5, S4); it never throws. */
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { PaymentRequiredV1Schema, PaymentRequiredV2Schema } from "@x402/core/schemas";
 import { getAddress, isAddress } from "viem";
@@ -21,25 +15,20 @@ export interface X402Response {
 }
 
 export interface ParseX402Options {
-  /** Tokens the listing declares beyond the canonical USDC table (C3's "or a declared token"). */
   declaredTokens?: readonly DeclaredToken[];
 }
 
 export interface X402ParseResult extends ChallengeEvidence {
   kind: ChallengeKind;
-  /** Where the challenge was read: the v2 header, the body, or both (C4 compared them). */
   source: "header" | "body" | "both" | null;
-  /** The decoded header and body challenges as received (either may be absent). */
   header: unknown;
   body: unknown;
   bazaar: BazaarFacts | null;
   findings: Finding[];
 }
 
-/** Payment schemes x402 defines (@x402/evm 2.27: exact, upto, batch-settlement, auth-capture). */
 export const KNOWN_SCHEMES = ["exact", "upto", "batch-settlement", "auth-capture"] as const;
 
-/** C2: maxTimeoutSeconds bounds, docs/spec/trust-rubric.md C2 ("maxTimeoutSeconds 30-3600"). */
 export const MIN_TIMEOUT_S = 30;
 export const MAX_TIMEOUT_S = 3600;
 
@@ -68,7 +57,7 @@ export function parseX402(response: X402Response, options: ParseX402Options = {}
     }
   }
 
-  // --- read the body: any JSON object carrying x402Version is a challenge (v1, or v2 echoed) ---
+  // --- read the body: any JSON object carrying x402Version (v1, or v2 echoed) ---
   let body: unknown = undefined;
   const text = bodyText(response.body).trim();
   if (text.startsWith("{")) {
@@ -76,7 +65,6 @@ export function parseX402(response: X402Response, options: ParseX402Options = {}
       const parsed: unknown = JSON.parse(text);
       if (isObject(parsed) && "x402Version" in parsed) body = parsed;
     } catch {
-      /* a non-JSON body is not an x402 body; S5 judges the content type elsewhere */
     }
   }
 
@@ -84,7 +72,6 @@ export function parseX402(response: X402Response, options: ParseX402Options = {}
   const primary = (header ?? body) as Record<string, unknown> | undefined;
   const empty: X402ParseResult = { kind: "none", valid: false, source, header, body, bazaar: null, findings, requirements: [], x402: undefined, bazaarReading: null };
   if (!primary) {
-    // A header we could not decode is still an x402 attempt: say so rather than "none".
     return headerRaw !== null ? { ...empty, kind: "x402-v2" } : empty;
   }
 
@@ -129,14 +116,14 @@ export function parseX402(response: X402Response, options: ParseX402Options = {}
     requirements.push(n);
   });
 
-  // --- the library's own schema, for anything the named checks above did not cover ---
+  // --- the library's own schema, for anything the checks above missed ---
   const schema = kind === "x402-v1" ? PaymentRequiredV1Schema : PaymentRequiredV2Schema;
   const parsed = schema.safeParse(primary);
   if (!parsed.success) {
     const covered = new Set(findings.filter((f) => f.pointer).map((f) => f.pointer!));
     for (const issue of parsed.error.issues) {
       const ptr = pointer(...issue.path);
-      if (issue.path[0] === "x402Version") continue; // reported as version_* above
+      if (issue.path[0] === "x402Version") continue;
       if ([...covered].some((c) => ptr === c || ptr.startsWith(c + "/") || c.startsWith(ptr + "/") || c === ptr)) continue;
       const check = issue.path[0] === "accepts" && issue.path.length > 2 ? "C2" : "C1";
       findings.push(finding(check, "fail", "schema_violation", `${ptr || "(root)"}: ${issue.message} (x402 ${kind === "x402-v1" ? "v1" : "v2"} schema).`, ptr || "/"));
@@ -157,15 +144,13 @@ export function parseX402(response: X402Response, options: ParseX402Options = {}
   const bz = kind === "x402-v1" ? checkBazaarV1(list) : checkBazaarV2(primary);
   findings.push(...bz.findings);
 
-  // --- S4: no secret asks in anything the challenge publishes ---
-  // When the body echoes the header exactly (C4 passed), one scan covers both.
+  // --- S4: an exactly echoed body is scanned once.
   const bodyIsEcho = source === "both" && !findings.some((f) => f.code === "header_body_disagree");
   findings.push(...findSecretAsks([
     ...(header !== undefined ? [{ json: header, label: "PAYMENT-REQUIRED header" }] : []),
     ...(body !== undefined && !bodyIsEcho ? [{ json: body, label: "402 body" }] : []),
   ]));
 
-  // C3 is unmeasured, not passed, when no requirement's asset could be looked up in the table.
   const c3Measured = requirements.length > findings.filter((f) => f.code === "asset_unverified").length;
   addPasses(findings, c3Measured ? ["C1", "C2", "C3", "C5", "S4"] : ["C1", "C2", "C5", "S4"]);
   const valid = !findings.some((f) => (f.check === "C1" || f.check === "C2") && f.severity === "fail");
@@ -176,12 +161,10 @@ function checkRequirement(req: Record<string, unknown>, i: number, kind: Challen
   const at = (field: string) => pointer("accepts", i, field);
   const v1 = kind === "x402-v1";
 
-  // scheme
   const scheme = typeof req.scheme === "string" ? req.scheme : "";
   if (!scheme) findings.push(finding("C2", "fail", "scheme_missing", `accepts[${i}] has no scheme.`, at("scheme")));
   else if (!(KNOWN_SCHEMES as readonly string[]).includes(scheme)) findings.push(finding("C2", "fail", "scheme_unknown", `accepts[${i}] uses scheme "${scheme}", which is not one x402 defines (${KNOWN_SCHEMES.join(", ")}).`, at("scheme")));
 
-  // network: CAIP-2 in v2; v1 names map through the table
   const rawNetwork = typeof req.network === "string" ? req.network : "";
   let network = rawNetwork;
   if (!rawNetwork) findings.push(finding("C2", "fail", "network_missing", `accepts[${i}] has no network.`, at("network")));
@@ -194,21 +177,18 @@ function checkRequirement(req: Record<string, unknown>, i: number, kind: Challen
     findings.push(finding("C2", "fail", "network_not_caip2", `accepts[${i}] network "${rawNetwork}" is not a CAIP-2 id${hint ? ` (v2 expects "${hint}")` : ""}.`, at("network")));
   }
 
-  // amount: atomic units as an integer string (v1: maxAmountRequired)
   const amountField = v1 ? "maxAmountRequired" : "amount";
   const rawAmount = req[amountField];
   const amount = typeof rawAmount === "string" ? rawAmount : rawAmount === undefined ? "" : String(rawAmount);
   if (rawAmount === undefined) findings.push(finding("C2", "fail", "amount_missing", `accepts[${i}] has no ${amountField}.`, at(amountField)));
   else if (typeof rawAmount !== "string" || !/^\d+$/.test(rawAmount)) findings.push(finding("C2", "fail", "amount_not_integer", `accepts[${i}].${amountField} must be an integer string of atomic units; got ${JSON.stringify(rawAmount)}.`, at(amountField)));
 
-  // payTo: a checksummed address on EVM networks
   const payTo = typeof req.payTo === "string" ? req.payTo : "";
   const evm = network.startsWith("eip155:");
   if (!payTo) findings.push(finding("C2", "fail", "payto_missing", `accepts[${i}] has no payTo.`, at("payTo")));
   else if (evm) {
     if (!isAddress(payTo, { strict: false })) findings.push(finding("C2", "fail", "payto_invalid", `accepts[${i}].payTo "${payTo}" is not an EVM address.`, at("payTo")));
-    // viem's strict isAddress still accepts an all-lowercase address (it carries no checksum at all);
-    // docs/spec/trust-rubric.md C2 asks for a checksummed payTo, so compare with the EIP-55 form instead.
+    // viem's isAddress accepts all-lowercase; C2 asks for checksummed.
     else if (payTo !== getAddress(payTo)) {
       findings.push(finding("C2", "fail", "payto_not_checksummed", `accepts[${i}].payTo is not EIP-55 checksummed; expected ${getAddress(payTo)}.`, at("payTo")));
     }
@@ -216,19 +196,16 @@ function checkRequirement(req: Record<string, unknown>, i: number, kind: Challen
     findings.push(finding("C2", "fail", "payto_invalid", `accepts[${i}].payTo "${payTo}" is not a Solana address (base58).`, at("payTo")));
   }
 
-  // maxTimeoutSeconds 30–3600
   const timeout = req.maxTimeoutSeconds;
   if (timeout === undefined) findings.push(finding("C2", "fail", "timeout_missing", `accepts[${i}] has no maxTimeoutSeconds.`, at("maxTimeoutSeconds")));
   else if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout < MIN_TIMEOUT_S || timeout > MAX_TIMEOUT_S) {
     findings.push(finding("C2", "fail", "timeout_out_of_range", `accepts[${i}].maxTimeoutSeconds is ${JSON.stringify(timeout)}; it should be ${MIN_TIMEOUT_S}–${MAX_TIMEOUT_S} seconds.`, at("maxTimeoutSeconds")));
   }
 
-  // C3: the asset is the canonical USDC (or a declared token) of that network, with its EIP-712 domain
   const asset = typeof req.asset === "string" ? req.asset : "";
   const extra = isObject(req.extra) ? req.extra : null;
   if (!asset) findings.push(finding("C2", "fail", "asset_missing", `accepts[${i}] has no asset.`, at("asset")));
   else if (evm && !isAddress(asset, { strict: false })) {
-    // A symbol ("USDC") where the contract belongs: nothing a payer can sign against, so not payable.
     findings.push(finding("C2", "fail", "asset_not_address", `accepts[${i}].asset ${JSON.stringify(asset)} is not a token contract address; on ${network} the asset is the contract${canonicalHint(network)}.`, at("asset")));
   } else if (network.startsWith("solana:") && !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(asset)) {
     findings.push(finding("C2", "fail", "asset_not_address", `accepts[${i}].asset ${JSON.stringify(asset)} is not an SPL mint address (base58)${canonicalHint(network)}.`, at("asset")));
@@ -256,14 +233,13 @@ function checkAsset(network: string, asset: string, extra: Record<string, unknow
   if (!known) {
     const onNetwork = assetsOnNetwork(network);
     if (onNetwork.length === 0) {
-      // We hold no table entry for this network: unmeasured, never failed (docs/spec/trust-rubric.md C3 validity).
+      // No table entry: unmeasured, never failed.
       findings.push(finding("C3", "info", "asset_unverified", `No asset table entry for network ${network}; the asset ${asset} was not verified.`, at("asset")));
     } else {
       findings.push(finding("C3", "fail", "asset_not_canonical", `accepts[${i}].asset ${asset} is not the canonical ${onNetwork.map((a) => `${a.symbol} (${a.address})`).join(" or ")} on ${network}, nor a declared token.`, at("asset")));
     }
     return;
   }
-  // EIP-712 domain: the exact EVM scheme signs EIP-3009 against (extra.name, extra.version).
   const domains = known.domains ?? [];
   if (!network.startsWith("eip155:") || domains.length === 0) return;
   const name = extra?.name;
@@ -282,7 +258,6 @@ function checkAsset(network: string, asset: string, extra: Record<string, unknow
   }
 }
 
-/** One explicit pass per check that was measured and found nothing failing, so "passed" differs from "not measured". */
 function addPasses(findings: Finding[], checks: string[]): void {
   for (const check of checks) {
     if (!findings.some((f) => f.check === check && f.severity === "fail")) {

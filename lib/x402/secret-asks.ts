@@ -1,8 +1,6 @@
 /**
- * S4 "No secret asks" (docs/spec/trust-rubric.md): the 402 and the docs never ask for keys, seed phrases or auth
- * headers beyond x402. These are pattern checks of the published text, as the seed says: a clever
- * ask in prose can pass. They aim at the asks an agent could act on: imperative phrasing, input
- * fields named after secrets, and request headers that carry credentials.
+ * S4 "No secret asks" (docs/spec/trust-rubric.md): pattern checks for imperative asks, secret-named input fields and
+ * credential headers. A clever ask in prose can pass.
  */
 import type { Finding } from "@/lib/evidence";
 import { walkStrings } from "./json";
@@ -10,21 +8,20 @@ import { walkStrings } from "./json";
 const SECRET =
   "(?:private[\\s_-]?key|secret[\\s_-]?key|seed[\\s_-]?phrase|recovery[\\s_-]?phrase|mnemonic|wallet[\\s_-]?password|api[\\s_-]?key|access[\\s_-]?token|bearer[\\s_-]?token|auth(?:orization)?[\\s_-]?header|password)";
 const ASK = "(?:send|provide|include|enter|paste|supply|share|submit|attach|add|give|put|type|upload)";
-/** "send us your private key", "include your API key in the X-Api-Key header". */
+/** "send us your private key". */
 const IMPERATIVE = new RegExp(`\\b${ASK}\\b[^.!?\\n]{0,40}?\\b${SECRET}`, "i");
-/** A negation just before the verb turns an ask into advice ("never send your seed phrase"). */
+/** "never send your seed phrase" is advice. */
 const NEGATED = /\b(?:never|not|don'?t|do not|no one|nobody|won'?t|will not)\b[^.!?\n]{0,12}$/i;
-/** A field whose name is a secret (an input schema asking for `privateKey`, `mnemonic` …). */
 const SECRET_FIELD = /^(?:private_?key|privkey|secret_?key|seed_?phrase|seed|mnemonic|recovery_?phrase|wallet_?password|password)$/i;
-/** Request headers that carry credentials other than x402's own. */
+/** Beyond x402's own. */
 const CREDENTIAL_HEADER = /^(?:authorization|proxy-authorization|x-api-key|api-key|x-auth-token|x-access-token|cookie)$/i;
 
 export interface SecretAskSource {
-  /** Decoded JSON (the PaymentRequired, the MPP request) whose strings and keys are checked. */
+  /** The PaymentRequired, the MPP request. */
   json?: unknown;
-  /** Free text (a docs page, a text body). */
+  /** A docs page, a text body. */
   text?: string;
-  /** Where the source came from, prefixed to pointers in messages ("header", "body", "docs"). */
+  /** Prefixed to pointers in messages ("header", "body", "docs"). */
   label: string;
 }
 
@@ -48,7 +45,7 @@ export function findSecretAsks(sources: SecretAskSource[]): Finding[] {
       if (ask) findings.push({ check: "S4", severity: "fail", code: "asks_for_secret", message: `The ${src.label} asks for a secret: "${ask}".` });
     }
   }
-  // The same ask in the header and the echoed body is one ask.
+  // The same ask in header and echoed body is one.
   const seen = new Set<string>();
   return findings.filter((f) => {
     const key = `${f.code}|${f.pointer ?? ""}|${f.message.replace(/^The [^:]+ asks/, "")}`;
@@ -58,10 +55,9 @@ export function findSecretAsks(sources: SecretAskSource[]): Finding[] {
   });
 }
 
-/** A cheap first pass: most strings in a 402 name no secret at all. */
+/** Most strings in a 402 name no secret. */
 const SECRET_HINT = new RegExp(SECRET, "i");
 
-/** The first un-negated imperative ask in a text, trimmed for the message, or null. */
 function imperativeAsk(text: string): string | null {
   if (!SECRET_HINT.test(text)) return null;
   const re = new RegExp(IMPERATIVE.source, "gi");
