@@ -46,26 +46,26 @@ export function ReportNotices({ report, analysisId }: { report: SellerReport; an
   const { listing } = report;
   return (
     <>
-      {report.rubricNotice && (
-        <div role="status" className="flex flex-wrap items-center justify-between gap-3 rounded-xl border border-sky-300 bg-sky-50 p-4 text-sm text-sky-950">
-          <p>
-            <strong>{report.rubricNotice.text}</strong> This result was re-scored under {report.rubricNotice.version}.
+        {report.rubricNotice && (
+          <div role="status" className="flex flex-wrap items-center justify-between gap-3 rounded-xl border border-sky-300 bg-sky-50 p-4 text-sm text-sky-950">
+            <p>
+              <strong>{report.rubricNotice.text}</strong> This result was re-scored under {report.rubricNotice.version}.
+            </p>
+            <form action={acknowledgeNoticeAction.bind(null, listing.id)}>
+              <button type="submit" className="rounded-md border border-sky-400 bg-white px-3 py-1.5 font-medium hover:bg-sky-100">Dismiss</button>
+            </form>
+          </div>
+        )}
+        {report.verification.reset && (
+          <p role="status" data-testid="verification-reset" className="rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950">
+            Verification reset {timeAgo(report.verification.reset.at)}: {report.verification.reset.reason}. The catalog&apos;s canary pays your endpoints again as they are listed now (that run was put first in its queue). Verification now: <strong>{report.verification.status}</strong>.
           </p>
-          <form action={acknowledgeNoticeAction.bind(null, listing.id)}>
-            <button type="submit" className="rounded-md border border-sky-400 bg-white px-3 py-1.5 font-medium hover:bg-sky-100">Dismiss</button>
-          </form>
-        </div>
-      )}
-      {report.verification.reset && (
-        <p role="status" data-testid="verification-reset" className="rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950">
-          Verification reset {timeAgo(report.verification.reset.at)}: {report.verification.reset.reason}. The catalog&apos;s canary pays your endpoints again as they are listed now (that run was put first in its queue). Verification now: <strong>{report.verification.status}</strong>.
-        </p>
-      )}
-      {report.lastFailure && !analysisId && (
-        <p role="alert" className="rounded-xl border border-red-200 bg-red-50 p-4 text-sm text-red-900">
-          The last analysis failed{report.lastFailure.finishedAt ? ` ${timeAgo(report.lastFailure.finishedAt)}` : ""}: {report.lastFailure.error ?? "no reason recorded"}. Check that the service answers at its base URL, then re-analyse.
-        </p>
-      )}
+        )}
+        {report.lastFailure && !analysisId && (
+          <p role="alert" className="rounded-xl border border-red-200 bg-red-50 p-4 text-sm text-red-900">
+            The last analysis failed{report.lastFailure.finishedAt ? ` ${timeAgo(report.lastFailure.finishedAt)}` : ""}: {report.lastFailure.error ?? "no reason recorded"}. Check that the service answers at its base URL, then re-analyse.
+          </p>
+        )}
     </>
   );
 }
