@@ -1,10 +1,5 @@
 "use client";
-/**
- * "Re-analyse" with live progress: POST /api/listings/:id/reanalyse queues an analysis, then
- * TanStack Query polls GET /api/analyses/:id every 700 ms through queued → probing (endpoint n of m,
- * as the worker reports it) → scoring → stored, and the report is refreshed (router.refresh()) once
- * the result is stored.
- */
+/** "Re-analyse": queues an analysis, polls its progress every 700 ms, and refreshes the report once the result is stored. */
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";

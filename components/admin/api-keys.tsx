@@ -1,9 +1,5 @@
 "use client";
-/**
- * The admins' API keys: create one by name and scopes (POST /api/admin/api-keys; the secret is shown
- * once, with a copy button), see each key's scopes, prefix, when it was made and last used, and revoke it
- * (DELETE /api/admin/api-keys/:id) after a confirmation. A toast says what was done.
- */
+/** The admins' API keys: create one (its secret shown once), list them, and revoke one after a confirmation. */
 import { useRouter } from "next/navigation";
 import { useMemo, useState, useTransition } from "react";
 import type { ApiKeyInfo } from "@/lib/apikeys";

@@ -1,9 +1,7 @@
 "use client";
 /**
- * The listing editor, the client boundary: every field the readiness rules read, validation by JSON
- * pointer on the server (the save's own gate; ajv stays out of the bundle) and a live provisional
- * estimate in the browser. Edits are never lost: limits are checked as the seller types, and a
- * refused save (validation, conflict, the action's 1 MiB body limit) is shown beside the fields.
+ * The listing editor, the client boundary. Validation runs on the server (the save's own gate, so ajv
+ * stays out of the bundle); edits are never lost: a refused save is shown beside the fields.
  */
 import { useState } from "react";
 import type { ListingDocument } from "@/lib/listing-document/document";
