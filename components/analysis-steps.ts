@@ -1,7 +1,4 @@
-/**
- * The steps of an analysis as the owner sees them (issue 19 item 7): queued, probing (endpoint n of
- * m, as the worker reports on its heartbeat), scoring, stored. Pure; the re-analyse button renders them.
- */
+/** An analysis's steps as the owner sees them: queued, probing (endpoint n of m, from the worker's heartbeat), scoring, stored. */
 export interface StepInput {
   state: string;
   step: string;

@@ -1,9 +1,7 @@
 "use client";
 /**
- * The badge builder on the seller's report (issue 19 item 6): style, label and logo, a live preview
- * of exactly the URL the seller will paste (the route answers an error badge for a label the label
- * rule refuses, so the preview shows that too), and copy buttons for Markdown, HTML and the URL.
- * The label and logo are signed into the badge (docs/BADGES.md).
+ * The badge builder on the seller's report: style, label and logo (signed into the badge,
+ * docs/BADGES.md), a live preview of exactly the URL the seller will paste, and copy buttons.
  */
 import { useMemo, useState } from "react";
 import { labelRuleError } from "@/lib/badges/label";

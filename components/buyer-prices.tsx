@@ -1,8 +1,4 @@
-/**
- * The seller's report: the prices as buyers see them on the public page, through the same price
- * display (components/price-display.tsx), so a seller sees at once what the catalog says of their
- * price (fixed or dynamic as declared, the live quote the monitor last read, the network).
- */
+/** On the seller's report: the prices as buyers see them, through the same price display. */
 import { EndpointPrice } from "./price-display";
 import { endpointKey, type EndpointQuote } from "@/lib/catalog/listing-page";
 import type { PricedEndpoint } from "@/lib/catalog/price";

@@ -34,7 +34,6 @@ export function CopyButton({ text, label = "Copy", name, className = "", disable
   );
 }
 
-/** A code block with its copy button. */
 export function CopyableCode({ code, label }: { code: string; label: string }) {
   return (
     <div className="relative min-w-0">

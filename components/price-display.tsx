@@ -1,8 +1,4 @@
-/**
- * The one price display on buyer pages (lib/catalog/price.ts computes it): the listed price or range
- * in dollars, fixed or dynamic as declared ("not declared" otherwise), the live quote last seen and
- * when, the network by name. `compact` is the tile's one line for a whole listing.
- */
+/** The one price display on buyer pages (lib/catalog/price.ts computes it): listed price or range, live quote, network. */
 import { listingPriceSummary, priceView, type PricedEndpoint, type PriceMode, type QuoteSeen } from "@/lib/catalog/price";
 import { timeAgo } from "@/lib/format";
 

@@ -12,11 +12,7 @@ function origin(url: string): string | null {
   }
 }
 
-/**
- * Evidence probed at another base URL than the listing's own (e.g. the demo's seeded evidence, taken at
- * a public https host on Base, for a listing served over http on the local chain): said, so its TLS and
- * networks are not read as the listing's. Null when they agree.
- */
+/** Evidence probed at another base URL than the listing's (the demo's seed): said, so its TLS and networks are not read as the listing's. */
 export function evidenceElsewhere(probeBaseUrl: string, listingBaseUrl: string | null | undefined): string | null {
   if (!listingBaseUrl) return null;
   const a = origin(probeBaseUrl);

@@ -1,9 +1,5 @@
 "use client";
-/**
- * The seller's listings as a dashboard: search (title, slug, base URL), a status filter with counts,
- * a sort control, and columns for status, last analysis, readiness and last change. The rows come
- * from the page (lib/surfaces/seller-listings.ts); filtering happens here, instantly, without a round trip.
- */
+/** The seller's listings: search, status filter and sort, applied here without a round trip to the rows the page read. */
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import { timeAgo } from "@/lib/format";

@@ -12,7 +12,7 @@ export async function SiteHeader() {
           Tollgate
         </Link>
         <Link href="/catalog" className="text-sm text-muted hover:text-ink">Catalog</Link>
-        {/* Moderators list nothing of their own: their desk is Moderation (issue 19). */}
+        {/* Moderators list nothing of their own: their desk is Moderation. */}
         {actor && !isModerator(actor) && <Link href="/dashboard" className="text-sm text-muted hover:text-ink">My listings</Link>}
         {isModerator(actor) && <Link href="/admin" className="text-sm text-muted hover:text-ink">Moderation</Link>}
         {actor?.role === "admin" && <Link href="/admin/api-keys" className="text-sm text-muted hover:text-ink">API keys</Link>}

@@ -1,9 +1,5 @@
 "use client";
-/**
- * Toasts: a short confirmation that a change was saved ("Key revoked", "Saved"), announced politely
- * to screen readers and gone after a few seconds. useToast() works under <ToastProvider> (app/providers.tsx);
- * outside it, it does nothing.
- */
+/** Toasts: a short, politely announced confirmation ("Key revoked"); useToast() does nothing outside <ToastProvider>. */
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
 
 type Toast = { id: number; text: string };
@@ -11,7 +7,6 @@ const ToastContext = createContext<(text: string) => void>(() => {});
 
 export const useToast = () => useContext(ToastContext);
 
-/** How long a toast stays. */
 const TOAST_MS = 5_000;
 /** A toast carried across a navigation (set before router.push, shown on the next page). */
 const CARRY_KEY = "tollgate:toast";

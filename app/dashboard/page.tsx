@@ -13,7 +13,7 @@ export const metadata: Metadata = { title: "My listings" };
 export default async function DashboardPage() {
   const actor = await currentActor();
   if (!actor) redirect("/signin?callbackUrl=/dashboard");
-  // Moderators list nothing of their own: their desk is /admin (issue 19).
+  // Moderators list nothing of their own: their desk is /admin.
   if (isModerator(actor) && !actor.organizationId) redirect("/admin");
   const listings = await listOwnListings(actor);
   return (

@@ -1,12 +1,8 @@
 /**
- * /mcp — the catalog over the Model Context Protocol (Streamable HTTP, stateless: a fresh server and
- * transport per request, so any instance can answer any request). Tools:
- * - `search_catalog`: keyless search, relevance only (the same as /ard/search).
- * - `select_services`: the /router/select shortlist (docs/SELECTION.md); needs an API key sent as this HTTP request's
- *   `Authorization: Bearer tg_…` header, holding the scope `router:select` as the route needs, and honours `Catalog-Api-Version` like the route does.
- *   `include` brings back what the evidence rules leave out, as on the route.
- * - `preflight`: whether the signed attestation vouches for a payment's exact terms (./preflight-tool.ts).
- * The tools call the same lib functions as the HTTP routes, with the same validation.
+ * /mcp: the catalog over the Model Context Protocol (Streamable HTTP, stateless: a fresh server and
+ * transport per request). Tools: `search_catalog` (keyless, as /ard/search); `select_services` (the
+ * /router/select shortlist, docs/SELECTION.md: a Bearer key with `router:select`, as on the route);
+ * `preflight` (./preflight-tool.ts). Each calls the same lib functions as the HTTP routes.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -108,12 +104,9 @@ async function handle(incoming: Request): Promise<Response> {
     // Per client address, then the deployment's ceiling, before a byte of the body (docs/LIMITS.md).
     await takeRateLimit("mcp", clientAddress(incoming.headers, limitsConfig().trustedProxies));
     await takeRateLimit("mcpAll", "*");
-    // The body is read here, bounded (lib/http.ts: Content-Length, then the streamed count; 413 past
-    // 256 KiB), and handed to the transport whole; search_catalog needs no key, so there is no caller
-    // to authenticate first.
+    // Read bounded (lib/http.ts) and handed on whole; search_catalog needs no key, so no caller to authenticate first.
     const text = incoming.method === "POST" ? await readBodyText(incoming, BODY_LIMITS.mcp, "an MCP message") : null;
-    // Every string of the message (a tool's query or task included) must be storable text: a NUL or a
-    // lone surrogate is a 400 naming where it is. A body that is not JSON is the transport's to answer.
+    // Every string must be storable text (a NUL or lone surrogate is a 400); non-JSON is the transport's to answer.
     if (text !== null) assertStorableJson(parsedOrNull(text));
     const req = text !== null ? new Request(incoming.url, { method: "POST", headers: incoming.headers, body: text }) : incoming;
     const server = catalogServer(req);

@@ -38,8 +38,7 @@ export interface CanaryRunView {
   outcome: "verified" | "unverified" | "degraded" | null;
   reason: string | null;
   attempts: number;
-  /** Atomic units reserved against the budget. */
-  reserved: string | null;
+    reserved: string | null;
   createdAt: Date;
   finishedAt: Date | null;
   samples: CanarySampleView[];

@@ -7,8 +7,7 @@
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 
 export interface ScorePoint {
-  /** The x-axis label. */
-  label: string;
+    label: string;
   /** The score, or null for a point without one (the line breaks there). */
   value: number | null;
   /** Shown after the value in the tooltip ("B", "readiness/1.1.0"). */

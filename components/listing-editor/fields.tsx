@@ -1,8 +1,4 @@
-/**
- * The listing editor's field components. They are rendered inside ListingEditor (editor.tsx, the
- * client boundary); each input's id comes from its JSON pointer, and its validation message from
- * the FieldErrors context the editor provides.
- */
+/** The listing editor's fields: each input's id comes from its JSON pointer, its message from the FieldErrors context. */
 import { createContext, useContext, useState, type ReactNode } from "react";
 import { codePointLength, fieldMaxLength } from "@/lib/listing-document/limits";
 import { idOf, nn, type Err } from "./model";
@@ -29,7 +25,6 @@ export function Section({ title, hint, children }: { title: string; hint: string
   );
 }
 
-/** A text input (or text area) whose empty value is null. */
 export function TextField(props: {
   label: string;
   pointer: string;
@@ -65,11 +60,7 @@ export function TextField(props: {
   );
 }
 
-/**
- * "123 / 20,000": the field's length against its schema limit (lib/listing-document/limits.ts), shown
- * as the seller types; red and naming the excess when over. Fields the schema does not bound show
- * "no limit" so every field says what it accepts.
- */
+/** "123 / 20,000": the field's length against its schema limit (lib/listing-document/limits.ts), red when over. */
 export function LimitCounter({ id, pointer, value, max: own }: { id: string; pointer: string; value: string | null; max?: number }) {
   const max = own ?? fieldMaxLength(pointer);
   const len = value ? codePointLength(value) : 0;

@@ -9,7 +9,6 @@ export const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 /** The element id of the input for a JSON pointer (the error summary links to it). */
 export const idOf = (pointer: string) => `f${pointer.replace(/[^A-Za-z0-9]+/g, "-")}`;
-/** An emptied text field is null. */
 export const nn = (s: string): string | null => (s.trim() === "" ? null : s);
 const jsonText = (v: unknown) => (v === null || v === undefined ? "" : JSON.stringify(v, null, 2));
 
@@ -20,7 +19,6 @@ export function emptyPricing(): EndpointPricing {
   return { label: null, usd: null, machine: null, mode: null, dynamic: null };
 }
 
-/** The key of one JSON text area: the endpoint's index and the field. */
 export const jsonKey = (i: number, f: JsonField) => `${i}/${f}`;
 
 /** The JSON text areas' starting contents, from the endpoints' values. */

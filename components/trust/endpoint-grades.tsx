@@ -1,8 +1,6 @@
 /**
- * Each endpoint's trust grade on the public listing page (docs/TRUST.md "Where it shows"), in plain
- * words (lib/catalog/trust-words.ts): the grade with its band, or the early reading as a provisional
- * grade, how much was checked and what a grade still needs; no rule ids (the endpoint's trust page keeps
- * them). The value metrics sit below each grade, labelled as not part of it. Never enters readiness or rank.
+ * Each endpoint's trust grade on the public listing page, in plain words (lib/catalog/trust-words.ts),
+ * without rule ids (the endpoint's trust page keeps them). Never enters readiness or rank.
  */
 import Link from "next/link";
 import type { EndpointTrustSummary } from "@/lib/catalog/trust-view";

@@ -1,8 +1,4 @@
-/**
- * The seller's trust section (docs/TRUST.md "Where it shows"): each endpoint's grade and band with
- * what to fix first (the failing checks that cost the most weight, a fired gate ahead of all), the
- * same checks, chart and receipts as the public endpoint page, folded per endpoint.
- */
+/** The seller's trust section (docs/TRUST.md "Where it shows"): each endpoint's trust body with what to fix first, folded. */
 import type { EndpointTrustDetail } from "@/lib/catalog/trust-view";
 import { EndpointTrust } from "./endpoint-trust";
 

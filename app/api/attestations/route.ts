@@ -1,9 +1,4 @@
-/**
- * GET /api/attestations?url=…[&method=GET] → the latest signed attestation of the listed endpoint at
- * that URL (docs/ATTESTATIONS.md "Finding an attestation by URL"), as /api/endpoints/:id/attestation
- * answers it. 400 at /url or /method, 404 with `reason` no_endpoint, no_attestation or
- * attestation_pending; 429 past the attestation routes' rate limit.
- */
+/** GET /api/attestations?url=…[&method=GET] → the listed endpoint's latest attestation by URL (docs/ATTESTATIONS.md). */
 import { checkResourceUrl, getAttestationByUrl } from "@/lib/attest/read";
 import { AppError, toResponse } from "@/lib/errors";
 import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";

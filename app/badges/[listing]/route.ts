@@ -1,9 +1,7 @@
 /**
- * GET /badges/<slug>.svg?style=…&label=…&logo=…  the readiness badge (signed when the listing is
- *                                          published with a non-provisional result; else "not yet scored").
- * GET /badges/<slug>.dsse.json            the same badge's DSSE envelope on its own (404 when unsigned).
- * docs/BADGES.md "Serving". Anything but an envelope request answers an SVG even when it fails: an
- * error badge with the error's status (lib/badges/error-badge.ts), never JSON where an image goes.
+ * GET /badges/<slug>.svg?style=…&label=…&logo=… (the readiness badge) and /badges/<slug>.dsse.json
+ * (its DSSE envelope alone), docs/BADGES.md "Serving". Anything but an envelope answers an SVG even
+ * when it fails (lib/badges/error-badge.ts): never JSON where an image goes.
  */
 import { etagOf, ifNoneMatchHits } from "@/lib/badges/issue";
 import { parseBadgeQuery } from "@/lib/badges/query";

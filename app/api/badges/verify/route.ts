@@ -1,9 +1,6 @@
 /**
- * POST /api/badges/verify with an SVG badge (image/svg+xml or text/plain) or a DSSE envelope
- * (application/json) → {ok, verdict, reason?, keyid?, statement?, currentResultId?, checks}, checked
- * against this deployment's key set and result statuses. verdict is "valid", "superseded" (authentic,
- * but a newer result replaced it: ok is false) or "invalid". A verdict is 200; a body that cannot be
- * checked is 400; past its rate limit (per client address, and for the deployment) a 429 with Retry-After.
+ * POST /api/badges/verify with an SVG badge or a DSSE envelope → {ok, verdict, …}, checked against
+ * this deployment's key set and result statuses. "superseded" is authentic but replaced (ok false).
  */
 import { readVerifyBody, verifyLocally } from "@/lib/badges/server";
 import { toResponse } from "@/lib/errors";

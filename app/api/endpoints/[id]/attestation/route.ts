@@ -1,8 +1,4 @@
-/**
- * GET /api/endpoints/:id/attestation → the endpoint's latest signed attestation (docs/ATTESTATIONS.md):
- * {envelope, statement, evidence: {sha256, url}}. 400 for an id that cannot be one, 404 with
- * `reason` no_endpoint, no_attestation or attestation_pending; 429 past its rate limit.
- */
+/** GET /api/endpoints/:id/attestation → the endpoint's latest signed attestation (docs/ATTESTATIONS.md). */
 import { checkEndpointId, getLatestAttestation } from "@/lib/attest/read";
 import { toResponse } from "@/lib/errors";
 import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";

@@ -1,8 +1,4 @@
-/**
- * GET /api/endpoints/:id/evidence[?sha256=<hex>] → the evidence bundle's canonical bytes (RFC 8785,
- * docs/ATTESTATIONS.md), the latest attestation's or the named one of this endpoint, with its hash as
- * ETag and Digest. 400 for a bad id or hash, 404 with `reason`, 429 past its rate limit.
- */
+/** GET /api/endpoints/:id/evidence[?sha256=<hex>] → the bundle's canonical bytes (RFC 8785, docs/ATTESTATIONS.md), its hash as ETag and Digest. */
 import { checkBundleHash, checkEndpointId, getEvidenceBundle } from "@/lib/attest/read";
 import { toResponse } from "@/lib/errors";
 import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";

@@ -1,8 +1,6 @@
 /**
  * GET /api/endpoints/:id/evidence/proof[?sha256=<hex>] → the inclusion proof of the endpoint's bundle
- * (the latest attestation's, or the named one) in its day's root on chain (docs/ATTESTATIONS.md
- * "The daily root"). 400 for a bad id or hash, 404 `root_not_published` until the day's root is on
- * chain, 404 with `reason` otherwise, 429 past the attestation routes' rate limits.
+ * (latest or named) in its day's root on chain (docs/ATTESTATIONS.md "The daily root").
  */
 import { endpointBundleProof } from "@/lib/attest/root-ticks";
 import { toResponse } from "@/lib/errors";
