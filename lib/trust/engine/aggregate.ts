@@ -25,10 +25,10 @@ export interface WindowCounts {
 
 export interface CheckStats {
   check: CompiledCheck;
-  /** Decayed (and revision-weighted) weight of pass and fail observations. */
+  /** Decayed, revision-weighted. */
   passWeight: number;
   failWeight: number;
-  /** Pass or fail, at or before now, not dropped by a reset. */
+  /** Counted: pass or fail, at or before now, not reset. */
   n: number;
   passes: number;
   fails: number;
@@ -60,12 +60,10 @@ export interface SubjectStats {
   now: number;
   currentRevision: number;
   checks: CheckStats[];
-  /** Revisions (after the first) started within the watch window. */
   recentRevisions: Revision[];
   probes: number;
   probeSpanDays: number;
   lastPaidAt: number | null;
-  /** Skipped: after `now`. */
   future: number;
   /** Newest first; a paid sample is the paid observations sharing one instant. */
   samples: number[];

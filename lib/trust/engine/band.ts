@@ -79,7 +79,7 @@ export function drawBand(rubric: TrustRubric, st: SubjectStats, rates: Array<num
   const f = rubric.file;
   const K = Math.round((2 * o.gridMax) / o.gridStep) + 1;
   const grid = new Float64Array(K);
-  const up = new Float64Array(K); // Φ(z_k)
+  const up = new Float64Array(K);
   for (let k = 0; k < K; k++) {
     grid[k] = -o.gridMax + k * o.gridStep;
     up[k] = normalCdf(grid[k]);

@@ -61,14 +61,12 @@ export interface GateResult {
 
 export interface TrustResult {
   rubric: string;
-  /** e.g. "x402-endpoint/1.0.0-draft.1/reading-2". */
   reading: string;
   endpointId: string;
   now: string;
   seed: number;
   /** 0–100, one decimal, after the caps; null when nothing is measured. */
   score: number | null;
-  /** Before the caps. */
   uncappedScore: number | null;
   grade: string | null;
   /** Null when not asked for or nothing is measured. */
@@ -76,7 +74,6 @@ export interface TrustResult {
   confidence: ConfidenceLevel | null;
   verdict: Verdict;
   verdictBecause: string[];
-  /** Deduplicated, rubric order. */
   flags: string[];
   stale: boolean;
   outlook: { trend: Outlook | null; recent: number | null; baseline: number | null };
@@ -93,7 +90,7 @@ export interface TrustResult {
 export interface ScoreOptions {
   /** Default the clock; later observations are ignored. */
   now?: Date | string | number;
-  /** Default DEFAULT_SEED: the same seed, the same band. */
+  /** The same seed, the same band. */
   seed?: number;
   /** Default true; without it band and confidence are null. */
   band?: boolean;

@@ -18,7 +18,7 @@ export function mulberry32(seed: number): () => number {
 /** Box–Muller, both values used. */
 export function fillNormals(out: Float64Array, rand: () => number): Float64Array {
   for (let i = 0; i < out.length; i += 2) {
-    const u1 = 1 - rand(); // (0, 1]
+    const u1 = 1 - rand();
     const u2 = rand();
     const r = Math.sqrt(-2 * Math.log(u1));
     out[i] = r * Math.cos(2 * Math.PI * u2);

@@ -43,7 +43,6 @@ export interface ListingTexts {
   authPreconditions: string | null;
 }
 
-/** From earlier H1 receipts. */
 export interface PastQuote {
   at: string;
   amount: string;
@@ -59,9 +58,7 @@ export interface FreeContext {
   wellKnown: WellKnownWallets | null;
   /** Within 30 days, oldest first (H2, H3). */
   pastQuotes: PastQuote[];
-  /** H2: a noted price change passes. */
   notedPriceChanges: Array<{ startedAt: string; note: string }>;
-  /** By domainKey(). */
   domains: ReadonlyMap<string, DomainRead>;
   observedAt: string;
 }

@@ -7,7 +7,6 @@ import { MAX_OWNERSHIP_PROOFS, type ProbeEvidence } from "@/lib/evidence";
 
 export interface WellKnownWallets {
   url: string;
-  /** The signed message: the listing's origin. */
   origin: string;
   /** Lower-cased, unique, in the file's order. */
   wallets: string[];

@@ -35,11 +35,10 @@ export interface SampleFacts {
   reason: string | null;
 }
 
-/** What the paid answer's body told, read while it was in hand (the body itself is not kept). */
+/** Read while the body was in hand; the body is not kept. */
 export interface OutputFacts {
-  /** Non-empty UTF-8 that parses as JSON. */
   json: boolean;
-  /** S3: injection, phishing, malware matches. */
+  /** S3: the screen's matches. */
   screen: ScreenMatch[];
   /** R6: null where no reference exists. */
   reference: ReferenceResult | null;

@@ -97,7 +97,6 @@ export interface EndpointHistory {
   revision: number;
   /** Quotes of the 30 days up to the write, oldest first (H2, H3). */
   pastQuotes: PastQuote[];
-  /** H2. */
   noted: Array<{ startedAt: string; note: string }>;
 }
 

@@ -86,7 +86,6 @@ export interface CompiledCheck extends RubricCheck {
 
 export interface TrustRubric {
   file: RubricFile;
-  /** e.g. "x402-endpoint/1.0.0-draft.1". */
   ref: string;
   checks: CompiledCheck[];
   checkById: Map<string, CompiledCheck>;
@@ -125,7 +124,6 @@ const validateShape = ajv.compile(schema);
 
 const escapeToken = (t: string) => t.replace(/~/g, "~0").replace(/\//g, "~1");
 
-/** Shared with the subject validator. */
 export function ajvProblem(e: ErrorObject): RubricProblem {
   const at = e.instancePath;
   switch (e.keyword) {
