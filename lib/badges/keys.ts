@@ -212,7 +212,7 @@ function keyringFromFile(text: string, file: string): Keyring | string {
 
 async function writeKeyFile(keyring: Keyring, file: string, exclusive: boolean): Promise<void> {
   const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-  // Created 0600 from the first byte.
+  // Created 0600 from the first byte; link fails with EEXIST if another process won.
   await fs.writeFile(tmp, JSON.stringify(keyFileOf(keyring), null, 2) + "\n", { mode: 0o600, flag: "wx" });
   try {
     if (exclusive) await fs.link(tmp, file);
@@ -279,7 +279,7 @@ export async function loadKeyring({ env, dataDir, now = new Date() }: LoadKeyrin
 
 export interface RotateOptions {
   now: Date;
-  // Created 0600 from the first byte; link fails with EEXIST if another process won.
+  /** How long the old key may still sign after rotation; default 5 minutes. */
   graceSeconds?: number;
   privateKey?: KeyObject;
 }
