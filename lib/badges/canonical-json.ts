@@ -1,8 +1,4 @@
-/**
- * RFC 8785 canonical JSON (JCS): the bytes we sign depend only on the statement's value. Anything
- * that is not plain JSON data (undefined, bigint, Dates, lone surrogates, non-finite numbers) is
- * refused, never coerced: a signature over a coerced value would be a lie.
- */
+/** RFC 8785 canonical JSON (JCS) for signing; non-JSON values are refused, never coerced (a signature over a coerced value would lie). */
 
 export class CanonicalJsonError extends TypeError {
   constructor(
@@ -64,7 +60,6 @@ function write(value: unknown, pointer: string, seen: Set<object>): string {
   }
 }
 
-/** Throws CanonicalJsonError on anything that is not JSON. */
 export function canonicalJson(value: unknown): string {
   return write(value, "", new Set());
 }

@@ -1,8 +1,4 @@
-/**
- * `npm run badge:verify -- <file.svg|envelope.json|url> [--keys] [--base] [--allow-host] [--now]`,
- * with its dependencies injected for tests (docs/BADGES.md). URLs go through lib/net's safeFetch.
- * Exit codes: 0 valid, 1 invalid, 2 bad usage, 3 superseded.
- */
+/** The logic of `npm run badge:verify` (docs/BADGES.md "With the CLI"), I/O injected. Exit: 0 valid, 1 invalid, 2 usage, 3 superseded. */
 import type { SafeFetchOptions, SafeFetchResult } from "../net";
 import { WELL_KNOWN_KEYS_PATH, parsePublicKeySet, type PublicKeySet } from "./keys";
 import { MAX_INPUT_BYTES, verifyBadge, type ResultStatusAnswer, type VerifyResult } from "./verify";
@@ -89,7 +85,6 @@ export interface Verdict {
   valid: boolean;
   verdict: VerifyResult["verdict"];
   reason?: string;
-  /** With verdict "superseded": the listing's current result, when the catalog named it. */
   currentResultId?: string | null;
   keyid?: string;
   statement?: unknown;

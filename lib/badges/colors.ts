@@ -26,7 +26,6 @@ export const UNSCORED_COLORS: BadgeColors = pair("#9ea7b3"); // neutral grey, da
 
 const HEX = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
-/** Colours for a caller's own hex background. */
 export function colorsFor(background: string): BadgeColors {
   if (!HEX.test(background)) throw new RangeError(`badge colour must be #rgb or #rrggbb, got ${JSON.stringify(background)}`);
   return pair(background.toLowerCase());

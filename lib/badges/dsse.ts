@@ -1,7 +1,4 @@
-/**
- * DSSE envelopes for badge statements: Ed25519 over PAE(payloadType, payload), never over the SVG
- * bytes (which optimisers rewrite), so the signature also binds the payload type.
- */
+/** DSSE envelopes for badge statements: Ed25519 over PAE(payloadType, payload), never over the SVG bytes (docs/BADGES.md "The envelope"). */
 import { createPrivateKey, createPublicKey, sign as edSign, verify as edVerify, type KeyObject } from "node:crypto";
 import { canonicalJson } from "./canonical-json";
 import type { BadgeStatement } from "./statement";

@@ -1,7 +1,4 @@
-/**
- * Error badges: a bad badge URL still answers an image saying what is wrong, with the right status
- * and an X-Tollgate-Error header. Letters only (no number beside "readiness"); never signed or cached long.
- */
+/** A bad badge URL still answers a badge naming the error (letters only), with its status; never signed or cached long. */
 import { isAppError, type ErrorCode } from "@/lib/errors";
 import { renderBadge, type BadgeStyle, BADGE_STYLES } from "./render";
 import { DEFAULT_LABEL } from "./label";

@@ -1,8 +1,4 @@
-/**
- * The badge route's one call: listing + current result → SVG. Publishable results get a signed badge,
- * anything else the unsigned "not yet scored" one. Bytes are stable per issue window, so BadgeCache
- * memoises them and If-None-Match gets 304 (docs/BADGES.md).
- */
+/** The badge route's one call: listing + current result → signed SVG, or the unsigned "not yet scored" one; memoised per issue window. */
 import { createHash } from "node:crypto";
 import { signStatement, type DsseEnvelope } from "./dsse";
 import { signerFor, type Keyring } from "./keys";
@@ -52,7 +48,6 @@ export function ifNoneMatchHits(header: string | null | undefined, etag: string)
   return header.split(",").some((t) => strip(t) === strip(etag));
 }
 
-/** Bounded memo of issued badges keyed by `badgeCacheKey`; entries die with their issue window. */
 export class BadgeCache {
   readonly #entries = new Map<string, { badge: IssuedBadge; until: number }>();
   constructor(readonly maxEntries = 10_000) {}

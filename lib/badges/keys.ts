@@ -1,8 +1,4 @@
-/**
- * The badge signing keyring: Ed25519 keys with validity windows, one active and any retired, published
- * at /.well-known/tollgate-badge-keys.json. Keys come from BADGE_SIGNING_KEY (required in production)
- * or a generated `<dataDir>/badge-keys.json` (mode 0600); docs/BADGES.md "Keys".
- */
+/** The badge signing keyring (Ed25519, validity windows, rotation) and its published key set (docs/BADGES.md "Keys"). */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -39,7 +35,6 @@ export interface ActiveKey extends PublicBadgeKey {
 
 export interface Keyring {
   source: "env" | "file";
-  /** The key file for source "file"; null for "env". */
   file: string | null;
   active: ActiveKey;
   keys: PublicBadgeKey[];
@@ -312,7 +307,6 @@ export async function saveKeyring(keyring: Keyring): Promise<void> {
   await writeKeyFile(keyring, keyring.file, false);
 }
 
-/** The served key set; with `now`, keys no live badge depends on are left out. */
 export function publicKeySet(keyring: Keyring, opts: { now?: Date } = {}): PublicKeySet {
   const keys = keyring.keys.filter((k) => opts.now === undefined || stillNeeded(k, opts.now.getTime()));
   return { keys: keys.map(publicOf) };
@@ -320,7 +314,6 @@ export function publicKeySet(keyring: Keyring, opts: { now?: Date } = {}): Publi
 
 export type ParseKeySetResult = { ok: true; keySet: PublicKeySet } | { ok: false; message: string };
 
-/** The verifier's side: unknown fields are refused. */
 export function parsePublicKeySet(input: unknown): ParseKeySetResult {
   let v = input;
   if (typeof input === "string") {

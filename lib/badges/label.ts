@@ -1,7 +1,4 @@
-/**
- * What a badge's `?label=` may say: it sits next to the signed score, so it must never pass for a score
- * or a band. LABEL_RULE: ASCII letter words, no band name, no digit-lookalike word (docs/BADGES.md).
- */
+/** What a badge's `?label=` may say: never something that passes for a score or a band (LABEL_RULE; docs/BADGES.md "The label rule"). */
 import { BANDS } from "./statement";
 import { ELLIPSIS, MAX_VISIBLE_CHARS } from "./text";
 

@@ -1,7 +1,4 @@
-/**
- * The closed set of badge logos (`?logo=`): our own 14×14 one-path pictograms, never an uploaded
- * image (which could show a number or load from anywhere). Signed with the statement like the label.
- */
+/** The closed set of badge logos (`?logo=`): our own one-path pictograms, never an uploaded image; signed like the label. */
 export const LOGO_SIZE = 14;
 export const LOGO_GAP = 3;
 

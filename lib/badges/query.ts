@@ -1,7 +1,4 @@
-/**
- * The badge route's query: `style`, `label` (held to the label rule) and `logo`. Anything else is
- * refused by name, so a typo is an error the embedder sees, not a silent default.
- */
+/** The badge route's query (`style`, `label`, `logo`); anything else is refused by name, never silently defaulted. */
 import { BADGE_STYLES, type BadgeStyle } from "./render";
 import { isLogoName, LOGO_NAMES, type LogoName } from "./logos";
 import { LABEL_RULE, labelRuleError } from "./label";

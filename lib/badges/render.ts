@@ -1,7 +1,6 @@
 /**
- * Badge SVG renderer in shields.io's layout conventions (Verdana widths, 10× text, `textLength`) and
- * four styles. All markup goes through xml.ts's escaping builder and all user text through
- * `visibleText`; every badge has role="img", an aria-label and a <title> (docs/BADGES.md "The SVG").
+ * Badge SVG renderer in shields.io's layout conventions, four styles. All markup goes through xml.ts and
+ * all user text through `visibleText` (docs/BADGES.md "The SVG").
  */
 import { BAND_COLORS, LABEL_COLORS, UNSCORED_COLORS, colorsFor, type BadgeColors } from "./colors";
 import { envelopeCarries, type DsseEnvelope } from "./dsse";
@@ -26,14 +25,12 @@ const XLINK_NS = "http://www.w3.org/1999/xlink";
 
 export interface RenderBadgeOptions {
   style: BadgeStyle;
-  /** "" renders the value alone. */
   label: string;
   value: string;
   /** #rgb or #rrggbb; the text colour is chosen for contrast. */
   color: string | BadgeColors;
   /** The catalog page; http(s) only. */
   link?: string;
-  /** Prefix for the accessible name. */
   title?: string;
   metadata?: string;
   /** logos.ts; needs a label. */
@@ -238,7 +235,6 @@ export function renderBadge(opts: RenderBadgeOptions): string {
   ).render();
 }
 
-/** "96 · Excellent": the only readiness facts a badge shows. */
 export function readinessValue(statement: Pick<BadgeStatement, "result">): string {
   return `${statement.result.score} \u00b7 ${statement.result.band}`;
 }

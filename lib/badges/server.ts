@@ -1,7 +1,4 @@
-/**
- * The badge routes' glue to the database and process: the keyring (one per process), a listing's badge,
- * a result's status for verifiers, and the verify body. Routes only parse, call one of these, respond.
- */
+/** The badge routes' glue to the database and process: keyring, a listing's badge, result status, verify body. */
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -40,7 +37,6 @@ export async function badgeKeyring(): Promise<Keyring> {
   return globalForBadges.tollgateBadgeKeyring;
 }
 
-/** Tests, or an operator's in-process rotation after saveKeyring. */
 export function setBadgeKeyring(keyring: Keyring | undefined): void {
   globalForBadges.tollgateBadgeKeyring = keyring ? Promise.resolve(keyring) : undefined;
 }
@@ -115,7 +111,7 @@ export async function badgeForListing(slugOrId: string, style: BadgeStyle, label
   return { listing: { id: row.id, slug: row.slug, published }, badge };
 }
 
-/** The stored band ("almost-ready" or "Almost ready") as the statement's label; anything else passes through to be refused. */
+/** "almost-ready" or "Almost ready"; anything else passes through to be refused. */
 function storedBand(band: string): string {
   const slug = (s: string) => s.trim().toLowerCase().replace(/[\s_]+/g, "-");
   return BANDS.find((b) => slug(b) === slug(band)) ?? band;
@@ -163,7 +159,6 @@ export function parseStatusQuery(searchParams: URLSearchParams): { resultId: str
 const SVG_TYPES = ["image/svg+xml", "text/plain"];
 const JSON_TYPES = ["application/json", "application/vnd.dsse.envelope.v1+json"];
 
-/** An SVG (image/svg+xml or text/plain) or DSSE envelope (application/json), at most MAX_INPUT_BYTES. */
 export async function readVerifyBody(req: Request): Promise<string> {
   const contentType = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (!contentType) throw new AppError("bad_request", `missing Content-Type; send ${[...SVG_TYPES, "application/json"].join(", ")}`, [], { reason: "content_type_missing" });

@@ -1,14 +1,10 @@
-/**
- * What a badge states, and when it may state anything: score and band of a published listing's
- * non-provisional result only (docs/spec/scoring-system.md "Who sees what"); otherwise a refusal value.
- */
+/** What a badge states: score and band of a published listing's non-provisional result, else a refusal (docs/BADGES.md). */
 
 import { DEFAULT_LABEL, labelRuleError } from "./label";
 import { isLogoName, LOGO_NAMES, type LogoName } from "./logos";
 
 export const STATEMENT_TYPE = "https://tollgate.dev/badge-statement/v1";
 
-/** docs/spec/scoring-system.md "Caps and bands". */
 export type Band = "Getting started" | "Almost ready" | "Ready" | "Excellent";
 export const BANDS: readonly Band[] = ["Getting started", "Almost ready", "Ready", "Excellent"];
 
@@ -28,7 +24,6 @@ export interface BadgeStatement {
   expiresAt: string;
   /** Signed, so a badge cannot be relabelled; held to the label rule (label.ts). */
   label?: string;
-  /** Signed like the label. */
   logo?: LogoName;
 }
 
@@ -148,7 +143,6 @@ export function buildStatement(input: StatementInput, timing: StatementTiming): 
   return { ok: true, statement };
 }
 
-/** The verifier's shape check: the first bad field, or null. */
 export function statementShapeError(v: unknown): string | null {
   const isObj = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
   const exactKeys = (o: Record<string, unknown>, keys: string[], at: string): string | null => {

@@ -1,7 +1,4 @@
-/**
- * JSON.parse that refuses repeated member names: JSON.parse keeps the last `"payload"`, another DSSE
- * implementation may keep the first, so one envelope could mean two things. Tokens decode via JSON.parse.
- */
+/** JSON.parse that refuses repeated member names, so one envelope cannot mean two things to two verifiers. */
 
 export class StrictJsonError extends Error {}
 

@@ -1,7 +1,6 @@
 /**
- * Untrusted text (a listing name, a `?label=`) made safe to show: bidi controls and invisible characters
- * removed (no "96" spoofed into "69"; ZWJ/ZWNJ stay), whitespace collapsed, cut to MAX_VISIBLE_CHARS
- * graphemes with an ellipsis. Escaping is xml.ts's job.
+ * Untrusted text made safe to show: bidi and invisible characters removed (no "96" spoofed into "69";
+ * ZWJ/ZWNJ stay), whitespace collapsed, cut to MAX_VISIBLE_CHARS graphemes. Escaping is xml.ts's job.
  */
 
 export const MAX_VISIBLE_CHARS = 40;

@@ -1,8 +1,4 @@
-/**
- * Verifying a badge (SVG or bare envelope) against a published key set: ordered checks, stopping at the
- * first failure's closed reason code. The signature is checked before the payload is parsed, and an
- * SVG must equal the badge re-rendered from the signed statement (docs/BADGES.md "Verification").
- */
+/** Verifying a badge against a published key set: ordered checks to the first failure's reason code (docs/BADGES.md "Verification"). */
 import { BADGE_PAYLOAD_TYPE, decodeBase64Strict, ed25519PublicKeyFromRaw, parseEnvelope, verifyPae, type DsseEnvelope } from "./dsse";
 import { canonicalJson } from "./canonical-json";
 import type { PublicBadgeKey, PublicKeySet } from "./keys";
@@ -61,7 +57,6 @@ export interface VerifyOptions {
   clockSkewSeconds?: number;
 }
 
-/** valid; superseded (authentic but out of date, not valid); invalid, with the reason. */
 export type VerifyResult =
   | { ok: true; verdict: "valid"; statement: BadgeStatement; keyid: string; input: "svg" | "envelope"; checks: Check[] }
   | { ok: false; verdict: "superseded"; reason: "result_superseded"; statement: BadgeStatement; keyid: string; input: "svg" | "envelope"; currentResultId: string | null; checks: Check[] }

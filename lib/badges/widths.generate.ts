@@ -1,8 +1,4 @@
-/**
- * Regenerates `widths-data.ts` from anafanafo's Verdana tables (MIT): the blocks a badge plausibly shows,
- * equal neighbours merged, widths in integer hundredths of a pixel so sums are exact everywhere.
- *   npx tsx lib/badges/widths.generate.ts > lib/badges/widths-data.ts
- */
+/** Regenerates widths-data.ts from anafanafo's Verdana tables (MIT): `npx tsx lib/badges/widths.generate.ts > lib/badges/widths-data.ts`. */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 

@@ -1,7 +1,4 @@
-/**
- * Deterministic text width for the badge fonts from anafanafo's Verdana tables (widths-data.ts), the
- * data shields.io uses, so layout is identical on every server. Unlisted characters count as "m".
- */
+/** Deterministic text widths from anafanafo's Verdana tables (shields.io's data); unlisted characters count as "m". */
 import { VERDANA_10, VERDANA_10_BOLD, VERDANA_10_BOLD_EM, VERDANA_10_EM, VERDANA_11, VERDANA_11_EM } from "./widths-data";
 
 export type BadgeFont = "11px Verdana" | "10px Verdana" | "bold 10px Verdana";
@@ -72,7 +69,6 @@ export function textWidth100(text: string, font: BadgeFont): number {
   return sum;
 }
 
-/** Pixels, truncated as shields does before padding. */
 export function textWidth(text: string, font: BadgeFont): number {
   return Math.floor(textWidth100(text, font) / 100);
 }

@@ -1,8 +1,4 @@
-/**
- * A strict, non-validating XML 1.0 parser for the subset a badge can be (no DOCTYPE, no processing
- * instructions, every well-formedness error refused), with normalised line ends and attribute values,
- * and the tree comparison the verifier uses. Namespaces are not interpreted (stricter, never looser).
- */
+/** A strict, non-validating XML 1.0 parser for the subset a badge can be, and the tree comparison the verifier uses. */
 
 export interface XmlNode {
   name: string;
@@ -31,7 +27,6 @@ function isChar(cp: number): boolean {
   return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
 }
 
-/** Parse one XML document; throws XmlSyntaxError naming the first problem. */
 export function parseXmlStrict(input: string): XmlNode {
   const src = input.replace(/\r\n?/g, "\n");
   const bad = NOT_CHAR.exec(src);

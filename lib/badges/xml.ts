@@ -1,8 +1,4 @@
-/**
- * The escaping XML element builder for the badge renderer (after badge-maker's `XmlElement`): all text
- * and attribute values are escaped here, characters XML 1.0 cannot carry are dropped, and `Prerendered`
- * caches fragments without reopening the door to raw strings.
- */
+/** The escaping XML element builder for badges: every text and attribute value is escaped here; `Prerendered` caches built fragments. */
 
 export type AttrValue = string | number;
 export type XmlChild = XmlElement | Prerendered | string | null | undefined | false;
@@ -57,7 +53,6 @@ export class Prerendered {
   private constructor(markup: string) {
     this.#markup = markup;
   }
-  /** The only way in: render an element we built. */
   static of(...elements: XmlElement[]): Prerendered {
     let out = "";
     for (const e of elements) out += e.render();

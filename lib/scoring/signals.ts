@@ -1,7 +1,4 @@
-/**
- * The measured signals readiness and rank share: liveness (H2) and the settle gate (H3). Pure: each
- * returns its value with the facts used, so an admin can explain a number.
- */
+/** The measured signals readiness and rank share: liveness (H2) and the settle gate (H3), each with the facts it used. Pure. */
 
 export const MIN_DISTINCT_FAILING_BUYERS = 2;
 export const MIN_SETTLE_ATTEMPTS = 3;

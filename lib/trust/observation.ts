@@ -1,7 +1,4 @@
-/**
- * What the trust grade is scored from: one immutable observation per check outcome of one endpoint.
- * The contract between the producers (lib/trust/observe) and the engine; it imports nothing.
- */
+/** What the trust grade is scored from: immutable observations. The contract between lib/trust/observe and the engine; imports nothing. */
 
 /** R1…R7, C1…C6, H1…H9, S1…S5; the rubric file is the list. */
 export type CheckId = string;
@@ -22,7 +19,6 @@ export interface Observation {
   /** "monitor", "analysis", "canary", … */
   vantage: string;
   revision: number;
-  /** Shown to people as is. */
   receipt: Record<string, unknown>;
 }
 
@@ -41,7 +37,6 @@ export interface TrustSubject {
   /** All the raw rows, or (with `rollups`) those no rollup holds. */
   observations: Observation[];
   revisions: Revision[];
-  /** Disjoint from the rows. */
   rollups?: RollupBucket[];
 }
 

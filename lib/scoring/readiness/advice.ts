@@ -1,7 +1,4 @@
-/**
- * "What to fix next" with the points each fix gains: the fix applied to a copy of the listing and
- * re-scored with the same evidence, rubric and instant. Measured rules gain null ("up to"). Pure.
- */
+/** "What to fix next": each fix applied to a copy of the listing and re-scored; measured rules gain null ("up to"). Pure. */
 import type { EndpointPricing, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { scoreReadiness } from "./engine";
 import type { Rubric, RuleId } from "./rubric";

@@ -1,7 +1,4 @@
-/**
- * The logic of `npm run score` (scripts/score.ts is the entry point), with its I/O injected for tests
- * (docs/SCORING-CLI.md). Exit codes: 0 scored (at or above --min-score); 1 below it; 2 could not score.
- */
+/** The logic of `npm run score` (docs/SCORING-CLI.md), I/O injected. Exit: 0 scored, 1 below --min-score, 2 could not score. */
 import { validateListingDocument } from "@/lib/listing-document/validate";
 import { scoreReadiness } from "./engine";
 import { checkReadinessEvidence } from "./evidence";

@@ -1,7 +1,4 @@
-/**
- * scoreReadiness: a listing (and, unless provisional, its evidence) scored against one rubric version:
- * min(Σ rule points, lowest triggered cap), rounded, banded (docs/spec/scoring-system.md "Readiness score"). Pure.
- */
+/** scoreReadiness: min(Σ rule points, lowest triggered cap), rounded and banded, for one rubric version. Pure. */
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { liveness, settleGate } from "../signals";
 import { compileRubric, type CompiledRubric } from "./compile";

@@ -1,7 +1,4 @@
-/**
- * Rubric governance ("A PATCH is reserved for changes that move no score"): a patch candidate must be
- * a patch bump with its changelog entry that scores a corpus exactly as its base (governance.test.ts).
- */
+/** Rubric governance: a patch candidate must be a changelogged patch bump that scores a corpus exactly as its base. */
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { scoreReadiness } from "./engine";
 import { checkRubric, parseVersion, type Rubric } from "./rubric";

@@ -1,7 +1,4 @@
-/**
- * The CI rule for rubric files ("a released version never changes"): every change under rubrics/ that
- * is not a new version with its changelog entry. Pure; scripts/check-rubric-versions.ts reads git.
- */
+/** The CI rule for rubric files: every change under rubrics/ must be a new, changelogged version (scripts/check-rubric-versions.ts). */
 import { parseVersion, type Rubric } from "./rubric";
 
 export interface RubricFileChange {

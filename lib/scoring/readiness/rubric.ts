@@ -1,7 +1,4 @@
-/**
- * The readiness rubric is data (versioned, immutable): each released version a JSON file in ./rubrics,
- * imported statically, typed and consistency-checked once at load (docs/spec/scoring-system.md "Governance").
- */
+/** The readiness rubric is data: released versions as JSON in ./rubrics, typed and checked once at load; never edited. */
 import rubric_1_0_0 from "./rubrics/readiness-1.0.0.json";
 import rubric_1_1_0 from "./rubrics/readiness-1.1.0.json";
 import rubric_1_2_0 from "./rubrics/readiness-1.2.0.json";

@@ -1,7 +1,4 @@
-/**
- * The 25 readiness rules as small pure functions: pass/fail and why, in plain words. Points, scope,
- * effort and the readings each implements live in the rubric file (docs/SCORING-CLI.md).
- */
+/** The 25 readiness rules as pure functions deciding pass/fail and why; points, scope and readings live in the rubric file. */
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { schemaBranchNames, schemaPropertyNames } from "@/lib/listing-document/schema-names";
 import { findSecretValues, type SecretValue } from "@/lib/screen/secrets";

@@ -1,7 +1,4 @@
-/**
- * readiness/1.2.0's per-scheme reading (scheme-policies): a rubric policy may decide a matched
- * requirement's C2 findings instead of the probe's one window and CAIP-2 check.
- */
+/** readiness/1.2.0's scheme policies: a rubric policy may decide a matched requirement's C2 findings instead of the probe's defaults. */
 import type { EndpointEvidence, NormalisedRequirement } from "@/lib/evidence";
 import type { SchemePolicy } from "./rubric";
 

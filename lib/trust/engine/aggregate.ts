@@ -1,7 +1,4 @@
-/**
- * One pass over a subject's observations into per-check sufficient statistics (decayed weights,
- * counts, the gates' facts, curve samples, the outlook's window counts); docs/TRUST.md "Readings".
- */
+/** One pass over a subject's observations into per-check sufficient statistics (docs/TRUST.md "Readings"). */
 import type { Observation, Outcome, Revision, RollupBucket, RollupOrder, TrustSubject } from "../observation";
 import type { CompiledCheck, ReadingSemantics, TrustRubric } from "../rubric";
 
@@ -65,7 +62,6 @@ export interface SubjectStats {
   probeSpanDays: number;
   lastPaidAt: number | null;
   future: number;
-  /** Newest first; a paid sample is the paid observations sharing one instant. */
   samples: number[];
 }
 

@@ -1,8 +1,6 @@
 /**
- * The Monte-Carlo band (rubric `monte_carlo`): `draws` scores from each measured check's posterior
- * (Jeffreys' Beta over decayed weights), correlated by one shared factor per subject (ρ), posteriors
- * tabulated once on a latent grid, seeded normals (common random numbers). Gates are not re-checked
- * per draw. The reasons: docs/TRUST.md "band-draws".
+ * The Monte-Carlo band: draws from each measured check's posterior, correlated by one shared factor
+ * per subject, on seeded normals (common random numbers). The reasons: docs/TRUST.md "band-draws".
  */
 import type { ReadingSemantics, TrustRubric } from "../rubric";
 import { ascendingOrder, curveScore, weightedQuantile, type SubjectStats } from "./aggregate";

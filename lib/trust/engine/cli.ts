@@ -1,8 +1,4 @@
-/**
- * The logic of `npm run trust -- <observations.json>` (scripts/trust.ts is the entry point), with its
- * input and output injected for tests. Input: a TrustSubject plus optional `now` and `seed`.
- * Exit codes: 0 scored; 2 bad flags, file or input (each problem named by its JSON pointer).
- */
+/** The logic of `npm run trust -- <observations.json>`, I/O injected. Exit: 0 scored; 2 bad flags, file or input. */
 import { CURRENT_RUBRIC_REF, currentReadingOf, loadRubric, READING_FILES } from "../rubric";
 import { DEFAULT_SEED } from "./band";
 import { scoreSubject, type TrustResult } from "./score";

@@ -1,7 +1,4 @@
-/**
- * Rollups (docs/TRUST.md "Bounded history"): an hour's or day's observations as the sufficient
- * statistics `aggregate` reads, so rollups plus a raw tail score exactly like every row.
- */
+/** Hour and day rollups as the sufficient statistics `aggregate` reads, scoring exactly like the rows (docs/TRUST.md "Bounded history"). */
 import type { Observation, Outcome, RollupBucket, RollupCheck, RollupOrder, RollupRevision } from "../observation";
 export type { RollupBucket, RollupCheck, RollupOrder, RollupRevision };
 import type { TrustRubric } from "../rubric";

@@ -1,7 +1,4 @@
-/**
- * scoreSubject: one endpoint's trust grade (docs/spec/trust-rubric.md) from its observations alone.
- * Pure: no database, network or randomness but the seeded stream (docs/TRUST.md "Readings").
- */
+/** scoreSubject: one endpoint's trust grade from its observations alone; pure (docs/TRUST.md "Readings"). */
 import type { TrustSubject } from "../observation";
 import { readingOf, type ConfidenceLevel, type GateVerdict, type RubricGate, type TrustRubric } from "../rubric";
 import { aggregate, ascendingOrder, checkStatus, curveScore, DAY_MS, HOUR_MS, weightedQuantile, type CheckStats, type SubjectStats, type WindowCounts } from "./aggregate";
@@ -83,7 +80,6 @@ export interface TrustResult {
   gates: GateResult[];
   checks: CheckResult[];
   evidence: { probes: number; probeSpanDays: number; lastPaidAt: string | null; currentRevision: number; futureObservationsIgnored: number };
-  /** Beside the score, never inside it. */
   value: ValueMetrics | null;
 }
 

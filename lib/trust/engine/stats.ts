@@ -1,7 +1,4 @@
-/**
- * The numerics the band needs, self-contained so the engine stays pure and reproducible: mulberry32,
- * Box–Muller, ln Γ (Lanczos), the regularised incomplete beta and its inverse (|I_x − p| < 1e-9).
- */
+/** The numerics the band needs, self-contained and reproducible: mulberry32, Box–Muller, ln Γ, the incomplete beta and its inverse. */
 
 /** Same seed, same stream; uniform in [0, 1). */
 export function mulberry32(seed: number): () => number {

@@ -1,7 +1,4 @@
-/**
- * The value metrics (rubric `value`), shown beside the score and never read by it: price_percentile
- * among qualifying peers (mid-rank) and usd_per_valid_kib over the paid samples (docs/TRUST.md).
- */
+/** The value metrics (rubric `value`): price_percentile and usd_per_valid_kib, beside the score and never read by it. */
 import type { TrustRubric } from "../rubric";
 
 export interface ValuePeer {

@@ -1,8 +1,4 @@
-/**
- * C3's chain read: one `DOMAIN_SEPARATOR()` eth_call per quoted (network, asset, name, version) through
- * lib/chain's readChain, compared with the separator the quote implies. Read before the storing
- * transaction, so none waits on a chain; an RPC outage is unmeasured, never failed.
- */
+/** C3's chain read: one DOMAIN_SEPARATOR() eth_call per quoted domain, before the storing transaction; an outage is unmeasured, never failed. */
 import { domainSeparator, getAddress, isAddress, parseAbi, type PublicClient } from "viem";
 import { evmChainId, readChain, type RpcSettings } from "@/lib/chain/rpc";
 import type { NormalisedRequirement } from "@/lib/evidence";

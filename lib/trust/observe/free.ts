@@ -1,7 +1,4 @@
-/**
- * The free checks (R1–R3, C1–C5, H1–H4, S1, S2, S4, S5) of one endpoint from the probe evidence already
- * in hand. Pure; the readings are in docs/TRUST.md "Observations".
- */
+/** The free checks (R1–R3, C1–C5, H1–H4, S1, S2, S4, S5) of one endpoint from probe evidence in hand; pure (docs/TRUST.md "Observations"). */
 import { listedPrice } from "@/lib/amounts";
 import type { EndpointEvidence, Finding, NormalisedRequirement } from "@/lib/evidence";
 import { screenText, type ScreenMatch } from "@/lib/screen";

@@ -1,7 +1,4 @@
-/**
- * H4's second source (docs/TRUST.md "H4"): the `ownershipProofs` of the origin's `/.well-known/x402`,
- * EIP-191 signatures of the origin; the wallet is the recovered signer. Offline (ecrecover).
- */
+/** H4's second source: wallets recovered from the origin's `/.well-known/x402` ownershipProofs (EIP-191), offline (docs/TRUST.md "H4"). */
 import { recoverMessageAddress, type Hex } from "viem";
 import { MAX_OWNERSHIP_PROOFS, type ProbeEvidence } from "@/lib/evidence";
 

@@ -1,8 +1,4 @@
-/**
- * The paid checks (R4–R7, C6, H5–H9, S3) of one completed canary sample. What only the body tells is
- * read while the canary holds it (outputFacts); only findings are kept, never the body. Pure
- * (docs/TRUST.md "Observations").
- */
+/** The paid checks (R4–R7, C6, H5–H9, S3) of one completed canary sample; the body's findings only, never the body. Pure. */
 import { screenText, type ScreenMatch } from "@/lib/screen";
 import type { Draft } from "./free";
 import { referenceCheck, type ReferenceResult } from "./reference";

@@ -1,7 +1,4 @@
-/**
- * The reader: a TrustSubject per current endpoint of a listing, with its history across endpoint row
- * ids and its revisions; rollups plus the raw rows needed at `now` (docs/TRUST.md "Bounded history").
- */
+/** The reader: a TrustSubject per current endpoint of a listing, rollups plus the raw rows needed at `now` (docs/TRUST.md "Bounded history"). */
 import { isoOf, rows, utcParam, type Client } from "@/lib/sql";
 import { loadRubric } from "@/lib/trust/engine";
 import { historyPlan, ROLLUP_DAY_MS, ROLLUP_HOUR_MS } from "@/lib/trust/engine/rollup";

@@ -1,8 +1,4 @@
-/**
- * R6 "Output correct" where an independent reference exists: the agent verdict and validity-check
- * sellers (docs/spec/products.md), whose stated fields are recomputed here from the request and output
- * with our own code (docs/TRUST.md "R6"). Any other output: null (na). Pure.
- */
+/** R6 "Output correct" where an independent reference exists (docs/TRUST.md "R6"): stated fields recomputed with our own code. Pure. */
 import crypto from "node:crypto";
 import { keccak256 } from "viem";
 

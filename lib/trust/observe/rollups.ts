@@ -1,7 +1,4 @@
-/**
- * The observations' rollups and archive (docs/TRUST.md "Bounded history"). `rollUp` runs in the
- * writer's transaction under the endpoint's advisory lock; `archiveObservations` moves old rolled-up rows.
- */
+/** The observations' rollups (in the writer's transaction, under the endpoint's lock) and archive (docs/TRUST.md "Bounded history"). */
 import { isoOf, NOW_UTC, rows, transaction, utcParam, type Client } from "@/lib/sql";
 import type { CheckKind, Observation, Outcome, RollupBucket } from "@/lib/trust/observation";
 import type { TrustRubric } from "@/lib/trust/engine";

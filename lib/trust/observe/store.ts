@@ -1,8 +1,4 @@
-/**
- * Writing trust observations in the caller's transaction, with the row they were read from (commit
- * together or not at all; a unique index refuses a second write). Each write settles the endpoint's
- * revision under an advisory lock per endpoint (listingId, method, path); docs/TRUST.md "Observations".
- */
+/** Writing trust observations in the caller's transaction with their source row; each write settles the endpoint's revision (docs/TRUST.md "Observations"). */
 import crypto from "node:crypto";
 import { listedPrice, type ListedPrice } from "@/lib/amounts";
 import type { ProbeEvidence } from "@/lib/evidence";
@@ -88,7 +84,6 @@ async function insertRevision(tx: Client, key: EndpointKey, revision: number, st
 /** The seller's note from the save that last changed the listed price (lib/listings/save.ts); cleared by an unnoted change. */
 export interface PriceChangeNote {
   note: string;
-  /** ISO 8601. */
   at: string;
 }
 

@@ -1,8 +1,4 @@
-/**
- * The trust rubric is data (docs/spec/trust-rubric.md): each version a JSON file here, byte for byte the
- * seed's, pinned (byte and content SHA-256), validated with ajv against `swarmmemo.rubric/1` and checked
- * for consistency. A new version is a new file and a line in RUBRIC_FILES (docs/TRUST.md "The rubric file and its pin").
- */
+/** The trust rubric is data: pinned JSON files, validated and compiled once (docs/TRUST.md "The rubric file and its pin"). */
 import Ajv2020, { type ErrorObject } from "ajv/dist/2020";
 import schema from "./swarmmemo.rubric-1.schema.json";
 import x402Endpoint_1_0_0_draft_1 from "./x402-endpoint-1.0.0-draft.1.json";

@@ -1,8 +1,4 @@
-/**
- * The engine's readings of a rubric: how it reads where the seed leaves room. Each version is a pinned
- * JSON file quoting the seed's words (checked against the rubric); never edited, a change is a new
- * version in READING_FILES, so old scores stay reproducible (docs/TRUST.md "The engine's readings").
- */
+/** The engine's pinned readings of a rubric, where the seed leaves room; old versions stay loadable (docs/TRUST.md "The engine's readings"). */
 import reading_1 from "./x402-endpoint-1.0.0-draft.1.reading-1.json";
 import reading_2 from "./x402-endpoint-1.0.0-draft.1.reading-2.json";
 import { contentDigest, RubricError, sha256, type RubricProblem } from "./pin";
