@@ -1,7 +1,4 @@
-/**
- * The Bazaar MCP's two tools on /mcp (docs/DISCOVERY.md "MCP tools"): `search_resources` (keyless) and
- * `proxy_tool_call` (paid through the router; the seller's 402 comes back as an x402 MCP payment-required result).
- */
+/** The Bazaar MCP's `search_resources` and `proxy_tool_call` tools on /mcp (docs/DISCOVERY.md "MCP tools"). */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { AppError, isAppError } from "@/lib/errors";

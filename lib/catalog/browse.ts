@@ -1,8 +1,4 @@
-/**
- * The catalog browse view (no search term) in rank order (docs/RANK.md "Catalog browse"): keyset
- * pages over negated columns, so the prefix (tier, −sortWeight, −rankScore) is a range of
- * listing_ranks_browse_idx and a page costs the same at any depth. Rows are publicListingSelect's shape.
- */
+/** The catalog browse view in rank order: keyset pages over listing_ranks_browse_idx, the same cost at any depth (docs/RANK.md "Catalog browse"). */
 import { USD_DECIMAL } from "@/lib/amounts";
 import { database, db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -34,7 +30,6 @@ export interface BrowseOptions {
 
 export interface BrowsePage {
   items: PublicListing[];
-  /** Null on the last page. */
   nextCursor: string | null;
 }
 
@@ -50,7 +45,6 @@ interface BrowseKeyRow {
 export const FROM_PRICE_SQL = `(SELECT min(COALESCE(tollgate_decimal_or_null(e."priceUsd"), tollgate_decimal_or_null(e."dynamicMin")))
    FROM "endpoints" e WHERE e."listingId" = l.id AND e."payable")`;
 
-/** Shared with search so both filter alike. */
 export function filterSql(filters: BrowseFilters, params: unknown[]): string {
   const f = validateFilters(filters);
   const clauses: string[] = [];
@@ -85,7 +79,6 @@ export function publicListingsByIds(ids: readonly string[]): Promise<PublicListi
   return publicListingsByIdsOneStatement(ids);
 }
 
-/** Key columns included, to build the next cursor. */
 export async function browseKeys(opts: BrowseOptions): Promise<{ rows: BrowseKeyRow[]; seed: number; more: boolean }> {
   const limit = opts.limit;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > BROWSE_MAX_LIMIT) {

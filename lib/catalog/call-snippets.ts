@@ -1,8 +1,4 @@
-/**
- * "How to call" snippets for an endpoint: the unpaid curl that answers the seller's 402, and a paid call
- * through the router that runs as copied (@x402/fetch, or mppx for an MPP-only listing; docs/ROUTER.md).
- * e2e/call-examples.spec.ts runs them.
- */
+/** "How to call" snippets for an endpoint: the unpaid curl and a paid call through the router that runs as copied (e2e/call-examples.spec.ts). */
 import { routerCallUrl } from "@/lib/catalog/select";
 import { canonicalUsdc, findAsset } from "@/lib/x402/assets";
 import { endpointUrl } from "@/lib/listing-document/endpoint-url";
@@ -45,7 +41,6 @@ function bodyOf(method: string, example: unknown): string | null {
 interface PayAsset {
   network: string;
   chainId: number | null;
-  /** Null when neither the listing nor the asset table names one. */
   asset: string | null;
   domain: { name: string; version: string } | null;
   /** Atomic units: the listed fixed price, else none. */

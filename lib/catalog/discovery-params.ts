@@ -1,7 +1,4 @@
-/**
- * The Bazaar discovery API's query parameters (docs/DISCOVERY.md "Parameters"): each filter applied or
- * named in `unappliedFilters`, never dropped in silence; a malformed value is a 400 naming it.
- */
+/** The discovery API's query parameters: each filter applied or named in `unappliedFilters`, never dropped (docs/DISCOVERY.md "Parameters"). */
 import { createHash } from "node:crypto";
 import { AppError } from "@/lib/errors";
 import { unstorableText } from "@/lib/listing-document/unstorable";

@@ -1,8 +1,4 @@
-/**
- * The x402 Bazaar's discovery API served from our evidence (docs/DISCOVERY.md): resources, search and
- * merchant. An item is one x402 endpoint of a published listing as the probe read its 402, with
- * `quality` from the confirmed ledger and a `tollgate` block.
- */
+/** The x402 Bazaar's discovery API (resources, search, merchant) served from our evidence (docs/DISCOVERY.md). */
 import { isValidServiceName, sanitizeTags } from "@x402/extensions/bazaar";
 import { readLatestGrades, type StoredGrade } from "@/lib/attest/read";
 import { clientOr, isoOf, rows, type Client } from "@/lib/sql";
@@ -21,7 +17,6 @@ export interface DiscoveryQuality {
 
 export interface DiscoveryTollgate {
   listing: { slug: string; url: string };
-  /** Null once the listing no longer has it. */
   endpointId: string | null;
   /** The MCP `proxy_tool_call` name. */
   toolName: string;
@@ -122,7 +117,6 @@ export async function listDiscoveryResources(p: ListParams, client?: Client) {
   return { x402Version: DISCOVERY_X402_VERSION, items: await toItems(c, page), pagination: { limit: p.limit, offset: p.offset, total }, unappliedFilters: p.unappliedFilters };
 }
 
-/** CDP's merchant lookup. */
 export async function merchantResources(payTo: string, p: ListParams, client?: Client) {
   const c = await clientOr(client);
   const { rows: page, total } = await resourcePage(c, { ...p.filters, payTo }, p.limit, p.offset);
@@ -248,7 +242,6 @@ export async function readQuality(client: Client, endpointIds: string[], now = n
   };
 }
 
-/** The listing's slug, method and path. */
 export function toolNameOf(slug: string, method: string, path: string): string {
   return `${slug}:${method} ${path}`;
 }
@@ -290,7 +283,6 @@ async function toItems(client: Client, page: ResourceRow[]): Promise<DiscoveryIt
   });
 }
 
-/** The MCP proxy's lookup. */
 export async function resourceByToolName(toolName: string, client?: Client): Promise<(ResourceRow & { position: number }) | null> {
   const m = /^([^:\s]+):([A-Z]+) (\/.*)$/.exec(toolName);
   if (!m) return null;

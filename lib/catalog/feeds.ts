@@ -1,8 +1,4 @@
-/**
- * The keyless feeds (docs/FEEDS.md): `/ai-catalog.json` and `/ard` in browse order, `/ard/search` by
- * relevance. Entries are built field by field from the public listing: no readiness score, no rank
- * numbers; the order is the only trace of rank.
- */
+/** The keyless feeds (docs/FEEDS.md): entries built field by field from the public listing, no readiness or rank numbers. */
 import type { PublicListing } from "@/lib/catalog/public-view";
 import { browseCatalog, BROWSE_MAX_LIMIT } from "@/lib/catalog/browse";
 import { searchCatalog, validateQuery, type Matching, type MatchKind } from "@/lib/catalog/search";
@@ -56,7 +52,6 @@ export interface FeedEntry {
   endpoints: FeedEndpoint[];
 }
 
-/** Names every field it passes on. */
 export function feedEntry(l: PublicListing, origin: string): FeedEntry {
   return {
     id: l.id,

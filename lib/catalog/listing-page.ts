@@ -1,8 +1,4 @@
-/**
- * The public listing page's facts beyond the listing: 30-day health buckets (hourly while history is
- * young) and the last probe; activity from the one facts reader, shown only at the distinct-payer
- * floor; the latest quote per endpoint. Never rank numbers (docs/SURFACES.md).
- */
+/** The public listing page's facts beyond the listing: health buckets, the last probe, activity (at the payer floor) and quotes (docs/SURFACES.md). */
 import { database } from "@/lib/db";
 import { rows } from "@/lib/sql";
 import { DEFAULT_ASSET_DECIMALS, ledgerFacts, atomicToUnits } from "@/lib/facts/aggregate";
@@ -13,11 +9,9 @@ export const HEALTH_WINDOW_DAYS = 30;
 export const HOURLY_BELOW_MS = 48 * 3600_000;
 
 export interface HealthBucket {
-  /** ISO UTC. */
   at: string;
   samples: number;
   up: number;
-  /** One decimal. */
   uptimePct: number;
   /** ms, of the samples that were up; null when none. */
   latencyMs: number | null;

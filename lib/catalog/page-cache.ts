@@ -1,14 +1,8 @@
-/**
- * The public pages' cache (docs/SURFACES.md "Cached public pages"): an entry is kept with its tags'
- * versions, read no later than its data, and served while one statement finds them unchanged.
- * Triggers move the versions in the writing transaction, whichever process writes.
- */
+/** The public pages' cache: entries kept with their tags' versions, served while those are unchanged (docs/SURFACES.md "Cached public pages"). */
 import { database, type DatabaseHandle } from "@/lib/db";
 import { rows } from "@/lib/sql";
 
-/** Browse, search, category pages. */
 export const CATALOG_TAG = "catalog";
-/** The listing page and its endpoints' trust pages. */
 export const listingTag = (listingId: string) => `listing:${listingId}`;
 
 /** Bounds what no tag covers (time-relative words, rolling windows, peers' statistics). */
@@ -41,7 +35,6 @@ interface Entry<T> {
 
 export interface PageCache<T> {
   get(key: string, load: () => Promise<Loaded<T>>, now?: number): Promise<T | null>;
-  /** For tests and the bench. */
   stats(): { entries: number; hits: number; loads: number };
 }
 

@@ -1,8 +1,4 @@
-/**
- * The one price display, so tile, listing page and seller's report cannot disagree: listed price or
- * range in dollars, fixed/dynamic as declared ("not declared" otherwise), the live quote and when, the
- * network by name. Atomic units never reach a buyer page.
- */
+/** The one price display for tiles, listing page and seller's report: dollars, the declared mode, the live quote; never atomic units. */
 import { formatUsd, networkName } from "@/lib/format";
 
 export interface PricedEndpoint {

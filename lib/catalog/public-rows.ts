@@ -1,8 +1,4 @@
-/**
- * Public rows of a page of listings in ONE statement (relations as JSON from correlated subqueries,
- * where Prisma sends one per relation). Columns are read off publicListingSelect, so the two cannot
- * drift; public-rows.test.ts checks equality on both backends.
- */
+/** Public rows of a page of listings in ONE statement, columns read off publicListingSelect (public-rows.test.ts checks them against Prisma's). */
 import { db } from "@/lib/db";
 import { rows } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
@@ -55,7 +51,6 @@ export async function publicRowsByIds(ids: readonly string[]): Promise<PublicLis
   return found.map(fromJson);
 }
 
-/** In the ids' order. */
 export async function publicListingsByIdsOneStatement(ids: readonly string[]): Promise<PublicListing[]> {
   const byId = new Map((await publicRowsByIds(ids)).map((r) => [r.id, toPublicListing(r)]));
   return ids.map((id) => byId.get(id)).filter((x): x is PublicListing => !!x);

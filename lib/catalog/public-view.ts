@@ -1,8 +1,4 @@
-/**
- * What the public may see of a listing: readiness of the published, non-provisional result; never
- * qualityScore, featuredLevel, rankScore or a provisional score (docs/SURFACES.md "Who sees what").
- * Every public page and feed goes through here.
- */
+/** What the public may see of a listing; every public page and feed goes through here (docs/SURFACES.md "Who sees what"). */
 import type { Prisma } from "@/lib/generated/prisma/client";
 
 export const publicListingSelect = {

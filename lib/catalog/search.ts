@@ -1,8 +1,6 @@
 /**
- * Catalog search (`?search=`, `/ard/search`, MCP `search_catalog`, router candidates): relevance ONLY,
- * never blended with quality or rank. Full text over listings."searchVector" (0.2 + 0.8·ts_rank), then
- * pg_trgm title typos (≤ 0.2) only for the rest, so every full-text hit ranks first. Websearch
- * operators mean full text only; ties by id. Semantic search needs a SemanticProvider (docs/FEEDS.md "Search").
+ * Catalog search: relevance ONLY, never blended with quality or rank. Full-text hits (0.2 + 0.8·ts_rank)
+ * rank ahead of title typos (≤ 0.2), which are searched only for the rest (docs/FEEDS.md "Search").
  */
 import { db } from "@/lib/db";
 import { rows, rowsWithSettings } from "@/lib/sql";
@@ -15,7 +13,6 @@ import { publicListingsByIdsOneStatement } from "@/lib/catalog/public-rows";
 import { MIN_RELEVANCE, TYPO_THRESHOLD, readTerms, sentenceScoreSql, type MatchedWord, type Term } from "@/lib/catalog/sentence";
 
 export interface SemanticProvider {
-  /** Similarity 0–1. */
   search(query: string, limit: number): Promise<{ listingId: string; similarity: number }[]>;
 }
 
@@ -69,7 +66,6 @@ export function validateQuery(raw: unknown, pointer: string): string {
   return q;
 }
 
-/** Relevance in 0–1, best first. */
 export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit[]; matching: Matching }> {
   if (!Number.isSafeInteger(opts.limit) || opts.limit < 1 || opts.limit > SEARCH_MAX_LIMIT) {
     throw new AppError("bad_request", `limit must be an integer 1–${SEARCH_MAX_LIMIT}`, [{ pointer: "/limit", message: `must be an integer 1–${SEARCH_MAX_LIMIT}` }]);
@@ -198,7 +194,6 @@ export function endpointFilterSql(f: EndpointFilter | undefined, params: unknown
   return ` AND EXISTS (SELECT 1 FROM "endpoints" e WHERE ${endpointClauses(f, params).join(" AND ")})`;
 }
 
-/** Conditions on `e`, shared with select.ts's endpoint choice. */
 export function endpointClauses(f: EndpointFilter, params: unknown[]): string[] {
   const p = (v: unknown) => `$${params.push(v)}`;
   const clauses = [`e."listingId" = l.id`, `e."payable"`];

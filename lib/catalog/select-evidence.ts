@@ -34,7 +34,6 @@ export function evidenceTier(e: CandidateEvidence, reasons: readonly ExclusionRe
 
 const VERDICT_WORDS: Record<Verdict, string> = { ok: "ok", caution: "caution", avoid: "avoid", down: "down", insufficient_evidence: "insufficient evidence" };
 
-/** "2 h ago". */
 export function ago(at: string, now: number): string {
   const min = Math.max(0, Math.round((now - Date.parse(at)) / 60_000));
   if (min < 1) return "just now";

@@ -1,4 +1,4 @@
-/** RankInputs from the batch facts aggregate (lib/facts/aggregate.ts), and `rankForListing` for `npm run rank -- <id>`. */
+/** RankInputs from the batch facts aggregate (lib/facts/aggregate.ts). */
 import { computeRank, type RankInputs, type RankResult } from "@/lib/rank/score";
 import { ledgerFacts, monitorFactsOf, settleFactsOf, type LedgerFactsRow } from "@/lib/facts/aggregate";
 import { applyWash } from "./wash";
@@ -33,7 +33,6 @@ export async function rankInputsFor(listingIds: readonly string[], now: Date = n
 
 export type ListingRank = RankResult & { listingId: string; inputs: RankInputs };
 
-/** With the facts it was computed from; null when unknown. */
 export async function rankForListing(id: string, now: Date = new Date()): Promise<ListingRank | null> {
   const inputs = (await rankInputsFor([id], now)).get(id);
   return inputs ? { listingId: id, inputs, ...computeRank(inputs) } : null;

@@ -1,9 +1,4 @@
-/**
- * The rank sweep: hashes each listing's facts (relative to the tick's `now`) and re-ranks only those
- * whose hash moved, into `listing_ranks`. A full sweep reads the catalog in id ranges; a due sweep reads
- * marked, due and never-ranked listings. One leader at a time by advisory lock, recorded in
- * rank_sweep_runs (docs/RANK.md "Storage and the sweep", "One leader").
- */
+/** The rank sweep: re-ranks listings whose facts hash moved, full or due, one leader at a time (docs/RANK.md "Storage and the sweep"). */
 import { hash } from "node:crypto";
 import { hostname } from "node:os";
 import { clientOr, rows, session, type Client } from "@/lib/sql";
@@ -89,7 +84,6 @@ export interface RankSweepResult {
   scanned: number;
   updated: number;
   unchanged: number;
-  /** Unchanged, but the due time moved. */
   rescheduled: number;
   /** The hash moved under the sweep (a concurrent Featured edit); the next tick takes them. */
   lost: number;

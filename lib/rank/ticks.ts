@@ -1,7 +1,4 @@
-/**
- * The rank sweep's tick: every 30 seconds (TOLLGATE_RANK_TICK_S) a due sweep, and a full read every
- * FULL_SWEEP_INTERVAL_MS (docs/RANK.md "The tick").
- */
+/** The rank sweep's tick: a due sweep every 30 s, a full read every FULL_SWEEP_INTERVAL_MS (docs/RANK.md "The tick"). */
 import { env } from "@/lib/env";
 import type { Tick } from "@/lib/scheduler";
 import { runRankSweep } from "./sweep-ranks";

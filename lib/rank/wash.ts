@@ -1,8 +1,4 @@
-/**
- * Wash (docs/RANK.md "Wash"): a payer funded by the seller's own wallets within the rank window is not
- * a distinct payer. Transfer logs are read through readChain, bounded and cached per sweep; what an
- * outage leaves unread is said (unmeasured), never guessed.
- */
+/** Wash (docs/RANK.md "Wash"): a payer funded by the seller's own wallets in the rank window is not a distinct payer. */
 import { hash } from "node:crypto";
 import { getAddress, parseAbi, type Address, type PublicClient } from "viem";
 import { readChain, type ChainRead, type RpcSettings } from "@/lib/chain/rpc";
@@ -64,7 +60,6 @@ interface StoredWash {
   measuredAtMs: number | null;
   excluded: WashExclusion[];
   unmeasured: string | null;
-  /** The ledger facts the check was made at (fingerprintOf), and when (epoch ms). */
   fingerprint?: string;
   checkedAtMs?: number;
 }

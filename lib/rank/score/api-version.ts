@@ -1,8 +1,4 @@
-/**
- * `Catalog-Api-Version: MAJOR.MINOR`: clients pinned below 1.55 get `rankScore: null`, since its meaning
- * changed (docs/RANK.md "API version"). Absent means current; empty, signed, zero-led, extra parts or
- * several values are malformed ("1.055" is not "1.55"). MINOR is an integer, so 1.6 < 1.55.
- */
+/** `Catalog-Api-Version`: clients below 1.55 get `rankScore: null`; a malformed header is refused (docs/RANK.md "API version"). */
 import { CATALOG_API_VERSION_HEADER, RANK_SCORE_MIN_API_VERSION } from "./constants";
 
 export interface ApiVersion {
@@ -21,7 +17,6 @@ export function parseApiVersion(value: string): ApiVersion | null {
   return m ? { major: Number(m[1]), minor: Number(m[2]) } : null;
 }
 
-/** An error value names the header. */
 export function apiVersionAtLeast(header: string | null | undefined, min: string): ApiVersionCheck {
   const floor = parseApiVersion(min);
   if (!floor) throw new RangeError(`minimum version must be MAJOR.MINOR, got ${min}`);

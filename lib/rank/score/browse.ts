@@ -1,8 +1,4 @@
-/**
- * Catalog browse order (docs/RANK.md "Catalog browse"): tier ↑, sortWeight ↓, rankScore ↓ (unscored
- * last), a 6-hourly seeded shuffle, id ↑. The shuffle key is md5(`${seed}:${id}`) compared bytewise,
- * which SQL reproduces (`COLLATE "C"`) for keyset pages; md5 for spread, not security.
- */
+/** Catalog browse order and its keyset cursor (docs/RANK.md "Catalog browse"); the shuffle key is md5, which SQL reproduces. */
 import { createHash } from "node:crypto";
 import { BROWSE_SEED_PERIOD_SECONDS } from "./constants";
 
@@ -21,9 +17,7 @@ export function shuffleKey(listingId: string, seed: number): string {
 
 export interface BrowseKey {
   id: string;
-  /** Lower first. */
   tier: number;
-  /** Higher first. */
   sortWeight: number;
   /** Null (unscored) sorts after every scored row. */
   rankScore: number | null;
@@ -47,7 +41,6 @@ export function compareBrowse(a: BrowseRow, b: BrowseRow): number {
   return 0;
 }
 
-/** In memory; the SQL path orders the same way. */
 export function orderForBrowse<T extends BrowseKey>(rows: readonly T[], seed: number): (T & { shuffleKey: string })[] {
   return rows.map((r) => ({ ...r, shuffleKey: shuffleKey(r.id, seed) })).sort(compareBrowse);
 }

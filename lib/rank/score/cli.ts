@@ -1,7 +1,4 @@
-/**
- * The logic of `npm run rank -- <components.json | listing-id>` (scripts/rank.ts supplies I/O).
- * Exit codes: 0 printed; 2 bad usage or input (named by JSON pointer); 1 the database layer threw.
- */
+/** The logic of `npm run rank` (docs/RANK.md "CLI"), I/O injected. Exit: 0 printed; 2 bad usage or input; 1 the database layer threw. */
 import { z } from "zod";
 import { FEATURED_MAX_LEVEL } from "./constants";
 import { computeRankFromComponents, type RankComponentsInput, type RankResult } from "./compute";

@@ -1,8 +1,4 @@
-/**
- * The rank score's parts (docs/RANK.md "Formulas"), each with its value, facts and a one-line reason.
- * `explain = false` leaves reasons empty and nothing else changes (the sweep stores values and facts).
- * Liveness and SettleGate are the shared signals in ../signals.ts.
- */
+/** The rank score's parts (docs/RANK.md "Formulas"), each with its value, facts and reason; `explain = false` leaves reasons empty. */
 import { clamp01, isoString, SETTLE_GATE_FACTOR, type SettleGate } from "@/lib/scoring/signals";
 import {
   DAY_MS,

@@ -1,4 +1,4 @@
-/** The rank score from raw facts, or from analysts' components; both give unrounded scores, ×100 values and every component. */
+/** The rank score from raw facts, or from an analyst's components. */
 import {
   liveness as livenessSignal,
   settleGate,
@@ -28,12 +28,9 @@ import {
 
 /** `router_payments`, rolling 30 days. */
 export interface LedgerAggregates {
-  /** With at least one settled payment. */
   distinctPayers30d: number;
-  /** Settled or not. */
   distinctAttemptingBuyers30d: number;
   settled30d: number;
-  /** Null when none. */
   medianSettledPrice30d: number | null;
 }
 
@@ -72,9 +69,9 @@ export type LivenessComponent = Component<
 >;
 
 export interface RankResult {
-  /** Unrounded; admin only. */
+  /** Admin only. */
   quality: number;
-  /** Unrounded, the public sort key. */
+  /** The public sort key. */
   rank: number;
   quality100: number;
   rank100: number;

@@ -1,7 +1,4 @@
-/**
- * Every number the rank score uses, named after docs/spec/scoring-system.md and docs/RANK.md. The shared
- * floors live in ../signals.ts (readiness H2/H3 read them too) and are re-exported here.
- */
+/** Every number the rank score uses (docs/RANK.md); the floors shared with readiness live in ../signals.ts. */
 import { MIN_DISTINCT_FAILING_BUYERS } from "@/lib/scoring/signals";
 
 export {

@@ -1,7 +1,4 @@
-/**
- * Router selection maths (docs/SELECTION.md): among payable matches, relevance × (1 + 0.25·q), q =
- * rankScore ÷ the set's best, semantic matches first. Rank lifts a match at most 25%: it breaks near-ties.
- */
+/** Router selection maths: relevance × (1 + 0.25·q), q = rankScore ÷ the set's best; rank only breaks near-ties (docs/SELECTION.md). */
 import { ROUTER_RANK_WEIGHT } from "./constants";
 
 export interface SelectCandidate {
