@@ -1,8 +1,6 @@
 /**
- * Router selection (`POST /router/select`, MCP `select_services`; docs/SELECTION.md): sentence
- * relevance, evidence gates (canary failed, trust avoid) unless `include`d, tiers by verdict, then
- * relevance × (1 + 0.25·q) within a tier. The pool is the ROUTER_POOL best payable matches whatever
- * `limit` is, so a shorter shortlist is a prefix of a longer one.
+ * Router selection (docs/SELECTION.md): relevant payable matches, evidence gates unless `include`d,
+ * verdict tiers, then relevance × (1 + 0.25·q). The pool ignores `limit`, so shortlists are prefixes.
  */
 import { z } from "zod";
 import { USD_DECIMAL } from "@/lib/amounts";
@@ -58,7 +56,6 @@ export const selectRequestSchema = z.strictObject({
 
 export type SelectRequest = z.output<typeof selectRequestSchema>;
 
-/** A 400 names every bad field by JSON pointer. */
 export function parseSelectRequest(body: unknown): SelectRequest {
   const parsed = selectRequestSchema.safeParse(body);
   if (parsed.success) return parsed.data;
@@ -91,7 +88,6 @@ export interface SelectItem {
   trust: { verdict: TrustReading["verdict"]; grade: string | null; provisional: boolean; summary: string } | null;
   verification: Verification;
   why: string;
-  /** Non-empty only when `include` asked for it. */
   excludedByDefault: ExclusionReason[];
 }
 
@@ -121,10 +117,8 @@ export function routerCallUrl(slug: string, path: string): string {
 
 export interface SelectResponse {
   task: string;
-  /** "keyword" while no semantic provider is configured. */
   matching: Matching;
   items: SelectItem[];
-  /** Most relevant first. */
   excluded: ExcludedItem[];
 }
 

@@ -1,8 +1,4 @@
-/**
- * Sentence relevance for router selection (docs/SELECTION.md "Relevance"): a task matched word by word,
- * OR over the weighted full-text vector, spellings and synonyms (synonyms.ts) and title typos; each word
- * weighted by its rarity.
- */
+/** Sentence relevance for router selection: OR over a task's words weighted by rarity (docs/SELECTION.md "Relevance"). */
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { rows, rowsWithSettings } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
@@ -12,7 +8,6 @@ import { SPELLINGS, SYNONYMS, SYNONYM_WEIGHT } from "./synonyms";
 export const FIELD_WEIGHTS = { A: 1, B: 0.6, C: 0.35 } as const;
 /** × word_similarity. */
 export const TYPO_WEIGHT = 0.8;
-/** As search.ts. */
 export const TYPO_THRESHOLD = 0.45;
 export const MIN_RELEVANCE = 0.25;
 /** A word in more than this share of public listings scores but never retrieves… */
@@ -40,7 +35,6 @@ export interface Term {
   common: boolean;
 }
 
-/** Lower-cased, each once, in order. */
 export function taskWords(task: string): string[] {
   const words = task.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
   return [...new Set(words)].slice(0, MAX_TASK_WORDS);
@@ -51,7 +45,6 @@ export function idf(df: number, n: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
-/** OR of lexemes, each restricted to `weight` when given. */
 export function tsqueryOf(lexemes: readonly string[], weight?: "A" | "B" | "C"): string {
   return lexemes.map((l) => `'${l.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${weight ? `:${weight}` : ""}`).join(" | ");
 }
@@ -64,7 +57,6 @@ const STEM_CACHE_MAX = 50_000;
 const dfCache = { generation: "", df: new Map<string, number>(), titled: new Map<string, boolean>() };
 const DF_CACHE_MAX = 20_000;
 
-/** Cached stems, the rest stemmed, the public count and generation, in one statement. */
 async function stemsAndStats(client: PrismaClient, words: readonly string[]): Promise<{ stemmed: Map<string, string[]>; n: number; generation: string }> {
   const missing = words.filter((w) => !stemCache.has(w));
   const [r] = await rows<{ words: string[] | null; lexemes: string[][] | null; n: number; generation: string }>(

@@ -51,7 +51,6 @@ export async function gradeShield(endpointId: string, client?: Client): Promise<
   return badge("tollgate grade", `${g.grade} · ${range}${provisional}`, GRADE_COLORS[g.grade] ?? "lightgrey");
 }
 
-/** As shields' own uptime badges. */
 export function uptimeColor(pct: number): string {
   if (pct >= 99) return "brightgreen";
   if (pct >= 97) return "green";

@@ -1,8 +1,4 @@
-/**
- * The catalog's buyer-chosen sorts and result count: price, readiness, newest, on public facts only
- * ("recommended" is browse.ts). Keyset pages over (key, id), the key a float8 ascending in order with
- * a missing fact last; the cursor is base64url {s, k, id}, any other a 400 naming `cursor`.
- */
+/** The catalog's buyer-chosen sorts (price, readiness, newest; public facts only) as keyset pages, and the result count. */
 import { AppError } from "@/lib/errors";
 import { database } from "@/lib/db";
 import { rows } from "@/lib/sql";
@@ -52,7 +48,6 @@ function decode(raw: string, sort: CatalogSort): { k: number; id: string } {
   return { k: c.k, id: c.id };
 }
 
-/** Not "recommended": that is browseCatalog. */
 export async function sortedCatalog(opts: { sort: Exclude<CatalogSort, "recommended">; cursor?: string | null; limit: number; filters?: BrowseFilters }): Promise<BrowsePage> {
   const params: unknown[] = [];
   const key = KEYS[opts.sort];
@@ -74,7 +69,6 @@ export async function sortedCatalog(opts: { sort: Exclude<CatalogSort, "recommen
   };
 }
 
-/** The result count beside the sort. */
 export async function countCatalog(filters: BrowseFilters = {}): Promise<number> {
   const params: unknown[] = [];
   const where = filterSql(filters, params);

@@ -1,14 +1,9 @@
-/**
- * The value metrics' inputs (docs/TRUST.md "value"): the endpoint's listed USD price and category, the
- * peers passing the rubric's peer rule (scored now), and the paid samples judged by R5, each valued at
- * the listing's own rate; a sample in another asset or network is `unpriced`.
- */
+/** The value metrics' inputs: listed price, the category's peers, and the R5-judged paid samples valued in USD (docs/TRUST.md "value"). */
 import { rows, utcParam, type Client } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
 import { scoreSubject, type TrustRubric, type ValueInput, type ValuePeer } from "@/lib/trust/engine";
 import { readTrustSubjects } from "@/lib/trust/observe";
 
-/** R5 "Output valid". */
 export const VALID_OUTPUT_CHECK = "R5";
 
 export interface EndpointValueInput extends ValueInput {
@@ -55,7 +50,6 @@ export async function readValuePeers(client: Client, rubric: TrustRubric, catego
 
 type SampleRow = { method: string; path: string; outcome: string; chainAmount: string | null; chainAsset: string | null; chainNetwork: string | null; responseBytes: number | null };
 
-/** Keyed "METHOD path", one statement. */
 async function readSampleRows(client: Client, listingId: string, now: number): Promise<Map<string, SampleRow[]>> {
   const found = await rows<SampleRow>(
     client,

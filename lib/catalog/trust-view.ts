@@ -26,14 +26,12 @@ export interface EndpointTrustSummary {
   label: string | null;
   probes: number;
   probeSpanDays: number;
-  /** Null before any. */
   firstProbeAt: string | null;
   lastPaidAt: string | null;
   /** No 402: never short of a paid sample. */
   free: boolean;
   /** The rubric's verdict rule, for the pages to say. */
   needs: { probes: number; spanDays: number; paidWithinDays: number };
-  /** Beside the grade, never inside it. */
   value: EndpointValueView;
 }
 
@@ -43,16 +41,12 @@ export interface EndpointValueView {
   category: string | null;
   /** 0 cheapest to 100 dearest; null with no peer. */
   pricePercentile: number | null;
-  /** Same category, passing the peer rule. */
   peers: number;
-  /** Null with no valid output yet. */
   usdPerValidKib: number | null;
-  /** Judged paid samples, and how many were valid. */
   samples: number;
   validSamples: number;
   /** No listed USD price, or paid in another asset or network. */
   unpriced: number;
-  /** `value.price_percentile_among`. */
   peerRule: { checks: string[]; minRate: number };
 }
 
@@ -81,7 +75,6 @@ export interface EndpointTrustDetail extends EndpointTrustSummary {
   fixFirst: Array<{ id: string; title: string; dimension: string; weight: number; rate: number; lost: number; gate: string | null }>;
 }
 
-/** 0 → cheapest, 100 → dearest, else an ordinal. */
 export function percentileLabel(p: number): string {
   if (p === 0) return "the cheapest";
   if (p === 100) return "the dearest";

@@ -27,7 +27,6 @@ export interface TrustReading {
   /** Shown also while provisional; null when nothing is measured. */
   grade: string | null;
   provisional: boolean;
-  /** No confidence words. */
   band: string | null;
   /** "Provisional grade B (78–86)", "Grade B (78–86), medium confidence", "Not checked yet". */
   headline: string;
@@ -38,7 +37,6 @@ export interface TrustReading {
 const DAY_MS = 86_400_000;
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
-/** UTC days. */
 export function sinceWords(firstAt: string, now: number): string {
   const day = (t: number) => Math.floor(t / DAY_MS);
   const first = Date.parse(firstAt);
@@ -97,7 +95,6 @@ const cap = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
 
 const SEVERITY: Verdict[] = ["avoid", "down", "caution", "insufficient_evidence", "ok"];
 
-/** The least reassuring endpoint's reading. */
 export function listingGlance(endpoints: EndpointTrustSummary[], now: number = Date.now()): TrustReading | null {
   if (endpoints.length === 0) return null;
   const worst = [...endpoints].sort((a, b) => SEVERITY.indexOf(a.verdict) - SEVERITY.indexOf(b.verdict))[0];

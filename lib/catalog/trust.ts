@@ -1,7 +1,4 @@
-/**
- * The trust grade's read model (docs/TRUST.md "Where it shows"): each endpoint's latest stored grade
- * and daily points; an ungraded endpoint, or a read at a given `now`, is scored here. Writes nothing.
- */
+/** The trust grade's read model: stored grades and daily points, scoring live only what is not graded (docs/TRUST.md "Where it shows"). */
 import { db } from "@/lib/db";
 import { rows, type Client } from "@/lib/sql";
 import { readDailyPoints, readLatestGrades, type StoredGrade } from "@/lib/attest/read";
@@ -20,7 +17,6 @@ const DAY_MS = 86_400_000;
 /** The engine's default, so a page and `npm run trust` draw the same band. */
 export const PAGE_SEED = DEFAULT_SEED;
 export const HISTORY_DAYS = 30;
-/** Newest first. */
 export const RECENT_OBSERVATIONS = 40;
 
 let rubricCache: TrustRubric | null = null;
@@ -57,7 +53,6 @@ export function freeVerdict(rb: TrustRubric, r: Pick<TrustResult, "verdict" | "v
   return c.length ? { verdict: "caution", verdictBecause: c } : { verdict: "ok", verdictBecause: [] };
 }
 
-/** The rubric's `probe_check`. */
 function firstProbeAt(rb: TrustRubric, s: TrustSubject, now: number): string | null {
   const first = firstObservedAt(s, rb.file.verdict.probe_check, now);
   return first === null ? null : new Date(first).toISOString();
@@ -66,7 +61,6 @@ function firstProbeAt(rb: TrustRubric, s: TrustSubject, now: number): string | n
 /** A live TrustResult or a stored grade (gradedOf). */
 type Graded = Pick<TrustResult, "endpointId" | "score" | "grade" | "band" | "confidence" | "verdict" | "verdictBecause" | "flags" | "outlook" | "watch" | "watchBecause" | "evidence">;
 
-/** Under the endpoint's current id. */
 function gradedOf(g: StoredGrade, endpointId: string): Graded {
   return {
     endpointId,
@@ -134,7 +128,6 @@ async function gradesAndSubjects(client: Client, listingId: string, endpoints: E
   return { grades, subjects };
 }
 
-/** Stored or scored now with the band, in endpoint order. */
 export async function readListingTrust(client: Client, listingId: string, options: TrustReadOptions = {}): Promise<EndpointTrustSummary[]> {
   const now = instantOf(options.now);
   const rb = rubric();
@@ -299,7 +292,6 @@ export async function readPickReadings(client: Client, picks: readonly PickEvide
   return out;
 }
 
-/** The caller has checked the seller owns it. */
 export async function readListingTrustDetails(client: Client, listingId: string, options: TrustReadOptions = {}): Promise<EndpointTrustDetail[]> {
   const endpoints = await endpointsOf(client, listingId);
   const now = instantOf(options.now);
