@@ -128,11 +128,7 @@ export const SEARCH_SCAN_CAP = 2000;
 
 type Hit = { listingId: string; position: number; relevance: number };
 
-/**
- * Full-query-word matches (0.5 + 0.5·rank) ahead of partial ones (0.5·rank); ties by listing id then
- * position. Each resource carries its listing's search vector, so the text index is intersected with
- * the filters' indexes (docs/DISCOVERY.md "Benchmark").
- */
+/** Full-query-word matches ahead of partial ones; ties by listing id, then position (docs/DISCOVERY.md). */
 async function searchResources(client: Client, query: string, f: DiscoveryFilters, take: number): Promise<{ hits: Hit[]; truncated: boolean }> {
   let truncated = false;
   const side = async (kind: "all" | "some", n: number): Promise<Hit[]> => {
@@ -159,7 +155,6 @@ async function searchResources(client: Client, query: string, f: DiscoveryFilter
   return { hits: [...all, ...(await side("some", take - all.length))], truncated };
 }
 
-/** Relevance order; `pagination.cursor` reaches more matches within SEARCH_DEPTH. */
 export async function searchDiscoveryResources(p: SearchParams, client?: Client) {
   const c = await clientOr(client);
   const window = p.offset + p.limit + 1;
@@ -206,10 +201,7 @@ interface ProofRow {
   house: boolean;
 }
 
-/**
- * Per endpoint: 30-day settled payments and distinct payers as the rank facts count them (house and
- * corrected rows out), and the latest settled payment of anyone as proof a paid call went through.
- */
+/** 30-day settled payments and payers per endpoint as rank counts them, and the latest settled payment of anyone. */
 export async function readQuality(client: Client, endpointIds: string[], now = new Date()): Promise<{ quality: Map<string, DiscoveryQuality>; proofs: Map<string, ProofRow> }> {
   if (endpointIds.length === 0) return { quality: new Map(), proofs: new Map() };
   const since = new Date(now.getTime() - 30 * 86_400_000).toISOString().replace("Z", "");

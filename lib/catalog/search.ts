@@ -24,7 +24,6 @@ export interface SearchHit {
   listingId: string;
   relevance: number;
   match: MatchKind;
-  /** Sentence relevance only: the task's words this listing matched (sentence.ts). */
   matched?: MatchedWord[];
 }
 
@@ -42,7 +41,7 @@ export interface SearchOptions {
   filters?: BrowseFilters;
   endpoint?: EndpointFilter;
   semantic?: SemanticProvider | null;
-  /** Read the query as a sentence (docs/SELECTION.md): OR over weighted words, cut at MIN_RELEVANCE. */
+  /** Read the query as a sentence (docs/SELECTION.md). */
   sentence?: boolean;
 }
 
@@ -94,7 +93,6 @@ interface KeywordRow {
   matched?: MatchedWord[];
 }
 
-/** The sentence side (docs/SELECTION.md "Relevance"). */
 async function sentenceHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined): Promise<KeywordRow[]> {
   const prisma = await db();
   const terms = await readTerms(prisma, query);
@@ -140,7 +138,7 @@ async function keywordHits(query: string, limit: number, filters: BrowseFilters,
 /** With endpoint filters, a side first ranks this many × `limit`. */
 export const RANK_WINDOW_FACTOR = 4;
 
-/** Without endpoint filters a top-`limit` sort; with them a bounded window first, all matches only if too few pass (docs/FEEDS.md). */
+/** Top-`limit` sort, or with endpoint filters a bounded window first (docs/FEEDS.md). */
 async function ranked(limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined, run: (window: number | null) => Promise<KeywordRow[]>): Promise<KeywordRow[]> {
   const probing = endpoint !== undefined || filters.minPrice !== undefined || filters.maxPrice !== undefined;
   if (!probing) return run(limit);
@@ -148,11 +146,7 @@ async function ranked(limit: number, filters: BrowseFilters, endpoint: EndpointF
   return first.length >= limit ? first : run(null);
 }
 
-/**
- * One side as a statement: the inner query ranks matches in `listing_search` on the listing's own
- * columns; the outer walks them and applies the endpoint filters until `limit` pass, so those probes
- * run per row read, not per match (docs/FEEDS.md "How the search statement runs").
- */
+/** One side as a statement: endpoint filters apply in the outer query, per row read, not per match (docs/FEEDS.md). */
 function rankedSql(query: string, limit: number, window: number | null, filters: BrowseFilters, endpoint: EndpointFilter | undefined, side: "fullText" | "typo"): [string, ...unknown[]] {
   const params: unknown[] = [query];
   const { minPrice, maxPrice, ...own } = filters;

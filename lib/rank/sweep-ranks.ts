@@ -13,9 +13,9 @@ export const RANK_SWEEP_LOCK_KEY = 724_021_406;
 /** Part of every hash: bump it when the formula or the readings change, and every listing re-ranks once. */
 export const RANK_INPUTS_VERSION = "rank-inputs/2";
 export const DEFAULT_RANK_BATCH = 10_000;
-/** Per id range: bounds memory; the next range is read while this one is scored (docs/RANK.md). */
+/** Per id range, bounding memory (docs/RANK.md). */
 const READ_RANGE = 25_000;
-/** Two, so the server writes on two connections while the next batch is scored (PGlite queues). */
+/** Two writes on two connections while the next batch is scored. */
 const WRITES_IN_FLIGHT = 2;
 /** A due sweep reads everything when this process's last full sweep is this old... */
 export const FULL_SWEEP_INTERVAL_MS = 5 * 60_000;
@@ -23,11 +23,7 @@ export const FULL_SWEEP_INTERVAL_MS = 5 * 60_000;
 export const DUE_FULL_SHARE = 0.25;
 const DUE_READ_BATCH = 5_000;
 
-/**
- * Every fact but `now` (time-relative facts are resolved against it) as one positional JSON array led
- * by RANK_INPUTS_VERSION: what listing_ranks.facts stores and the change check hashes. New fields go
- * at the end, with a version bump.
- */
+/** Every fact but `now` as a positional JSON array led by RANK_INPUTS_VERSION (stored and hashed); new fields go last, with a version bump. */
 export function rankInputsDocument(inputs: RankInputs): string {
   const { settle: s, ledger: l, monitor: m, price: p } = inputs;
   return JSON.stringify([
@@ -112,7 +108,7 @@ export async function runRankSweep(
       const [{ got }] = await rows<{ got: boolean }>(conn, "SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS got", RANK_SWEEP_LOCK_KEY);
       if (!got) return { ...idle, ms: Date.now() - started };
       try {
-        // The run record, on the lock's connection while held, on the database's clock; a throw closes it with its error.
+        // The run record, on the lock's connection while held; a throw closes it with its error.
         const [{ id: runId }] = await rows<{ id: string }>(
           conn,
           `WITH old AS (DELETE FROM "rank_sweep_runs" WHERE "startedAt" < clock_timestamp() - interval '7 days')
@@ -194,7 +190,6 @@ async function restoreMarks(client: Client, ids: readonly string[]): Promise<voi
   await rows(client, `INSERT INTO "rank_dirty" ("listingId") SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`, ids);
 }
 
-/** Pipelined: the next read is fetched and earlier writes run (≤ WRITES_IN_FLIGHT) while a batch is scored. */
 async function rankAll(client: Client, reads: readonly (() => Promise<LedgerFactsRow[]>)[], now: Date, batchSize: number, totals: SweepTotals): Promise<void> {
   if (reads.length === 0) return;
   const read = (i: number) => {
@@ -207,7 +202,6 @@ async function rankAll(client: Client, reads: readonly (() => Promise<LedgerFact
   const scoreBatch = async (batch: readonly LedgerFactsRow[]) => {
     totals.batches++;
     totals.scanned += batch.length;
-    // Each changed listing becomes its write entry at once, so nothing of its scoring outlives the loop.
     const changed: string[] = [];
     const rescheduled: string[] = [];
     const scoring = Date.now();
@@ -267,7 +261,6 @@ function hashInputs(row: LedgerFactsRow, now: Date): Hashed {
   return { inputs, document, hash: hashDocument(document) };
 }
 
-/** Without reasons: explainStoredRank gives them back from the facts. */
 function scored(row: LedgerFactsRow, h: Hashed, explain: boolean): Ranked {
   return { id: row.id, previousHash: row.rankInputsHash, hash: h.hash, document: h.document, inputs: h.inputs, result: computeRank(h.inputs, { explain }) };
 }
@@ -276,13 +269,12 @@ function rank(row: LedgerFactsRow, now: Date): Ranked {
   return scored(row, hashInputs(row, now), true);
 }
 
-/** Numbers as String(x): the shortest form that reads back to the same double. */
 function componentsDocument(r: RankResult): string {
   const c = r.components;
   return `{"gate":"${c.gate.gate}","gateFactor":${c.gate.value},"liveness":${c.liveness.value},"traction":${c.traction.value},"priceIntegrity":${c.priceIntegrity.value},"featured":${c.featured.value},"verification":${c.verification.value}}`;
 }
 
-/** Tab-separated: id, quality, rank, gate, components, facts, hash, previous hash, due time. The batch is one text parameter split on the server (cheaper than jsonb; docs/RANK.md). */
+/** Tab-separated fields of one listing; the batch is one text parameter split on the server (docs/RANK.md). */
 function writeEntry(it: Ranked, dueAtMs: number | null): string {
   if (!Number.isFinite(it.result.quality) || !Number.isFinite(it.result.rank)) throw new RangeError(`listing ${it.id}: non-finite score`);
   if (/[\t\n]/.test(it.id)) throw new RangeError(`listing ${JSON.stringify(it.id)}: an id with a tab or a line break cannot be ranked`);
@@ -291,7 +283,7 @@ function writeEntry(it: Ranked, dueAtMs: number | null): string {
 
 const BATCH_LINES = `(SELECT string_to_array(line, E'\\t') AS a FROM string_to_table($1, E'\\n') AS line OFFSET 0) x`;
 
-/** One UPDATE, compare-and-set on the hash read, so a Featured edit meanwhile is never overwritten. Rows written. */
+/** Compare-and-set on the hash read: a Featured edit meanwhile is never overwritten. */
 async function writeRanks(client: Client, entries: readonly string[], now: Date, opts: { force?: boolean } = {}): Promise<number> {
   if (entries.length === 0) return 0;
   const [{ n }] = await rows<{ n: number }>(
@@ -315,7 +307,7 @@ async function writeRanks(client: Client, entries: readonly string[], now: Date,
   return n;
 }
 
-/** Lines "id, due, hash" of unchanged listings, written only while the row still holds that hash. Rows written. */
+/** Due times of unchanged listings, only while the row still holds that hash. */
 async function writeDueTimes(client: Client, entries: readonly string[]): Promise<number> {
   if (entries.length === 0) return 0;
   const [{ n }] = await rows<{ n: number }>(
@@ -333,7 +325,7 @@ async function writeDueTimes(client: Client, entries: readonly string[]): Promis
   return n;
 }
 
-/** Re-rank one listing now whatever its hash (the caller just changed an input). Null when unknown. */
+/** Whatever its hash: the caller just changed an input. Null when unknown. */
 export async function recomputeListingRank(listingId: string, now: Date = new Date()): Promise<ListingRank | null> {
   const client = await clientOr();
   const [row] = (await applyWash(await ledgerFacts({ ids: [listingId] }, now, client), now, client)).rows;
@@ -343,7 +335,7 @@ export async function recomputeListingRank(listingId: string, now: Date = new Da
   return { listingId, inputs: ranked.inputs, ...ranked.result };
 }
 
-/** computeRank over the stored facts at rankedAt: every component exactly as the sweep computed it. Null when never ranked. */
+/** computeRank over the stored facts at rankedAt; null when never ranked. */
 export function explainStoredRank(stored: { facts: unknown; rankedAt: Date | null }): RankResult | null {
   if (!stored.facts || !stored.rankedAt) return null;
   const inputs = inputsFromDocument(stored.facts, stored.rankedAt);

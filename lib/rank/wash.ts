@@ -34,7 +34,6 @@ export interface WashFacts {
   payersBefore: number;
 }
 
-/** Shared by one sweep: each network's first window block, each Transfer read. */
 export interface WashCache {
   blocks: Map<string, Promise<ChainRead<{ from: bigint; to: bigint }>>>;
   logs: Map<string, Promise<ChainRead<Array<{ from: string; to: string; transaction: string; block: bigint }>>>>;
@@ -74,7 +73,7 @@ function fingerprintOf(r: LedgerFactsRow): string {
   return `${r.distinctPayers30d}|${r.lastSettledAtMs ?? ""}|${r.oldestPayment30dMs ?? ""}`;
 }
 
-/** distinctPayers30d and medianSettledPrice30d without the excluded payers (rows below the floor untouched), and the facts per listing for `listing_wash`. */
+/** The rows with excluded payers removed (below the floor untouched), and the wash facts per listing. */
 export async function applyWash(
   input: readonly LedgerFactsRow[],
   now: Date,
@@ -86,7 +85,7 @@ export async function applyWash(
   if (candidates.length === 0) return { rows: [...input], wash };
   const c = await clientOr(client);
   const stored = await storedWashOf(c, candidates.map((r) => r.id));
-  // An unmoved ledger, checked recently, keeps its check (a full sweep every few minutes must not re-read every payer).
+  // An unmoved ledger checked recently keeps its check: full sweeps must not re-read every payer.
   const due = candidates.filter((r) => {
     const s = stored.get(r.id);
     const age = now.getTime() - (s?.checkedAtMs ?? -Infinity);
@@ -97,7 +96,6 @@ export async function applyWash(
     const s = stored.get(r.id);
     if (s && !dueIds.has(r.id)) wash.set(r.id, { excluded: s.excluded, measuredAtMs: s.measuredAtMs, unmeasured: s.unmeasured, payersBefore: r.distinctPayers30d });
   }
-  // Listings checked now, and those with exclusions (their median is re-taken).
   const payerIds = candidates.filter((r) => dueIds.has(r.id) || (wash.get(r.id)?.excluded.length ?? 0) > 0).map((r) => r.id);
   const [payers, wallets] = await Promise.all([payerIds.length ? payersOf(c, payerIds, now) : [], due.length ? walletsOf(c, [...dueIds], now) : new Map<string, string[]>()]);
   const byListing = new Map<string, PayerRow[]>();
@@ -219,7 +217,7 @@ async function fundingTransfers(network: string, asset: string, sellers: string[
   return { ok: true, value: out };
 }
 
-/** First block at or after now − 30 days (binary search on timestamps) to the latest. */
+/** Binary search on timestamps for the window's first block. */
 function windowBlocks(network: string, now: Date, cache: WashCache): Promise<ChainRead<{ from: bigint; to: bigint }>> {
   let p = cache.blocks.get(network);
   if (!p) {
@@ -257,7 +255,7 @@ function payersOf(c: Client, ids: string[], now: Date): Promise<PayerRow[]> {
   );
 }
 
-/** Lower-cased: members' SIWE wallets, payTo quoted and paid on any of the organisation's listings, canary payTos. */
+/** Members' SIWE wallets, payTo quoted and paid on the organisation's listings, canary payTos; lower-cased. */
 async function walletsOf(c: Client, ids: string[], now: Date): Promise<Map<string, string[]>> {
   const found = await rows<{ lid: string; wallets: string[] | null }>(
     c,
