@@ -67,7 +67,6 @@ export function encodeCursor(row: BrowseKey & { seed: number }): string {
   return Buffer.from(JSON.stringify(payload), "utf8").toString("base64url");
 }
 
-/** A client's cursor; never throws, an error names the wrong field. */
 export function decodeCursor(str: string): DecodeCursorResult {
   if (typeof str !== "string" || str.length === 0) return { ok: false, field: "cursor", message: "must be a non-empty string" };
   if (str.length > MAX_CURSOR_LENGTH) return { ok: false, field: "cursor", message: `must be at most ${MAX_CURSOR_LENGTH} characters` };
@@ -91,7 +90,7 @@ export function decodeCursor(str: string): DecodeCursorResult {
   return { ok: true, cursor: { seed, tier, sortWeight, rankScore, id, shuffleKey: shuffleKey(id, seed) } };
 }
 
-/** The keyset predicate, `row` keyed under the cursor's seed. */
+/** The keyset predicate. */
 export function isAfterCursor(row: BrowseRow, cursor: BrowseCursor): boolean {
   return compareBrowse(row, cursor) > 0;
 }

@@ -238,7 +238,6 @@ export interface QualityFacts {
   weightedSum: number;
 }
 
-/** SettleGate × (0.25·L + 0.45·T + 0.30·P), 0–1, internal. */
 export function quality(input: { gate: SettleGate; liveness: number; traction: number; priceIntegrity: number }, explain = true): Component<QualityFacts> {
   const { gate, liveness, traction, priceIntegrity } = input;
   assertGate(gate);

@@ -54,7 +54,6 @@ export interface RankInputs {
   ledger: LedgerAggregates;
   monitor: MonitorFacts;
   price: PriceFacts;
-  /** Integer 0–5. */
   featuredLevel: number;
   verification: VerificationStatus;
 }
@@ -69,9 +68,7 @@ export type LivenessComponent = Component<
 >;
 
 export interface RankResult {
-  /** Admin only. */
   quality: number;
-  /** The public sort key. */
   rank: number;
   quality100: number;
   rank100: number;
