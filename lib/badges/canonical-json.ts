@@ -1,15 +1,4 @@
-/**
- * Canonical JSON after RFC 8785 (JSON Canonicalization Scheme), so the bytes we sign are a function
- * of the statement's *value*, not of how some serialiser happened to order or space it:
- *  - object members sorted by their names' UTF-16 code units (what Array.prototype.sort does);
- *  - no insignificant whitespace;
- *  - numbers in ECMAScript Number-to-String form (what JSON.stringify produces for a finite number;
- *    -0 becomes 0), and non-finite numbers refused;
- *  - strings as JSON.stringify escapes them (the JCS rules are the ES2019 rules), with lone
- *    surrogates refused because JCS requires I-JSON.
- * Anything that is not plain JSON data (undefined, functions, bigint, Dates, Maps, class instances)
- * is refused rather than silently coerced, since a signature over a coerced value would be a lie.
- */
+/** RFC 8785 canonical JSON (JCS) for signing; non-JSON values are refused, never coerced (a signature over a coerced value would lie). */
 
 export class CanonicalJsonError extends TypeError {
   constructor(
@@ -71,7 +60,6 @@ function write(value: unknown, pointer: string, seen: Set<object>): string {
   }
 }
 
-/** The canonical serialisation of `value`. Throws CanonicalJsonError on anything that is not JSON. */
 export function canonicalJson(value: unknown): string {
   return write(value, "", new Set());
 }

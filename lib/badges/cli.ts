@@ -1,14 +1,4 @@
-/**
- * The logic of `npm run badge:verify` (scripts/badge-verify.ts is the thin entry point), kept here
- * with its dependencies injected so it can be tested without a network or a terminal.
- *
- *   badge:verify -- <file.svg|envelope.json|url> [--keys <url|file>] [--base <catalog origin>]
- *                   [--allow-host host:port]... [--now <ISO time>]
- *
- * URLs are fetched only through lib/net's safeFetch (https, or plain http to a host:port given with
- * --allow-host, for a local demo). Exit codes: 0 valid, 1 invalid, 2 bad usage or nothing to verify
- * with, 3 superseded (authentic, but the catalog has a newer result for the listing: not valid).
- */
+/** The logic of `npm run badge:verify` (docs/BADGES.md "With the CLI"), I/O injected. Exit: 0 valid, 1 invalid, 2 usage, 3 superseded. */
 import type { SafeFetchOptions, SafeFetchResult } from "../net";
 import { WELL_KNOWN_KEYS_PATH, parsePublicKeySet, type PublicKeySet } from "./keys";
 import { MAX_INPUT_BYTES, verifyBadge, type ResultStatusAnswer, type VerifyResult } from "./verify";
@@ -95,7 +85,6 @@ export interface Verdict {
   valid: boolean;
   verdict: VerifyResult["verdict"];
   reason?: string;
-  /** With verdict "superseded": the listing's current result, when the catalog named it. */
   currentResultId?: string | null;
   keyid?: string;
   statement?: unknown;
@@ -147,11 +136,7 @@ export async function runBadgeVerify(argv: string[], deps: CliDeps): Promise<num
   return result.ok ? 0 : result.verdict === "superseded" ? 3 : 1;
 }
 
-/**
- * The catalog's answer for a result: GET <base>/api/badges/status?result=…&listing=… →
- * {"status": "current"|"superseded"|"revoked"|"unknown", "currentResultId"?: string|null}. A 404
- * means the route does not exist (or not yet), which is "not checked", said out loud, not "valid".
- */
+/** GET <base>/api/badges/status; a 404 is "not checked", said out loud, never "valid". */
 async function statusFromCatalog(args: Args, deps: CliDeps, resultId: string, listingId: string): Promise<ResultStatusAnswer> {
   const url = `${args.base}/api/badges/status?${new URLSearchParams({ result: resultId, listing: listingId })}`;
   const r = await load(url, args, deps, { allowQuery: true });

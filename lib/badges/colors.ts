@@ -1,15 +1,9 @@
-/**
- * Badge colours. Each band gets a background and the text colour that reads best on it, and every
- * pair clears WCAG 2.x AA for normal text (contrast ≥ 4.5:1; checked in colors.test.ts), which the
- * stock shields palette does not (white on #4c1 is about 2.3:1). Hues follow the convention people
- * know from badges: red/orange for "getting started", yellow for "almost", greens for ready/excellent.
- */
+/** Badge colours per band; every pair clears WCAG AA contrast (4.5:1, colors.test.ts), unlike stock shields. */
 import type { Band } from "./statement";
 
 export interface BadgeColors {
   background: string;
   text: string;
-  /** The 1px drop shadow behind text in flat/plastic: dark under light text, light under dark text. */
   shadow: string;
 }
 
@@ -23,16 +17,15 @@ function pair(background: string): BadgeColors {
 
 export const LABEL_COLORS: BadgeColors = pair("#555");
 export const BAND_COLORS: Record<Band, BadgeColors> = {
-  "Getting started": pair("#c4320a"), // red-orange
-  "Almost ready": pair("#e8b020"), // amber-yellow, dark text
-  Ready: pair("#2e7d32"), // green
-  Excellent: pair("#44cc11"), // shields' brightgreen, with dark text so it stays readable
+  "Getting started": pair("#c4320a"),
+  "Almost ready": pair("#e8b020"),
+  Ready: pair("#2e7d32"),
+  Excellent: pair("#44cc11"), // dark text keeps shields' brightgreen readable
 };
 export const UNSCORED_COLORS: BadgeColors = pair("#9ea7b3"); // neutral grey, dark text
 
 const HEX = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
-/** Colours for an arbitrary background (renderBadge callers may pass their own hex colour). */
 export function colorsFor(background: string): BadgeColors {
   if (!HEX.test(background)) throw new RangeError(`badge colour must be #rgb or #rrggbb, got ${JSON.stringify(background)}`);
   return pair(background.toLowerCase());

@@ -1,9 +1,4 @@
-/**
- * DSSE (Dead Simple Signing Envelope, https://github.com/secure-systems-lab/dsse) for badge
- * statements. We sign PAE(payloadType, payload) — never the SVG bytes, which any optimiser or CDN may
- * rewrite — with Ed25519, so the signature covers both the statement and what kind of thing it
- * claims to be (no type confusion between payloads).
- */
+/** DSSE envelopes for badge statements: Ed25519 over PAE(payloadType, payload), never over the SVG bytes (docs/BADGES.md "The envelope"). */
 import { createPrivateKey, createPublicKey, sign as edSign, verify as edVerify, type KeyObject } from "node:crypto";
 import { canonicalJson } from "./canonical-json";
 import type { BadgeStatement } from "./statement";
@@ -22,11 +17,7 @@ export interface DsseEnvelope {
   signatures: DsseSignature[];
 }
 
-/**
- * Pre-Authentication Encoding:
- *   "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body
- * where LEN is the byte length in ASCII decimal without leading zeros, and type is UTF-8.
- */
+/** PAE: "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body, LEN in ASCII decimal bytes. */
 export function pae(payloadType: string, body: Uint8Array): Buffer {
   const type = Buffer.from(payloadType, "utf8");
   const head = Buffer.from(`DSSEv1 ${type.length} `, "ascii");
@@ -39,9 +30,8 @@ export interface Signer {
   privateKey: KeyObject;
 }
 
-/** Sign arbitrary payload bytes into an envelope with one signature. */
 export function signEnvelope(payload: Uint8Array, payloadType: string, signer: Signer): DsseEnvelope {
-  // Ed25519 takes no digest parameter (null): it hashes internally, and is deterministic.
+  // Ed25519 hashes internally: no digest parameter.
   const sig = edSign(null, pae(payloadType, payload), signer.privateKey);
   return {
     payloadType,
@@ -50,27 +40,22 @@ export function signEnvelope(payload: Uint8Array, payloadType: string, signer: S
   };
 }
 
-// Which statement object each envelope made here was signed from, so the renderer can confirm an
-// envelope belongs to the statement it is drawing without canonicalising it a second time. Only
-// deeply frozen statements (what buildStatement returns) are remembered: a mutable one could change
-// after signing. Weak: it keeps neither alive. Anything else takes the full comparison.
+// Envelope → the deeply frozen statement it was signed from, so the renderer skips a second
+// canonicalisation. Mutable statements are not remembered (they could change after signing).
 const signedFrom = new WeakMap<DsseEnvelope, BadgeStatement>();
 const deepFrozen = (s: BadgeStatement) => Object.isFrozen(s) && Object.isFrozen(s.listing) && Object.isFrozen(s.result);
 
-/** Canonicalise (RFC 8785) and sign a badge statement. The envelope is frozen. */
 export function signStatement(statement: BadgeStatement, signer: Signer): DsseEnvelope {
   const envelope = Object.freeze(signEnvelope(Buffer.from(canonicalJson(statement), "utf8"), BADGE_PAYLOAD_TYPE, signer));
   if (deepFrozen(statement)) signedFrom.set(envelope, statement);
   return envelope;
 }
 
-/** True when `envelope`'s payload is exactly the canonical JSON of `statement`. */
 export function envelopeCarries(envelope: DsseEnvelope, statement: BadgeStatement): boolean {
   if (signedFrom.get(envelope) === statement) return true;
   return envelope.payload === Buffer.from(canonicalJson(statement), "utf8").toString("base64");
 }
 
-/** True when `sig` is a valid Ed25519 signature by `publicKey` over PAE(payloadType, payload). */
 export function verifyPae(payloadType: string, payload: Uint8Array, sig: Uint8Array, publicKey: KeyObject): boolean {
   if (sig.length !== 64) return false;
   try {
@@ -82,10 +67,7 @@ export function verifyPae(payloadType: string, payload: Uint8Array, sig: Uint8Ar
 
 const B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/**
- * Strict standard base64 (RFC 4648 §4, padded). Node's decoder skips junk silently, so we check the
- * alphabet and that re-encoding gives the same text: one envelope, one spelling.
- */
+/** Strict padded base64: Node's decoder skips junk, so we require a round trip (one spelling). */
 export function decodeBase64Strict(s: string): Buffer | null {
   if (!B64.test(s)) return null;
   const bytes = Buffer.from(s, "base64");
@@ -94,11 +76,7 @@ export function decodeBase64Strict(s: string): Buffer | null {
 
 export type ParseEnvelopeResult = { ok: true; envelope: DsseEnvelope; payload: Buffer } | { ok: false; message: string };
 
-/**
- * Parse and shape-check an envelope (JSON text or an already-parsed value). Unknown fields are
- * refused, and so is JSON text with a repeated member name (parsed strictly: JSON.parse would keep
- * the last `"payload"` where another verifier might keep the first).
- */
+/** Shape-checked envelope; unknown fields and repeated member names are refused (verifiers disagree on which wins). */
 export function parseEnvelope(input: string | unknown): ParseEnvelopeResult {
   let v: unknown = input;
   if (typeof input === "string") {
@@ -128,23 +106,20 @@ export function parseEnvelope(input: string | unknown): ParseEnvelopeResult {
   return { ok: true, envelope: { payloadType: o.payloadType, payload: o.payload, signatures }, payload };
 }
 
-/** Ed25519 public key from its raw 32 bytes (as published in the key set). */
 export function ed25519PublicKeyFromRaw(raw: Uint8Array): KeyObject {
   if (raw.length !== 32) throw new RangeError("an Ed25519 public key is 32 bytes");
-  // SPKI DER for Ed25519 is a fixed 12-byte prefix (RFC 8410) followed by the key.
+  // SPKI DER prefix for Ed25519 (RFC 8410), then the key.
   const spki = Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), raw]);
   return createPublicKey({ key: spki, format: "der", type: "spki" });
 }
 
-/** Ed25519 private key from a 32-byte seed (RFC 8032 "secret key"). */
 export function ed25519PrivateKeyFromSeed(seed: Uint8Array): KeyObject {
   if (seed.length !== 32) throw new RangeError("an Ed25519 seed is 32 bytes");
-  // PKCS#8 DER for Ed25519 is a fixed 16-byte prefix (RFC 8410) followed by the seed.
+  // PKCS#8 DER prefix for Ed25519 (RFC 8410), then the seed.
   const pkcs8 = Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]);
   return createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" });
 }
 
-/** The raw 32 bytes of an Ed25519 public key. */
 export function rawPublicKey(key: KeyObject): Buffer {
   const pub = key.type === "private" ? createPublicKey(key) : key;
   if (pub.asymmetricKeyType !== "ed25519") throw new RangeError(`expected an Ed25519 key, got ${pub.asymmetricKeyType}`);

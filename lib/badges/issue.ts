@@ -1,13 +1,4 @@
-/**
- * The one call the badge route makes: from a listing and its current result to the SVG to serve.
- * A publishable result yields a signed badge (statement → DSSE envelope → SVG with the envelope in
- * <metadata>); anything else (no result, provisional, unpublished) yields the neutral unsigned
- * "not yet scored" badge, with the reason, so provisional scores never reach a badge.
- *
- * Statements are issued per hour window (see statement.ts), so within a window the same inputs give
- * the same bytes and the same ETag; BadgeCache memoises them so a warm route neither re-signs nor
- * re-renders, and answers If-None-Match with 304.
- */
+/** The badge route's one call: listing + current result → signed SVG, or the unsigned "not yet scored" one; memoised per issue window. */
 import { createHash } from "node:crypto";
 import { signStatement, type DsseEnvelope } from "./dsse";
 import { signerFor, type Keyring } from "./keys";
@@ -30,26 +21,22 @@ export type IssuedBadge =
   | { signed: true; svg: string; etag: string; statement: BadgeStatement; envelope: DsseEnvelope; cacheControl: string }
   | { signed: false; svg: string; etag: string; refusal: StatementRefusal; cacheControl: string };
 
-/** Strong ETag over the exact bytes served. */
 export function etagOf(svg: string): string {
   return `"${createHash("sha256").update(svg).digest("base64url").slice(0, 22)}"`;
 }
 
 export function issueReadinessBadge(input: IssueBadgeInput): IssuedBadge {
-  // The route's query parser applies the label rule first; a label that breaks it here is a wiring
-  // mistake, and must not reach even the unsigned badge.
+  // The query parser applies the label rule first; a breaking label here is a wiring mistake.
   const labelError = input.label === undefined || input.label === DEFAULT_LABEL ? null : labelRuleError(input.label);
   if (labelError) throw new RangeError(`badge label ${JSON.stringify(input.label)}: ${labelError}`);
   const timing: StatementTiming = { now: input.now, ttlSeconds: input.ttlSeconds, issueWindowSeconds: input.issueWindowSeconds, notBefore: input.keyring.active.notBefore };
   const built = buildStatement({ listing: input.listing, result: input.result, label: input.label, ...(input.logo ? { logo: input.logo } : {}) }, timing);
   if (!built.ok) {
-    // Link to the catalog page only once it exists (docs/spec/scoring-system.md "Who sees what": "linking to the catalog page once published").
     const svg = renderReadinessBadge(null, { style: input.style, label: input.label, link: input.listing.published ? input.listing.url : undefined, ...(input.logo ? { logo: input.logo } : {}) });
     return { signed: false, svg, etag: etagOf(svg), refusal: built.error, cacheControl: "public, max-age=300" };
   }
   const envelope = signStatement(built.statement, signerFor(input.keyring));
   const svg = renderReadinessBadge(built.statement, { style: input.style, envelope });
-  // Caches may keep it for the rest of the issue window at most; the statement itself lives longer.
   return { signed: true, svg, etag: etagOf(svg), statement: built.statement, envelope, cacheControl: "public, max-age=300, stale-while-revalidate=3300" };
 }
 
@@ -61,11 +48,6 @@ export function ifNoneMatchHits(header: string | null | undefined, etag: string)
   return header.split(",").some((t) => strip(t) === strip(etag));
 }
 
-/**
- * Bounded memo of issued badges. The key must include everything the bytes depend on; the route
- * builds it with `badgeCacheKey`. Entries die with their issue window, so a rotation or a new
- * result is picked up at the latest at the next window (and immediately if the key changes).
- */
 export class BadgeCache {
   readonly #entries = new Map<string, { badge: IssuedBadge; until: number }>();
   constructor(readonly maxEntries = 10_000) {}
@@ -77,7 +59,6 @@ export class BadgeCache {
       this.#entries.delete(key);
       return undefined;
     }
-    // Re-insert to keep Map order as recency order (oldest first) for eviction.
     this.#entries.delete(key);
     this.#entries.set(key, e);
     return e.badge;
@@ -96,7 +77,6 @@ export class BadgeCache {
   }
 }
 
-/** Everything an issued badge's bytes depend on, for BadgeCache. */
 export function badgeCacheKey(input: Pick<IssueBadgeInput, "listing" | "result" | "style" | "label" | "logo" | "keyring">, windowStartMs: number): string {
   const { listing, result } = input;
   return JSON.stringify([

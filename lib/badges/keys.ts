@@ -1,17 +1,4 @@
-/**
- * The badge signing keyring: Ed25519 keys with validity windows, one active (with its private key)
- * and any number of retired ones (public only), published as a key set at
- * /.well-known/tollgate-badge-keys.json.
- *
- * Where the private key lives:
- *  - production: the environment. BADGE_SIGNING_KEY is a PKCS#8 PEM or a base64 32-byte seed;
- *    BADGE_SIGNING_KEY_NOT_BEFORE (optional ISO time) starts its validity; BADGE_PREVIOUS_KEYS is a
- *    JSON array of earlier *public* keys `{publicKey, notBefore, notAfter}`, so badges they signed
- *    keep verifying. NODE_ENV=production without BADGE_SIGNING_KEY is an error, never a silently
- *    generated key (every instance would invent its own).
- *  - embedded default (no env key, not production): a key generated on first start and kept in
- *    `<dataDir>/badge-keys.json`, mode 0600, reused on the next start.
- */
+/** The badge signing keyring (Ed25519, validity windows, rotation) and its published key set (docs/BADGES.md "Keys"). */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -29,7 +16,7 @@ export type KeyStatus = "active" | "retired";
 export interface PublicBadgeKey {
   keyid: string;
   alg: "Ed25519";
-  /** Raw 32-byte public key, standard base64. */
+  /** Raw 32 bytes, base64. */
   publicKey: string;
   notBefore: string;
   /** null: valid until retired. */
@@ -48,10 +35,8 @@ export interface ActiveKey extends PublicBadgeKey {
 
 export interface Keyring {
   source: "env" | "file";
-  /** The key file for source "file"; null for "env". */
   file: string | null;
   active: ActiveKey;
-  /** Every published key, the active one first. */
   keys: PublicBadgeKey[];
 }
 
@@ -82,7 +67,7 @@ function publicOf(k: PublicBadgeKey): PublicBadgeKey {
 
 const isoTime = (s: unknown): s is string => typeof s === "string" && Number.isFinite(Date.parse(s)) && /^\d{4}-\d{2}-\d{2}T/.test(s);
 
-/** Parse a private key given as PKCS#8 PEM (literal "\n" tolerated, as env files often carry) or a base64 seed. */
+/** PKCS#8 PEM (literal "\n" tolerated) or a base64 seed. */
 export function parsePrivateKey(text: string): KeyObject | string {
   const t = text.trim();
   let key: KeyObject;
@@ -101,7 +86,6 @@ export function parsePrivateKey(text: string): KeyObject | string {
   return key;
 }
 
-/** Parse a public key given as base64 raw 32 bytes or SPKI PEM; returns raw bytes or a message. */
 function parsePublicKey(text: string): Buffer | string {
   const t = text.trim();
   if (t.startsWith("-----BEGIN")) {
@@ -116,7 +100,7 @@ function parsePublicKey(text: string): Buffer | string {
   const raw = decodeBase64Strict(t);
   if (!raw || raw.length !== 32) return "expected base64 of a raw 32-byte Ed25519 public key, or an SPKI PEM";
   try {
-    ed25519PublicKeyFromRaw(raw); // rejects bytes that are not a curve point encoding Node accepts
+    ed25519PublicKeyFromRaw(raw);
   } catch (e) {
     return `not an Ed25519 public key (${(e as Error).message})`;
   }
@@ -223,10 +207,10 @@ function keyringFromFile(text: string, file: string): Keyring | string {
 
 async function writeKeyFile(keyring: Keyring, file: string, exclusive: boolean): Promise<void> {
   const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-  // Created 0600 from the first byte (no window where the seed is world-readable).
+  // Created 0600 from the first byte; link fails with EEXIST if another process won.
   await fs.writeFile(tmp, JSON.stringify(keyFileOf(keyring), null, 2) + "\n", { mode: 0o600, flag: "wx" });
   try {
-    if (exclusive) await fs.link(tmp, file); // fails with EEXIST if another process got there first
+    if (exclusive) await fs.link(tmp, file);
     else await fs.rename(tmp, file);
   } finally {
     await fs.rm(tmp, { force: true });
@@ -247,8 +231,7 @@ async function fromFile(dataDir: string, now: Date): Promise<LoadKeyringResult> 
       }
       if (text !== null) {
         const kr = keyringFromFile(text, file);
-        // Never overwrite an unreadable key file: that would silently rotate away a key whose badges
-        // are out in the world. An operator decides.
+        // Never overwrite an unreadable key file: that would rotate away a key with live badges.
         if (typeof kr === "string") return { ok: false, error: { code: "key_file_invalid", message: `${file}: ${kr}` } };
         const st = await fs.stat(file);
         if ((st.mode & 0o077) !== 0) {
@@ -277,7 +260,6 @@ async function fromFile(dataDir: string, now: Date): Promise<LoadKeyringResult> 
 
 export interface LoadKeyringOptions {
   env: Record<string, string | undefined>;
-  /** Where the embedded default keeps badge-keys.json. */
   dataDir: string;
   now?: Date;
 }
@@ -294,15 +276,12 @@ export interface RotateOptions {
   now: Date;
   /** How long the old key may still sign after rotation; default 5 minutes. */
   graceSeconds?: number;
-  /** For tests: the new key. Defaults to a freshly generated one. */
   privateKey?: KeyObject;
 }
 
 /**
- * A new active key; the previous one becomes retired with notAfter = now + grace. Badges it signed
- * before then keep verifying until their own expiry, because verification asks whether the key was
- * valid when the statement was *issued*. Retired keys stay published until no statement they could
- * have signed can still be unexpired (notAfter + MAX_TTL), then drop out. Pure: persist with saveKeyring.
+ * A new active key; the previous one retires at now + grace. Verification asks whether a key was valid
+ * when the statement was issued, so old badges keep verifying. Pure: persist with saveKeyring.
  */
 export function rotateKey(keyring: Keyring, { now, graceSeconds = DEFAULT_ROTATION_GRACE_SECONDS, privateKey }: RotateOptions): Keyring {
   const nowMs = now.getTime();
@@ -321,7 +300,6 @@ function stillNeeded(k: PublicBadgeKey, nowMs: number): boolean {
   return k.notAfter === null || Date.parse(k.notAfter) + MAX_TTL_SECONDS * 1000 >= nowMs;
 }
 
-/** Persist a file-backed keyring (after rotateKey). An env keyring is changed by its operator instead. */
 export async function saveKeyring(keyring: Keyring): Promise<void> {
   if (keyring.source !== "file" || !keyring.file) {
     throw new Error("an environment keyring cannot be saved: set BADGE_SIGNING_KEY and BADGE_PREVIOUS_KEYS instead");
@@ -329,7 +307,6 @@ export async function saveKeyring(keyring: Keyring): Promise<void> {
   await writeKeyFile(keyring, keyring.file, false);
 }
 
-/** The JSON served at WELL_KNOWN_KEYS_PATH. With `now`, keys no badge can still depend on are left out. */
 export function publicKeySet(keyring: Keyring, opts: { now?: Date } = {}): PublicKeySet {
   const keys = keyring.keys.filter((k) => opts.now === undefined || stillNeeded(k, opts.now.getTime()));
   return { keys: keys.map(publicOf) };
@@ -337,7 +314,6 @@ export function publicKeySet(keyring: Keyring, opts: { now?: Date } = {}): Publi
 
 export type ParseKeySetResult = { ok: true; keySet: PublicKeySet } | { ok: false; message: string };
 
-/** Validate a key set fetched from somewhere (the verifier's side). Unknown fields are refused. */
 export function parsePublicKeySet(input: unknown): ParseKeySetResult {
   let v = input;
   if (typeof input === "string") {

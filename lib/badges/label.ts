@@ -1,15 +1,4 @@
-/**
- * What a badge's left-hand label may say. The label is chosen by whoever embeds the badge
- * (`?label=`), sits right next to the signed score, and ends up in the signed statement; it must
- * never be able to pass for a score or a band. The rule (LABEL_RULE), applied to the label after
- * `visibleText` (bidi and invisible characters stripped, cut to 40 characters):
- *
- *  - ASCII letters only, in words joined by single spaces or hyphens (so no digits in any script,
- *    no "·", "/", "%", ":", "+", and no letters from other scripts that look like digits);
- *  - at most MAX_VISIBLE_CHARS characters (a longer label is cut with an ellipsis, which may end it);
- *  - no band name (Getting started, Almost ready, Ready, Excellent), in any case, anywhere in it;
- *  - no word made only of letters that read as digits (O o I l Z S B, as in "lOO" or "SO").
- */
+/** What a badge's `?label=` may say: never something that passes for a score or a band (LABEL_RULE; docs/BADGES.md "The label rule"). */
 import { BANDS } from "./statement";
 import { ELLIPSIS, MAX_VISIBLE_CHARS } from "./text";
 
@@ -21,7 +10,7 @@ export const LABEL_RULE =
 const SHAPE = /^[A-Za-z]+(?:[ -][A-Za-z]+)*(?: ?\u2026)?$/;
 const DIGIT_LIKE_WORD = /^[OoIlZSB]+$/;
 
-/** Null when `label` (already through visibleText) may be shown next to a score; else why not. */
+/** Null when `label` may be shown next to a score; else why not. */
 export function labelRuleError(label: string): string | null {
   if (label.length === 0) return "the label is empty";
   if ([...label].length > MAX_VISIBLE_CHARS) return `the label is longer than ${MAX_VISIBLE_CHARS} characters`;

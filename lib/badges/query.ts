@@ -1,10 +1,4 @@
-/**
- * The badge route's query string: `?style=flat|flat-square|plastic|for-the-badge&label=…&logo=…`
- * (logo: one of our own pictograms, logos.ts). Anything
- * else is refused by name (as shields' badge-maker rejects unknown fields), so a typo like
- * `?stlye=plastic` is an error the embedder sees instead of a silently default badge. The label is
- * held to the label rule (label.ts) so that it can never imitate a score.
- */
+/** The badge route's query (`style`, `label`, `logo`); anything else is refused by name, never silently defaulted. */
 import { BADGE_STYLES, type BadgeStyle } from "./render";
 import { isLogoName, LOGO_NAMES, type LogoName } from "./logos";
 import { LABEL_RULE, labelRuleError } from "./label";
@@ -22,14 +16,14 @@ export interface BadgeQueryError {
 
 export type BadgeQuery = { ok: true; style: BadgeStyle; label?: string; logo?: LogoName } | { ok: false; error: BadgeQueryError };
 
-/** Longest raw label accepted before sanitising; beyond this it is not a label but a payload. */
+/** Beyond this a raw label is a payload, not a label. */
 const MAX_RAW_LABEL = 4 * MAX_VISIBLE_CHARS;
 
 export function parseBadgeQuery(searchParams: URLSearchParams): BadgeQuery {
   const seen = new Set<string>();
   for (const name of searchParams.keys()) {
     if (!(BADGE_QUERY_PARAMS as readonly string[]).includes(name)) {
-      // Echo the name back only as data (JSON-escaped by the route), cut so it cannot flood a log.
+      // Echoed only as data, cut so it cannot flood a log.
       const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
       return err("unknown_parameter", shown, `unknown query parameter "${shown}"; allowed: ${BADGE_QUERY_PARAMS.join(", ")}`);
     }
@@ -56,7 +50,6 @@ export function parseBadgeQuery(searchParams: URLSearchParams): BadgeQuery {
   if (labelRaw.length > MAX_RAW_LABEL) return err("invalid_label", "label", `label must be at most ${MAX_RAW_LABEL} characters`);
   const label = visibleText(labelRaw);
   if (label === "") return err("invalid_label", "label", "label must contain visible characters");
-  // A label sits next to the signed score and is signed with it: it must not be able to pass for one.
   const why = labelRuleError(label);
   if (why) return err("invalid_label", "label", `label breaks the label rule (${LABEL_RULE}): ${why}`);
   return { ok: true, style, label, ...withLogo };

@@ -1,13 +1,6 @@
 /**
- * Badge SVG renderer: our own, following the layout conventions people know from shields.io's
- * badge-maker (Verdana 11px text measured from a width table, 5px padding, odd pixel widths, text drawn
- * at 10× and scaled by .1 for sub-pixel placement, `textLength` pinning the measured width), in four
- * styles: flat, flat-square, plastic, for-the-badge.
- *
- * Safety: everything goes through the escaping builder in xml.ts, and all visible user text passes
- * through `visibleText` (bidi controls stripped, 40 characters max). Accessibility: every badge has
- * role="img", an aria-label and a <title> (docs/spec/style.md practice 9); decorative shadow copies of the text
- * are aria-hidden.
+ * Badge SVG renderer in shields.io's layout conventions, four styles. All markup goes through xml.ts and
+ * all user text through `visibleText` (docs/BADGES.md "The SVG").
  */
 import { BAND_COLORS, LABEL_COLORS, UNSCORED_COLORS, colorsFor, type BadgeColors } from "./colors";
 import { envelopeCarries, type DsseEnvelope } from "./dsse";
@@ -23,7 +16,7 @@ export type BadgeStyle = (typeof BADGE_STYLES)[number];
 
 export { DEFAULT_LABEL };
 export const UNSCORED_VALUE = "not yet scored";
-/** The id of the <metadata> element that carries the DSSE envelope; the verifier looks for it. */
+/** The <metadata> id that carries the DSSE envelope; the verifier looks for it. */
 export const ENVELOPE_METADATA_ID = "tollgate-badge-envelope";
 
 const FONT_FAMILY = "Verdana,Geneva,DejaVu Sans,sans-serif";
@@ -32,35 +25,29 @@ const XLINK_NS = "http://www.w3.org/1999/xlink";
 
 export interface RenderBadgeOptions {
   style: BadgeStyle;
-  /** Left-hand text; "" renders the value alone. */
   label: string;
-  /** Right-hand text. */
   value: string;
-  /** Background of the value side, #rgb or #rrggbb; the text colour is chosen for contrast. */
+  /** #rgb or #rrggbb; the text colour is chosen for contrast. */
   color: string | BadgeColors;
-  /** Where the badge links (the catalog page). http(s) only. */
+  /** The catalog page; http(s) only. */
   link?: string;
-  /** Prefix for the accessible name, e.g. the listing's name. */
   title?: string;
-  /** Text for a <metadata> child (the DSSE envelope JSON). */
   metadata?: string;
-  /** One of our own pictograms (logos.ts), drawn left of the label; needs a label. */
+  /** logos.ts; needs a label. */
   logo?: LogoName;
 }
 
 interface Part {
   text: string;
-  /** Text box width in px (what textLength pins). */
+  /** What textLength pins, px. */
   width: number;
   colors: BadgeColors;
-  /** The label's logo (path data), drawn before its text; the text moves right by LOGO_SIZE + LOGO_GAP. */
+  /** Path data; the text moves right by LOGO_SIZE + LOGO_GAP. */
   logo?: string;
 }
 
-/** The room a part's logo takes before its text (0 without one). */
 const logoRoom = (p: Part | null) => (p?.logo ? LOGO_SIZE + LOGO_GAP : 0);
 
-/** The logo at (x, top of the badge's middle 14 px), in the part's text colour. */
 function logoPath(part: Part, x: number, height: number): XmlElement {
   const y = (height - LOGO_SIZE) / 2;
   return el("path", { transform: `translate(${x} ${y})`, fill: part.colors.text, "fill-rule": "evenodd", d: part.logo! });
@@ -74,11 +61,10 @@ interface Layout {
 }
 
 function roundUpToOdd(n: number): number {
-  // Odd widths put the text centre on a pixel boundary, as shields does.
+  // Odd widths centre text on a pixel boundary, as shields does.
   return n % 2 === 0 ? n + 1 : n;
 }
 
-/** Decorative 1px shadow + the text itself, at 10× scale. */
 function shadowedText(x: number, y: number, part: Part): XmlElement[] {
   const textLength = part.width * 10;
   return [
@@ -91,17 +77,14 @@ function foreground(fontSize: number, children: XmlChild[]): XmlElement {
   return el("g", { "text-anchor": "middle", "font-family": FONT_FAMILY, "text-rendering": "geometricPrecision", "font-size": fontSize }, ...children);
 }
 
-/** The background rectangles: the label's (when there is one), then the value's. */
 function backgrounds(label: Part | null, value: Part, leftWidth: number, rightWidth: number, height: number): XmlChild[] {
   return [label && el("rect", { width: leftWidth, height, fill: label.colors.background }), el("rect", { x: leftWidth, width: rightWidth, height, fill: value.colors.background })];
 }
 
-/** flat-square and for-the-badge share a shape: square edges, no gradient, the given text group. */
 function squareLayout(label: Part | null, value: Part, height: number, leftWidth: number, rightWidth: number, texts: XmlElement, logo: XmlElement | null = null): Layout {
   return { height, leftWidth, rightWidth, body: [el("g", { "shape-rendering": "crispEdges" }, ...backgrounds(label, value, leftWidth, rightWidth, height)), logo, texts] };
 }
 
-// Style templates: the parts that never change are rendered once, at module load.
 const FLAT_GRADIENT = Prerendered.of(
   el("linearGradient", { id: "tg-flat-s", x2: 0, y2: "100%" }, el("stop", { offset: 0, "stop-color": "#bbb", "stop-opacity": ".1" }), el("stop", { offset: 1, "stop-opacity": ".1" })),
 );
@@ -116,7 +99,6 @@ const PLASTIC_GRADIENT = Prerendered.of(
   ),
 );
 
-/** flat and plastic share a shape: rounded clip, gradient overlay, shadowed text. */
 function roundedLayout(kind: "flat" | "plastic", label: Part | null, value: Part): Layout {
   const height = kind === "flat" ? 20 : 18;
   const rx = kind === "flat" ? 3 : 4;
@@ -125,8 +107,7 @@ function roundedLayout(kind: "flat" | "plastic", label: Part | null, value: Part
   const leftWidth = label ? label.width + 2 * pad + logoRoom(label) : 0;
   const rightWidth = value.width + 2 * pad;
   const width = leftWidth + rightWidth;
-  // Ids include style and width: two identical-width badges inlined in one page share identical
-  // definitions, so an id collision between them is harmless.
+  // Ids include style and width: equal-width badges inlined in one page share identical definitions.
   const clipId = `tg-${kind}-r${width}`;
   const texts: XmlChild[] = [];
   if (label) texts.push(...shadowedText(10 * (1 + 0.5 * label.width + pad + logoRoom(label)), textY, label));
@@ -189,8 +170,7 @@ function codePointCount(s: string): number {
 
 function measure(style: BadgeStyle, text: string, bold: boolean): number {
   if (style === "for-the-badge") {
-    // Capitals with letter spacing; widths are the font's own plus 1.25px per character (shields'
-    // formula, counting code points rather than UTF-16 units).
+    // Capitals with letter spacing: the font's widths plus 1.25px per code point (shields' formula).
     const font: BadgeFont = bold ? "bold 10px Verdana" : "10px Verdana";
     return Math.floor(textWidth100(text, font) / 100) + FOR_THE_BADGE_LETTER_SPACING * codePointCount(text);
   }
@@ -209,7 +189,7 @@ function checkedLink(link: string): string {
   return u.href;
 }
 
-/** The accessible name: "<title> — <label>: <value>". The verifier reads the tail back. */
+/** "<title> — <label>: <value>"; the verifier reads the tail back. */
 export function accessibleText(label: string, value: string, title?: string): string {
   const core = label ? `${label}: ${value}` : value;
   return title ? `${title} \u2014 ${core}` : core;
@@ -255,7 +235,6 @@ export function renderBadge(opts: RenderBadgeOptions): string {
   ).render();
 }
 
-/** "96 · Excellent": score and band, the only readiness facts a badge shows. */
 export function readinessValue(statement: Pick<BadgeStatement, "result">): string {
   return `${statement.result.score} \u00b7 ${statement.result.band}`;
 }
@@ -263,35 +242,27 @@ export function readinessValue(statement: Pick<BadgeStatement, "result">): strin
 export interface ReadinessBadgeOptions {
   style: BadgeStyle;
   label?: string;
-  /** Defaults to the signed listing URL when there is a statement; null for no link. */
   link?: string | null;
-  /** The DSSE envelope over exactly this statement, embedded as <metadata>. */
   envelope?: DsseEnvelope;
   title?: string;
-  /** The unsigned badge's logo; a signed badge draws its statement's own. */
+  /** Unsigned badges only; a signed badge draws its statement's logo. */
   logo?: LogoName;
 }
 
-/**
- * The readiness badge. `null` means there is nothing publishable to state (no result, a provisional
- * one, an unpublished listing): a neutral "not yet scored" badge, never signed.
- */
+/** `null` (nothing publishable) draws the neutral, never signed "not yet scored" badge. */
 export function renderReadinessBadge(statement: BadgeStatement | null, opts: ReadinessBadgeOptions): string {
   if (statement === null) {
     const label = opts.label ?? DEFAULT_LABEL;
     if (opts.envelope) throw new RangeError("an unscored badge carries no envelope");
     return renderBadge({ style: opts.style, label, value: UNSCORED_VALUE, color: UNSCORED_COLORS, link: opts.link ?? undefined, title: opts.title, ...(opts.logo ? { logo: opts.logo } : {}) });
   }
-  // The label is the statement's own (signed). Another one can be drawn, but the verifier re-renders
-  // from the statement, so such a badge does not verify; issueReadinessBadge never passes one.
+  // The statement's own (signed) label; the verifier re-renders from the statement, so another would fail.
   const label = opts.label ?? statement.label ?? DEFAULT_LABEL;
   let metadata: string | undefined;
   if (opts.envelope) {
-    // Nothing unsigned may share a signed badge's accessible name: the verifier re-renders the
-    // badge from the statement alone and would (rightly) refuse a title it cannot know.
+    // The verifier re-renders from the statement alone, so a signed badge cannot carry a title.
     if (opts.title !== undefined) throw new RangeError("a signed badge carries no title");
-    // Embedding an envelope for some other statement would make a badge that fails verification
-    // for reasons nobody could see; catch the wiring mistake here instead.
+    // An envelope for another statement would fail verification invisibly: catch the wiring mistake.
     if (!envelopeCarries(opts.envelope, statement)) {
       throw new RangeError("envelope payload does not match the statement being rendered");
     }

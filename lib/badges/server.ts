@@ -1,9 +1,4 @@
-/**
- * The badge routes' glue to the database and the process: the signing keyring (one per process,
- * loaded from the environment or <dataDir>/badge-keys.json), a listing's badge from its current
- * result, a result's status for verifiers, and reading a verification request body. The routes under
- * app/badges, app/api/badges and app/.well-known only parse, call one of these, and respond.
- */
+/** The badge routes' glue to the database and process: keyring, a listing's badge, result status, verify body. */
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -16,16 +11,13 @@ import type { BadgeStyle } from "./render";
 import { BANDS, DEFAULT_ISSUE_WINDOW_SECONDS, type StatementInput } from "./statement";
 import { MAX_INPUT_BYTES, verifyBadge, type ResultStatus, type VerifyResult } from "./verify";
 
-/** A result's status; for a superseded one, the result that replaced it as the listing's pointer. */
 export interface ResultStatusReport {
   status: ResultStatus;
   currentResultId?: string | null;
 }
 
-// ---------------------------------------------------------------------------------------------
-// The keyring: loaded once per process. A failed load is not remembered, so fixing the
-// environment and retrying works without a restart; a good one is kept until the process ends
-// (a rotation by another process is picked up on restart; see docs/BADGES.md "Serving").
+// The keyring, loaded once per process; a failed load is not kept, so fixing the env and retrying
+// works. Another process's rotation is picked up on restart (docs/BADGES.md "Serving").
 
 const globalForBadges = globalThis as unknown as { tollgateBadgeKeyring?: Promise<Keyring>; tollgateBadgeCache?: BadgeCache };
 
@@ -45,12 +37,10 @@ export async function badgeKeyring(): Promise<Keyring> {
   return globalForBadges.tollgateBadgeKeyring;
 }
 
-/** Use this keyring from now on (tests; an operator's in-process rotation after saveKeyring). */
 export function setBadgeKeyring(keyring: Keyring | undefined): void {
   globalForBadges.tollgateBadgeKeyring = keyring ? Promise.resolve(keyring) : undefined;
 }
 
-/** The key set served at /.well-known/tollgate-badge-keys.json (keys no live badge needs left out). */
 export async function badgeKeySet(now: Date): Promise<PublicKeySet> {
   return publicKeySet(await badgeKeyring(), { now });
 }
@@ -59,20 +49,13 @@ function badgeCache(): BadgeCache {
   return (globalForBadges.tollgateBadgeCache ??= new BadgeCache());
 }
 
-// ---------------------------------------------------------------------------------------------
-// Issuing.
-
-/** The public catalog page of a listing (docs/spec/scoring-system.md "Who sees what": the badge links there once published). */
 export function catalogUrl(origin: string, slug: string): string {
   return `${origin}/listings/${encodeURIComponent(slug)}`;
 }
 
 export type BadgeFormat = "svg" | "envelope";
 
-/**
- * The badge route's one dynamic segment: "<slug>.svg" is the SVG, "<slug>.dsse.json" the DSSE
- * envelope on its own. Anything else (no suffix, an empty slug) is null, which the route answers 404.
- */
+/** "<slug>.svg" is the SVG, "<slug>.dsse.json" the envelope; anything else null (404). */
 export function parseBadgeSegment(segment: string): { slug: string; format: BadgeFormat } | null {
   const m = /^(.+?)\.(svg|dsse\.json)$/.exec(segment);
   if (!m || m[1].length > 200) return null;
@@ -85,20 +68,14 @@ export interface ListingBadge {
 }
 
 export interface BadgeForListingOptions {
-  /** Origin for the catalog link; defaults to this deployment's configured origin (lib/env publicOrigin). */
   origin?: string;
-  /** The logo drawn left of the label (`?logo=`). */
   logo?: LogoName;
 }
 
 /**
- * The badge for a listing named by slug (or id), or null if there is no such listing or it is a
- * draft (never in the catalog; answered like no listing, so no draft's existence is confirmed). Only the
- * listing's published pointer is read; it never names a provisional result (a database trigger
- * refuses that), and issueReadinessBadge refuses one again, so a provisional score never reaches a
- * badge. Everything else (no result, not published, a stored band that contradicts the score) gets
- * the unsigned "not yet scored" badge. Bytes are memoised per issue window; the key includes the
- * result id, so a new result is a new badge and a new ETag at once.
+ * The badge for a listing by slug or id; null for none, a draft or a tombstone (not found alike, so no
+ * draft's existence is confirmed). Only the published pointer is read, so no provisional score reaches
+ * a badge; anything unpublishable gets the unsigned badge. Memoised per issue window and result id.
  */
 export async function badgeForListing(slugOrId: string, style: BadgeStyle, label: string | undefined, now: Date, opts: BadgeForListingOptions = {}): Promise<ListingBadge | null> {
   const logo = opts.logo;
@@ -111,10 +88,7 @@ export async function badgeForListing(slugOrId: string, style: BadgeStyle, label
     currentResult: { select: { id: true, listingId: true, total: true, band: true, rubricVersion: true, provisional: true, createdAt: true } },
   } as const;
   const row = (await prisma.listing.findUnique({ where: { slug: slugOrId }, select })) ?? (await prisma.listing.findUnique({ where: { id: slugOrId }, select }));
-  // A draft has never been in the catalog: it is not found, exactly like no such listing, so the
-  // public badge route cannot confirm that another seller's draft id or slug exists (issue #20
-  // item 6; the rule lib/listings/access.ts keeps for the seller routes).
-  // A deleted listing (its tombstone) is not found either, as before it kept its history.
+  // A draft or tombstone is not found, exactly like no listing (the rule lib/listings/access.ts keeps).
   if (!row || isUnseen(row)) return null;
 
   const origin = opts.origin ?? env().publicOrigin;
@@ -137,30 +111,16 @@ export async function badgeForListing(slugOrId: string, style: BadgeStyle, label
   return { listing: { id: row.id, slug: row.slug, published }, badge };
 }
 
-/**
- * The stored band, as the label the statement uses. The column is a free string: the engine's band
- * has an id ("almost-ready") and a label ("Almost ready"); either spelling is accepted. Anything else
- * is passed through, so a record whose band contradicts its score is refused (band_mismatch → the
- * unsigned badge) rather than signed.
- */
+/** "almost-ready" or "Almost ready"; anything else passes through to be refused. */
 function storedBand(band: string): string {
   const slug = (s: string) => s.trim().toLowerCase().replace(/[\s_]+/g, "-");
   return BANDS.find((b) => slug(b) === slug(band)) ?? band;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Status, for verifiers (GET /api/badges/status and the verify route).
-
 /**
- * current: the listing's published result. superseded: another non-provisional result of the same
- * listing, not revoked, that the published pointer has moved away from; `currentResultId` names the
- * result the pointer holds now (null if the listing has none). revoked: a moderator withdrew it
- * (ResultRevocation), whether or not it is still current. unknown: no such result for that listing,
- * or a provisional one (which no badge ever states).
- *
- * Supersession is derived, not recorded: the pointer (`Listing.currentResultId`) is the one fact,
- * and results are immutable, so "not the pointer" is exactly "replaced". Nothing has to be written
- * when the pointer moves, and nothing can disagree with it.
+ * current: the listing's published result; superseded: an older non-provisional, non-revoked one
+ * (`currentResultId` names the pointer now); revoked: withdrawn by a moderator; unknown: anything else.
+ * Supersession is derived from the pointer, never recorded, so nothing can disagree with it.
  */
 export async function resultStatus(resultId: string, listingId: string): Promise<ResultStatusReport> {
   const prisma = await db();
@@ -177,7 +137,6 @@ export async function resultStatus(resultId: string, listingId: string): Promise
 
 export const STATUS_QUERY_PARAMS = ["result", "listing"] as const;
 
-/** `?result=<id>&listing=<id>`, both required, nothing else; a bad query is a 400 naming the parameter. */
 export function parseStatusQuery(searchParams: URLSearchParams): { resultId: string; listingId: string } {
   const seen = new Set<string>();
   for (const name of searchParams.keys()) {
@@ -197,24 +156,15 @@ export function parseStatusQuery(searchParams: URLSearchParams): { resultId: str
   return { resultId: value("result"), listingId: value("listing") };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Verification (POST /api/badges/verify).
-
 const SVG_TYPES = ["image/svg+xml", "text/plain"];
 const JSON_TYPES = ["application/json", "application/vnd.dsse.envelope.v1+json"];
 
-/**
- * The body to verify: an SVG (image/svg+xml or text/plain; text/plain may also carry envelope JSON)
- * or a DSSE envelope (application/json). Read at most MAX_INPUT_BYTES; anything else is a 400 that
- * says what is wrong.
- */
 export async function readVerifyBody(req: Request): Promise<string> {
   const contentType = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (!contentType) throw new AppError("bad_request", `missing Content-Type; send ${[...SVG_TYPES, "application/json"].join(", ")}`, [], { reason: "content_type_missing" });
   const isSvg = SVG_TYPES.includes(contentType);
   const isJson = JSON_TYPES.includes(contentType);
   if (!isSvg && !isJson) throw new AppError("bad_request", `unsupported Content-Type ${contentType}; send ${[...SVG_TYPES, "application/json"].join(", ")}`, [], { reason: "content_type_unsupported" });
-  // Bounded like every route body (lib/http.ts): Content-Length first, then the streamed count; 413 past 256 KiB.
   const text = await readBodyText(req, MAX_INPUT_BYTES, "a badge or its envelope (no badge is that large)");
   const trimmed = text.replace(/^\uFEFF/, "").trim();
   if (!trimmed) throw new AppError("bad_request", "request body is empty; expected an SVG badge or a DSSE envelope", [{ pointer: "", message: "empty body" }], { reason: "body_empty" });
@@ -231,7 +181,6 @@ export async function readVerifyBody(req: Request): Promise<string> {
   return text;
 }
 
-/** Verify against this deployment's own key set and result statuses. */
 export async function verifyLocally(input: string, now: Date): Promise<VerifyResult> {
   return verifyBadge(input, { keys: await badgeKeySet(now), now, resultStatus });
 }

@@ -1,16 +1,10 @@
-/**
- * What a badge states, and the rule for when it may state anything at all. docs/spec/scoring-system.md "Who sees
- * what": the badge shows score and band only, and "provisional scores are never shown"; a listing's
- * catalog page exists only once it is published. So a statement is built only from a published
- * listing's non-provisional result, and `buildStatement` returns a refusal value otherwise.
- */
+/** What a badge states: score and band of a published listing's non-provisional result, else a refusal (docs/BADGES.md). */
 
 import { DEFAULT_LABEL, labelRuleError } from "./label";
 import { isLogoName, LOGO_NAMES, type LogoName } from "./logos";
 
 export const STATEMENT_TYPE = "https://tollgate.dev/badge-statement/v1";
 
-/** The four readiness bands (docs/spec/scoring-system.md "Caps and bands"). */
 export type Band = "Getting started" | "Almost ready" | "Ready" | "Excellent";
 export const BANDS: readonly Band[] = ["Getting started", "Almost ready", "Ready", "Excellent"];
 
@@ -28,12 +22,8 @@ export interface BadgeStatement {
   result: { id: string; score: number; band: Band; rubricVersion: string; analysedAt: string };
   issuedAt: string;
   expiresAt: string;
-  /**
-   * The badge's left-hand text when it is not the default ("readiness"): signed, so a badge cannot
-   * be relabelled after issue, and held to the label rule (label.ts), so no label imitates a score.
-   */
+  /** Signed, so a badge cannot be relabelled; held to the label rule (label.ts). */
   label?: string;
-  /** The logo drawn left of the label (`?logo=`, one of logos.ts): signed like the label. */
   logo?: LogoName;
 }
 
@@ -43,33 +33,27 @@ export interface StatementInput {
     id: string;
     listingId: string;
     score: number;
-    /** If given it must agree with the score; the band is always derived, never trusted. */
+    /** Must agree with the score if given; the band is always derived. */
     band?: string;
     rubricVersion: string;
     analysedAt: Date | string;
     provisional: boolean;
   } | null;
-  /** The badge's label (after visibleText); absent or "readiness" for the default. */
   label?: string;
-  /** The badge's logo; absent for none. */
   logo?: LogoName;
 }
 
 export interface StatementTiming {
   now: Date;
-  /** Lifetime of the statement. Default 7 days: the seed re-analyses listings after 7 days. */
+  /** Default 7 days, the seed's re-analysis interval. */
   ttlSeconds?: number;
-  /**
-   * issuedAt is floored to this window (default 1 hour) so every request in the window gets the same
-   * bytes, which is what makes the badge cacheable by ETag. Never earlier than `notBefore`.
-   */
+  /** issuedAt is floored to this window (default 1 hour) so the bytes, and the ETag, are stable; never before `notBefore`. */
   issueWindowSeconds?: number;
-  /** The signing key's notBefore: issuedAt must fall inside the key's validity. */
   notBefore?: string;
 }
 
 export const DEFAULT_TTL_SECONDS = 7 * 86_400;
-/** Verifiers refuse statements claiming a longer life (bounds what a leaked retired key can do). */
+/** Verifiers refuse longer lives (bounds what a leaked retired key can do). */
 export const MAX_TTL_SECONDS = 30 * 86_400;
 export const DEFAULT_ISSUE_WINDOW_SECONDS = 3_600;
 
@@ -94,7 +78,6 @@ export type BuildStatementResult = { ok: true; statement: BadgeStatement } | { o
 
 const refuse = (code: StatementRefusalCode, message: string): BuildStatementResult => ({ ok: false, error: { code, message } });
 
-/** ISO 8601 UTC to the second, e.g. 2026-12-02T10:00:00Z: short, sortable, and exact. */
 export function isoSeconds(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
@@ -112,7 +95,7 @@ function httpsUrl(s: string): boolean {
 
 export function buildStatement(input: StatementInput, timing: StatementTiming): BuildStatementResult {
   const { listing, result } = input;
-  // Order matters for the message an owner sees: the most fundamental reason first.
+  // Most fundamental reason first: it is the message an owner sees.
   if (!result) return refuse("no_result", "the listing has no readiness result yet");
   if (result.provisional) return refuse("result_provisional", "provisional scores are never shown on a badge");
   if (!listing.published) return refuse("listing_unpublished", "only published listings have a badge statement");
@@ -147,7 +130,7 @@ export function buildStatement(input: StatementInput, timing: StatementTiming): 
     const nb = Math.ceil(Date.parse(timing.notBefore) / 1000) * 1000;
     if (issuedMs < nb) issuedMs = Math.min(nb, Math.floor(nowMs / 1000) * 1000);
   }
-  // Frozen all the way down: what gets signed cannot be edited afterwards (dsse.ts relies on it).
+  // Frozen all the way down: dsse.ts relies on it.
   const statement: BadgeStatement = Object.freeze({
     _type: STATEMENT_TYPE,
     listing: Object.freeze({ id: listing.id, slug: listing.slug, url: listing.url }),
@@ -160,10 +143,6 @@ export function buildStatement(input: StatementInput, timing: StatementTiming): 
   return { ok: true, statement };
 }
 
-/**
- * Structural check of a statement read back from an envelope (the verifier's side). Returns a
- * message naming the first bad field, or null when the shape is exactly a BadgeStatement.
- */
 export function statementShapeError(v: unknown): string | null {
   const isObj = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
   const exactKeys = (o: Record<string, unknown>, keys: string[], at: string): string | null => {

@@ -1,12 +1,4 @@
-/**
- * JSON (RFC 8259) parsed strictly: the same values JSON.parse gives, except that an object with a
- * repeated member name is refused. JSON.parse silently keeps the last of two `"payload"` members, while
- * another DSSE implementation may keep the first, so one envelope could mean two things to two
- * verifiers; we accept only envelopes (and payloads) that mean one thing.
- *
- * Strings and numbers are scanned here and decoded by JSON.parse on their exact token, so escape and
- * number handling is JSON.parse's own.
- */
+/** JSON.parse that refuses repeated member names, so one envelope cannot mean two things to two verifiers. */
 
 export class StrictJsonError extends Error {}
 

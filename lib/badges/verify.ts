@@ -1,13 +1,4 @@
-/**
- * Verifying a badge: given the SVG (or the bare envelope JSON) and a published key set, decide
- * whether it states something Tollgate signed, still stands behind, and actually shows.
- *
- * Checks run in order and stop at the first failure, whose closed reason code is returned with the
- * trail of checks made so far. The signature is checked before the payload is parsed, so nothing
- * unauthenticated is interpreted beyond finding the key. What an SVG shows is checked by rendering:
- * the badge is drawn again from the signed statement (in each style) and must be the same XML tree
- * as the one presented, so no text, position, size, colour, link or accessible name can differ.
- */
+/** Verifying a badge against a published key set: ordered checks to the first failure's reason code (docs/BADGES.md "Verification"). */
 import { BADGE_PAYLOAD_TYPE, decodeBase64Strict, ed25519PublicKeyFromRaw, parseEnvelope, verifyPae, type DsseEnvelope } from "./dsse";
 import { canonicalJson } from "./canonical-json";
 import type { PublicBadgeKey, PublicKeySet } from "./keys";
@@ -56,34 +47,22 @@ export interface Check {
 
 export type ResultStatus = "current" | "superseded" | "revoked" | "unknown";
 
-/** What a status source says about a result: the status, with the listing's current result when it knows it. */
 export type ResultStatusAnswer = ResultStatus | { status: ResultStatus; currentResultId?: string | null } | { unchecked: string };
 
 export interface VerifyOptions {
   keys: PublicKeySet;
   now: Date;
-  /**
-   * Whether the signed result is still the listing's current one. "unchecked" (with `detail`
-   * optional) records that the source could not say, e.g. a catalog without the status route: the
-   * check is reported as skipped, not passed.
-   */
+  /** Whether the signed result is still current; "unchecked" is reported as skipped, not passed. */
   resultStatus?: (resultId: string, listingId: string) => Promise<ResultStatusAnswer>;
-  /** Tolerated clock difference between issuer and verifier for "issued in the future". */
   clockSkewSeconds?: number;
 }
 
-/**
- * Three verdicts. valid: authentic, shown as signed, and (when a status source was given) the
- * listing's current result. superseded: all of that, except a newer result has replaced it, so the
- * score is out of date; not valid. invalid: anything else, with the reason.
- */
 export type VerifyResult =
   | { ok: true; verdict: "valid"; statement: BadgeStatement; keyid: string; input: "svg" | "envelope"; checks: Check[] }
   | { ok: false; verdict: "superseded"; reason: "result_superseded"; statement: BadgeStatement; keyid: string; input: "svg" | "envelope"; currentResultId: string | null; checks: Check[] }
   | { ok: false; verdict: "invalid"; reason: VerifyReason; checks: Check[] };
 
 const DEFAULT_SKEW_SECONDS = 300;
-/** Far more than any badge; refuse before parsing something huge. */
 export const MAX_INPUT_BYTES = 256 * 1024;
 
 export async function verifyBadge(input: string, opts: VerifyOptions): Promise<VerifyResult> {
@@ -99,8 +78,7 @@ export async function verifyBadge(input: string, opts: VerifyOptions): Promise<V
   let text = input.replace(/^\uFEFF/, "").trim();
   let svg: XmlNode | null = null;
   let envelopeText: string;
-  // A seller pastes the badge into an HTML page (docs, a README rendered to HTML): verify the badge
-  // inside it. The SVG's own strictness (no DOCTYPE, no foreign elements) applies to the badge only.
+  // A badge pasted into an HTML page is verified inside it; SVG strictness applies to the badge only.
   let fromPage = false;
   if (/^<!doctype html|^<html[\s>]/i.test(text)) {
     const badges = [...text.matchAll(/<svg\b[\s\S]*?<\/svg>/g)].map((m) => m[0]).filter((x) => x.includes(`id="${ENVELOPE_METADATA_ID}"`));
@@ -135,11 +113,11 @@ export async function verifyBadge(input: string, opts: VerifyOptions): Promise<V
   const { envelope, payload } = parsed;
   pass("envelope", `${envelope.signatures.length} signature(s)`);
 
-  // 3. Payload type: part of what is signed, but we also refuse anything that is not a badge statement.
+  // 3. Payload type (signed, but only badge statements are accepted).
   if (envelope.payloadType !== BADGE_PAYLOAD_TYPE) return fail("payload_type_unexpected", "payload_type", `got ${JSON.stringify(envelope.payloadType)}`);
   pass("payload_type", BADGE_PAYLOAD_TYPE);
 
-  // 4–5. A signature by a published key. keyid is an unauthenticated hint, used only to pick the key.
+  // 4–5. A signature by a published key; keyid is an unauthenticated hint.
   const byId = new Map<string, PublicBadgeKey>(opts.keys.keys.map((k) => [k.keyid, k]));
   const candidates = envelope.signatures.filter((s) => byId.has(s.keyid));
   if (candidates.length === 0) return fail("unknown_key", "key", `no signature by a published key (keyids: ${envelope.signatures.map((s) => s.keyid).join(", ")})`);
@@ -149,11 +127,9 @@ export async function verifyBadge(input: string, opts: VerifyOptions): Promise<V
   const key = byId.get(good.keyid)!;
   pass("signature", `Ed25519 signature by ${key.keyid} verifies`);
 
-  // 6. The statement itself, now that it is authenticated.
+  // 6. The statement, now authenticated; repeated member names refused.
   let statement: BadgeStatement;
   try {
-    // Strict: a payload with a repeated member name is refused by name, even though it could never
-    // be canonical anyway.
     const value: unknown = parseJsonStrict(payload.toString("utf8"));
     const shape = statementShapeError(value);
     if (shape) return fail("statement_invalid", "statement", shape);
@@ -169,7 +145,7 @@ export async function verifyBadge(input: string, opts: VerifyOptions): Promise<V
   }
   pass("statement", `listing ${statement.listing.slug}, result ${statement.result.id}, ${readinessValue(statement)}`);
 
-  // 7. The key was valid when the statement was issued (so a rotated-out key cannot sign new ones).
+  // 7. The key was valid at issue (a rotated-out key cannot sign new ones).
   const nb = Date.parse(key.notBefore);
   const na = key.notAfter === null ? Infinity : Date.parse(key.notAfter);
   if (issuedMs < nb || issuedMs > na) {
@@ -185,7 +161,7 @@ export async function verifyBadge(input: string, opts: VerifyOptions): Promise<V
   if (expiresMs <= nowMs) return fail("statement_expired", "expiry", `expired ${statement.expiresAt}; fetch the badge again for a fresh statement`);
   pass("expiry", `valid until ${statement.expiresAt}`);
 
-  // 10. What the SVG shows is what was signed: the badge drawn again from the statement.
+  // 10. What the SVG shows is what was signed.
   if (svg) {
     const rendered = sameAsRendered(svg, statement, envelope);
     if (!rendered.ok) return fail("visible_mismatch", "visible", rendered.detail);
@@ -194,7 +170,7 @@ export async function verifyBadge(input: string, opts: VerifyOptions): Promise<V
     checks.push({ name: "visible", status: "skipped", detail: "envelope only: nothing visible to compare" });
   }
 
-  // 11. The catalog still stands behind the result, and it is still the listing's current one.
+  // 11. The catalog still stands behind the result.
   const inputKind = svg ? "svg" : "envelope";
   if (opts.resultStatus) {
     let answer: ResultStatusAnswer;
@@ -239,13 +215,9 @@ function verifySig(envelope: DsseEnvelope, payload: Buffer, sigB64: string, key:
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Reading an SVG back: parsed by the strict XML parser (xml-parse.ts), then only the envelope is
-// taken out of it. Elements a badge never has are refused up front, so a tamperer learns nothing
-// by adding <tspan>, <foreignObject>, <image>, <style> or script; everything else about the SVG is
-// settled by comparing it with the badge rendered again from the signed statement.
+// Reading an SVG back: elements a badge never has are refused up front; the rest is settled by
+// comparing with the re-render. <path> is a logo (logos.ts).
 
-// <path> is a logo (logos.ts); which path, and where, is settled by the re-render like everything else.
 const ALLOWED_ELEMENTS = new Set(["svg", "title", "metadata", "a", "linearGradient", "stop", "clipPath", "rect", "g", "text", "path"]);
 
 function readSvg(root: XmlNode): { envelopeText: string | null } | string {
@@ -259,12 +231,7 @@ function readSvg(root: XmlNode): { envelopeText: string | null } | string {
   return { envelopeText: metas.length ? textContent(metas[0]) : null };
 }
 
-/**
- * Is `svg` the badge we render for this statement and envelope, in one of the styles? Identity is
- * canonical, not byte-for-byte: the same element tree, the same attributes with the same values
- * (order free), the same text, after XML parsing (so `&#34;` and `&quot;`, `<g/>` and `<g></g>`, an
- * XML declaration or comments make no difference, and everything that changes the picture does).
- */
+/** Is `svg` our render of this statement in some style? Same XML tree after parsing, not same bytes. */
 function sameAsRendered(svg: XmlNode, statement: BadgeStatement, envelope: DsseEnvelope): { ok: true; style: BadgeStyle } | { ok: false; detail: string } {
   let closest: { style: BadgeStyle; difference: string } | null = null;
   for (const style of BADGE_STYLES) {
@@ -276,7 +243,6 @@ function sameAsRendered(svg: XmlNode, statement: BadgeStatement, envelope: DsseE
     }
     const difference = xmlTreeDifference(svg, expected);
     if (difference === null) return { ok: true, style };
-    // Report the style that matched furthest into the tree (the deepest path before the difference).
     const depth = (d: string) => d.split(":")[0].split("/").length;
     if (!closest || depth(difference) > depth(closest.difference)) closest = { style, difference };
   }

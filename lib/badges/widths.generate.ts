@@ -1,12 +1,4 @@
-/**
- * Regenerates `widths-data.ts` from anafanafo's measured Verdana tables (MIT, © 2018 Metabolize LLC,
- * https://github.com/metabolize/anafanafo; installed as a dependency of badge-maker). We keep only
- * the blocks a badge plausibly shows (Latin, Greek, Cyrillic, Hebrew, Arabic, general punctuation,
- * currency, CJK, full-width forms), merge equal neighbours, and store widths as integer hundredths of a
- * pixel so summing is exact integer arithmetic, the same on every machine.
- *
- *   npx tsx lib/badges/widths.generate.ts > lib/badges/widths-data.ts
- */
+/** Regenerates widths-data.ts from anafanafo's Verdana tables (MIT): `npx tsx lib/badges/widths.generate.ts > lib/badges/widths-data.ts`. */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 

@@ -1,17 +1,12 @@
-/**
- * Deterministic text width for the badge fonts, so a badge is laid out identically on every server
- * (no canvas, no system fonts). Widths come from anafanafo's measured Verdana tables (see
- * widths-data.ts for source and licence) — the same data shields.io uses, so our badges look like the
- * badges people know. Unlisted characters count as the width of "m", as shields does.
- */
+/** Deterministic text widths from anafanafo's Verdana tables (shields.io's data); unlisted characters count as "m". */
 import { VERDANA_10, VERDANA_10_BOLD, VERDANA_10_BOLD_EM, VERDANA_10_EM, VERDANA_11, VERDANA_11_EM } from "./widths-data";
 
 export type BadgeFont = "11px Verdana" | "10px Verdana" | "bold 10px Verdana";
 
-const DENSE_LIMIT = 0x250; // Latin through Latin Extended-B: one array index per character
+const DENSE_LIMIT = 0x250;
 
 interface Table {
-  dense: Int32Array; // width×100 for code points < DENSE_LIMIT, -1 when unlisted
+  dense: Int32Array; // width×100 below DENSE_LIMIT, -1 when unlisted
   ranges: readonly number[]; // flat [lo, hi, w100] triples, sorted, for everything above
   em: number;
   cache: Map<string, number>;
@@ -32,7 +27,7 @@ const TABLES: Record<BadgeFont, Table> = {
 };
 
 function lookup(t: Table, cp: number): number {
-  if (cp < 0x20 || cp === 0x7f) return 0; // controls have no advance (we strip them anyway)
+  if (cp < 0x20 || cp === 0x7f) return 0;
   if (cp < DENSE_LIMIT) {
     const w = t.dense[cp];
     return w < 0 ? t.em : w;
@@ -49,8 +44,7 @@ function lookup(t: Table, cp: number): number {
   return t.em;
 }
 
-// Badge texts repeat endlessly ("readiness", "96 · Excellent"), so widths are memoised per font. The
-// cache is bounded by clearing: cheap, and a cold miss costs only a few microseconds.
+// Widths memoised per font; bounded by clearing.
 const CACHE_LIMIT = 4096;
 
 /** Width in hundredths of a pixel (an exact integer sum). */
@@ -75,7 +69,6 @@ export function textWidth100(text: string, font: BadgeFont): number {
   return sum;
 }
 
-/** Width in pixels, truncated to a whole pixel as shields does before padding. */
 export function textWidth(text: string, font: BadgeFont): number {
   return Math.floor(textWidth100(text, font) / 100);
 }

@@ -1,29 +1,10 @@
-/**
- * A strict, non-validating XML 1.0 parser for reading badges back, and the tree comparison the
- * verifier uses. No dependency in the project parses XML, so this is written against the XML 1.0
- * (Fifth Edition) grammar for the subset a badge can be, and refuses everything else:
- *
- *  - accepted: an optional XML declaration, comments and whitespace around one root element;
- *    elements, attributes, character data, the five predefined entity references, decimal and hex
- *    character references, CDATA sections, comments inside elements;
- *  - refused: any DOCTYPE (and so any entity declaration), processing instructions other than the
- *    XML declaration (an `<?xml-stylesheet?>` could restyle the badge), and every well-formedness
- *    error: mismatched or unclosed tags, a repeated attribute, `<` in an attribute value, a bare `&`,
- *    an unknown entity, a character reference to a character XML forbids, `]]>` in text, `--` in a
- *    comment, characters outside XML's Char production, text or a second element after the root.
- *
- * Line ends are normalised (CRLF and CR to LF, §2.11) and attribute values normalised as CDATA
- * attributes (§3.3.3: literal TAB/LF/CR become spaces, character references keep their character),
- * so the tree holds what any conforming parser would report. Namespaces are not interpreted:
- * `xmlns:*` are attributes like any other and names keep their prefix, which makes the comparison
- * below stricter, never looser.
- */
+/** A strict, non-validating XML 1.0 parser for the subset a badge can be, and the tree comparison the verifier uses. */
 
 export interface XmlNode {
   name: string;
-  /** Attribute name → normalised value. Null prototype: a name like "__proto__" is just a name. */
+  /** Null prototype: "__proto__" is just a name. */
   attrs: Record<string, string>;
-  /** Elements and text (adjacent character data, references and CDATA merged into one string). Comments are dropped. */
+  /** Adjacent text, references and CDATA merged; comments dropped. */
   children: (XmlNode | string)[];
 }
 
@@ -36,7 +17,7 @@ export class XmlSyntaxError extends Error {
 const NAME_START = ":A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}";
 const NAME_CHAR = `${NAME_START}\\-.0-9\\u00B7\\u0300-\\u036F\\u203F-\\u2040`;
 const NAME = new RegExp(`[${NAME_START}][${NAME_CHAR}]*`, "uy");
-const S = /[ \t\n]+/y; // after line-end normalisation there is no CR left
+const S = /[ \t\n]+/y;
 const NOT_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 const XML_DECL = /<\?xml[ \t\n]+version[ \t\n]*=[ \t\n]*(["'])1\.[0-9]+\1(?:[ \t\n]+encoding[ \t\n]*=[ \t\n]*(["'])[A-Za-z][A-Za-z0-9._-]*\2)?(?:[ \t\n]+standalone[ \t\n]*=[ \t\n]*(["'])(?:yes|no)\3)?[ \t\n]*\?>/y;
 const PREDEFINED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
@@ -46,7 +27,6 @@ function isChar(cp: number): boolean {
   return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
 }
 
-/** Parse one XML document; throws XmlSyntaxError naming the first problem. */
 export function parseXmlStrict(input: string): XmlNode {
   const src = input.replace(/\r\n?/g, "\n");
   const bad = NOT_CHAR.exec(src);
@@ -65,7 +45,6 @@ export function parseXmlStrict(input: string): XmlNode {
   const name = (what: string): string => sticky(NAME) ?? fail(`expected ${what}`);
 
   const reference = (): string => {
-    // at "&"
     const end = src.indexOf(";", i);
     if (end === -1 || end - i > 12) fail("'&' must start an entity or character reference ending in ';'");
     const body = src.slice(i + 1, end);
@@ -89,7 +68,6 @@ export function parseXmlStrict(input: string): XmlNode {
   };
 
   const comment = (): void => {
-    // at "<!--"
     const end = src.indexOf("-->", i + 4);
     if (end === -1) fail("unterminated comment");
     const body = src.slice(i + 4, end);
@@ -97,7 +75,6 @@ export function parseXmlStrict(input: string): XmlNode {
     i = end + 3;
   };
 
-  /** Comments, whitespace; refuses DOCTYPE and processing instructions. */
   const misc = (): void => {
     for (;;) {
       sticky(S);
@@ -203,22 +180,16 @@ export function parseXmlStrict(input: string): XmlNode {
   return root;
 }
 
-/** All the text inside a node, in document order. */
 export function textContent(node: XmlNode): string {
   return node.children.map((c) => (typeof c === "string" ? c : textContent(c))).join("");
 }
 
-/** Every element in document order (the node itself first). */
 export function* elements(node: XmlNode): Generator<XmlNode> {
   yield node;
   for (const c of node.children) if (typeof c !== "string") yield* elements(c);
 }
 
-/**
- * Null when two trees are the same document (element names, attribute names and values as a set,
- * child sequence, text); otherwise where and how they first differ, e.g.
- * `/svg/a/g[2]/text[1] @x: "245" where "3245" is expected`.
- */
+/** Null when two trees are the same document; else where they first differ, e.g. `/svg/a/g[2]/text[1] @x: …`. */
 export function xmlTreeDifference(actual: XmlNode, expected: XmlNode): string | null {
   return nodeDifference(actual, expected, `/${expected.name}`);
 }

@@ -1,9 +1,4 @@
-/**
- * The Bazaar MCP's two tools on Tollgate's /mcp (docs/DISCOVERY.md "MCP tools"): `search_resources`
- * (the discovery search, keyless) and `proxy_tool_call` (`toolName` plus the call's arguments, paid
- * through the router: the seller's 402 comes back as an x402 MCP payment-required result, and a retry
- * carrying `_meta["x402/payment"]` is relayed, recorded in the ledger and confirmed on chain).
- */
+/** The Bazaar MCP's `search_resources` and `proxy_tool_call` tools on /mcp (docs/DISCOVERY.md "MCP tools"). */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { AppError, isAppError } from "@/lib/errors";
@@ -22,7 +17,7 @@ function failure(e: unknown): ToolResult {
   return { content: text(e.toJSON()), isError: true };
 }
 
-/** The tool's arguments as the discovery routes' query string, so both validate alike. */
+/** As the discovery routes' query string, so both validate alike. */
 function asQuery(args: Record<string, unknown>): URLSearchParams {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(args)) if (v !== undefined && v !== null) q.set(k, String(v));
@@ -41,10 +36,7 @@ function decodeHeaderJson(value: string | null): Record<string, unknown> | null 
 
 const QUERY_METHODS = new Set(["GET", "HEAD", "DELETE"]);
 
-/**
- * One paid call through the relay as the router's own route makes it: the MCP request's API key (scope
- * router:call) and its rate limit, the payment (x402 v2 in PAYMENT-SIGNATURE, v1 in X-PAYMENT).
- */
+/** One paid call through the relay as the router's route makes it: API key (router:call), rate limit, payment header. */
 export async function proxyToolCall(mcpRequest: Request, args: Record<string, unknown>, payment: unknown): Promise<ToolResult> {
   const { toolName, ...rest } = args;
   if (typeof toolName !== "string" || toolName.length === 0 || toolName.length > 600) {

@@ -1,14 +1,4 @@
-/**
- * The catalog browse view (no search term), in the order of docs/spec/scoring-system.md "Where rank decides the order":
- *
- *   tier ↑ → sortWeight ↓ → rankScore ↓ (unscored last) → seeded shuffle, rotates every 6 h → id ↑
- *
- * The order and the keyset predicate are the SQL that docs/RANK.md states and lib/rank/score/browse.ts
- * mirrors in memory, written over negated columns so one row comparison expresses "after the cursor"
- * and the prefix (tier, −sortWeight, −rankScore) is a range of the listing_ranks_browse_idx index. No
- * OFFSET: a page costs the same at any depth. Ids come from the rank table, rows from one statement
- * shaped as publicListingSelect, so the output is the public shape and nothing else (no rank number).
- */
+/** The catalog browse view in rank order: keyset pages over listing_ranks_browse_idx, the same cost at any depth (docs/RANK.md "Catalog browse"). */
 import { USD_DECIMAL } from "@/lib/amounts";
 import { database, db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -23,10 +13,10 @@ export const BROWSE_DEFAULT_LIMIT = 24;
 
 export interface BrowseFilters {
   category?: string;
-  /** CAIP-2 network id the listing accepts, e.g. "eip155:8453". */
+  /** CAIP-2, e.g. "eip155:8453". */
   network?: string;
   protocol?: "x402" | "mpp";
-  /** USD per call, against the listing's lowest payable price (the tile's "from" price). */
+  /** USD per call, against the listing's lowest payable price. */
   minPrice?: string;
   maxPrice?: string;
 }
@@ -40,7 +30,6 @@ export interface BrowseOptions {
 
 export interface BrowsePage {
   items: PublicListing[];
-  /** Pass back as `cursor` for the next page; null on the last page. */
   nextCursor: string | null;
 }
 
@@ -52,11 +41,10 @@ interface BrowseKeyRow {
 }
 
 
-/** The listing's "from" price in SQL, as toPublicListing computes it (priceUsd, else dynamicMin). */
+/** As toPublicListing computes it (priceUsd, else dynamicMin). */
 export const FROM_PRICE_SQL = `(SELECT min(COALESCE(tollgate_decimal_or_null(e."priceUsd"), tollgate_decimal_or_null(e."dynamicMin")))
    FROM "endpoints" e WHERE e."listingId" = l.id AND e."payable")`;
 
-/** Filter clauses over `l`, appended to `params`. Shared with search so both filter alike. */
 export function filterSql(filters: BrowseFilters, params: unknown[]): string {
   const f = validateFilters(filters);
   const clauses: string[] = [];
@@ -86,15 +74,11 @@ function validateFilters(filters: BrowseFilters): BrowseFilters {
   return filters;
 }
 
-/**
- * The published listings' public rows for these ids, in the ids' order: ONE statement shaped as
- * publicListingSelect (lib/catalog/public-rows.ts, shared with search), not Prisma's four.
- */
+/** In the ids' order; ONE statement shaped as publicListingSelect (public-rows.ts), not Prisma's four. */
 export function publicListingsByIds(ids: readonly string[]): Promise<PublicListing[]> {
   return publicListingsByIdsOneStatement(ids);
 }
 
-/** The browse order's ids for one page (key columns included, to build the next cursor). */
 export async function browseKeys(opts: BrowseOptions): Promise<{ rows: BrowseKeyRow[]; seed: number; more: boolean }> {
   const limit = opts.limit;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > BROWSE_MAX_LIMIT) {
@@ -106,20 +90,15 @@ export async function browseKeys(opts: BrowseOptions): Promise<{ rows: BrowseKey
   let keyset = "";
   if (cursor) {
     const [t, sw, rs, sk, id] = [cursor.tier, cursor.sortWeight, cursor.rankScore, cursor.shuffleKey, cursor.id].map((v) => `$${params.push(v)}`);
-    // The first clause is the index range; the second completes the exact "after the cursor" row
-    // order (docs/RANK.md): given prefix ≥ the cursor's, a row is after it when its prefix differs
-    // (is greater) or, in the cursor's tie group, its (shuffleKey, id) is greater. Written this way
-    // rather than as one 5-column row comparison because PostgreSQL estimates a row comparison from
-    // its first column alone: "tier > 2" reads as ~0 rows, and the planner then chose a full scan
-    // and a sort of every published listing over the ordered index (252 ms vs 9 ms on bench:rank).
+    // The index range, then the exact "after the cursor" order in the tie group. Not one 5-column row
+    // comparison: the planner estimates it from its first column and chose a full scan (docs/RANK.md).
     const prefix = `(r."tier", -r."sortWeight", -COALESCE(r."rankScore", -1))`;
     const at = `(${t}::int, -(${sw}::int), -COALESCE(${rs}::float8, -1))`;
     keyset = ` AND ${prefix} >= ${at}
       AND (${prefix} <> ${at}
            OR (md5($1::text || ':' || r."listingId") COLLATE "C", r."listingId" COLLATE "C") > (${sk}::text COLLATE "C", ${id}::text COLLATE "C"))`;
   }
-  // The browse key lives in listing_ranks (listing_ranks_browse_idx covers the order and carries the
-  // id and the category); listings is joined only for the other filters.
+  // listing_ranks_browse_idx covers the order, id and category; listings is joined for the other filters.
   const { category, ...others } = validateFilters(opts.filters ?? {});
   const byCategory = category === undefined ? "" : ` AND r."category" = $${params.push(category)}`;
   const filters = filterSql(others, params);
@@ -129,7 +108,6 @@ export async function browseKeys(opts: BrowseOptions): Promise<{ rows: BrowseKey
     ORDER BY r."tier" ASC, -r."sortWeight" ASC, -COALESCE(r."rankScore", -1) ASC,
              md5($1::text || ':' || r."listingId") COLLATE "C" ASC, r."listingId" COLLATE "C" ASC
     LIMIT ${limit + 1}`;
-  // The handle itself on both backends (node-pg or PGlite's own query), through lib/sql like every raw read.
   const found = await rows<BrowseKeyRow>(await database(), sql, ...params);
   return { rows: found.slice(0, limit), seed, more: found.length > limit };
 }
@@ -143,14 +121,14 @@ export async function browseCatalog(opts: BrowseOptions): Promise<BrowsePage> {
   };
 }
 
-/** A client's cursor, or a 400 naming `cursor` (or the field inside it that is wrong). */
+/** A 400 names `cursor` or the field inside it that is wrong. */
 function parseCursor(raw: string): BrowseCursor {
   const decoded = decodeCursor(raw);
   if (!decoded.ok) {
     const where = decoded.field === "cursor" ? "" : ` (field ${decoded.field})`;
     throw new AppError("bad_request", `cursor is invalid${where}: ${decoded.message}`, [{ pointer: "/cursor", message: `${decoded.field} ${decoded.message}` }]);
   }
-  // Our tier and sortWeight are integer columns: a fractional position is a forged cursor.
+  // Integer columns: a fractional position is a forged cursor.
   for (const field of ["tier", "sortWeight"] as const) {
     if (!Number.isSafeInteger(decoded.cursor[field]) || Math.abs(decoded.cursor[field]) > 2 ** 31 - 1) {
       throw new AppError("bad_request", `cursor is invalid (field ${field}): must be an integer`, [{ pointer: "/cursor", message: `${field} must be an integer` }]);
@@ -164,10 +142,9 @@ export interface Facet {
   count: number;
 }
 
-/** What the browse filters can offer: the categories, networks and protocols published listings have. */
+/** The categories, networks and protocols published listings have. */
 export async function catalogFacets(): Promise<{ categories: Facet[]; networks: Facet[]; protocols: Facet[] }> {
   const prisma = await db();
-  // `src` yields one column v per listing (a value, or one row per array element).
   const facet = (src: string) =>
     rows<Facet>(
       prisma,

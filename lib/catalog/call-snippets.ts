@@ -1,10 +1,4 @@
-/**
- * "How to call" snippets for a listing's endpoint: the unpaid request that answers the seller's 402
- * (curl, straight to the seller), and a paid call through the router's call URL that runs as copied:
- * @x402/fetch with the endpoint's asset declared in its spend controls, or for an MPP-only listing
- * the mppx client with the token's EIP-712 domain and the API key carried through `Headers`
- * (docs/ROUTER.md "Paying through the router as a buyer"). e2e/call-examples.spec.ts runs them.
- */
+/** "How to call" snippets for an endpoint: the unpaid curl and a paid call through the router that runs as copied (e2e/call-examples.spec.ts). */
 import { routerCallUrl } from "@/lib/catalog/select";
 import { canonicalUsdc, findAsset } from "@/lib/x402/assets";
 import { endpointUrl } from "@/lib/listing-document/endpoint-url";
@@ -13,25 +7,22 @@ export interface SnippetEndpoint {
   method: string;
   path: string;
   requestExample: unknown;
-  /** The listed machine price (atomic units of priceAsset), when the seller gives one. */
+  /** Atomic units of priceAsset. */
   priceAmount?: string | null;
   priceAsset?: string | null;
   priceMode?: string | null;
 }
 
 export interface CallSnippets {
-  /** The seller's own URL for the endpoint. */
   sellerUrl: string;
-  /** The router's call URL for it. */
   callUrl: string;
   curl: string;
-  /** "x402-fetch" or "mppx", and the code. */
   client: { kind: "x402-fetch" | "mppx"; code: string };
 }
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** A GET example as a query string, when it is a flat object of scalars; else "". */
+/** A flat object of scalars as a query string; else "". */
 function queryOf(example: unknown): string {
   if (!example || typeof example !== "object" || Array.isArray(example)) return "";
   const entries = Object.entries(example as Record<string, unknown>);
@@ -46,14 +37,13 @@ function bodyOf(method: string, example: unknown): string | null {
   return typeof example === "string" ? example : JSON.stringify(example);
 }
 
-/** What the buyer's client must be told about the token it pays in: address, chain, EIP-712 domain, a cap. */
+/** What the buyer's client must know of the token: address, chain, EIP-712 domain, a cap. */
 interface PayAsset {
   network: string;
   chainId: number | null;
-  /** The token's address; null when neither the listing nor the asset table names one. */
   asset: string | null;
   domain: { name: string; version: string } | null;
-  /** A per-payment cap in atomic units: the listed fixed price, else none. */
+  /** Atomic units: the listed fixed price, else none. */
   cap: string | null;
 }
 

@@ -1,8 +1,4 @@
-/**
- * The Bazaar discovery API's query parameters (docs/DISCOVERY.md "Parameters"): each filter either
- * applied or named in `unappliedFilters`, never dropped in silence; a malformed value is a 400 naming
- * its parameter. The search cursor is ours: an offset bound to the query and filters it was made for.
- */
+/** The discovery API's query parameters: each filter applied or named in `unappliedFilters`, never dropped (docs/DISCOVERY.md "Parameters"). */
 import { createHash } from "node:crypto";
 import { AppError } from "@/lib/errors";
 import { unstorableText } from "@/lib/listing-document/unstorable";
@@ -21,7 +17,7 @@ export const FILTER_NAMES = ["type", "payTo", "scheme", "network", "asset", "ext
 export const DISCOVERY_MAX_LIMIT = 100;
 export const DISCOVERY_DEFAULT_LIMIT = 20;
 export const DISCOVERY_MAX_OFFSET = 1_000_000;
-/** How deep search pages reach: offset + limit at most this many resources. */
+/** offset + limit at most this many resources. */
 export const SEARCH_DEPTH = 1000;
 export const SEARCH_QUERY_MAX = 400;
 
@@ -32,7 +28,7 @@ export function badParameter(name: string, message: string): AppError {
   return new AppError("bad_request", `${name} ${message}`, [{ pointer: `/${name}`, message }], { parameter: name });
 }
 
-/** An EVM address compares case-insensitively, any other (base58) exactly: as tollgate_pay_to_key in SQL. */
+/** EVM case-insensitive, base58 exact: as tollgate_pay_to_key in SQL. */
 export function addressKey(a: string): string {
   return /^0x[0-9a-f]{40}$/i.test(a) ? a.toLowerCase() : a;
 }
@@ -54,7 +50,7 @@ function integer(q: URLSearchParams, name: string, min: number, max: number, fal
   return Number(raw);
 }
 
-/** The filters, each checked for form; a value that is well formed but matches nothing is applied (and matches nothing). */
+/** Each checked for form; a well-formed value matching nothing is applied. */
 export function parseFilters(q: URLSearchParams): DiscoveryFilters {
   const f: DiscoveryFilters = {};
   const type = single(q, "type");
@@ -75,7 +71,7 @@ export function parseFilters(q: URLSearchParams): DiscoveryFilters {
   }
   const network = single(q, "network");
   if (network !== undefined) {
-    // A v1 name (base, base-sepolia, …) is read as its CAIP-2 id, as the x402 SDKs do.
+    // A v1 name (base, base-sepolia, …) reads as its CAIP-2 id, as the x402 SDKs do.
     const caip = toCaip2(network);
     if (!caip) throw badParameter("network", "must be a CAIP-2 network id such as eip155:8453");
     f.network = caip;
@@ -88,7 +84,7 @@ export function parseFilters(q: URLSearchParams): DiscoveryFilters {
   return f;
 }
 
-/** Every parameter given that this route does not apply, by name, sorted. */
+/** Sorted names of the parameters given but not applied. */
 export function unappliedOf(q: URLSearchParams, known: readonly string[]): string[] {
   return [...new Set([...q.keys()])].filter((k) => !known.includes(k)).sort();
 }
@@ -118,7 +114,7 @@ export interface SearchParams {
   unappliedFilters: string[];
 }
 
-/** The cursor's binding: a cursor made for one query and filters is refused for another. */
+/** A cursor made for one query and filters is refused for another. */
 function bindingOf(query: string, filters: DiscoveryFilters): string {
   return createHash("sha256").update(JSON.stringify([query, FILTER_NAMES.map((n) => filters[n] ?? null)])).digest("base64url").slice(0, 12);
 }

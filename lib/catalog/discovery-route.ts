@@ -1,8 +1,4 @@
-/**
- * The discovery routes' shared door (docs/DISCOVERY.md): the public rate limits, then the handler; a
- * 400 carries `error` as a non-empty string naming the parameter, as the Bazaar's filter conformance
- * reads it, beside our code and JSON pointers.
- */
+/** The discovery routes' door: rate limits, then the handler; a 400's `error` names the parameter (Bazaar conformance). */
 import { isAppError, toResponse } from "@/lib/errors";
 import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";
 

@@ -1,9 +1,4 @@
-/**
- * The x402 Bazaar's discovery API served from our evidence (docs/DISCOVERY.md): `/discovery/resources`,
- * `/discovery/search` and `/discovery/merchant`. An item is one x402 endpoint of a published listing,
- * its accepts as the probe read its 402 (discovery_resources, trigger-kept), with a `quality` block
- * from the confirmed ledger (house rows excluded) and a `tollgate` block (grade, readiness, verification).
- */
+/** The x402 Bazaar's discovery API (resources, search, merchant) served from our evidence (docs/DISCOVERY.md). */
 import { isValidServiceName, sanitizeTags } from "@x402/extensions/bazaar";
 import { readLatestGrades, type StoredGrade } from "@/lib/attest/read";
 import { clientOr, isoOf, rows, type Client } from "@/lib/sql";
@@ -22,9 +17,8 @@ export interface DiscoveryQuality {
 
 export interface DiscoveryTollgate {
   listing: { slug: string; url: string };
-  /** The listing's endpoint of this method and path; null once the listing no longer has it. */
   endpointId: string | null;
-  /** The Bazaar MCP's `proxy_tool_call` name of this resource (docs/DISCOVERY.md "MCP tools"). */
+  /** The MCP `proxy_tool_call` name. */
   toolName: string;
   callUrl: string;
   grade: { grade: string | null; score: number | null; band: StoredGrade["band"]; verdict: StoredGrade["verdict"]; scoredAt: string } | null;
@@ -69,10 +63,7 @@ interface ResourceRow {
   readinessBand: string | null;
 }
 
-/**
- * A page's rows: the resource, its listing, the listing's current endpoint of that method and path
- * (null once the listing no longer has it: the resource is served as last probed), the result's band.
- */
+/** Resource, listing, its current endpoint (null: served as last probed), the result's band. */
 const FROM = `"discovery_resources" d
   JOIN "listings" l ON l."id" = d."listingId"
   LEFT JOIN "endpoints" e ON e."listingId" = d."listingId" AND e."method"::text = d."method" AND e."path" = d."path"
@@ -82,7 +73,7 @@ const COLUMNS = `d."listingId", d."method", d."path", d."resource", d."x402Versi
   ${isoOf(`d."probedAt"`)} AS "lastUpdated", e."id" AS "endpointId", e."description" AS "endpointDescription", l."slug", l."title", l."category",
   l."verificationStatus"::text AS "verification", r."total" AS "readinessScore", r."band" AS "readinessBand"`;
 
-/** The filters over `d` alone, appended to `params`; joint: one accepts entry matches every payment filter. */
+/** Joint: one accepts entry matches every payment filter. */
 export function resourceFilterSql(f: DiscoveryFilters, params: unknown[]): string {
   const p = (v: unknown) => `$${params.push(v)}`;
   const clauses = ["true"];
@@ -94,7 +85,7 @@ export function resourceFilterSql(f: DiscoveryFilters, params: unknown[]): strin
   return clauses.join(" AND ");
 }
 
-/** The filters over `d`, published only (`d."published"` is the listing's state, trigger-kept). */
+/** Published only (`d."published"`, trigger-kept). */
 export function discoveryWhere(f: DiscoveryFilters, params: unknown[]): string {
   return `d."published" AND ${resourceFilterSql(f, params)}`;
 }
@@ -120,34 +111,24 @@ async function resourcePage(client: Client, f: DiscoveryFilters, limit: number, 
   return { rows: page, total: count[0]?.n ?? 0 };
 }
 
-/** `GET /discovery/resources`: the spec's list shape, `unappliedFilters` naming what was not applied. */
 export async function listDiscoveryResources(p: ListParams, client?: Client) {
   const c = await clientOr(client);
   const { rows: page, total } = await resourcePage(c, p.filters, p.limit, p.offset);
   return { x402Version: DISCOVERY_X402_VERSION, items: await toItems(c, page), pagination: { limit: p.limit, offset: p.offset, total }, unappliedFilters: p.unappliedFilters };
 }
 
-/** `GET /discovery/merchant?payTo=`: every published resource paying this address (CDP's merchant lookup). */
 export async function merchantResources(payTo: string, p: ListParams, client?: Client) {
   const c = await clientOr(client);
   const { rows: page, total } = await resourcePage(c, { ...p.filters, payTo }, p.limit, p.offset);
   return { x402Version: DISCOVERY_X402_VERSION, payTo, resources: await toItems(c, page), pagination: { limit: p.limit, offset: p.offset, total }, unappliedFilters: p.unappliedFilters };
 }
 
-/** A side reads at most this many matching resources before ranking them (then the answer is partial). */
+/** Per side, before ranking; past it the answer is partial. */
 export const SEARCH_SCAN_CAP = 2000;
 
 type Hit = { listingId: string; position: number; relevance: number };
 
-/**
- * Resources matching the query and the filters, best first: those whose listing holds all the
- * query's words (0.5 + 0.5·rank) ahead of those holding some (0.5·rank), the second side read only
- * when the first found fewer than `take`. Ties by listing id, then position. One table: each
- * resource carries its listing's search vector (copied by a trigger), so PostgreSQL intersects the
- * text index with the filters' indexes (a BitmapAnd) instead of checking every match of a common
- * word for a resource; a side reads at most SEARCH_SCAN_CAP of its matches before ranking, and says
- * `truncated` past that (the response's partialResults).
- */
+/** Full-query-word matches ahead of partial ones; ties by listing id, then position (docs/DISCOVERY.md). */
 async function searchResources(client: Client, query: string, f: DiscoveryFilters, take: number): Promise<{ hits: Hit[]; truncated: boolean }> {
   let truncated = false;
   const side = async (kind: "all" | "some", n: number): Promise<Hit[]> => {
@@ -174,10 +155,6 @@ async function searchResources(client: Client, query: string, f: DiscoveryFilter
   return { hits: [...all, ...(await side("some", take - all.length))], truncated };
 }
 
-/**
- * `GET /discovery/search`: relevance order. `partialResults` says more matches exist than this
- * response holds; `pagination.cursor` reaches them while within the first SEARCH_DEPTH, else it is null.
- */
 export async function searchDiscoveryResources(p: SearchParams, client?: Client) {
   const c = await clientOr(client);
   const window = p.offset + p.limit + 1;
@@ -224,15 +201,11 @@ interface ProofRow {
   house: boolean;
 }
 
-/**
- * Per endpoint: settled (chain-confirmed) payments of the last 30 days and their distinct payers, the
- * catalog's own wallets (`house`) and corrected rows left out, as the rank facts count them; and the
- * latest settled payment of any payer, the house's included, as the proof a paid call went through.
- */
+/** 30-day settled payments and payers per endpoint as rank counts them, and the latest settled payment of anyone. */
 export async function readQuality(client: Client, endpointIds: string[], now = new Date()): Promise<{ quality: Map<string, DiscoveryQuality>; proofs: Map<string, ProofRow> }> {
   if (endpointIds.length === 0) return { quality: new Map(), proofs: new Map() };
   const since = new Date(now.getTime() - 30 * 86_400_000).toISOString().replace("Z", "");
-  // A corrected row counts as its correction (lib/ledger/correct.ts): one probe of the correctsId index per row.
+  // A corrected row counts as its correction (lib/ledger/correct.ts).
   const uncorrected = `NOT EXISTS (SELECT 1 FROM "router_payments" c WHERE c."correctsId" = p."id")`;
   const [q, proofs] = await Promise.all([
     rows<QualityRow>(
@@ -261,7 +234,6 @@ export async function readQuality(client: Client, endpointIds: string[], now = n
   };
 }
 
-/** The proxy_tool_call name of an endpoint: the listing's slug, its method and path. */
 export function toolNameOf(slug: string, method: string, path: string): string {
   return `${slug}:${method} ${path}`;
 }
@@ -303,7 +275,6 @@ async function toItems(client: Client, page: ResourceRow[]): Promise<DiscoveryIt
   });
 }
 
-/** One resource by its proxy_tool_call name, with its route and price (the MCP proxy's lookup). */
 export async function resourceByToolName(toolName: string, client?: Client): Promise<(ResourceRow & { position: number }) | null> {
   const m = /^([^:\s]+):([A-Z]+) (\/.*)$/.exec(toolName);
   if (!m) return null;

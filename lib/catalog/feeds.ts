@@ -1,10 +1,4 @@
-/**
- * The keyless feeds (docs/FEEDS.md): `/ai-catalog.json` and the ARD feed `/ard` (an agent-readable
- * directory) list published listings in browse order, and `/ard/search` by relevance only. docs/spec/scoring-system.md
- * "Who sees what": keyless feeds carry Readiness "—" and Rank "order only, no number", so an entry is
- * built field by field from the public listing and carries no readiness score, no rankScore, no
- * qualityScore and no featuredLevel; the order is the only trace of rank.
- */
+/** The keyless feeds (docs/FEEDS.md): entries built field by field from the public listing, no readiness or rank numbers. */
 import type { PublicListing } from "@/lib/catalog/public-view";
 import { browseCatalog, BROWSE_MAX_LIMIT } from "@/lib/catalog/browse";
 import { searchCatalog, validateQuery, type Matching, type MatchKind } from "@/lib/catalog/search";
@@ -25,7 +19,7 @@ export interface FeedEndpoint {
     usd: string | null;
     label: string | null;
     mode: string | null;
-    /** Machine-readable: atomic units of `asset` on `network` (CAIP-2). */
+    /** Atomic units of `asset` on `network` (CAIP-2). */
     amount: string | null;
     asset: string | null;
     network: string | null;
@@ -45,7 +39,6 @@ export interface FeedEntry {
   description: string | null;
   category: string | null;
   seller: string;
-  /** The catalog page. */
   url: string;
   homepageUrl: string | null;
   docsUrl: string | null;
@@ -59,7 +52,6 @@ export interface FeedEntry {
   endpoints: FeedEndpoint[];
 }
 
-/** A feed entry from the public listing, naming every field it passes on (no readiness, no rank). */
 export function feedEntry(l: PublicListing, origin: string): FeedEntry {
   return {
     id: l.id,
@@ -109,7 +101,7 @@ export interface FeedPageOptions {
   now?: Date;
 }
 
-/** `limit` from a query string: an integer 1–100, default 100; else a 400 naming `limit`. */
+/** An integer 1–100, default 100; else a 400 naming `limit`. */
 export function parseFeedLimit(raw: string | null): number {
   if (raw === null) return FEED_DEFAULT_LIMIT;
   const n = Number(raw);
@@ -119,10 +111,7 @@ export function parseFeedLimit(raw: string | null): number {
   return n;
 }
 
-/**
- * The GET handler of a paged feed route (`/ai-catalog.json`, `/ard`): `cursor` and `limit` from the
- * query string, the page as JSON under the configured public origin, cacheable for a minute.
- */
+/** A paged feed route's GET: `cursor`, `limit`, JSON under the public origin, cacheable for a minute. */
 export function feedRoute(feed: (opts: FeedPageOptions) => Promise<object>): (req: Request) => Promise<Response> {
   return async (req) => {
     try {
@@ -142,7 +131,6 @@ async function page(opts: FeedPageOptions, path: string) {
   return { entries: items.map((l) => feedEntry(l, opts.origin)), next };
 }
 
-/** `/ai-catalog.json`: the catalog for AI agents, in browse order, one page at a time. */
 export async function aiCatalogFeed(opts: FeedPageOptions) {
   const { entries, next } = await page(opts, "/ai-catalog.json");
   return {
@@ -159,7 +147,6 @@ export async function aiCatalogFeed(opts: FeedPageOptions) {
   };
 }
 
-/** `/ard`: the agent-readable directory feed, the same entries and order under ARD's envelope. */
 export async function ardFeed(opts: FeedPageOptions) {
   const { entries, next } = await page(opts, "/ard");
   return {
@@ -174,7 +161,7 @@ export async function ardFeed(opts: FeedPageOptions) {
 
 export type ArdSearchEntry = FeedEntry & { relevance: number; match: MatchKind };
 
-/** `/ard/search?q=`: relevance only, never rank; results say they are keyword matches. */
+/** Relevance only, never rank. */
 export async function ardSearch(opts: { origin: string; q: string | null; limit?: number | null }) {
   const query = validateQuery(opts.q, "/q");
   const { items, matching } = await searchCatalog({ query, limit: opts.limit ?? 20 });

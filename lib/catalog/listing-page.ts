@@ -1,37 +1,19 @@
-/**
- * The public listing page's facts beyond the listing itself (issue 19 item 5): what buyers of x402scan
- * and 402index look for. Everything here is public by docs/spec/scoring-system.md "Who sees what":
- * measured uptime and latency, the quotes the monitor saw, and activity only at or above the
- * distinct-payer floor; never rankScore, qualityScore or a Featured level.
- *
- * - Health: the monitor's samples (monitor_health_samples) of the last 30 days in buckets, an hour
- *   each while the history is younger than two days, else a day each: samples, up, uptime share and
- *   the median latency of the answers that came back up. Plus the last probe: when, and its outcome.
- * - Activity: distinct payers and settled calls in 30 days, read by the one facts reader
- *   (lib/facts/aggregate.ts ledgerFacts, docs/RANK.md "One facts reader"), so the page counts exactly
- *   what rank counts (house payments and buyer-fault rejections left out). Shown only at or above
- *   MIN_DISTINCT_PAYERS (docs/RANK.md "Floors": one wallet, possibly the owner's, cannot manufacture
- *   demand): below it the page says there is not enough activity to show, not the numbers.
- * - Quotes: per endpoint the latest price the monitor read from a 402 challenge (any age; its time is
- *   shown), in the asset's whole units with the endpoint's decimals (6, USDC's, when it has none).
- */
+/** The public listing page's facts beyond the listing: health buckets, the last probe, activity (at the payer floor) and quotes (docs/SURFACES.md). */
 import { database } from "@/lib/db";
 import { rows } from "@/lib/sql";
 import { DEFAULT_ASSET_DECIMALS, ledgerFacts, atomicToUnits } from "@/lib/facts/aggregate";
 import { MIN_DISTINCT_PAYERS } from "@/lib/rank/score";
 
 export const HEALTH_WINDOW_DAYS = 30;
-/** Below this much history the buckets are hours, not days (a day-bucket chart of one day is one dot). */
+/** A day-bucket chart of one day is one dot. */
 export const HOURLY_BELOW_MS = 48 * 3600_000;
 
 export interface HealthBucket {
-  /** The bucket's start, ISO UTC. */
   at: string;
   samples: number;
   up: number;
-  /** up ÷ samples × 100, one decimal. */
   uptimePct: number;
-  /** Median latency of the samples that were up, ms; null when none was up or none had a latency. */
+  /** ms, of the samples that were up; null when none. */
   latencyMs: number | null;
 }
 
@@ -39,7 +21,7 @@ export interface ListingHealth {
   granularity: "hour" | "day";
   buckets: HealthBucket[];
   samples: number;
-  /** Uptime over the whole window, one decimal; null without samples. */
+  /** One decimal; null without samples. */
   uptimePct: number | null;
   lastProbe: { at: string; outcome: string; latencyMs: number | null; httpStatus: number | null } | null;
 }
@@ -51,7 +33,7 @@ export type ListingActivity =
 export interface EndpointQuote {
   method: string;
   path: string;
-  /** Whole units of the asset (USD for a USD stablecoin), as a decimal string. */
+  /** Whole units of the asset, as a decimal string. */
   amount: string;
   asset: string;
   network: string;
@@ -61,7 +43,6 @@ export interface EndpointQuote {
 export interface ListingPageFacts {
   health: ListingHealth;
   activity: ListingActivity;
-  /** Keyed "METHOD path". */
   quotes: Record<string, EndpointQuote>;
 }
 
@@ -74,10 +55,7 @@ type LastRow = { at: string; outcome: string; latencyMs: number | null; httpStat
 const AT_NOW = `($2::timestamptz AT TIME ZONE 'UTC')`;
 const IN_WINDOW = `s."listingId" = $1 AND s."at" > ${AT_NOW} - interval '${HEALTH_WINDOW_DAYS} days' AND s."at" <= ${AT_NOW}`;
 
-/**
- * Everything but the ledger's activity in one statement: the window's granularity, its buckets, the
- * last probe, the latest quote per endpoint and the stored wash check, each as JSON.
- */
+/** All but the ledger's activity in one statement, each part as JSON. */
 const FACTS_SQL = `WITH g AS (
     SELECT CASE WHEN ${AT_NOW} - min(s."at") < interval '${HOURLY_BELOW_MS / 3600_000} hours' THEN 'hour' ELSE 'day' END AS gran
       FROM "monitor_health_samples" s WHERE ${IN_WINDOW})
@@ -107,13 +85,12 @@ const FACTS_SQL = `WITH g AS (
         WHERE w."listingId" = $1 AND p."status" = 'settled' AND NOT p."house"
           AND p."createdAt" >= ${AT_NOW} - interval '30 days' AND p."createdAt" <= ${AT_NOW}) x) AS washed`;
 
-/** Two reads at once: FACTS_SQL and the one facts reader's activity. */
 export async function listingPageFacts(listingId: string, now = new Date()): Promise<ListingPageFacts> {
   const h = await database();
   const c = h.kind === "postgres" ? h : h.prisma;
   const [[f], facts] = await Promise.all([
     rows<{ granularity: "hour" | "day" | null; buckets: BucketRow[]; last: LastRow | null; quotes: QuoteRow[]; washed: { payers: number; settled: number } | null }>(c, FACTS_SQL, listingId, now.toISOString()),
-    // On the Prisma client, one connection's statements: one listing's facts need none of the sweep's plan settings.
+    // One listing's facts need none of the sweep's plan settings.
     ledgerFacts({ ids: [listingId] }, now, h.prisma),
   ]);
   const granularity = f.granularity ?? "day";

@@ -1,27 +1,16 @@
-/**
- * The public pages' cache, per web process and database (docs/SURFACES.md "Cached public pages"): a
- * page's read model is kept with the versions of its tags as read before (or with) its data, and served
- * again only while one statement finds those versions unchanged. The versions move in the writing
- * transaction, by triggers (migration 20261207080000_page_versions), whichever process writes.
- */
+/** The public pages' cache: entries kept with their tags' versions, served while those are unchanged (docs/SURFACES.md "Cached public pages"). */
 import { database, type DatabaseHandle } from "@/lib/db";
 import { rows } from "@/lib/sql";
 
-/** Browse, search and the category pages: every listing's public shape, order and glance. */
 export const CATALOG_TAG = "catalog";
-/** One listing's own pages: the listing page and its endpoints' trust pages. */
 export const listingTag = (listingId: string) => `listing:${listingId}`;
 
-/**
- * The longest an entry is served: what no tag covers (time-relative words, rolling windows, the
- * ledger's activity, peers' statistics, a seller's renamed organisation) is at most this old.
- */
+/** Bounds what no tag covers (time-relative words, rolling windows, peers' statistics). */
 export const PAGE_TTL_MS = 60_000;
 
-/** Tag → version as text ("0" for a tag never written). */
+/** "0" for a tag never written. */
 export type TagVersions = Record<string, string>;
 
-/** The current versions of these tags, in one statement. */
 export async function readTagVersions(h: DatabaseHandle, tags: readonly string[]): Promise<TagVersions> {
   const found = await rows<{ tag: string; version: string }>(h, `SELECT "tag", "version"::text AS "version" FROM "page_versions" WHERE "tag" = ANY($1::text[])`, [...tags]);
   const out: TagVersions = Object.fromEntries(tags.map((t) => [t, "0"]));
@@ -32,7 +21,7 @@ export async function readTagVersions(h: DatabaseHandle, tags: readonly string[]
 const sameVersions = (a: TagVersions, b: TagVersions) => Object.keys(a).length === Object.keys(b).length && Object.keys(a).every((t) => a[t] === b[t]);
 const versionKey = (v: TagVersions) => Object.keys(v).sort().map((t) => `${t}=${v[t]}`).join(" ");
 
-/** What a page's loader returns: its value (null: nothing to show, not kept) and its tags' versions, read no later than its data. */
+/** Value (null: nothing to show, not kept) and its tags' versions, read no later than the data. */
 export interface Loaded<T> {
   value: T | null;
   versions: TagVersions;
@@ -45,16 +34,13 @@ interface Entry<T> {
 }
 
 export interface PageCache<T> {
-  /** The value under `key`: the kept one while its tags are unchanged and it is younger than the TTL, else `load`'s. */
   get(key: string, load: () => Promise<Loaded<T>>, now?: number): Promise<T | null>;
-  /** Entries kept and loads run since the process started (tests, the bench). */
   stats(): { entries: number; hits: number; loads: number };
 }
 
 export function pageCache<T>(ttlMs = PAGE_TTL_MS, maxEntries = 2_000): PageCache<T> {
   const byDatabase = new WeakMap<object, Map<string, Entry<T>>>();
-  // Loads in flight after a version check, by key and the versions that check read: a request that
-  // read the same versions joins one, as its data is read after those versions were.
+  // Loads in flight by key and versions read: a request that read the same versions joins one.
   const inFlight = new Map<string, Promise<T | null>>();
   let hits = 0;
   let loads = 0;
@@ -86,7 +72,7 @@ export function pageCache<T>(ttlMs = PAGE_TTL_MS, maxEntries = 2_000): PageCache
       if (sameVersions(current, kept.versions) && now - kept.at < ttlMs) {
         hits++;
         m.delete(key);
-        m.set(key, kept); // most recently used last
+        m.set(key, kept);
         return kept.value;
       }
       const joinKey = `${key}\u0000${versionKey(current)}`;

@@ -1,10 +1,4 @@
-/**
- * One price display (issue 19 item 4): what every buyer-facing page shows for a price, computed in
- * one place so the tile, the public listing page and the seller's report cannot disagree. The
- * listed price or range in dollars; fixed or dynamic exactly as the seller declared it (an endpoint
- * that declares neither is "not declared", never assumed fixed); the live quote the monitor last
- * read from the 402 challenge, and when; the network by name. Atomic units never reach a buyer page.
- */
+/** The one price display for tiles, listing page and seller's report: dollars, the declared mode, the live quote; never atomic units. */
 import { formatUsd, networkName } from "@/lib/format";
 
 export interface PricedEndpoint {
@@ -19,7 +13,7 @@ export interface PricedEndpoint {
 }
 
 export interface QuoteSeen {
-  /** Whole units of the asset (a USD stablecoin), e.g. "0.045". */
+  /** Whole units (a USD stablecoin), e.g. "0.045". */
   amount: string;
   network: string;
   quotedAt: string;
@@ -29,16 +23,15 @@ export type PriceMode = "fixed" | "dynamic" | "not declared";
 
 export interface PriceView {
   kind: "free" | "priced" | "unpriced";
-  /** "$0.04", "$0.01–$0.10", "from $0.01"; null when nothing numeric is listed. */
+  /** "$0.04", "$0.01–$0.10", "from $0.01"; null when nothing numeric. */
   listed: string | null;
-  /** Always "per call": a listed price or range is what one call costs (the schema's min and max). */
+  /** Always "per call": a price or range is what one call costs. */
   per: string;
-  /** What a dynamic price scales with, in the seller's words ("per address"), shown beside the range, never as its unit. */
+  /** What a dynamic price scales with ("per address"): beside the range, never its unit. */
   basis: string | null;
   mode: PriceMode;
-  /** The seller's own words for the price, when it has no number ("contact us"). */
+  /** Words for a price with no number ("contact us"). */
   label: string | null;
-  /** The network the price is asked on, by name. */
   network: string | null;
   quote: { price: string; at: string; network: string } | null;
 }
@@ -53,10 +46,9 @@ export function priceView(e: PricedEndpoint, quote: QuoteSeen | null = null): Pr
   const min = usd(e.dynamicMin);
   const max = usd(e.dynamicMax);
   const range = min ? (max && max !== min ? `${formatUsd(min)}–${formatUsd(max)}` : `from ${formatUsd(min)}`) : null;
-  // A dynamic price is its range when the seller gave one; a fixed price its amount. Undeclared: whichever there is.
+  // Dynamic: its range if given; fixed: its amount; undeclared: whichever there is.
   const listed = mode === "dynamic" ? (range ?? (fixed ? formatUsd(fixed) : null)) : fixed ? formatUsd(fixed) : range;
-  // A range is the lowest and highest price of one call; the seller's unit says what moves it within
-  // the range. Shown as the range's unit it misread ("$0.002–$2.00 per address" for a batch call).
+  // The seller's unit says what moves a price within the range; as the range's unit it misreads.
   const basis = e.dynamicUnit?.trim() && (mode === "dynamic" || !fixed) ? e.dynamicUnit.trim() : null;
   return {
     kind: listed || q ? "priced" : "unpriced",
@@ -70,11 +62,7 @@ export function priceView(e: PricedEndpoint, quote: QuoteSeen | null = null): Pr
   };
 }
 
-/**
- * A listing's price in one line, for tiles: the lowest listed price ("from" when the endpoints differ
- * or any is a range), and the declared mode over its payable endpoints (dynamic if any is; fixed only
- * if every one says fixed; else not declared).
- */
+/** For tiles: the lowest price ("from" when endpoints differ or any is a range) and the mode (dynamic if any is, fixed if all are). */
 export function listingPriceSummary(endpoints: readonly PricedEndpoint[]): { listed: string | null; mode: PriceMode; free: boolean } {
   const payable = endpoints.filter((e) => e.payable);
   if (endpoints.length > 0 && payable.length === 0) return { listed: null, mode: "not declared", free: true };

@@ -1,11 +1,4 @@
-/**
- * The public rows of a page of listings in ONE statement. Prisma's findMany with
- * publicListingSelect sends one statement per relation (listings, organizations, results,
- * endpoints), ≈ 5 ms p50 and 16–24 ms p95 for 20 search hits at 100,000 listings; here the
- * relations come back as JSON from correlated subqueries. The columns are read off
- * publicListingSelect itself, so the two cannot drift apart, and lib/catalog/public-rows.test.ts
- * checks the rows equal Prisma's on both backends.
- */
+/** Public rows of a page of listings in ONE statement, columns read off publicListingSelect (public-rows.test.ts checks them against Prisma's). */
 import { db } from "@/lib/db";
 import { rows } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
@@ -26,10 +19,10 @@ const rowsSql = (where: string, extra = "") => `SELECT ${scalars(own).map((c) =>
  WHERE ${where} AND ${publicSql("l")}`;
 
 const SQL = rowsSql(`l."id" = ANY($1::text[])`);
-/** One listing by slug, with the version of its page tag read in the same statement (lib/catalog/page-cache.ts). */
+/** With the version of its page tag, in the same statement (page-cache.ts). */
 const BY_SLUG_SQL = rowsSql(`l."slug" = $1`, `,\n       (SELECT v."version"::text FROM "page_versions" v WHERE v."tag" = 'listing:' || l."id") AS "pageVersion"`);
 
-/** A timestamp(3) column inside JSON is text without a zone; Prisma reads those columns as UTC. */
+/** timestamp(3) inside JSON is text without a zone; Prisma reads those columns as UTC. */
 function utc(value: unknown): Date {
   if (value instanceof Date) return value;
   const s = String(value);
@@ -42,7 +35,7 @@ const fromJson = (r: PublicListingRow): PublicListingRow => ({
   currentResult: r.currentResult === null ? null : { ...r.currentResult, createdAt: utc(r.currentResult.createdAt) },
 });
 
-/** The published listing at `slug` in its public shape and the version of its `listing:<id>` tag ("0" before any), or null. */
+/** Public shape and `listing:<id>` tag version ("0" before any), or null. */
 export async function publicListingBySlug(slug: string): Promise<{ listing: PublicListing; version: string } | null> {
   const [r] = await rows<PublicListingRow & { pageVersion: string | null }>(await db(), BY_SLUG_SQL, slug);
   if (!r) return null;
@@ -50,7 +43,7 @@ export async function publicListingBySlug(slug: string): Promise<{ listing: Publ
   return { listing: toPublicListing(fromJson(row)), version: pageVersion ?? "0" };
 }
 
-/** The published listings' rows for these ids, as Prisma's findMany with publicListingSelect returns them (any order). */
+/** As Prisma's findMany with publicListingSelect returns them (any order). */
 export async function publicRowsByIds(ids: readonly string[]): Promise<PublicListingRow[]> {
   if (ids.length === 0) return [];
   const prisma = await db();
@@ -58,7 +51,6 @@ export async function publicRowsByIds(ids: readonly string[]): Promise<PublicLis
   return found.map(fromJson);
 }
 
-/** The published listings' public shape for these ids, in the ids' order. */
 export async function publicListingsByIdsOneStatement(ids: readonly string[]): Promise<PublicListing[]> {
   const byId = new Map((await publicRowsByIds(ids)).map((r) => [r.id, toPublicListing(r)]));
   return ids.map((id) => byId.get(id)).filter((x): x is PublicListing => !!x);

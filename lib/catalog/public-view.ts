@@ -1,8 +1,4 @@
-/**
- * What the public may see of a listing (docs/spec/scoring-system.md "Who sees what"): readiness score, band, rubric
- * version and analysis date of the published, non-provisional result; never qualityScore,
- * featuredLevel, rankScore or a provisional score. Every public page and feed goes through here.
- */
+/** What the public may see of a listing; every public page and feed goes through here (docs/SURFACES.md "Who sees what"). */
 import type { Prisma } from "@/lib/generated/prisma/client";
 
 export const publicListingSelect = {
@@ -58,17 +54,17 @@ export interface PublicReadiness {
   analysedAt: string;
 }
 
-/** The selected columns as they are (logoUrl only once it loaded), plus the seller, readiness and from-price. */
+/** logoUrl only once it loaded. */
 export interface PublicListing
   extends Pick<
     PublicListingRow,
     "id" | "slug" | "title" | "shortDescription" | "description" | "logoUrl" | "category" | "homepageUrl" | "docsUrl" | "discoveryUrl" | "baseUrl" | "protocols" | "networks" | "demo" | "endpoints"
   > {
   seller: string;
-  /** The canary's latest paid test call: verified, degraded (it failed) or unverified (none yet). */
+  /** verified, degraded (failed) or unverified (none yet). */
   verification: PublicListingRow["verificationStatus"];
   readiness: PublicReadiness | null;
-  /** The lowest published per-call price in USD, for tiles and the price filter. */
+  /** Lowest per-call USD price, for tiles and the price filter. */
   fromPriceUsd: string | null;
 }
 
@@ -85,7 +81,7 @@ export function toPublicListing(row: PublicListingRow): PublicListing {
     title: row.title,
     shortDescription: row.shortDescription,
     description: row.description,
-    // Shown only once the monitor saw it load as an image (rule M4), so tiles never show a broken image.
+    // Only once the monitor saw it load as an image (M4): tiles never show a broken image.
     logoUrl: r && !r.provisional && logoLoaded(r.rules) ? row.logoUrl : null,
     category: row.category,
     homepageUrl: row.homepageUrl,
@@ -97,7 +93,7 @@ export function toPublicListing(row: PublicListingRow): PublicListing {
     seller: row.organization.name,
     demo: row.demo,
     verification: row.verificationStatus,
-    // The pointer never names a provisional result (a database trigger refuses it); checked again here.
+    // A trigger keeps provisional results off the pointer; checked again here.
     readiness: r && !r.provisional ? { score: r.total, band: r.band, rubricVersion: r.rubricVersion, analysedAt: r.createdAt.toISOString() } : null,
     fromPriceUsd: prices[0] ?? null,
     endpoints: row.endpoints,

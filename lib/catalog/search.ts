@@ -1,29 +1,6 @@
 /**
- * Catalog search (catalog `?search=`, `/ard/search`, MCP `search_catalog`, and the candidates of
- * `/router/select`): ordered by relevance ONLY, never blended with quality or rank (docs/spec/scoring-system.md
- * "Search"; docs/spec/scoring-notes.md). Lexical relevance is PostgreSQL full-text search over the trigger-kept
- * listings."searchVector" (websearch_to_tsquery, ts_rank_cd), plus pg_trgm word similarity on the
- * title so a typo still finds its listing.
- *
- * Relevance is in 0–1, because selectShortlist requires it:
- *   full-text hit  (searchVector @@ query):  relevance = 0.2 + 0.8·ts_rank(vector, query, 32)      in [0.2, 1)
- *   typo-only hit  (title word similarity):  relevance = 0.2·word_similarity(query, title)          in [0.09, 0.2]
- * (normalisation 32 is rank ÷ (rank + 1)). Read as 0.8·lexical + 0.2·fuzzy where a full-text hit,
- * holding every query word, counts as a full title match (fuzzy 1) and a typo-only hit has no
- * lexical rank (it is not a full-text match). So every full-text hit
- * ranks ahead of every typo-only hit, and the typo side is searched only when full text found fewer
- * than `limit` listings passing the filters, and then only for the rest: the answer is the same as
- * ranking both sides together, at the cost of the full-text side alone for a common query. Within
- * the full-text side the title counts through its weight A in the vector (docs/FEEDS.md "Search").
- *
- * A title matches by trigram when word_similarity ≥ FUZZY_THRESHOLD (set per statement, since the
- * GUC's default 0.6 misses one-letter typos such as "wether"). A query using websearch operators
- * (quotes, `-word`, `or`) asks for precision, so it matches by full text only. Ties break by id,
- * never by rank.
- *
- * Semantic relevance needs an embedding provider, which the embedded default does not have; it sits
- * behind SemanticProvider, and without one every result says `match: "keyword"` and the response
- * says `matching: "keyword"`.
+ * Catalog search: relevance ONLY, never blended with quality or rank. Full-text hits (0.2 + 0.8·ts_rank)
+ * rank ahead of title typos (≤ 0.2), which are searched only for the rest (docs/FEEDS.md "Search").
  */
 import { db } from "@/lib/db";
 import { rows, rowsWithSettings } from "@/lib/sql";
@@ -36,11 +13,9 @@ import { publicListingsByIdsOneStatement } from "@/lib/catalog/public-rows";
 import { MIN_RELEVANCE, TYPO_THRESHOLD, readTerms, sentenceScoreSql, type MatchedWord, type Term } from "@/lib/catalog/sentence";
 
 export interface SemanticProvider {
-  /** Listings nearest in meaning to the query, similarity 0–1. */
   search(query: string, limit: number): Promise<{ listingId: string; similarity: number }[]>;
 }
 
-/** The embedded default has no embedding model, so no semantic provider. */
 export const defaultSemanticProvider: SemanticProvider | null = null;
 
 export type MatchKind = "keyword" | "semantic";
@@ -49,15 +24,14 @@ export interface SearchHit {
   listingId: string;
   relevance: number;
   match: MatchKind;
-  /** Sentence relevance only: the task's words this listing matched, and how (lib/catalog/sentence.ts). */
   matched?: MatchedWord[];
 }
 
-/** Restricts matches to listings with a payable endpoint fitting all of these (router selection). */
+/** Only listings with a payable endpoint fitting all of these (router selection). */
 export interface EndpointFilter {
   method?: string;
   network?: string;
-  /** USD per call; a dynamic price counts at its maximum. */
+  /** A dynamic price counts at its maximum. */
   maxPrice?: string;
 }
 
@@ -67,21 +41,17 @@ export interface SearchOptions {
   filters?: BrowseFilters;
   endpoint?: EndpointFilter;
   semantic?: SemanticProvider | null;
-  /**
-   * Read the query as a sentence (router selection; docs/SELECTION.md): OR semantics over its words,
-   * weighted by rarity, spellings and synonyms, typos on the title, cut at MIN_RELEVANCE.
-   */
+  /** Read the query as a sentence (docs/SELECTION.md). */
   sentence?: boolean;
 }
 
 export const SEARCH_MAX_LIMIT = 100;
 export const LEXICAL_WEIGHT = 0.8;
 export const FUZZY_WEIGHT = 0.2;
-/** word_similarity floor for a title to match by trigram ("wether" → "Weather forecast API" is 0.5). */
+/** Set per statement: the GUC's default 0.6 misses one-letter typos ("wether" → "Weather forecast API" is 0.5). */
 export const FUZZY_THRESHOLD = 0.45;
 export const QUERY_MAX_LENGTH = 500;
 
-/** What the caller should be told about how the results were matched. */
 export type Matching = "keyword" | "hybrid";
 
 export function validateQuery(raw: unknown, pointer: string): string {
@@ -95,7 +65,6 @@ export function validateQuery(raw: unknown, pointer: string): string {
   return q;
 }
 
-/** Published listings matching the query, best first, with relevance in 0–1. */
 export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit[]; matching: Matching }> {
   if (!Number.isSafeInteger(opts.limit) || opts.limit < 1 || opts.limit > SEARCH_MAX_LIMIT) {
     throw new AppError("bad_request", `limit must be an integer 1–${SEARCH_MAX_LIMIT}`, [{ pointer: "/limit", message: `must be an integer 1–${SEARCH_MAX_LIMIT}` }]);
@@ -106,8 +75,7 @@ export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit
   const asHit = (k: KeywordRow): SearchHit => ({ listingId: k.id, relevance: k.relevance, match: "keyword", ...(k.matched ? { matched: k.matched } : {}) });
   if (!provider) return { hits: keyword.map(asHit), matching: "keyword" };
 
-  // Hybrid: the provider's hits (kept to published listings passing the same filters), then the
-  // keyword hits it did not find. A listing found both ways is a semantic match.
+  // Hybrid: the provider's hits (same filters), then keyword hits it missed; found both ways is semantic.
   const semantic = (await provider.search(query, opts.limit)).filter((s) => Number.isFinite(s.similarity));
   const allowed = new Set(await filterIds(semantic.map((s) => s.listingId), opts));
   const hits: SearchHit[] = semantic
@@ -125,7 +93,6 @@ interface KeywordRow {
   matched?: MatchedWord[];
 }
 
-/** The sentence side (docs/SELECTION.md "Relevance"): one statement ranks, as the keyword sides do. */
 async function sentenceHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined): Promise<KeywordRow[]> {
   const prisma = await db();
   const terms = await readTerms(prisma, query);
@@ -154,11 +121,7 @@ function sentenceSql(terms: Term[], limit: number, window: number | null, filter
   return [sql, ...params];
 }
 
-/**
- * The keyword side, best first, at most `limit`: every full-text hit ahead of every typo-only hit
- * (relevance ≥ FUZZY_WEIGHT against ≤ FUZZY_WEIGHT), so the trigram statement runs only when full
- * text found fewer than `limit` listings passing the filters, and then only for the rest.
- */
+/** Every full-text hit ahead of every typo-only one, so the trigram statement runs only for the rest. */
 async function keywordHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined): Promise<KeywordRow[]> {
   const prisma = await db();
   const fullText = await ranked(limit, filters, endpoint, (window) => rows<KeywordRow>(prisma, ...rankedSql(query, limit, window, filters, endpoint, "fullText")));
@@ -166,22 +129,16 @@ async function keywordHits(query: string, limit: number, filters: BrowseFilters,
   if (precise || fullText.length >= limit) return fullText;
   const rest = limit - fullText.length;
   const typo = await ranked(rest, filters, endpoint, async (window) => {
-    // Transaction-local, so the threshold set for this statement stays on its connection and ends with it.
+    // Transaction-local: the threshold ends with the statement's connection use.
     return rowsWithSettings<KeywordRow>(prisma, { "pg_trgm.word_similarity_threshold": String(FUZZY_THRESHOLD) }, ...rankedSql(query, rest, window, filters, endpoint, "typo"));
   });
   return [...fullText, ...typo];
 }
 
-/** A side's first try ranks this many × `limit` of its best matches when filters may still reject some. */
+/** With endpoint filters, a side first ranks this many × `limit`. */
 export const RANK_WINDOW_FACTOR = 4;
 
-/**
- * Runs one side. Without endpoint or price filters every ranked row passes, so the statement ranks
- * with a top-`limit` sort. With them, the first try ranks only the best RANK_WINDOW_FACTOR × `limit`
- * (a bounded top-N sort instead of sorting every match: ~6 ms of ~24 for 13,000 matches) and
- * filters those in order; that is the exact answer when `limit` of them pass, since the filters
- * keep the order. Otherwise (few matches, or filters rejecting most of the window) it ranks them all.
- */
+/** Top-`limit` sort, or with endpoint filters a bounded window first (docs/FEEDS.md). */
 async function ranked(limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined, run: (window: number | null) => Promise<KeywordRow[]>): Promise<KeywordRow[]> {
   const probing = endpoint !== undefined || filters.minPrice !== undefined || filters.maxPrice !== undefined;
   if (!probing) return run(limit);
@@ -189,16 +146,7 @@ async function ranked(limit: number, filters: BrowseFilters, endpoint: EndpointF
   return first.length >= limit ? first : run(null);
 }
 
-/**
- * One side of the keyword search as a statement and its parameters. The inner query reads
- * "listing_search", the trigger-kept narrow copy of each listing's searchable columns (migration
- * 20261202151000_listing_search), and ranks the side's matches that pass the listing's own columns
- * (published, category, network, protocol); the outer one walks them in that order and applies the
- * filters that probe endpoints (price, and the payable-endpoint EXISTS of router selection) only
- * until `limit` rows pass. The inner LIMIT `window` (or, for all matches, OFFSET 0) keeps those
- * probes out of the inner scan, where they would run once per match (~13,000 for a common pair of
- * words at 100,000 listings) instead of once per row read.
- */
+/** One side as a statement: endpoint filters apply in the outer query, per row read, not per match (docs/FEEDS.md). */
 function rankedSql(query: string, limit: number, window: number | null, filters: BrowseFilters, endpoint: EndpointFilter | undefined, side: "fullText" | "typo"): [string, ...unknown[]] {
   const params: unknown[] = [query];
   const { minPrice, maxPrice, ...own } = filters;
@@ -223,7 +171,6 @@ function rankedSql(query: string, limit: number, window: number | null, filters:
 
 export type SearchResultItem = PublicListing & { relevance: number; match: MatchKind };
 
-/** Search with the public listing shape per hit. */
 export async function searchCatalog(opts: SearchOptions): Promise<{ items: SearchResultItem[]; matching: Matching }> {
   const { hits, matching } = await searchHits(opts);
   const listings = await publicListingsByIdsOneStatement(hits.map((h) => h.listingId));
@@ -235,17 +182,12 @@ export async function searchCatalog(opts: SearchOptions): Promise<{ items: Searc
   return { items, matching };
 }
 
-/**
- * An EXISTS over the listing's payable endpoints fitting `f`, appended to `params`. Given any filter
- * object (even an empty one) it requires a payable endpoint: router selection only wants listings a
- * buyer can pay.
- */
+/** EXISTS a payable endpoint fitting `f` (any filter object, even empty, requires one). */
 export function endpointFilterSql(f: EndpointFilter | undefined, params: unknown[]): string {
   if (!f) return "";
   return ` AND EXISTS (SELECT 1 FROM "endpoints" e WHERE ${endpointClauses(f, params).join(" AND ")})`;
 }
 
-/** The conditions on `e` (an endpoints row of listing `l`), for EXISTS here and the endpoint choice in select.ts. */
 export function endpointClauses(f: EndpointFilter, params: unknown[]): string[] {
   const p = (v: unknown) => `$${params.push(v)}`;
   const clauses = [`e."listingId" = l.id`, `e."payable"`];

@@ -1,27 +1,22 @@
-/**
- * The evidence rules of router selection and its one-line why (docs/SELECTION.md): pure, so each
- * rule is tested alone. The trust verdict gates and tiers the relevant set; it never enters the rank
- * score (docs/RANK.md keeps rank and trust apart).
- */
+/** The evidence rules of router selection and its one-line why (docs/SELECTION.md); pure. Trust never enters rank. */
 import type { Verdict } from "./trust-words";
 import type { MatchedWord } from "./sentence";
 
-/** Why a relevant listing is left out by default; `include` brings it back marked. */
+/** `include` brings a left-out listing back, marked. */
 export const EXCLUSION_REASONS = ["canary_failed", "trust_avoid"] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 
-/** What selection knows of a candidate's evidence. */
 export interface CandidateEvidence {
   verdict: Verdict | null;
   grade: string | null;
   provisional: boolean;
   verification: "verified" | "degraded" | "unverified";
-  /** The latest finished canary run: when, and its reason codes when it failed. */
+  /** Latest finished canary run; its reason codes when it failed. */
   canaryAt: string | null;
   canaryReason: string | null;
 }
 
-/** Rule `canary_failed` then rule `trust_avoid`: the reasons this candidate is left out by default. */
+/** Rules `canary_failed`, then `trust_avoid`. */
 export function exclusionReasons(e: CandidateEvidence): ExclusionReason[] {
   const out: ExclusionReason[] = [];
   if (e.verification === "degraded") out.push("canary_failed");
@@ -29,10 +24,7 @@ export function exclusionReasons(e: CandidateEvidence): ExclusionReason[] {
   return out;
 }
 
-/**
- * Rule `verdict_tier`: the tier a candidate is ordered in, lowest first. ok, insufficient evidence and
- * not yet graded share tier 0 (no evidence against); caution 1; down 2; an included exclusion 3.
- */
+/** Rule `verdict_tier`, lowest first: ok/insufficient/ungraded 0, caution 1, down 2, included exclusion 3. */
 export function evidenceTier(e: CandidateEvidence, reasons: readonly ExclusionReason[]): number {
   if (reasons.length > 0) return 3;
   if (e.verdict === "down") return 2;
@@ -42,7 +34,6 @@ export function evidenceTier(e: CandidateEvidence, reasons: readonly ExclusionRe
 
 const VERDICT_WORDS: Record<Verdict, string> = { ok: "ok", caution: "caution", avoid: "avoid", down: "down", insufficient_evidence: "insufficient evidence" };
 
-/** "2 h ago", from two instants. */
 export function ago(at: string, now: number): string {
   const min = Math.max(0, Math.round((now - Date.parse(at)) / 60_000));
   if (min < 1) return "just now";
@@ -77,12 +68,12 @@ function priceWords(price: { usd: string | null; label: string | null }): string
   return price.label ? price.label : "price not stated";
 }
 
-/** The pick's one line: what matched, the trust grade, the canary, the price. */
+/** What matched, the trust grade, the canary, the price. */
 export function whyLine(input: { matched?: readonly MatchedWord[]; semantic: number | null; evidence: CandidateEvidence; price: { usd: string | null; label: string | null }; now: number }): string {
   return [matchWords(input.matched, input.semantic), trustWords(input.evidence), canaryWords(input.evidence, input.now), priceWords(input.price)].join("; ");
 }
 
-/** An excluded listing's one line: the rules that left it out, in words. */
+/** The rules that left it out, in words. */
 export function exclusionWhy(reasons: readonly ExclusionReason[], e: CandidateEvidence, now: number): string {
   return reasons
     .map((r) => (r === "canary_failed" ? canaryWords(e, now) : `trust verdict avoid${e.grade ? ` (grade ${e.grade})` : ""}`))

@@ -1,17 +1,6 @@
 /**
- * Router selection (`POST /router/select`, MCP `select_services`; docs/SELECTION.md): the task read as
- * a sentence (lib/catalog/sentence.ts), the relevant payable matches gated by the evidence (canary
- * failed or trust verdict avoid: left out unless `include` names the reason), tiered by verdict, and
- * within a tier ordered by relevance × (1 + 0.25·q), q = rankScore ÷ the best rankScore of the kept
- * set (docs/spec/scoring-system.md "Router selection"; lib/rank/score/select.ts). Each pick says why
- * in one line. Clients below Catalog-Api-Version 1.55 get `rankScore: null`.
- *
- * Readings:
- * - "Payable" = the listing has a payable endpoint fitting the filters, and its settle gate is not
- *   unpayable. The item names that endpoint: the first such endpoint by position; its trust verdict is
- *   the one the evidence rules read.
- * - The pool is the ROUTER_POOL most relevant payable matches, whatever `limit` is, so a shorter
- *   shortlist is always a prefix of a longer one and "the best in set" does not depend on `limit`.
+ * Router selection (docs/SELECTION.md): relevant payable matches, evidence gates unless `include`d,
+ * verdict tiers, then relevance × (1 + 0.25·q). The pool ignores `limit`, so shortlists are prefixes.
  */
 import { z } from "zod";
 import { USD_DECIMAL } from "@/lib/amounts";
@@ -53,14 +42,11 @@ export const selectRequestSchema = z.strictObject({
         .transform((m) => m.toUpperCase())
         .pipe(z.enum(METHODS, { error: `must be one of ${METHODS.join(", ")}` }))
         .optional(),
-      /**
-       * Kept for compatibility (docs/SELECTION.md "Including what is left out"): `avoid` is now left out
-       * by default, so `true` changes nothing and `false` is `include: ["trust_avoid"]`.
-       */
+      /** Compatibility: `avoid` is left out by default; `false` means `include: ["trust_avoid"]`. */
       excludeAvoid: z.boolean({ error: "must be true or false" }).optional(),
     })
     .optional(),
-  /** Bring back listings the evidence rules leave out, marked with the reason (docs/SELECTION.md). */
+  /** Bring back left-out listings, marked with the reason. */
   include: z
     .array(z.enum(EXCLUSION_REASONS, { error: `must be one of ${EXCLUSION_REASONS.join(", ")}` }), { error: `must be an array of ${EXCLUSION_REASONS.join(", ")}` })
     .max(EXCLUSION_REASONS.length, { error: `must name each of ${EXCLUSION_REASONS.join(", ")} at most once` })
@@ -70,7 +56,6 @@ export const selectRequestSchema = z.strictObject({
 
 export type SelectRequest = z.output<typeof selectRequestSchema>;
 
-/** Parse a request body; a 400 names every bad field by JSON pointer. */
 export function parseSelectRequest(body: unknown): SelectRequest {
   const parsed = selectRequestSchema.safeParse(body);
   if (parsed.success) return parsed.data;
@@ -93,30 +78,19 @@ export interface SelectItem {
     url: string;
     price: { usd: string | null; label: string | null; amount: string | null; asset: string | null; network: string | null; decimals: number | null };
   };
-  /**
-   * Where to call the endpoint through Tollgate's paying router (`ANY /router/call/<slug>/<path>`,
-   * docs/ROUTER.md): the seller's 402 comes back untouched, and a payment made there is recorded and
-   * confirmed on chain. Select and call in one step.
-   */
+  /** `ANY /router/call/<slug>/<path>` (docs/ROUTER.md): select and call in one step. */
   callUrl: string;
   relevance: number;
-  /** Null below Catalog-Api-Version 1.55, and for a listing not yet ranked. */
+  /** Null below Catalog-Api-Version 1.55, and when not yet ranked. */
   rankScore: number | null;
   match: MatchKind;
-  /**
-   * The selected endpoint's trust reading in words (docs/TRUST.md): the verdict, the grade (provisional
-   * while the evidence is thin) and one sentence on what was checked. Never part of the order.
-   */
+  /** The endpoint's trust reading in words; never part of the order. */
   trust: { verdict: TrustReading["verdict"]; grade: string | null; provisional: boolean; summary: string } | null;
-  /** The canary's latest paid test call of the listing: verified, degraded (failed) or unverified (none). */
   verification: Verification;
-  /** One line in plain words: what matched, the grade, the canary, the price. */
   why: string;
-  /** The evidence rules that leave this pick out by default; non-empty only when `include` asked for it. */
   excludedByDefault: ExclusionReason[];
 }
 
-/** A relevant payable listing the evidence rules left out, and why. */
 export interface ExcludedItem {
   id: string;
   slug: string;
@@ -134,7 +108,7 @@ function safeDecode(segment: string): string {
   }
 }
 
-/** The router's URL for one endpoint of a listing: on the router's own origin when one is configured, else the public origin. */
+/** On the router's own origin when configured, else the public origin. */
 export function routerCallUrl(slug: string, path: string): string {
   const segments = path.split("/").filter(Boolean).map((p) => encodeURIComponent(safeDecode(p)));
   const e = env();
@@ -143,10 +117,8 @@ export function routerCallUrl(slug: string, path: string): string {
 
 export interface SelectResponse {
   task: string;
-  /** "keyword" while no semantic provider is configured: the relevance is a keyword match. */
   matching: Matching;
   items: SelectItem[];
-  /** Every relevant payable listing of the pool left out by an evidence rule, most relevant first. */
   excluded: ExcludedItem[];
 }
 
@@ -185,7 +157,7 @@ export async function selectServices(
   req: SelectRequest,
   opts: { apiVersion?: string | null; semantic?: SemanticProvider | null; now?: number } = {},
 ): Promise<SelectResponse> {
-  // The version is checked before any work, so a malformed header is a 400 whatever the body.
+  // Checked first, so a malformed header is a 400 whatever the body.
   const versionCheck = rankScoresForApiVersion([], opts.apiVersion);
   if (!versionCheck.ok) {
     throw new AppError("bad_request", versionCheck.message, [{ message: versionCheck.message }], { header: CATALOG_API_VERSION_HEADER });
@@ -199,8 +171,7 @@ export async function selectServices(
   const prisma = await db();
   const rows = await candidateRows(hits.map((h) => h.listingId), endpoint);
   const byId = new Map(rows.map((r) => [r.id, r]));
-  // The whole pool's trust readings (the evidence rules and tiers read every relevant candidate), from
-  // the stored grades read with the rows; only observed endpoints not yet graded are scored live.
+  // Every pool candidate's reading, from stored grades; only observed, ungraded endpoints are scored live.
   const readings = await readPickReadings(
     prisma,
     rows.map((r) => ({
@@ -266,17 +237,10 @@ function trustOf(r: TrustReading | undefined): SelectItem["trust"] {
   return r ? { verdict: r.verdict, grade: r.grade, provisional: r.provisional, summary: `${r.headline}. ${r.detail}` } : null;
 }
 
-/**
- * The one place router selection reads rank storage: the listing's rankScore and its settle gate,
- * from its listing_ranks row `rk` (joined below; docs/RANK.md "Storage and the sweep").
- */
+/** The one place selection reads rank storage (listing_ranks `rk`). */
 export const RANK_COLUMNS_SQL = `rk."rankScore" AS "rankScore", rk."gate" AS gate`;
 
-/**
- * The pool's listings with their rank, gate, latest finished canary run, the first payable endpoint
- * fitting the filters and that endpoint's latest stored grade (lib/attest/read.ts readLatestGrades'
- * reading, by listing, method and path); without one, whether it was ever observed.
- */
+/** Pool rows: rank, gate, latest canary run, first fitting payable endpoint and its latest stored grade (or whether observed). */
 async function candidateRows(ids: string[], f: EndpointFilter): Promise<CandidateRow[]> {
   if (ids.length === 0) return [];
   const params: unknown[] = [ids];

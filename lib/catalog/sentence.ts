@@ -1,34 +1,24 @@
-/**
- * Sentence relevance for router selection (docs/SELECTION.md "Relevance"): a task written as a
- * sentence, matched word by word with OR semantics over the listings' weighted full-text vector
- * (stemmed by PostgreSQL's `english` configuration, stop words dropped), spellings and synonyms
- * (lib/catalog/synonyms.ts) and pg_trgm typos on the title; each word weighted by its rarity.
- */
+/** Sentence relevance for router selection: OR over a task's words weighted by rarity (docs/SELECTION.md "Relevance"). */
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { rows, rowsWithSettings } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
 import { SPELLINGS, SYNONYMS, SYNONYM_WEIGHT } from "./synonyms";
 
-/** Where a word is found in a listing: title (A), short description or category (B), description or endpoints (C). */
+/** Title (A), short description or category (B), description or endpoints (C). */
 export const FIELD_WEIGHTS = { A: 1, B: 0.6, C: 0.35 } as const;
-/** A typo found in the title counts this much × its word_similarity. */
+/** × word_similarity. */
 export const TYPO_WEIGHT = 0.8;
-/** word_similarity floor for a task word to match a title by trigram (as lib/catalog/search.ts). */
 export const TYPO_THRESHOLD = 0.45;
-/** Below this relevance a listing is not a match for the task. */
 export const MIN_RELEVANCE = 0.25;
-/** A word in more than this share of the public listings is common: it scores but never retrieves. */
+/** A word in more than this share of public listings scores but never retrieves… */
 export const COMMON_SHARE = 0.4;
-/** …once the catalog has at least this many public listings (below, shares say little). */
+/** …once there are this many public listings. */
 export const COMMON_MIN_LISTINGS = 20;
-/** Words of a task read at most (the rest are ignored). */
 export const MAX_TASK_WORDS = 24;
-/** Typo matching only for words at least this long. */
 const TYPO_MIN_LENGTH = 4;
 
 export type WordMatch = "word" | "synonym" | "typo";
 
-/** One task word as matched: the word as the caller wrote it and how it matched. */
 export interface MatchedWord {
   word: string;
   how: WordMatch;
@@ -37,44 +27,36 @@ export interface MatchedWord {
 export interface Term {
   word: string;
   lexeme: string;
-  /** Lexemes counting as the word itself (its spellings), the lexeme included. */
+  /** Its spellings, the lexeme included. */
   same: string[];
-  /** Lexemes counting at SYNONYM_WEIGHT. */
   synonyms: string[];
   df: number;
   idf: number;
   common: boolean;
 }
 
-/** The task's words in order, lower-cased, each once. */
 export function taskWords(task: string): string[] {
   const words = task.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
   return [...new Set(words)].slice(0, MAX_TASK_WORDS);
 }
 
-/** BM25's inverse document frequency: positive, larger for rarer words. */
+/** BM25's idf: positive, larger for rarer words. */
 export function idf(df: number, n: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
-/** A tsquery (text form) OR-ing lexemes, each restricted to `weight` when given. */
 export function tsqueryOf(lexemes: readonly string[], weight?: "A" | "B" | "C"): string {
   return lexemes.map((l) => `'${l.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${weight ? `:${weight}` : ""}`).join(" | ");
 }
 
-/** Stems never change (the `english` configuration is fixed): each word is stemmed once per process. */
+/** The `english` configuration is fixed: each word is stemmed once per process. */
 const stemCache = new Map<string, string[]>();
 const STEM_CACHE_MAX = 50_000;
 
-/**
- * Document frequencies and title typo hits by the generation of "listing_search_stats" they were
- * counted at (migration 20261207090000): a write of listing_search moves the generation in its own
- * transaction, so an entry of the current generation is exactly what a count now would give.
- */
+/** By "listing_search_stats" generation, which a listing_search write moves: a current entry is exact. */
 const dfCache = { generation: "", df: new Map<string, number>(), titled: new Map<string, boolean>() };
 const DF_CACHE_MAX = 20_000;
 
-/** The cached stems of `words`, with the stems of the rest, the public count and the generation, in one statement. */
 async function stemsAndStats(client: PrismaClient, words: readonly string[]): Promise<{ stemmed: Map<string, string[]>; n: number; generation: string }> {
   const missing = words.filter((w) => !stemCache.has(w));
   const [r] = await rows<{ words: string[] | null; lexemes: string[][] | null; n: number; generation: string }>(
@@ -90,13 +72,7 @@ async function stemsAndStats(client: PrismaClient, words: readonly string[]): Pr
   return { stemmed: new Map(words.map((w) => [w, stemCache.get(w) ?? []])), n: Number(r.n), generation: r.generation };
 }
 
-/**
- * The task's terms: each distinct lexeme of its words (stop words have none), with its spellings,
- * synonyms, document frequency among the public listings and idf. One statement stems and reads the
- * public count; a second counts only the frequencies not cached for the current generation.
- * A word no public listing has, even as a typo of a title, says nothing about any listing: it is
- * dropped rather than counted against every match.
- */
+/** Each distinct lexeme with spellings, synonyms, df and idf; words no public listing has (even as a title typo) are dropped. */
 export async function readTerms(client: PrismaClient, task: string): Promise<Term[]> {
   const words = taskWords(task);
   if (words.length === 0) return [];
@@ -123,7 +99,7 @@ export async function readTerms(client: PrismaClient, task: string): Promise<Ter
   if (dfCache.generation !== stats.generation || dfCache.df.size > DF_CACHE_MAX) Object.assign(dfCache, { generation: stats.generation, df: new Map(), titled: new Map() });
   const uncounted = draft.flatMap((t, i) => (dfCache.df.has(queries[i]) && (dfCache.df.get(queries[i])! > 0 || dfCache.titled.has(t.word)) ? [] : [i]));
   if (uncounted.length > 0) {
-    // Counted in the snapshot that reads the generation and the public count, so they are stored together.
+    // In the snapshot that reads the generation, so they are stored together.
     const [counts] = await rowsWithSettings<{ n: number; generation: string; dfs: number[]; titled: number[] }>(
       client,
       { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD) },
@@ -147,7 +123,7 @@ export async function readTerms(client: PrismaClient, task: string): Promise<Ter
       if (df === 0) dfCache.titled.set(draft[i].word, Number(counts.titled[k]) === 1);
     });
     if (counts.generation !== stats.generation) {
-      // A write landed between the two statements: every frequency is read again at the newer generation.
+      // A write landed between the statements: read again at the newer generation.
       return draft.length === uncounted.length ? termsOf(draft, n, (i) => fresh.get(i)!) : readTerms(client, task);
     }
     return termsOf(draft, n, (i) => fresh.get(i) ?? { df: dfCache.df.get(queries[i])!, titled: dfCache.titled.get(draft[i].word) ?? false });
@@ -165,11 +141,7 @@ function termsOf(draft: Omit<Term, "df" | "idf" | "common">[], n: number, count:
 
 export const typoEligible = (t: Term) => !t.common && t.word.length >= TYPO_MIN_LENGTH;
 
-/**
- * The ranking statement's pieces over `listing_search` alias `l`: the retrieval condition (any
- * uncommon term's lexemes in the vector, or an eligible word close to the title; every term when
- * all are common) and, per listing, the relevance Σ idf·match ÷ Σ idf and the words matched.
- */
+/** Over `listing_search` `l`: the retrieval condition and, per listing, relevance Σ idf·match ÷ Σ idf and the words matched. */
 export function sentenceScoreSql(terms: readonly Term[], params: unknown[]): { retrieve: string; lateral: string; with: string } {
   const p = (v: unknown) => `$${params.push(v)}`;
   const retrieving = terms.some((t) => !t.common) ? terms.filter((t) => !t.common) : terms;
@@ -192,7 +164,7 @@ export function sentenceScoreSql(terms: readonly Term[], params: unknown[]): { r
   const total = terms.reduce((s, t) => s + t.idf, 0);
   const field = (a: string, b: string, c: string) =>
     `CASE WHEN l."searchVector" @@ ${a} THEN ${FIELD_WEIGHTS.A} WHEN l."searchVector" @@ ${b} THEN ${FIELD_WEIGHTS.B} WHEN l."searchVector" @@ ${c} THEN ${FIELD_WEIGHTS.C} ELSE 0 END`;
-  // The spec's tsqueries are parsed once (a materialized CTE), not once per retrieved row.
+  // Parsed once (a materialized CTE), not per retrieved row.
   const spec_ = `spec AS MATERIALIZED (
       SELECT t.ord, t.word, t.idf, t.typo, t.a::tsquery AS a, t.b::tsquery AS b, t.c::tsquery AS c, t.sa::tsquery AS sa, t.sb::tsquery AS sb, t.sc::tsquery AS sc
         FROM jsonb_to_recordset(${p(JSON.stringify(spec))}::jsonb)

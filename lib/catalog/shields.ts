@@ -1,8 +1,4 @@
-/**
- * Shields.io endpoint badges (docs/DISCOVERY.md "Shields"): `schemaVersion: 1` JSON for an endpoint's
- * stored trust grade and its listing's 30-day uptime, for a seller's README through
- * https://img.shields.io/endpoint?url=… . Published listings only; anything else answers a grey badge.
- */
+/** Shields.io endpoint badges (docs/DISCOVERY.md "Shields"): grade and 30-day uptime; unpublished answers grey. */
 import { readLatestGrades } from "@/lib/attest/read";
 import { clientOr, rows, type Client } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
@@ -16,7 +12,7 @@ export interface ShieldsBadge {
   isError?: boolean;
 }
 
-/** Shields' own floor for cacheSeconds is 300; the grade sweep runs hourly, the uptime samples every few minutes. */
+/** Shields' own floor; grades move hourly, uptime every few minutes. */
 export const SHIELDS_CACHE_SECONDS = 300;
 
 const GRADE_COLORS: Record<string, string> = { A: "brightgreen", B: "green", C: "yellow", D: "orange", F: "red" };
@@ -41,7 +37,7 @@ async function publicEndpoint(c: Client, endpointId: string): Promise<EndpointRo
   return r ?? null;
 }
 
-/** The grade badge: "B · 78–86" coloured by grade; a verdict of avoid or down says so in red. */
+/** "B · 78–86" by grade; avoid or down in red. */
 export async function gradeShield(endpointId: string, client?: Client): Promise<ShieldsBadge> {
   const c = await clientOr(client);
   const e = await publicEndpoint(c, endpointId);
@@ -55,7 +51,6 @@ export async function gradeShield(endpointId: string, client?: Client): Promise<
   return badge("tollgate grade", `${g.grade} · ${range}${provisional}`, GRADE_COLORS[g.grade] ?? "lightgrey");
 }
 
-/** Uptime colour steps, as shields' own uptime badges colour them. */
 export function uptimeColor(pct: number): string {
   if (pct >= 99) return "brightgreen";
   if (pct >= 97) return "green";
@@ -65,7 +60,7 @@ export function uptimeColor(pct: number): string {
   return "red";
 }
 
-/** The uptime badge: the share of the monitor's samples of the last 30 days that found the listing up. */
+/** Share of the last 30 days' monitor samples that found it up. */
 export async function uptimeShield(endpointId: string, client?: Client, now = new Date()): Promise<ShieldsBadge> {
   const c = await clientOr(client);
   const e = await publicEndpoint(c, endpointId);

@@ -1,12 +1,4 @@
-/**
- * The catalog's sort control (issue 19 item 8) and its result count. "Recommended" is the browse
- * order (browse.ts, rank-based); the others are orders a buyer picks on public facts only, never on
- * a rank number: the lowest listed price first or last, the highest readiness first, the newest
- * first. Each is a keyset page over (key, id) like browse (no OFFSET), the key a float8 written so
- * that ascending is the order and a listing without the fact (no price, not yet scored) comes last.
- * The cursor is base64url JSON {s, k, id}; a cursor of another sort or a malformed one is a 400
- * naming `cursor`.
- */
+/** The catalog's buyer-chosen sorts (price, readiness, newest; public facts only) as keyset pages, and the result count. */
 import { AppError } from "@/lib/errors";
 import { database } from "@/lib/db";
 import { rows } from "@/lib/sql";
@@ -24,7 +16,7 @@ export const SORT_LABELS: Record<CatalogSort, string> = {
   newest: "Newest first",
 };
 
-/** Past any real key: where a listing without the fact sorts. */
+/** Where a listing without the fact sorts. */
 const LAST = 1e300;
 
 const KEYS: Record<Exclude<CatalogSort, "recommended">, string> = {
@@ -56,7 +48,6 @@ function decode(raw: string, sort: CatalogSort): { k: number; id: string } {
   return { k: c.k, id: c.id };
 }
 
-/** One page of published listings in a buyer-chosen order (not "recommended": that is browseCatalog). */
 export async function sortedCatalog(opts: { sort: Exclude<CatalogSort, "recommended">; cursor?: string | null; limit: number; filters?: BrowseFilters }): Promise<BrowsePage> {
   const params: unknown[] = [];
   const key = KEYS[opts.sort];
@@ -78,7 +69,6 @@ export async function sortedCatalog(opts: { sort: Exclude<CatalogSort, "recommen
   };
 }
 
-/** How many published listings the filters leave (the result count beside the sort). */
 export async function countCatalog(filters: BrowseFilters = {}): Promise<number> {
   const params: unknown[] = [];
   const where = filterSql(filters, params);

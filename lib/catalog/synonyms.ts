@@ -1,8 +1,4 @@
-/**
- * The words sentence selection treats as one (docs/SELECTION.md "Relevance"): SPELLINGS are one word
- * written differently (British/American, noun/verb forms the English stemmer keeps apart) and count
- * as the word itself; SYNONYMS count at SYNONYM_WEIGHT. Each group is stemmed like the listings are.
- */
+/** SPELLINGS count as the word itself, SYNONYMS at SYNONYM_WEIGHT; stemmed like the listings (docs/SELECTION.md). */
 export const SYNONYM_WEIGHT = 0.8;
 
 export const SPELLINGS: readonly (readonly string[])[] = [

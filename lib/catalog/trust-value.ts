@@ -1,29 +1,13 @@
-/**
- * The value metrics' inputs (docs/spec/trust-rubric.md `value`; docs/TRUST.md "value"): shown beside
- * the trust grade, never inside it. The engine (lib/trust/engine/value.ts) computes them from what
- * this reads:
- *
- * - the endpoint's listed USD price per call (`endpoints.priceUsd`: a dynamic price at its maximum)
- *   and its listing's category;
- * - the peers: endpoints of published listings of the same category with a listed USD price whose
- *   rates of the checks `value.price_percentile_among` names (read by the rubric's loader:
- *   `rubric.pricePeers`) are at least the rate it names, each scored now by the engine (no band);
- * - the endpoint's paid samples whose output the valid-output check judged (pass or fail): what each
- *   cost in USD, and its bytes when valid. A sample's USD is the chain's transferred amount at the
- *   listing's own rate (priceUsd ÷ priceAmount) when it was paid in the listed network and asset; a
- *   sample paid in anything else cannot be priced here and is left out (counted in `unpriced`); a
- *   sample where nothing was transferred cost nothing.
- */
+/** The value metrics' inputs: listed price, the category's peers, and the R5-judged paid samples valued in USD (docs/TRUST.md "value"). */
 import { rows, utcParam, type Client } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
 import { scoreSubject, type TrustRubric, type ValueInput, type ValuePeer } from "@/lib/trust/engine";
 import { readTrustSubjects } from "@/lib/trust/observe";
 
-/** The check whose pass makes a paid output valid (docs/spec/trust-rubric.md R5 "Output valid"). */
 export const VALID_OUTPUT_CHECK = "R5";
 
 export interface EndpointValueInput extends ValueInput {
-  /** Paid samples that could not be valued in USD (no listed USD price per call, or paid in another asset or network than listed). */
+  /** No listed USD price, or paid in another asset or network. */
   unpriced: number;
 }
 
@@ -35,11 +19,7 @@ const usdOf = (s: string | null) => {
   return Number.isFinite(n) && n >= 0 ? n : null;
 };
 
-/**
- * Every peer of a category, scored at `now`: endpoints of published listings in `category` that have
- * a listed USD price and pass the rubric's peer rule. Only listings with at least one passing
- * observation of each named check are scored (a rate ≥ the minimum needs a pass).
- */
+/** Same-category endpoints with a USD price passing the peer rule; only listings with a pass of each named check are scored. */
 export async function readValuePeers(client: Client, rubric: TrustRubric, category: string, now: number): Promise<ValuePeer[]> {
   const { checks, minRate } = rubric.pricePeers;
   const listings = await rows<{ id: string }>(
@@ -70,7 +50,6 @@ export async function readValuePeers(client: Client, rubric: TrustRubric, catego
 
 type SampleRow = { method: string; path: string; outcome: string; chainAmount: string | null; chainAsset: string | null; chainNetwork: string | null; responseBytes: number | null };
 
-/** The listing's paid samples judged by the valid-output check, every endpoint's in one statement, keyed "METHOD path". */
 async function readSampleRows(client: Client, listingId: string, now: number): Promise<Map<string, SampleRow[]>> {
   const found = await rows<SampleRow>(
     client,
@@ -91,7 +70,6 @@ async function readSampleRows(client: Client, listingId: string, now: number): P
   return out;
 }
 
-/** One endpoint's paid samples, valued in USD. */
 function valueSamples(e: EndpointPrice, found: SampleRow[]): { samples: Array<{ usd: number; validBytes: number | null }>; unpriced: number } {
   const listedUsd = usdOf(e.priceUsd);
   const listedAmount = e.priceAmount !== null && /^[0-9]+$/.test(e.priceAmount) && BigInt(e.priceAmount) > 0n ? Number(e.priceAmount) : null;
@@ -100,7 +78,7 @@ function valueSamples(e: EndpointPrice, found: SampleRow[]): { samples: Array<{ 
   for (const s of found) {
     const validBytes = s.outcome === "pass" && s.responseBytes !== null ? Number(s.responseBytes) : null;
     if (s.chainAmount === null) {
-      samples.push({ usd: 0, validBytes }); // nothing was transferred: it cost nothing
+      samples.push({ usd: 0, validBytes });
       continue;
     }
     const listedAsset = !!e.priceAsset && !!s.chainAsset && e.priceAsset.toLowerCase() === s.chainAsset.toLowerCase() && e.priceNetwork === s.chainNetwork;
@@ -113,17 +91,12 @@ function valueSamples(e: EndpointPrice, found: SampleRow[]): { samples: Array<{ 
   return { samples, unpriced };
 }
 
-/**
- * How long a live page view reuses a category's peers. Reading them scores every qualifying endpoint
- * of the category from its observations, which is the most a listing page does; peers move with
- * their decayed R4 and R5 rates, over days, so five minutes of reuse changes no figure a buyer
- * reads, and a category's cost is paid once per interval per server instead of on every view.
- */
+/** Peers move over days; five minutes of reuse changes no figure and pays a category once per interval. */
 export const PEERS_TTL_MS = 5 * 60_000;
 const MAX_CACHED_CATEGORIES = 512;
 const peersCache = new Map<string, { at: number; peers: Promise<ValuePeer[]> }>();
 
-/** readValuePeers for a live page view: the same answer, reused for PEERS_TTL_MS per rubric and category. */
+/** readValuePeers, reused for PEERS_TTL_MS per rubric and category. */
 export function readValuePeersLive(client: Client, rubric: TrustRubric, category: string, now: number): Promise<ValuePeer[]> {
   const key = `${rubric.file.version}\u0000${category}`;
   const hit = peersCache.get(key);
@@ -131,17 +104,12 @@ export function readValuePeersLive(client: Client, rubric: TrustRubric, category
   if (peersCache.size >= MAX_CACHED_CATEGORIES) peersCache.delete(peersCache.keys().next().value!);
   const peers = readValuePeers(client, rubric, category, now);
   peersCache.set(key, { at: now, peers });
-  // A failed read is not kept: the next view tries again.
+  // A failed read is not kept.
   peers.catch(() => peersCache.get(key)?.peers === peers && peersCache.delete(key));
   return peers;
 }
 
-/**
- * The value inputs of every endpoint of the listing, in a map by endpoint id; the peers are read once
- * for the listing's category and each endpoint is left out of its own peers. `live` (a page view at
- * the current time) reuses a category's peers for PEERS_TTL_MS; a read at a given instant reads them.
- */
-/** The listing's category and its endpoints' prices in one statement, in the listing's endpoint order (none when the listing is gone). */
+/** In endpoint order, one statement; none when the listing is gone. */
 export type ListingPrices = { category: string | null; endpoints: Array<EndpointPrice & { payable: boolean }> };
 export async function readListingPrices(client: Client, listingId: string): Promise<ListingPrices> {
   const found = await rows<EndpointPrice & { payable: boolean; category: string | null }>(
@@ -153,12 +121,7 @@ export async function readListingPrices(client: Client, listingId: string): Prom
   return { category: found[0]?.category ?? null, endpoints: found.map(({ category: _c, ...e }) => e) };
 }
 
-/**
- * The value inputs of every endpoint of the listing, in a map by endpoint id; the peers are read once
- * for the listing's category and each endpoint is left out of its own peers. `live` (a page view at
- * the current time) reuses a category's peers for PEERS_TTL_MS; a read at a given instant reads them.
- * `prices` is readListingPrices' answer when the caller has it already.
- */
+/** By endpoint id, each left out of its own peers; `live` reuses peers, `prices` if the caller has them. */
 export async function readListingValueInputs(client: Client, rubric: TrustRubric, listingId: string, now: number, options: { live?: boolean; prices?: ListingPrices } = {}): Promise<Map<string, EndpointValueInput>> {
   const [prices, sampled] = await Promise.all([options.prices ?? readListingPrices(client, listingId), readSampleRows(client, listingId, now)]);
   const category = prices.category?.trim() ? prices.category : null;

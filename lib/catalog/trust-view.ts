@@ -1,7 +1,4 @@
-/**
- * The trust grade's view types (what lib/catalog/trust.ts reads and the pages render) and the band's
- * wording. No database here, so components may import it.
- */
+/** The trust grade's view types and band wording; no database, so components may import it. */
 import type { CheckResult, GateResult, TrustResult } from "@/lib/trust/engine";
 import type { Observation } from "@/lib/trust/observation";
 
@@ -29,33 +26,27 @@ export interface EndpointTrustSummary {
   label: string | null;
   probes: number;
   probeSpanDays: number;
-  /** When the first reachability probe was taken; null before any. */
   firstProbeAt: string | null;
   lastPaidAt: string | null;
-  /** A free endpoint (no 402): judged without paid samples, so it is never short of one. */
+  /** No 402: never short of a paid sample. */
   free: boolean;
-  /** What a grade needs (the rubric's verdict rule), for the pages to say so in words. */
+  /** The rubric's verdict rule, for the pages to say. */
   needs: { probes: number; spanDays: number; paidWithinDays: number };
-  /** The value metrics, shown beside the grade and never inside it (docs/spec/trust-rubric.md `value`). */
   value: EndpointValueView;
 }
 
 export interface EndpointValueView {
-  /** The listed USD per call (a dynamic price at its maximum); null when the listing gives none. */
+  /** A dynamic price at its maximum; null when none is listed. */
   priceUsd: number | null;
   category: string | null;
-  /** Where the price sits among the peers, 0 (cheapest) to 100 (dearest); null with no peer. */
+  /** 0 cheapest to 100 dearest; null with no peer. */
   pricePercentile: number | null;
-  /** Comparable endpoints: same category, passing the rubric's peer rule. */
   peers: number;
-  /** USD paid per KiB of valid output over the paid samples; null with no valid output yet. */
   usdPerValidKib: number | null;
-  /** Paid samples whose output was judged, and how many of them were valid. */
   samples: number;
   validSamples: number;
-  /** Paid samples that could not be valued in USD (no listed USD price per call, or paid in another asset or network than listed). */
+  /** No listed USD price, or paid in another asset or network. */
   unpriced: number;
-  /** The rubric's peer rule (`value.price_percentile_among`): the checks and the pass rate a peer needs. */
   peerRule: { checks: string[]; minRate: number };
 }
 
@@ -68,23 +59,22 @@ export interface HistoryPoint {
 
 export interface EndpointTrustDetail extends EndpointTrustSummary {
   rubric: string;
-  /** The engine's reading of the rubric the score was made with ("x402-endpoint/1.0.0-draft.1/reading-2"): `npm run trust -- --reading n` reproduces it. */
+  /** `npm run trust -- --reading n` reproduces it. */
   reading: string;
   now: string;
   seed: number;
   uncappedScore: number | null;
   dimensions: TrustResult["dimensions"];
   checks: CheckView[];
-  /** The gates that fired (a cleared gate did not fire; see `gates` for all of them with their reasons). */
+  /** A cleared gate did not fire; `gates` has all. */
   gatesFired: GateResult[];
   gates: GateResult[];
   recent: Array<Pick<Observation, "check" | "kind" | "outcome" | "value" | "observedAt" | "vantage" | "revision" | "receipt"> & { title: string }>;
   history: HistoryPoint[];
-  /** The failing checks with the most weight lost first (weight × fail share), for the seller. */
+  /** Most weight lost first (weight × fail share). */
   fixFirst: Array<{ id: string; title: string; dimension: string; weight: number; rate: number; lost: number; gate: string | null }>;
 }
 
-/** "the 40th percentile" wording: 0 → cheapest, 100 → dearest, else an ordinal. */
 export function percentileLabel(p: number): string {
   if (p === 0) return "the cheapest";
   if (p === 100) return "the dearest";
@@ -93,7 +83,7 @@ export function percentileLabel(p: number): string {
   return `the ${n}${suffix} percentile`;
 }
 
-/** USD per KiB with enough digits to tell small prices apart ("$0.0049"). */
+/** Enough digits to tell small prices apart ("$0.0049"). */
 export function usdPerKibLabel(v: number): string {
   if (v === 0) return "$0";
   if (v >= 1) return `$${v.toFixed(2)}`;
@@ -103,13 +93,10 @@ export function usdPerKibLabel(v: number): string {
 const usd = (v: number) => `$${v.toLocaleString("en-US", { maximumFractionDigits: 8 })}`;
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/**
- * The two value metrics as the pages say them, each with its honest empty state: the price's place
- * among comparable endpoints, and USD per KiB of valid output. Beside the grade, never inside it.
- */
+/** Each with its honest empty state; beside the grade, never inside it. */
 export function valueSentences(v: EndpointValueView, options: { plain?: boolean } = {}): { price: string; perKib: string; comparable: boolean; measured: boolean } {
   const pctText = `${Math.round(v.peerRule.minRate * 100)}%`;
-  // Buyer pages say the peer rule without check ids; the details page names them.
+  // Buyer pages say the peer rule without check ids.
   const rule = options.plain ? `paid calls that succeed with valid output at least ${pctText} of the time` : `${v.peerRule.checks.join(" and ")} pass rates of at least ${pctText}`;
   let price: string;
   if (v.priceUsd === null) price = "No listed USD price to compare.";
@@ -123,7 +110,7 @@ export function valueSentences(v: EndpointValueView, options: { plain?: boolean 
   return { price, perKib, comparable: v.pricePercentile !== null, measured: v.usdPerValidKib !== null };
 }
 
-/** "B, 78–86, medium confidence" (the issue's wording); without the band: "B, 81". */
+/** "B, 78–86, medium confidence"; without the band "B, 81". */
 export function bandLabel(r: Pick<TrustResult, "grade" | "score" | "band" | "confidence">): string | null {
   if (r.grade === null || r.score === null) return null;
   if (!r.band) return `${r.grade}, ${Math.round(r.score)}`;

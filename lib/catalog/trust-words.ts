@@ -1,13 +1,8 @@
-/**
- * The trust grade in plain words for buyer pages (the listing's trust block, the endpoint's trust
- * page headline, catalog tiles, select answers): no rule ids, the early reading as a provisional grade
- * with its band, and how many checks a grade still needs. Pure, so components and feeds share it.
- */
+/** The trust grade in plain words for buyer pages: no rule ids, provisional grades with their band, what a grade still needs. Pure. */
 import type { EndpointTrustSummary } from "./trust-view";
 
 export type Verdict = EndpointTrustSummary["verdict"];
 
-/** The verdicts in buyer words. */
 export const VERDICT_WORDS: Record<Verdict, string> = {
   ok: "looks reliable",
   caution: "use with caution",
@@ -16,7 +11,7 @@ export const VERDICT_WORDS: Record<Verdict, string> = {
   insufficient_evidence: "too early to grade",
 };
 
-/** What a fired gate means, without its rule id. */
+/** Without its rule id. */
 export const GATE_WORDS: Record<string, string> = {
   charged_without_delivery: "it charged for calls it did not deliver",
   overcharge: "it charged more than it quoted",
@@ -28,23 +23,20 @@ export const GATE_WORDS: Record<string, string> = {
 
 export interface TrustReading {
   verdict: Verdict;
-  /** "looks reliable", "too early to grade", … */
   verdictWords: string;
-  /** The grade letter, shown also while provisional; null when nothing is measured. */
+  /** Shown also while provisional; null when nothing is measured. */
   grade: string | null;
   provisional: boolean;
-  /** "B, 78–86" (the band; no confidence words). */
   band: string | null;
-  /** One line: "Provisional grade B (78–86)", "Grade B (78–86), medium confidence", "Not checked yet". */
+  /** "Provisional grade B (78–86)", "Grade B (78–86), medium confidence", "Not checked yet". */
   headline: string;
-  /** The plain sentence under it: how much was checked and what a grade still needs, or why the verdict. */
+  /** How much was checked and what a grade still needs, or why the verdict. */
   detail: string;
 }
 
 const DAY_MS = 86_400_000;
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
-/** "since today", "since yesterday", "since 3 Dec" (UTC days). */
 export function sinceWords(firstAt: string, now: number): string {
   const day = (t: number) => Math.floor(t / DAY_MS);
   const first = Date.parse(firstAt);
@@ -60,7 +52,7 @@ function bandText(s: Pick<EndpointTrustSummary, "band" | "score">): string | nul
   return s.score === null ? null : String(Math.round(s.score));
 }
 
-/** What a grade still needs, in words ("a few days of checks (at least 8 over 3 days)"). */
+/** "a few days of checks (at least 8 over 3 days)". */
 function shortfall(s: EndpointTrustSummary): string[] {
   const out: string[] = [];
   if (s.probes < s.needs.probes || s.probeSpanDays < s.needs.spanDays) out.push(`a few days of checks (at least ${s.needs.probes} over ${s.needs.spanDays} days)`);
@@ -68,13 +60,12 @@ function shortfall(s: EndpointTrustSummary): string[] {
   return out;
 }
 
-/** How much was checked: "checked 3 times since today", "not checked yet". */
+/** "checked 3 times since today", "not checked yet". */
 export function checkedWords(s: Pick<EndpointTrustSummary, "probes" | "firstProbeAt">, now: number): string {
   if (s.probes === 0 || !s.firstProbeAt) return "not checked yet";
   return `checked ${s.probes === 1 ? "once" : s.probes === 2 ? "twice" : `${s.probes} times`} ${sinceWords(s.firstProbeAt, now)}`;
 }
 
-/** The endpoint's trust reading as a buyer page says it. */
 export function trustReading(s: EndpointTrustSummary, now: number = Date.now()): TrustReading {
   const band = bandText(s);
   const checked = checkedWords(s, now);
@@ -89,7 +80,7 @@ export function trustReading(s: EndpointTrustSummary, now: number = Date.now()):
   if (early) {
     const missing = shortfall(s);
     const tail = `a grade needs ${missing.length ? missing.join(" and ") : "more checks"}.`;
-    // Before any check the headline already says so; the detail says only what a grade needs.
+    // Before any check the headline says so; the detail says only what a grade needs.
     const lead = s.probes === 0 ? cap(tail) : `${cap(checked)}; ${tail}`;
     detail = `${lead}${grade !== null ? " The provisional grade may move as checks come in." : ""}`;
   } else {
@@ -104,7 +95,6 @@ const cap = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
 
 const SEVERITY: Verdict[] = ["avoid", "down", "caution", "insufficient_evidence", "ok"];
 
-/** A listing's glance for its tile: the reading of its least reassuring endpoint. */
 export function listingGlance(endpoints: EndpointTrustSummary[], now: number = Date.now()): TrustReading | null {
   if (endpoints.length === 0) return null;
   const worst = [...endpoints].sort((a, b) => SEVERITY.indexOf(a.verdict) - SEVERITY.indexOf(b.verdict))[0];
@@ -113,7 +103,6 @@ export function listingGlance(endpoints: EndpointTrustSummary[], now: number = D
 
 export type Verification = "verified" | "degraded" | "unverified";
 
-/** The canary's verification in buyer words. */
 export const VERIFICATION_WORDS: Record<Verification, string> = {
   verified: "paid test call passed",
   degraded: "paid test call failed",

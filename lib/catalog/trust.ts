@@ -1,9 +1,4 @@
-/**
- * The trust grade's read model (docs/TRUST.md "Where it shows", "Stored grades"): what the listing
- * page, the endpoint's trust page, the seller's page, tiles and select show. A view reads each
- * endpoint's latest stored grade (lib/attest/read.ts) and its daily points; an endpoint not yet graded,
- * or a read at a given `now`, is scored here with the pure engine as before. Nothing here is written.
- */
+/** The trust grade's read model: stored grades and daily points, scoring live only what is not graded (docs/TRUST.md "Where it shows"). */
 import { db } from "@/lib/db";
 import { rows, type Client } from "@/lib/sql";
 import { readDailyPoints, readLatestGrades, type StoredGrade } from "@/lib/attest/read";
@@ -19,11 +14,9 @@ export { bandLabel, percentileLabel, usdPerKibLabel, valueSentences, type CheckV
 
 const DAY_MS = 86_400_000;
 
-/** The page's band seed: the engine's default, so a page and `npm run trust` draw the same band. */
+/** The engine's default, so a page and `npm run trust` draw the same band. */
 export const PAGE_SEED = DEFAULT_SEED;
-/** Days of daily points in the chart. */
 export const HISTORY_DAYS = 30;
-/** Observations listed on an endpoint's page, newest first. */
 export const RECENT_OBSERVATIONS = 40;
 
 let rubricCache: TrustRubric | null = null;
@@ -31,7 +24,6 @@ function rubric(): TrustRubric {
   return (rubricCache ??= loadRubric());
 }
 
-/** The engine's value metrics (computed by scoreSubject from `input`, beside the score) as the pages show them. */
 function valueView(rb: TrustRubric, r: { value: ValueMetrics | null }, input: EndpointValueInput | undefined): EndpointValueView {
   const samples = input?.paidSamples ?? [];
   return {
@@ -49,10 +41,7 @@ function valueView(rb: TrustRubric, r: { value: ValueMetrics | null }, input: En
 
 type EndpointRow = { id: string; method: string; path: string; payable: boolean };
 
-/**
- * A free endpoint (no 402) is not judged on payments: when a paid sample is all that keeps the verdict
- * from a grade, the rubric's grade rule decides it as it would with one (the engine's score is unchanged).
- */
+/** A free endpoint is not judged on payments: when only a paid sample stands between it and a grade, the grade rule decides. */
 export function freeVerdict(rb: TrustRubric, r: Pick<TrustResult, "verdict" | "verdictBecause" | "grade" | "confidence">): Pick<TrustResult, "verdict" | "verdictBecause"> {
   const v = rb.file.verdict;
   const notPaid = (b: string) => !b.startsWith("no paid sample");
@@ -64,16 +53,14 @@ export function freeVerdict(rb: TrustRubric, r: Pick<TrustResult, "verdict" | "v
   return c.length ? { verdict: "caution", verdictBecause: c } : { verdict: "ok", verdictBecause: [] };
 }
 
-/** When the subject's first probe-check observation (the rubric's `probe_check`) was taken. */
 function firstProbeAt(rb: TrustRubric, s: TrustSubject, now: number): string | null {
   const first = firstObservedAt(s, rb.file.verdict.probe_check, now);
   return first === null ? null : new Date(first).toISOString();
 }
 
-/** What a summary reads of a grade: a live TrustResult, or a stored grade (gradedOf). */
+/** A live TrustResult or a stored grade (gradedOf). */
 type Graded = Pick<TrustResult, "endpointId" | "score" | "grade" | "band" | "confidence" | "verdict" | "verdictBecause" | "flags" | "outlook" | "watch" | "watchBecause" | "evidence">;
 
-/** A stored grade as the summary reads it, under the endpoint's current id. */
 function gradedOf(g: StoredGrade, endpointId: string): Graded {
   return {
     endpointId,
@@ -130,21 +117,17 @@ const instantOf = (now: Date | string | number | undefined) => (now === undefine
 
 export interface TrustReadOptions {
   now?: Date | string | number;
-  /** Read the stored grades (default: when `now` is not given); without them every endpoint is scored here. */
+  /** Default when `now` is not given; without them every endpoint is scored here. */
   stored?: boolean;
 }
 
-/**
- * The listing's endpoints' latest stored grades by (method, path), and the subjects of those without
- * one (read only when some endpoint has none).
- */
+/** By (method, path), and subjects only of endpoints without one. */
 async function gradesAndSubjects(client: Client, listingId: string, endpoints: EndpointRow[], stored: boolean, now: number) {
   const grades = new Map((stored ? await readLatestGrades(client, [listingId]) : []).map((g) => [keyOf(g), g]));
   const subjects = endpoints.some((e) => !grades.has(keyOf(e))) ? await readTrustSubjects(client, listingId, { now }) : [];
   return { grades, subjects };
 }
 
-/** Every endpoint of the listing with its grade (stored, or scored now with the band), in the listing's endpoint order. */
 export async function readListingTrust(client: Client, listingId: string, options: TrustReadOptions = {}): Promise<EndpointTrustSummary[]> {
   const now = instantOf(options.now);
   const rb = rubric();
@@ -169,11 +152,7 @@ export async function readListingTrust(client: Client, listingId: string, option
   });
 }
 
-/**
- * One endpoint of the listing: the score now with the band, every check with its rubric text, the
- * gates, the recent observations with their receipts, the daily history (no band) and what to fix
- * first. Null when the endpoint is not one of the listing's.
- */
+/** Scored now with the band, checks, gates, recent observations, daily history and what to fix first; null when not the listing's. */
 export async function readEndpointTrust(
   client: Client,
   listingId: string,
@@ -193,13 +172,13 @@ export async function readEndpointTrust(
   const input = values.get(endpointId);
   const useStored = options.stored ?? live;
   const stored = useStored ? ((options.grades ?? (await readLatestGrades(client, [listingId]))).find((g) => g.listingId === listingId && keyOf(g) === keyOf(e)) ?? null) : null;
-  // The checks, gates and dimensions are scored here; the grade and its band are the stored one's when there is one.
+  // Grade and band are the stored one's when there is one.
   const r = scoreSubject(rb, subject, { now, seed: PAGE_SEED, band: !stored, value: input });
   const graded: Graded = stored ? gradedOf(stored, endpointId) : r;
 
   const history: HistoryPoint[] = [];
   if (stored) {
-    // The chart: each UTC day's last stored grade (the sweep's history rows), oldest first; a day without one is a gap.
+    // Each UTC day's last stored grade, oldest first; a missing day is a gap.
     const from = new Date(now - days * DAY_MS);
     const byDay = new Map((await readDailyPoints(client, listingId, new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate())))).filter((p) => keyOf(p) === keyOf(e)).map((p) => [p.day, p]));
     for (let d = days; d >= 0; d--) {
@@ -208,7 +187,7 @@ export async function readEndpointTrust(
       history.push(p ? { at: p.at, score: p.score, grade: p.grade, verdict: p.verdict as HistoryPoint["verdict"] } : { at, score: null, grade: null, verdict: "insufficient_evidence" });
     }
   } else {
-    // Scored at past instants, so from every row (an endpoint the sweep has not graded yet, a read at a given now).
+    // Scored at past instants, so from every row.
     const rawSubject = (await readTrustSubjects(client, listingId, { raw: true })).find((s) => s.endpointId === endpointId) ?? subject;
     for (let d = days; d >= 0; d--) {
       const at = now - d * DAY_MS;
@@ -223,7 +202,7 @@ export async function readEndpointTrust(
     .filter((c) => c.status === "measured" && c.rate !== null && (c.rate < 1 || gateOf.has(c.id)) && (c.facts.fails > 0 || c.metric === "curve"))
     .map((c) => ({ id: c.id, title: byId.get(c.id)?.title ?? c.id, dimension: c.dimension, weight: c.weight, rate: c.rate!, lost: Math.round(c.weight * (1 - c.rate!) * 10) / 10, gate: gateOf.get(c.id) ?? null }))
     .filter((c) => c.lost > 0 || c.gate)
-    // A fired gate caps the score whatever the weights say: those first, then the weight lost.
+    // A fired gate caps the score whatever the weights: those first.
     .sort((a, b) => Number(!!b.gate) - Number(!!a.gate) || b.lost - a.lost || a.id.localeCompare(b.id));
 
   const observed = subject.observations.filter((o) => Date.parse(o.observedAt) <= now);
@@ -252,11 +231,7 @@ export async function readEndpointTrust(
   };
 }
 
-/**
- * The glance for catalog tiles and select answers: each listing's endpoints scored now without the band
- * (the value metrics left out: they are the listing page's), read as the least reassuring endpoint's
- * plain reading, and per endpoint. Listings without endpoints are absent.
- */
+/** For tiles and select: scored now without band or value metrics, read as the least reassuring endpoint's reading. */
 export async function readTrustGlances(client: Client, listingIds: readonly string[], options: TrustReadOptions = {}): Promise<{ listings: Map<string, TrustReading>; endpoints: Map<string, TrustReading> }> {
   const now = instantOf(options.now);
   const rb = rubric();
@@ -264,7 +239,6 @@ export async function readTrustGlances(client: Client, listingIds: readonly stri
   const byEndpoint = new Map<string, TrustReading>();
   const ids = [...new Set(listingIds)];
   const useStored = options.stored ?? options.now === undefined;
-  // Every listing's stored grades in one statement.
   const allGrades = useStored ? await readLatestGrades(client, ids) : [];
   for (const listingId of ids) {
     const endpoints = await endpointsOf(client, listingId);
@@ -275,7 +249,7 @@ export async function readTrustGlances(client: Client, listingIds: readonly stri
       if (g) return [summary(rb, gradedOf(g, e.id), e, { firstProbeAt: g.detail.firstProbeAt }, valueView(rb, { value: null }, undefined), now)];
       const s = subjects.find((x) => x.endpointId === e.id);
       if (!s) return [];
-      // Without the band (its draws cost ~ms per endpoint, and a page has many tiles): the score stands in for it.
+      // The band's draws cost ~ms per endpoint and a page has many tiles: the score stands in.
       const r = scoreSubject(rb, s, { now, band: false });
       return [summary(rb, r, e, s, valueView(rb, r, undefined), now)];
     });
@@ -286,22 +260,17 @@ export async function readTrustGlances(client: Client, listingIds: readonly stri
   return { listings, endpoints: byEndpoint };
 }
 
-/** One endpoint of a listing with its latest stored grade (read by the caller's statement), for readPickReadings. */
+/** Read by the caller's statement, for readPickReadings. */
 export interface PickEvidenceRow {
   listingId: string;
   endpoint: EndpointRow;
   grade: Pick<StoredGrade, "score" | "grade" | "band" | "confidence" | "verdict" | "flags" | "detail"> | null;
-  /** Without a stored grade: whether the endpoint has any observation or revision (else its subject is empty). */
+  /** Without a stored grade: any observation or revision. */
   observed: boolean;
   listingCreatedAt: string;
 }
 
-/**
- * Router selection's pool (docs/SELECTION.md "Speed"): each pick endpoint's reading, as readTrustGlances
- * gives it, from the stored grade the caller joined in its own statement. Only an endpoint not yet
- * graded that has observations is scored live from its listing's subjects; one never observed is
- * scored from the empty subject readTrustSubjects would build, without reading anything.
- */
+/** Selection's pool (docs/SELECTION.md "Speed"): from joined stored grades; only observed, ungraded endpoints are scored live. */
 export async function readPickReadings(client: Client, picks: readonly PickEvidenceRow[], options: { now?: number } = {}): Promise<Map<string, TrustReading>> {
   const now = options.now ?? Date.now();
   const rb = rubric();
@@ -323,7 +292,6 @@ export async function readPickReadings(client: Client, picks: readonly PickEvide
   return out;
 }
 
-/** The seller's page: every endpoint of the listing in full (the caller has checked the seller owns it). */
 export async function readListingTrustDetails(client: Client, listingId: string, options: TrustReadOptions = {}): Promise<EndpointTrustDetail[]> {
   const endpoints = await endpointsOf(client, listingId);
   const now = instantOf(options.now);
@@ -342,11 +310,7 @@ export async function getListingTrustDetails(listingId: string): Promise<Endpoin
   return readListingTrustDetails(await db(), listingId);
 }
 
-/**
- * The endpoints (of `pairs`) whose trust verdict now is `avoid`, for `/router/select`'s
- * `filters.excludeAvoid`. Scored without the band: `avoid` rests on a gate or an F with enough
- * evidence, neither of which reads the band.
- */
+/** `avoid` endpoints for `filters.excludeAvoid`; without the band, which `avoid` never reads. */
 export async function avoidEndpoints(client: Client, pairs: Array<{ listingId: string; endpointId: string }>, options: TrustReadOptions = {}): Promise<Set<string>> {
   const now = instantOf(options.now);
   const out = new Set<string>();
@@ -362,7 +326,6 @@ export async function avoidEndpoints(client: Client, pairs: Array<{ listingId: s
       const g = grades.get(keyOf(e));
       if (g && g.verdict === "avoid") out.add(e.id);
     }
-    // Endpoints not yet graded are scored here.
     if (endpoints.some((e) => !grades.has(keyOf(e)))) {
       for (const s of await readTrustSubjects(client, listingId, { now })) {
         const e = endpoints.find((x) => x.id === s.endpointId);

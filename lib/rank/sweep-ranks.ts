@@ -1,28 +1,4 @@
-/**
- * The rank sweep (docs/spec/scoring-system.md "Two scores at a glance": rank is computed "every tick; immediately on a Featured edit", over a
- * rolling 30-day window). Each tick reads every listing's facts in one set-based pass per source
- * table (./aggregate.ts), hashes each listing's inputs and recomputes only those whose hash moved.
- * It stores, in the narrow `listing_ranks` row (never the wide listings row), the unrounded
- * qualityScore and rankScore, the gate, each component's value, the inputs (facts) the score came
- * from, their hash and rankedAt. Inputs are all read relative to the tick's `now` (windows, quote
- * freshness), so the passing of time changes the hash exactly when it changes a fact.
- *
- * Two modes. A full sweep reads every listing (the catalog in id ranges). A due sweep (the 30-second
- * tick) reads only the listings whose inputs may have moved: those marked in rank_dirty by the
- * triggers on every rank input (migration 20261202200000_rank_dirty), those whose rankDueAt has come
- * (a row leaving a rolling window: aggregate.ts factsDueAtMs) and those never ranked. A due sweep
- * reads everything anyway when the last full sweep of this process is FULL_SWEEP_INTERVAL_MS old, or
- * when more than DUE_FULL_SHARE of the catalog is due: the full read is the backstop for what no mark
- * or due time can foresee (a row written with a time still in the future enters its window later).
- *
- * One leader at a time: a session-level `pg_try_advisory_lock` on one dedicated connection
- * (lib/sql.ts session). The leader records its sweep in rank_sweep_runs (holder, start and end on the
- * database's clock, written on the lock's connection while the lock is held), so leadership across
- * processes can be read back; lib/jobs/scale-out.test.ts checks no two runs ever overlap. PGlite is a single connection, where that lock is re-entrant, so a
- * process-local flag also keeps two sweeps of one process from overlapping.
- *
- * Every statement goes through lib/sql.ts (rows, session) on the process's database (clientOr).
- */
+/** The rank sweep: re-ranks listings whose facts hash moved, full or due, one leader at a time (docs/RANK.md "Storage and the sweep"). */
 import { hash } from "node:crypto";
 import { hostname } from "node:os";
 import { clientOr, rows, session, type Client } from "@/lib/sql";
@@ -31,41 +7,23 @@ import { factsDueAtMs, ledgerFacts, listingIdRanges, utcTimestamp, type LedgerFa
 import { rankInputsFromRow, type ListingRank } from "./inputs";
 import { applyWash, newWashCache } from "./wash";
 
-/** Who holds the lock, as rank_sweep_runs records it: this host and process. */
 const SWEEP_HOLDER = `${hostname()}:${process.pid}`;
-/** Arbitrary and fixed: "tollgate rank sweep" (lib/migrate.ts uses 724_021_402). */
+/** Arbitrary and fixed (lib/migrate.ts uses 724_021_402). */
 export const RANK_SWEEP_LOCK_KEY = 724_021_406;
-/** Part of every hash: bump it when the formula or the aggregate's readings change, and every listing is re-ranked once. */
+/** Part of every hash: bump it when the formula or the readings change, and every listing re-ranks once. */
 export const RANK_INPUTS_VERSION = "rank-inputs/2";
-/** Listings scored and written per statement. */
 export const DEFAULT_RANK_BATCH = 10_000;
-/**
- * Listings whose facts are read per id range; the next range is read while this one is scored.
- * Ranges bound the sweep's memory on a large catalog. Since the facts stream off index ranges (no
- * hash table over the whole table), a range costs its share of one pass: on bench:rank, 25,000 gave
- * 6.6–7.5 s against 7.6–8.1 s for one range of 100,000, interleaved on the same data.
- */
+/** Per id range, bounding memory (docs/RANK.md). */
 const READ_RANGE = 25_000;
-/**
- * Batch writes in flight at once. A 10,000-row write took about twice as long as scoring the next
- * batch, so with one in flight the sweep waited on writes; with two, the server writes on two
- * connections while the next batch is scored. (PGlite has one connection: they simply queue.)
- */
+/** Two writes on two connections while the next batch is scored. */
 const WRITES_IN_FLIGHT = 2;
-/** A due sweep reads every listing when the last full sweep (of this process) is this old. */
+/** A due sweep reads everything when this process's last full sweep is this old... */
 export const FULL_SWEEP_INTERVAL_MS = 5 * 60_000;
-/** A due sweep reads every listing when more than this share of the catalog is due (one pass is then cheaper than lookups by id). */
+/** ...or when more than this share is due (one pass is then cheaper than lookups by id). */
 export const DUE_FULL_SHARE = 0.25;
-/** Listings read per lookup by id in a due sweep. */
 const DUE_READ_BATCH = 5_000;
 
-/**
- * The inputs document: every fact of the inputs except `now` (every time-relative fact is already
- * resolved against it), as one flat JSON array in a fixed order, led by RANK_INPUTS_VERSION. It is
- * what listing_ranks.facts stores and what the change check hashes; inputsFromDocument reads it back.
- * Positional rather than keyed to keep the sweep's writes small (about 150 bytes a listing, not 540).
- * A new RankInputs field goes at the end, with a version bump.
- */
+/** Every fact but `now` as a positional JSON array led by RANK_INPUTS_VERSION (stored and hashed); new fields go last, with a version bump. */
 export function rankInputsDocument(inputs: RankInputs): string {
   const { settle: s, ledger: l, monitor: m, price: p } = inputs;
   return JSON.stringify([
@@ -90,7 +48,6 @@ export function rankInputsDocument(inputs: RankInputs): string {
   ]);
 }
 
-/** The inputs a stored document was made from, at `now` (rankedAt); null for a document of another version. */
 export function inputsFromDocument(doc: unknown, now: Date): RankInputs | null {
   if (!Array.isArray(doc) || doc[0] !== RANK_INPUTS_VERSION || doc.length !== 18) return null;
   const [, lastSettledAt, failed, failing, payers, attempting, settled, median, up7, up30, healthStatus, confidence, advertised, label, quotePrice, quotedAt, featuredLevel, verification] = doc;
@@ -105,7 +62,6 @@ export function inputsFromDocument(doc: unknown, now: Date): RankInputs | null {
   };
 }
 
-/** sha256 of rankInputsDocument. */
 export function rankInputsHash(inputs: RankInputs): string {
   return hashDocument(rankInputsDocument(inputs));
 }
@@ -117,33 +73,24 @@ function hashDocument(doc: string): string {
 export type RankSweepMode = "full" | "due";
 
 export interface RankSweepResult {
-  /** False when another sweep held the lock; nothing was read or written. */
   leader: boolean;
-  /** What was read: every listing ("full"), or the marked and due ones ("due"). */
   mode: RankSweepMode;
-  /** Of a due sweep: listings marked by the triggers, and due by time or never ranked (before de-duplication). */
   marked: number;
   due: number;
   scanned: number;
   updated: number;
-  /** Listings whose inputs had not changed since they were last ranked. */
   unchanged: number;
-  /** Of the unchanged, those whose due time moved (only rankDueAt written). */
   rescheduled: number;
-  /** Listings whose hash moved under the sweep (a concurrent Featured edit); the next tick takes them. */
+  /** The hash moved under the sweep (a concurrent Featured edit); the next tick takes them. */
   lost: number;
   batches: number;
-  /** Of ms, the time spent waiting for facts (the aggregate statements; later ranges are read while earlier ones are scored). */
   factsMs: number;
-  /** Of ms, the time spent hashing, scoring and serialising in this process. */
   scoreMs: number;
-  /** Of ms, the time spent waiting for writes (one runs while the next batch is scored). */
   writeWaitMs: number;
   ms: number;
 }
 
 let running = false;
-/** When this process last completed a full sweep (its `now`, epoch ms). */
 let lastFullSweepAt: number | null = null;
 
 export async function runRankSweep(
@@ -157,14 +104,11 @@ export async function runRankSweep(
   try {
     const client = await clientOr();
     return await session(client, async (conn) => {
-      // Keyed by schema as well: advisory locks are database-wide, and deployments (or test runs)
-      // that share a database in separate schemas each need their own leader.
+      // Keyed by schema too: advisory locks are database-wide, and schemas sharing a database each need a leader.
       const [{ got }] = await rows<{ got: boolean }>(conn, "SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS got", RANK_SWEEP_LOCK_KEY);
       if (!got) return { ...idle, ms: Date.now() - started };
       try {
-        // The leadership's record (rank_sweep_runs), opened and closed on the lock's own connection
-        // while the lock is held, on the database's clock: leaders of several processes read back in
-        // one time line. A run that throws is closed with its error.
+        // The run record, on the lock's connection while held; a throw closes it with its error.
         const [{ id: runId }] = await rows<{ id: string }>(
           conn,
           `WITH old AS (DELETE FROM "rank_sweep_runs" WHERE "startedAt" < clock_timestamp() - interval '7 days')
@@ -196,10 +140,8 @@ async function sweep(client: Client, now: Date, mode: RankSweepMode, batchSize: 
   const totals: SweepTotals = { mode: "full", marked: 0, due: 0, scanned: 0, updated: 0, unchanged: 0, rescheduled: 0, lost: 0, batches: 0, factsMs: 0, scoreMs: 0, writeWaitMs: 0 };
   const t = now.getTime();
   const fullIsRecent = lastFullSweepAt !== null && t >= lastFullSweepAt && t - lastFullSweepAt < FULL_SWEEP_INTERVAL_MS;
-  // The marks are claimed before any facts are read: a mark whose write was still uncommitted held
-  // its row lock, so the claim waited for that commit and the read below sees the write. A mark made
-  // after the claim stays for the next sweep. Should this sweep fail, its claimed marks are put back.
-  // The wash check (./wash.ts) runs on each read's rows, its chain reads shared by the whole sweep.
+  // Marks are claimed before facts are read: the claim waits for an uncommitted mark's row lock, so
+  // the read sees that write. Later marks stay for the next sweep; a failed sweep puts its marks back.
   const cache = newWashCache();
   const washed = (read: Promise<LedgerFactsRow[]>) => read.then(async (r) => (await applyWash(r, now, client, cache)).rows);
   const rangeReads = async () => (await listingIdRanges(readRange, client)).map((range) => () => washed(ledgerFacts(range, now, client)));
@@ -239,7 +181,6 @@ async function sweep(client: Client, now: Date, mode: RankSweepMode, batchSize: 
   return totals;
 }
 
-/** Takes every mark (DELETE … RETURNING): the listing ids whose inputs were written since the last claim. */
 async function claimMarks(client: Client): Promise<string[]> {
   return (await rows<{ id: string }>(client, `DELETE FROM "rank_dirty" RETURNING "listingId" AS id`)).map((r) => r.id);
 }
@@ -249,16 +190,11 @@ async function restoreMarks(client: Client, ids: readonly string[]): Promise<voi
   await rows(client, `INSERT INTO "rank_dirty" ("listingId") SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`, ids);
 }
 
-/**
- * Reads, scores and writes: each read's facts are fetched while the one before is scored, and each
- * read is scored batch by batch, earlier batches' writes running while the next batch is scored
- * (disjoint rows, at most WRITES_IN_FLIGHT at once, each on its own connection).
- */
 async function rankAll(client: Client, reads: readonly (() => Promise<LedgerFactsRow[]>)[], now: Date, batchSize: number, totals: SweepTotals): Promise<void> {
   if (reads.length === 0) return;
   const read = (i: number) => {
     const p = reads[i]();
-    p.catch(() => {}); // awaited below; this only stops an early exit from leaving it unhandled
+    p.catch(() => {});
     return p;
   };
   const writing: Promise<void>[] = [];
@@ -266,8 +202,6 @@ async function rankAll(client: Client, reads: readonly (() => Promise<LedgerFact
   const scoreBatch = async (batch: readonly LedgerFactsRow[]) => {
     totals.batches++;
     totals.scanned += batch.length;
-    // Each changed listing becomes its entry of the batch's write at once, so nothing of its
-    // scoring outlives the loop (less for the garbage collector to carry).
     const changed: string[] = [];
     const rescheduled: string[] = [];
     const scoring = Date.now();
@@ -277,8 +211,7 @@ async function rankAll(client: Client, reads: readonly (() => Promise<LedgerFact
       const due = factsDueAtMs(row);
       if (hashed.hash === row.rankInputsHash) {
         totals.unchanged++;
-        // Same facts, but the next instant time changes them has moved (a row left a window
-        // without changing any fact): only that is written.
+        // Same facts, but the due time moved (a row left a window): only that is written.
         if (due !== row.storedDueAtMs) rescheduled.push(`${row.id}\t${due ?? ""}\t${hashed.hash}`);
       } else changed.push(writeEntry(scored(row, hashed, false), due));
     }
@@ -291,7 +224,7 @@ async function rankAll(client: Client, reads: readonly (() => Promise<LedgerFact
       totals.lost += changed.length - written;
       totals.rescheduled += moved;
     });
-    write.catch(() => {}); // awaited on a later turn or below
+    write.catch(() => {});
     writing.push(write);
   };
 
@@ -322,59 +255,35 @@ interface Ranked {
 
 type Hashed = Pick<Ranked, "inputs" | "document" | "hash">;
 
-/** A listing's inputs, their document and its hash: what the change check needs, before any scoring. */
 function hashInputs(row: LedgerFactsRow, now: Date): Hashed {
   const inputs = rankInputsFromRow(row, now);
   const document = rankInputsDocument(inputs);
   return { inputs, document, hash: hashDocument(document) };
 }
 
-/**
- * Scored. The sweep asks for no reasons (explain false): it stores values and facts only, and
- * explainStoredRank gives the reasons back from the facts.
- */
 function scored(row: LedgerFactsRow, h: Hashed, explain: boolean): Ranked {
   return { id: row.id, previousHash: row.rankInputsHash, hash: h.hash, document: h.document, inputs: h.inputs, result: computeRank(h.inputs, { explain }) };
 }
 
-/** One listing, with its reasons (a Featured edit shows them). */
 function rank(row: LedgerFactsRow, now: Date): Ranked {
   return scored(row, hashInputs(row, now), true);
 }
 
-/**
- * Each component's value, compact: the reasons and facts come back from computeRank over the stored
- * facts (explainStoredRank). Numbers as String(x), the shortest form that reads back to the same double.
- */
 function componentsDocument(r: RankResult): string {
   const c = r.components;
   return `{"gate":"${c.gate.gate}","gateFactor":${c.gate.value},"liveness":${c.liveness.value},"traction":${c.traction.value},"priceIntegrity":${c.priceIntegrity.value},"featured":${c.featured.value},"verification":${c.verification.value}}`;
 }
 
-/**
- * One listing's line of a batch write, its fields tab-separated: id, quality, rank, gate, components,
- * facts, hash, previous hash (empty for none), due time (epoch ms; empty for none). The batch goes as ONE text parameter, split on the
- * server (string_to_table, string_to_array): the documents are JSON, in which a tab or a line break
- * is always escaped, and scores print as the shortest text that reads back to the same double. (As
- * one jsonb array it cost the server 0.16 s of parsing per 10,000 listings; as text, 0.05 s.)
- */
+/** Tab-separated fields of one listing; the batch is one text parameter split on the server (docs/RANK.md). */
 function writeEntry(it: Ranked, dueAtMs: number | null): string {
   if (!Number.isFinite(it.result.quality) || !Number.isFinite(it.result.rank)) throw new RangeError(`listing ${it.id}: non-finite score`);
   if (/[\t\n]/.test(it.id)) throw new RangeError(`listing ${JSON.stringify(it.id)}: an id with a tab or a line break cannot be ranked`);
   return `${it.id}\t${it.result.quality}\t${it.result.rank}\t${it.result.components.gate.gate}\t${componentsDocument(it.result)}\t${it.document}\t${it.hash}\t${it.previousHash ?? ""}\t${dueAtMs ?? ""}`;
 }
 
-/**
- * A batch parameter ($1) as rows `a`, each the array of one line's tab-separated fields. OFFSET 0
- * keeps the split as its own step: flattened, each a[i] split the line again.
- */
 const BATCH_LINES = `(SELECT string_to_array(line, E'\\t') AS a FROM string_to_table($1, E'\\n') AS line OFFSET 0) x`;
 
-/**
- * One UPDATE of listing_ranks for the batch, compare-and-set on the hash the batch read: a Featured
- * edit that re-ranked a listing meanwhile is never overwritten with facts from before it. Returns
- * rows written.
- */
+/** Compare-and-set on the hash read: a Featured edit meanwhile is never overwritten. */
 async function writeRanks(client: Client, entries: readonly string[], now: Date, opts: { force?: boolean } = {}): Promise<number> {
   if (entries.length === 0) return 0;
   const [{ n }] = await rows<{ n: number }>(
@@ -398,11 +307,7 @@ async function writeRanks(client: Client, entries: readonly string[], now: Date,
   return n;
 }
 
-/**
- * The due times of listings whose facts did not change, each line "id, due (epoch ms; empty for
- * none), hash": written only while the row still holds that hash (a Featured edit meanwhile wrote its
- * own). Returns rows written.
- */
+/** Due times of unchanged listings, only while the row still holds that hash. */
 async function writeDueTimes(client: Client, entries: readonly string[]): Promise<number> {
   if (entries.length === 0) return 0;
   const [{ n }] = await rows<{ n: number }>(
@@ -420,10 +325,7 @@ async function writeDueTimes(client: Client, entries: readonly string[]): Promis
   return n;
 }
 
-/**
- * Re-rank one listing now, whatever its hash (a Featured edit, a verification change): the caller
- * has just changed an input and wants the public order to follow at once. Null when unknown.
- */
+/** Whatever its hash: the caller just changed an input. Null when unknown. */
 export async function recomputeListingRank(listingId: string, now: Date = new Date()): Promise<ListingRank | null> {
   const client = await clientOr();
   const [row] = (await applyWash(await ledgerFacts({ ids: [listingId] }, now, client), now, client)).rows;
@@ -433,11 +335,7 @@ export async function recomputeListingRank(listingId: string, now: Date = new Da
   return { listingId, inputs: ranked.inputs, ...ranked.result };
 }
 
-/**
- * A stored rank explained: computeRank over the stored facts at rankedAt gives back every component
- * with its value, reason and facts, exactly as the sweep computed them (computeRank is pure). Null
- * when the listing has not been ranked.
- */
+/** computeRank over the stored facts at rankedAt; null when never ranked. */
 export function explainStoredRank(stored: { facts: unknown; rankedAt: Date | null }): RankResult | null {
   if (!stored.facts || !stored.rankedAt) return null;
   const inputs = inputsFromDocument(stored.facts, stored.rankedAt);

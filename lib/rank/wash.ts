@@ -1,10 +1,4 @@
-/**
- * Wash (docs/RANK.md "Wash"): a payer funded by the seller's own wallets within the rank window is
- * not a distinct payer. The rank's fact gathering asks here, per sweep, for listings at or above the
- * payer floor: the seller's wallets (payTo seen in its ledger and canary, its members' SIWE wallets),
- * its payers, and the token's Transfer logs from the first to the second, read through readChain,
- * bounded and cached per sweep. What a chain outage leaves unread is said (unmeasured), never guessed.
- */
+/** Wash (docs/RANK.md "Wash"): a payer funded by the seller's own wallets in the rank window is not a distinct payer. */
 import { hash } from "node:crypto";
 import { getAddress, parseAbi, type Address, type PublicClient } from "viem";
 import { readChain, type ChainRead, type RpcSettings } from "@/lib/chain/rpc";
@@ -12,15 +6,13 @@ import { DAY_MS, MIN_DISTINCT_PAYERS } from "@/lib/rank/score";
 import { medianOfAmounts, utcTimestamp, type LedgerFactsRow } from "@/lib/facts/aggregate";
 import { clientOr, rows, type Client } from "@/lib/sql";
 
-/** A listing's wash is read from the chain again when its payers or wallets changed, or after this long. */
+/** Re-read from the chain when payers or wallets changed, or after this long. */
 export const WASH_REMEASURE_MS = 60 * 60_000;
-/** Payers per getLogs (one `to` topic list): public RPCs refuse very long topic lists. */
+/** Per getLogs: public RPCs refuse very long topic lists. */
 export const WASH_PAYERS_PER_READ = 200;
-/** A check that could not read the chain is tried again after this long (the last measured one stands meanwhile). */
+/** An unmeasured check is retried after this long; the last measured one stands meanwhile. */
 export const WASH_RETRY_UNMEASURED_MS = 5 * 60_000;
-/** Listings whose chain reads run at once in one sweep. */
 export const WASH_READS_IN_FLIGHT = 8;
-/** The rank window the funding must fall in (the traction window). */
 export const WASH_WINDOW_MS = 30 * DAY_MS;
 
 const TRANSFER = parseAbi(["event Transfer(address indexed from, address indexed to, uint256 value)"]);
@@ -30,23 +22,18 @@ export type WashReason = "seller_wallet" | "funded_by_seller";
 export interface WashExclusion {
   payer: string;
   reason: WashReason;
-  /** The seller wallet that funded the payer, and the funding transaction (funded_by_seller). */
   from?: string;
   transaction?: string;
 }
 
-/** What the wash check found for one listing. */
 export interface WashFacts {
   excluded: WashExclusion[];
-  /** When the chain was last read for it (epoch ms); null when never. */
   measuredAtMs: number | null;
-  /** Why the latest read could not be made (the exclusions are then the last measured ones). */
+  /** Why the latest read failed (the last measured exclusions then stand). */
   unmeasured: string | null;
-  /** Settled payers before the exclusion. */
   payersBefore: number;
 }
 
-/** Reads shared by one sweep: the first block of the window per network, and each Transfer read. */
 export interface WashCache {
   blocks: Map<string, Promise<ChainRead<{ from: bigint; to: bigint }>>>;
   logs: Map<string, Promise<ChainRead<Array<{ from: string; to: string; transaction: string; block: bigint }>>>>;
@@ -63,7 +50,6 @@ interface PayerRow {
   network: string;
   asset: string;
   amounts: string;
-  /** The block of the payer's first settlement in the window here (text; null when none was read). */
   firstBlock: string | null;
 }
 
@@ -73,30 +59,21 @@ interface StoredWash {
   measuredAtMs: number | null;
   excluded: WashExclusion[];
   unmeasured: string | null;
-  /** The ledger facts the check was made at (fingerprintOf), and when it was made (epoch ms). */
   fingerprint?: string;
   checkedAtMs?: number;
 }
 
-/**
- * An outage is retried soon; a network with no reader configured (readChain's "no RPC configured…",
- * "no chain reader…") only when the check is due anyway: retrying cannot help until an operator acts.
- */
+/** An outage retries soon; no reader configured waits until due (only an operator can fix it). */
 function retriesSoon(unmeasured: string | null): boolean {
   return unmeasured !== null && !unmeasured.startsWith("no ");
 }
 
-/** What moves when a settled payer arrives or leaves the window: a listing whose fingerprint is unchanged keeps its check. */
+/** Unchanged when no settled payer arrived or left the window: the check is kept. */
 function fingerprintOf(r: LedgerFactsRow): string {
   return `${r.distinctPayers30d}|${r.lastSettledAtMs ?? ""}|${r.oldestPayment30dMs ?? ""}`;
 }
 
-/**
- * The rows with their wash applied: distinctPayers30d without the excluded payers and
- * medianSettledPrice30d over the others' settlements. Rows below the payer floor are left as they
- * are (traction is 0 and no settled price is read there anyway). The wash facts per listing id are
- * returned beside them and stored in `listing_wash` for the moderators' desk.
- */
+/** The rows with excluded payers removed (below the floor untouched), and the wash facts per listing. */
 export async function applyWash(
   input: readonly LedgerFactsRow[],
   now: Date,
@@ -108,8 +85,7 @@ export async function applyWash(
   if (candidates.length === 0) return { rows: [...input], wash };
   const c = await clientOr(client);
   const stored = await storedWashOf(c, candidates.map((r) => r.id));
-  // A listing whose ledger has not moved since its last check, checked recently, keeps that check
-  // without reading anything else (a full sweep every few minutes must not re-read every payer).
+  // An unmoved ledger checked recently keeps its check: full sweeps must not re-read every payer.
   const due = candidates.filter((r) => {
     const s = stored.get(r.id);
     const age = now.getTime() - (s?.checkedAtMs ?? -Infinity);
@@ -120,7 +96,6 @@ export async function applyWash(
     const s = stored.get(r.id);
     if (s && !dueIds.has(r.id)) wash.set(r.id, { excluded: s.excluded, measuredAtMs: s.measuredAtMs, unmeasured: s.unmeasured, payersBefore: r.distinctPayers30d });
   }
-  // Payers are read for the listings checked now and for those with exclusions (their median is re-taken).
   const payerIds = candidates.filter((r) => dueIds.has(r.id) || (wash.get(r.id)?.excluded.length ?? 0) > 0).map((r) => r.id);
   const [payers, wallets] = await Promise.all([payerIds.length ? payersOf(c, payerIds, now) : [], due.length ? walletsOf(c, [...dueIds], now) : new Map<string, string[]>()]);
   const byListing = new Map<string, PayerRow[]>();
@@ -149,11 +124,9 @@ export async function applyWash(
   return { rows: rowsOut, wash };
 }
 
-/** One listing's check: its facts, and the row to store. */
 async function washOf(id: string, ps: PayerRow[], sellers: string[], prior: StoredWash | null, now: Date, cache: WashCache): Promise<{ facts: WashFacts; write: StoredWash }> {
   const payerSet = [...new Set(ps.map((p) => p.payer.toLowerCase()))].sort();
   const sellerSet = new Set(sellers);
-  // A payer that is the seller's own wallet needs no chain read.
   const self: WashExclusion[] = payerSet.filter((p) => sellerSet.has(p)).map((payer) => ({ payer, reason: "seller_wallet" }));
   type Group = { network: string; asset: string; payers: string[]; firstBlock: Map<string, bigint | null> };
   const groups = new Map<string, Group>();
@@ -186,8 +159,7 @@ async function washOf(id: string, ps: PayerRow[], sellers: string[], prior: Stor
         continue;
       }
       for (const t of read.value) {
-        // Funding counts up to the payer's first settlement here: the seller paying a buyer back
-        // afterwards (a refund) does not make that buyer the seller's.
+        // Funding counts up to the payer's first settlement here: a later refund does not make the buyer the seller's.
         const first = g.firstBlock.get(t.to);
         if (first !== null && first !== undefined && t.block > first) continue;
         if (!funded.some((f) => f.payer === t.to)) funded.push({ payer: t.to, reason: "funded_by_seller", from: t.from, transaction: t.transaction });
@@ -201,8 +173,7 @@ async function washOf(id: string, ps: PayerRow[], sellers: string[], prior: Stor
       write: { lid: id, inputKey, measuredAtMs: now.getTime(), excluded, unmeasured: null },
     };
   }
-  // The chain could not be read: the last measured exclusions stand (an outage neither clears nor
-  // blames), plus what this read did see and the seller's own wallets; the reason is kept.
+  // Chain unread: the last measured exclusions stand (an outage neither clears nor blames), plus what was seen.
   const kept = prior ? current(prior.excluded) : [];
   const excluded = [...self, ...funded, ...kept.filter((k) => !self.some((s) => s.payer === k.payer) && !funded.some((f) => f.payer === k.payer))];
   const unmeasured = [...new Set(unread)].join("; ");
@@ -212,7 +183,6 @@ async function washOf(id: string, ps: PayerRow[], sellers: string[], prior: Stor
   };
 }
 
-/** Transfers of `asset` from any seller wallet to any payer within the window: getLogs in chunks of payers, cached per sweep. */
 async function fundingTransfers(network: string, asset: string, sellers: string[], payers: string[], now: Date, cache: WashCache): Promise<ChainRead<Array<{ from: string; to: string; transaction: string; block: bigint }>>> {
   const range = await windowBlocks(network, now, cache);
   if (!range.ok) return range;
@@ -247,7 +217,7 @@ async function fundingTransfers(network: string, asset: string, sellers: string[
   return { ok: true, value: out };
 }
 
-/** The blocks of the window on a network: the first block at or after now − 30 days (binary search on timestamps) to the latest. */
+/** Binary search on timestamps for the window's first block. */
 function windowBlocks(network: string, now: Date, cache: WashCache): Promise<ChainRead<{ from: bigint; to: bigint }>> {
   let p = cache.blocks.get(network);
   if (!p) {
@@ -272,7 +242,6 @@ export async function firstBlockAtOrAfter(client: PublicClient, timestamp: bigin
   return { from: lo, to: latest.number };
 }
 
-/** Settled buyer payers in the window, per listing, network and asset, with their settled amounts. */
 function payersOf(c: Client, ids: string[], now: Date): Promise<PayerRow[]> {
   return rows<PayerRow>(
     c,
@@ -286,13 +255,8 @@ function payersOf(c: Client, ids: string[], now: Date): Promise<PayerRow[]> {
   );
 }
 
-/**
- * The seller's wallets per listing, lower-cased: its organisation members' SIWE wallets, the payTo
- * its buyers were quoted and the chain paid on any of the organisation's listings in the window, and
- * every payTo its canary runs were quoted.
- */
+/** Members' SIWE wallets, payTo quoted and paid on the organisation's listings, canary payTos; lower-cased. */
 async function walletsOf(c: Client, ids: string[], now: Date): Promise<Map<string, string[]>> {
-  // Each organisation's wallets once, however many of its listings are checked.
   const found = await rows<{ lid: string; wallets: string[] | null }>(
     c,
     `WITH orgs AS (SELECT DISTINCT "organizationId" AS org FROM "listings" WHERE "id" = ANY($1::text[])),
@@ -341,7 +305,6 @@ async function storeWash(c: Client, writes: StoredWash[], now: Date): Promise<vo
   );
 }
 
-/** The stored wash check of one listing, for the moderators' desk; null when never checked. */
 export async function storedWash(listingId: string, client?: Client): Promise<(StoredWash & { checkedAtMs: number }) | null> {
   const c = await clientOr(client);
   const [found] = await rows<StoredWash & { checkedAtMs: number }>(

@@ -1,28 +1,15 @@
-/**
- * Catalog browse order (docs/spec/scoring-system.md "Where rank decides the order"; docs/spec/scoring-notes.md "Browse order"):
- *
- *   tier ↑ → sortWeight ↓ → rankScore ↓ (unscored last) → seeded shuffle, rotates every 6 h → id ↑
- *
- * The shuffle key must be computable by the database too, so a page can be ordered and cut in SQL
- * with keyset pagination (no OFFSET). It is md5 of `${seed}:${id}` as 32 lowercase hex characters,
- * compared bytewise, which PostgreSQL reproduces exactly:
- *
- *   md5(($seed)::text || ':' || id::text) COLLATE "C"
- *
- * md5 is used as a well-spread, portable hash, not for security: nothing secret rides on the order.
- * The final `id` tie-break only matters on an md5 collision, and makes the order total.
- */
+/** Catalog browse order and its keyset cursor (docs/RANK.md "Catalog browse"); the shuffle key is md5, which SQL reproduces. */
 import { createHash } from "node:crypto";
 import { BROWSE_SEED_PERIOD_SECONDS } from "./constants";
 
-/** floor(unix seconds ÷ 21600): changes every 6 hours, so ties rotate but a reload does not reshuffle. */
+/** floor(unix seconds ÷ 21600): ties rotate every 6 hours, a reload does not reshuffle. */
 export function browseSeed(now: Date): number {
   const ms = now.getTime();
   if (!Number.isFinite(ms)) throw new RangeError("browseSeed needs a valid date");
   return Math.floor(Math.floor(ms / 1000) / BROWSE_SEED_PERIOD_SECONDS);
 }
 
-/** md5(`${seed}:${listingId}`) in lowercase hex; sort ascending as plain (code-unit) strings. */
+/** Lowercase hex; sort as plain code-unit strings. */
 export function shuffleKey(listingId: string, seed: number): string {
   if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`seed must be a safe integer ≥ 0, got ${seed}`);
   return createHash("md5").update(`${seed}:${listingId}`, "utf8").digest("hex");
@@ -30,11 +17,9 @@ export function shuffleKey(listingId: string, seed: number): string {
 
 export interface BrowseKey {
   id: string;
-  /** Curation tier, lower first (an explicit, visible lever). */
   tier: number;
-  /** Curation weight, higher first. */
   sortWeight: number;
-  /** Null when unscored; unscored rows sort after every scored one. */
+  /** Null (unscored) sorts after every scored row. */
   rankScore: number | null;
 }
 
@@ -42,7 +27,7 @@ export interface BrowseRow extends BrowseKey {
   shuffleKey: string;
 }
 
-/** Negative when `a` comes first. Strings compare by code unit, never by locale, to match COLLATE "C". */
+/** Code-unit comparison, never locale, to match COLLATE "C". */
 export function compareBrowse(a: BrowseRow, b: BrowseRow): number {
   if (a.tier !== b.tier) return a.tier - b.tier;
   if (a.sortWeight !== b.sortWeight) return b.sortWeight - a.sortWeight;
@@ -56,19 +41,11 @@ export function compareBrowse(a: BrowseRow, b: BrowseRow): number {
   return 0;
 }
 
-/** The browse order for one seed, computed in memory (the SQL path orders the same way). */
 export function orderForBrowse<T extends BrowseKey>(rows: readonly T[], seed: number): (T & { shuffleKey: string })[] {
   return rows.map((r) => ({ ...r, shuffleKey: shuffleKey(r.id, seed) })).sort(compareBrowse);
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Keyset cursor
-// ---------------------------------------------------------------------------------------------------
-
-/**
- * The last row of a page plus the seed its order was built with. The next page reuses that seed, so a
- * 6-hour rotation in the middle of a scroll neither repeats nor skips a listing.
- */
+/** The last row of a page and its seed: the next page reuses it, so a rotation mid-scroll neither repeats nor skips. */
 export interface BrowseCursor extends BrowseRow {
   seed: number;
 }
@@ -82,10 +59,7 @@ const MAX_CURSOR_LENGTH = 1024;
 const MAX_ID_LENGTH = 256;
 const CURSOR_FIELDS = ["v", "seed", "tier", "sortWeight", "rankScore", "id"] as const;
 
-/**
- * base64url of `{"v":1,"seed","tier","sortWeight","rankScore","id"}`. The shuffle key is not carried:
- * it is a function of seed and id, so decoding recomputes it and a client cannot forge a position.
- */
+/** base64url JSON without the shuffle key, which decoding recomputes, so a client cannot forge a position. */
 export function encodeCursor(row: BrowseKey & { seed: number }): string {
   const payload = { v: CURSOR_VERSION, seed: row.seed, tier: row.tier, sortWeight: row.sortWeight, rankScore: row.rankScore, id: row.id };
   const problem = validate(payload);
@@ -93,7 +67,6 @@ export function encodeCursor(row: BrowseKey & { seed: number }): string {
   return Buffer.from(JSON.stringify(payload), "utf8").toString("base64url");
 }
 
-/** Parses a client-supplied cursor; never throws. An error names the field that is wrong. */
 export function decodeCursor(str: string): DecodeCursorResult {
   if (typeof str !== "string" || str.length === 0) return { ok: false, field: "cursor", message: "must be a non-empty string" };
   if (str.length > MAX_CURSOR_LENGTH) return { ok: false, field: "cursor", message: `must be at most ${MAX_CURSOR_LENGTH} characters` };
@@ -117,7 +90,7 @@ export function decodeCursor(str: string): DecodeCursorResult {
   return { ok: true, cursor: { seed, tier, sortWeight, rankScore, id, shuffleKey: shuffleKey(id, seed) } };
 }
 
-/** True when `row` (keyed under the cursor's seed) comes after the cursor: the keyset predicate. */
+/** The keyset predicate. */
 export function isAfterCursor(row: BrowseRow, cursor: BrowseCursor): boolean {
   return compareBrowse(row, cursor) > 0;
 }

@@ -1,10 +1,4 @@
-/**
- * `npm run rank -- <components.json | listing-id>`: the logic of scripts/rank.ts, kept free of I/O so
- * it can be tested by calling it. The script supplies file reading and the lazy database loader.
- *
- * Exit codes: 0 printed a result; 2 bad usage or bad input (the message names the field by JSON
- * pointer); 1 anything unexpected (the database layer threw).
- */
+/** The logic of `npm run rank` (docs/RANK.md "CLI"), I/O injected. Exit: 0 printed; 2 bad usage or input; 1 the database layer threw. */
 import { z } from "zod";
 import { FEATURED_MAX_LEVEL } from "./constants";
 import { computeRankFromComponents, type RankComponentsInput, type RankResult } from "./compute";
@@ -21,9 +15,7 @@ components.json: {"gate": "settleable", "liveness": 0.95, "traction": 0.88, "pri
 
 An argument ending in .json, or containing a path separator, is a file; anything else is a listing id.`;
 
-/** The contract lib/rank/inputs.ts fulfils: the rank of one listing from its stored facts. */
 export interface RankInputsModule {
-  /** Null when there is no listing with that id. */
   rankForListing(id: string): Promise<RankResult | null>;
 }
 
@@ -31,7 +23,7 @@ export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   readFile(path: string): Promise<string>;
-  /** Imports lib/rank/inputs lazily, so file mode never opens the database. */
+  /** Lazy, so file mode never opens the database. */
   loadRankInputs(): Promise<RankInputsModule>;
 }
 
@@ -63,14 +55,13 @@ export const ComponentsFileSchema = z.strictObject(
 );
 
 export interface FieldError {
-  /** RFC 6901 JSON pointer; "" is the document itself. */
   pointer: string;
   message: string;
 }
 
 export type ParseComponentsResult = { ok: true; components: RankComponentsInput } | { ok: false; errors: FieldError[] };
 
-/** Parses a components file's text. Never throws; every problem is named by JSON pointer. */
+/** Never throws; every problem by JSON pointer. */
 export function parseComponentsFile(text: string): ParseComponentsResult {
   let json: unknown;
   try {

@@ -1,13 +1,4 @@
-/**
- * The rank score's parts (docs/spec/scoring-system.md "Rank score"; docs/spec/scoring-notes.md "Rank"). Pure: callers pass facts,
- * and each function returns its value with the facts it read and a one-line reason, so the
- * moderators' desk can explain a number without re-deriving it. `explain = false` leaves the reason
- * empty and changes nothing else: the rank sweep stores values and facts only (the reasons come back
- * from the stored facts), and formatting them was most of its scoring time.
- *
- * Liveness and SettleGate are not here: they are the shared signals in ../signals.ts, which readiness
- * H2/H3 read too. This file builds on them and never restates them.
- */
+/** The rank score's parts (docs/RANK.md "Formulas"), each with its value, facts and reason; `explain = false` leaves reasons empty. */
 import { clamp01, isoString, SETTLE_GATE_FACTOR, type SettleGate } from "@/lib/scoring/signals";
 import {
   DAY_MS,
@@ -24,27 +15,21 @@ import {
   type VerificationStatus,
 } from "./constants";
 
-/** A measured or editorial factor: its value, why it has that value, and what it was computed from. */
 export interface Component<F> {
   value: number;
   reason: string;
   facts: F;
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Traction
-// ---------------------------------------------------------------------------------------------------
-
 export interface TractionFacts {
   distinctPayers30d: number;
-  /** MIN_DISTINCT_PAYERS: below it traction is 0 (docs/spec/scoring-system.md "Self-pay resistance"). */
+  /** Below it traction is 0 ("Self-pay resistance"). */
   floor: number;
-  /** TRACTION_FULL_PAYERS: payers at which traction reaches 1. */
   fullAt: number;
   floored: boolean;
 }
 
-/** Distinct payers in 30 days ÷ 50, capped at 1; fewer than 2 distinct payers scores 0. */
+/** Distinct payers in 30 days ÷ 50, capped at 1; 0 below 2. */
 export function traction(input: { distinctPayers30d: number }, explain = true): Component<TractionFacts> {
   const payers = input.distinctPayers30d;
   assertCount("distinctPayers30d", payers);
@@ -68,40 +53,28 @@ export function traction(input: { distinctPayers30d: number }, explain = true): 
   };
 }
 
-// Module-level rather than a closure per call: the sweep calls these 100,000 times a tick.
+// Module-level, not a closure per call: the sweep calls these 100,000 times a tick.
 function tractionFacts(payers: number, floored: boolean): TractionFacts {
   return { distinctPayers30d: payers, floor: MIN_DISTINCT_PAYERS, fullAt: TRACTION_FULL_PAYERS, floored };
 }
 
-/**
- * The settled price a public surface may show: null below MIN_DISTINCT_PAYERS distinct payers, so one
- * wallet paying itself cannot certify a price (docs/spec/scoring-system.md "Self-pay resistance": "settledPrice withheld below floor").
- */
+/** Null below MIN_DISTINCT_PAYERS: one wallet paying itself cannot certify a price. */
 export function publicSettledPrice(input: { distinctPayers30d: number; medianSettledPrice: number | null }): number | null {
   assertCount("distinctPayers30d", input.distinctPayers30d);
   if (input.distinctPayers30d < MIN_DISTINCT_PAYERS) return null;
   return input.medianSettledPrice;
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Price integrity
-// ---------------------------------------------------------------------------------------------------
-
 export interface Quote {
-  /** The price a 402 challenge asked for, in the same unit as the settled and advertised prices. */
   price: number;
-  /** When the monitor captured it, ISO 8601. */
   quotedAt: string;
 }
 
 export interface PriceIntegrityInput {
   distinctPayers30d: number;
-  /** Median price of payments settled in the last 30 days; null when none settled. */
   medianSettledPrice: number | null;
-  /** The seller's published, machine-readable price; null when the listing carries none. */
   advertisedPrice: number | null;
   quote: Quote | null;
-  /** The seller's human price label ("$0.01 per call"); null or blank when none. */
   priceLabel: string | null;
   now: Date;
 }
@@ -114,30 +87,19 @@ export interface PriceIntegrityFacts {
   advertisedPrice: number | null;
   quote: Quote | null;
   quoteAgeDays: number | null;
-  /** Under QUOTE_MAX_AGE_DAYS old (and not in the future); only a fresh quote feeds price integrity. */
+  /** Under QUOTE_MAX_AGE_DAYS and not in the future; only then does it feed price integrity. */
   quoteFresh: boolean;
   priceLabel: string | null;
-  /** The price the settled median was compared against, and where it came from. */
   referencePrice: number | null;
   referenceSource: "advertisedPrice" | "quote" | null;
-  /** |median settled − reference| ÷ reference, clamped to 0–1; null when not compared. */
   divergence: number | null;
   basis: PriceIntegrityBasis;
   now: string;
 }
 
 /**
- * With ≥ 2 distinct payers: 1 − clamp01(|median settled − advertised| ÷ advertised). Otherwise 0.7 when
- * a price is advertised (the seller's price or label, or a quote under 30 days old), else 0.3.
- *
- * Readings (docs/RANK.md "Price integrity"):
- * - The reference is the seller's advertisedPrice; a fresh quote stands in only when the listing has
- *   no numeric price. The seller's own claim is what is being checked, so a listing that re-prices at
- *   the challenge but not on the page still reads as drift.
- * - A quote 30 days old or older (or stamped in the future) never feeds the score, neither as the
- *   reference nor as "a price is advertised": a legitimate re-price can't be read as drift.
- * - With ≥ 2 payers but nothing numeric to compare against (or no positive reference), the settled
- *   signal cannot be read, so the advertised/none reading applies.
+ * With ≥ 2 payers: 1 − clamp01(|median settled − advertised| ÷ advertised); else 0.7 when a price is
+ * advertised (price, label or fresh quote), else 0.3. The readings: docs/RANK.md "Price integrity".
  */
 export function priceIntegrity(input: PriceIntegrityInput, explain = true): Component<PriceIntegrityFacts> {
   const { distinctPayers30d, medianSettledPrice, advertisedPrice, quote, now } = input;
@@ -148,7 +110,7 @@ export function priceIntegrity(input: PriceIntegrityInput, explain = true): Comp
   let quoteFresh = false;
   if (quote) {
     quoteAgeDays = (now.getTime() - Date.parse(quote.quotedAt)) / DAY_MS;
-    // NaN (unparsable date) fails both comparisons, so it is never fresh.
+    // An unparsable date (NaN) is never fresh.
     quoteFresh = quoteAgeDays >= 0 && quoteAgeDays < QUOTE_MAX_AGE_DAYS && isPositive(quote.price);
   }
 
@@ -162,8 +124,7 @@ export function priceIntegrity(input: PriceIntegrityInput, explain = true): Comp
     referenceSource = "quote";
   }
 
-  // The facts come from one literal (a spread of a shared base, and then a closure per call, were each
-  // a measurable share of the rank sweep's scoring), so the key order is the same for every basis.
+  // One literal (no spread, no closure: both showed in the sweep), so the key order is the same for every basis.
 
   if (distinctPayers30d >= MIN_DISTINCT_PAYERS && referencePrice !== null && isNonNegative(medianSettledPrice)) {
     const divergence = clamp01(Math.abs(medianSettledPrice - referencePrice) / referencePrice);
@@ -229,18 +190,13 @@ function priceIntegrityFacts(
   };
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Editorial and canary factors
-// ---------------------------------------------------------------------------------------------------
-
 export interface FeaturedFacts {
   level: number;
   gate: SettleGate;
-  /** True when the unpayable gate forced the factor to 1.00 whatever the level. */
   forced: boolean;
 }
 
-/** 1 + 0.1 × level, level an integer 0–5; forced to 1.00 when the gate says unpayable. */
+/** 1 + 0.1 × level (integer 0–5); 1.00 when unpayable. */
 export function featured(input: { level: number; gate: SettleGate }, explain = true): Component<FeaturedFacts> {
   const { level, gate } = input;
   if (!Number.isInteger(level) || level < 0 || level > FEATURED_MAX_LEVEL) {
@@ -272,10 +228,6 @@ export function verification(status: VerificationStatus, explain = true): Compon
   return { value: VERIFICATION_FACTOR[status], reason, facts: { status } };
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Quality and rank
-// ---------------------------------------------------------------------------------------------------
-
 export interface QualityFacts {
   gate: SettleGate;
   gateFactor: number;
@@ -283,11 +235,9 @@ export interface QualityFacts {
   traction: number;
   priceIntegrity: number;
   weights: typeof QUALITY_WEIGHTS;
-  /** 0.25·L + 0.45·T + 0.30·P, before the gate. */
   weightedSum: number;
 }
 
-/** qualityScore = SettleGate × (0.25·L + 0.45·T + 0.30·P), 0–1, measured, internal. */
 export function quality(input: { gate: SettleGate; liveness: number; traction: number; priceIntegrity: number }, explain = true): Component<QualityFacts> {
   const { gate, liveness, traction, priceIntegrity } = input;
   assertGate(gate);
@@ -304,7 +254,7 @@ export function quality(input: { gate: SettleGate; liveness: number; traction: n
   };
 }
 
-/** rankScore = qualityScore × Featured × Verification: a public sort key ≥ 0 that may exceed 1. */
+/** qualityScore × Featured × Verification: a public sort key ≥ 0, may exceed 1. */
 export function rank(
   input: { quality: number; featured: number; verification: number },
   explain = true,
@@ -320,17 +270,11 @@ export function rank(
   };
 }
 
-/**
- * ×100 and rounded half-up, for people only; the scores are stored unrounded. x×100 carries binary
- * noise (0.128125 × 100 = 12.812499999999998), so it is first rounded to 9 decimals, then a true half
- * rounds up. Scores are never negative, so half-up and half-away-from-zero agree.
- */
+/** ×100 half-up for people (stored unrounded); first rounded to 9 decimals, since 0.128125 × 100 = 12.812499999999998. */
 export function to100(x: number): number {
   const scaled = Number((x * 100).toFixed(9));
   return Math.floor(scaled + 0.5);
 }
-
-// ---------------------------------------------------------------------------------------------------
 
 function assertUnit(name: string, x: number): void {
   if (typeof x !== "number" || !Number.isFinite(x) || x < 0 || x > 1) throw new RangeError(`${name} must be a number 0–1, got ${x}`);

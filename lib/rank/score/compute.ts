@@ -1,8 +1,4 @@
-/**
- * The rank score from raw facts (settlement ledger aggregates, monitor health, prices, editorial
- * levers), and from ready-made components for analysts. Both return the same shape: the unrounded
- * scores, their ×100 display values, and every component with its value, reason and facts.
- */
+/** The rank score from raw facts, or from an analyst's components. */
 import {
   liveness as livenessSignal,
   settleGate,
@@ -30,19 +26,15 @@ import {
   type TractionFacts,
 } from "./components";
 
-/** Aggregates over `router_payments` for the rolling 30-day window. */
+/** `router_payments`, rolling 30 days. */
 export interface LedgerAggregates {
-  /** Distinct payer wallets with at least one settled payment in 30 days. */
   distinctPayers30d: number;
-  /** Distinct wallets that attempted a payment in 30 days, settled or not. */
   distinctAttemptingBuyers30d: number;
-  /** Settled payments in 30 days. */
   settled30d: number;
-  /** Median price of the payments settled in 30 days; null when none. */
   medianSettledPrice30d: number | null;
 }
 
-/** What the monitor knows; `settlementUnproven` is derived from the ledger, not taken from here. */
+/** `settlementUnproven` is derived from the ledger, not taken from here. */
 export interface MonitorFacts {
   uptime7d: number | null;
   uptime30d: number | null;
@@ -58,12 +50,10 @@ export interface PriceFacts {
 
 export interface RankInputs {
   now: Date;
-  /** Settlement facts for signals.settleGate. */
   settle: SettleFacts;
   ledger: LedgerAggregates;
   monitor: MonitorFacts;
   price: PriceFacts;
-  /** Moderator-set, integer 0–5. */
   featuredLevel: number;
   verification: VerificationStatus;
 }
@@ -78,11 +68,8 @@ export type LivenessComponent = Component<
 >;
 
 export interface RankResult {
-  /** 0–1, unrounded. Internal: admin only. */
   quality: number;
-  /** ≥ 0, may exceed 1, unrounded. The public sort key. */
   rank: number;
-  /** ×100, rounded half-up, for people. */
   quality100: number;
   rank100: number;
   components: {
@@ -96,14 +83,10 @@ export interface RankResult {
 }
 
 export interface ComputeOptions {
-  /**
-   * False: every reason is left empty, and nothing else changes (the same values and facts). The rank
-   * sweep stores only values and facts, and explainStoredRank gives the reasons back from them.
-   */
+  /** False leaves every reason empty, nothing else (explainStoredRank restores them from the facts). */
   explain?: boolean;
 }
 
-/** The rank score from raw facts. */
 export function computeRank(inputs: RankInputs, opts?: ComputeOptions): RankResult {
   const { now, ledger, monitor, price } = inputs;
   const explain = opts?.explain ?? true;
@@ -111,7 +94,7 @@ export function computeRank(inputs: RankInputs, opts?: ComputeOptions): RankResu
   const gateResult = settleGate(inputs.settle, now, explain);
   const gate: GateComponent = { value: gateResult.factor, gate: gateResult.gate, reason: gateResult.reason, facts: gateResult.facts };
 
-  // Seed `settlementUnprovenSince`: buyers tried and none settled, so the probe's uptime is withheld.
+  // Seed `settlementUnprovenSince`: buyers tried and none settled, so uptime is withheld.
   const unproven = settlementUnproven(ledger.distinctAttemptingBuyers30d, ledger.settled30d);
   const live = livenessSignal({
     uptime7d: monitor.uptime7d,
@@ -123,8 +106,7 @@ export function computeRank(inputs: RankInputs, opts?: ComputeOptions): RankResu
   const liveness: LivenessComponent = {
     value: live.value,
     reason: explain ? livenessReason(live) : "",
-    // The liveness result without its value, then the ledger counts (written out: an object rest
-    // and a spread here were a measurable share of the rank sweep's scoring).
+    // Written out: an object rest and a spread here showed in the sweep's profile.
     facts: {
       source: live.source,
       cappedByConfidence: live.cappedByConfidence,
@@ -157,11 +139,7 @@ export interface RankComponentsInput {
   verification: VerificationStatus;
 }
 
-/**
- * The rank score from components an analyst supplies (the seed table's columns, `npm run rank --
- * components.json`). The measured components are taken as given; Featured and Verification are still
- * computed, so the unpayable gate still forces Featured to 1.00.
- */
+/** From an analyst's components (`npm run rank -- components.json`); Featured and Verification are still computed, so the gate still forces Featured. */
 export function computeRankFromComponents(input: RankComponentsInput): RankResult {
   if (!Object.hasOwn(SETTLE_GATE_FACTOR, input.gate)) {
     throw new RangeError(`gate must be settleable, unknown or unpayable, got ${String(input.gate)}`);
@@ -182,7 +160,6 @@ function assemble(
 ): RankResult {
   const featured = featuredFactor({ level: featuredLevel, gate: gate.gate }, explain);
   const verification = verificationFactor(verificationStatus, explain);
-  // Only the values are kept here, so their reasons are never formatted.
   const q = qualityScore({ gate: gate.gate, liveness: liveness.value, traction: traction.value, priceIntegrity: priceIntegrity.value }, false).value;
   const r = rankScore({ quality: q, featured: featured.value, verification: verification.value }, false).value;
   return {

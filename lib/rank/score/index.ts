@@ -1,7 +1,4 @@
-/**
- * The rank score (docs/spec/scoring-system.md "Rank score"), browse order and router selection maths. Pure: no Prisma, no
- * fetch. docs/RANK.md has every formula, floor and reading; the CLI logic is in ./cli.
- */
+/** Rank score, browse order and router selection maths; pure (docs/RANK.md). */
 export * from "./constants";
 export {
   featured,

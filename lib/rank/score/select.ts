@@ -1,18 +1,11 @@
-/**
- * Router selection maths (docs/spec/scoring-system.md "Router selection"; docs/spec/scoring-notes.md "/router/select"): among the
- * payable matches, score = relevance × (1 + 0.25·q), q = rankScore ÷ the best rankScore in the set.
- * Semantic matches stay ahead of keyword-only ones, whatever their scores.
- *
- * Rank can lift a match by at most 25% over an equally relevant one, so quality breaks near-ties in
- * relevance without overriding what the buyer asked for.
- */
+/** Router selection maths: relevance × (1 + 0.25·q), q = rankScore ÷ the set's best; rank only breaks near-ties (docs/SELECTION.md). */
 import { ROUTER_RANK_WEIGHT } from "./constants";
 
 export interface SelectCandidate {
   id: string;
-  /** Search relevance, 0–1 (the search layer normalises; out-of-range values are a bug, so they throw). */
+  /** 0–1; out of range is a bug and throws. */
   relevance: number;
-  /** True when the match came from the semantic (embedding) side, false when keyword-only. */
+  /** Semantic (embedding) match, not keyword-only. */
   semantic: boolean;
   rankScore: number | null;
   payable: boolean;

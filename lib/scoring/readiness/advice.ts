@@ -1,9 +1,4 @@
-/**
- * "What to fix next" with the points a fix gains: each improvement applied to a copy of the listing
- * and re-scored with the same evidence, rubric and instant; a fix that opens another rule names it.
- * The fixes are stand-ins any real fix of that rule scores the same as; probe-, monitor- and
- * ledger-measured rules gain null ("up to"). Pure: the completion, the seed and the editor use it.
- */
+/** "What to fix next": each fix applied to a copy of the listing and re-scored; measured rules gain null ("up to"). Pure. */
 import type { EndpointPricing, ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { scoreReadiness } from "./engine";
 import type { Rubric, RuleId } from "./rubric";
@@ -11,27 +6,24 @@ import type { Improvement, ReadinessEvidence, ReadinessResult, RuleResult, Score
 
 export interface OpenedRule {
   ruleId: RuleId;
-  /** Points that rule loses once the fix is applied (positive). */
   points: number;
 }
 
 export interface FixOutcome {
-  /** What the simulated fix did, in the seller's words ("declare the price fixed"). */
   fix: string;
-  /** Change in the total (0–100, after caps) when applied. */
+  /** Change in the total (0–100, after caps). */
   gain: number;
-  /** Change in the raw total, before caps (a capped listing gains raw points but not total ones). */
+  /** Before caps: a capped listing gains raw points but not total ones. */
   rawGain: number;
   opens: OpenedRule[];
 }
 
 export interface AdvisedImprovement extends Improvement {
-  /** The total's change when this fix is applied and the listing re-scored; null when the fix is not a document change. */
   gain: number | null;
   rawGain: number | null;
   fix: string | null;
   opens: OpenedRule[];
-  /** Other ways to fix the rule, each re-scored (P3: fixed or dynamic). */
+  /** Other fixes, each re-scored (P3: fixed or dynamic). */
   alternatives: FixOutcome[];
 }
 
@@ -57,7 +49,7 @@ const ops = (doc: ListingDocument, patch: Partial<ListingDocument["operations"]>
   for (const [k, v] of Object.entries(patch) as Array<[keyof typeof o, string]>) if (!o[k] || !String(o[k]).trim()) (o as Record<string, string | null>)[k] = v;
   return { ...doc, operations: o };
 };
-/** A request example carrying the request schema's required fields (rule E5). */
+/** Carries the request schema's required fields (E5). */
 function exampleFor(e: ListingEndpoint): unknown {
   const req = (e.requestSchema as { required?: unknown } | null)?.required;
   const base = e.requestExample && typeof e.requestExample === "object" && !Array.isArray(e.requestExample) ? { ...(e.requestExample as object) } : {};
@@ -65,7 +57,7 @@ function exampleFor(e: ListingEndpoint): unknown {
   return base;
 }
 
-/** The document fixes per rule; several for a rule with more than one honest fix. Rules absent here are measured. */
+/** Document fixes per rule (several where more than one is honest); absent rules are measured. */
 const FIXES: Partial<Record<RuleId, (doc: ListingDocument) => Fix[]>> = {
   M1: () => [{ fix: "give the listing a specific title", apply: (d) => ({ ...d, title: "Hourly weather forecasts by coordinates" }) }],
   M2: () => [{ fix: "write a short description", apply: (d) => ({ ...d, shortDescription: TEXT.short }) }],
@@ -130,13 +122,12 @@ const FIXES: Partial<Record<RuleId, (doc: ListingDocument) => Fix[]>> = {
   O4: () => [{ fix: "document errors, idempotency and support", apply: (d) => ops(d, { errors: "JSON errors with a code and a message.", idempotency: "Calls are idempotent.", supportChannel: "support@example.com" }) }],
 };
 
-/** A schema that says something beyond annotations (the E3/E4 reading). */
 function hasShape(s: unknown): boolean {
   if (s === null || typeof s !== "object" || Array.isArray(s)) return false;
   return Object.keys(s).some((k) => !["$schema", "$id", "$comment", "title", "description"].includes(k));
 }
 
-/** Rules whose result came from an observation (the probe saw the logo, docs or discovery document): a document change does not decide them. */
+/** Decided by an observation (logo, docs, discovery document): a document change does not decide it. */
 function observed(r: RuleResult): boolean {
   return r.evidence !== null && r.evidence.startsWith("/probe");
 }
@@ -153,31 +144,22 @@ function outcome(base: ReadinessResult, after: ReadinessResult, fix: string, sel
   return { fix, gain: after.total - base.total, rawGain: round6(after.rawTotal - base.rawTotal), opens };
 }
 
-/**
- * Score the listing as scoreReadiness does, and give each improvement the gain its fix actually
- * makes (re-scored with the same evidence, rubric and options). The improvements keep the engine's
- * order rule (blockers first, then the most points) with the measured gain as the points.
- */
+/** scoreReadiness, with each improvement's gain re-scored; the engine's order rule with the gain as points. */
 export function scoreWithAdvice(listing: ListingDocument, evidence: ReadinessEvidence | null, rubric: Rubric, opts: ScoreOptions = {}): AdvisedResult {
   const pinned: ScoreOptions = { ...opts, now: opts.now ?? new Date() };
   const base = scoreReadiness(listing, evidence, rubric, pinned);
   return { ...base, improvements: adviseImprovements(base, listing, evidence, rubric, pinned) };
 }
 
-/**
- * Endpoints the probe could not read because they validate their input before answering 402 (R2
- * finding `unprobeable`, lib/probe): "METHOD path" each.
- */
+/** "METHOD path" of endpoints the probe could not read because they validate input before 402 (R2 `unprobeable`). */
 export function unprobeableEndpoints(evidence: ReadinessEvidence | null): string[] {
   return (evidence?.probe.endpoints ?? []).filter((e) => e.findings.some((f) => f.code === "unprobeable")).map((e) => `${e.method} ${e.path}`);
 }
 
-/** How to make such endpoints probeable: the advice the seller's page and H1's improvement show. */
 export function unprobeableAdvice(endpoints: string[]): string {
   return `Make ${endpoints.join(", ")} probeable: ${endpoints.length === 1 ? "it validates" : "they validate"} the request before answering 402, so the unpaid probe gets 400/422 and never sees the payment challenge. Answer 402 before validating the input, or publish a request example (the endpoint's requestExample) that passes validation, which the probe then sends.`;
 }
 
-/** The gains for an already computed result (the same inputs it was scored from). */
 export function adviseImprovements(base: ReadinessResult, listing: ListingDocument, evidence: ReadinessEvidence | null, rubric: Rubric, opts: ScoreOptions): AdvisedImprovement[] {
   const ruleById = new Map(base.rules.map((r) => [r.id, r]));
   const engineOrder = new Map(base.improvements.map((i, n) => [i.ruleId, n]));
@@ -186,7 +168,7 @@ export function adviseImprovements(base: ReadinessResult, listing: ListingDocume
     const fixes = FIXES[imp.ruleId]?.(listing) ?? [];
     if (!rule || fixes.length === 0 || observed(rule)) return { ...imp, gain: null, rawGain: null, fix: null, opens: [], alternatives: [] };
     const outcomes = fixes.map((f) => outcome(base, scoreReadiness(f.apply(listing), evidence, rubric, opts), f.fix, imp.ruleId));
-    // The fix that gains the most raw points is the advice; ties keep the first (the simpler fix).
+    // Most raw points wins; ties keep the first (the simpler fix).
     let best = outcomes[0]!;
     for (const o of outcomes) if (o.rawGain > best.rawGain + 1e-9) best = o;
     return { ...imp, gain: best.gain, rawGain: best.rawGain, fix: best.fix, opens: best.opens, alternatives: outcomes.filter((o) => o !== best) };
@@ -199,11 +181,11 @@ export function adviseImprovements(base: ReadinessResult, listing: ListingDocume
   return advised.sort((a, b) => Number(b.blocker) - Number(a.blocker) || worth(b) - worth(a) || engineOrder.get(a.ruleId)! - engineOrder.get(b.ruleId)!);
 }
 
-/** "+4 pts", "+0 now (+3 once the cap is lifted)", "up to +5", "up to +5 pts, needs a probe": the gain as the report and the estimate say it. */
+/** The gain as the report says it: "+4 pts", "up to +5", "up to +5 pts, needs a probe", … */
 export function gainWords(i: Pick<AdvisedImprovement, "gain" | "rawGain" | "points">): string {
   const n = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2).replace(/0$/, ""));
   if (i.gain === null || i.rawGain === null) return `up to +${n(i.points)} pts`;
-  // The fix moved nothing when re-scored with the evidence at hand: what it earns is measured by the next probe.
+  // Nothing moved with the evidence at hand: the next probe measures it.
   if (i.gain === 0 && Math.abs(i.rawGain) < 1e-9 && i.points > 0) return `up to +${n(i.points)} pts, needs a probe`;
   if (i.gain === 0 && i.rawGain > 0) return `+0 pts now (+${n(i.rawGain)} before rounding and caps)`;
   return `${i.gain >= 0 ? "+" : ""}${i.gain} pts`;

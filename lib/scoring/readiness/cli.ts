@@ -1,10 +1,4 @@
-/**
- * The scoring CLI's logic (`npm run score`), with its input and output passed in so tests run it
- * without a process. scripts/score.ts wires it to the real file system and streams.
- *
- * Exit codes: 0 scored (and at or above --min-score); 1 scored below --min-score; 2 the command could
- * not score: bad flags, an unreadable file, an invalid listing or evidence document.
- */
+/** The logic of `npm run score` (docs/SCORING-CLI.md), I/O injected. Exit: 0 scored, 1 below --min-score, 2 could not score. */
 import { validateListingDocument } from "@/lib/listing-document/validate";
 import { scoreReadiness } from "./engine";
 import { checkReadinessEvidence } from "./evidence";
@@ -56,7 +50,6 @@ export function parseArgs(argv: string[]): Parsed {
   let rubric: Rubric = CURRENT_RUBRIC;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    // Accept both "--flag value" and "--flag=value".
     const eq = a.startsWith("--") ? a.indexOf("=") : -1;
     const flag = eq > 0 ? a.slice(0, eq) : a;
     const takesValue = ["--evidence", "--format", "--min-score", "--now", "--rubric"].includes(flag);

@@ -1,7 +1,4 @@
-/**
- * A rubric file turned into the lookup structures the engine needs, once per rubric object. Scoring
- * 100,000 listings (bench/score.ts) must not rebuild sets or sort caps per call.
- */
+/** A rubric's lookup structures, built once per rubric object (100,000 listings must not rebuild them). */
 import type { Rubric, RubricBand, RubricCap, RubricRule, RuleId } from "./rubric";
 import { countAlnum, hostOf, normaliseTitle, normaliseWords } from "./text";
 
@@ -13,9 +10,8 @@ export interface CompiledRubric {
   placeholderTitles: Set<string>;
   placeholderWords: Set<string>;
   hostPrefixes: string[];
-  /** Caps by ascending value, so the first triggered one is the lowest. */
+  /** Ascending, so the first triggered cap is the lowest. */
   capsAscending: RubricCap[];
-  /** Rule id → the caps it clears. */
   capsFixedBy: Map<RuleId, RubricCap["id"][]>;
   bandsAscending: RubricBand[];
 }
@@ -34,7 +30,7 @@ export function compileRubric(rubric: Rubric): CompiledRubric {
     version: `${rubric.id}/${rubric.version}`,
     rules: rubric.rules,
     ruleById: new Map(rubric.rules.map((r) => [r.id, r])),
-    // The list is written in readable form; compare in the same normalised form as titles.
+    // Compared in the normalised form, like titles.
     placeholderTitles: new Set(rubric.placeholders.titles.map(normaliseTitle)),
     placeholderWords: new Set(rubric.placeholders.words.map(normaliseWords)),
     hostPrefixes: rubric.placeholders.hostPrefixes.map((p) => p.toLowerCase()),
@@ -46,16 +42,13 @@ export function compileRubric(rubric: Rubric): CompiledRubric {
   return compiled;
 }
 
-/**
- * M1: why a title is a placeholder, or null when it is specific. Plain words, shown to the seller.
- * See the rubric reading "title" for the list of tests.
- */
+/** M1: why a title is a placeholder (plain words for the seller), or null (rubric reading "title"). */
 export function titlePlaceholderReason(title: string | null | undefined, baseUrl: string | null | undefined, c: CompiledRubric): string | null {
   const raw = typeof title === "string" ? title.trim() : "";
   if (raw.length === 0) return "the title is empty";
   const letters = countAlnum(raw);
   if (letters === 0) return "the title has no letters or digits";
-  // The list comes before the length test so "API" is named a placeholder, not merely short.
+  // The list before the length test, so "API" is named a placeholder, not merely short.
   const norm = normaliseTitle(raw);
   if (norm.length === 0 || c.placeholderTitles.has(norm)) return `"${raw}" is a placeholder title`;
   for (const word of norm.split(" ")) {

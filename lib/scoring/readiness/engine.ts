@@ -1,8 +1,4 @@
-/**
- * scoreReadiness: a listing (and, unless provisional, its probe, ledger and monitor evidence) scored
- * against one rubric version. Pure: no database, no network, no file system, no clock unless `now` is
- * omitted. docs/spec/scoring-system.md "Readiness score": readiness = min(Σ rule points, lowest triggered cap), rounded, then banded.
- */
+/** scoreReadiness: min(Σ rule points, lowest triggered cap), rounded and banded, for one rubric version. Pure. */
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { liveness, settleGate } from "../signals";
 import { compileRubric, type CompiledRubric } from "./compile";
@@ -11,12 +7,12 @@ import { add, frac, fractionOf, min as fracMin, mul, nearGrid, roundHalfUpExact,
 import { ENDPOINT_RULES, LISTING_RULES, phraseOf, type Outcome, type RuleContext } from "./rules";
 import type { DimensionResult, Improvement, ReadinessEvidence, ReadinessResult, RuleResult, ScoreOptions, TriggeredCap } from "./types";
 
-/** readiness/1.0.0: sums of fractional points are normalised to 6 decimals before rounding (its reading "total"). */
+/** readiness/1.0.0 reading "total": fractional sums normalised to 6 decimals before rounding. */
 export function normalise(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
 
-/** Round half up: 95.5 → 96, 95.49 → 95 (Math.round agrees for non-negative numbers; named for intent). */
+/** 95.5 → 96, 95.49 → 95. */
 export function roundHalfUp(x: number): number {
   return Math.floor(normalise(x) + 0.5);
 }
@@ -36,7 +32,7 @@ function dedupe(endpoints: ListingEndpoint[] | null | undefined): { endpoints: L
   for (let i = 0; i < endpoints.length; i++) {
     const ep = endpoints[i];
     const key = `${String(ep.method).toUpperCase()} ${ep.path}`;
-    if (seen.has(key)) continue; // docs/spec/scoring-system.md "Readiness score": "Duplicate endpoints (same method and path) count once"
+    if (seen.has(key)) continue; // "Duplicate endpoints (same method and path) count once"
     seen.add(key);
     out.push(ep);
     keys.push(key);
@@ -51,7 +47,6 @@ const EMPTY_SCOPE_REASON: Record<string, string> = {
   dynamic: "no endpoint is dynamically priced: full marks",
 };
 
-/** A per-endpoint outcome also says how many endpoints were in the rule's scope. */
 function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric): Outcome & { inScope: number; exact: Fraction } {
   const impl = ENDPOINT_RULES[rule.id];
   if (!impl) throw new Error(`${c.version}: rule ${rule.id} has scope ${rule.scope} but no per-endpoint implementation`);
@@ -87,7 +82,7 @@ function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric
   const scopeTitle = c.rubric.scopes[rule.scope].title;
   const more = failing.length > why.length ? `; and ${failing.length - why.length} more` : "";
   return {
-    // docs/spec/scoring-system.md "Readiness score": "If 3 of 4 endpoints carry a response schema, E4 earns 3.75 of 5."
+    // "If 3 of 4 endpoints carry a response schema, E4 earns 3.75 of 5."
     earned: (rule.points * passing) / n,
     exact: frac(BigInt(rule.points) * BigInt(passing), BigInt(n)),
     status: passing === n ? "pass" : passing === 0 ? "fail" : "partial",
@@ -98,7 +93,7 @@ function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric
   };
 }
 
-/** Which caps the evidence triggers (never in provisional mode), lowest value first. */
+/** Never in provisional mode; lowest value first. */
 function evaluateCaps(ctx: RuleContext, c: CompiledRubric): TriggeredCap[] {
   const ev = ctx.evidence;
   if (!ev) return [];
@@ -119,7 +114,7 @@ function evaluateCaps(ctx: RuleContext, c: CompiledRubric): TriggeredCap[] {
   return out;
 }
 
-/** Failing endpoints whose reason is spelled out in a rule's reason; the rest are counted. */
+/** Failing endpoints named in a rule's reason; the rest are counted. */
 const MAX_EXPLAINED = 3;
 
 const EFFORT_RANK = { low: 0, medium: 1, high: 2 } as const;
@@ -156,7 +151,7 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
     sourceIndex,
     evidence: ev,
     c,
-    // H2 and H3 use the very functions rank uses (lib/scoring/signals.ts).
+    // The very functions rank uses (lib/scoring/signals.ts).
     gate: ev ? settleGate(ev.settle, now) : null,
     live: ev ? liveness(ev.liveness) : null,
   };
@@ -181,7 +176,7 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
       exactTerms[i] = eo.exact;
       o = eo;
     }
-    // H2 = points × liveness: the liveness share is the fraction to read (exact.ts), not the product.
+    // H2 = points × liveness: the exact fraction is the liveness share (exact.ts).
     if (rule.id === "H2" && ctx.live && o.earned > 0) exactTerms[i] = mul(frac(BigInt(rule.points)), fractionOf(ctx.live.value));
     rules[i] = { id: rule.id, dimension: rule.dimension, earned: o.earned, max: rule.points, status: o.status, reason: o.reason, endpoints: o.endpoints, evidence: o.evidence };
     sum += o.earned;
@@ -199,7 +194,7 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
     const capped = caps.length > 0 ? Math.min(rawTotal, caps[0].value) : rawTotal;
     total = roundHalfUp(capped);
   } else {
-    // readiness/1.1.0 reading "total": exact, and rawTotal truncated so it never shows a half the total did not round up.
+    // readiness/1.1.0 "total": exact; rawTotal truncated, so it never shows a half the total did not round up.
     const term = (i: number) => exactTerms[i] ?? fractionOf(rules[i].earned);
     for (const d of dims.values()) {
       if (!nearGrid(d.earned)) dimensions.push({ id: d.id, earned: Math.floor(d.earned * 1e6) / 1e6, max: d.max });
@@ -226,12 +221,10 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
   for (let i = 0; i < rules.length; i++) {
     const r = rules[i];
     order.set(r.id, i);
-    // Not-observed rules have nothing for the seller to change until the probe runs.
     if (r.status === "not_observed" || r.earned >= r.max - 1e-9) continue;
     improvements.push(improvementFor(c.rules[i], r, blocking, c, scopeEmpty[i]));
   }
-  // docs/spec/scoring-system.md "Caps and bands": blockers first, then most recoverable points, then most endpoints, then lowest effort;
-  // ties end on the rubric's own rule order (M1 … H3).
+  // Blockers first, most recoverable points, most endpoints, lowest effort, then rubric order (M1 … H3).
   improvements.sort(
     (a, b) =>
       Number(b.blocker) - Number(a.blocker) ||

@@ -1,8 +1,4 @@
-/**
- * A structural check of a ReadinessEvidence document read from outside (the CLI's --evidence file,
- * the ops API). It checks exactly the fields the rules and caps read, and reports each problem with a
- * JSON pointer, so a seller's CI says which field is wrong instead of scoring garbage.
- */
+/** Structural check of a ReadinessEvidence document from outside: the fields the rules read, each problem by JSON pointer. */
 import { PROBE_EVIDENCE_VERSIONS } from "@/lib/evidence";
 import { HEALTH_BASELINE } from "../signals";
 import type { ReadinessEvidence } from "./types";
@@ -43,7 +39,7 @@ export function checkReadinessEvidence(input: unknown): { ok: true; value: Readi
   const probe = input.probe;
   if (!isObj(probe)) err("/probe", "must be an object (ProbeEvidence)");
   else if (!(PROBE_EVIDENCE_VERSIONS as readonly unknown[]).includes(probe.version)) {
-    // The format's version decides how every other field reads, so nothing else is checked against a version this code does not know.
+    // The version decides how every other field reads: nothing else is checked under an unknown one.
     err("/probe/version", `unknown probe evidence format version ${JSON.stringify(probe.version ?? null)}; this build reads versions ${PROBE_EVIDENCE_VERSIONS.join(", ")}`);
   } else {
     if (!Array.isArray(probe.endpoints)) err("/probe/endpoints", "must be an array");

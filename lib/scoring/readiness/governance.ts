@@ -1,9 +1,4 @@
-/**
- * Rubric governance (docs/spec/scoring-system.md "Governance"): "A PATCH is reserved for changes that move no score." A patch
- * candidate is accepted only if it is a patch bump of its base, carries its own changelog entry, and
- * scores every listing of a corpus exactly as the base does. Every future patch release runs this
- * over the fixture corpus (see governance.test.ts).
- */
+/** Rubric governance: a patch candidate must be a changelogged patch bump that scores a corpus exactly as its base. */
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { scoreReadiness } from "./engine";
 import { checkRubric, parseVersion, type Rubric } from "./rubric";
@@ -13,14 +8,14 @@ export interface CorpusEntry {
   id: string;
   listing: ListingDocument;
   evidence: ReadinessEvidence | null;
-  /** Fixed instant for the settle gate, so the comparison does not depend on the clock. */
+  /** Fixed, so the settle gate does not read the clock. */
   now: Date;
   provisional?: boolean;
 }
 
 export interface ScoreMove {
   id: string;
-  /** What moved, e.g. "total", "rules.E4.earned", "caps". */
+  /** e.g. "total", "rules.E4.earned", "caps". */
   field: string;
   base: unknown;
   candidate: unknown;
@@ -28,14 +23,13 @@ export interface ScoreMove {
 
 export interface PatchComparison {
   ok: boolean;
-  /** Version and changelog problems (the candidate is not a well-formed patch). */
+  /** The candidate is not a well-formed patch. */
   problems: string[];
-  /** Every score that differs between base and candidate. */
   moved: ScoreMove[];
   scored: number;
 }
 
-/** The parts of a result that are "the score"; wording (reasons, actions) may change in a patch. */
+/** The score's parts; wording may change in a patch. */
 function scoreFields(r: ReadinessResult): Map<string, unknown> {
   const out: Array<[string, unknown]> = [
     ["total", r.total],
@@ -50,7 +44,7 @@ function scoreFields(r: ReadinessResult): Map<string, unknown> {
     out.push([`rules.${rule.id}.status`, rule.status]);
   }
   out.push(["improvements", r.improvements.map((i) => `${i.ruleId}:${i.points}`).sort().join(",")]);
-  // Keyed by name, so a patch that only reorders rules or dimensions in the file moves nothing.
+  // Keyed by name, so reordering rules in the file moves nothing.
   return new Map(out);
 }
 

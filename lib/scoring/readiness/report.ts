@@ -1,7 +1,4 @@
-/**
- * The readiness result as a person reads it in a terminal or a CI log (`npm run score -- --format text`).
- * Pure string building; no colours, so it reads the same in a log file.
- */
+/** The readiness result as text for a terminal or CI log (`--format text`); no colours. */
 import { loadRubric, type Rubric } from "./rubric";
 import type { ReadinessResult, RuleStatus } from "./types";
 
@@ -21,7 +18,7 @@ export function formatTextReport(result: ReadinessResult, rubric: Rubric = loadR
   const ruleTitle = new Map(rubric.rules.map((r) => [r.id as string, r.title]));
 
   lines.push(`Readiness ${result.total}/100 · ${result.band.label}${result.provisional ? " · PROVISIONAL" : ""} · ${result.rubricVersion}`);
-  // rawTotal as stored (readiness/1.1.0: truncated to 6 decimals), never rounded again here: 89.499999 must not read 89.50.
+  // rawTotal as stored, never rounded again: 89.499999 must not read 89.50.
   lines.push(`Raw total ${result.rawTotal} before caps`);
   if (result.provisional) lines.push("Provisional: H1–H3 not observed (0 points), no cap evaluated. Never published or shown on a badge.");
   if (result.caps.length === 0) lines.push(result.provisional ? "Caps: not evaluated" : "Caps: none triggered");

@@ -1,15 +1,9 @@
-/**
- * The CI rule for rubric files (docs/spec/scoring-system.md "Governance": "CI enforces a changelog
- * entry", "a released version never changes"): given how the files under rubrics/ changed between a
- * base commit and the head, list every change that is not a new version with its changelog entry.
- * Pure: scripts/check-rubric-versions.ts reads git and hands the file texts in.
- */
+/** The CI rule for rubric files: every change under rubrics/ must be a new, changelogged version (scripts/check-rubric-versions.ts). */
 import { parseVersion, type Rubric } from "./rubric";
 
 export interface RubricFileChange {
-  /** git's name-status letter: A added, M modified, D deleted (a rename arrives as D + A). */
+  /** git name-status; a rename arrives as D + A. */
   status: "A" | "M" | "D";
-  /** The file name, e.g. "readiness-1.1.0.json". */
   file: string;
   before: string | null;
   after: string | null;
@@ -33,7 +27,7 @@ const cmp = (a: string, b: string) => {
   return x - p || y - q || z - r;
 };
 
-/** Every problem with the changes, as "file: what is wrong"; empty when each change is a new, changelogged version. */
+/** "file: what is wrong"; empty when each change is a new, changelogged version. */
 export function checkRubricChanges(changes: RubricFileChange[], baseVersions: string[]): string[] {
   const problems: string[] = [];
   const newestBase = [...baseVersions].sort(cmp).pop() ?? null;

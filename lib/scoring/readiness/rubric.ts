@@ -1,19 +1,14 @@
-/**
- * The readiness rubric is data (docs/spec/scoring-system.md "Governance": versioned, immutable). Every released version is
- * a JSON file in ./rubrics, imported statically so the engine bundles in Next without fs. This module
- * types the file, checks its internal consistency once at load, and exposes the registry.
- */
+/** The readiness rubric is data: released versions as JSON in ./rubrics, typed and checked once at load; never edited. */
 import rubric_1_0_0 from "./rubrics/readiness-1.0.0.json";
 import rubric_1_1_0 from "./rubrics/readiness-1.1.0.json";
 import rubric_1_2_0 from "./rubrics/readiness-1.2.0.json";
 
 export type DimensionId = "metadata" | "endpoints" | "pricing" | "documentation" | "operations" | "health";
-/** Which endpoints a rule is measured over (docs/spec/scoring-system.md "Readiness score": "per endpoint", "per payable endpoint" …). */
 export type RuleScope = "listing" | "endpoint" | "payable" | "dynamic" | "measured";
 export type Effort = "low" | "medium" | "high";
 export type CapId = "noReachableEndpoint" | "knownUnpayable" | "noPaymentMechanism";
 
-/** The rule ids the engine implements. A rubric naming any other id is refused at load. */
+/** A rubric naming any other id is refused at load. */
 export const RULE_IDS = [
   "M1", "M2", "M3", "M4", "M5",
   "E1", "E2", "E3", "E4", "E5",
@@ -38,9 +33,8 @@ export interface RubricRule {
   points: number;
   scope: RuleScope;
   effort: Effort;
-  /** The improvement sentence; `{endpoints}` is replaced by the affected "METHOD path" list. */
+  /** `{endpoints}` becomes the affected "METHOD path" list. */
   action: string;
-  /** Used instead of `action` when the rule's scope holds no endpoint at all. */
   actionWhenEmpty?: string;
 }
 
@@ -49,7 +43,7 @@ export interface RubricCap {
   value: number;
   title: string;
   description: string;
-  /** Rules whose fix clears this cap: their improvements are blockers while it is triggered. */
+  /** Their improvements are blockers while this cap is triggered. */
   fixedBy: RuleId[];
 }
 
@@ -67,16 +61,13 @@ export interface RubricChangelogEntry {
   changes: string[];
 }
 
-/**
- * How a version reads the rules where versions differ (readiness/1.1.0 onwards). A file without
- * `semantics` is read as readiness/1.0.0 was: every flag off.
- */
+/** How a version reads the rules where versions differ; no `semantics` reads as readiness/1.0.0. */
 export interface RubricSemantics {
-  /** "exact": the sum is computed as fractions (lib/scoring/readiness/exact.ts); absent: normalised to 6 decimals first. */
+  /** "exact": fractions (exact.ts); absent: normalised to 6 decimals. */
   arithmetic?: "exact" | "normalised-6";
-  /** M4, D1 and D4 in a probed run pass only on what the probe observed, never on a declared URL alone. */
+  /** M4, D1, D4 in a probed run pass only on what the probe observed. */
   observedOnlyWhenProbed?: boolean;
-  /** D3 in a probed run reads the endpoint's docs page the probe fetched (ProbeEvidence.endpointDocs). */
+  /** D3 in a probed run reads the docs page the probe fetched. */
   endpointDocsFetched?: boolean;
   /** P1 also passes on a complete machine-readable price. */
   machinePricePublishes?: boolean;
@@ -84,25 +75,18 @@ export interface RubricSemantics {
   orderedRange?: boolean;
   /** E5 fails an example that carries a secret (lib/screen/secrets.ts; reading unsafe-example). */
   unsafeExampleFails?: boolean;
-  /** D3 reads oneOf/anyOf/allOf branches and asks no names of a schema that names none (reading schema-shape). */
+  /** D3 reads oneOf/anyOf/allOf branches; a schema naming no property asks for no names. */
   schemaShapeFromBranches?: boolean;
-  /** H1 applies `schemePolicies` (reading scheme-policies). */
   schemePolicies?: boolean;
 }
 
-/**
- * A per-scheme reading of the probe's C2 findings (readiness/1.2.0 onwards): a requirement it matches
- * is judged by its own maxTimeoutSeconds window, and the probe codes it lists do not make it invalid.
- */
+/** Per-scheme reading of C2 findings (readiness/1.2.0): a matched requirement is judged by its own window; listed codes are excused. */
 export interface SchemePolicy {
   id: string;
   title: string;
-  /** Every given field must match the requirement's (a list: any of them; extraName: the requirement's extra.name). */
   match: { scheme?: string | string[]; network?: string; extraName?: string };
   timeout: { min: number; max: number; optional: boolean };
-  /** Probe finding codes (C2) this policy decides instead of the default window and tables. */
   excuses: string[];
-  /** Where each number comes from. */
   source: string;
 }
 
@@ -142,12 +126,7 @@ export function parseVersion(version: string): [number, number, number] {
   return [Number(m[1]), Number(m[2]), Number(m[3])];
 }
 
-/**
- * Checks a rubric file for the mistakes that would silently mis-score: unknown or missing rule ids,
- * dimension totals that do not add up, bands with gaps, caps fixed by rules that do not exist, a
- * version without its changelog entry (docs/spec/scoring-system.md "Governance": "CI enforces a changelog entry"). Throws, because a
- * bad rubric file is a build error, not seller data.
- */
+/** Refuses the mistakes that silently mis-score (unknown ids, totals, band gaps, missing changelog): a build error, not seller data. */
 export function checkRubric(input: unknown): Rubric {
   const r = input as Rubric;
   const problems: string[] = [];
@@ -210,7 +189,6 @@ export function checkRubric(input: unknown): Rubric {
   return r;
 }
 
-/** Released rubric versions. Add a new file and a line here; never edit a released file. */
 const RUBRICS: Record<string, Rubric> = {
   "1.0.0": checkRubric(rubric_1_0_0),
   "1.1.0": checkRubric(rubric_1_1_0 as unknown),
@@ -220,7 +198,6 @@ const RUBRICS: Record<string, Rubric> = {
 export const RUBRIC_VERSIONS: readonly string[] = Object.keys(RUBRICS);
 export const CURRENT_RUBRIC: Rubric = RUBRICS["1.2.0"];
 
-/** Accepts "1.0.0" or "readiness/1.0.0". */
 export function loadRubric(version: string): Rubric {
   const v = version.startsWith("readiness/") ? version.slice("readiness/".length) : version;
   const r = RUBRICS[v];
@@ -228,7 +205,6 @@ export function loadRubric(version: string): Rubric {
   return r;
 }
 
-/** "readiness/1.0.0", the string stamped on every result. */
 export function rubricVersionString(r: Rubric): string {
   return `${r.id}/${r.version}`;
 }

@@ -1,8 +1,4 @@
-/**
- * The 25 readiness rules of docs/spec/scoring-system.md as small pure functions. Points, scope and effort live in the
- * rubric file; these functions only decide pass/fail (per endpoint, or for the listing) and say why in
- * plain words. The readings each function implements are written out in the rubric's `readings`.
- */
+/** The 25 readiness rules as pure functions deciding pass/fail and why; points, scope and readings live in the rubric file. */
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { schemaBranchNames, schemaPropertyNames } from "@/lib/listing-document/schema-names";
 import { findSecretValues, type SecretValue } from "@/lib/screen/secrets";
@@ -16,16 +12,14 @@ import type { ReadinessEvidence, RuleStatus } from "./types";
 
 export interface RuleContext {
   listing: ListingDocument;
-  /** Endpoints after de-duplication on method + path (first occurrence kept). */
+  /** De-duplicated on method + path (first kept). */
   endpoints: ListingEndpoint[];
-  /** "METHOD path" for each entry of `endpoints`. */
   keys: string[];
-  /** Index of each entry of `endpoints` in listing.endpoints, for evidence pointers. */
+  /** Index into listing.endpoints, for evidence pointers. */
   sourceIndex: number[];
-  /** Null in provisional mode. */
   evidence: ReadinessEvidence | null;
   c: CompiledRubric;
-  /** Computed once per run, null in provisional mode. */
+  /** Computed once per run; null in provisional mode. */
   gate: SettleGateResult | null;
   live: LivenessResult | null;
 }
@@ -38,17 +32,13 @@ export interface Outcome {
   evidence: string | null;
 }
 
-/** A rule decided for the listing as a whole; gets the rule's points. */
 export type ListingRule = (ctx: RuleContext, points: number) => Outcome;
 
-/** A rule decided per endpoint and paid pro rata over the rubric's scope. */
+/** Paid pro rata over the rubric's scope. */
 export interface EndpointRule {
   test: (ep: ListingEndpoint, ctx: RuleContext) => boolean;
-  /** Completes "3 of 4 endpoints …". */
   phrase: string;
-  /** The endpoint field a failing endpoint should fix, for the evidence pointer. */
   field: string;
-  /** Why one endpoint failed, in plain words naming what to change (appended to the rule's reason). */
   explain?: (ep: ListingEndpoint, ctx: RuleContext) => string;
 }
 
@@ -61,7 +51,7 @@ function fail(reason: string, evidence: string | null, endpoints: string[] = [])
   return { earned: 0, status: "fail", reason, endpoints, evidence };
 }
 
-/** Annotation keywords that say nothing about the shape of a value (rubric reading "schema"). */
+/** Say nothing about a value's shape (reading "schema"). */
 const ANNOTATIONS = new Set(["$schema", "$id", "$comment", "title", "description"]);
 
 export function schemaSaysSomething(schema: unknown): boolean {
@@ -72,12 +62,12 @@ export function schemaSaysSomething(schema: unknown): boolean {
   return false;
 }
 
-/** E5 (readiness/1.1.0): the secrets a request example carries, by JSON pointer and kind, never the value. */
+/** E5 (readiness/1.1.0): by JSON pointer and kind, never the value. */
 export function exampleSecrets(ep: ListingEndpoint): SecretValue[] {
   return ep.requestExample === null || ep.requestExample === undefined ? [] : findSecretValues(ep.requestExample);
 }
 
-/** E5: an example exists and carries the object schema's required fields (rubric reading "example"). */
+/** E5: an example carrying the object schema's required fields (reading "example"). */
 export function exampleIsUsable(ep: ListingEndpoint): boolean {
   if (ep.noParameters === true) return true;
   const ex = ep.requestExample;
@@ -95,10 +85,7 @@ export function exampleIsUsable(ep: ListingEndpoint): boolean {
   return true;
 }
 
-/**
- * The M4/D1/D4 pattern (rubric reading "declared-not-observed"): an observation decides when there is
- * one; otherwise a declared, well-formed https URL passes and says it has not been observed.
- */
+/** M4/D1/D4 (reading "declared-not-observed"): an observation decides; else a declared https URL passes as not observed. */
 function observedOrDeclared(
   points: number,
   what: string,
@@ -110,7 +97,7 @@ function observedOrDeclared(
   probedOnly = false,
 ): Outcome {
   if (!obs && probedOnly) {
-    // readiness/1.1.0 reading "declared-not-observed": in a probed run a declaration alone earns nothing.
+    // In a probed run a declaration alone earns nothing.
     if (declared === null || declared === undefined || declared === "") return fail(`no ${what} URL is declared`, declaredPtr);
     return fail(`the probe did not observe the ${what}, and in a probed run only an observation counts`, obsPtr);
   }
@@ -135,7 +122,6 @@ function observedOrDeclared(
   return fail(`the declared ${what} URL is not a well-formed https URL`, declaredPtr);
 }
 
-/** readiness/1.1.0: M4, D1, D4 and D3 in a probed run read only what the probe observed. */
 function probedOnly(ctx: RuleContext): boolean {
   return ctx.evidence !== null && ctx.c.rubric.semantics?.observedOnlyWhenProbed === true;
 }
@@ -281,7 +267,7 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
       const under = policyIds.size > 0 ? ` (read under the scheme polic${policyIds.size === 1 ? "y" : "ies"} ${[...policyIds].join(", ")})` : "";
       return pass(points, `${validKeys.size} of ${probed.length} probed endpoint${probed.length === 1 ? "" : "s"} answered with a valid ${probed[firstValid].challenge.kind} payment challenge${under}`, `/probe/endpoints/${firstValid}/challenge`);
     }
-    // Name the endpoints that should carry a challenge: the payable ones, or all when none is marked payable.
+    // The payable endpoints, or all when none is marked payable.
     const affected: string[] = [];
     for (let i = 0; i < ctx.endpoints.length; i++) if (ctx.endpoints[i].payable) affected.push(ctx.keys[i]);
     const named = affected.length > 0 ? affected : ctx.keys;
@@ -309,7 +295,6 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
   },
 };
 
-/** A complete machine-readable price (P2's test; P1 reads it too in readiness/1.1.0). */
 function hasMachinePrice(ep: ListingEndpoint): boolean {
   const m = ep.pricing?.machine;
   return !!m && hasText(m.amount) && hasText(m.asset) && hasText(m.network) && typeof m.decimals === "number";
@@ -317,7 +302,6 @@ function hasMachinePrice(ep: ListingEndpoint): boolean {
 
 const DECIMAL = /^\s*\d+(?:\.\d+)?\s*$/;
 
-/** P4's problems with one endpoint's dynamic price, naming the fields; empty when it passes. */
 export function dynamicPriceProblems(ep: ListingEndpoint, ordered: boolean): string[] {
   const d = ep.pricing?.dynamic;
   if (!d) return ["pricing.dynamic is missing"];
@@ -332,13 +316,12 @@ export function dynamicPriceProblems(ep: ListingEndpoint, ordered: boolean): str
   return out;
 }
 
-/** The names a docs page must show for a schema (reading "endpoint-docs"): the required ones, else every property. */
+/** Reading "endpoint-docs": the required names, else every property. */
 export function namesToShow(schema: unknown): string[] {
   const req = schemaPropertyNames(schema, true);
   return req.length > 0 ? req : schemaPropertyNames(schema, false);
 }
 
-/** D3 as readiness/1.0.0 reads it, and as 1.1.0 reads it in a provisional run: a docs link is declared. */
 function docsLinkDeclared(ep: ListingEndpoint, ctx: RuleContext): boolean {
   const u = ep.docsUrl;
   if (typeof u !== "string" || u.length === 0) return false;
@@ -351,7 +334,6 @@ function d3Fetched(ctx: RuleContext): boolean {
   return ctx.evidence !== null && ctx.c.rubric.semantics?.endpointDocsFetched === true;
 }
 
-/** D3 in a probed readiness/1.1.0 run: why this endpoint's docs page does not pass, or null when it does. */
 export function endpointDocsProblem(ep: ListingEndpoint, ctx: RuleContext): string | null {
   if (!ep.docsUrl) return "no docsUrl is declared";
   const key = okKey(ep.method, ep.path);
@@ -367,8 +349,7 @@ export function endpointDocsProblem(ep: ListingEndpoint, ctx: RuleContext): stri
     let need = namesToShow(schema);
     if (need.length === 0 && fromBranches) need = schemaBranchNames(schema);
     if (need.length === 0) {
-      // readiness/1.2.0: a schema that names no property (a string, a bare type) asks for no names;
-      // an endpoint with no schema at all still fails, as before.
+      // readiness/1.2.0: a schema naming no property asks for no names; no schema still fails.
       const declared = schema !== null && typeof schema === "object" && !Array.isArray(schema) && Object.keys(schema).length > 0;
       if (!fromBranches) missing.push(`the ${label} shape (the ${label} schema names no property to look for)`);
       else if (!declared) missing.push(`the ${label} shape (no ${label} schema is declared to check it against)`);
@@ -381,7 +362,6 @@ export function endpointDocsProblem(ep: ListingEndpoint, ctx: RuleContext): stri
   return missing.length ? `its docs page does not show ${missing.join("; ")}` : null;
 }
 
-/** E5: why an endpoint's example does not pass (missing, or lacking required fields). */
 function exampleProblem(ep: ListingEndpoint): string {
   const ex = ep.requestExample;
   if (ex === null || ex === undefined) return "no request example (and noParameters is not set)";
@@ -400,7 +380,7 @@ function schemaProblem(schema: unknown, what: string): string {
 
 export const ENDPOINT_RULES: Partial<Record<RuleId, EndpointRule>> = {
   E2: {
-    // Method and path are enforced by the listing schema; the description is what sellers leave out.
+    // The listing schema enforces method and path; descriptions are what sellers leave out.
     test: (ep, ctx) =>
       typeof ep.method === "string" &&
       typeof ep.path === "string" &&
@@ -428,7 +408,7 @@ export const ENDPOINT_RULES: Partial<Record<RuleId, EndpointRule>> = {
     explain: (ep) => schemaProblem(ep.responseSchema, "response"),
   },
   E5: {
-    // readiness/1.1.0 (reading "unsafe-example") also fails an example that carries a secret; 1.0.0 checks presence and required fields only.
+    // readiness/1.1.0 "unsafe-example" also fails an example carrying a secret.
     test: (ep, ctx) => exampleIsUsable(ep) && !(ctx.c.rubric.semantics?.unsafeExampleFails === true && exampleSecrets(ep).length > 0),
     phrase: "have a request example with the fields the request schema requires (and, from readiness/1.1.0, no secret in it)",
     field: "requestExample",
@@ -474,7 +454,6 @@ export const ENDPOINT_RULES: Partial<Record<RuleId, EndpointRule>> = {
   },
 };
 
-/** D3's phrase depends on what the run checked (item "every reason is true to what was checked"). */
 export function phraseOf(id: RuleId, impl: EndpointRule, ctx: RuleContext): string {
   if (id !== "D3") return impl.phrase;
   if (d3Fetched(ctx)) return "have a docs page that shows their path, request and response fields and an example";

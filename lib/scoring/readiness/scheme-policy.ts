@@ -1,8 +1,4 @@
-/**
- * readiness/1.2.0's per-scheme reading of a challenge the probe called invalid (reading
- * scheme-policies): the probe keeps one C2 window and one CAIP-2 check for every scheme; a rubric
- * policy may decide some of those findings instead, for the requirements it matches.
- */
+/** readiness/1.2.0's scheme policies: a rubric policy may decide a matched requirement's C2 findings instead of the probe's defaults. */
 import type { EndpointEvidence, NormalisedRequirement } from "@/lib/evidence";
 import type { SchemePolicy } from "./rubric";
 
@@ -16,11 +12,7 @@ export function policyFor(req: NormalisedRequirement | undefined, policies: read
   ) ?? null;
 }
 
-/**
- * The id of the policy that makes this invalid x402 challenge valid, or null. Every C1/C2 failure must
- * point into a requirement a policy matches, carry a code that policy excuses, and (for a timeout
- * code) hold a maxTimeoutSeconds inside the policy's own window.
- */
+/** The policy that makes this invalid challenge valid, or null: every C1/C2 failure must be in a matched requirement, excused, and within the policy's window. */
 export function validByPolicy(e: Pick<EndpointEvidence, "challenge" | "findings">, policies: readonly SchemePolicy[]): string | null {
   const ch = e.challenge;
   if (!ch || ch.valid || (ch.kind !== "x402-v2" && ch.kind !== "x402-v1") || policies.length === 0) return null;

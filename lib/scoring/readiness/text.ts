@@ -1,22 +1,19 @@
-/**
- * Small text and URL predicates the rules share. Regexes are module constants so a run over 100,000
- * listings never rebuilds them (bench/score.ts).
- */
+/** Text and URL predicates the rules share; regexes are module constants (100,000 listings a run). */
 
 const NON_ALNUM = /[^\p{L}\p{N}]+/gu;
 const ALNUM = /[\p{L}\p{N}]/gu;
 const TRAILING_NUMBERS = /(?: \d+)+$/;
 const HOST_OF_URL = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?([^/?#:]+)/i;
-/** Absolute https URL with a host that has a dot or is bracketed, no whitespace. */
+/** Absolute https, a host with a dot or brackets, no whitespace. */
 const HTTPS_URL = /^https:\/\/[^\s/?#@]+\.[^\s/?#@]+(?:[/?#]\S*)?$/i;
 const HTTP_URL = /^https?:\/\/[^\s/?#@]+\.[^\s/?#@]+(?:[/?#]\S*)?$/i;
 
-/** Lower-case, punctuation and whitespace collapsed to single spaces, trimmed. */
+/** Lower-case, punctuation and whitespace to single spaces, trimmed. */
 export function normaliseWords(s: string): string {
   return s.toLowerCase().replace(NON_ALNUM, " ").trim();
 }
 
-/** As normaliseWords, and trailing numbers dropped ("Test API 2" reads as "test api"). */
+/** "Test API 2" reads as "test api". */
 export function normaliseTitle(s: string): string {
   return normaliseWords(s).replace(TRAILING_NUMBERS, "");
 }
@@ -39,7 +36,6 @@ export function isHttpUrl(s: string | null | undefined): boolean {
   return typeof s === "string" && HTTP_URL.test(s);
 }
 
-/** Non-empty after trimming. */
 export function hasText(s: string | null | undefined): boolean {
   return typeof s === "string" && s.trim().length > 0;
 }

@@ -2,7 +2,7 @@ import type { ProbeEvidence } from "@/lib/evidence";
 import type { LivenessFacts, SettleFacts } from "../signals";
 import type { CapId, DimensionId, Effort, RuleId } from "./rubric";
 
-/** Everything a non-provisional run reads besides the listing: the probe, the ledger and the monitor. */
+/** Besides the listing: the probe, the ledger and the monitor. */
 export interface ReadinessEvidence {
   probe: ProbeEvidence;
   settle: SettleFacts;
@@ -14,15 +14,13 @@ export type RuleStatus = "pass" | "partial" | "fail" | "not_observed";
 export interface RuleResult {
   id: RuleId;
   dimension: DimensionId;
-  /** Unrounded; the seed's own example is E4 = 3.75 of 5. */
+  /** Unrounded (E4 = 3.75 of 5). */
   earned: number;
   max: number;
   status: RuleStatus;
-  /** Plain words for the seller. */
   reason: string;
-  /** Affected endpoints as "METHOD path" (the ones that fall short). */
+  /** "METHOD path" of the endpoints that fall short. */
   endpoints: string[];
-  /** JSON pointer into {listing, probe, settle, liveness} of what was read; null when nothing was observed. */
   evidence: string | null;
 }
 
@@ -40,25 +38,24 @@ export interface TriggeredCap {
 
 export interface Improvement {
   ruleId: RuleId;
-  /** Points recoverable by fixing the rule fully. */
+  /** Recoverable by fixing the rule fully. */
   points: number;
   endpoints: string[];
   effort: Effort;
-  /** The rule's fix clears a cap that is triggered now. */
+  /** The fix clears a cap triggered now. */
   blocker: boolean;
   action: string;
 }
 
 export interface ReadinessResult {
-  /** e.g. "readiness/1.0.0" */
   rubricVersion: string;
-  /** Integer 0–100: round-half-up(min(rawTotal, lowest cap)). */
+  /** round-half-up(min(rawTotal, lowest cap)), 0–100. */
   total: number;
-  /** Sum of rule points before caps, normalised to 6 decimals. */
+  /** Before caps, normalised to 6 decimals. */
   rawTotal: number;
   band: { id: string; label: string };
   provisional: boolean;
-  /** Triggered caps, lowest value first; empty in provisional mode. */
+  /** Lowest first; empty in provisional mode. */
   caps: TriggeredCap[];
   dimensions: DimensionResult[];
   rules: RuleResult[];
@@ -66,8 +63,7 @@ export interface ReadinessResult {
 }
 
 export interface ScoreOptions {
-  /** The instant the settle gate is read at (30-day window). Defaults to the current time. */
   now?: Date;
-  /** Score provisionally even when evidence is given (docs/spec/scoring-notes.md "Provisional run"). */
+  /** docs/spec/scoring-notes.md "Provisional run". */
   provisional?: boolean;
 }

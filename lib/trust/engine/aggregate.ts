@@ -1,10 +1,4 @@
-/**
- * One pass over a subject's observations into per-check sufficient statistics: the decayed pass and
- * fail weights (with the rubric's `on_revision`), the raw counts, the latest outcome, what the gates
- * read (the last fail, the passes since, the start of the current failing run), a curve check's
- * weighted samples, and the flat counts of the outlook's two windows. docs/TRUST.md "Readings" says
- * each choice made here.
- */
+/** One pass over a subject's observations into per-check sufficient statistics (docs/TRUST.md "Readings"). */
 import type { Observation, Outcome, Revision, RollupBucket, RollupOrder, TrustSubject } from "../observation";
 import type { CompiledCheck, ReadingSemantics, TrustRubric } from "../rubric";
 
@@ -21,38 +15,38 @@ const CODE_OUTCOME: Outcome[] = ["pass", "fail", "na", "unmeasured"];
 export interface WindowCounts {
   pass: number;
   fail: number;
-  /** Curve checks: the window's measured values (a timeout as +Infinity) and their revision weights. */
+  /** Curve checks: measured values (a timeout as +Infinity) and their revision weights. */
   values: number[];
   weights: number[];
 }
 
 export interface CheckStats {
   check: CompiledCheck;
-  /** Decayed (and revision-weighted) weight of pass and fail observations. */
+  /** Decayed, revision-weighted. */
   passWeight: number;
   failWeight: number;
-  /** Observations counted (pass or fail, at or before now, not dropped by a reset). */
+  /** Counted: pass or fail, at or before now, not reset. */
   n: number;
   passes: number;
   fails: number;
   na: number;
   unmeasured: number;
-  /** Dropped by `on_revision: reset` (an older revision's observations). */
+  /** Dropped by `on_revision: reset`. */
   droppedByRevision: number;
-  /** The newest counted-or-na observation's outcome and time (na decides applicability). */
+  /** The newest counted-or-na observation (na decides applicability). */
   latestOutcome: Outcome | null;
   latestAt: number | null;
   firstAt: number | null;
   lastFailAt: number | null;
   lastPassAt: number | null;
-  /** Passes observed after the last fail; null for a check no gate reads (not counted). */
+  /** Null for a check no gate reads. */
   passesSinceLastFail: number | null;
-  /** The first fail after the last pass: when the current failing run began (null when the latest is a pass). */
+  /** The first fail after the last pass; null when the latest is a pass. */
   failingSince: number | null;
-  /** Curve checks: weighted samples (ms; a fail without a value counts as +Infinity). */
+  /** Curve checks: weighted samples (ms; a fail without a value is +Infinity). */
   values: number[];
   weights: number[];
-  /** Paid checks: the paid sample (index into SubjectStats.samples) and the weight of each counted observation. */
+  /** Paid checks: each counted observation's sample (index into SubjectStats.samples) and weight. */
   sampleOf: number[];
   sampleWeights: number[];
   recent: WindowCounts;
@@ -61,18 +55,13 @@ export interface CheckStats {
 
 export interface SubjectStats {
   now: number;
-  /** The newest revision started at or before now. */
   currentRevision: number;
   checks: CheckStats[];
-  /** Revisions (after the first) started within the watch window. */
   recentRevisions: Revision[];
-  /** The verdict's evidence minimums. */
   probes: number;
   probeSpanDays: number;
   lastPaidAt: number | null;
-  /** Observations skipped because they lie after `now`. */
   future: number;
-  /** The paid samples' instants, newest first: a paid sample is the paid observations sharing one instant. */
   samples: number[];
 }
 
@@ -83,11 +72,7 @@ function emptyWindow(): WindowCounts {
 const UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const d2 = (s: string, i: number) => (s.charCodeAt(i) - 48) * 10 + (s.charCodeAt(i + 1) - 48);
 
-/**
- * An ISO 8601 instant in ms. The common UTC shape ("2026-12-01T12:00:00.000Z", what toISOString
- * writes) is read digit by digit, since Date.parse per observation was most of a plain score's cost;
- * anything else goes through Date.parse.
- */
+/** An ISO 8601 instant in ms; the toISOString shape is read digit by digit (Date.parse dominated a plain score). */
 export function instant(s: string): number {
   if (UTC_MS.test(s)) {
     const year = d2(s, 0) * 100 + d2(s, 2);
@@ -102,7 +87,7 @@ export function instant(s: string): number {
 
 export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: number): SubjectStats {
   const f = rubric.file;
-  // The current revision: the newest one started at or before now (a revision "in the future" of an as-of score has not happened yet).
+  // A revision after `now` (of an as-of score) has not happened yet.
   let currentRevision = 1;
   const recentRevisions: Revision[] = [];
   for (const r of subject.revisions) {
@@ -135,8 +120,7 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     recent: emptyWindow(),
     baseline: emptyWindow(),
   }));
-  // Per check, a decay constant: weight = 2^(−age/halfLife) = exp(−age · ln2 / halfLife).
-  // The checks of one probe share its instant and most share a half-life: one exp per (instant, half-life).
+  // weight = 2^(−age/halfLife); one exp per (instant, half-life), since a probe's checks share both.
   const halfLives = [...new Set(rubric.checks.map((c) => c.halfLifeDays))];
   const slotOf = rubric.checks.map((c) => halfLives.indexOf(c.halfLifeDays));
   const lambda = halfLives.map((h) => Math.LN2 / (h * DAY_MS));
@@ -167,7 +151,6 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     }
   };
 
-  /** One observation (a raw row, or a rollup's paid observation) at t ≤ now. */
   const addOne = (i: number | string, check: CompiledCheck, t: number, outcome: Outcome, revision: number, value: number | null | undefined) => {
     const code = OUTCOME_CODE[outcome];
     if (code === undefined) throw new Error(`observation ${i} has no known outcome: ${outcome}`);
@@ -180,7 +163,7 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     }
     if (counted && check.kind === "paid" && t >= paidFrom && (lastPaidAt === null || t > lastPaidAt)) lastPaidAt = t;
 
-    // Revision: `reset` drops an older revision's observations; `half` halves them once per revision since; none keeps them whole.
+    // `reset` drops an older revision's observations; `half` halves them once per revision since.
     const behind = currentRevision - Math.min(revision, currentRevision);
     let revisionFactor = 1;
     if (behind > 0 && check.on_revision === "reset") {
@@ -218,7 +201,7 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     const inRecent = t > recentFrom;
     const inBaseline = t > baselineFrom;
     if (check.metric === "curve") {
-      // A fail with no value is a timeout: it counts in the p95 as the worst value (docs/TRUST.md "timeouts").
+      // A fail without a value is a timeout: the worst value in the p95 (docs/TRUST.md "timeouts").
       const v = value === null || value === undefined ? (code === FAIL ? Infinity : NaN) : value;
       if (Number.isNaN(v)) throw new Error(`observation ${i} (${check.id}, a curve check) passes with no value`);
       s.values.push(v);
@@ -336,7 +319,6 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     const o = obs[i];
     const check = rubric.checkById.get(o.check);
     if (!check) throw new Error(`observation ${i} names no check of ${rubric.ref}: ${o.check}`);
-    // The checks of one probe share its instant: parse a repeated string once.
     const t = o.observedAt === lastIso ? lastT : (lastT = instant((lastIso = o.observedAt)));
     while (bi < buckets.length && buckets[bi].start <= t) {
       if (bi > 0 && buckets[bi].start < buckets[bi - 1].end) throw new Error("rollups overlap");
@@ -376,7 +358,7 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     s.failingSince = failingSince === Infinity ? null : failingSince;
   }
 
-  // Samples newest first, so a subject's newest sample always reads the same luck of the seed.
+  // Newest first, so a subject's newest sample always reads the same luck of the seed.
   const order = sampleAt.map((_, k) => k).sort((a, b) => sampleAt[b] - sampleAt[a]);
   const rank = new Array<number>(order.length);
   order.forEach((k, r) => (rank[k] = r));
@@ -395,12 +377,7 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
   };
 }
 
-/**
- * The check's state under the reading's `na` (docs/TRUST.md "na and unmeasured"). `latest` (reading 1):
- * na when its latest observation is na, else measured when pass or fail weight remains. `endpoint`
- * (reading 2): a free check's latest na is the endpoint's as it stands, so it is na; a paid check's
- * na is one call's, so it is na only when nothing but na counts (no pass or fail weight left).
- */
+/** The check's state under the reading's `na` (docs/TRUST.md "na and unmeasured"). */
 export function checkStatus(s: CheckStats, na: ReadingSemantics["na"]): "measured" | "na" | "unmeasured" {
   const weighed = s.passWeight + s.failWeight > 0;
   if (na === "latest" || s.check.kind === "free") {
@@ -411,10 +388,7 @@ export function checkStatus(s: CheckStats, na: ReadingSemantics["na"]): "measure
   return s.na > 0 ? "na" : "unmeasured";
 }
 
-/**
- * The weighted q-quantile (the smallest value whose cumulative weight reaches q of the total: the
- * weighted nearest-rank rule). `order` is the index order of `values`, ascending.
- */
+/** Weighted nearest-rank q-quantile; `order` is the ascending index order of `values`. */
 export function weightedQuantile(values: number[], weights: number[], order: Uint32Array, total: number, q: number): number {
   const target = q * total;
   let acc = 0;
@@ -432,7 +406,7 @@ export function ascendingOrder(values: number[]): Uint32Array {
   return order;
 }
 
-/** A curve's score (0–100) at input x: interpolated between its points (in log space for `log`), clamped outside them. */
+/** A curve's 0–100 score at x: interpolated (in log space for `log`), clamped outside its points. */
 export function curveScore(points: Array<[number, number]>, space: "log" | "linear", x: number): number {
   if (!(x > points[0][0])) return points[0][1];
   const last = points[points.length - 1];

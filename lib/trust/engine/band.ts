@@ -1,25 +1,6 @@
 /**
- * The Monte-Carlo band (rubric `monte_carlo`): `draws` scores drawn from each measured check's
- * posterior, and their `band` percentiles. docs/TRUST.md "band-draws" gives the reasons; in short:
- *
- * - A rate check's posterior is Beta(passWeight + ½, failWeight + ½) (Jeffreys' prior over the decayed
- *   weights the seed names). A curve check draws its p95's quantile level from
- *   Beta(q·W + ½, (1 − q)·W + ½), W its total decayed weight, reads the weighted samples at that
- *   level and maps it through the curve. Only sufficient statistics are read, never the rows again.
- * - The draws are correlated through one shared factor per subject: check c in draw d reads its
- *   posterior at Φ(√ρ·z_d + √(1 − ρ)·e_dc), z and e standard normals. Checks read from the same probes
- *   and the same paid calls share those calls' luck, and a little evidence about an endpoint is little
- *   evidence about all of it: with independent draws (ρ = 0) twenty-five checks would average their
- *   uncertainty away, and eight probes with one paid call would read as near-certain.
- * - Each posterior is tabulated once at GRID points of the latent normal (betaQuantile is the costly
- *   part) and read by linear interpolation per draw; posteriors with the same (a, b) share a table.
- * - Under a reading whose `paidDraws` is `per-sample` (reading 2), a paid check's own luck is not its
- *   own: each paid sample draws one luck per draw, and a paid check reads the weighted sum of its
- *   samples' lucks (normalised), so the paid checks of one sample share that sample's luck.
- * - The draws do not re-check the gates: a cap that fired at the point estimate caps every draw
- *   (a gate reads events that were seen, not rates).
- * - The normals depend on the seed alone (common random numbers): the same seed gives the same band,
- *   whatever else was scored before, and two endpoints' bands differ by their evidence, not by noise.
+ * The Monte-Carlo band: draws from each measured check's posterior, correlated by one shared factor
+ * per subject, on seeded normals (common random numbers). The reasons: docs/TRUST.md "band-draws".
  */
 import type { ReadingSemantics, TrustRubric } from "../rubric";
 import { ascendingOrder, curveScore, weightedQuantile, type SubjectStats } from "./aggregate";
@@ -28,16 +9,15 @@ import { betaQuantile, fillNormals, mulberry32, normalCdf, sortedQuantile } from
 export const DEFAULT_SEED = 402;
 
 export interface BandOptions {
-  /** The shared factor's share of each check's latent variance (0 = independent checks, 1 = one luck for all). */
+  /** Shared factor's share of each check's latent variance (0 independent, 1 one luck for all). */
   rho: number;
-  /** The latent grid each posterior is tabulated on: ±gridMax in steps of gridStep. */
+  /** The latent grid: ±gridMax in steps of gridStep. */
   gridStep: number;
   gridMax: number;
 }
 
 export const DEFAULT_BAND_OPTIONS: BandOptions = { rho: 0.5, gridStep: 0.25, gridMax: 4 };
 
-/** Jeffreys' prior: Beta(½, ½). */
 const PRIOR = 0.5;
 
 interface NormalStream {
@@ -48,7 +28,7 @@ interface NormalStream {
 }
 let cached: NormalStream | null = null;
 
-/** Per seed, each paid sample's `draws` lucks (sample-major), grown on demand: sample s's block depends on the seed and s alone. */
+/** Per seed, each paid sample's lucks (sample-major), grown on demand; block s depends on seed and s only. */
 let sampleLucks: { seed: number; draws: number; blocks: Float64Array[] } | null = null;
 function lucksOf(seed: number, draws: number, samples: number): Float64Array[] {
   if (!sampleLucks || sampleLucks.seed !== seed || sampleLucks.draws !== draws) sampleLucks = { seed, draws, blocks: [] };
@@ -57,11 +37,7 @@ function lucksOf(seed: number, draws: number, samples: number): Float64Array[] {
   return b;
 }
 
-/**
- * A paid check's own latent, per draw, under `paidDraws: per-sample`: Σ_s w_s·u_ds / √(Σ_s w_s²) over
- * its counted samples (a standard normal). Checks resting on the same samples with the same weights
- * share one series.
- */
+/** A per-sample paid check's latent per draw: Σ_s w_s·u_ds / √(Σ_s w_s²) (a standard normal); shared by equal checks. */
 function sampleLatents(s: SubjectStats["checks"][number], lucks: Float64Array[], draws: number, memo: Map<string, Float64Array>): Float64Array {
   const w = new Map<number, number>();
   for (let j = 0; j < s.sampleOf.length; j++) w.set(s.sampleOf[j], (w.get(s.sampleOf[j]) ?? 0) + s.sampleWeights[j]);
@@ -82,7 +58,7 @@ function sampleLatents(s: SubjectStats["checks"][number], lucks: Float64Array[],
   return out;
 }
 
-/** draws × (1 + checks) standard normals from the seed, draw-major: [z_d, e_d0, e_d1, …]. */
+/** draws × (1 + checks) seeded standard normals, draw-major: [z_d, e_d0, e_d1, …]. */
 function normals(seed: number, draws: number, checks: number): NormalStream {
   const width = 1 + checks;
   if (cached && cached.seed === seed && cached.draws === draws && cached.width === width) return cached;
@@ -93,7 +69,6 @@ function normals(seed: number, draws: number, checks: number): NormalStream {
 export interface Band {
   low: number;
   high: number;
-  /** The sorted drawn scores (for tests and charts). */
   scores: Float64Array;
 }
 
@@ -102,13 +77,13 @@ export function drawBand(rubric: TrustRubric, st: SubjectStats, rates: Array<num
   const f = rubric.file;
   const K = Math.round((2 * o.gridMax) / o.gridStep) + 1;
   const grid = new Float64Array(K);
-  const up = new Float64Array(K); // Φ(z_k)
+  const up = new Float64Array(K);
   for (let k = 0; k < K; k++) {
     grid[k] = -o.gridMax + k * o.gridStep;
     up[k] = normalCdf(grid[k]);
   }
 
-  // The score is linear in the rates once the measured set is fixed: score = Σ coef_c · rate_c.
+  // The score is linear in the rates once the measured set is fixed.
   const dimDen = new Float64Array(rubric.dimensions.length);
   for (const c of rubric.checks) if (rates[c.index] !== null && c.weight > 0) dimDen[c.dimensionIndex] += c.weight;
   let dimTotal = 0;
@@ -117,7 +92,6 @@ export function drawBand(rubric: TrustRubric, st: SubjectStats, rates: Array<num
   const active: number[] = [];
   const coef: number[] = [];
   const tables: Float64Array[] = [];
-  /** Per active check: its own latent series (per-sample paid checks), or null to read e_dc from the stream. */
   const own: Array<Float64Array | null> = [];
   const draws = f.monte_carlo.draws;
   const perSample = paidDraws === "per-sample";
@@ -134,7 +108,7 @@ export function drawBand(rubric: TrustRubric, st: SubjectStats, rates: Array<num
       const q = c.quantile!;
       table = new Float64Array(K);
       for (let k = 0; k < K; k++) {
-        // A better draw (higher latent) reads a lower quantile level: lower latency.
+        // A higher latent reads a lower quantile level: lower latency.
         const level = betaQuantile(1 - up[k], q * total + PRIOR, (1 - q) * total + PRIOR);
         table[k] = curveScore(c.curve!.points, c.curve!.space, weightedQuantile(s.values, s.weights, order, total, level)) / 100;
       }

@@ -1,13 +1,4 @@
-/**
- * The trust CLI's logic (`npm run trust -- <observations.json>`), with its input and output passed in
- * so tests run it without a process; scripts/trust.ts connects it to the file system and streams.
- *
- * Input: a TrustSubject (lib/trust/observation.ts) with an optional `now` (ISO instant, default the
- * clock) and `seed` (default DEFAULT_SEED). Output: the score, grade, band, confidence, verdict,
- * outlook, watch and every check's rate with the facts used (text), or the whole result (--json).
- * Exit codes: 0 scored; 2 bad flags, an unreadable file or invalid input (each problem named by its
- * JSON pointer).
- */
+/** The logic of `npm run trust -- <observations.json>`, I/O injected. Exit: 0 scored; 2 bad flags, file or input. */
 import { CURRENT_RUBRIC_REF, currentReadingOf, loadRubric, READING_FILES } from "../rubric";
 import { DEFAULT_SEED } from "./band";
 import { scoreSubject, type TrustResult } from "./score";

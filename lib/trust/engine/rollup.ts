@@ -1,10 +1,4 @@
-/**
- * Rollups (docs/TRUST.md "Bounded history"): an endpoint's observations of one hour or one day as the
- * sufficient statistics `aggregate` reads, so a score reads rollups plus a raw tail with the result it
- * would read from every row. Free checks keep decayed sums (to the bucket's end) per revision, curve
- * values merged by value and the time-order facts the gates read; paid checks (a few a day) keep
- * their observations' instants, outcomes and values, replayed as rows.
- */
+/** Hour and day rollups as the sufficient statistics `aggregate` reads, scoring exactly like the rows (docs/TRUST.md "Bounded history"). */
 import type { Observation, Outcome, RollupBucket, RollupCheck, RollupOrder, RollupRevision } from "../observation";
 export type { RollupBucket, RollupCheck, RollupOrder, RollupRevision };
 import type { TrustRubric } from "../rubric";
@@ -24,7 +18,7 @@ function emptyOrder(): RollupOrder {
   return { passes: 0, first: null, firstFail: null, lastPass: null, lastFail: null, passAfterFail: 0, failAfterPass: null };
 }
 
-/** `b` after `a` (time-disjoint): the gates' facts of both. */
+/** `b` after `a` (time-disjoint). */
 export function concatOrder(a: RollupOrder, b: RollupOrder): RollupOrder {
   return {
     passes: a.passes + b.passes,
@@ -37,10 +31,7 @@ export function concatOrder(a: RollupOrder, b: RollupOrder): RollupOrder {
   };
 }
 
-/**
- * The rollup of [start, end) from its observations (the reader's order: time, then row). Throws on an
- * observation outside the bucket or naming no check, so a wrong write fails its transaction.
- */
+/** The rollup of [start, end); throws on an observation outside it or naming no check, failing the write. */
 export function rollupOf(rubric: TrustRubric, observations: Observation[], start: number, end: number): RollupBucket {
   const checks: Record<string, RollupCheck> = {};
   const sorted = observations.map((o, i) => ({ o, t: instant(o.observedAt), i })).sort((a, b) => a.t - b.t || a.i - b.i);
@@ -102,7 +93,7 @@ export function rollupOf(rubric: TrustRubric, observations: Observation[], start
 
 const byValue = (a: [number | null, number, number], b: [number | null, number, number]) => (a[0] === null ? 1 : b[0] === null ? -1 : a[0] - b[0]);
 
-/** Disjoint buckets into one [start, end) (default: the first start, the last end): an hour's rollups into its day's. */
+/** Disjoint buckets into one [start, end) (default: first start to last end). */
 export function mergeRollups(buckets: RollupBucket[], span?: { start: number; end: number }): RollupBucket {
   const list = [...buckets].sort((a, b) => a.start - b.start);
   if (list.length === 0) throw new Error("rollup: nothing to merge");
@@ -153,25 +144,16 @@ export function mergeRollups(buckets: RollupBucket[], span?: { start: number; en
   return { start, end, checks };
 }
 
-/** The UTC hour or day an instant falls in. */
 export const hourOf = (t: number) => Math.floor(t / HOUR_MS) * HOUR_MS;
 export const dayOf = (t: number) => Math.floor(t / DAY_MS) * DAY_MS;
 
-/**
- * The instants a bucket may not straddle when a score reads it at `now`: the windows' edges (the
- * outlook's recent and baseline windows, the verdict's paid window) and `now` itself. The hours holding
- * them are read raw.
- */
+/** Instants a bucket may not straddle at `now` (window edges and `now`); their hours are read raw. */
 export function rollupEdges(rubric: TrustRubric, now: number): number[] {
   const f = rubric.file;
   return [...new Set([now - f.outlook.recent_days * DAY_MS, now - f.outlook.baseline_days * DAY_MS, now - f.verdict.paid_within_days * DAY_MS, now])];
 }
 
-/**
- * Which stored history a score at `now` reads: raw rows in `rawHours` and from `tailFrom` on; hour
- * rollups of `hourDays` (days holding a raw hour) outside the raw hours; day rollups of every other
- * day before the tail. `tailFrom` is the hour before now's, so the newest observations are rows.
- */
+/** Which history a score at `now` reads: raw rows (rawHours, from tailFrom on), hour rollups of hourDays, day rollups of the rest. */
 export function historyPlan(rubric: TrustRubric, now: number): { tailFrom: number; rawHours: number[]; hourDays: number[] } {
   const tailFrom = hourOf(now) - HOUR_MS;
   const rawHours = [...new Set(rollupEdges(rubric, now).map(hourOf))].filter((h) => h < tailFrom).sort((a, b) => a - b);
@@ -179,7 +161,6 @@ export function historyPlan(rubric: TrustRubric, now: number): { tailFrom: numbe
   return { tailFrom, rawHours, hourDays };
 }
 
-/** Every hour's rollup of time-ordered observations, by hour start. */
 export function hourRollups(rubric: TrustRubric, observations: Observation[]): Map<number, RollupBucket> {
   const byHour = new Map<number, Observation[]>();
   for (const o of observations) {
@@ -191,10 +172,7 @@ export function hourRollups(rubric: TrustRubric, observations: Observation[]): M
   return new Map([...byHour].sort((a, b) => a[0] - b[0]).map(([h, list]) => [h, rollupOf(rubric, list, h, h + HOUR_MS)]));
 }
 
-/**
- * A subject as the reader serves it at `now` (historyPlan): the rows it keeps raw and the hour and
- * day rollups of the rest. The tests compare its score with the rows' own.
- */
+/** A subject as the reader serves it at `now`; the tests compare its score with the rows' own. */
 export function rolledUp(rubric: TrustRubric, observations: Observation[], now: number): { observations: Observation[]; rollups: RollupBucket[] } {
   const plan = historyPlan(rubric, now);
   const raw = new Set(plan.rawHours);

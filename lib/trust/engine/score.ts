@@ -1,26 +1,11 @@
-/**
- * scoreSubject: one endpoint's trust grade under one rubric (docs/spec/trust-rubric.md), from its
- * observations alone. Pure: no database, no network, no clock unless `now` is omitted, no randomness
- * but the seeded stream. docs/TRUST.md "Readings" says how each open point of the seed is read.
- */
+/** scoreSubject: one endpoint's trust grade from its observations alone; pure (docs/TRUST.md "Readings"). */
 import type { TrustSubject } from "../observation";
 import { readingOf, type ConfidenceLevel, type GateVerdict, type RubricGate, type TrustRubric } from "../rubric";
 import { aggregate, ascendingOrder, checkStatus, curveScore, DAY_MS, HOUR_MS, weightedQuantile, type CheckStats, type SubjectStats, type WindowCounts } from "./aggregate";
 import { drawBand, DEFAULT_SEED, type BandOptions } from "./band";
 import { valueMetrics, type ValueInput, type ValueMetrics } from "./value";
 
-/**
- * The verdict, most severe first:
- * - `avoid`: a gate with verdict avoid fired (overcharge, wrong_payee, charged_without_delivery), or
- *   the grade is one of `verdict.avoid_grades` (F) with enough evidence;
- * - `down`: the `down` gate fired (R1 failing for 72 h); the score is stale;
- * - `caution`: a gate with verdict caution fired (injection, payto_changed), or the grade is one of
- *   `verdict.caution_grades` (C, D), or the confidence is one of `verdict.caution_confidence` (low);
- * - `insufficient_evidence`: fewer than `min_probes` probes of the probe check, spanning less than
- *   `min_span_days`, or no paid sample within `paid_within_days` (gates still speak: a fired gate's
- *   verdict outranks this one, since it rests on something seen);
- * - `ok`: none of the above.
- */
+/** Most severe first; docs/TRUST.md "Verdicts". */
 export type Verdict = "avoid" | "down" | "caution" | "insufficient_evidence" | "ok";
 export const VERDICTS: readonly Verdict[] = ["avoid", "down", "caution", "insufficient_evidence", "ok"];
 
@@ -32,15 +17,14 @@ export interface CheckResult {
   kind: "free" | "paid";
   metric: "rate" | "curve";
   weight: number;
-  /** measured: counts in the score; na: does not apply (drops out, the dimension renormalises); unmeasured: no evidence (drops out). */
+  /** measured counts; na and unmeasured drop out (the dimension renormalises). */
   status: "measured" | "na" | "unmeasured";
-  /** The decayed pass share (rate checks) or curve score / 100 (curve checks); null unless measured. */
+  /** Decayed pass share, or curve score / 100; null unless measured. */
   rate: number | null;
   passWeight: number;
   failWeight: number;
-  /** Pass and fail observations counted. */
   n: number;
-  /** Curve checks: the weighted p95 (ms; Infinity when a timeout is the p95). */
+  /** ms; Infinity when a timeout is the p95. */
   p95?: number | null;
   facts: {
     passes: number;
@@ -54,7 +38,6 @@ export interface CheckResult {
     latestAt: string | null;
     latestOutcome: string | null;
     lastFailAt: string | null;
-    /** Gate checks only (null elsewhere). */
     passesSinceLastFail: number | null;
   };
 }
@@ -65,34 +48,29 @@ export interface GateResult {
   when: RubricGate["when"];
   value: number;
   fired: boolean;
-  /** Why it fired or did not, in words with the numbers read. */
   reason: string;
   cap?: number;
   verdict?: GateVerdict;
   stale?: boolean;
   watch?: boolean;
-  /** It would have fired, but `clear_after_passes` passes came after the last fail. */
   cleared?: boolean;
 }
 
 export interface TrustResult {
   rubric: string;
-  /** The engine's reading of the rubric it was scored with ("x402-endpoint/1.0.0-draft.1/reading-2"). */
   reading: string;
   endpointId: string;
   now: string;
   seed: number;
-  /** 0–100, one decimal, after the gates' caps; null when no dimension has a measured check. */
+  /** 0–100, one decimal, after the caps; null when nothing is measured. */
   score: number | null;
-  /** Before the caps. */
   uncappedScore: number | null;
   grade: string | null;
-  /** The monte_carlo.band percentiles of the drawn scores; null when not asked for or nothing is measured. */
+  /** Null when not asked for or nothing is measured. */
   band: { low: number; high: number; width: number } | null;
   confidence: ConfidenceLevel | null;
   verdict: Verdict;
   verdictBecause: string[];
-  /** The flags of the gates that fired (deduplicated, rubric order). */
   flags: string[];
   stale: boolean;
   outlook: { trend: Outlook | null; recent: number | null; baseline: number | null };
@@ -102,27 +80,23 @@ export interface TrustResult {
   gates: GateResult[];
   checks: CheckResult[];
   evidence: { probes: number; probeSpanDays: number; lastPaidAt: string | null; currentRevision: number; futureObservationsIgnored: number };
-  /** Shown beside the score, never inside it (rubric `value.inside_score: false`). */
   value: ValueMetrics | null;
 }
 
 export interface ScoreOptions {
-  /** The instant the score is read at (default: the clock). Observations after it are ignored. */
+  /** Default the clock; later observations are ignored. */
   now?: Date | string | number;
-  /** The band's seed (default DEFAULT_SEED): the same seed, the same band. */
+  /** The same seed, the same band. */
   seed?: number;
-  /** Draw the Monte-Carlo band (default true). Without it, band and confidence are null. */
+  /** Default true; without it band and confidence are null. */
   band?: boolean;
-  /** Tuning of the band's draws (docs/TRUST.md "band-draws"); the defaults (rho from the reading) are the reading. */
   bandOptions?: Partial<BandOptions>;
-  /** Inputs of the value metrics; without them `value` is null. */
   value?: ValueInput;
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
-/** A check's point rate and, for curve checks, its p95. */
 export function pointRate(s: CheckStats): { rate: number; p95: number | null } {
   if (s.check.metric === "curve") {
     const total = s.weights.reduce((a, b) => a + b, 0);
@@ -132,7 +106,7 @@ export function pointRate(s: CheckStats): { rate: number; p95: number | null } {
   return { rate: s.passWeight / (s.passWeight + s.failWeight), p95: null };
 }
 
-/** A window's flat (undecayed) rate of a check, for the outlook; null when the window holds none. */
+/** A window's flat (undecayed) rate, for the outlook; null when empty. */
 function windowRate(s: CheckStats, w: WindowCounts): number | null {
   if (w.pass + w.fail <= 0) return null;
   if (s.check.metric === "curve") {
@@ -143,11 +117,7 @@ function windowRate(s: CheckStats, w: WindowCounts): number | null {
   return w.pass / (w.pass + w.fail);
 }
 
-/**
- * Σ over dimensions with a measured weighted check of weight × dimension score, over the sum of those
- * dimensions' weights; a dimension's score is Σ weight × rate / Σ weight over its measured checks.
- * `rates[i]` is null for a check that drops out. Returns 0–100, or null when nothing is measured.
- */
+/** Weighted mean over dimensions with a measured check of their measured checks' weighted rates; 0–100 or null. */
 export function weightedScore(rubric: TrustRubric, rates: Array<number | null>): { score: number | null; dimensions: Array<{ score: number | null; measured: number }> } {
   const num = new Float64Array(rubric.dimensions.length);
   const den = new Float64Array(rubric.dimensions.length);
@@ -284,7 +254,7 @@ export function scoreSubject(rubric: TrustRubric, subject: TrustSubject, options
     confidence = confidenceOf(rubric, band.width);
   }
 
-  // Outlook: the recent window's flat score against the baseline window's (docs/TRUST.md "outlook").
+  // Outlook: the recent window's flat score against the baseline's (docs/TRUST.md "outlook").
   const recent = weightedScore(rubric, st.checks.map((s) => (checkStatus(s, na) === "na" ? null : windowRate(s, s.recent)))).score;
   const baseline = weightedScore(rubric, st.checks.map((s) => (checkStatus(s, na) === "na" ? null : windowRate(s, s.baseline)))).score;
   let trend: Outlook | null = null;

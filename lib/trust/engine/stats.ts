@@ -1,11 +1,6 @@
-/**
- * The few numerical pieces the band needs, self-contained so the engine stays pure and reproducible:
- * a seeded PRNG (mulberry32), standard normals (Box–Muller), ln Γ (Lanczos), the regularised
- * incomplete beta function (continued fraction, modified Lentz) and its inverse (Halley's method from
- * the usual starting guess). Accuracy: |I_x(a,b) − p| < 1e-9 for the a, b the engine meets.
- */
+/** The numerics the band needs, self-contained and reproducible: mulberry32, Box–Muller, ln Γ, the incomplete beta and its inverse. */
 
-/** mulberry32: a 32-bit seeded generator, uniform in [0, 1). Same seed, same stream. */
+/** Same seed, same stream; uniform in [0, 1). */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
@@ -17,10 +12,10 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-/** Fills `out` with standard normals from `rand` (Box–Muller, both values used). */
+/** Box–Muller, both values used. */
 export function fillNormals(out: Float64Array, rand: () => number): Float64Array {
   for (let i = 0; i < out.length; i += 2) {
-    const u1 = 1 - rand(); // (0, 1]
+    const u1 = 1 - rand();
     const u2 = rand();
     const r = Math.sqrt(-2 * Math.log(u1));
     out[i] = r * Math.cos(2 * Math.PI * u2);
@@ -74,7 +69,7 @@ function betaContinuedFraction(a: number, b: number, x: number): number {
   return h;
 }
 
-/** The regularised incomplete beta function I_x(a, b) = P(X ≤ x) for X ~ Beta(a, b). `lnB` = ln B(a, b) if known. */
+/** I_x(a, b) = P(X ≤ x), X ~ Beta(a, b). `lnB` = ln B(a, b) if known. */
 export function betaCdf(x: number, a: number, b: number, lnB = lnGamma(a) + lnGamma(b) - lnGamma(a + b)): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
@@ -83,10 +78,7 @@ export function betaCdf(x: number, a: number, b: number, lnB = lnGamma(a) + lnGa
   return 1 - (bt * betaContinuedFraction(b, a, 1 - x)) / b;
 }
 
-/**
- * The p-quantile of Beta(a, b). `guess` (a nearby quantile, e.g. the previous one of an ascending
- * table) saves most of the iterations; `lnB` = ln B(a, b) if known.
- */
+/** The p-quantile of Beta(a, b); `guess` (a nearby quantile) saves most iterations. */
 export function betaQuantile(p: number, a: number, b: number, guess?: number, lnB = lnGamma(a) + lnGamma(b) - lnGamma(a + b)): number {
   if (p <= 0) return 0;
   if (p >= 1) return 1;
@@ -125,7 +117,7 @@ export function betaQuantile(p: number, a: number, b: number, guess?: number, ln
   return x;
 }
 
-/** Φ(z), the standard normal CDF, through the Chebyshev-fitted erfc of Numerical Recipes (relative error < 1.2e-7). */
+/** Φ(z) via Numerical Recipes' Chebyshev erfc (relative error < 1.2e-7). */
 export function normalCdf(z: number): number {
   const x = Math.abs(z) / Math.SQRT2;
   const t = 1 / (1 + 0.5 * x);
@@ -139,7 +131,7 @@ export function normalCdf(z: number): number {
   return z >= 0 ? 1 - 0.5 * y : 0.5 * y;
 }
 
-/** The p-quantile of sorted values (linear between order statistics, the "R-7" rule). */
+/** Linear between order statistics ("R-7"). */
 export function sortedQuantile(sorted: ArrayLike<number>, p: number): number {
   const n = sorted.length;
   if (n === 0) return NaN;
@@ -149,10 +141,9 @@ export function sortedQuantile(sorted: ArrayLike<number>, p: number): number {
   return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
 }
 
-/** Beta(a, b) quantiles at ascending levels `ps`, each iteration started from the previous answer. */
+/** Beta(a, b) quantiles at ascending `ps`, each started from the previous answer. */
 export function betaQuantiles(ps: ArrayLike<number>, a: number, b: number, out = new Float64Array(ps.length)): Float64Array {
   const lnB = lnGamma(a) + lnGamma(b) - lnGamma(a + b);
-  // Start from the median (the usual guess), then walk out both ways.
   const mid = Math.floor(ps.length / 2);
   out[mid] = betaQuantile(ps[mid], a, b, undefined, lnB);
   for (let k = mid + 1; k < ps.length; k++) out[k] = betaQuantile(ps[k], a, b, out[k - 1], lnB);

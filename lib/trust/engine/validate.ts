@@ -1,9 +1,4 @@
-/**
- * The gate for a subject read from outside (the CLI's observations.json): a TrustSubject
- * (lib/trust/observation.ts) plus an optional `now` and `seed`, validated with ajv and then against
- * the rubric (a known check, its kind, a curve check's value, a listed revision). Each problem is
- * named by its JSON pointer.
- */
+/** A TrustSubject from outside (the CLI's file) plus optional `now`, `seed`: ajv, then against the rubric; problems by JSON pointer. */
 import Ajv2020 from "ajv/dist/2020";
 import type { TrustSubject } from "../observation";
 import { ajvProblem, type TrustRubric } from "../rubric";

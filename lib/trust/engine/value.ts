@@ -1,22 +1,11 @@
-/**
- * The value metrics (rubric `value`): shown beside the score, never inside it (`inside_score: false`;
- * nothing here is read by scoreSubject's score, grade, band or verdict).
- *
- * - price_percentile: where this endpoint's price per call sits among its peers, 0 (cheapest) to 100
- *   (dearest), by the mid-rank rule (peers priced lower, plus half of those priced the same, over all
- *   peers). Peers are read from `value.price_percentile_among`: the same category, and each of the
- *   named checks (R4 and R5) with a pass rate at least the named rate (0.8). Null with no peer.
- * - usd_per_valid_kib: what the paid samples cost in USD over the KiB of output that passed R5
- *   (valid). A sample whose output was invalid still costs: it adds to the USD, not to the KiB. Null
- *   when no sample returned valid bytes.
- */
+/** The value metrics (rubric `value`): price_percentile and usd_per_valid_kib, beside the score and never read by it. */
 import type { TrustRubric } from "../rubric";
 
 export interface ValuePeer {
   endpointId: string;
   category: string;
   priceUsd: number;
-  /** Check id → pass rate (a scoreSubject result's `checks[].rate`), null when not measured. */
+  /** Check id → pass rate; null when not measured. */
   rates: Record<string, number | null>;
 }
 
@@ -24,7 +13,7 @@ export interface ValueInput {
   priceUsd: number | null;
   category: string | null;
   peers?: ValuePeer[];
-  /** The paid samples: USD paid, and the output's bytes when it was valid (R5 pass), else null. */
+  /** USD paid, and the output's bytes when valid (R5 pass), else null. */
   paidSamples?: Array<{ usd: number; validBytes: number | null }>;
 }
 

@@ -1,9 +1,4 @@
-/**
- * The free checks (docs/spec/trust-rubric.md R1–R3, C1–C5, H1–H4, S1, S2, S4, S5) of one endpoint,
- * mapped from the probe evidence the health sweep or an analysis already has: no extra call (C3's one
- * eth_call is read before, by chain.ts). Pure: evidence and context in, one draft observation per check
- * out. The readings are written down in docs/TRUST.md "Observations".
- */
+/** The free checks (R1–R3, C1–C5, H1–H4, S1, S2, S4, S5) of one endpoint from probe evidence in hand; pure (docs/TRUST.md "Observations"). */
 import { listedPrice } from "@/lib/amounts";
 import type { EndpointEvidence, Finding, NormalisedRequirement } from "@/lib/evidence";
 import { screenText, type ScreenMatch } from "@/lib/screen";
@@ -11,7 +6,7 @@ import type { CheckId, Outcome } from "@/lib/trust/observation";
 import type { DomainRead } from "./chain";
 import type { WellKnownWallets } from "./operator";
 
-/** One observation before it is given its endpoint id, revision and source (store.ts adds them). */
+/** Before store.ts adds endpoint id, revision and source. */
 export interface Draft {
   check: CheckId;
   outcome: Outcome;
@@ -45,7 +40,6 @@ export interface ListingTexts {
   authPreconditions: string | null;
 }
 
-/** A quote seen before (from earlier H1 receipts of the same endpoint). */
 export interface PastQuote {
   at: string;
   amount: string;
@@ -58,24 +52,17 @@ export interface FreeContext {
   listing: ListingTexts;
   /** The listing owner's linked Sign-In-with-Ethereum wallets, lower-cased (H4); empty when none. */
   operatorWallets: string[];
-  /** The wallets the operator's own `/.well-known/x402` proves (H4, ./operator.ts); null when the probe read no such file. */
   wellKnown: WellKnownWallets | null;
-  /** Earlier quotes of this endpoint within the last 30 days, oldest first (H2, H3). */
+  /** Within 30 days, oldest first (H2, H3). */
   pastQuotes: PastQuote[];
-  /** Revisions whose change included the price and that carry a seller's note (H2: a noted change passes). */
   notedPriceChanges: Array<{ startedAt: string; note: string }>;
-  /** C3's chain reads, by domainKey(). */
   domains: ReadonlyMap<string, DomainRead>;
   observedAt: string;
 }
 
 const same = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
 
-/**
- * The quote: the challenge's `exact` requirement in the listed network and asset (as the canary pays
- * it), else the first requirement in the listed network and asset, else (no machine price listed) the
- * first requirement. Null when the 402 offers nothing in the listed network and asset.
- */
+/** The quote: the `exact` requirement in the listed network and asset, else any there, else (unlisted price) the first; null when none there. */
 export function quoteOf(requirements: readonly NormalisedRequirement[] | undefined, e: Pick<ListedEndpoint, "priceAsset" | "priceNetwork">): NormalisedRequirement | null {
   const reqs = requirements ?? [];
   if (!e.priceNetwork || !e.priceAsset) return reqs[0] ?? null;
@@ -91,7 +78,7 @@ const findingsOf = (e: EndpointEvidence, check: string) => e.findings.filter((f)
 const failed = (fs: Finding[]) => fs.some((f) => f.severity === "fail");
 const brief = (fs: Finding[]) => fs.map((f) => ({ severity: f.severity, code: f.code, message: f.message, ...(f.pointer ? { pointer: f.pointer } : {}) }));
 
-/** The texts S2 and S4 screen: the listing's own words and every string the 402 publishes. */
+/** What S2 and S4 screen: the listing's words and every string the 402 publishes. */
 export function screenedTexts(e: EndpointEvidence | null, listed: ListedEndpoint, listing: ListingTexts): Array<{ where: string; text: string }> {
   const out: Array<{ where: string; text: string }> = [];
   const add = (where: string, text: string | null | undefined) => {
@@ -118,7 +105,7 @@ function screen(texts: Array<{ where: string; text: string }>, kinds: ReadonlyAr
   return out;
 }
 
-/** Every free check of one endpoint from its evidence (null: the probe did not reach this endpoint). */
+/** Null evidence: the probe did not reach this endpoint. */
 export function freeObservations(e: EndpointEvidence | null, listed: ListedEndpoint, ctx: FreeContext): Draft[] {
   const drafts: Draft[] = [];
   const put = (check: CheckId, outcome: Outcome, receipt: Record<string, unknown>, value: number | null = null) => drafts.push({ check, outcome, value, receipt });
@@ -136,7 +123,7 @@ export function freeObservations(e: EndpointEvidence | null, listed: ListedEndpo
   else if (!answered) put("R2", "unmeasured", { ...where, reason: refused ? "refused before any request" : "no answer to judge (R1 records it)" });
   else put("R2", e!.status === 402 ? "pass" : "fail", { ...where, findings: brief(findingsOf(e!, "R2")) });
 
-  // R3's value is the time to the response head (first byte) of the unpaid request, as the probe measures it.
+  // R3: time to the unpaid response's first byte.
   if (!listed.payable) put("R3", "na", { reason: "the endpoint is listed as free (not payable)" });
   else if (!e || refused) put("R3", "unmeasured", { ...where, reason: refused ? "refused before any request" : "not probed" });
   else if (e.ttfbMs === null) put("R3", "fail", { ...where, reason: "no first byte within the probe's deadline (a timeout: no latency value)" });
@@ -200,7 +187,7 @@ export function freeObservations(e: EndpointEvidence | null, listed: ListedEndpo
     const base = { ...where, quote: seen(q), listed: listedPrice(listed) };
     if (!listed.priceAmount || !/^\d+$/.test(listed.priceAmount)) return put("H1", "na", { ...base, reason: "no machine-readable listed price to compare" });
     if (!/^\d+$/.test(q.amount)) return put("H1", "fail", { ...base, reason: "the quoted amount is not an integer" });
-    // A dynamic price is held against its listed machine amount as a ceiling (docs/CANARY.md does the same).
+    // A dynamic price's listed amount is a ceiling (as in docs/CANARY.md).
     const ok = listed.priceMode === "dynamic" ? BigInt(q.amount) <= BigInt(listed.priceAmount) : q.amount === listed.priceAmount;
     put("H1", ok ? "pass" : "fail", { ...base, rule: listed.priceMode === "dynamic" ? "quote <= listed (dynamic ceiling)" : "quote == listed" });
   });
@@ -214,7 +201,6 @@ export function freeObservations(e: EndpointEvidence | null, listed: ListedEndpo
     const base = { ...where, quote: seen(q), window: { from: windowStart, to: ctx.observedAt, quotesSeen: sameUnit.length } };
     if (increase) put("H2", "fail", { ...base, increasedFrom: { amount: increase.amount, at: increase.at }, reason: "the price rose within 30 days without a noted revision" });
     else {
-      // The seller's notes that explain the increase, shown to buyers with the receipt.
       const notes = ctx.notedPriceChanges.filter((n) => n.startedAt <= ctx.observedAt && lower.some((p) => n.startedAt >= p.at));
       put("H2", "pass", { ...base, ...(lower.length ? { notedIncrease: true, sellerNotes: notes.map((n) => ({ startedAt: n.startedAt, note: n.note })) } : {}) });
     }
@@ -225,7 +211,7 @@ export function freeObservations(e: EndpointEvidence | null, listed: ListedEndpo
     if (other) put("H3", "fail", { ...base, previousPayTo: { payTo: other.payTo, at: other.at } });
     else put("H3", "pass", base);
   });
-  // H4: the owner's linked SIWE wallets, or the wallets the operator's /.well-known/x402 proves; na when neither names one.
+  // H4: linked SIWE wallets or the operator's /.well-known/x402 proofs; na when neither names one.
   h("H4", (q) => {
     const payTo = q.payTo.toLowerCase();
     const proven = ctx.wellKnown?.wallets ?? [];

@@ -1,8 +1,4 @@
-/**
- * lib/trust/observe: the trust grade's observations (docs/TRUST.md "Observations"). The free checks
- * from the probes the health sweep and analyses make, the paid checks from the canary's completed
- * samples, the endpoint revisions, and the reader that hands the engine a TrustSubject per endpoint.
- */
+/** The trust grade's observations (docs/TRUST.md "Observations"): free and paid checks, revisions, the reader. */
 export { freeObservations, quoteOf, domainKey, screenedTexts, R1_WITHIN_MS, STABLE_WINDOW_DAYS, type Draft, type FreeContext, type ListedEndpoint, type PastQuote } from "./free";
 export { paidObservations, outputFactsOf, PAID_CHECKS, type OutputFacts, type SampleFacts } from "./paid";
 export { referenceCheck, canonicalJson, type ReferenceResult } from "./reference";

@@ -1,15 +1,9 @@
-/**
- * The paid checks (docs/spec/trust-rubric.md R4–R7, C6, H5–H9, S3) of one completed canary sample.
- * The sample row holds the ledger's and the chain's facts (docs/CANARY.md "A run"); what only the
- * answer's body can tell (S3's screen, R5 without a declared schema, R6's recomputation) is read
- * while the canary still holds the body (outputFacts), and only its findings are kept: the canary
- * stores a digest of the body, never the body. Pure. The readings are in docs/TRUST.md "Observations".
- */
+/** The paid checks (R4–R7, C6, H5–H9, S3) of one completed canary sample; the body's findings only, never the body. Pure. */
 import { screenText, type ScreenMatch } from "@/lib/screen";
 import type { Draft } from "./free";
 import { referenceCheck, type ReferenceResult } from "./reference";
 
-/** The completed sample's columns the paid checks read (lib/canary's canary_samples row). */
+/** lib/canary's canary_samples columns. */
 export interface SampleFacts {
   id: string;
   authorizationNonce: string | null;
@@ -37,17 +31,16 @@ export interface SampleFacts {
   reason: string | null;
 }
 
-/** What the paid answer's body told, read while it was in hand (the body itself is not kept). */
+/** Read while the body was in hand; the body is not kept. */
 export interface OutputFacts {
-  /** The body is non-empty UTF-8 text that parses as JSON. */
   json: boolean;
-  /** S3: the screen's matches in the body text (injection, phishing, malware). */
+  /** S3: the screen's matches. */
   screen: ScreenMatch[];
-  /** R6: the reference's recomputation, or null where none exists. */
+  /** R6: null where no reference exists. */
   reference: ReferenceResult | null;
 }
 
-/** Read the body once, before the canary drops it: only the findings leave this function. */
+/** Reads the body once; only the findings leave. */
 export function outputFactsOf(body: Uint8Array, request: unknown): OutputFacts {
   const text = Buffer.from(body).toString("utf8");
   let parsed: unknown = undefined;
@@ -66,11 +59,11 @@ export function outputFactsOf(body: Uint8Array, request: unknown): OutputFacts {
 
 const codes = (reason: string | null) => new Set((reason ?? "").split(",").map((s) => s.trim()).filter(Boolean));
 
-/** Every paid check of one completed sample; [] for a sample where nothing was paid (no signed authorization sent). */
+/** [] when nothing was paid (no signed authorization sent). */
 export function paidObservations(s: SampleFacts, output: OutputFacts | null): Draft[] {
   if (!s.authorizationNonce) return [];
   const why = codes(s.reason);
-  // Interrupted before the answer was known, or no ledger row to read: nothing paid can be judged.
+  // Interrupted before the answer, or no ledger row: nothing paid can be judged.
   if (!s.paymentStatus || s.paymentStatus === "rejected" || s.paymentStatus === "unmeasured" || [...why].some((c) => c.startsWith("interrupted_"))) {
     const reason = !s.paymentStatus
       ? `no ledger row for the payment (${s.reason ?? "unknown"})`
@@ -94,7 +87,7 @@ export function paidObservations(s: SampleFacts, output: OutputFacts | null): Dr
   if (unconfirmed) put("R4", "unmeasured", { ...tx, reason: "the chain could not be read: settlement unknown" });
   else put("R4", settled && delivered ? "pass" : "fail", { ...tx, ...answer, ...(relayFailure ? { relayFailure } : {}) });
 
-  // R5: parses and validates against the declared output schema; without one, non-empty and JSON where JSON is declared.
+  // R5: validates against the declared output schema; without one, non-empty (and JSON where declared).
   let r5: Draft["outcome"];
   let r5receipt: Record<string, unknown>;
   if (!delivered) [r5, r5receipt] = ["fail", { ...answer, reason: "no 2xx output" }];
@@ -106,7 +99,7 @@ export function paidObservations(s: SampleFacts, output: OutputFacts | null): Dr
   else [r5, r5receipt] = ["pass", { ...answer, rule: "no declared schema: non-empty, and JSON where JSON is declared" }];
   put("R5", r5, r5receipt);
 
-  // R7: request with payment to the last byte (the relay's measure around the seller's call).
+  // R7: request with payment to the last byte.
   if (relayFailure === "timeout") put("R7", "fail", { reason: "the relay's deadline passed: no last byte (no latency value)" });
   else if (s.ttlbMs === null) put("R7", "unmeasured", { reason: "no time to the last byte recorded" });
   else put("R7", "pass", { ttlbMs: s.ttlbMs, measure: "request with payment to the last byte, as the relay timed the seller's call" }, s.ttlbMs);
@@ -116,7 +109,7 @@ export function paidObservations(s: SampleFacts, output: OutputFacts | null): Dr
   else if (settled) put("C6", "pass", tx);
   else put("C6", "fail", { ...tx, reason: why.has("unproven") ? "the claimed transaction is not on chain" : "no settlement claimed" });
 
-  // H5, H6: read from the settled transaction.
+  // H5, H6: from the settled transaction.
   const quote = { amount: s.quotedAmount, payTo: s.quotedPayTo, network: s.quotedNetwork, asset: s.quotedAsset };
   const chain = { amount: s.chainAmount, to: s.chainTo, network: s.chainNetwork, asset: s.chainAsset };
   if (unconfirmed) {
@@ -148,12 +141,12 @@ export function paidObservations(s: SampleFacts, output: OutputFacts | null): Dr
   // H9: shown, not weighted; no listing states a refund rule yet.
   put("H9", "na", { reason: NO_REFUND_RULE });
 
-  // S3: the screen of the paid output text.
+  // S3: the paid output's screen.
   if (!output) put("S3", "unmeasured", { reason: "the body was not in hand (a reconciled sample)" });
   else if (!s.responseBytes) put("S3", "na", { reason: "no output text" });
   else put("S3", output.screen.length ? "fail" : "pass", { outputSha256: s.outputSha256, matches: output.screen, screen: "pattern screen (lib/screen): it has an error rate" });
 
-  // R6: typed comparison against an independent reference, where one exists.
+  // R6: against an independent reference, where one exists.
   if (output?.reference) put("R6", output.reference.outcome, { reference: output.reference.reference, compared: output.reference.compared });
   else if (!output && delivered) put("R6", "unmeasured", { reason: "the body was not in hand (a reconciled sample)" });
   else put("R6", "na", { reason: "no independent reference for this output" });

@@ -1,27 +1,20 @@
-/**
- * The reader: a TrustSubject (lib/trust/observation.ts) per current endpoint of a listing, with its
- * history (listingId, method, path), whatever endpoint row id it was observed under, and its
- * revisions. `endpointId` is the catalog's current id of the endpoint. A covered endpoint's history
- * is its rollups plus the rows the engine needs raw at `now` (docs/TRUST.md "Bounded history"); an
- * endpoint not yet covered, or a read with `raw`, gets every row.
- */
+/** The reader: a TrustSubject per current endpoint of a listing, rollups plus the raw rows needed at `now` (docs/TRUST.md "Bounded history"). */
 import { isoOf, rows, utcParam, type Client } from "@/lib/sql";
 import { loadRubric } from "@/lib/trust/engine";
 import { historyPlan, ROLLUP_DAY_MS, ROLLUP_HOUR_MS } from "@/lib/trust/engine/rollup";
 import type { CheckKind, Observation, Outcome, Revision, RollupBucket, TrustSubject } from "@/lib/trust/observation";
 
 export interface ReadOptions {
-  /** Only observations at or after this instant, no rollups; default: all. */
+  /** No rollups; default: all. */
   since?: Date;
-  /** The instant the subjects will be scored at (default: the clock). Score them at this very `now`. */
+  /** Score the subjects at this very `now` (default the clock). */
   now?: Date | number;
-  /** Every row, live and archived, and no rollups (the evidence bundle's read). */
+  /** Every row, live and archived, no rollups (the evidence bundle's read). */
   raw?: boolean;
 }
 
 type ObsRow = { method: string; path: string; check: string; kind: CheckKind; outcome: Outcome; value: number | null; observedAt: string; vantage: string; revision: number; receipt: Record<string, unknown> };
 
-/** One TrustSubject per endpoint of the listing, in the listing's endpoint order. */
 export async function readTrustSubjects(client: Client, listingId: string, options: ReadOptions = {}): Promise<TrustSubject[]> {
   const [listing] = await rows<{ createdAt: string }>(client, `SELECT ${isoOf(`"createdAt"`)} AS "createdAt" FROM "listings" WHERE "id" = $1`, listingId);
   if (!listing) return [];
@@ -36,13 +29,12 @@ export async function readTrustSubjects(client: Client, listingId: string, optio
   const now = options.now === undefined ? Date.now() : typeof options.now === "number" ? options.now : options.now.getTime();
   const plan = historyPlan(loadRubric(), now);
   const iso = (t: number) => new Date(t).toISOString();
-  // Rows: the tail and the raw hours of covered endpoints, everything of the others (or of a raw read).
   const hourRanges = plan.rawHours.map((_, i) => `("observedAt" >= ${utcParam(4 + i)} AND "observedAt" < ${utcParam(4 + i)} + interval '1 hour')`);
   const rawWhere = rolled ? [`"observedAt" >= ${utcParam(3)}`, ...hourRanges].join(" OR ") : `"observedAt" >= ${utcParam(2)}`;
   const cols = `"method", "path", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt"`;
   const coveredSql = (t: string) => `EXISTS (SELECT 1 FROM "trust_rollup_coverage" c WHERE c."listingId" = ${t}."listingId" AND c."method" = ${t}."method" AND c."path" = ${t}."path")`;
   const since = options.since ? options.since.toISOString() : "1970-01-01T00:00:00.000Z";
-  // Covered endpoints' rows by index ranges (the tail, the raw hours); the others' every row (a separate arm, so no scan of the listing).
+  // Covered endpoints by index ranges; the others in a separate arm, so no scan of the listing.
   const uncovered = endpoints.filter((e) => !e.covered).map((e) => `${e.method} ${e.path}`);
   const rolledArms = rolled
     ? `SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND "observedAt" >= ${utcParam(2)} AND (${rawWhere})

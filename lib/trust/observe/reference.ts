@@ -1,30 +1,16 @@
-/**
- * R6 "Output correct" (docs/spec/trust-rubric.md R6) where an independent reference exists: the two
- * reference sellers of docs/spec/products.md. Their outputs state fields that can be recomputed here,
- * from the request the canary sent and the output alone, with code of our own (never the seller's):
- *
- * - Agent verdict (docs/AGENT-VERDICT.md "Deliverable bytes"): the deliverable's kind, byte length,
- *   SHA-256 and keccak-256 (`deliverableDigest`), and the digest each criterion's evidence names.
- * - Validity check (docs/spec/products.md "Validity-check computation rule"): the validity analysis's
- *   remaining time and STALE / TIGHT / OK verdict from the payload and the printed evaluation instant
- *   (EVM seconds, tight at 60; SVM slots, tight at 150), the instant's ISO rendering; the upto
- *   statement's ceiling as submitted and its exact decimal rendering.
- *
- * Any other output: null (R6 is na there). Pure.
- */
+/** R6 "Output correct" where an independent reference exists (docs/TRUST.md "R6"): stated fields recomputed with our own code. Pure. */
 import crypto from "node:crypto";
 import { keccak256 } from "viem";
 
 export interface ReferenceResult {
   reference: "agent-verdict" | "validity-check";
   outcome: "pass" | "fail";
-  /** Each compared field: what the output states and what the reference computes. */
   compared: Array<{ field: string; stated: unknown; computed: unknown; equal: boolean }>;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** RFC 8785 canonical JSON (keys sorted by UTF-16 code units, ECMAScript number and string forms). */
+/** RFC 8785 canonical JSON. */
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
   if (isObj(v)) return `{${Object.keys(v).sort().filter((k) => v[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(",")}}`;
@@ -60,7 +46,7 @@ function agentVerdict(request: Record<string, unknown>, out: Record<string, unkn
   return { reference: "agent-verdict", outcome: compared.every((c) => c.equal) ? "pass" : "fail", compared };
 }
 
-/** docs/spec/products.md "Validity-check computation rule": STALE <= 0 < TIGHT <= tight < OK. */
+/** STALE <= 0 < TIGHT <= tight < OK. */
 function verdictOf(remaining: number, tight: number): string {
   return remaining <= 0 ? "STALE" : remaining <= tight ? "TIGHT" : "OK";
 }
@@ -108,7 +94,7 @@ function validityCheck(request: Record<string, unknown>, out: Record<string, unk
   return { reference: "validity-check", outcome: compared.every((c) => c.equal) ? "pass" : "fail", compared };
 }
 
-/** R6 for one paid output: the reference's comparison, or null when no independent reference exists for it. */
+/** Null when no independent reference exists. */
 export function referenceCheck(request: unknown, output: unknown): ReferenceResult | null {
   if (!isObj(request) || !isObj(output)) return null;
   if (output.service === "validity-check") return validityCheck(request, output);

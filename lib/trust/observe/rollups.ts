@@ -1,10 +1,4 @@
-/**
- * The observations' rollups and archive (docs/TRUST.md "Bounded history"). `rollUp` runs inside the
- * writer's transaction (store.ts insertRows, under the endpoint's advisory lock): each hour a write
- * touched is rolled up again from its rows, and its day from its hours. An endpoint's first write
- * rolls up the rows it already had and marks it covered. `archiveObservations` moves rolled-up rows
- * older than the raw window to trust_observations_archive (copy, then delete, one transaction).
- */
+/** The observations' rollups (in the writer's transaction, under the endpoint's lock) and archive (docs/TRUST.md "Bounded history"). */
 import { isoOf, NOW_UTC, rows, transaction, utcParam, type Client } from "@/lib/sql";
 import type { CheckKind, Observation, Outcome, RollupBucket } from "@/lib/trust/observation";
 import type { TrustRubric } from "@/lib/trust/engine";
@@ -21,7 +15,7 @@ type RawRow = { check: string; kind: CheckKind; outcome: Outcome; value: number 
 export const OBSERVATION_COLUMNS = `"check", "kind", "outcome", "value", ${isoOf(`"observedAt"`)} AS "observedAt", "vantage", "revision", "receipt"`;
 const K = `"listingId" = $1 AND "method" = $2 AND "path" = $3`;
 
-/** Live rows and archived rows of one endpoint matching `where` (over "observedAt"), in the reader's order; receipts only when asked. */
+/** Live and archived rows of one endpoint matching `where`, in the reader's order. */
 export async function endpointRows(tx: Client, key: EndpointKey, receipts: boolean, where: string, ...params: unknown[]): Promise<RawRow[]> {
   const receipt = receipts ? `"receipt"` : `'{}'::jsonb AS "receipt"`;
   return rows<RawRow>(
@@ -55,7 +49,6 @@ async function upsert(tx: Client, key: EndpointKey, grain: "hour" | "day", b: Ro
 
 const countOf = (b: RollupBucket) => Object.values(b.checks).reduce((n, c) => n + (c.paid?.length ?? 0) + Object.values(c.rev ?? {}).reduce((m, r) => m + r.all, 0), 0);
 
-/** Roll the given hours up again from their rows, then their days from their hours. */
 async function rollHours(tx: Client, rubric: TrustRubric, key: EndpointKey, hours: number[]): Promise<void> {
   const days = new Set<number>();
   for (const h of hours) {
@@ -78,11 +71,7 @@ async function rollDay(tx: Client, key: EndpointKey, d: number): Promise<void> {
   await upsert(tx, key, "day", day, countOf(day));
 }
 
-/**
- * In the writer's transaction, after its rows are in: the hours of `instants` rolled up again, or, on
- * the endpoint's first write since rollups exist, its whole history rolled up and the endpoint marked
- * covered. The caller holds the endpoint's advisory lock (store.ts settleRevision).
- */
+/** After the writer's rows are in: their hours rolled up again, or on first write the whole history (endpoint then covered). Caller holds the advisory lock. */
 export async function rollUp(tx: Client, rubric: TrustRubric, key: EndpointKey, instants: string[]): Promise<void> {
   await rows(tx, `SELECT true AS "locked" FROM pg_advisory_xact_lock(hashtextextended($1, 7402))`, `trust:${key.listingId} ${key.method} ${key.path}`);
   const [covered] = await rows<{ ok: boolean }>(tx, `SELECT true AS "ok" FROM "trust_rollup_coverage" WHERE ${K}`, key.listingId, key.method, key.path);
@@ -96,17 +85,13 @@ export async function rollUp(tx: Client, rubric: TrustRubric, key: EndpointKey, 
   await rollHours(tx, rubric, key, hours.sort((a, b) => a - b));
 }
 
-/** How long rows stay live: the engine's longest window (outlook baseline, paid window) and two days. */
+/** The engine's longest window plus two days. */
 export function rawWindowDays(rubric: TrustRubric): number {
   const f = rubric.file;
   return Math.max(f.outlook.baseline_days, f.outlook.recent_days, f.verdict.paid_within_days) + 2;
 }
 
-/**
- * Move one batch of rolled-up rows observed before `before` (default: now − rawWindowDays) to the
- * archive: copied as they are, then deleted, which the table's trigger allows only for a row the
- * archive holds exactly and a rollup covers. Returns how many moved.
- */
+/** One batch of rolled-up rows before `before` copied to the archive, then deleted (the trigger checks both). */
 export async function archiveObservations(client: Client, rubric: TrustRubric, opts: { before?: Date; limit?: number } = {}): Promise<number> {
   const before = opts.before ?? new Date(Date.now() - rawWindowDays(rubric) * ROLLUP_DAY_MS);
   return transaction(client, async (tx) => {

@@ -1,22 +1,4 @@
-/**
- * Writing the trust observations (docs/TRUST.md "Observations"), always inside the caller's
- * transaction, the one that stores what they were read from: the probe evidence of an analysis
- * (lib/analyses/store-result.ts), the monitor's health sample (lib/health/sweep-health.ts) or the
- * completed canary sample (lib/canary/run.ts). Nothing is half-written: the source row and its
- * observations commit together or not at all, and the unique (source, sourceId, method, path, check)
- * index refuses a second write of the same outcome.
- *
- * An endpoint is (listingId, method, path): the listing's endpoint rows are rewritten with new ids
- * when the document is saved, and an endpoint's history must outlive that.
- *
- * Revisions: each write first settles the endpoint's revision. The first time an endpoint is seen,
- * its revisions are derived from the listing's own history, the documents its readiness results
- * scored (catalog_scoring_results.document, immutable, in time order), then from the listing as it
- * stands; afterwards every write compares the endpoint's listed price, description and schemas (the
- * listing row) and its payTo (the 402 or the canary's quote) with the latest revision, and a change
- * starts the next one. An advisory lock per endpoint serialises two writers of one endpoint, and
- * keeps its hour and day rollups (rollups.ts) consistent with its rows.
- */
+/** Writing trust observations in the caller's transaction with their source row; each write settles the endpoint's revision (docs/TRUST.md "Observations"). */
 import crypto from "node:crypto";
 import { listedPrice, type ListedPrice } from "@/lib/amounts";
 import type { ProbeEvidence } from "@/lib/evidence";
@@ -38,10 +20,9 @@ interface EndpointKey {
   path: string;
 }
 
-/** The revision-deciding state of an endpoint. */
 export interface EndpointState {
   listedPrice: ListedPrice | null;
-  /** Lower-cased; null when not known at this write. */
+  /** Lower-cased; null when unknown at this write. */
   payTo: string | null;
   descriptionSha256: string;
   schemasSha256: string;
@@ -58,7 +39,7 @@ export function stateOf(e: Pick<ListedEndpoint, "description" | "requestSchema" 
   };
 }
 
-/** What changed between two states: "price", "payTo" (only when both are known), "description", "schemas". */
+/** "price", "payTo" (only when both are known), "description", "schemas". */
 export function changesBetween(before: EndpointState, after: EndpointState): string[] {
   const out: string[] = [];
   if (canonicalJson(before.listedPrice) !== canonicalJson(after.listedPrice)) out.push("price");
@@ -68,7 +49,7 @@ export function changesBetween(before: EndpointState, after: EndpointState): str
   return out;
 }
 
-/** One endpoint of a scored document, as the revision state reads it (docs: lib/listing-document/document.ts). */
+/** One endpoint of a scored document (lib/listing-document/document.ts). */
 function documentEndpoint(doc: unknown, method: string, path: string): Omit<ListedEndpoint, "id" | "payable"> | null {
   const eps = (doc as { endpoints?: unknown })?.endpoints;
   if (!Array.isArray(eps)) return null;
@@ -100,31 +81,21 @@ async function insertRevision(tx: Client, key: EndpointKey, revision: number, st
   );
 }
 
-/**
- * The seller's note on the endpoint row (lib/listings/save.ts): written by the save that last changed
- * its listed price, kept while the price stays, cleared by an unnoted price change. So a revision
- * that brings the endpoint to its current listed price carries it.
- */
+/** The seller's note from the save that last changed the listed price (lib/listings/save.ts); cleared by an unnoted change. */
 export interface PriceChangeNote {
   note: string;
-  /** When the save that changed the price wrote it (ISO 8601). */
   at: string;
 }
 
-/**
- * The endpoint's revision at this write (creating the revisions its history and this write imply).
- * `listingChangedAt` is when the listing row was last saved: a change of its listed fields started then.
- */
+/** The endpoint's revision at this write; `listingChangedAt` is when listed fields last changed. */
 export interface EndpointHistory {
-  /** The revision this write observes. */
   revision: number;
-  /** Quotes of the 30 days up to the write (earlier H1 receipts), oldest first (H2, H3). */
+  /** Quotes of the 30 days up to the write, oldest first (H2, H3). */
   pastQuotes: PastQuote[];
-  /** Price revisions that carry a seller's note (H2). */
   noted: Array<{ startedAt: string; note: string }>;
 }
 
-/** One statement: the latest revision, the last payTo seen (H3), the 30 days of quotes (H1) and the noted price revisions. */
+/** One statement: latest revision, last payTo seen, 30 days of quotes, noted price revisions. */
 async function endpointContext(tx: Client, key: EndpointKey, at: string) {
   const k = `"listingId" = $1 AND "method" = $2 AND "path" = $3`;
   const [row] = await rows<{ latest: RevisionRow | null; seenPayTo: string | null; pastQuotes: PastQuote[]; noted: Array<{ startedAt: string; note: string }> }>(
@@ -157,13 +128,13 @@ export async function settleRevision(
 ): Promise<EndpointHistory> {
   await rows(tx, `SELECT true AS "locked" FROM pg_advisory_xact_lock(hashtextextended($1, 7402))`, `trust:${key.listingId} ${key.method} ${key.path}`);
   const ctx = await endpointContext(tx, key, at);
-  // The noted price revisions, with one this write starts (H2 reads it in this very observation).
+  // With one this write starts: H2 reads it in this very observation.
   const noted = [...ctx.noted];
   const history = (revision: number): EndpointHistory => ({ revision, pastQuotes: ctx.pastQuotes, noted });
   const latest = ctx.latest;
   const clamp = (t: string, floor: string) => (t < floor ? floor : t > at ? (at < floor ? floor : at) : t);
   if (!latest) {
-    // First sight: the scored documents are the listing's history of this endpoint's listed fields.
+    // First sight: the scored documents are the endpoint's history.
     const docs = await rows<{ id: string; createdAt: string; document: unknown }>(
       tx,
       `SELECT "id", ${isoOf(`"createdAt"`)} AS "createdAt", "document" FROM "catalog_scoring_results" WHERE "listingId" = $1 ORDER BY "createdAt", "id"`,
@@ -191,8 +162,7 @@ export async function settleRevision(
       const changes = changesBetween(last, current);
       if (changes.length > 0) planned.push({ startedAt: clamp(listing.updatedAt, lastStart), changes, state: current, derivedFrom: "listing", scoredAt: null });
     }
-    // The note explains the change that brought the endpoint to its current listed price: the last
-    // price revision, when it is the listing as it stands or a document scored after the noted save.
+    // The note belongs to the last price revision if it is the listing as it stands or scored after the save.
     const lastPrice = planned.findLastIndex((p) => p.changes.includes("price"));
     const noteAt =
       priceNote && lastPrice >= 0 && canonicalJson(planned[lastPrice]!.state.listedPrice) === canonicalJson(current.listedPrice) && (planned[lastPrice]!.scoredAt === null || planned[lastPrice]!.scoredAt! >= priceNote.at)
@@ -204,7 +174,7 @@ export async function settleRevision(
     }
     return history(planned.length);
   }
-  // The last payTo seen (H3's receipts), since a revision's own payTo may predate a first sighting.
+  // A revision's own payTo may predate a first sighting.
   const before: EndpointState = {
     listedPrice: latest.listedPrice,
     payTo: ctx.seenPayTo ?? latest.payTo,
@@ -213,10 +183,9 @@ export async function settleRevision(
   };
   const changes = changesBetween(before, current);
   if (changes.length === 0) return history(latest.revision);
-  // A change of the listed fields started when the listing was saved; a new payTo when it was seen.
+  // Listed fields changed when the listing was saved; a payTo when it was seen.
   const startedAt = changes.every((c) => c === "payTo") ? clamp(at, latest.startedAt) : clamp(listing.updatedAt, latest.startedAt);
-  // A price change carries the row's note: the note of the save that last changed the price, which
-  // is this change (an unnoted price change after it would have cleared it).
+  // The note of the save that last changed the price is this change's (an unnoted one would clear it).
   const note = changes.includes("price") && priceNote ? priceNote.note : null;
   await insertRevision(tx, key, latest.revision + 1, startedAt, changes, { ...current, payTo: current.payTo ?? before.payTo }, changes.includes("payTo") ? derivedFrom : "listing", note);
   if (note !== null) noted.push({ startedAt, note });
@@ -247,7 +216,7 @@ function newId(): string {
   return "o" + BigInt("0x" + crypto.randomBytes(16).toString("hex")).toString(36).padStart(25, "0").slice(0, 24);
 }
 
-/** Insert rows in one statement (one JSON parameter: the same on PGlite and a server). */
+/** One statement, one JSON parameter: the same on PGlite and a server. */
 async function insertRows(tx: Client, list: Row[]): Promise<number> {
   if (list.length === 0) return 0;
   const inserted = await rows<{ id: string }>(
@@ -260,7 +229,6 @@ async function insertRows(tx: Client, list: Row[]): Promise<number> {
      RETURNING "id"`,
     JSON.stringify(list),
   );
-  // The endpoints' rollups, in this transaction (docs/TRUST.md "Bounded history").
   const touched = new Map<string, { key: EndpointKey; at: string[] }>();
   for (const r of list) {
     const k = `${r.listingId} ${r.method} ${r.path}`;
@@ -300,18 +268,12 @@ async function loadListing(tx: Client, listingId: string): Promise<{ listing: Li
   return { listing, endpoints, wallets };
 }
 
-/**
- * C3's chain reads for a probe, made before its transaction opens (one eth_call per distinct quoted
- * table asset and domain; unmeasured without an RPC for the network).
- */
+/** C3's chain reads, before the probe's transaction opens. */
 export async function prepareProbeObservations(evidence: ProbeEvidence): Promise<Map<string, DomainRead>> {
   return readAssetDomains(evidence.endpoints.flatMap((e) => e.challenge.requirements ?? []));
 }
 
-/**
- * The free checks of every endpoint a probe reached, written in the caller's transaction with the
- * evidence's source row (`analysis`: probe_evidence id; `monitor`: the health sample's id).
- */
+/** A probe's free checks, in the caller's transaction with its source row. */
 export async function recordProbeObservations(
   tx: Client,
   input: { listingId: string; evidence: ProbeEvidence; source: "analysis" | "monitor"; sourceId: string; domains: ReadonlyMap<string, DomainRead> },
@@ -325,7 +287,7 @@ export async function recordProbeObservations(
   const all: Row[] = [];
   for (const listed of endpoints) {
     const ev = byKey.get(`${listed.method} ${listed.path}`);
-    if (!ev) continue; // the probe did not call it: nothing was observed
+    if (!ev) continue; // not called by the probe: nothing observed
     const key = { listingId: listing.id, method: listed.method, path: listed.path };
     const quote = ev.challenge.kind.startsWith("x402") ? quoteOf(ev.challenge.requirements, listed) : null;
     const { revision, pastQuotes, noted } = await settleRevision(tx, key, stateOf(listed, quote?.payTo ?? null), at, `${input.source}:${input.sourceId}`, listing, noteOf(listed));
@@ -343,16 +305,12 @@ export async function recordProbeObservations(
   return { written: await insertRows(tx, all) };
 }
 
-/** The completed sample's columns (canary_samples) the paid checks read. */
 const SAMPLE_COLUMNS = `"id", "listingId", "endpointId", "method", "path", "authorizationNonce", "quotedAmount", "quotedPayTo", "quotedAsset", "quotedNetwork",
   "paymentId", "paymentStatus", "transactionId", "chainAmount", "chainTo", "chainNetwork", "chainAsset", "blockNumber"::text AS "blockNumber",
   "httpStatus", "ttlbMs", "responseBytes", "contentType", "outputSha256", "schemaValid", "replay", "replayStatus", "outcome"::text AS "outcome", "reason",
   "state"::text AS "state", ${isoOf(`"completedAt"`)} AS "completedAt"`;
 
-/**
- * The paid checks of one completed canary sample, in the transaction that completed it. `output` is
- * what the answer's body told while the canary held it (null for a reconciled sample: no body).
- */
+/** A completed sample's paid checks, in its transaction; `output` null for a reconciled sample. */
 export async function recordSampleObservations(tx: Client, sampleId: string, output: OutputFacts | null, vantage = "canary"): Promise<{ written: number }> {
   const [s] = await rows<SampleFacts & { listingId: string; endpointId: string; method: string; path: string; state: string; completedAt: string | null }>(
     tx,

@@ -1,8 +1,4 @@
-/**
- * The observations' archive (docs/TRUST.md "Bounded history"): every hour, rows older than the window
- * the rubric's decay can still weigh move to trust_observations_archive, 5,000 a transaction, until
- * none is left; rows of an endpoint whose history is not yet rolled up stay where they are.
- */
+/** Hourly: rolled-up rows older than the rubric's raw window move to the archive, 5,000 a transaction (docs/TRUST.md "Bounded history"). */
 import { db } from "@/lib/db";
 import { loadRubric } from "@/lib/trust/engine";
 import type { Tick } from "@/lib/scheduler";

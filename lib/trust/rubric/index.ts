@@ -1,16 +1,4 @@
-/**
- * The trust rubric is data (docs/spec/trust-rubric.md). Every version is a JSON file in this folder,
- * byte for byte as the seed gives it, imported statically so the engine bundles without a file
- * system. At load each file is (1) checked against its pin, (2) validated with ajv against the
- * `swarmmemo.rubric/1` schema (./swarmmemo.rubric-1.schema.json), each problem named by its JSON
- * pointer, and (3) checked for consistency (a gate names a real check, curve points ascend, …).
- * A later version is a new file and a new line in RUBRIC_FILES; a pinned file never changes.
- *
- * The pin is two SHA-256 digests: `sha256` of the file's bytes (checked by `checkRubricText`, which
- * the tests run over the file and which refuses any edit, even of whitespace) and `contentSha256` of
- * its canonical JSON (sorted keys, no spaces), which is what `loadRubric` can check at load time from
- * the bundled, already-parsed JSON.
- */
+/** The trust rubric is data: pinned JSON files, validated and compiled once (docs/TRUST.md "The rubric file and its pin"). */
 import Ajv2020, { type ErrorObject } from "ajv/dist/2020";
 import schema from "./swarmmemo.rubric-1.schema.json";
 import x402Endpoint_1_0_0_draft_1 from "./x402-endpoint-1.0.0-draft.1.json";
@@ -52,7 +40,6 @@ export interface RubricGate {
   watch?: boolean;
 }
 
-/** The file as written (`swarmmemo.rubric/1`). */
 export interface RubricFile {
   schema: "swarmmemo.rubric/1";
   id: string;
@@ -84,29 +71,27 @@ export interface RubricFile {
   changelog: string[];
 }
 
-/** A check as the engine reads it: the file's fields plus what follows from them. */
 export interface CompiledCheck extends RubricCheck {
   index: number;
   dimensionIndex: number;
-  /** The check's own half_life_days, else the rubric's decay for its kind. */
+  /** Its own half_life_days, else the rubric's decay for its kind. */
   halfLifeDays: number;
-  /** Curve checks: the quantile the curve reads, from `input` ("p95" → 0.95). */
+  /** From `input` ("p95" → 0.95). */
   quantile: number | null;
 }
 
 export interface TrustRubric {
   file: RubricFile;
-  /** "x402-endpoint/1.0.0-draft.1". */
   ref: string;
   checks: CompiledCheck[];
   checkById: Map<string, CompiledCheck>;
   dimensions: Array<{ id: string; weight: number; index: number }>;
-  /** Grades from the highest minimum down; confidence levels from the narrowest width up. */
+  /** Highest minimum first; confidence levels narrowest first. */
   gradesDescending: Array<{ grade: string; min: number }>;
   confidenceAscending: Array<{ level: ConfidenceLevel; max_width: number }>;
-  /** `value.price_percentile_among`, read: the checks and the pass rate a peer needs to count. */
+  /** `value.price_percentile_among`: the checks and pass rate a peer needs. */
   pricePeers: { sameCategory: true; checks: string[]; minRate: number };
-  /** The engine's reading of the rubric (./reading.ts), set by loadRubric; a rubric compiled without one is read with the current rubric's current reading. */
+  /** Set by loadRubric; without one, the current rubric's current reading. */
   reading?: TrustReading;
 }
 
@@ -117,7 +102,7 @@ interface PinnedFile {
   contentSha256: string;
 }
 
-/** The pinned files. A new version is a new file and a new line here; never an edit of a pinned file. */
+/** Never edit a pinned file: add one. */
 export const RUBRIC_FILES: Record<string, PinnedFile> = {
   "x402-endpoint/1.0.0-draft.1": {
     file: "x402-endpoint-1.0.0-draft.1.json",
@@ -129,13 +114,12 @@ export const RUBRIC_FILES: Record<string, PinnedFile> = {
 
 export const CURRENT_RUBRIC_REF = "x402-endpoint/1.0.0-draft.1";
 
-// Compiled once per process: compiling a schema costs far more than validating a file.
+// Compiled once per process: compiling costs far more than validating.
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
 const validateShape = ajv.compile(schema);
 
 const escapeToken = (t: string) => t.replace(/~/g, "~0").replace(/\//g, "~1");
 
-/** One ajv error as a JSON pointer and a sentence (shared with the subject validator). */
 export function ajvProblem(e: ErrorObject): RubricProblem {
   const at = e.instancePath;
   switch (e.keyword) {
@@ -158,10 +142,7 @@ export function ajvProblem(e: ErrorObject): RubricProblem {
 
 const PRICE_PEERS = /same category whose ([A-Z][0-9]+) and ([A-Z][0-9]+) pass rate is at least ([0-9]*\.?[0-9]+)/;
 
-/**
- * Validates a parsed rubric (shape, then consistency) and compiles it for the engine. Throws a
- * RubricError naming every problem by its JSON pointer. Does not check a pin: see loadRubric.
- */
+/** Validates (shape, consistency) and compiles; throws a RubricError naming every problem. No pin check. */
 export function compileRubric(input: unknown, ref = "(unpinned)"): TrustRubric {
   if (!validateShape(input)) {
     throw new RubricError(ref, (validateShape.errors ?? []).map(ajvProblem));
@@ -236,10 +217,7 @@ function refOf(ref: string): PinnedFile {
   return pinned;
 }
 
-/**
- * A pinned rubric file's text (the bytes as stored), checked against its byte pin, then validated and
- * compiled. A copy that differs by one byte is refused.
- */
+/** A pinned file's stored text: byte pin, then validated and compiled. */
 export function checkRubricText(text: string, ref = CURRENT_RUBRIC_REF): TrustRubric {
   const pinned = refOf(ref);
   const got = sha256(text);
@@ -249,7 +227,6 @@ export function checkRubricText(text: string, ref = CURRENT_RUBRIC_REF): TrustRu
   return compiled;
 }
 
-/** Checks parsed rubric content against the content pin, then validates and compiles it. */
 export function checkRubricContent(json: unknown, ref = CURRENT_RUBRIC_REF): TrustRubric {
   const pinned = refOf(ref);
   const got = contentDigest(json);
@@ -266,11 +243,7 @@ function checkRef(r: TrustRubric, ref: string) {
 const compiled = new Map<string, TrustRubric>();
 const loaded = new Map<string, TrustRubric>();
 
-/**
- * The rubric by reference ("x402-endpoint/1.0.0-draft.1"; default the current one) with the engine's
- * reading `reading` of it (default its newest), both pin-checked and validated once per process.
- * An older reading reproduces the scores made under it.
- */
+/** Default the current rubric and its newest reading; pin-checked and validated once per process. */
 export function loadRubric(ref: string = CURRENT_RUBRIC_REF, reading?: number): TrustRubric {
   const version = reading ?? currentReadingOf(ref);
   const key = `${ref}#${version}`;
@@ -287,7 +260,6 @@ export function loadRubric(ref: string = CURRENT_RUBRIC_REF, reading?: number): 
   return r;
 }
 
-/** The reading a rubric is scored with: its own, else the current rubric's current reading. */
 export function readingOf(rubric: TrustRubric): TrustReading {
   return rubric.reading ?? loadRubric().reading!;
 }

@@ -1,9 +1,9 @@
-/** What the rubric and reading pins use: SHA-256 of bytes and of canonical JSON, and the error a refused file raises. */
+/** SHA-256 of bytes and of canonical JSON for the rubric and reading pins, and the refusal error. */
 import { createHash } from "node:crypto";
 
 export const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
-/** JSON with object keys sorted at every level and no whitespace: the same content gives the same text. */
+/** Sorted keys at every level, no whitespace. */
 export function canonicalJson(v: unknown): string {
   if (v === null || typeof v !== "object") return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
@@ -18,7 +18,7 @@ export function canonicalJson(v: unknown): string {
 export const contentDigest = (v: unknown) => sha256(canonicalJson(v));
 
 export interface RubricProblem {
-  /** JSON pointer into the rubric file ("" for the file itself). */
+  /** "" for the file itself. */
   pointer: string;
   message: string;
 }

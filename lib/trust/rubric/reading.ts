@@ -1,20 +1,13 @@
-/**
- * The engine's readings of a rubric: where the seed leaves room, how the engine reads it. Each reading
- * version is a JSON file beside its rubric file, quoting the seed's words it reads (checked verbatim
- * against the rubric), pinned like the rubric (bytes and canonical content); a released reading never
- * changes, a change is a new version file and a new line in READING_FILES. `semantics` is what the
- * engine switches on; old versions stay loadable, so an old score is reproducible.
- */
+/** The engine's pinned readings of a rubric, where the seed leaves room; old versions stay loadable (docs/TRUST.md "The engine's readings"). */
 import reading_1 from "./x402-endpoint-1.0.0-draft.1.reading-1.json";
 import reading_2 from "./x402-endpoint-1.0.0-draft.1.reading-2.json";
 import { contentDigest, RubricError, sha256, type RubricProblem } from "./pin";
 
 export interface ReadingSemantics {
-  /** `latest`: a check whose newest observation is na is na. `endpoint`: a free check's latest na is the endpoint's; a paid check is na only when all its counted observations are. */
+  /** docs/TRUST.md "na and unmeasured". */
   na: "latest" | "endpoint";
-  /** `per-check`: each check draws its own luck. `per-sample`: the paid checks of one paid sample share that sample's luck. */
+  /** `per-sample`: the paid checks of one sample share its luck. */
   paidDraws: "per-check" | "per-sample";
-  /** The shared per-subject factor's share of each check's latent variance. */
   rho: number;
 }
 
@@ -31,12 +24,10 @@ export interface ReadingFile {
   changelog: string[];
 }
 
-/** A reading as the engine holds it. */
 export interface TrustReading {
-  /** "x402-endpoint/1.0.0-draft.1/reading-2". */
   ref: string;
   version: number;
-  /** SHA-256 of the file's bytes (its pin). */
+  /** Byte pin. */
   sha256: string;
   semantics: ReadingSemantics;
   file: ReadingFile;
@@ -49,7 +40,7 @@ interface PinnedReading {
   contentSha256: string;
 }
 
-/** Per rubric reference, its reading versions. A new reading is a new file and a new line; never an edit. */
+/** A new reading is a new file and a line; never an edit. */
 export const READING_FILES: Record<string, Record<number, PinnedReading>> = {
   "x402-endpoint/1.0.0-draft.1": {
     1: {
@@ -67,7 +58,7 @@ export const READING_FILES: Record<string, Record<number, PinnedReading>> = {
   },
 };
 
-/** The newest reading version of a rubric: what the engine scores with unless asked for another. */
+/** The newest: what the engine scores with unless asked. */
 export function currentReadingOf(rubricRef: string): number {
   const versions = Object.keys(READING_FILES[rubricRef] ?? {}).map(Number);
   if (!versions.length) throw new RubricError(rubricRef, [{ pointer: "", message: "no engine reading is declared for this rubric" }]);
@@ -84,10 +75,7 @@ function pinned(rubricRef: string, version: number): PinnedReading {
 
 const str = (v: unknown) => typeof v === "string" && v.length > 0;
 
-/**
- * The reading's shape, and its seed quotes against the rubric: each names a check of the rubric and is
- * found word for word in that check's `measure` or `validity`. Each problem by its JSON pointer.
- */
+/** Shape, and the seed quotes found word for word in the named check's `measure` or `validity`. */
 export function readingProblems(json: unknown, rubricRef: string, version: number, rubric: { checks: Array<{ id: string; measure: string; validity: string }> }, rubricSha256: string): RubricProblem[] {
   const p: RubricProblem[] = [];
   if (json === null || typeof json !== "object" || Array.isArray(json)) return [{ pointer: "", message: "must be an object" }];
@@ -124,7 +112,7 @@ export function readingProblems(json: unknown, rubricRef: string, version: numbe
   return p;
 }
 
-/** A reading file's text as stored, checked against its byte pin and then read (the tests run this over each file). */
+/** Byte pin, then read (the tests run this over each file). */
 export function checkReadingText(text: string, rubricRef: string, version: number, rubric: Parameters<typeof readingProblems>[3], rubricSha256: string): TrustReading {
   const pin = pinned(rubricRef, version);
   const got = sha256(text);
@@ -132,7 +120,6 @@ export function checkReadingText(text: string, rubricRef: string, version: numbe
   return readingOf(JSON.parse(text), rubricRef, version, rubric, rubricSha256, pin);
 }
 
-/** The pinned reading, content-pin-checked and read against its compiled rubric. */
 export function loadReading(rubricRef: string, version: number, rubric: Parameters<typeof readingProblems>[3], rubricSha256: string): TrustReading {
   const pin = pinned(rubricRef, version);
   const got = contentDigest(pin.json);
