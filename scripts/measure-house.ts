@@ -34,7 +34,7 @@ export function parse(file: string): ts.SourceFile {
 }
 
 /** Characters inside comments: the trivia before every token (and at the end of the file), each range once. */
-function commentChars(sf: ts.SourceFile): number {
+export function commentChars(sf: ts.SourceFile): number {
   const text = sf.getFullText();
   const seen = new Set<number>();
   let chars = 0;

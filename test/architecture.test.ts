@@ -10,6 +10,7 @@ import { builtinModules } from "node:module";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { HEADER_LINES, MEASURED_DIRS, commentChars, headerLines, parse, sources } from "../scripts/measure-house";
 
 // ---------------------------------------------------------------------------------------------
 // The rules, as data
@@ -1344,5 +1345,56 @@ describe("client-no-database", () => {
     const sources = new Map(Object.entries(files));
     const graph = buildGraph(sources, (p) => sources.has(p));
     expect(clientReachesDatabase(graph, sources)).toEqual([`components/x.tsx: reaches lib/sql.ts through components/x.tsx → lib/listings/words.ts [client-no-database]`]);
+  });
+});
+
+describe("less prose", () => {
+  const ISSUE_IN_COMMENT = /(\/\/|\*).*(\bissue #?\d+\b|(?<![\w&/])#\d{2,3}\b(?!\w))/i;
+  const generated = (text: string) => /Do not edit by hand/.test(text.slice(0, 400));
+
+  it("every file header in lib/, app/ and components/ is at most six lines (a generated file keeps its licence)", () => {
+    const long: string[] = [];
+    for (const dir of MEASURED_DIRS) {
+      for (const file of sources(dir)) {
+        const sf = parse(file);
+        if (!generated(sf.getFullText()) && headerLines(sf) > HEADER_LINES) long.push(`${file}: ${headerLines(sf)} lines`);
+      }
+    }
+    expect(long).toEqual([]);
+  });
+
+  it("comments are under 10 % of the characters of lib/, app/ and components/ (npm run measure:house)", () => {
+    let total = 0;
+    let comments = 0;
+    for (const dir of MEASURED_DIRS) {
+      for (const file of sources(dir)) {
+        const sf = parse(file);
+        total += sf.getFullText().length;
+        comments += commentChars(sf);
+      }
+    }
+    expect(comments / total).toBeLessThan(0.1);
+  });
+
+  it("headerLines counts the comments before the first statement, after a directive too", () => {
+    const sf = (text: string) => ts.createSourceFile("x.ts", text, ts.ScriptTarget.Latest, true);
+    expect(headerLines(sf(`/**\n * one\n * two\n */\nexport const a = 1;\n// not the header\n`))).toBe(4);
+    expect(headerLines(sf(`"use client";\nexport const a = 1;\n`))).toBe(0);
+    expect(headerLines(sf(`// a\n// b\n\n/** c */\nimport x from "y";\n`))).toBe(3);
+  });
+
+  it("no issue numbers in code comments (the why lives in docs/, the history in git)", () => {
+    const found: string[] = [];
+    for (const dir of MEASURED_DIRS) {
+      for (const file of sources(dir)) {
+        const text = fs.readFileSync(path.join(process.cwd(), file), "utf8");
+        text.split("\n").forEach((line, i) => {
+          if (ISSUE_IN_COMMENT.test(line)) found.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
+      }
+    }
+    expect(found).toEqual([]);
+    for (const hit of ["// see #32", " * (issue 29 item 5)", "/** the #20 fix */"]) expect(ISSUE_IN_COMMENT.test(hit)).toBe(true);
+    for (const miss of ['const color = "#fff";', "// prisma/orm#27403", "// H3 and S5", "// see docs/ROUTER.md#binding"]) expect(ISSUE_IN_COMMENT.test(miss)).toBe(false);
   });
 });
