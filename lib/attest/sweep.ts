@@ -80,7 +80,8 @@ export interface PreparedGrade {
   terms: EndpointTerms;
   result: TrustResult;
   detail: GradeDetail;
-  bundle: { sha256: string; bytes: Buffer; observations: number; receipts: { sha256: string; bytes: Buffer } };
+  /** `receipts`: format 2's document beside the bundle (null for a format-1 bundle, which holds its own). */
+  bundle: { sha256: string; bytes: Buffer; observations: number; receipts: { sha256: string; bytes: Buffer } | null };
   statement: AttestationStatement;
   envelope: ReturnType<typeof signAttestation>;
 }
@@ -133,7 +134,7 @@ export function prepareGrade(rubric: TrustRubric, terms: EndpointTerms, subject:
 /** Writes one prepared grade: receipts, bundle, grade, pointer. Inside the caller's transaction. False when that bundle was already graded. */
 export async function writeGrade(tx: Client, g: PreparedGrade): Promise<boolean> {
   // The receipts document sits in the same content-addressed table, under its own hash (the bundle names it).
-  for (const doc of [g.bundle.receipts, g.bundle]) {
+  for (const doc of g.bundle.receipts ? [g.bundle.receipts, g.bundle] : [g.bundle]) {
     await rows(
       tx,
       `INSERT INTO "trust_evidence_bundles" ("sha256", "encoding", "bytes", "size") VALUES ($1, 'gzip', decode($2, 'base64'), $3) ON CONFLICT ("sha256") DO NOTHING`,
