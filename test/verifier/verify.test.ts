@@ -343,7 +343,7 @@ describe("refusals", () => {
       [(b) => b.rows.reverse(), /out of the bundle's order/],
       [(b) => (b.rows[0][3] = "z" + b.rows[0][3].slice(1)), /one letter/],
       [(b) => (b.rows[0][3] = b.rows[0][3].slice(1)), /one letter/],
-      [(b) => (b.rows[0][3] = "-".repeat(b.rows[0][3].length)), /holds no observation/],
+      [(b) => ((b.rows[0][3] = "-".repeat(b.rows[0][3].length)), (b.rows[0][4] = [])), /holds no observation/],
       [(b) => (b.rows[0][0] = "yesterday"), /not an ISO 8601 instant/],
       [(b) => (b.rows[0][0] = b.rows[0][0].replace("Z", "+00:00")), /as toISOString writes it/],
       [(b) => b.rows[0][4].push(1), /more values/],
