@@ -96,8 +96,25 @@ export async function getAttestationByUrl(url: string, method: string | null): P
   return readAttestationByUrl(await clientOr(), url, method);
 }
 
-/** Checked against its hash. */
-export async function readEvidenceBundle(client: Client, endpointId: string, sha256: string | null): Promise<{ sha256: string; bytes: Buffer }> {
+/** A stored document's canonical bytes, and its gzip as stored (null when stored plain). Checked against its hash. */
+export interface StoredDocument {
+  sha256: string;
+  bytes: Buffer;
+  gzip: Buffer | null;
+}
+
+function storedDocument(hash: string, b: { bytes: string; encoding: string }): StoredDocument {
+  const stored = Buffer.from(b.bytes, "base64");
+  const bytes = b.encoding === "gzip" ? gunzipSync(stored) : stored;
+  if (createHash("sha256").update(bytes).digest("hex") !== hash) throw new AppError("internal", "The stored evidence does not match its hash.", [], { reason: "bundle_corrupt" });
+  return { sha256: hash, bytes, gzip: b.encoding === "gzip" ? stored : null };
+}
+
+/**
+ * The canonical bytes of a bundle of this endpoint: its latest attestation's, or (`sha256`) any
+ * earlier grade's of the same endpoint. Checked against its hash before it is served.
+ */
+export async function readEvidenceBundle(client: Client, endpointId: string, sha256: string | null): Promise<StoredDocument> {
   let hash = sha256;
   if (hash === null) hash = (await readLatestAttestation(client, endpointId)).bundleSha256;
   const [b] = await rows<{ bytes: string; encoding: string }>(
@@ -111,10 +128,22 @@ export async function readEvidenceBundle(client: Client, endpointId: string, sha
     hash,
   );
   if (!b) throw new AppError("not_found", "No evidence bundle of this endpoint has that hash.", [{ pointer: "/sha256", message: "names no bundle of this endpoint" }], { reason: "no_bundle" });
-  const stored = Buffer.from(b.bytes, "base64");
-  const bytes = b.encoding === "gzip" ? gunzipSync(stored) : stored;
-  if (createHash("sha256").update(bytes).digest("hex") !== hash) throw new AppError("internal", "The stored bundle does not match its hash.", [], { reason: "bundle_corrupt" });
-  return { sha256: hash, bytes };
+  return storedDocument(hash, b);
+}
+
+/**
+ * The receipts document beside a format-2 bundle of this endpoint (the bundle resolved as
+ * readEvidenceBundle resolves it; `receipts.sha256` names the document). 404 `no_receipts` for a
+ * format-1 bundle, which carries its receipts inline.
+ */
+export async function readEvidenceReceipts(client: Client, endpointId: string, sha256: string | null): Promise<StoredDocument & { bundleSha256: string }> {
+  const bundle = await readEvidenceBundle(client, endpointId, sha256);
+  const doc = JSON.parse(bundle.bytes.toString("utf8")) as { _type?: string; receipts?: { sha256?: string } };
+  const named = doc._type === "tollgate.evidence-bundle/2" ? doc.receipts?.sha256 : undefined;
+  if (typeof named !== "string") throw new AppError("not_found", "This bundle is format 1: its receipts are inside it.", [], { reason: "no_receipts", bundleSha256: bundle.sha256 });
+  const [b] = await rows<{ bytes: string; encoding: string }>(client, `SELECT encode("bytes", 'base64') AS "bytes", "encoding" FROM "trust_evidence_bundles" WHERE "sha256" = $1`, named);
+  if (!b) throw new AppError("internal", "The bundle's receipts document is not stored.", [], { reason: "receipts_missing" });
+  return { ...storedDocument(named, b), bundleSha256: bundle.sha256 };
 }
 
 export interface StoredGrade {
@@ -186,6 +215,10 @@ export async function getLatestAttestation(endpointId: string): Promise<StoredAt
   return readLatestAttestation(await clientOr(), endpointId);
 }
 
-export async function getEvidenceBundle(endpointId: string, sha256: string | null): Promise<{ sha256: string; bytes: Buffer }> {
+export async function getEvidenceBundle(endpointId: string, sha256: string | null): Promise<StoredDocument> {
   return readEvidenceBundle(await clientOr(), endpointId, sha256);
+}
+
+export async function getEvidenceReceipts(endpointId: string, sha256: string | null): Promise<StoredDocument & { bundleSha256: string }> {
+  return readEvidenceReceipts(await clientOr(), endpointId, sha256);
 }

@@ -14,7 +14,8 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { fixedKeyring } from "@/test/badges";
 import { daysBefore, GRADE_NOW, gradedListing, observe } from "@/test/attest";
 import { ATTESTATION_PAYLOAD_TYPE, verifyAttestation, type AttestationStatement } from "./attestation";
-import { documentSha256 } from "./bundle";
+import { bundleSubject, documentSha256, type EvidenceBundle } from "./bundle";
+import { receiptsDocument, type ReceiptsDocument } from "./receipts";
 import { gradeListing, prepareGrade, readEndpointTerms, runTrustGradeSweep, writeGrade } from "./sweep";
 
 let t: TestDatabase;
@@ -62,13 +63,26 @@ describe("the trust grade sweep", () => {
     const raw = gunzipSync(Buffer.from(b.bytes, "base64"));
     expect(raw.length).toBe(b.size);
     expect(documentSha256(JSON.parse(raw.toString("utf8")))).toBe(g.statement.evidence.sha256);
-    const bundle = JSON.parse(raw.toString("utf8"));
-    const again = scoreSubject(loadRubric(bundle.rubric.ref), bundle.subject, { now: bundle.scoring.now, seed: bundle.scoring.seed, band: true, bandOptions: bundle.scoring.bandOptions });
+    const bundle = JSON.parse(raw.toString("utf8")) as EvidenceBundle;
+    expect(bundle._type).toBe("tollgate.evidence-bundle/2");
+    // The receipts document, stored beside it under its own hash, is the one the bundle's root commits.
+    const [rb] = await rows<{ bytes: string; size: number }>(t.prisma, `SELECT encode("bytes", 'base64') AS "bytes", "size" FROM "trust_evidence_bundles" WHERE "sha256" = $1`, bundle.receipts.sha256);
+    const receipts = JSON.parse(gunzipSync(Buffer.from(rb.bytes, "base64")).toString("utf8")) as ReceiptsDocument;
+    expect(documentSha256(receipts)).toBe(bundle.receipts.sha256);
+    expect(receiptsDocument(receipts.endpointId, receipts.receipts).root).toBe(bundle.receipts.root);
+    expect(receipts.receipts.length).toBe(bundle.receipts.leaves);
+    expect(receipts.receipts.length).toBeGreaterThan(0);
+    const rubric = loadRubric(bundle.rubric.ref);
+    const subject = bundleSubject(bundle, rubric, receipts);
+    const stored = await readTrustSubjects(t.prisma, id, { raw: true });
+    expect(subject.observations.filter((o) => Object.keys(o.receipt).length > 0).length).toBe(receipts.receipts.length);
+    expect(subject.observations.length).toBe(stored[0].observations.length);
+    const again = scoreSubject(rubric, subject, { now: bundle.scoring.now, seed: bundle.scoring.seed, band: true, bandOptions: bundle.scoring.bandOptions });
     expect(again.score).toBe(g.statement.grade.score);
     expect(again.grade).toBe(g.statement.grade.grade);
     expect(again.band && { low: again.band.low, high: again.band.high }).toEqual(g.statement.grade.band);
     expect(again.verdict).toBe(g.statement.grade.verdict);
-    expect(bundle.subject.observations.length).toBe(g.statement.evidence.observations);
+    expect(subject.observations.length).toBe(g.statement.evidence.observations);
     expect(g.score).toBe(again.score);
   });
 

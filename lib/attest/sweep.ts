@@ -70,7 +70,8 @@ export interface PreparedGrade {
   terms: EndpointTerms;
   result: TrustResult;
   detail: GradeDetail;
-  bundle: { sha256: string; bytes: Buffer; observations: number };
+  /** `receipts`: format 2's document beside the bundle (null for a format-1 bundle, which holds its own). */
+  bundle: { sha256: string; bytes: Buffer; observations: number; receipts: { sha256: string; bytes: Buffer } | null };
   statement: AttestationStatement;
   envelope: ReturnType<typeof signAttestation>;
 }
@@ -79,7 +80,8 @@ export function prepareGrade(rubric: TrustRubric, terms: EndpointTerms, subject:
   const endpoint: AttestedEndpoint = { id: terms.endpointId, listingId: terms.listingId, url: terms.url, method: terms.method };
   const built = buildBundle({ endpoint, rubric, scoring: { now, seed: GRADE_SEED, bandOptions: {} }, subject });
   const doc = built.document;
-  const result = scoreSubject(rubric, doc.subject, { now: doc.scoring.now, seed: GRADE_SEED, band: true, bandOptions: doc.scoring.bandOptions });
+  // The rows read back, in the bundle's order: exactly what a verifier recomputes from.
+  const result = scoreSubject(rubric, built.subject, { now: doc.scoring.now, seed: GRADE_SEED, band: true, bandOptions: doc.scoring.bandOptions });
   const probe = rubric.file.verdict.probe_check;
   const statement: AttestationStatement = {
     _type: ATTESTATION_TYPE,
@@ -94,7 +96,7 @@ export function prepareGrade(rubric: TrustRubric, terms: EndpointTerms, subject:
     },
     rubric: { ref: doc.rubric.ref, reading: doc.rubric.reading, sha256: doc.rubric.sha256, readingSha256: doc.rubric.readingSha256 },
     scoring: { now: doc.scoring.now, seed: doc.scoring.seed },
-    evidence: { sha256: built.sha256, observations: doc.subject.observations.length },
+    evidence: { sha256: built.sha256, observations: built.observations },
     issuedAt: issuedAt.toISOString(),
     expiresAt: new Date(issuedAt.getTime() + ATTESTATION_TTL_MS).toISOString(),
   };
@@ -110,23 +112,26 @@ export function prepareGrade(rubric: TrustRubric, terms: EndpointTerms, subject:
       uncappedScore: result.uncappedScore,
       bandWidth: result.band?.width ?? null,
       evidence: result.evidence,
-      firstProbeAt: doc.subject.observations.find((o) => o.check === probe)?.observedAt ?? null,
+      firstProbeAt: built.subject.observations.find((o) => o.check === probe)?.observedAt ?? null,
     },
-    bundle: { sha256: built.sha256, bytes: built.bytes, observations: doc.subject.observations.length },
+    bundle: { sha256: built.sha256, bytes: built.bytes, observations: built.observations, receipts: { sha256: built.receipts.sha256, bytes: built.receipts.bytes } },
     statement,
     envelope: signAttestation(statement, signer),
   };
 }
 
+/** Writes one prepared grade: receipts, bundle, grade, pointer. Inside the caller's transaction. False when that bundle was already graded. */
 export async function writeGrade(tx: Client, g: PreparedGrade): Promise<boolean> {
-  const gz = gzipSync(g.bundle.bytes, { level: 6 });
-  await rows(
-    tx,
-    `INSERT INTO "trust_evidence_bundles" ("sha256", "encoding", "bytes", "size") VALUES ($1, 'gzip', decode($2, 'base64'), $3) ON CONFLICT ("sha256") DO NOTHING`,
-    g.bundle.sha256,
-    gz.toString("base64"),
-    g.bundle.bytes.length,
-  );
+  // The receipts document sits in the same content-addressed table, under its own hash (the bundle names it).
+  for (const doc of g.bundle.receipts ? [g.bundle.receipts, g.bundle] : [g.bundle]) {
+    await rows(
+      tx,
+      `INSERT INTO "trust_evidence_bundles" ("sha256", "encoding", "bytes", "size") VALUES ($1, 'gzip', decode($2, 'base64'), $3) ON CONFLICT ("sha256") DO NOTHING`,
+      doc.sha256,
+      gzipSync(doc.bytes, { level: 6 }).toString("base64"),
+      doc.bytes.length,
+    );
+  }
   const r = g.result;
   const s = g.statement;
   const inserted = await rows<{ id: string }>(
@@ -245,7 +250,8 @@ export async function gradeListing(client: Client, listingId: string, opts: Grad
     return !current;
   });
   if (dueTerms.length === 0) return out;
-  // Archived rows too: bundle format 1 carries them all.
+  // The observations are read only when something is due.
+  // Every row, archived ones included: the bundle carries them all (docs/ATTESTATIONS.md).
   const subjects = await readTrustSubjects(client, listingId, { raw: true });
   const due: PreparedGrade[] = [];
   for (const t of dueTerms) {

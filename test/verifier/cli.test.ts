@@ -30,6 +30,7 @@ const file = (name: string, v: unknown) => {
 };
 const att = file("attestation.json", a.envelope);
 const bundle = file("bundle.json", a.bundle.canonical);
+const receipts = file("receipts.json", a.bundle.receipts.canonical);
 const keys = file("keys.json", keySetOf(key));
 const AT = "2026-12-05T05:00:00Z";
 
@@ -53,11 +54,21 @@ describe("tollgate-verify", () => {
     const other = file("other-keys.json", keySetOf(testKey()));
     expect((await cli("--attestation", att, "--bundle", bundle, "--keys", other, "--at", AT)).exit).toBe(EXIT.unknown_key);
     const b = JSON.parse(a.bundle.canonical);
-    b.subject.observations.pop();
+    b.rows.pop();
     const r = await cli("--attestation", att, "--bundle", file("short.json", b), "--keys", keys, "--at", AT, "--json");
     expect(r.exit).toBe(EXIT.bundle_hash);
     expect(JSON.parse(r.out)).toMatchObject({ ok: false, code: "bundle_hash", exit: 20 });
     expect((await cli("--attestation", att, "--bundle", bundle, "--keys", keys, "--at", AT, "--expect-endpoint", "ep_other")).exit).toBe(EXIT.endpoint_mismatch);
+    // The receipts beside the bundle: the genuine file verifies, one changed receipt is refused (exit 24).
+    const ok = await cli("--attestation", att, "--bundle", bundle, "--keys", keys, "--receipts", receipts, "--at", AT);
+    expect(ok.exit, ok.out).toBe(0);
+    expect(ok.out).toMatch(/^ok {3}receipts: \d+ receipts under root [0-9a-f]{12}…$/m);
+    const doctored = JSON.parse(a.bundle.receipts.canonical);
+    doctored.receipts[3].receipt = { ...doctored.receipts[3].receipt, status: 200 };
+    const bad = await cli("--attestation", att, "--bundle", bundle, "--keys", keys, "--receipts", file("receipts-doctored.json", doctored), "--at", AT);
+    expect(bad.exit, bad.out).toBe(EXIT.receipts);
+    expect(bad.out).toMatch(/^REFUSED receipts \(exit 24\): the receipts' Merkle root is/m);
+    expect((await cli("--attestation", att, "--bundle", bundle, "--keys", keys, "--with-receipts")).exit).toBe(EXIT.usage);
     expect((await cli("--attestation", att, "--bundle", path.join(dir, "missing.json"), "--keys", keys)).exit).toBe(EXIT.input);
     expect((await cli("--attestation", att, "--bundle", bundle)).exit).toBe(EXIT.usage);
     expect((await cli("--bundle", bundle, "--keys", keys, "--attestation", att, "--rpc", "http://x")).exit).toBe(EXIT.usage);
@@ -74,6 +85,7 @@ describe("tollgate-verify", () => {
       const body =
         req.url === `/api/endpoints/ep_cli/attestation` ? JSON.stringify({ envelope: a.envelope, statement: a.statement, evidence: { sha256: a.bundle.sha256, url: named } })
         : req.url === named ? a.bundle.canonical
+        : req.url === `/api/endpoints/ep_cli/evidence/receipts?sha256=${a.bundle.sha256}` ? a.bundle.receipts.canonical
         : req.url === `/api/endpoints/ep_cli/evidence` ? other.bundle.canonical
         : req.url === "/.well-known/tollgate-badge-keys.json" ? JSON.stringify(keySetOf(key))
         : null;
@@ -86,6 +98,12 @@ describe("tollgate-verify", () => {
       const r = await cli("--from", origin, "--endpoint", "ep_cli", "--at", AT);
       expect(r.exit, r.out).toBe(0);
       expect(served.sort()).toEqual(["/.well-known/tollgate-badge-keys.json", "/api/endpoints/ep_cli/attestation", `/api/endpoints/ep_cli/evidence?sha256=${a.bundle.sha256}`]);
+      // --with-receipts fetches the named bundle's receipts and checks them.
+      served.length = 0;
+      const withReceipts = await cli("--from", origin, "--endpoint", "ep_cli", "--at", AT, "--with-receipts");
+      expect(withReceipts.exit, withReceipts.out).toBe(0);
+      expect(served).toContain(`/api/endpoints/ep_cli/evidence/receipts?sha256=${a.bundle.sha256}`);
+      expect(withReceipts.out).toMatch(/^ok {3}receipts: /m);
       // A bare envelope names no bundle: the latest is fetched, and here it is another one.
       served.length = 0;
       expect((await cli("--from", origin, "--endpoint", "nope", "--at", AT)).exit).toBe(EXIT.input);

@@ -1,10 +1,11 @@
 /**
  * Generated endpoints for the verifier's tests and benchmark: seeded random observation histories
  * (probes, paid samples, curve values, timeouts, na, revisions, gates firing), scored by the app's
- * engine, bundled by lib/attest/bundle.ts and signed as docs/ATTESTATIONS.md says with a test key.
+ * engine, bundled by lib/attest/bundle.ts (format 2, or format 1 as stored before) and signed as
+ * docs/ATTESTATIONS.md says with a test key.
  */
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
-import { buildBundle, scoreOptionsOf, type BuiltBundle } from "@/lib/attest/bundle";
+import { buildBundle, buildBundleV1, scoreOptionsOf, type BuiltBundle, type BuiltBundleV1 } from "@/lib/attest/bundle";
 import { canonicalJson } from "@/lib/badges/canonical-json";
 import { rawPublicKey, signEnvelope, type DsseEnvelope } from "@/lib/badges/dsse";
 import { keyidFor } from "@/lib/badges/keys";
@@ -167,8 +168,8 @@ export function testKey(notBefore = "2026-01-01T00:00:00Z", notAfter: string | n
 
 export const keySetOf = (...keys: TestKey[]) => ({ keys: keys.map((k) => ({ keyid: k.keyid, alg: "Ed25519", publicKey: k.publicKey, notBefore: k.notBefore, notAfter: k.notAfter, status: k.notAfter === null ? "active" : "retired" })) });
 
-export interface Attested {
-  bundle: BuiltBundle;
+export interface Attested<B = BuiltBundle> {
+  bundle: B;
   result: TrustResult;
   statement: Record<string, unknown>;
   envelope: DsseEnvelope;
@@ -177,8 +178,9 @@ export interface Attested {
 export const sign = (statement: unknown, key: TestKey, payloadType = PAYLOAD_TYPE): DsseEnvelope => signEnvelope(Buffer.from(canonicalJson(statement), "utf8"), payloadType, { keyid: key.keyid, privateKey: key.privateKey });
 
 /** The statement docs/ATTESTATIONS.md fixes, from a bundle and the engine's result of scoring it. */
-export function statementOf(b: BuiltBundle, r: TrustResult, issuedAt = "2026-12-05T04:00:01.000Z", ttlHours = 24): Record<string, unknown> {
+export function statementOf(b: BuiltBundle | BuiltBundleV1, r: TrustResult, issuedAt = "2026-12-05T04:00:01.000Z", ttlHours = 24): Record<string, unknown> {
   const d = b.document;
+  const observations = "subject" in d ? d.subject.observations.length : (b as BuiltBundle).observations;
   return {
     _type: "tollgate.endpoint-attestation/1",
     endpoint: d.endpoint,
@@ -186,7 +188,7 @@ export function statementOf(b: BuiltBundle, r: TrustResult, issuedAt = "2026-12-
     grade: { score: r.score, grade: r.grade, band: r.band ? { low: r.band.low, high: r.band.high } : null, confidence: r.confidence, verdict: r.verdict },
     rubric: { ref: d.rubric.ref, reading: d.rubric.reading, sha256: d.rubric.sha256, readingSha256: d.rubric.readingSha256 },
     scoring: { now: d.scoring.now, seed: d.scoring.seed },
-    evidence: { sha256: b.sha256, observations: d.subject.observations.length },
+    evidence: { sha256: b.sha256, observations },
     issuedAt,
     expiresAt: new Date(Date.parse(issuedAt) + ttlHours * HOUR).toISOString(),
   };
@@ -199,11 +201,21 @@ export interface AttestOptions {
   now?: string;
 }
 
-/** Bundle, score (the app's engine, over the bundle's own subject) and sign one endpoint. */
+const endpointOf = (subject: TrustSubject) => ({ id: subject.endpointId, listingId: `ls_${subject.endpointId}`, url: `https://api.example.com/${subject.endpointId}`, method: "GET" });
+
+/** Bundle (format 2), score (the app's engine, over the rows read back from the bundle) and sign one endpoint. */
 export function attest(subject: TrustSubject, key: TestKey, o: AttestOptions = {}): Attested {
   const rubric = loadRubric(undefined, o.reading);
-  const endpoint = { id: subject.endpointId, listingId: `ls_${subject.endpointId}`, url: `https://api.example.com/${subject.endpointId}`, method: "GET" };
-  const bundle = buildBundle({ endpoint, rubric, scoring: { now: o.now ?? NOW, seed: o.seed ?? 402, bandOptions: o.bandOptions }, subject });
+  const bundle = buildBundle({ endpoint: endpointOf(subject), rubric, scoring: { now: o.now ?? NOW, seed: o.seed ?? 402, bandOptions: o.bandOptions }, subject });
+  const result = scoreSubject(rubric, bundle.subject, scoreOptionsOf(bundle.document));
+  const statement = statementOf(bundle, result);
+  return { bundle, result, statement, envelope: sign(statement, key) };
+}
+
+/** The same in format 1, as the sweep wrote bundles before format 2. */
+export function attestV1(subject: TrustSubject, key: TestKey, o: AttestOptions = {}): Attested<BuiltBundleV1> {
+  const rubric = loadRubric(undefined, o.reading);
+  const bundle = buildBundleV1({ endpoint: endpointOf(subject), rubric, scoring: { now: o.now ?? NOW, seed: o.seed ?? 402, bandOptions: o.bandOptions }, subject });
   const result = scoreSubject(rubric, bundle.document.subject, scoreOptionsOf(bundle.document));
   const statement = statementOf(bundle, result);
   return { bundle, result, statement, envelope: sign(statement, key) };

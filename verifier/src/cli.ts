@@ -10,14 +10,15 @@ import { verifyInclusion } from "./inclusion.ts";
 import { EXIT, verifyAttestation, type Expect, type Report } from "./verify.ts";
 
 const USAGE = `usage: tollgate-verify --attestation <file|url> --bundle <file|url> --keys <file|url>
-                       [--proof <file|url> [--rpc <url>] [--contract <0x…>]] [--at <ISO time>] [--json]
+                       [--receipts <file|url>] [--proof <file|url> [--rpc <url>] [--contract <0x…>]] [--at <ISO time>] [--json]
                        [--expect-endpoint <id>] [--expect-url <url>] [--expect-method <M>]
                        [--expect-pay-to <0x…>] [--expect-network <caip2>] [--expect-asset <0x…>] [--expect-amount <base units>]
-       tollgate-verify --from <origin> --endpoint <id> [--proof-path <path>] [same options]
+       tollgate-verify --from <origin> --endpoint <id> [--with-receipts] [same options]
   --from fills --attestation <origin>/api/endpoints/<id>/attestation, --bundle …/evidence and
-  --keys <origin>/.well-known/tollgate-badge-keys.json unless given.`;
+  --keys <origin>/.well-known/tollgate-badge-keys.json unless given; --with-receipts also fetches
+  …/evidence/receipts and checks every receipt against the bundle's root.`;
 
-const FLAGS = ["attestation", "bundle", "keys", "proof", "rpc", "contract", "at", "from", "endpoint", "expect-endpoint", "expect-url", "expect-method", "expect-pay-to", "expect-network", "expect-asset", "expect-amount"];
+const FLAGS = ["attestation", "bundle", "keys", "receipts", "proof", "rpc", "contract", "at", "from", "endpoint", "expect-endpoint", "expect-url", "expect-method", "expect-pay-to", "expect-network", "expect-asset", "expect-amount"];
 
 export function parseArgs(argv: string[]): { opts: Record<string, string>; json: boolean } | string {
   const opts: Record<string, string> = {};
@@ -25,6 +26,7 @@ export function parseArgs(argv: string[]): { opts: Record<string, string>; json:
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--json") json = true;
+    else if (a === "--with-receipts") opts["with-receipts"] = "1";
     else if (a === "--help" || a === "-h") return USAGE;
     else if (a.startsWith("--") && FLAGS.includes(a.slice(2).split("=")[0])) {
       const [name, inline] = a.slice(2).split(/=(.*)/s);
@@ -44,6 +46,7 @@ export function parseArgs(argv: string[]): { opts: Record<string, string>; json:
   for (const k of ["attestation", "bundle", "keys"]) if (!opts[k]) return `--${k} is required\n${USAGE}`;
   if (opts.at !== undefined && !Number.isFinite(Date.parse(opts.at))) return `--at must be an ISO 8601 time`;
   if (opts.rpc && !opts.proof && !opts.from) return `--rpc needs --proof (or --from)`;
+  if (opts["with-receipts"] && !opts.from) return `--with-receipts needs --from (or name the file with --receipts)`;
   return { opts, json };
 }
 
@@ -73,11 +76,12 @@ export async function run(argv: string[], out: (s: string) => void = (s) => proc
     out(json ? JSON.stringify({ ok: false, code: "input", detail: (e as Error).message }) + "\n" : `FAIL input: ${(e as Error).message}\n`);
     return EXIT.input;
   };
-  let envelope: unknown, keys: unknown, bundle: unknown, proof: unknown;
+  let envelope: unknown, keys: unknown, bundle: unknown, proof: unknown, receipts: unknown;
   try {
     [envelope, keys] = await Promise.all([load(opts.attestation, "attestation"), load(opts.keys, "keys")]);
     let bundleAt = opts.bundle;
     let proofAt = opts.proof;
+    let receiptsAt = opts.receipts;
     if (opts.from) {
       // The route's answer names its bundle by hash: fetch exactly that one (and its proof), not the latest.
       const base = opts.from.replace(/\/+$/, "");
@@ -85,13 +89,14 @@ export async function run(argv: string[], out: (s: string) => void = (s) => proc
       const sha = typeof named?.sha256 === "string" && /^[0-9a-f]{64}$/.test(named.sha256) ? named.sha256 : null;
       if (!argv.some((a) => a.startsWith("--bundle")) && sha && typeof named?.url === "string" && named.url.startsWith("/")) bundleAt = base + named.url;
       if (opts.rpc && !proofAt) proofAt = `${base}/api/endpoints/${encodeURIComponent(opts.endpoint)}/evidence/proof${sha ? `?sha256=${sha}` : ""}`;
+      if (opts["with-receipts"] && !receiptsAt) receiptsAt = `${base}/api/endpoints/${encodeURIComponent(opts.endpoint)}/evidence/receipts${sha ? `?sha256=${sha}` : ""}`;
     }
-    [bundle, proof] = await Promise.all([load(bundleAt, "bundle", true), proofAt ? load(proofAt, "proof") : null]);
+    [bundle, proof, receipts] = await Promise.all([load(bundleAt, "bundle", true), proofAt ? load(proofAt, "proof") : null, receiptsAt ? load(receiptsAt, "receipts", true) : undefined]);
   } catch (e) {
     return failInput(e);
   }
   const expect: Expect = { endpointId: opts["expect-endpoint"], url: opts["expect-url"], method: opts["expect-method"], payTo: opts["expect-pay-to"], network: opts["expect-network"], asset: opts["expect-asset"], amount: opts["expect-amount"] };
-  const report: Report = verifyAttestation({ envelope, bundle, keys, at: opts.at ? new Date(opts.at) : undefined, expect });
+  const report: Report = verifyAttestation({ envelope, bundle, receipts, keys, at: opts.at ? new Date(opts.at) : undefined, expect });
   let code = report.code;
   let detail = report.detail;
   if (report.ok && proof !== null) {

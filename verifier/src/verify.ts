@@ -1,17 +1,20 @@
 /**
- * Verifying an endpoint attestation against its evidence bundle (docs/ATTESTATIONS.md): the DSSE
- * signature (PAE, Ed25519, a known key valid at issuedAt), the time window, the bundle's canonical
- * hash, the endpoint, the pinned rubric and reading, then the grade recomputed from the bundle by
- * ./engine.ts and compared field by field. Stops at the first failure, named by its code.
+ * Verifying an endpoint attestation against its evidence bundle (docs/ATTESTATIONS.md; formats 1 and
+ * 2): the DSSE signature (PAE, Ed25519, a known key valid at issuedAt), the time window, the bundle's
+ * canonical hash, the endpoint, the pinned rubric and reading, the receipts when given, then the grade
+ * recomputed by ./engine.ts and compared field by field. Stops at the first failure, named by its code.
  */
 import { createPublicKey, verify as edVerify } from "node:crypto";
-import { gradeSubject, instant, type Grade, type RubricDoc, type Semantics } from "./engine.ts";
+import { gradeSubject, instant, type Grade, type Obs, type RubricDoc, type Semantics, type Subject } from "./engine.ts";
 import { canonicalize, canonicalSha256, sha256Hex } from "./jcs.ts";
-import { READING_PINS, RUBRIC_PINS } from "./pins.ts";
+import { pinnedReading, pinnedRubric, READING_PINS, RUBRIC_PINS } from "./pins.ts";
+import { receiptsRoot } from "./receipts.ts";
 
 export const PAYLOAD_TYPE = "application/vnd.tollgate.endpoint-attestation+json; version=1";
 export const STATEMENT_TYPE = "tollgate.endpoint-attestation/1";
 export const BUNDLE_TYPE = "tollgate.evidence-bundle/1";
+export const BUNDLE_TYPE_2 = "tollgate.evidence-bundle/2";
+export const RECEIPTS_TYPE = "tollgate.evidence-receipts/1";
 /** Clock skew allowed on issuedAt (the server's own rule). */
 const SKEW_MS = 5 * 60_000;
 
@@ -30,6 +33,8 @@ export const EXIT = {
   bundle_invalid: 21,
   rubric_hash: 22,
   endpoint_mismatch: 23,
+  receipts: 24,
+  unknown_rubric: 25,
   "mismatch:observations": 30,
   "mismatch:scoring": 31,
   "mismatch:score": 32,
@@ -110,10 +115,24 @@ export interface Expect {
   amount?: string;
 }
 
+/** Format 2: one row per (instant, vantage, revision), the rubric by pin, the receipts beside it. */
+export interface Bundle2 {
+  _type: string;
+  endpoint: Endpoint;
+  rubric: { ref: string; reading: string; sha256: string; readingSha256: string };
+  scoring: { now: string; seed: number; bandOptions?: { rho?: number; gridStep?: number; gridMax?: number } };
+  checks: string[];
+  revisions: Array<{ revision: number; startedAt: string }>;
+  rows: Array<[string, string, number, string, number[]]>;
+  receipts: { root: string; leaves: number; sha256: string };
+}
+
 export interface VerifyInput {
   envelope: unknown;
   /** The bundle as parsed JSON, or its text as received (then bytes that hash to the attested value need no re-canonicalising). */
   bundle: unknown;
+  /** Format 2's receipts document (parsed or text): when given, checked against the bundle's receipts root. */
+  receipts?: unknown;
   keys: unknown;
   /** The instant to verify as of (default: now). */
   at?: Date;
@@ -187,7 +206,7 @@ const OUTCOMES = new Set(["pass", "fail", "na", "unmeasured"]);
 
 function bundleProblem(b: unknown): string | null {
   if (!isObj(b)) return "the bundle is not a JSON object";
-  if (b._type !== BUNDLE_TYPE) return `/_type must be "${BUNDLE_TYPE}"`;
+  if (b._type !== BUNDLE_TYPE) return `/_type must be "${BUNDLE_TYPE_2}" or "${BUNDLE_TYPE}"`;
   if (!isObj(b.endpoint)) return "/endpoint is required";
   const r = b.rubric;
   if (!isObj(r) || !isObj(r.document) || !isObj(r.readingDocument)) return "/rubric must carry document and readingDocument";
@@ -215,6 +234,98 @@ function bundleProblem(b: unknown): string | null {
   }
   for (const [i, r] of s.revisions.entries()) {
     if (!isObj(r) || !Number.isSafeInteger(r.revision) || !isTime(r.startedAt)) return `/subject/revisions/${i} must carry revision and startedAt`;
+  }
+  return null;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const LETTERS = /^[-pfnuPFNU]*$/;
+const OUTCOME_OF: Record<string, Obs["outcome"]> = { p: "pass", f: "fail", n: "na", u: "unmeasured" };
+
+/** Format 2's shape, and its rows read as the engine's subject (or the pointer of the first thing wrong). */
+function readBundle2(b: Record<string, unknown>): { subject: Subject; observations: number } | string {
+  if (!isObj(b.endpoint)) return "/endpoint is required";
+  const r = b.rubric;
+  if (!isObj(r) || ["ref", "reading", "sha256", "readingSha256"].some((k) => typeof r[k] !== "string")) return "/rubric must carry ref, reading, sha256 and readingSha256";
+  if (!isObj(b.scoring) || !isTime(b.scoring.now) || !Number.isSafeInteger(b.scoring.seed)) return "/scoring must carry now and seed";
+  if (b.scoring.bandOptions !== undefined && !isObj(b.scoring.bandOptions)) return "/scoring/bandOptions must be an object";
+  if (!Array.isArray(b.checks) || b.checks.some((c) => typeof c !== "string")) return "/checks must be the rubric's check ids";
+  if (!Array.isArray(b.revisions) || !Array.isArray(b.rows)) return "/revisions and /rows are required";
+  const rc = b.receipts;
+  if (!isObj(rc) || typeof rc.root !== "string" || !HEX64.test(rc.root) || typeof rc.sha256 !== "string" || !HEX64.test(rc.sha256) || !Number.isSafeInteger(rc.leaves) || (rc.leaves as number) < 0) return "/receipts must carry root, leaves and sha256";
+  for (const [i, v] of b.revisions.entries()) if (!isObj(v) || !Number.isSafeInteger(v.revision) || !isTime(v.startedAt)) return `/revisions/${i} must carry revision and startedAt`;
+  const checks = b.checks as string[];
+  const observations: Obs[] = [];
+  let prev: { t: number; vantage: string; revision: number } | null = null;
+  for (const [i, row] of (b.rows as unknown[]).entries()) {
+    const at = `/rows/${i}`;
+    if (!Array.isArray(row) || row.length !== 5) return `${at} must be [instant, vantage, revision, letters, values]`;
+    const [observedAt, vantage, revision, letters, values] = row as [unknown, unknown, unknown, unknown, unknown];
+    if (typeof observedAt !== "string") return `${at}/0 must be an instant`;
+    let t: number;
+    try {
+      t = instant(observedAt, `${at}/0`);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    if (new Date(t).toISOString() !== observedAt) return `${at}/0 must be written as toISOString writes it`;
+    if (typeof vantage !== "string") return `${at}/1 must be a string (the vantage)`;
+    if (!Number.isSafeInteger(revision)) return `${at}/2 must be an integer (the revision)`;
+    if (typeof letters !== "string" || letters.length !== checks.length || !LETTERS.test(letters)) return `${at}/3 must be one letter (p f n u, upper case with a value, - for none) per check of /checks`;
+    if (!Array.isArray(values) || values.some((v) => typeof v !== "number" || !Number.isFinite(v))) return `${at}/4 must be an array of numbers`;
+    const cur = { t, vantage, revision: revision as number };
+    if (prev && (prev.t > cur.t || (prev.t === cur.t && (prev.vantage > cur.vantage || (prev.vantage === cur.vantage && prev.revision > cur.revision))))) return `${at} is out of the bundle's order (instant, vantage, revision)`;
+    prev = cur;
+    let v = 0;
+    const before = observations.length;
+    for (let j = 0; j < letters.length; j++) {
+      const ch = letters[j];
+      if (ch === "-") continue;
+      const lower = ch.toLowerCase();
+      const value = ch === lower ? null : (values[v++] as number | undefined);
+      if (value === undefined) return `${at}/4 has fewer values than upper-case letters`;
+      observations.push({ check: checks[j], outcome: OUTCOME_OF[lower], value, observedAt, revision: revision as number });
+    }
+    if (v !== values.length) return `${at}/4 has more values than upper-case letters`;
+    if (observations.length === before) return `${at} holds no observation`;
+  }
+  return { subject: { observations, revisions: b.revisions as Subject["revisions"] }, observations: observations.length };
+}
+
+/** The receipts document against the bundle's commitment: shape, every entry on an observation of the bundle, in order, the root, the count, the hash. */
+function receiptsProblem(input: unknown, b: Bundle2, endpointId: string): string | null {
+  let doc = input;
+  let hash: string | null = null;
+  if (typeof doc === "string") {
+    hash = sha256Hex(Buffer.from(doc, "utf8"));
+    try {
+      doc = JSON.parse(doc);
+    } catch (e) {
+      return `the receipts are not JSON: ${(e as Error).message}`;
+    }
+  }
+  if (!isObj(doc) || doc._type !== RECEIPTS_TYPE) return `the receipts document's /_type must be "${RECEIPTS_TYPE}"`;
+  if (doc.endpointId !== endpointId) return `the receipts are of endpoint ${String(doc.endpointId)}, not ${endpointId}`;
+  if (!Array.isArray(doc.receipts)) return "/receipts must be an array";
+  const col = new Map(b.checks.map((c, j) => [c, j]));
+  let last = -1;
+  for (const [i, e] of doc.receipts.entries()) {
+    if (!isObj(e) || !Number.isSafeInteger(e.row) || typeof e.check !== "string" || !isObj(e.receipt)) return `receipt /receipts/${i} must carry row, check and receipt`;
+    const j = col.get(e.check);
+    const row = b.rows[e.row as number];
+    if (j === undefined || !row || row[3][j] === "-") return `receipt /receipts/${i} names row ${e.row} check ${e.check}, no observation of the bundle`;
+    const pos = (e.row as number) * b.checks.length + j;
+    if (pos <= last) return `receipt /receipts/${i} is out of order or repeated (row, check)`;
+    last = pos;
+  }
+  const root = receiptsRoot(doc.receipts);
+  if (root !== b.receipts.root) return `the receipts' Merkle root is ${root}, the bundle commits to ${b.receipts.root} (a receipt changed, added or deleted)`;
+  if (doc.receipts.length !== b.receipts.leaves) return `${doc.receipts.length} receipts, the bundle commits to ${b.receipts.leaves}`;
+  if (doc.root !== b.receipts.root) return `the receipts document names root ${String(doc.root)}, the bundle ${b.receipts.root}`;
+  hash ??= canonicalSha256(doc);
+  if (hash !== b.receipts.sha256) {
+    const canonical = canonicalSha256(doc);
+    if (canonical !== b.receipts.sha256) return `the receipts document hashes to ${canonical}, the bundle names ${b.receipts.sha256}`;
   }
   return null;
 }
@@ -314,6 +425,43 @@ export function verifyAttestation(input: VerifyInput): Report {
   }
   if (hash !== statement.evidence.sha256) return fail("bundle_hash", "bundle_hash", `the bundle's canonical SHA-256 is ${hash}, the attestation names ${statement.evidence.sha256}`, { statement });
   pass("bundle_hash", hash);
+  const v2 = isObj(value) && value._type === BUNDLE_TYPE_2;
+  if (!v2) return verifyRest1(value, statement, input, checks, fail, pass);
+  const read = readBundle2(value as Record<string, unknown>);
+  if (typeof read === "string") return fail("bundle_invalid", "bundle", read, { statement });
+  const bundle = value as unknown as Bundle2;
+  if (!same(bundle.endpoint, statement.endpoint)) return fail("endpoint_mismatch", "endpoint", `the bundle is of ${canonicalize(bundle.endpoint)}, the attestation of ${canonicalize(statement.endpoint)}`, { statement });
+  pass("endpoint", `${statement.endpoint.method} ${statement.endpoint.url} (${statement.endpoint.id})`);
+
+  // 5. The rubric and reading: named by pin, this verifier's own copies used.
+  const r = bundle.rubric;
+  if (r.ref !== statement.rubric.ref || r.reading !== statement.rubric.reading) return fail("rubric_hash", "rubric", `the bundle names ${r.ref} ${r.reading}, the attestation ${statement.rubric.ref} ${statement.rubric.reading}`, { statement });
+  if (!(r.ref in RUBRIC_PINS)) return fail("unknown_rubric", "rubric", `rubric ${r.ref} is not one this verifier ships (it ships ${Object.keys(RUBRIC_PINS).join(", ")}): update the verifier`, { statement });
+  if (!(r.reading in READING_PINS) || !r.reading.startsWith(`${r.ref}/`)) return fail("unknown_rubric", "rubric", `reading ${r.reading} is not one this verifier ships (it ships ${Object.keys(READING_PINS).join(", ")}): update the verifier`, { statement });
+  if (r.sha256 !== RUBRIC_PINS[r.ref] || statement.rubric.sha256 !== RUBRIC_PINS[r.ref]) return fail("rubric_hash", "rubric", `rubric ${r.ref} is pinned as ${RUBRIC_PINS[r.ref]}; the bundle names ${r.sha256}, the attestation ${statement.rubric.sha256}`, { statement });
+  if (r.readingSha256 !== READING_PINS[r.reading] || statement.rubric.readingSha256 !== READING_PINS[r.reading]) return fail("rubric_hash", "rubric", `reading ${r.reading} is pinned as ${READING_PINS[r.reading]}; the bundle names ${r.readingSha256}, the attestation ${statement.rubric.readingSha256}`, { statement });
+  const doc = pinnedRubric(r.ref);
+  const semantics = pinnedReading(r.reading).semantics;
+  const columns = doc.checks.map((c) => c.id);
+  if (!same(bundle.checks, columns)) return fail("bundle_invalid", "bundle", `/checks must be ${r.ref}'s checks in its order (${columns.join(" ")})`, { statement });
+  pass("rubric", `${r.reading} (rubric ${r.sha256.slice(0, 12)}…, reading ${r.readingSha256.slice(0, 12)}…), the verifier's pinned copies`);
+
+  // 5b. The receipts, when given: every one committed by the bundle's root.
+  if (input.receipts !== undefined) {
+    const rp = receiptsProblem(input.receipts, bundle, statement.endpoint.id);
+    if (rp) return fail("receipts", "receipts", rp, { statement });
+    pass("receipts", `${bundle.receipts.leaves} receipts under root ${bundle.receipts.root.slice(0, 12)}…`);
+  } else checks.push({ name: "receipts", status: "skipped", detail: "not given (the grade does not read them)" });
+
+  // 6. The grade, recomputed.
+  if (read.observations !== statement.evidence.observations) return fail("mismatch:observations", "observations", `the bundle holds ${read.observations} observations, the attestation says ${statement.evidence.observations}`, { statement });
+  return recompute(doc, semantics, read.subject, bundle.scoring, read.observations, statement, checks, fail);
+}
+
+type Fail = (code: Code, name: string, detail: string, extra?: Partial<Report>) => Report;
+
+/** Format 1: the rubric and reading documents inside the bundle, one object per observation. */
+function verifyRest1(value: unknown, statement: Statement, input: VerifyInput, checks: Check[], fail: Fail, pass: (name: string, detail: string) => void): Report {
   const bp = bundleProblem(value);
   if (bp) return fail("bundle_invalid", "bundle", bp, { statement });
   const bundle = value as Bundle;
@@ -324,24 +472,31 @@ export function verifyAttestation(input: VerifyInput): Report {
 
   // 5. The rubric and reading are the pinned documents, and the ones attested.
   const r = bundle.rubric;
+  if (r.ref === statement.rubric.ref && r.reading === statement.rubric.reading && (!(r.ref in RUBRIC_PINS) || !(r.reading in READING_PINS))) {
+    return fail("unknown_rubric", "rubric", `${r.ref in RUBRIC_PINS ? `reading ${r.reading}` : `rubric ${r.ref}`} is not one this verifier ships (it ships ${[...Object.keys(RUBRIC_PINS), ...Object.keys(READING_PINS)].join(", ")}): update the verifier`, { statement });
+  }
   const docHash = canonicalSha256(r.document);
   const readingHash = canonicalSha256(r.readingDocument);
   const rubricWrong =
     r.ref !== statement.rubric.ref || r.reading !== statement.rubric.reading ? `the bundle names ${r.ref} ${r.reading}, the attestation ${statement.rubric.ref} ${statement.rubric.reading}`
-    : !(r.ref in RUBRIC_PINS) ? `rubric ${r.ref} is not one this verifier knows (${Object.keys(RUBRIC_PINS).join(", ")})`
     : docHash !== RUBRIC_PINS[r.ref] || docHash !== r.sha256 || docHash !== statement.rubric.sha256 ? `the rubric document hashes to ${docHash}; pinned ${RUBRIC_PINS[r.ref]}, bundle ${r.sha256}, attestation ${statement.rubric.sha256}`
-    : !(r.reading in READING_PINS) || !r.reading.startsWith(`${r.ref}/`) ? `reading ${r.reading} is not one this verifier knows (${Object.keys(READING_PINS).join(", ")})`
+    : !r.reading.startsWith(`${r.ref}/`) ? `reading ${r.reading} is not a reading of ${r.ref}`
     : readingHash !== READING_PINS[r.reading] || readingHash !== r.readingSha256 || readingHash !== statement.rubric.readingSha256 ? `the reading document hashes to ${readingHash}; pinned ${READING_PINS[r.reading]}, bundle ${r.readingSha256}, attestation ${statement.rubric.readingSha256}`
     : null;
   if (rubricWrong) return fail("rubric_hash", "rubric", rubricWrong, { statement });
   pass("rubric", `${r.reading} (rubric ${docHash.slice(0, 12)}…, reading ${readingHash.slice(0, 12)}…)`);
+  if (input.receipts !== undefined) checks.push({ name: "receipts", status: "skipped", detail: "a format-1 bundle carries its receipts inside it (covered by its hash)" });
 
   // 6. The grade, recomputed.
   if (bundle.subject.observations.length !== statement.evidence.observations) return fail("mismatch:observations", "observations", `the bundle holds ${bundle.subject.observations.length} observations, the attestation says ${statement.evidence.observations}`, { statement });
-  if (bundle.scoring.now !== statement.scoring.now || bundle.scoring.seed !== statement.scoring.seed) return fail("mismatch:scoring", "scoring", `the bundle scores at ${bundle.scoring.now} with seed ${bundle.scoring.seed}, the attestation says ${statement.scoring.now}, ${statement.scoring.seed}`, { statement });
+  return recompute(r.document, r.readingDocument.semantics, bundle.subject, bundle.scoring, bundle.subject.observations.length, statement, checks, fail);
+}
+
+function recompute(doc: RubricDoc, semantics: Semantics, subject: Subject, scoring: Bundle["scoring"], observations: number, statement: Statement, checks: Check[], fail: Fail): Report {
+  if (scoring.now !== statement.scoring.now || scoring.seed !== statement.scoring.seed) return fail("mismatch:scoring", "scoring", `the bundle scores at ${scoring.now} with seed ${scoring.seed}, the attestation says ${statement.scoring.now}, ${statement.scoring.seed}`, { statement });
   let got: Grade;
   try {
-    got = gradeSubject(r.document, r.readingDocument.semantics, bundle.subject, bundle.scoring);
+    got = gradeSubject(doc, semantics, subject, scoring);
   } catch (e) {
     return fail("bundle_invalid", "recompute", (e as Error).message, { statement });
   }
@@ -358,5 +513,5 @@ export function verifyAttestation(input: VerifyInput): Report {
   const bad = fields.find((f) => !f[1]);
   if (bad) return { ok: false, code: bad[0], detail: bad[2], checks, statement, recomputed: got };
   const band = got.band ? `${got.band.low}–${got.band.high}` : "no band";
-  return { ok: true, code: "ok", detail: `grade ${got.grade ?? "none"} ${got.score ?? ""} (${band}), ${got.confidence ?? "no"} confidence, ${got.verdict}: recomputed from ${bundle.subject.observations.length} observations`, checks, statement, recomputed: got };
+  return { ok: true, code: "ok", detail: `grade ${got.grade ?? "none"} ${got.score ?? ""} (${band}), ${got.confidence ?? "no"} confidence, ${got.verdict}: recomputed from ${observations} observations`, checks, statement, recomputed: got };
 }

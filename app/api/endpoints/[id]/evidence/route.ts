@@ -1,5 +1,10 @@
-/** GET /api/endpoints/:id/evidence[?sha256=<hex>] → the bundle's canonical bytes (RFC 8785, docs/ATTESTATIONS.md), its hash as ETag and Digest. */
+/**
+ * GET /api/endpoints/:id/evidence[?sha256=<hex>] → the evidence bundle's canonical bytes (RFC 8785,
+ * docs/ATTESTATIONS.md), the latest attestation's or the named one of this endpoint, gzip when
+ * accepted, its hash as ETag. 400 for a bad id or hash, 404 with `reason`, 429 past its rate limit.
+ */
 import { checkBundleHash, checkEndpointId, getEvidenceBundle } from "@/lib/attest/read";
+import { evidenceResponse } from "@/lib/attest/serve";
 import { toResponse } from "@/lib/errors";
 import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";
 
@@ -9,18 +14,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
     await takeRateLimit("attestationAll", "*");
     const id = checkEndpointId((await ctx.params).id);
     const named = checkBundleHash(new URL(req.url).searchParams.get("sha256"));
-    const b = await getEvidenceBundle(id, named);
-    const etag = `"${b.sha256}"`;
-    const headers = {
-      "content-type": "application/json",
-      etag,
-      digest: `sha-256=${Buffer.from(b.sha256, "hex").toString("base64")}`,
-      // A named bundle never changes; the latest changes with the next grade.
-      "cache-control": named ? "public, max-age=31536000, immutable" : "public, max-age=300",
-      "access-control-allow-origin": "*",
-    };
-    if (req.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
-    return new Response(new Uint8Array(b.bytes), { status: 200, headers });
+    return evidenceResponse(req, await getEvidenceBundle(id, named), named !== null);
   } catch (e) {
     return toResponse(e);
   }
