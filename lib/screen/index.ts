@@ -3,4 +3,4 @@
  * S4) and the secret-value detector (readiness E5). Pure: no database, no network, no files.
  */
 export { screenText, lookalikeOf, SCREEN_PATTERNS, MAX_SCREEN_CHARS, type ScreenKind, type ScreenMatch } from "./patterns";
-export { findSecretValues, secretKindOf, isBip39Phrase, type SecretKind, type SecretValue } from "./secrets";
+export { findSecretValues, hasSecretValue, secretKindOf, isBip39Phrase, type SecretKind, type SecretValue } from "./secrets";

@@ -72,6 +72,24 @@ export function secretKindOf(value: string, key: string | null): SecretKind | nu
 
 const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 
+/** True when findSecretValues(json) would find anything; stops at the first secret and builds no pointers. */
+export function hasSecretValue(json: unknown): boolean {
+  return anySecret(json, null, 0);
+}
+
+function anySecret(v: unknown, key: string | null, depth: number): boolean {
+  if (depth > 64) return false;
+  if (typeof v === "string") return secretKindOf(v, key) !== null;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (anySecret(v[i], key, depth + 1)) return true;
+  } else if (v && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o);
+    for (let i = 0; i < keys.length; i++) if (anySecret(o[keys[i]], keys[i], depth + 1)) return true;
+  }
+  return false;
+}
+
 /** Every string value in a JSON value that looks like a secret, with its pointer (values only; keys are names). */
 export function findSecretValues(json: unknown): SecretValue[] {
   const out: SecretValue[] = [];

@@ -2,7 +2,7 @@
  * A rubric file turned into the lookup structures the engine needs, once per rubric object. Scoring
  * 100,000 listings (bench/score.ts) must not rebuild sets or sort caps per call.
  */
-import type { Rubric, RubricBand, RubricCap, RubricRule, RuleId } from "./rubric";
+import type { Rubric, RubricBand, RubricCap, RubricDimension, RubricRule, RuleId } from "./rubric";
 import { countAlnum, hostOf, normaliseTitle, normaliseWords } from "./text";
 
 export interface CompiledRubric {
@@ -18,6 +18,11 @@ export interface CompiledRubric {
   /** Rule id → the caps it clears. */
   capsFixedBy: Map<RuleId, RubricCap["id"][]>;
   bandsAscending: RubricBand[];
+  dimensions: RubricDimension[];
+  /** Rule index → index of its dimension in `dimensions` (-1 when the rubric does not define it). */
+  ruleDimension: number[];
+  /** Rule id → its index in `rules` (the improvements' final tie-break). */
+  ruleOrder: Map<RuleId, number>;
 }
 
 const cache = new WeakMap<Rubric, CompiledRubric>();
@@ -41,6 +46,9 @@ export function compileRubric(rubric: Rubric): CompiledRubric {
     capsAscending: [...rubric.caps].sort((a, b) => a.value - b.value),
     capsFixedBy,
     bandsAscending: [...rubric.bands].sort((a, b) => a.min - b.min),
+    dimensions: rubric.dimensions,
+    ruleDimension: rubric.rules.map((r) => rubric.dimensions.findIndex((d) => d.id === r.dimension)),
+    ruleOrder: new Map(rubric.rules.map((r, i) => [r.id, i])),
   };
   cache.set(rubric, compiled);
   return compiled;

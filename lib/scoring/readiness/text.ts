@@ -21,7 +21,18 @@ export function normaliseTitle(s: string): string {
   return normaliseWords(s).replace(TRAILING_NUMBERS, "");
 }
 
+/** Letters and digits, counted in code points. */
 export function countAlnum(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i);
+    if (ch >= 128) return countAlnumUnicode(s);
+    if ((ch >= 48 && ch <= 57) || (ch >= 65 && ch <= 90) || (ch >= 97 && ch <= 122)) n++;
+  }
+  return n;
+}
+
+function countAlnumUnicode(s: string): number {
   const m = s.match(ALNUM);
   return m ? m.length : 0;
 }
