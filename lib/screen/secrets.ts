@@ -57,9 +57,13 @@ const API_KEY_SHAPES = [
   /^AIza[0-9A-Za-z_-]{35}$/,
 ];
 
+const MIN_SECRET_CHARS = 15;
+
 /** One string value (under the key that holds it, if any): the kind of secret it looks like, or null. */
 export function secretKindOf(value: string, key: string | null): SecretKind | null {
   const v = value.trim();
+  // Every shape below needs at least 15 characters (the shortest is a Slack token, "xoxb-" and 10).
+  if (v.length < MIN_SECRET_CHARS) return null;
   if (PEM_PRIVATE.test(v) || EXTENDED_PRIVATE.test(v)) return "private_key";
   if (HEX64.test(v) && key !== null && KEY_NAME.test(key)) return "private_key";
   if (v.length <= 400 && /^[a-z]+(?:\s+[a-z]+){11,23}$/i.test(v) && isBip39Phrase(v)) return "seed_phrase";

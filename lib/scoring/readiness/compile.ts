@@ -23,6 +23,8 @@ export interface CompiledRubric {
   ruleDimension: number[];
   /** Rule id → its index in `rules` (the improvements' final tie-break). */
   ruleOrder: Map<RuleId, number>;
+  /** The rules' action texts that hold the "{endpoints}" placeholder. */
+  actionsNamingEndpoints: Set<string>;
 }
 
 const cache = new WeakMap<Rubric, CompiledRubric>();
@@ -49,6 +51,7 @@ export function compileRubric(rubric: Rubric): CompiledRubric {
     dimensions: rubric.dimensions,
     ruleDimension: rubric.rules.map((r) => rubric.dimensions.findIndex((d) => d.id === r.dimension)),
     ruleOrder: new Map(rubric.rules.map((r, i) => [r.id, i])),
+    actionsNamingEndpoints: new Set(rubric.rules.flatMap((r) => [r.action, r.actionWhenEmpty ?? ""]).filter((a) => a.includes("{endpoints}"))),
   };
   cache.set(rubric, compiled);
   return compiled;

@@ -109,6 +109,10 @@ function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric
   };
 }
 
+const TERM_KIND: number[] = [];
+const TERM_NUM: number[] = [];
+const TERM_DEN: number[] = [];
+
 interface ExactTerms {
   kind: number[];
   num: number[];
@@ -190,7 +194,7 @@ const NO_CAPS: CapId[] = [];
 
 function improvementFor(rule: RubricRule, r: RuleResult, blockingCaps: readonly CapId[], c: CompiledRubric, scopeEmpty: boolean): Improvement {
   let action = scopeEmpty && rule.actionWhenEmpty ? rule.actionWhenEmpty : rule.action;
-  if (action.includes("{endpoints}")) action = action.replace("{endpoints}", r.endpoints.length > 0 ? listEndpoints(r.endpoints) : "your endpoints");
+  if (c.actionsNamingEndpoints.has(action)) action = action.replace("{endpoints}", r.endpoints.length > 0 ? listEndpoints(r.endpoints) : "your endpoints");
   const fixes = c.capsFixedBy.get(rule.id);
   return {
     ruleId: rule.id,
@@ -227,9 +231,10 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
   let sum = 0;
   // Each rule's exact term, read only when a float sum lies too near a rounding point (exact.ts):
   // 0 = the float it earned, 1 = points × passing ÷ in scope, 2 = points × liveness.
-  const termKind: number[] = new Array(nRules).fill(0);
-  const termNum: number[] = new Array(nRules).fill(0);
-  const termDen: number[] = new Array(nRules).fill(1);
+  // Scratch shared by every call (scoring is synchronous and never re-entered); each slot is written below.
+  const termKind = TERM_KIND;
+  const termNum = TERM_NUM;
+  const termDen = TERM_DEN;
   for (let i = 0; i < nRules; i++) {
     const rule = c.rules[i];
     let o: Outcome;
@@ -238,6 +243,9 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
       if (!impl) throw new Error(`${c.version}: rule ${rule.id} has scope ${rule.scope} but no listing-level implementation`);
       o = impl(ctx, rule.points);
       scopeEmpty[i] = rule.scope === "measured" && endpoints.length === 0;
+      termKind[i] = 0;
+      termNum[i] = 0;
+      termDen[i] = 1;
     } else {
       const eo = scoreEndpointRule(rule, ctx, c);
       scopeEmpty[i] = eo.inScope === 0;
