@@ -3,7 +3,7 @@
  * 100,000 listings (bench/score.ts) must not rebuild sets or sort caps per call.
  */
 import type { Rubric, RubricBand, RubricCap, RubricDimension, RubricRule, RuleId } from "./rubric";
-import { countAlnum, hostOf, normaliseTitle, normaliseWords } from "./text";
+import { countAlnum, hostOf, normaliseTitle, normaliseWords, wordsEqual } from "./text";
 
 export interface CompiledRubric {
   rubric: Rubric;
@@ -74,11 +74,11 @@ export function titlePlaceholderReason(title: string | null | undefined, baseUrl
   }
   if (typeof baseUrl === "string" && baseUrl.length > 0) {
     const host = hostOf(baseUrl);
-    if (normaliseWords(baseUrl) === norm) return "the title is just the base URL";
+    if (wordsEqual(baseUrl, norm)) return "the title is just the base URL";
     if (host) {
-      if (normaliseWords(host) === norm) return "the title is just the host name";
+      if (wordsEqual(host, norm)) return "the title is just the host name";
       for (const p of c.hostPrefixes) {
-        if (host.startsWith(p) && normaliseWords(host.slice(p.length)) === norm) return "the title is just the host name";
+        if (host.startsWith(p) && wordsEqual(host.slice(p.length), norm)) return "the title is just the host name";
       }
     }
   }

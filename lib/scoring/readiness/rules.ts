@@ -12,7 +12,7 @@ import type { CompiledRubric } from "./compile";
 import { titlePlaceholderReason } from "./compile";
 import type { RuleId, SchemePolicy } from "./rubric";
 import { validByPolicy } from "./scheme-policy";
-import { hasText, isHttpUrl, isHttpsUrl, normaliseWords, trimmedLength } from "./text";
+import { hasText, isHttpUrl, isHttpsUrl, sameWords, trimmedLength } from "./text";
 import type { ReadinessEvidence, RuleStatus } from "./types";
 
 export interface RuleContext {
@@ -166,7 +166,7 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
     const len = trimmedLength(s);
     if (len === 0) return fail("there is no short description", "/listing/shortDescription");
     if (len < min) return fail(`the short description has ${len} characters, fewer than ${min}`, "/listing/shortDescription");
-    if (normaliseWords(s as string) === normaliseWords(ctx.listing.title ?? "")) return fail("the short description repeats the title", "/listing/shortDescription");
+    if (sameWords(s as string, ctx.listing.title ?? "")) return fail("the short description repeats the title", "/listing/shortDescription");
     return pass(points, `the short description has ${len} characters and is not the title`, "/listing/shortDescription");
   },
 
