@@ -8,17 +8,10 @@
  * page from format-2 evidence), and (c) the same under readiness/1.0.0 with format-1 evidence, side
  * by side. Reports medians. Target: scoring under the current rubric ≤ 0.5× parsing (it was ≤ 2×).
  *
- *   npm run bench:score [-- --count 100000 --rounds 7] [-- --baseline DIR]
- *
- * `--baseline DIR` also scores, in the same rounds and in turn with the current engine, with the
- * engine of another checkout (e.g. `git archive <commit> | tar -x -C DIR`, node_modules linked):
- * before and after side by side under the same load. Only the baseline's readiness directory is its
- * own; what it imports through `@/` is this checkout's.
+ *   npm run bench:score [-- --count 100000 --rounds 7]
  *
  * The last line is always `RESULT score_parse_ratio <ratio>`.
  */
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { generateListingCorpus } from "@/test/readiness-corpus";
 import { scoreReadiness } from "../lib/scoring/readiness/engine";
@@ -97,59 +90,29 @@ function scoreAll(docs: ListingDocument[], rubric = CURRENT_RUBRIC, ev = evidenc
 }
 const scorePrevious = (docs: ListingDocument[]) => scoreAll(docs, PREVIOUS_RUBRIC, evidence);
 
-const baselineAt = process.argv.indexOf("--baseline");
-const BASELINE_DIR = baselineAt >= 0 ? path.resolve(process.argv[baselineAt + 1] ?? "") : null;
-type Engine = { score: typeof scoreReadiness; rubric: typeof CURRENT_RUBRIC };
-const baseline: Engine | null = BASELINE_DIR ? loadBaseline(path.join(BASELINE_DIR, "lib/scoring/readiness")) : null;
-function loadBaseline(dir: string): Engine {
-  if (!existsSync(path.join(dir, "engine.ts"))) throw new Error(`--baseline ${BASELINE_DIR}: no lib/scoring/readiness/engine.ts there`);
-  // Synchronous, as the rest of this script (tsx runs it as CommonJS, where top-level await is refused).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const e = require(path.join(dir, "engine.ts")) as { scoreReadiness: typeof scoreReadiness };
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const r = require(path.join(dir, "rubric.ts")) as { CURRENT_RUBRIC: typeof CURRENT_RUBRIC };
-  return { score: e.scoreReadiness, rubric: r.CURRENT_RUBRIC };
-}
-function scoreBaseline(docs: ListingDocument[]): number {
-  const start = performance.now();
-  for (let i = 0; i < docs.length; i++) checksum += baseline!.score(docs[i], evidenceV2[i], baseline!.rubric, { now: NOW }).total;
-  return performance.now() - start;
-}
-
 // One warm-up round lets the JIT settle on every path before anything is timed.
 const warm = parseAll().docs.slice(0, Math.min(20_000, COUNT));
 scoreAll(warm);
 scorePrevious(warm);
-if (baseline) scoreBaseline(warm);
 
 const parseMs: number[] = [];
 const scoreMs: number[] = [];
 const previousMs: number[] = [];
-const baselineMs: number[] = [];
 let heapPeak = 0;
 let rssPeak = 0;
 for (let r = 0; r < ROUNDS; r++) {
   const p = parseAll();
-  // Alternate which rubric goes first, so neither always runs on a freshly collected heap; a
-  // baseline engine runs next to the current one, after it in one round and before it in the next.
+  // Alternate which rubric goes first, so neither always runs on a freshly collected heap.
   let s: number, o: number;
-  if (r % 2 === 0) {
-    s = scoreAll(p.docs);
-    if (baseline) baselineMs.push(scoreBaseline(p.docs));
-    o = scorePrevious(p.docs);
-  } else {
-    o = scorePrevious(p.docs);
-    if (baseline) baselineMs.push(scoreBaseline(p.docs));
-    s = scoreAll(p.docs);
-  }
+  if (r % 2 === 0) { s = scoreAll(p.docs); o = scorePrevious(p.docs); }
+  else { o = scorePrevious(p.docs); s = scoreAll(p.docs); }
   parseMs.push(p.ms);
   scoreMs.push(s);
   previousMs.push(o);
   const m = process.memoryUsage();
   heapPeak = Math.max(heapPeak, m.heapUsed);
   rssPeak = Math.max(rssPeak, m.rss);
-  const b = baseline ? `, baseline ${baselineMs[r].toFixed(0)} ms (ratio ${(baselineMs[r] / p.ms).toFixed(3)})` : "";
-  console.log(`round ${r + 1}: parse ${p.ms.toFixed(0)} ms, score ${s.toFixed(0)} ms (1.0.0: ${o.toFixed(0)} ms), ratio ${(s / p.ms).toFixed(3)}${b}`);
+  console.log(`round ${r + 1}: parse ${p.ms.toFixed(0)} ms, score ${s.toFixed(0)} ms (1.0.0: ${o.toFixed(0)} ms), ratio ${(s / p.ms).toFixed(3)}`);
 }
 
 const parse = median(parseMs);
@@ -161,10 +124,6 @@ console.log(`listings      ${COUNT.toLocaleString("en-US")} × ${ROUNDS} rounds 
 console.log(`JSON.parse    ${parse.toFixed(0)} ms  ${rate(COUNT, parse)}`);
 console.log(`scoreReadiness ${score.toFixed(0)} ms  ${rate(COUNT, score)}  (${((score * 1000) / COUNT).toFixed(2)} µs per listing, ${rubricVersionString(CURRENT_RUBRIC)}, format-2 evidence)`);
 console.log(`  previous    ${previous.toFixed(0)} ms  ${rate(COUNT, previous)}  (${rubricVersionString(PREVIOUS_RUBRIC)}, format-1 evidence; current ÷ previous ${(score / previous).toFixed(3)})`);
-if (baseline) {
-  const b = median(baselineMs);
-  console.log(`  baseline    ${b.toFixed(0)} ms  ${rate(COUNT, b)}  (${BASELINE_DIR}; baseline ÷ parse ${(b / parse).toFixed(3)}, current ÷ baseline ${(score / b).toFixed(3)})`);
-}
 console.log(`memory        heap used ≤ ${mb(heapPeak)}, RSS ≤ ${mb(rssPeak)}`);
 console.log(`checksum      ${checksum}`);
 console.log(`target        scoring ≤ 0.5× parsing: ${ratio <= 0.5 ? "met" : "NOT met"}`);
