@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findSecretValues, isBip39Phrase, lookalikeOf, screenText, SCREEN_PATTERNS } from "@/lib/screen";
+import { findSecretValues, hasSecretValue, isBip39Phrase, lookalikeOf, screenText, SCREEN_PATTERNS } from "@/lib/screen";
 
 const VALID_PHRASE = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 
@@ -124,6 +124,18 @@ describe("findSecretValues", () => {
     expect(isBip39Phrase("legal winner thank year wave sausage worth useful legal winner thank yellow")).toBe(true);
     expect(isBip39Phrase("legal winner thank year wave sausage worth useful legal winner thank thank")).toBe(false);
     expect(isBip39Phrase("abandon abandon abandon")).toBe(false);
+  });
+  it("hasSecretValue answers exactly whether findSecretValues finds anything, depth limit included", () => {
+    const deep = (v: unknown, n: number): unknown => (n === 0 ? v : { k: deep(v, n - 1) });
+    const cases: unknown[] = [
+      null, undefined, 42, "", "AKIAIOSFODNN7EXAMPLE", VALID_PHRASE, ["x", ["y", "sk-proj-abcdefghijklmnopqrstuvwxyz012345"]],
+      { privateKey: "0x" + "ab".repeat(32) }, { transaction: "0x" + "ab".repeat(32) }, [{ privateKey: "0x" + "ab".repeat(32) }],
+      { api_key: "a8f3k29dk3mz01lq83nd72jd" }, { note: "a8f3k29dk3mz01lq83nd72jd" }, { token: "USDC" },
+      deep("AKIAIOSFODNN7EXAMPLE", 64), deep("AKIAIOSFODNN7EXAMPLE", 65), deep({ secret: "a8f3k29dk3mz01lq83nd72jd" }, 63),
+    ];
+    for (const c of cases) expect(hasSecretValue(c), JSON.stringify(c)?.slice(0, 60)).toBe(findSecretValues(c).length > 0);
+    expect(hasSecretValue(deep("AKIAIOSFODNN7EXAMPLE", 64))).toBe(true);
+    expect(hasSecretValue(deep("AKIAIOSFODNN7EXAMPLE", 65))).toBe(false);
   });
   it("escapes pointer segments (RFC 6901)", () => {
     expect(findSecretValues({ "a/b": { "c~d": "AKIAIOSFODNN7EXAMPLE" } })).toEqual([{ pointer: "/a~1b/c~0d", kind: "api_key" }]);

@@ -45,8 +45,13 @@ const API_KEY_SHAPES = [
   /^AIza[0-9A-Za-z_-]{35}$/,
 ];
 
+const MIN_SECRET_CHARS = 15;
+
+/** One string value (under the key that holds it, if any): the kind of secret it looks like, or null. */
 export function secretKindOf(value: string, key: string | null): SecretKind | null {
   const v = value.trim();
+  // Every shape below needs at least 15 characters (the shortest is a Slack token, "xoxb-" and 10).
+  if (v.length < MIN_SECRET_CHARS) return null;
   if (PEM_PRIVATE.test(v) || EXTENDED_PRIVATE.test(v)) return "private_key";
   if (HEX64.test(v) && key !== null && KEY_NAME.test(key)) return "private_key";
   if (v.length <= 400 && /^[a-z]+(?:\s+[a-z]+){11,23}$/i.test(v) && isBip39Phrase(v)) return "seed_phrase";
@@ -59,6 +64,25 @@ export function secretKindOf(value: string, key: string | null): SecretKind | nu
 
 const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 
+/** True when findSecretValues(json) would find anything; stops at the first secret and builds no pointers. */
+export function hasSecretValue(json: unknown): boolean {
+  return anySecret(json, null, 0);
+}
+
+function anySecret(v: unknown, key: string | null, depth: number): boolean {
+  if (depth > 64) return false;
+  if (typeof v === "string") return secretKindOf(v, key) !== null;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (anySecret(v[i], key, depth + 1)) return true;
+  } else if (v && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o);
+    for (let i = 0; i < keys.length; i++) if (anySecret(o[keys[i]], keys[i], depth + 1)) return true;
+  }
+  return false;
+}
+
+/** Every string value in a JSON value that looks like a secret, with its pointer (values only; keys are names). */
 export function findSecretValues(json: unknown): SecretValue[] {
   const out: SecretValue[] = [];
   const walk = (v: unknown, at: string, key: string | null, depth: number) => {

@@ -1,6 +1,9 @@
-/** A rubric's lookup structures, built once per rubric object (100,000 listings must not rebuild them). */
-import type { Rubric, RubricBand, RubricCap, RubricRule, RuleId } from "./rubric";
-import { countAlnum, hostOf, normaliseTitle, normaliseWords } from "./text";
+/**
+ * A rubric file turned into the lookup structures the engine needs, once per rubric object. Scoring
+ * 100,000 listings (bench/score.ts) must not rebuild sets or sort caps per call.
+ */
+import type { Rubric, RubricBand, RubricCap, RubricDimension, RubricRule, RuleId } from "./rubric";
+import { countAlnum, hostOf, normaliseTitle, normaliseWords, wordsEqual } from "./text";
 
 export interface CompiledRubric {
   rubric: Rubric;
@@ -14,6 +17,13 @@ export interface CompiledRubric {
   capsAscending: RubricCap[];
   capsFixedBy: Map<RuleId, RubricCap["id"][]>;
   bandsAscending: RubricBand[];
+  dimensions: RubricDimension[];
+  /** Rule index → index of its dimension in `dimensions` (-1 when the rubric does not define it). */
+  ruleDimension: number[];
+  /** Rule id → its index in `rules` (the improvements' final tie-break). */
+  ruleOrder: Map<RuleId, number>;
+  /** The rules' action texts that hold the "{endpoints}" placeholder. */
+  actionsNamingEndpoints: Set<string>;
 }
 
 const cache = new WeakMap<Rubric, CompiledRubric>();
@@ -37,6 +47,10 @@ export function compileRubric(rubric: Rubric): CompiledRubric {
     capsAscending: [...rubric.caps].sort((a, b) => a.value - b.value),
     capsFixedBy,
     bandsAscending: [...rubric.bands].sort((a, b) => a.min - b.min),
+    dimensions: rubric.dimensions,
+    ruleDimension: rubric.rules.map((r) => rubric.dimensions.findIndex((d) => d.id === r.dimension)),
+    ruleOrder: new Map(rubric.rules.map((r, i) => [r.id, i])),
+    actionsNamingEndpoints: new Set(rubric.rules.flatMap((r) => [r.action, r.actionWhenEmpty ?? ""]).filter((a) => a.includes("{endpoints}"))),
   };
   cache.set(rubric, compiled);
   return compiled;
@@ -56,11 +70,11 @@ export function titlePlaceholderReason(title: string | null | undefined, baseUrl
   }
   if (typeof baseUrl === "string" && baseUrl.length > 0) {
     const host = hostOf(baseUrl);
-    if (normaliseWords(baseUrl) === norm) return "the title is just the base URL";
+    if (wordsEqual(baseUrl, norm)) return "the title is just the base URL";
     if (host) {
-      if (normaliseWords(host) === norm) return "the title is just the host name";
+      if (wordsEqual(host, norm)) return "the title is just the host name";
       for (const p of c.hostPrefixes) {
-        if (host.startsWith(p) && normaliseWords(host.slice(p.length)) === norm) return "the title is just the host name";
+        if (host.startsWith(p) && wordsEqual(host.slice(p.length), norm)) return "the title is just the host name";
       }
     }
   }

@@ -2,7 +2,7 @@
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { liveness, settleGate } from "../signals";
 import { compileRubric, type CompiledRubric } from "./compile";
-import type { CapId, Rubric, RubricRule } from "./rubric";
+import type { CapId, Rubric, RubricRule, RuleId } from "./rubric";
 import { add, frac, fractionOf, min as fracMin, mul, nearGrid, roundHalfUpExact, truncate6, ZERO, type Fraction } from "./exact";
 import { ENDPOINT_RULES, LISTING_RULES, phraseOf, type Outcome, type RuleContext } from "./rules";
 import type { DimensionResult, Improvement, ReadinessEvidence, ReadinessResult, RuleResult, ScoreOptions, TriggeredCap } from "./types";
@@ -18,7 +18,10 @@ export function roundHalfUp(x: number): number {
 }
 
 export function bandFor(total: number, rubric: Rubric): { id: string; label: string } {
-  const c = compileRubric(rubric);
+  return bandIn(total, compileRubric(rubric));
+}
+
+function bandIn(total: number, c: CompiledRubric): { id: string; label: string } {
   for (const b of c.bandsAscending) if (total >= b.min && total <= b.max) return { id: b.id, label: b.label };
   throw new Error(`total ${total} falls in no band of ${c.version}`);
 }
@@ -28,12 +31,14 @@ function dedupe(endpoints: ListingEndpoint[] | null | undefined): { endpoints: L
   const keys: string[] = [];
   const sourceIndex: number[] = [];
   if (!endpoints) return { endpoints: out, keys, sourceIndex };
-  const seen = new Set<string>();
+  // A short list is searched; a Set only pays for itself on long ones.
+  const seen = endpoints.length > 16 ? new Set<string>() : null;
   for (let i = 0; i < endpoints.length; i++) {
     const ep = endpoints[i];
     const key = `${String(ep.method).toUpperCase()} ${ep.path}`;
-    if (seen.has(key)) continue; // "Duplicate endpoints (same method and path) count once"
-    seen.add(key);
+    // docs/spec/scoring-system.md "Readiness score": "Duplicate endpoints (same method and path) count once"
+    if (seen ? seen.has(key) : keys.includes(key)) continue;
+    seen?.add(key);
     out.push(ep);
     keys.push(key);
     sourceIndex.push(i);
@@ -47,24 +52,31 @@ const EMPTY_SCOPE_REASON: Record<string, string> = {
   dynamic: "no endpoint is dynamically priced: full marks",
 };
 
-function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric): Outcome & { inScope: number; exact: Fraction } {
+/** A per-endpoint outcome also says how many endpoints were in the rule's scope and how many passed (its exact share, read only when needed). */
+function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric): Outcome & { inScope: number; passing: number } {
   const impl = ENDPOINT_RULES[rule.id];
   if (!impl) throw new Error(`${c.version}: rule ${rule.id} has scope ${rule.scope} but no per-endpoint implementation`);
   let n = 0;
   let passing = 0;
   let firstFail = -1;
+  let explained = 0;
+  let why = "";
   const failing: string[] = [];
-  const why: string[] = [];
+  const payableOnly = rule.scope === "payable";
+  const dynamicOnly = rule.scope === "dynamic";
   for (let i = 0; i < ctx.endpoints.length; i++) {
     const ep = ctx.endpoints[i];
-    if (rule.scope === "payable" && !ep.payable) continue;
-    if (rule.scope === "dynamic" && !(ep.payable && ep.pricing?.mode === "dynamic")) continue;
+    if (payableOnly && !ep.payable) continue;
+    if (dynamicOnly && !(ep.payable && ep.pricing?.mode === "dynamic")) continue;
     n++;
     if (impl.test(ep, ctx)) passing++;
     else {
       if (firstFail < 0) firstFail = i;
       failing.push(ctx.keys[i]);
-      if (impl.explain && why.length < MAX_EXPLAINED) why.push(`${ctx.keys[i]}: ${impl.explain(ep, ctx)}`);
+      if (impl.explain && explained < MAX_EXPLAINED) {
+        why += `${explained > 0 ? "; " : ""}${ctx.keys[i]}: ${impl.explain(ep, ctx)}`;
+        explained++;
+      }
     }
   }
   if (n === 0) {
@@ -76,24 +88,64 @@ function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric
       endpoints: [],
       evidence: "/listing/endpoints",
       inScope: 0,
-      exact: full ? frac(BigInt(rule.points)) : ZERO,
+      passing: full ? 1 : 0,
     };
   }
   const scopeTitle = c.rubric.scopes[rule.scope].title;
-  const more = failing.length > why.length ? `; and ${failing.length - why.length} more` : "";
+  const more = failing.length > explained ? `; and ${failing.length - explained} more` : "";
   return {
     // "If 3 of 4 endpoints carry a response schema, E4 earns 3.75 of 5."
     earned: (rule.points * passing) / n,
-    exact: frac(BigInt(rule.points) * BigInt(passing), BigInt(n)),
     status: passing === n ? "pass" : passing === 0 ? "fail" : "partial",
-    reason: `${passing} of ${n} ${scopeTitle} ${phraseOf(rule.id, impl, ctx)}${why.length ? `; ${why.join("; ")}${more}` : ""}`,
+    reason: `${passing} of ${n} ${scopeTitle} ${phraseOf(rule.id, impl, ctx)}${explained ? `; ${why}${more}` : ""}`,
     endpoints: failing,
     evidence: firstFail < 0 ? "/listing/endpoints" : `/listing/endpoints/${ctx.sourceIndex[firstFail]}/${impl.field}`,
     inScope: n,
+    passing,
   };
 }
 
-/** Never in provisional mode; lowest value first. */
+const TERM_KIND: number[] = [];
+const TERM_NUM: number[] = [];
+const TERM_DEN: number[] = [];
+
+interface ExactTerms {
+  kind: number[];
+  num: number[];
+  den: number[];
+  rules: RuleResult[];
+  live: number;
+}
+
+/**
+ * The exact sum of the rules' terms (of one dimension, or all when `dimensionOf` is null). Whole terms
+ * are added as numbers (exact below 2^53); only the others as fractions. `fraction` is null when every
+ * term was whole, and then `whole` is the exact sum.
+ */
+function exactSum(t: ExactTerms, dimensionOf: number[] | null, dim: number): { whole: number; fraction: Fraction | null } {
+  let whole = 0;
+  let fraction: Fraction | null = null;
+  for (let i = 0; i < t.rules.length; i++) {
+    if (dimensionOf !== null && dimensionOf[i] !== dim) continue;
+    const points = t.rules[i].max;
+    const kind = t.kind[i];
+    if (kind === 1 && Number.isInteger(points) && (points * t.num[i]) % t.den[i] === 0) whole += (points * t.num[i]) / t.den[i];
+    else if (kind === 2 && Number.isInteger(points) && Number.isInteger(t.live)) whole += points * t.live;
+    else if (kind === 0 && Number.isInteger(t.rules[i].earned)) whole += t.rules[i].earned;
+    else fraction = add(fraction ?? ZERO, exactTerm(t, i));
+  }
+  return { whole, fraction: fraction === null ? null : add(fraction, frac(BigInt(whole))) };
+}
+
+/** Rule i's earned points as the exact fraction it stands for. */
+function exactTerm(t: ExactTerms, i: number): Fraction {
+  const points = BigInt(t.rules[i].max);
+  if (t.kind[i] === 1) return frac(points * BigInt(t.num[i]), BigInt(t.den[i]));
+  if (t.kind[i] === 2) return mul(frac(points), fractionOf(t.live));
+  return fractionOf(t.rules[i].earned);
+}
+
+/** Which caps the evidence triggers (never in provisional mode), lowest value first. */
 function evaluateCaps(ctx: RuleContext, c: CompiledRubric): TriggeredCap[] {
   const ev = ctx.evidence;
   if (!ev) return [];
@@ -124,16 +176,28 @@ function listEndpoints(keys: string[]): string {
   return `${keys.slice(0, 3).join(", ")} and ${keys.length - 3} more`;
 }
 
-function improvementFor(rule: RubricRule, r: RuleResult, blockingCaps: Set<CapId>, c: CompiledRubric, scopeEmpty: boolean): Improvement {
+function compareImprovements(a: Improvement, b: Improvement, order: Map<RuleId, number>): number {
+  return (
+    Number(b.blocker) - Number(a.blocker) ||
+    b.points - a.points ||
+    b.endpoints.length - a.endpoints.length ||
+    EFFORT_RANK[a.effort] - EFFORT_RANK[b.effort] ||
+    order.get(a.ruleId)! - order.get(b.ruleId)!
+  );
+}
+
+const NO_CAPS: CapId[] = [];
+
+function improvementFor(rule: RubricRule, r: RuleResult, blockingCaps: readonly CapId[], c: CompiledRubric, scopeEmpty: boolean): Improvement {
   let action = scopeEmpty && rule.actionWhenEmpty ? rule.actionWhenEmpty : rule.action;
-  if (action.includes("{endpoints}")) action = action.replace("{endpoints}", r.endpoints.length > 0 ? listEndpoints(r.endpoints) : "your endpoints");
+  if (c.actionsNamingEndpoints.has(action)) action = action.replace("{endpoints}", r.endpoints.length > 0 ? listEndpoints(r.endpoints) : "your endpoints");
   const fixes = c.capsFixedBy.get(rule.id);
   return {
     ruleId: rule.id,
     points: normalise(r.max - r.earned),
     endpoints: r.endpoints,
     effort: rule.effort,
-    blocker: !!fixes && fixes.some((id) => blockingCaps.has(id)),
+    blocker: !!fixes && blockingCaps.length > 0 && fixes.some((id) => blockingCaps.includes(id)),
     action,
   };
 }
@@ -156,13 +220,18 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
     live: ev ? liveness(ev.liveness) : null,
   };
 
-  const rules: RuleResult[] = new Array(c.rules.length);
-  const scopeEmpty: boolean[] = new Array(c.rules.length);
-  const dims = new Map<string, DimensionResult>();
-  for (const d of rubric.dimensions) dims.set(d.id, { id: d.id, earned: 0, max: d.points });
+  const nRules = c.rules.length;
+  const rules: RuleResult[] = new Array(nRules);
+  const scopeEmpty: boolean[] = new Array(nRules);
+  const dimEarned: number[] = new Array(c.dimensions.length).fill(0);
   let sum = 0;
-  const exactTerms: Array<Fraction | null> = new Array(c.rules.length).fill(null);
-  for (let i = 0; i < c.rules.length; i++) {
+  // Each rule's exact term, read only when a float sum lies too near a rounding point (exact.ts):
+  // 0 = the float it earned, 1 = points × passing ÷ in scope, 2 = points × liveness.
+  // Scratch shared by every call (scoring is synchronous and never re-entered); each slot is written below.
+  const termKind = TERM_KIND;
+  const termNum = TERM_NUM;
+  const termDen = TERM_DEN;
+  for (let i = 0; i < nRules; i++) {
     const rule = c.rules[i];
     let o: Outcome;
     if (rule.scope === "listing" || rule.scope === "measured") {
@@ -170,75 +239,90 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
       if (!impl) throw new Error(`${c.version}: rule ${rule.id} has scope ${rule.scope} but no listing-level implementation`);
       o = impl(ctx, rule.points);
       scopeEmpty[i] = rule.scope === "measured" && endpoints.length === 0;
+      termKind[i] = 0;
+      termNum[i] = 0;
+      termDen[i] = 1;
     } else {
       const eo = scoreEndpointRule(rule, ctx, c);
       scopeEmpty[i] = eo.inScope === 0;
-      exactTerms[i] = eo.exact;
+      termKind[i] = 1;
+      termNum[i] = eo.passing;
+      termDen[i] = eo.inScope || 1;
       o = eo;
     }
-    // H2 = points × liveness: the exact fraction is the liveness share (exact.ts).
-    if (rule.id === "H2" && ctx.live && o.earned > 0) exactTerms[i] = mul(frac(BigInt(rule.points)), fractionOf(ctx.live.value));
+    // H2 = points × liveness: the liveness share is the fraction to read (exact.ts), not the product.
+    if (rule.id === "H2" && ctx.live && o.earned > 0) termKind[i] = 2;
     rules[i] = { id: rule.id, dimension: rule.dimension, earned: o.earned, max: rule.points, status: o.status, reason: o.reason, endpoints: o.endpoints, evidence: o.evidence };
     sum += o.earned;
-    const d = dims.get(rule.dimension)!;
-    d.earned += o.earned;
+    const d = c.ruleDimension[i];
+    if (d < 0) throw new Error(`${c.version}: rule ${rule.id} names dimension ${rule.dimension}, which the rubric does not define`);
+    dimEarned[d] += o.earned;
   }
   const exact = c.rubric.semantics?.arithmetic === "exact";
   const caps = provisional ? [] : evaluateCaps(ctx, c);
-  const dimensions: DimensionResult[] = [];
+  const dimensions: DimensionResult[] = new Array(c.dimensions.length);
   let rawTotal: number;
   let total: number;
   if (!exact) {
-    for (const d of dims.values()) dimensions.push({ id: d.id, earned: normalise(d.earned), max: d.max });
+    for (let k = 0; k < c.dimensions.length; k++) dimensions[k] = { id: c.dimensions[k].id, earned: normalise(dimEarned[k]), max: c.dimensions[k].points };
     rawTotal = normalise(sum);
     const capped = caps.length > 0 ? Math.min(rawTotal, caps[0].value) : rawTotal;
     total = roundHalfUp(capped);
   } else {
-    // readiness/1.1.0 "total": exact; rawTotal truncated, so it never shows a half the total did not round up.
-    const term = (i: number) => exactTerms[i] ?? fractionOf(rules[i].earned);
-    for (const d of dims.values()) {
-      if (!nearGrid(d.earned)) dimensions.push({ id: d.id, earned: Math.floor(d.earned * 1e6) / 1e6, max: d.max });
+    // readiness/1.1.0 reading "total": exact, and rawTotal truncated so it never shows a half the total did not round up.
+    const terms: ExactTerms = { kind: termKind, num: termNum, den: termDen, rules, live: ctx.live?.value ?? 0 };
+    for (let k = 0; k < c.dimensions.length; k++) {
+      const earned = dimEarned[k];
+      if (!nearGrid(earned)) dimensions[k] = { id: c.dimensions[k].id, earned: Math.floor(earned * 1e6) / 1e6, max: c.dimensions[k].points };
       else {
-        let f = ZERO;
-        for (let i = 0; i < rules.length; i++) if (rules[i].dimension === d.id) f = add(f, term(i));
-        dimensions.push({ id: d.id, earned: truncate6(f), max: d.max });
+        const f = exactSum(terms, c.ruleDimension, k);
+        dimensions[k] = { id: c.dimensions[k].id, earned: f.fraction ? truncate6(f.fraction) : f.whole, max: c.dimensions[k].points };
       }
     }
     if (!nearGrid(sum) && !(caps.length > 0 && caps[0].value < sum)) {
       rawTotal = Math.floor(sum * 1e6) / 1e6;
       total = Math.floor(sum + 0.5);
     } else {
-      let f = ZERO;
-      for (let i = 0; i < rules.length; i++) f = add(f, term(i));
-      rawTotal = truncate6(f);
-      total = roundHalfUpExact(caps.length > 0 ? fracMin(f, frac(BigInt(caps[0].value))) : f);
+      const f = exactSum(terms, null, -1);
+      const cap = caps.length > 0 ? caps[0].value : null;
+      if (f.fraction === null && (cap === null || Number.isInteger(cap))) {
+        rawTotal = f.whole;
+        total = cap === null ? f.whole : Math.min(f.whole, cap);
+      } else {
+        const x = f.fraction ?? frac(BigInt(f.whole));
+        rawTotal = truncate6(x);
+        total = roundHalfUpExact(cap !== null ? fracMin(x, frac(BigInt(cap))) : x);
+      }
     }
   }
 
-  const blocking = new Set<CapId>(caps.map((x) => x.id));
+  const blocking: CapId[] = caps.length === 0 ? NO_CAPS : caps.map((x) => x.id);
   const improvements: Improvement[] = [];
-  const order = new Map<string, number>();
+  const order = c.ruleOrder;
   for (let i = 0; i < rules.length; i++) {
     const r = rules[i];
-    order.set(r.id, i);
+    // Not-observed rules have nothing for the seller to change until the probe runs.
     if (r.status === "not_observed" || r.earned >= r.max - 1e-9) continue;
     improvements.push(improvementFor(c.rules[i], r, blocking, c, scopeEmpty[i]));
   }
-  // Blockers first, most recoverable points, most endpoints, lowest effort, then rubric order (M1 … H3).
-  improvements.sort(
-    (a, b) =>
-      Number(b.blocker) - Number(a.blocker) ||
-      b.points - a.points ||
-      b.endpoints.length - a.endpoints.length ||
-      EFFORT_RANK[a.effort] - EFFORT_RANK[b.effort] ||
-      order.get(a.ruleId)! - order.get(b.ruleId)!,
-  );
+  // docs/spec/scoring-system.md "Caps and bands": blockers first, then most recoverable points, then most endpoints, then lowest effort;
+  // ties end on the rubric's own rule order (M1 … H3).
+  // An insertion sort: a dozen entries, and the order is total (it ends on the rule's index), so any sort gives this order.
+  for (let i = 1; i < improvements.length; i++) {
+    const x = improvements[i];
+    let j = i - 1;
+    while (j >= 0 && compareImprovements(improvements[j], x, order) > 0) {
+      improvements[j + 1] = improvements[j];
+      j--;
+    }
+    improvements[j + 1] = x;
+  }
 
   return {
     rubricVersion: c.version,
     total,
     rawTotal,
-    band: bandFor(total, rubric),
+    band: bandIn(total, c),
     provisional,
     caps,
     dimensions,

@@ -1,13 +1,18 @@
-/** The 25 readiness rules as pure functions deciding pass/fail and why; points, scope and readings live in the rubric file. */
+/**
+ * The 25 readiness rules of docs/spec/scoring-system.md as small pure functions. Points, scope and effort live in the
+ * rubric file; these functions only decide pass/fail (per endpoint, or for the listing) and say why in
+ * plain words. The readings each function implements are written out in the rubric's `readings`.
+ */
+import type { EndpointDocsEvidence } from "@/lib/evidence";
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { schemaBranchNames, schemaPropertyNames } from "@/lib/listing-document/schema-names";
-import { findSecretValues, type SecretValue } from "@/lib/screen/secrets";
+import { findSecretValues, hasSecretValue, type SecretValue } from "@/lib/screen/secrets";
 import type { LivenessResult, SettleGateResult } from "../signals";
 import type { CompiledRubric } from "./compile";
 import { titlePlaceholderReason } from "./compile";
-import type { RuleId } from "./rubric";
+import type { RuleId, SchemePolicy } from "./rubric";
 import { validByPolicy } from "./scheme-policy";
-import { hasText, isHttpUrl, isHttpsUrl, normaliseWords, trimmedLength } from "./text";
+import { hasText, isHttpUrl, isHttpsUrl, sameWords, trimmedLength } from "./text";
 import type { ReadinessEvidence, RuleStatus } from "./types";
 
 export interface RuleContext {
@@ -22,6 +27,11 @@ export interface RuleContext {
   /** Computed once per run; null in provisional mode. */
   gate: SettleGateResult | null;
   live: LivenessResult | null;
+  /** The docs observations' upper-cased methods, filled on first use by D3 (endpointDocsFor). */
+  docsMethods?: string[];
+  /** D3's last endpoint and answer (its test and its explanation ask for the same endpoint in turn). */
+  d3Endpoint?: ListingEndpoint;
+  d3Problem?: string | null;
 }
 
 export interface Outcome {
@@ -130,6 +140,8 @@ function notObserved(what: string, by: string): Outcome {
   return { earned: 0, status: "not_observed", reason: `not observed: ${what} comes from ${by}, and this run is provisional`, endpoints: [], evidence: null };
 }
 
+const NO_POLICIES: readonly SchemePolicy[] = [];
+
 const okKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
 export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
@@ -144,7 +156,7 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
     const len = trimmedLength(s);
     if (len === 0) return fail("there is no short description", "/listing/shortDescription");
     if (len < min) return fail(`the short description has ${len} characters, fewer than ${min}`, "/listing/shortDescription");
-    if (normaliseWords(s as string) === normaliseWords(ctx.listing.title ?? "")) return fail("the short description repeats the title", "/listing/shortDescription");
+    if (sameWords(s as string, ctx.listing.title ?? "")) return fail("the short description repeats the title", "/listing/shortDescription");
     return pass(points, `the short description has ${len} characters and is not the title`, "/listing/shortDescription");
   },
 
@@ -248,9 +260,9 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
     let firstValid = -1;
     let reachable = 0;
     let challenged = 0;
-    const validKeys = new Set<string>();
-    const policies = ctx.c.rubric.semantics?.schemePolicies ? ctx.c.rubric.schemePolicies ?? [] : [];
-    const policyIds = new Set<string>();
+    let validKeys: Set<string> | null = null;
+    const policies = ctx.c.rubric.semantics?.schemePolicies ? ctx.c.rubric.schemePolicies ?? NO_POLICIES : NO_POLICIES;
+    let policyIds: Set<string> | null = null;
     for (let i = 0; i < probed.length; i++) {
       const e = probed[i];
       if (!e.reachable) continue;
@@ -259,13 +271,13 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
       const byPolicy = policies.length > 0 ? validByPolicy(e, policies) : null;
       if (e.challenge?.valid || byPolicy) {
         if (firstValid < 0) firstValid = i;
-        validKeys.add(okKey(e.method, e.path));
-        if (byPolicy) policyIds.add(byPolicy);
+        (validKeys ??= new Set()).add(okKey(e.method, e.path));
+        if (byPolicy) (policyIds ??= new Set()).add(byPolicy);
       }
     }
     if (firstValid >= 0) {
-      const under = policyIds.size > 0 ? ` (read under the scheme polic${policyIds.size === 1 ? "y" : "ies"} ${[...policyIds].join(", ")})` : "";
-      return pass(points, `${validKeys.size} of ${probed.length} probed endpoint${probed.length === 1 ? "" : "s"} answered with a valid ${probed[firstValid].challenge.kind} payment challenge${under}`, `/probe/endpoints/${firstValid}/challenge`);
+      const under = policyIds !== null ? ` (read under the scheme polic${policyIds.size === 1 ? "y" : "ies"} ${[...policyIds].join(", ")})` : "";
+      return pass(points, `${validKeys!.size} of ${probed.length} probed endpoint${probed.length === 1 ? "" : "s"} answered with a valid ${probed[firstValid].challenge.kind} payment challenge${under}`, `/probe/endpoints/${firstValid}/challenge`);
     }
     // The payable endpoints, or all when none is marked payable.
     const affected: string[] = [];
@@ -334,30 +346,62 @@ function d3Fetched(ctx: RuleContext): boolean {
   return ctx.evidence !== null && ctx.c.rubric.semantics?.endpointDocsFetched === true;
 }
 
+/**
+ * The probe's first docs-page observation whose "METHOD path" is `key`. Compares in place (length,
+ * method, space, path) instead of building every observation's key; the upper-cased methods are
+ * computed once per scoring run.
+ */
+function endpointDocsFor(key: string, ctx: RuleContext): EndpointDocsEvidence | undefined {
+  const docs = ctx.evidence?.probe.endpointDocs;
+  if (!docs) return undefined;
+  const methods = (ctx.docsMethods ??= []);
+  for (let i = 0; i < docs.length; i++) {
+    const m = i < methods.length ? methods[i] : (methods[i] = docs[i].method.toUpperCase());
+    const p = docs[i].path;
+    if (key.length === m.length + 1 + p.length && key.charCodeAt(m.length) === 32 && key.startsWith(m) && key.endsWith(p)) return docs[i];
+  }
+  return undefined;
+}
+
+const NO_NAMES: readonly string[] = [];
+
+/** D3: what one schema's names miss on a docs page, appended to `missing`. */
+function docsNamesMissing(label: string, schema: unknown, names: readonly string[], fromBranches: boolean, missing: string[]): void {
+  let need = namesToShow(schema);
+  if (need.length === 0 && fromBranches) need = schemaBranchNames(schema);
+  if (need.length === 0) {
+    // readiness/1.2.0: a schema that names no property (a string, a bare type) asks for no names;
+    // an endpoint with no schema at all still fails, as before.
+    const declared = schema !== null && typeof schema === "object" && !Array.isArray(schema) && Object.keys(schema).length > 0;
+    if (!fromBranches) missing.push(`the ${label} shape (the ${label} schema names no property to look for)`);
+    else if (!declared) missing.push(`the ${label} shape (no ${label} schema is declared to check it against)`);
+    return;
+  }
+  let absent: string[] | null = null;
+  for (let i = 0; i < need.length; i++) if (!names.includes(need[i])) (absent ??= []).push(need[i]);
+  if (absent) missing.push(`the ${label} field${absent.length === 1 ? "" : "s"} ${absent.join(", ")}`);
+}
+
+/** D3 in a probed readiness/1.1.0 run: why this endpoint's docs page does not pass, or null when it does. */
 export function endpointDocsProblem(ep: ListingEndpoint, ctx: RuleContext): string | null {
+  if (ctx.d3Endpoint === ep) return ctx.d3Problem ?? null;
+  const problem = docsProblemOf(ep, ctx);
+  ctx.d3Endpoint = ep;
+  ctx.d3Problem = problem;
+  return problem;
+}
+
+function docsProblemOf(ep: ListingEndpoint, ctx: RuleContext): string | null {
   if (!ep.docsUrl) return "no docsUrl is declared";
-  const key = okKey(ep.method, ep.path);
-  const obs = ctx.evidence?.probe.endpointDocs?.find((d) => okKey(d.method, d.path) === key);
+  const obs = endpointDocsFor(okKey(ep.method, ep.path), ctx);
   if (!obs) return "the probe did not fetch its docs page";
   if (!obs.ok) return `its docs page did not load (${obs.refusal ? `refused: ${obs.refusal}` : obs.status !== null ? `HTTP ${obs.status}` : "no answer"})`;
   const missing: string[] = [];
   if (!obs.pathShown) missing.push(`the path ${ep.path}`);
-  const found = new Set(obs.names);
-  for (const [label, schema, free] of [["request", ep.requestSchema, ep.noParameters === true], ["response", ep.responseSchema, false]] as const) {
-    if (free) continue;
-    const fromBranches = ctx.c.rubric.semantics?.schemaShapeFromBranches === true;
-    let need = namesToShow(schema);
-    if (need.length === 0 && fromBranches) need = schemaBranchNames(schema);
-    if (need.length === 0) {
-      // readiness/1.2.0: a schema naming no property asks for no names; no schema still fails.
-      const declared = schema !== null && typeof schema === "object" && !Array.isArray(schema) && Object.keys(schema).length > 0;
-      if (!fromBranches) missing.push(`the ${label} shape (the ${label} schema names no property to look for)`);
-      else if (!declared) missing.push(`the ${label} shape (no ${label} schema is declared to check it against)`);
-    } else {
-      const absent = need.filter((n) => !found.has(n));
-      if (absent.length) missing.push(`the ${label} field${absent.length === 1 ? "" : "s"} ${absent.join(", ")}`);
-    }
-  }
+  const fromBranches = ctx.c.rubric.semantics?.schemaShapeFromBranches === true;
+  const names = obs.names ?? NO_NAMES;
+  if (ep.noParameters !== true) docsNamesMissing("request", ep.requestSchema, names, fromBranches, missing);
+  docsNamesMissing("response", ep.responseSchema, names, fromBranches, missing);
   if (!obs.example) missing.push("an example (a code block or a curl command)");
   return missing.length ? `its docs page does not show ${missing.join("; ")}` : null;
 }
@@ -408,8 +452,8 @@ export const ENDPOINT_RULES: Partial<Record<RuleId, EndpointRule>> = {
     explain: (ep) => schemaProblem(ep.responseSchema, "response"),
   },
   E5: {
-    // readiness/1.1.0 "unsafe-example" also fails an example carrying a secret.
-    test: (ep, ctx) => exampleIsUsable(ep) && !(ctx.c.rubric.semantics?.unsafeExampleFails === true && exampleSecrets(ep).length > 0),
+    // readiness/1.1.0 (reading "unsafe-example") also fails an example that carries a secret; 1.0.0 checks presence and required fields only.
+    test: (ep, ctx) => exampleIsUsable(ep) && !(ctx.c.rubric.semantics?.unsafeExampleFails === true && ep.requestExample != null && hasSecretValue(ep.requestExample)),
     phrase: "have a request example with the fields the request schema requires (and, from readiness/1.1.0, no secret in it)",
     field: "requestExample",
     explain: (ep, ctx) => {

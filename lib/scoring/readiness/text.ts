@@ -18,7 +18,48 @@ export function normaliseTitle(s: string): string {
   return normaliseWords(s).replace(TRAILING_NUMBERS, "");
 }
 
+/** Letters and digits, counted in code points. */
 export function countAlnum(s: string): number {
+  const n = asciiAlnum(s);
+  return n >= 0 ? n : countAlnumUnicode(s);
+}
+
+/** Letters and digits of an all-ASCII string; -1 when it holds anything else. */
+function asciiAlnum(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i);
+    if (ch >= 128) return -1;
+    if ((ch >= 48 && ch <= 57) || (ch >= 65 && ch <= 90) || (ch >= 97 && ch <= 122)) n++;
+  }
+  return n;
+}
+
+/** normaliseWords(a) === normaliseWords(b), without normalising when an ASCII count already tells them apart. */
+export function sameWords(a: string, b: string): boolean {
+  const x = typeof a === "string" && typeof b === "string" ? asciiAlnum(a) : -1;
+  if (x >= 0) {
+    const y = asciiAlnum(b);
+    if (y >= 0 && x !== y) return false;
+  }
+  return normaliseWords(a) === normaliseWords(b);
+}
+
+/**
+ * normaliseWords(s) === normalised, for an already normalised right side. Normalising keeps every
+ * letter and digit of an ASCII string, so two ASCII strings with different counts of them differ
+ * without normalising either.
+ */
+export function wordsEqual(s: string, normalised: string): boolean {
+  const a = typeof s === "string" && typeof normalised === "string" ? asciiAlnum(s) : -1;
+  if (a >= 0) {
+    const b = asciiAlnum(normalised);
+    if (b >= 0 && a !== b) return false;
+  }
+  return normaliseWords(s) === normalised;
+}
+
+function countAlnumUnicode(s: string): number {
   const m = s.match(ALNUM);
   return m ? m.length : 0;
 }
