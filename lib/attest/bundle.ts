@@ -101,18 +101,24 @@ export interface BuildBundleInput {
   subject: TrustSubject;
 }
 
-/**
- * Builds a format-1 bundle (what the sweep wrote before format 2; kept so stored ones stay
- * reproducible and the verifier's format-1 path stays tested). Observations after `now` are left out
- * (the engine ignores them). Refuses a subject of another endpoint.
- */
-export function buildBundleV1({ endpoint, rubric, scoring, subject }: BuildBundleInput): BuiltBundleV1 {
+/** The checks both formats make of their input: a valid instant and seed, this endpoint's subject, a rubric with its reading. */
+function checkInput({ endpoint, rubric, scoring, subject }: BuildBundleInput) {
   const nowMs = scoring.now instanceof Date ? scoring.now.getTime() : Date.parse(scoring.now);
   if (!Number.isFinite(nowMs)) throw new BundleError("bad_now", "scoring.now is not an instant", "/scoring/now");
   if (!Number.isSafeInteger(scoring.seed)) throw new BundleError("bad_seed", "scoring.seed must be an integer", "/scoring/seed");
   if (subject.endpointId !== endpoint.id) throw new BundleError("endpoint_mismatch", `the subject is endpoint ${subject.endpointId}, not ${endpoint.id}`, "/subject/endpointId");
   const reading = rubric.reading ?? readingOf(rubric);
   if (!reading) throw new BundleError("no_reading", "the rubric carries no reading");
+  return { nowMs, reading };
+}
+
+/**
+ * Builds a format-1 bundle (what the sweep wrote before format 2; kept so stored ones stay
+ * reproducible and the verifier's format-1 path stays tested). Observations after `now` are left out
+ * (the engine ignores them). Refuses a subject of another endpoint.
+ */
+export function buildBundleV1({ endpoint, rubric, scoring, subject }: BuildBundleInput): BuiltBundleV1 {
+  const { nowMs, reading } = checkInput({ endpoint, rubric, scoring, subject });
 
   const observations: Observation[] = [];
   subject.observations.forEach((o, i) => {
@@ -203,12 +209,7 @@ interface Placed {
  * the rubric lacks, a kind or outcome the rubric does not allow, a value that is not a finite number.
  */
 export function buildBundle({ endpoint, rubric, scoring, subject }: BuildBundleInput): BuiltBundle {
-  const nowMs = scoring.now instanceof Date ? scoring.now.getTime() : Date.parse(scoring.now);
-  if (!Number.isFinite(nowMs)) throw new BundleError("bad_now", "scoring.now is not an instant", "/scoring/now");
-  if (!Number.isSafeInteger(scoring.seed)) throw new BundleError("bad_seed", "scoring.seed must be an integer", "/scoring/seed");
-  if (subject.endpointId !== endpoint.id) throw new BundleError("endpoint_mismatch", `the subject is endpoint ${subject.endpointId}, not ${endpoint.id}`, "/subject/endpointId");
-  const reading = rubric.reading ?? readingOf(rubric);
-  if (!reading) throw new BundleError("no_reading", "the rubric carries no reading");
+  const { nowMs, reading } = checkInput({ endpoint, rubric, scoring, subject });
   const checks = rubric.checks.map((c) => c.id);
 
   const placed: Placed[] = [];

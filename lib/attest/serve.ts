@@ -3,7 +3,12 @@
  * accepts it (docs/TRUST.md "Verifying a grade"). ETag names the canonical bytes' hash (with `-gzip`
  * for the gzip form); Digest is the plain bytes' SHA-256 and sent with them only.
  */
-import type { StoredDocument } from "./read";
+import { checkBundleHash, checkEndpointId, type StoredDocument } from "./read";
+
+/** An evidence route's request: the endpoint's id and the named bundle hash (null: the latest). */
+export async function evidenceRequest(req: Request, params: Promise<{ id: string }>): Promise<{ id: string; named: string | null }> {
+  return { id: checkEndpointId((await params).id), named: checkBundleHash(new URL(req.url).searchParams.get("sha256")) };
+}
 
 /** True when Accept-Encoding names gzip (or `*`) without q=0. */
 export function acceptsGzip(header: string | null): boolean {

@@ -5,6 +5,7 @@
 import { AppError } from "@/lib/errors";
 import { clientOr, rows, utcParam, type Client } from "@/lib/sql";
 import { LIMITED_ACTIONS, describeRate, describeSeconds, limitsConfig, type ActionName, type RateLimit } from "./config";
+import { clientAddress } from "./client-address";
 
 export interface TakeOptions {
   now?: Date;
@@ -88,4 +89,10 @@ export async function sweepRateLimitWindows(now = new Date(), client?: Client): 
   const c = await clientOr(client);
   const gone = await rows<{ n: number }>(c, `WITH gone AS (DELETE FROM "rate_limit_windows" WHERE "expiresAt" <= ${utcParam(1)} RETURNING 1) SELECT count(*)::int AS n FROM gone`, now.toISOString());
   return Number(gone[0]?.n ?? 0);
+}
+
+/** The attestation and evidence routes' two limits: per client address, then for the whole deployment. */
+export async function takeAttestationLimits(headers: Headers): Promise<void> {
+  await takeRateLimit("attestation", clientAddress(headers, limitsConfig().trustedProxies));
+  await takeRateLimit("attestationAll", "*");
 }

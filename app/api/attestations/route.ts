@@ -1,14 +1,13 @@
 /** GET /api/attestations?url=…[&method=GET] → the listed endpoint's latest attestation by URL (docs/ATTESTATIONS.md). */
 import { checkResourceUrl, getAttestationByUrl } from "@/lib/attest/read";
 import { AppError, toResponse } from "@/lib/errors";
-import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";
+import { takeAttestationLimits } from "@/lib/limits";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 export async function GET(req: Request): Promise<Response> {
   try {
-    await takeRateLimit("attestation", clientAddress(req.headers, limitsConfig().trustedProxies));
-    await takeRateLimit("attestationAll", "*");
+    await takeAttestationLimits(req.headers);
     const q = new URL(req.url).searchParams;
     const url = checkResourceUrl(q.get("url"));
     const method = q.get("method");

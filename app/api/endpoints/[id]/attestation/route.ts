@@ -1,12 +1,11 @@
 /** GET /api/endpoints/:id/attestation → the endpoint's latest signed attestation (docs/ATTESTATIONS.md). */
 import { checkEndpointId, getLatestAttestation } from "@/lib/attest/read";
 import { toResponse } from "@/lib/errors";
-import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";
+import { takeAttestationLimits } from "@/lib/limits";
 
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
   try {
-    await takeRateLimit("attestation", clientAddress(req.headers, limitsConfig().trustedProxies));
-    await takeRateLimit("attestationAll", "*");
+    await takeAttestationLimits(req.headers);
     const id = checkEndpointId((await ctx.params).id);
     const a = await getLatestAttestation(id);
     const etag = `"${a.gradeId}"`;

@@ -4,12 +4,11 @@
  */
 import { endpointBundleProof } from "@/lib/attest/root-ticks";
 import { toResponse } from "@/lib/errors";
-import { clientAddress, limitsConfig, takeRateLimit } from "@/lib/limits";
+import { takeAttestationLimits } from "@/lib/limits";
 
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
   try {
-    await takeRateLimit("attestation", clientAddress(req.headers, limitsConfig().trustedProxies));
-    await takeRateLimit("attestationAll", "*");
+    await takeAttestationLimits(req.headers);
     const named = new URL(req.url).searchParams.get("sha256");
     const proof = await endpointBundleProof((await ctx.params).id, named);
     // A published day's proof never changes; the latest bundle changes with the next grade.
