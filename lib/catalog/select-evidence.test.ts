@@ -13,6 +13,16 @@ describe("the evidence rules (pure)", () => {
     expect(exclusionReasons(e({ verification: "unverified", verdict: null }))).toEqual([]);
   });
 
+  it("charges and the wash ring are rules of their own, read whatever the verification says", () => {
+    expect(exclusionReasons(e({ charges: { aboveListing: { charged: "30000", listed: "10000" }, withoutDelivery: null } }))).toEqual(["charged_above_listing"]);
+    expect(exclusionReasons(e({ charges: { aboveListing: null, withoutDelivery: "500" } }))).toEqual(["charged_without_delivery"]);
+    expect(exclusionReasons(e({ charges: { aboveListing: null, withoutDelivery: null }, washRing: null }))).toEqual([]);
+    expect(exclusionReasons(e({ verification: "degraded", washRing: { why: "3 of its 4 payers …" } }))).toEqual(["canary_failed", "wash_ring"]);
+    expect(exclusionWhy(["charged_without_delivery", "wash_ring"], e({ charges: { aboveListing: null, withoutDelivery: "invalid_output" }, washRing: { why: "3 of its 4 payers …" } }), NOW)).toBe(
+      "the canary's payment settled and the output broke the declared schema 2 h ago; wash ring: 3 of its 4 payers …",
+    );
+  });
+
   it("verdict_tier: ok, insufficient evidence and ungraded share tier 0; caution 1; down 2; included exclusions 3", () => {
     expect([e(), e({ verdict: "insufficient_evidence" }), e({ verdict: null })].map((x) => evidenceTier(x, []))).toEqual([0, 0, 0]);
     expect(evidenceTier(e({ verdict: "caution" }), [])).toBe(1);

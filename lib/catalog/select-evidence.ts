@@ -7,8 +7,20 @@ import type { Verdict } from "./trust-words";
 import type { MatchedWord } from "./sentence";
 
 /** Why a relevant listing is left out by default; `include` brings it back marked. */
-export const EXCLUSION_REASONS = ["canary_failed", "trust_avoid"] as const;
+export const EXCLUSION_REASONS = ["canary_failed", "trust_avoid", "charged_above_listing", "charged_without_delivery", "wash_ring"] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
+
+/**
+ * What the listing's latest finished canary run saw when it paid (canary_samples): a 402 or a
+ * settlement above the listed price, and a settled payment answered with no 2xx or with output
+ * outside the declared schema. Null fields: not observed.
+ */
+export interface CanaryCharges {
+  /** The highest amount asked or settled, and the listed price it exceeded (atomic units). */
+  aboveListing: { charged: string; listed: string } | null;
+  /** A settled payment with nothing usable delivered: the HTTP status, or "invalid_output". */
+  withoutDelivery: string | null;
+}
 
 /** What selection knows of a candidate's evidence. */
 export interface CandidateEvidence {
@@ -19,13 +31,24 @@ export interface CandidateEvidence {
   /** The latest finished canary run: when, and its reason codes when it failed. */
   canaryAt: string | null;
   canaryReason: string | null;
+  /** The latest canary run's charges (absent: none read). */
+  charges?: CanaryCharges | null;
+  /** The rank's payment-ring check (lib/rank/wash.ts), when the listing's payers are mostly a ring's. */
+  washRing?: { why: string } | null;
 }
 
-/** Rule `canary_failed` then rule `trust_avoid`: the reasons this candidate is left out by default. */
+/**
+ * The rules in order, each read on its own: `canary_failed` (the verification), `trust_avoid` (the
+ * verdict), `charged_above_listing` and `charged_without_delivery` (what the canary was charged,
+ * whatever the verification reads now), `wash_ring` (the rank's flag).
+ */
 export function exclusionReasons(e: CandidateEvidence): ExclusionReason[] {
   const out: ExclusionReason[] = [];
   if (e.verification === "degraded") out.push("canary_failed");
   if (e.verdict === "avoid") out.push("trust_avoid");
+  if (e.charges?.aboveListing) out.push("charged_above_listing");
+  if (e.charges?.withoutDelivery) out.push("charged_without_delivery");
+  if (e.washRing) out.push("wash_ring");
   return out;
 }
 
@@ -82,9 +105,23 @@ export function whyLine(input: { matched?: readonly MatchedWord[]; semantic: num
   return [matchWords(input.matched, input.semantic), trustWords(input.evidence), canaryWords(input.evidence, input.now), priceWords(input.price)].join("; ");
 }
 
+function reasonWords(r: ExclusionReason, e: CandidateEvidence, now: number): string {
+  const when = e.canaryAt ? ` ${ago(e.canaryAt, now)}` : "";
+  switch (r) {
+    case "canary_failed":
+      return canaryWords(e, now);
+    case "trust_avoid":
+      return `trust verdict avoid${e.grade ? ` (grade ${e.grade})` : ""}`;
+    case "charged_above_listing":
+      return `the canary was asked ${e.charges!.aboveListing!.charged} against a listed ${e.charges!.aboveListing!.listed} (atomic units)${when}`;
+    case "charged_without_delivery":
+      return `the canary's payment settled and ${e.charges!.withoutDelivery === "invalid_output" ? "the output broke the declared schema" : `the answer was HTTP ${e.charges!.withoutDelivery}`}${when}`;
+    case "wash_ring":
+      return `wash ring: ${e.washRing!.why}`;
+  }
+}
+
 /** An excluded listing's one line: the rules that left it out, in words. */
 export function exclusionWhy(reasons: readonly ExclusionReason[], e: CandidateEvidence, now: number): string {
-  return reasons
-    .map((r) => (r === "canary_failed" ? canaryWords(e, now) : `trust verdict avoid${e.grade ? ` (grade ${e.grade})` : ""}`))
-    .join("; ");
+  return reasons.map((r) => reasonWords(r, e, now)).join("; ");
 }

@@ -3,6 +3,7 @@
  * (moderator or admin, read fresh), so a page check is never the only gate. This is the one surface
  * that shows qualityScore, featuredLevel and the rank components (docs/spec/scoring-system.md "Who sees what").
  */
+import type { WashReason, WashRing } from "@/lib/rank/wash";
 import { db } from "@/lib/db";
 import { MODERATION_ROLES, requireRole } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
@@ -94,9 +95,10 @@ export type RankComponentView = { key: string; value: number; reason: string; fa
 /** A payer the wash check did not count as distinct (listing_wash.excluded, docs/RANK.md "Wash"). */
 export interface WashExclusionView {
   payer: string;
-  reason: "seller_wallet" | "funded_by_seller";
+  reason: WashReason;
   from?: string;
   transaction?: string;
+  listing?: string;
 }
 
 function washExclusions(json: unknown): WashExclusionView[] {
@@ -118,7 +120,7 @@ export async function adminListing(userId: string | null, listingId: string) {
       endpoints: { select: { id: true, method: true, path: true, priceAsset: true, priceDecimals: true } },
       rank: { select: { qualityScore: true, rankScore: true, facts: true, rankedAt: true } },
       // The rank sweep's wash check (lib/rank/wash.ts): payers not counted as distinct, and why.
-      wash: { select: { excluded: true, measuredAt: true, unmeasured: true, checkedAt: true } },
+      wash: { select: { excluded: true, measuredAt: true, unmeasured: true, checkedAt: true, ring: true } },
     },
   });
   if (!found) throw new AppError("not_found", `listing ${listingId} does not exist`);
@@ -173,7 +175,7 @@ export async function adminListing(userId: string | null, listingId: string) {
     listing,
     overlaps,
     components,
-    wash: found.wash ? { ...found.wash, excluded: washExclusions(found.wash.excluded) } : null,
+    wash: found.wash ? { ...found.wash, excluded: washExclusions(found.wash.excluded), ring: (found.wash.ring ?? null) as WashRing | null } : null,
     results: results.map((r) => ({ ...r, band: bandLabel(r.band) ?? r.band, current: r.id === listing.currentResultId })),
     evidence,
     analyses,

@@ -9,7 +9,7 @@ import { sessionUserId } from "@/lib/auth/session";
 import { formatRawTotal, timeAgo } from "@/lib/format";
 import type { ProbeEvidence } from "@/lib/evidence";
 import { OVERLAP_WORDS } from "@/lib/listings/overlap-words";
-import { adminListing, LEDGER_ROWS_SHOWN } from "@/lib/surfaces/admin";
+import { adminListing, LEDGER_ROWS_SHOWN, type WashExclusionView } from "@/lib/surfaces/admin";
 import { orPageError } from "@/lib/surfaces/guard";
 import { formatUsdcAtomic } from "@/lib/format";
 
@@ -23,6 +23,14 @@ const COMPONENT_TITLE: Record<string, string> = {
   priceIntegrity: "Price integrity (weight 0.30)",
   featured: "Featured (editorial)",
   verification: "Verification (canary)",
+};
+
+const WASH_REASON_WORDS: Record<WashExclusionView["reason"], (e: WashExclusionView) => string> = {
+  seller_wallet: () => "is the seller's own wallet",
+  funded_by_seller: (e) => `funded by the seller's ${e.from} in ${e.transaction}`,
+  funded_by_ring: (e) => `funded by a payment ring's payee ${e.from} in ${e.transaction}`,
+  ring_payee: (e) => `is a payee of ring seller listing ${e.listing}`,
+  ring_only: () => "paid two or more of the ring's sellers and no one else",
 };
 
 const probeOf = (json: unknown): ProbeEvidence | null =>
@@ -98,7 +106,7 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
 
       <section aria-labelledby="wash-h" data-testid="wash" className="rounded-xl border border-line bg-white p-5 text-sm">
         <h2 id="wash-h" className="text-lg font-semibold">Wash check</h2>
-        <p className="text-muted">Payers funded by this seller&apos;s own wallets (its payTo addresses, its members&apos; sign-in wallets) before they paid, read from the token&apos;s Transfer logs, are not distinct payers: the traction and settled-price facts above leave them out.</p>
+        <p className="text-muted">Payers funded by this seller&apos;s own wallets (its payTo addresses, its members&apos; sign-in wallets) before they paid, read from the token&apos;s Transfer logs, and the wallets of a payment ring (sellers whose payees pay one another&apos;s listings), are not distinct payers: the traction and settled-price facts above leave them out.</p>
         {!d.wash ? (
           <p className="mt-2 text-muted">Not checked: the listing has had fewer than 2 distinct payers in the window since the check began.</p>
         ) : (
@@ -106,6 +114,12 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
             <p className="mt-2">
               <strong>{d.wash.excluded.length}</strong> payer{d.wash.excluded.length === 1 ? "" : "s"} excluded · {d.wash.measuredAt ? `chain read ${timeAgo(d.wash.measuredAt)}` : "never read from the chain"} · checked {timeAgo(d.wash.checkedAt)}
             </p>
+            {d.wash.ring && (
+              <p className={`mt-1 rounded-md p-2 ${d.wash.ring.flagged ? "bg-red-50 text-red-950" : "bg-amber-50 text-amber-950"}`} data-testid="wash-ring">
+                {d.wash.ring.flagged ? "Flagged wash_ring (left out of router selection by default): " : "Payment ring: "}
+                {d.wash.ring.why}. Ring sellers (organisations): {d.wash.ring.organizations.join(", ")}.
+              </p>
+            )}
             {d.wash.unmeasured && (
               <p className="mt-1 rounded-md bg-amber-50 p-2 text-amber-950" data-testid="wash-unmeasured">
                 Unmeasured: {d.wash.unmeasured}. {d.wash.measuredAt ? "The exclusions last measured stand until the chain can be read." : "No exclusion has been measured; the payers count until the chain can be read."}
@@ -115,7 +129,7 @@ export default async function AdminListingPage({ params }: { params: Promise<{ i
               <ul className="mt-2 space-y-0.5 font-mono text-xs">
                 {d.wash.excluded.map((e) => (
                   <li key={e.payer} className="break-all">
-                    {e.payer}: {e.reason === "seller_wallet" ? "is the seller's own wallet" : `funded by the seller's ${e.from} in ${e.transaction}`}
+                    {e.payer}: {WASH_REASON_WORDS[e.reason](e)}
                   </li>
                 ))}
               </ul>
