@@ -35,6 +35,31 @@ export interface CandidateEvidence {
   charges?: CanaryCharges | null;
   /** The rank's payment-ring check (lib/rank/wash.ts), when the listing's payers are mostly a ring's. */
   washRing?: { why: string } | null;
+  /** Rule `price_outlier`: its listed USD price against the median of the relevant candidates. */
+  priceOutlier?: { usd: string; median: number } | null;
+}
+
+/** A pick priced above this many times the median of the relevant candidates is a price outlier. */
+export const PRICE_OUTLIER_FACTOR = 10;
+/** The median needs at least this many relevant candidates with a USD price. */
+export const PRICE_OUTLIER_MIN_PRICED = 3;
+/** "Relevant" for the median: relevance at least this share of the best kept relevance. */
+export const PRICE_OUTLIER_RELEVANT_SHARE = 0.5;
+
+/**
+ * Rule `price_outlier`, over the kept candidates: the ids priced above PRICE_OUTLIER_FACTOR × the
+ * median USD price of the relevant ones, with that median. Unpriced candidates are neither.
+ */
+export function priceOutliers(cs: ReadonlyArray<{ id: string; relevance: number; usd: string | null }>): Map<string, number> {
+  const best = Math.max(0, ...cs.map((c) => c.relevance));
+  const priced = cs.filter((c) => c.relevance >= PRICE_OUTLIER_RELEVANT_SHARE * best && c.usd !== null && Number.isFinite(Number(c.usd)));
+  const out = new Map<string, number>();
+  if (priced.length < PRICE_OUTLIER_MIN_PRICED) return out;
+  const xs = priced.map((c) => Number(c.usd)).sort((a, b) => a - b);
+  const median = xs.length % 2 ? xs[(xs.length - 1) / 2] : (xs[xs.length / 2 - 1] + xs[xs.length / 2]) / 2;
+  if (!(median > 0)) return out;
+  for (const c of cs) if (c.usd !== null && Number(c.usd) > PRICE_OUTLIER_FACTOR * median) out.set(c.id, median);
+  return out;
 }
 
 /**
@@ -53,12 +78,13 @@ export function exclusionReasons(e: CandidateEvidence): ExclusionReason[] {
 }
 
 /**
- * Rule `verdict_tier`: the tier a candidate is ordered in, lowest first. ok, insufficient evidence and
- * not yet graded share tier 0 (no evidence against); caution 1; down 2; an included exclusion 3.
+ * Rules `verdict_tier` and `price_outlier`: the tier a candidate is ordered in, lowest first. ok,
+ * insufficient evidence and not yet graded share tier 0 (no evidence against); caution 1; down or a
+ * price outlier 2; an included exclusion 3.
  */
 export function evidenceTier(e: CandidateEvidence, reasons: readonly ExclusionReason[]): number {
   if (reasons.length > 0) return 3;
-  if (e.verdict === "down") return 2;
+  if (e.verdict === "down" || e.priceOutlier) return 2;
   if (e.verdict === "caution") return 1;
   return 0;
 }
@@ -95,14 +121,15 @@ function canaryWords(e: CandidateEvidence, now: number): string {
   return "not verified by a paid canary call";
 }
 
-function priceWords(price: { usd: string | null; label: string | null }): string {
+function priceWords(price: { usd: string | null; label: string | null }, e?: CandidateEvidence): string {
+  if (price.usd !== null && e?.priceOutlier) return `$${price.usd} a call, ${Math.round(Number(price.usd) / e.priceOutlier.median)}× the median of the relevant listings ($${Number(e.priceOutlier.median.toPrecision(3))})`;
   if (price.usd !== null) return `$${price.usd} a call`;
   return price.label ? price.label : "price not stated";
 }
 
 /** The pick's one line: what matched, the trust grade, the canary, the price. */
 export function whyLine(input: { matched?: readonly MatchedWord[]; semantic: number | null; evidence: CandidateEvidence; price: { usd: string | null; label: string | null }; now: number }): string {
-  return [matchWords(input.matched, input.semantic), trustWords(input.evidence), canaryWords(input.evidence, input.now), priceWords(input.price)].join("; ");
+  return [matchWords(input.matched, input.semantic), trustWords(input.evidence), canaryWords(input.evidence, input.now), priceWords(input.price, input.evidence)].join("; ");
 }
 
 function reasonWords(r: ExclusionReason, e: CandidateEvidence, now: number): string {

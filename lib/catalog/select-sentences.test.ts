@@ -215,6 +215,17 @@ describe("evidence rules", () => {
     }
     expect((await pick("wether forcast")).items[0].why).toMatch(/^Matches 'wether' \(near spelling\), 'forcast' \(near spelling\);/);
   });
+
+  it("price_outlier: a listing priced above 10× the median of the relevant ones orders below them, and says so; it is not left out", async () => {
+    // Last in the file: it adds listings. A decoy of weather forecasts, every word of the task in its title, at $0.50.
+    const decoy = await createTestListing(t.prisma, { title: "Weather forecast for a city Pro", shortDescription: "Weather forecast for a city", description: "weather forecast city", rankScore: 2, endpoints: [{ priceUsd: "0.50" }] });
+    await createTestListing(t.prisma, { title: "Breeze weather forecast", shortDescription: "Weather forecasts by city", rankScore: 0.3, endpoints: [{ priceUsd: "0.008" }] });
+    const r = await pick("weather forecast for a city");
+    const order = r.items.map((i) => i.id);
+    expect(order.indexOf(decoy)).toBeGreaterThan(order.indexOf(ids.weatherly));
+    expect(r.items.find((i) => i.id === decoy)!.why).toMatch(/; \$0\.50 a call, 50× the median of the relevant listings \(\$0\.01\)$/);
+    expect(r.excluded.map((e) => e.id)).not.toContain(decoy);
+  });
 });
 
 /** A stored grade (what the attest sweep writes) for the listing's first endpoint. */

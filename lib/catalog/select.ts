@@ -25,7 +25,7 @@ import { readPickReadings } from "@/lib/catalog/trust";
 import type { TrustReading, Verification } from "@/lib/catalog/trust-words";
 import type { GradeDetail, StoredGrade } from "@/lib/attest/read";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
-import { EXCLUSION_REASONS, evidenceTier, exclusionReasons, exclusionWhy, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
+import { EXCLUSION_REASONS, evidenceTier, exclusionReasons, exclusionWhy, priceOutliers, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
 
 export const ROUTER_POOL = 100;
 export const SELECT_MAX_LIMIT = 50;
@@ -237,6 +237,8 @@ export async function selectServices(
   const leftOut = (c: Candidate) => c.reasons.some((r) => !include.has(r));
   // Excluded listings neither take a place nor set the bar of q, like unpayable ones.
   const kept = candidates.filter((c) => !leftOut(c));
+  const outliers = priceOutliers(kept.filter((c) => c.payable).map((c) => ({ id: c.id, relevance: c.relevance, usd: c.row.priceUsd })));
+  for (const c of kept) if (outliers.has(c.id)) c.evidence.priceOutlier = { usd: c.row.priceUsd!, median: outliers.get(c.id)! };
   const excludedSet = candidates.filter((c) => c.payable && leftOut(c));
   const ordered = selectShortlist(kept, { limit: Math.max(1, kept.length) })
     .map((c, i) => ({ c, i, tier: evidenceTier(c.evidence, c.reasons) }))
