@@ -1,5 +1,5 @@
 /**
- * `npm run bench:select -- [--sellers N] [--tasks N] [--pay N] [--phrasing sentence|keywords|both] [--seed N] [--concurrency N]`:
+ * `npm run bench:select -- [--sellers N] [--tasks N] [--pay N] [--phrasing sentence|keywords|both] [--seed N] [--concurrency N] [--failures N]`:
  * task success per dollar of three selectors on a local market with ground truth (issue 32 item 2,
  * docs/BENCHMARKS.md "bench:select"). Defaults 300 sellers, 2,000 tasks, both phrasings (the targets
  * are the sentences'); every task chosen by each selector, a seeded sample of --pay (200) paid through the router.
@@ -26,6 +26,7 @@ import { ADVERSARIAL, CAPABILITIES, DEFAULT_SEED, buildMarket, buildTasks, expec
 import { startSelectMarket } from "./select/server";
 import { benchKey, benchWallet, buildHistory, callUrlOf, payeeOf, type Listed } from "./select/history";
 import { routerBuyer } from "./select/buyers";
+import { selectServices } from "@/lib/catalog/select";
 import { SELECTORS, SELECTOR_LABELS, choose, readSignals, type SelectorName } from "./select/selectors";
 
 function args() {
@@ -40,6 +41,7 @@ function args() {
     pay: Math.min(intFlag(a, "--pay", 200, 0), tasks),
     seed: intFlag(a, "--seed", DEFAULT_SEED, 0),
     concurrency: intFlag(a, "--concurrency", 6, 1),
+    failures: intFlag(a, "--failures", 3, 0),
     phrasings: (phrasing === "both" ? ["keywords", "sentence"] : [phrasing]) as Phrasing[],
   };
 }
@@ -94,8 +96,9 @@ async function evaluate(x: {
   routerOrigin: string;
   prisma: PrismaClient;
   spec: MarketSpec;
+  failuresShown: number;
 }): Promise<{ fig: Record<SelectorName, Figures>; targets: Array<[string, boolean]> }> {
-  const { phrasing, tasks, listed, signals, pay, seed, concurrency, local, apiKey, routerOrigin, prisma, spec } = x;
+  const { phrasing, tasks, listed, signals, pay, seed, concurrency, local, apiKey, routerOrigin, prisma, spec, failuresShown } = x;
   const byId = new Map(listed.map((l) => [l.listingId, l]));
   console.log(`\n=== tasks as ${phrasing === "sentence" ? "sentences" : "keywords"} ===`);
   // Every task chosen by every selector.
@@ -182,6 +185,22 @@ async function evaluate(x: {
     const f = fig[sel];
     console.log(`${SELECTOR_LABELS[sel].padEnd(56)} ${f.successPct.toFixed(1).padStart(5)} %  ${(Number.isFinite(f.costPerSuccess) ? usdc(f.costPerSuccess) : "—").padStart(12)}  ${String(f.adversarialPaid).padStart(8)}  | ${String(f.adversarialPicked).padStart(10)}  ${String(f.unpicked).padStart(7)}  ${f.expectedPct.toFixed(1).padStart(6)} %`);
   }
+  // Where Tollgate's picks lose, by ground truth over all tasks (what the pick was, or none), and its paid failures.
+  const lossOf = (task: Task, l: Listed | null) => (!l ? "no pick" : l.seller.capability !== task.capability ? `wrong capability (${l.seller.capability})` : ADVERSARIAL.has(l.seller.kind) ? l.seller.kind : l.seller.kind === "mediocre" ? "mediocre" : null);
+  const losses = new Map<string, string[]>();
+  tasks.forEach((task, i) => {
+    const why = lossOf(task, picks.tollgate[i]);
+    if (why) losses.set(why, [...(losses.get(why) ?? []), `"${textOf(phrasing, task)}" → ${picks.tollgate[i]?.slug ?? "—"}`]);
+  });
+  console.log(`\nTollgate's picks that lose by ground truth (of ${tasks.length}):`);
+  for (const [why, xs] of [...losses].sort((a, b) => b[1].length - a[1].length)) console.log(`  ${String(xs.length).padStart(4)}  ${why}${failuresShown > 0 ? `: ${xs.slice(0, failuresShown).join("; ")}` : ""}`);
+  for (const [i, task] of tasks.filter((_, i) => !picks.tollgate[i]).slice(0, failuresShown).entries()) {
+    const { excluded } = await selectServices({ task: textOf(phrasing, task), limit: 1 }, { apiVersion: null });
+    console.log(`  no pick ${i + 1}: "${textOf(phrasing, task)}" (${task.capability}); left out: ${excluded.map((e) => `${e.slug} [${e.reasons.join(",")}]`).join(", ") || "none"}`);
+  }
+  const paidFails = outcomes.tollgate.filter((o) => o.chosen && !o.success);
+  console.log(`  paid sample: ${paidFails.length} failed calls${failuresShown > 0 ? `: ${paidFails.slice(0, failuresShown).map((o) => `${o.chosen!.slug} (${o.chosen!.seller.kind}) for "${textOf(phrasing, o.task)}"`).join("; ")}` : ""}`);
+
   console.log(`\nwash ring (${ringTask.capability}, ${ringRank.tollgate.listedOfCap} sellers; position among its capability's sellers for "${textOf(phrasing, ringTask)}", ∞ = not returned):`);
   for (const sel of SELECTORS) {
     const rr = ringRank[sel];
@@ -238,9 +257,28 @@ async function main(): Promise<void> {
     console.log(`history (the product's machinery; only the monitor's clock is simulated):`);
     const { listed, figures } = await buildHistory({ prisma: t.prisma, local, spec, sellerUrl: (s) => `${market.url}/${s.slug}`, apiKey, routerOrigin: router.origin, log, concurrency: o.concurrency });
     const signals = await readSignals(t.prisma);
+    // What the catalog's evidence says of each adversarial seller (listed price, canary, grade, wash).
+    const adv = listed.filter((l) => ADVERSARIAL.has(l.seller.kind));
+    const evidence = await rows<{ id: string; price: string | null; verification: string; canary: string | null; verdict: string | null; grade: string | null; ring: unknown }>(
+      t.prisma,
+      `SELECT l.id, e."priceAmount" || ' ($' || COALESCE(e."priceUsd", '?') || ')' AS price, l."verificationStatus"::text AS verification,
+              (SELECT r."reason" FROM "canary_runs" r WHERE r."listingId" = l.id AND r."state" = 'done' ORDER BY r."finishedAt" DESC LIMIT 1) AS canary,
+              g."verdict" AS verdict, g."grade" AS grade, w."ring" AS ring
+         FROM "listings" l JOIN "endpoints" e ON e."listingId" = l.id
+         LEFT JOIN "trust_grade_latest" p ON p."listingId" = l.id AND p."method" = e."method"::text AND p."path" = e."path"
+         LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
+         LEFT JOIN "listing_wash" w ON w."listingId" = l.id
+        WHERE l.id = ANY($1::text[])`,
+      adv.map((l) => l.listingId),
+    );
+    console.log(`adversarial sellers as the catalog's evidence reads them:`);
+    for (const l of adv) {
+      const e = evidence.find((x) => x.id === l.listingId);
+      console.log(`  ${l.slug.padEnd(44)} ${l.seller.kind.padEnd(11)} listed ${e?.price} (spec ${l.seller.price}, 402 asks ${l.seller.chargedPrice}); canary ${e?.verification} (${e?.canary}); grade ${e?.grade ?? "—"} ${e?.verdict ?? ""}; ring ${e?.ring ? JSON.stringify((e.ring as { flagged: boolean }).flagged) : "none"}`);
+    }
 
     const runs: Array<{ phrasing: Phrasing; fig: Record<SelectorName, Figures>; targets: Array<[string, boolean]> }> = [];
-    for (const phrasing of o.phrasings) runs.push({ phrasing, ...(await evaluate({ phrasing, tasks, listed, signals, pay: o.pay, seed: o.seed, concurrency: o.concurrency, local, apiKey, routerOrigin: router.origin, prisma: t.prisma, spec })) });
+    for (const phrasing of o.phrasings) runs.push({ phrasing, ...(await evaluate({ phrasing, tasks, listed, signals, pay: o.pay, seed: o.seed, concurrency: o.concurrency, local, apiKey, routerOrigin: router.origin, prisma: t.prisma, spec, failuresShown: o.failures })) });
     console.log(`\nhistory: ${figures.listed} listed; ${figures.organicPayments} organic + ${figures.washPayments} wash payments; ${figures.probeSweeps} probe sweeps; canary ${JSON.stringify(figures.canaryRuns)}; ${figures.gradesWritten} grades. wall ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     printLoadAverage();
     // The issue's figures are the sentences'; the keyword run's carry a suffix.

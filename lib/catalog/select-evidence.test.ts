@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ago, evidenceTier, exclusionReasons, exclusionWhy, whyLine, type CandidateEvidence } from "./select-evidence";
+import { ago, evidenceTier, exclusionReasons, exclusionWhy, priceOutliers, whyLine, type CandidateEvidence } from "./select-evidence";
 
 const NOW = Date.parse("2026-12-05T12:00:00Z");
 const e = (over: Partial<CandidateEvidence> = {}): CandidateEvidence => ({ verdict: "ok", grade: "A", provisional: false, verification: "verified", canaryAt: "2026-12-05T10:00:00Z", canaryReason: null, ...over });
@@ -11,6 +11,16 @@ describe("the evidence rules (pure)", () => {
     expect(exclusionReasons(e({ verdict: "avoid" }))).toEqual(["trust_avoid"]);
     expect(exclusionReasons(e({ verification: "degraded", verdict: "avoid" }))).toEqual(["canary_failed", "trust_avoid"]);
     expect(exclusionReasons(e({ verification: "unverified", verdict: null }))).toEqual([]);
+  });
+
+  it("charges and the wash ring are rules of their own, read whatever the verification says", () => {
+    expect(exclusionReasons(e({ charges: { aboveListing: { charged: "30000", listed: "10000" }, withoutDelivery: null } }))).toEqual(["charged_above_listing"]);
+    expect(exclusionReasons(e({ charges: { aboveListing: null, withoutDelivery: "500" } }))).toEqual(["charged_without_delivery"]);
+    expect(exclusionReasons(e({ charges: { aboveListing: null, withoutDelivery: null }, washRing: null }))).toEqual([]);
+    expect(exclusionReasons(e({ verification: "degraded", washRing: { why: "3 of its 4 payers …" } }))).toEqual(["canary_failed", "wash_ring"]);
+    expect(exclusionWhy(["charged_without_delivery", "wash_ring"], e({ charges: { aboveListing: null, withoutDelivery: "invalid_output" }, washRing: { why: "3 of its 4 payers …" } }), NOW)).toBe(
+      "the canary's payment settled and the output broke the declared schema 2 h ago; wash ring: 3 of its 4 payers …",
+    );
   });
 
   it("verdict_tier: ok, insufficient evidence and ungraded share tier 0; caution 1; down 2; included exclusions 3", () => {
@@ -32,6 +42,17 @@ describe("the evidence rules (pure)", () => {
     expect(exclusionWhy(["canary_failed", "trust_avoid"], e({ verification: "degraded", canaryReason: "charged_without_delivery", verdict: "avoid", grade: "F" }), NOW)).toBe(
       "canary paid and failed 2 h ago (charged_without_delivery); trust verdict avoid (grade F)",
     );
+  });
+
+  it("price_outlier: above 10× the median USD price of the relevant candidates (relevance ≥ half the best, at least 3 priced); tier 2", () => {
+    const c = (id: string, relevance: number, usd: string | null) => ({ id, relevance, usd });
+    expect(priceOutliers([c("a", 1, "0.01"), c("b", 0.9, "0.02"), c("d", 0.8, "0.45")])).toEqual(new Map([["d", 0.02]]));
+    // At exactly 10× it is not; two priced are too few; irrelevant ones neither set the median nor escape it.
+    expect(priceOutliers([c("a", 1, "0.01"), c("b", 0.9, "0.01"), c("d", 0.8, "0.1")]).size).toBe(0);
+    expect(priceOutliers([c("a", 1, "0.01"), c("d", 0.8, "0.45"), c("x", 0.9, null)]).size).toBe(0);
+    expect(priceOutliers([c("a", 1, "0.01"), c("b", 0.9, "0.01"), c("e", 0.95, "0.01"), c("far", 0.1, "5"), c("cheap", 0.1, "0.0001")])).toEqual(new Map([["far", 0.01]]));
+    expect(evidenceTier(e({ priceOutlier: { usd: "0.45", median: 0.02 } }), [])).toBe(2);
+    expect(whyLine({ matched: [], semantic: null, evidence: e({ priceOutlier: { usd: "0.45", median: 0.02 } }), price: { usd: "0.45", label: null }, now: NOW })).toMatch(/; \$0\.45 a call, 23× the median of the relevant listings \(\$0\.02\)$/);
   });
 
   it("ages in plain words", () => {

@@ -2,10 +2,23 @@
 import type { Verdict } from "./trust-words";
 import type { MatchedWord } from "./sentence";
 
-/** `include` brings a left-out listing back, marked. */
-export const EXCLUSION_REASONS = ["canary_failed", "trust_avoid"] as const;
+/** Why a relevant listing is left out by default; `include` brings it back marked. */
+export const EXCLUSION_REASONS = ["canary_failed", "trust_avoid", "charged_above_listing", "charged_without_delivery", "wash_ring"] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 
+/**
+ * What the listing's latest finished canary run saw when it paid (canary_samples): a 402 or a
+ * settlement above the listed price, and a settled payment answered with no 2xx or with output
+ * outside the declared schema. Null fields: not observed.
+ */
+export interface CanaryCharges {
+  /** The highest amount asked or settled, and the listed price it exceeded (atomic units). */
+  aboveListing: { charged: string; listed: string } | null;
+  /** A settled payment with nothing usable delivered: the HTTP status, or "invalid_output". */
+  withoutDelivery: string | null;
+}
+
+/** What selection knows of a candidate's evidence. */
 export interface CandidateEvidence {
   verdict: Verdict | null;
   grade: string | null;
@@ -14,20 +27,60 @@ export interface CandidateEvidence {
   /** Latest finished canary run; its reason codes when it failed. */
   canaryAt: string | null;
   canaryReason: string | null;
+  /** The latest canary run's charges (absent: none read). */
+  charges?: CanaryCharges | null;
+  /** The rank's payment-ring check (lib/rank/wash.ts), when the listing's payers are mostly a ring's. */
+  washRing?: { why: string } | null;
+  /** Rule `price_outlier`: its listed USD price against the median of the relevant candidates. */
+  priceOutlier?: { usd: string; median: number } | null;
 }
 
-/** Rules `canary_failed`, then `trust_avoid`. */
+/** A pick priced above this many times the median of the relevant candidates is a price outlier. */
+export const PRICE_OUTLIER_FACTOR = 10;
+/** The median needs at least this many relevant candidates with a USD price. */
+export const PRICE_OUTLIER_MIN_PRICED = 3;
+/** "Relevant" for the median: relevance at least this share of the best kept relevance. */
+export const PRICE_OUTLIER_RELEVANT_SHARE = 0.5;
+
+/**
+ * Rule `price_outlier`, over the kept candidates: the ids priced above PRICE_OUTLIER_FACTOR × the
+ * median USD price of the relevant ones, with that median. Unpriced candidates are neither.
+ */
+export function priceOutliers(cs: ReadonlyArray<{ id: string; relevance: number; usd: string | null }>): Map<string, number> {
+  const best = Math.max(0, ...cs.map((c) => c.relevance));
+  const priced = cs.filter((c) => c.relevance >= PRICE_OUTLIER_RELEVANT_SHARE * best && c.usd !== null && Number.isFinite(Number(c.usd)));
+  const out = new Map<string, number>();
+  if (priced.length < PRICE_OUTLIER_MIN_PRICED) return out;
+  const xs = priced.map((c) => Number(c.usd)).sort((a, b) => a - b);
+  const median = xs.length % 2 ? xs[(xs.length - 1) / 2] : (xs[xs.length / 2 - 1] + xs[xs.length / 2]) / 2;
+  if (!(median > 0)) return out;
+  for (const c of cs) if (c.usd !== null && Number(c.usd) > PRICE_OUTLIER_FACTOR * median) out.set(c.id, median);
+  return out;
+}
+
+/**
+ * The rules in order, each read on its own: `canary_failed` (the verification), `trust_avoid` (the
+ * verdict), `charged_above_listing` and `charged_without_delivery` (what the canary was charged,
+ * whatever the verification reads now), `wash_ring` (the rank's flag).
+ */
 export function exclusionReasons(e: CandidateEvidence): ExclusionReason[] {
   const out: ExclusionReason[] = [];
   if (e.verification === "degraded") out.push("canary_failed");
   if (e.verdict === "avoid") out.push("trust_avoid");
+  if (e.charges?.aboveListing) out.push("charged_above_listing");
+  if (e.charges?.withoutDelivery) out.push("charged_without_delivery");
+  if (e.washRing) out.push("wash_ring");
   return out;
 }
 
-/** Rule `verdict_tier`, lowest first: ok/insufficient/ungraded 0, caution 1, down 2, included exclusion 3. */
+/**
+ * Rules `verdict_tier` and `price_outlier`: the tier a candidate is ordered in, lowest first. ok,
+ * insufficient evidence and not yet graded share tier 0 (no evidence against); caution 1; down or a
+ * price outlier 2; an included exclusion 3.
+ */
 export function evidenceTier(e: CandidateEvidence, reasons: readonly ExclusionReason[]): number {
   if (reasons.length > 0) return 3;
-  if (e.verdict === "down") return 2;
+  if (e.verdict === "down" || e.priceOutlier) return 2;
   if (e.verdict === "caution") return 1;
   return 0;
 }
@@ -63,19 +116,34 @@ function canaryWords(e: CandidateEvidence, now: number): string {
   return "not verified by a paid canary call";
 }
 
-function priceWords(price: { usd: string | null; label: string | null }): string {
+function priceWords(price: { usd: string | null; label: string | null }, e?: CandidateEvidence): string {
+  if (price.usd !== null && e?.priceOutlier) return `$${price.usd} a call, ${Math.round(Number(price.usd) / e.priceOutlier.median)}× the median of the relevant listings ($${Number(e.priceOutlier.median.toPrecision(3))})`;
   if (price.usd !== null) return `$${price.usd} a call`;
   return price.label ? price.label : "price not stated";
 }
 
 /** What matched, the trust grade, the canary, the price. */
 export function whyLine(input: { matched?: readonly MatchedWord[]; semantic: number | null; evidence: CandidateEvidence; price: { usd: string | null; label: string | null }; now: number }): string {
-  return [matchWords(input.matched, input.semantic), trustWords(input.evidence), canaryWords(input.evidence, input.now), priceWords(input.price)].join("; ");
+  return [matchWords(input.matched, input.semantic), trustWords(input.evidence), canaryWords(input.evidence, input.now), priceWords(input.price, input.evidence)].join("; ");
+}
+
+function reasonWords(r: ExclusionReason, e: CandidateEvidence, now: number): string {
+  const when = e.canaryAt ? ` ${ago(e.canaryAt, now)}` : "";
+  switch (r) {
+    case "canary_failed":
+      return canaryWords(e, now);
+    case "trust_avoid":
+      return `trust verdict avoid${e.grade ? ` (grade ${e.grade})` : ""}`;
+    case "charged_above_listing":
+      return `the canary was asked ${e.charges!.aboveListing!.charged} against a listed ${e.charges!.aboveListing!.listed} (atomic units)${when}`;
+    case "charged_without_delivery":
+      return `the canary's payment settled and ${e.charges!.withoutDelivery === "invalid_output" ? "the output broke the declared schema" : `the answer was HTTP ${e.charges!.withoutDelivery}`}${when}`;
+    case "wash_ring":
+      return `wash ring: ${e.washRing!.why}`;
+  }
 }
 
 /** The rules that left it out, in words. */
 export function exclusionWhy(reasons: readonly ExclusionReason[], e: CandidateEvidence, now: number): string {
-  return reasons
-    .map((r) => (r === "canary_failed" ? canaryWords(e, now) : `trust verdict avoid${e.grade ? ` (grade ${e.grade})` : ""}`))
-    .join("; ");
+  return reasons.map((r) => reasonWords(r, e, now)).join("; ");
 }

@@ -135,6 +135,49 @@ describe("evidence rules", () => {
     expect(asked.excluded).toEqual([]);
   });
 
+  it("charged_above_listing and charged_without_delivery: read from the latest canary run's samples, whatever the verification now says; include brings each back", async () => {
+    // The canary's latest run of Moodmeter: asked 30000 against a listed 10000, settled. Of Scribe: settled, 200 outside the schema.
+    let runs = 0;
+    const sample = async (key: Key, over: Record<string, unknown>) => {
+      const at = new Date(NOW - 3_600_000 + runs++ * 1_000);
+      const run = await t.prisma.canaryRun.create({
+        data: { listingId: ids[key], trigger: "schedule", requestedBy: "test", state: "done", outcome: "verified", startedAt: at, finishedAt: at },
+      });
+      const endpoint = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: ids[key] } });
+      await t.prisma.canarySample.create({
+        data: { runId: run.id, listingId: ids[key], endpointId: endpoint.id, method: "POST", path: endpoint.path, state: "completed", completedAt: at, listedAmount: "10000", quotedAmount: "10000", paymentStatus: "settled", chainAmount: "10000", httpStatus: 200, schemaValid: true, outcome: "pass", reason: "pass", ...over },
+      });
+    };
+    await sample("moodmeter", { quotedAmount: "30000", chainAmount: "30000" });
+    await sample("scribe", { schemaValid: false });
+    const mood = await pick("sentiment of a review");
+    expect(mood.items.map((i) => keyOf(i.id))).not.toContain("moodmeter");
+    expect(mood.excluded).toMatchObject([{ id: ids.moodmeter, reasons: ["charged_above_listing"], why: "the canary was asked 30000 against a listed 10000 (atomic units) 1 h ago" }]);
+    expect((await pick("sentiment of a review", { include: ["charged_above_listing"] })).items.at(-1)).toMatchObject({ id: ids.moodmeter, excludedByDefault: ["charged_above_listing"] });
+    const audio = await pick("transcribe an audio recording");
+    expect(audio.items.map((i) => keyOf(i.id))).not.toContain("scribe");
+    expect(audio.excluded).toMatchObject([{ id: ids.scribe, reasons: ["charged_without_delivery"], why: "the canary's payment settled and the output broke the declared schema 1 h ago" }]);
+    // A later run that was charged the listed price and delivered clears both.
+    await sample("moodmeter", {});
+    await sample("scribe", { httpStatus: 500, schemaValid: null });
+    expect((await pick("sentiment of a review")).items.map((i) => keyOf(i.id))).toContain("moodmeter");
+    expect((await pick("transcribe an audio recording")).excluded).toMatchObject([{ id: ids.scribe, reasons: ["charged_without_delivery"], why: "the canary's payment settled and the answer was HTTP 500 1 h ago" }]);
+    // An unsettled failure (nothing charged) is not a charge without delivery.
+    await sample("scribe", { httpStatus: 502, paymentStatus: "failed", chainAmount: null, schemaValid: null });
+    expect((await pick("transcribe an audio recording")).items.map((i) => keyOf(i.id))).toContain("scribe");
+  });
+
+  it("wash_ring: a listing the rank's ring check flagged is left out by default with the check's why; not flagged, it stays", async () => {
+    const why = "5 of its 7 payers in 30 days belong to a payment ring of 3 sellers whose payees pay one another's listings (most of its payers: its traction is the ring's own)";
+    await t.prisma.listingWash.create({ data: { listingId: ids.tickr, inputKey: "", excluded: [], checkedAt: new Date(NOW), ring: { organizations: ["a", "b", "c"], ringPayers: 5, payersBefore: 7, flagged: true, why } } });
+    const r = await pick("stock price quotes");
+    expect(r.items.map((i) => keyOf(i.id))).not.toContain("tickr");
+    expect(r.excluded).toMatchObject([{ id: ids.tickr, reasons: ["wash_ring"], why: `wash ring: ${why}` }]);
+    expect((await pick("stock price quotes", { include: ["wash_ring"] })).items.at(-1)).toMatchObject({ id: ids.tickr, excludedByDefault: ["wash_ring"] });
+    await t.prisma.listingWash.update({ where: { listingId: ids.tickr }, data: { ring: { organizations: ["a", "b"], ringPayers: 1, payersBefore: 5, flagged: false, why: "1 of its 5 payers" } } });
+    expect((await pick("stock price quotes")).items.map((i) => keyOf(i.id))).toContain("tickr");
+  });
+
   it("trust_avoid and verdict_tier: avoid is left out, caution ranks below ok whatever the rank score, rank orders within a tier", async () => {
     await storeGrade(ids.babel, "caution", "C");
     await storeGrade(ids.lingo, "ok", "A");
@@ -171,6 +214,17 @@ describe("evidence rules", () => {
       }
     }
     expect((await pick("wether forcast")).items[0].why).toMatch(/^Matches 'wether' \(near spelling\), 'forcast' \(near spelling\);/);
+  });
+
+  it("price_outlier: a listing priced above 10× the median of the relevant ones orders below them, and says so; it is not left out", async () => {
+    // Last in the file: it adds listings. A decoy of weather forecasts, every word of the task in its title, at $0.50.
+    const decoy = await createTestListing(t.prisma, { title: "Weather forecast for a city Pro", shortDescription: "Weather forecast for a city", description: "weather forecast city", rankScore: 2, endpoints: [{ priceUsd: "0.50" }] });
+    await createTestListing(t.prisma, { title: "Breeze weather forecast", shortDescription: "Weather forecasts by city", rankScore: 0.3, endpoints: [{ priceUsd: "0.008" }] });
+    const r = await pick("weather forecast for a city");
+    const order = r.items.map((i) => i.id);
+    expect(order.indexOf(decoy)).toBeGreaterThan(order.indexOf(ids.weatherly));
+    expect(r.items.find((i) => i.id === decoy)!.why).toMatch(/; \$0\.50 a call, 50× the median of the relevant listings \(\$0\.01\)$/);
+    expect(r.excluded.map((e) => e.id)).not.toContain(decoy);
   });
 });
 

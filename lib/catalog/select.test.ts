@@ -15,7 +15,7 @@ beforeAll(async () => {
   ids.unpayable = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 2 });
   await t.prisma.listingRank.update({ where: { listingId: ids.unpayable }, data: { gate: "unpayable" } });
   ids.free = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 3, endpoints: [{ payable: false }] });
-  ids.pricey = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 0.5, endpoints: [{ method: "GET", priceUsd: "2.00", priceNetwork: "eip155:1" }] });
+  ids.pricey = await createTestListing(t.prisma, { title: "Translate text API", rankScore: 0.5, endpoints: [{ method: "GET", priceUsd: "0.08", priceNetwork: "eip155:1" }] });
 });
 afterAll(async () => {
   await t?.close();

@@ -14,7 +14,7 @@ import { readPickReadings } from "@/lib/catalog/trust";
 import type { TrustReading, Verification } from "@/lib/catalog/trust-words";
 import type { GradeDetail, StoredGrade } from "@/lib/attest/read";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
-import { EXCLUSION_REASONS, evidenceTier, exclusionReasons, exclusionWhy, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
+import { EXCLUSION_REASONS, evidenceTier, exclusionReasons, exclusionWhy, priceOutliers, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
 
 export const ROUTER_POOL = 100;
 export const SELECT_MAX_LIMIT = 50;
@@ -141,6 +141,10 @@ interface CandidateRow {
   verification: Verification;
   canaryAt: string | null;
   canaryReason: string | null;
+  chargedAbove: string | null;
+  listedBelow: string | null;
+  withoutDelivery: string | null;
+  washRing: { flagged?: boolean; why?: string } | null;
   createdAt: string;
   gScore: number | null;
   gGrade: string | null;
@@ -194,6 +198,8 @@ export async function selectServices(
       verification: row.verification,
       canaryAt: row.canaryAt,
       canaryReason: row.canaryReason,
+      charges: { aboveListing: row.chargedAbove !== null && row.listedBelow !== null ? { charged: row.chargedAbove, listed: row.listedBelow } : null, withoutDelivery: row.withoutDelivery },
+      washRing: row.washRing?.flagged === true ? { why: String(row.washRing.why ?? "") } : null,
     };
     const reasons = exclusionReasons(evidence);
     return [{ id: h.listingId, relevance: h.relevance, semantic: h.match === "semantic", rankScore: row.rankScore, payable: row.gate !== "unpayable", row, hit: h, evidence, reasons, reading }];
@@ -202,6 +208,8 @@ export async function selectServices(
   const leftOut = (c: Candidate) => c.reasons.some((r) => !include.has(r));
   // Excluded listings neither take a place nor set the bar of q, like unpayable ones.
   const kept = candidates.filter((c) => !leftOut(c));
+  const outliers = priceOutliers(kept.filter((c) => c.payable).map((c) => ({ id: c.id, relevance: c.relevance, usd: c.row.priceUsd })));
+  for (const c of kept) if (outliers.has(c.id)) c.evidence.priceOutlier = { usd: c.row.priceUsd!, median: outliers.get(c.id)! };
   const excludedSet = candidates.filter((c) => c.payable && leftOut(c));
   const ordered = selectShortlist(kept, { limit: Math.max(1, kept.length) })
     .map((c, i) => ({ c, i, tier: evidenceTier(c.evidence, c.reasons) }))
@@ -250,6 +258,7 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
     prisma,
     `SELECT l.id, l.slug, l."title", l."baseUrl", l."verificationStatus"::text AS verification, ${RANK_COLUMNS_SQL},
             ${isoOf(`cr."finishedAt"`)} AS "canaryAt", cr."reason" AS "canaryReason",
+            ch."chargedAbove", ch."listedBelow", ch."withoutDelivery", w."ring" AS "washRing",
             e.id AS "endpointId", e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals",
             ${isoOf(`l."createdAt"`)} AS "createdAt", g."score" AS "gScore", g."grade" AS "gGrade", g."bandLow" AS "gBandLow", g."bandHigh" AS "gBandHigh",
             g."confidence" AS "gConfidence", g."verdict" AS "gVerdict", g."flags" AS "gFlags", g."detail" AS "gDetail",
@@ -260,8 +269,19 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
        FROM "listings" l
        LEFT JOIN "listing_ranks" rk ON rk."listingId" = l.id
        JOIN LATERAL (SELECT * FROM "endpoints" e WHERE ${clauses} ORDER BY e."position" LIMIT 1) e ON true
-       LEFT JOIN LATERAL (SELECT r."finishedAt", r."reason" FROM "canary_runs" r WHERE r."listingId" = l.id AND r."state" = 'done'
+       LEFT JOIN LATERAL (SELECT r."id", r."finishedAt", r."reason" FROM "canary_runs" r WHERE r."listingId" = l.id AND r."state" = 'done'
                            ORDER BY r."finishedAt" DESC LIMIT 1) cr ON true
+       LEFT JOIN LATERAL (
+         SELECT (array_agg(x.charged::text ORDER BY x.charged DESC) FILTER (WHERE x.charged > x.listed))[1] AS "chargedAbove",
+                (array_agg(x.listed::text ORDER BY x.charged DESC) FILTER (WHERE x.charged > x.listed))[1] AS "listedBelow",
+                (array_agg(CASE WHEN x."schemaValid" = false AND x."httpStatus" BETWEEN 200 AND 299 THEN 'invalid_output' ELSE x."httpStatus"::text END)
+                   FILTER (WHERE x.settled AND (x."httpStatus" IS NULL OR x."httpStatus" NOT BETWEEN 200 AND 299 OR x."schemaValid" = false)))[1] AS "withoutDelivery"
+           FROM (SELECT s."httpStatus", s."schemaValid", s."paymentStatus" = 'settled' AS settled,
+                        CASE WHEN s."listedAmount" ~ '^[0-9]{1,60}$' THEN s."listedAmount"::numeric END AS listed,
+                        GREATEST(CASE WHEN s."quotedAmount" ~ '^[0-9]{1,60}$' THEN s."quotedAmount"::numeric END,
+                                 CASE WHEN s."paymentStatus" = 'settled' AND s."chainAmount" ~ '^[0-9]{1,60}$' THEN s."chainAmount"::numeric END) AS charged
+                   FROM "canary_samples" s WHERE s."runId" = cr."id") x) ch ON true
+       LEFT JOIN "listing_wash" w ON w."listingId" = l.id
        LEFT JOIN "trust_grade_latest" p ON p."listingId" = l.id AND p."method" = e."method"::text AND p."path" = e."path"
        LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
       WHERE l.id = ANY($1::text[]) AND ${publicSql("l")}`,

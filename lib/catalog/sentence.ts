@@ -170,7 +170,7 @@ export function sentenceScoreSql(terms: readonly Term[], params: unknown[]): { r
         FROM jsonb_to_recordset(${p(JSON.stringify(spec))}::jsonb)
              AS t(ord int, word text, idf float8, typo boolean, a text, b text, c text, sa text, sb text, sc text))`;
   const lateral = `LATERAL (
-      SELECT (sum(t.idf * m.score) / ${p(total)}::float8)::float8 AS relevance,
+      SELECT LEAST(1, sum(t.idf * m.score) / ${p(total)}::float8)::float8 AS relevance,
              COALESCE(jsonb_agg(jsonb_build_object('word', t.word, 'how', m.how) ORDER BY t.ord) FILTER (WHERE m.score > 0), '[]'::jsonb) AS matched
         FROM spec t
         CROSS JOIN LATERAL (SELECT ${field("t.a", "t.b", "t.c")} AS w,

@@ -1,4 +1,9 @@
-/** Wash (docs/RANK.md "Wash"): a payer funded by the seller's own wallets in the rank window is not a distinct payer. */
+/**
+ * Wash (docs/RANK.md "Wash", "Payment rings"): a payer funded by the seller's own wallets, or one of a
+ * payment ring's wallets (sellers whose payees pay each other, read from the ledger), is not a distinct
+ * payer. Transfer logs are read through readChain, bounded and cached per sweep; what an outage leaves
+ * unread is said (unmeasured), never guessed.
+ */
 import { hash } from "node:crypto";
 import { getAddress, parseAbi, type Address, type PublicClient } from "viem";
 import { readChain, type ChainRead, type RpcSettings } from "@/lib/chain/rpc";
@@ -17,13 +22,32 @@ export const WASH_WINDOW_MS = 30 * DAY_MS;
 
 const TRANSFER = parseAbi(["event Transfer(address indexed from, address indexed to, uint256 value)"]);
 
-export type WashReason = "seller_wallet" | "funded_by_seller";
+export type WashReason = "seller_wallet" | "funded_by_seller" | "funded_by_ring" | "ring_payee" | "ring_only";
+/** Reasons read from the chain (kept through an outage); the ring_* ones are re-read from the ledger on every check. */
+const CHAIN_REASONS: ReadonlySet<WashReason> = new Set(["seller_wallet", "funded_by_seller", "funded_by_ring"]);
+/** The flag a listing carries when most of its payers are a ring's (selection leaves it out: lib/catalog/select-evidence.ts). */
+export const WASH_RING_FLAG = "wash_ring";
 
 export interface WashExclusion {
   payer: string;
   reason: WashReason;
+  /** The wallet that funded the payer and the funding transaction (funded_by_*). */
   from?: string;
   transaction?: string;
+  /** ring_payee: a listing of another ring seller this payer is a payee of. */
+  listing?: string;
+}
+
+/** A listing's payment ring: organisations whose payees pay one another's listings (a cycle in the ledger). */
+export interface WashRing {
+  /** The ring's organisations, this listing's first. */
+  organizations: string[];
+  /** Payers excluded as the ring's (ring_payee, ring_only, funded_by_ring) over the payers before the check. */
+  ringPayers: number;
+  payersBefore: number;
+  /** At least MIN_DISTINCT_PAYERS ring payers making at least half of the payers: WASH_RING_FLAG. */
+  flagged: boolean;
+  why: string;
 }
 
 export interface WashFacts {
@@ -32,11 +56,15 @@ export interface WashFacts {
   /** Why the latest read failed (the last measured exclusions then stand). */
   unmeasured: string | null;
   payersBefore: number;
+  /** The ring this listing's seller is in, or null. */
+  ring: WashRing | null;
 }
 
 export interface WashCache {
   blocks: Map<string, Promise<ChainRead<{ from: bigint; to: bigint }>>>;
   logs: Map<string, Promise<ChainRead<Array<{ from: string; to: string; transaction: string; block: bigint }>>>>;
+  /** The ledger's payment rings in the window, read once per sweep. */
+  rings?: Promise<RingLedger>;
   settings?: RpcSettings;
 }
 
@@ -61,6 +89,7 @@ interface StoredWash {
   unmeasured: string | null;
   fingerprint?: string;
   checkedAtMs?: number;
+  ring?: WashRing | null;
 }
 
 /** An outage retries soon; no reader configured waits until due (only an operator can fix it). */
@@ -84,19 +113,25 @@ export async function applyWash(
   const candidates = input.filter((r) => r.distinctPayers30d >= MIN_DISTINCT_PAYERS);
   if (candidates.length === 0) return { rows: [...input], wash };
   const c = await clientOr(client);
-  const stored = await storedWashOf(c, candidates.map((r) => r.id));
-  // An unmoved ledger checked recently keeps its check: full sweeps must not re-read every payer.
+  const [stored, rings] = await Promise.all([storedWashOf(c, candidates.map((r) => r.id)), (cache.rings ??= ringLedger(c, now))]);
+  // The ring exclusions are re-read from the ledger on every check (one read per sweep): another
+  // seller's payments can make or break a ring without this listing's own ledger moving.
+  const ringOf = new Map(candidates.map((r) => [r.id, ringExclusions(r.id, rings)] as const));
+  // A listing whose ledger has not moved since its last check, checked recently, keeps that check
+  // without reading anything else (a full sweep every few minutes must not re-read every payer).
   const due = candidates.filter((r) => {
     const s = stored.get(r.id);
     const age = now.getTime() - (s?.checkedAtMs ?? -Infinity);
-    return !s || s.fingerprint !== fingerprintOf(r) || age < 0 || age >= (retriesSoon(s.unmeasured) ? WASH_RETRY_UNMEASURED_MS : WASH_REMEASURE_MS);
+    return !s || s.fingerprint !== fingerprintOf(r) || (s.ring?.organizations ?? []).join(",") !== (rings.ringOf.get(rings.orgOf.get(r.id) ?? "")?.join(",") ?? "") || age < 0 || age >= (retriesSoon(s.unmeasured) ? WASH_RETRY_UNMEASURED_MS : WASH_REMEASURE_MS);
   });
   const dueIds = new Set(due.map((r) => r.id));
+  const payersBefore = new Map(candidates.map((r) => [r.id, r.distinctPayers30d]));
   for (const r of candidates) {
     const s = stored.get(r.id);
-    if (s && !dueIds.has(r.id)) wash.set(r.id, { excluded: s.excluded, measuredAtMs: s.measuredAtMs, unmeasured: s.unmeasured, payersBefore: r.distinctPayers30d });
+    if (s && !dueIds.has(r.id)) wash.set(r.id, { excluded: s.excluded.filter(chainReason), measuredAtMs: s.measuredAtMs, unmeasured: s.unmeasured, payersBefore: r.distinctPayers30d, ring: null });
   }
-  const payerIds = candidates.filter((r) => dueIds.has(r.id) || (wash.get(r.id)?.excluded.length ?? 0) > 0).map((r) => r.id);
+  // Payers are read for the listings checked now and for those with exclusions (their median is re-taken).
+  const payerIds = candidates.filter((r) => dueIds.has(r.id) || (wash.get(r.id)?.excluded.length ?? 0) > 0 || ringOf.get(r.id)!.excluded.length > 0).map((r) => r.id);
   const [payers, wallets] = await Promise.all([payerIds.length ? payersOf(c, payerIds, now) : [], due.length ? walletsOf(c, [...dueIds], now) : new Map<string, string[]>()]);
   const byListing = new Map<string, PayerRow[]>();
   for (const p of payers) byListing.set(p.lid, [...(byListing.get(p.lid) ?? []), p]);
@@ -105,12 +140,28 @@ export async function applyWash(
   const worker = async () => {
     for (let i = next++; i < due.length; i = next++) {
       const r = due[i];
-      const { facts, write } = await washOf(r.id, byListing.get(r.id) ?? [], wallets.get(r.id) ?? [], stored.get(r.id) ?? null, now, cache);
-      writes.push({ ...write, fingerprint: fingerprintOf(r) });
+      const { facts, write } = await washOf(r.id, byListing.get(r.id) ?? [], wallets.get(r.id) ?? [], ringOf.get(r.id)!.funders, stored.get(r.id) ?? null, now, cache);
+      writes.push({ ...write, fingerprint: fingerprintOf(r), checkedAtMs: now.getTime() });
       wash.set(r.id, facts);
     }
   };
   await Promise.all(Array.from({ length: Math.min(WASH_READS_IN_FLIGHT, due.length) }, worker));
+  // The ring's payers join the chain's exclusions; the listing's ring summary says how many and why.
+  const writeOf = new Map(writes.map((w) => [w.lid, w]));
+  for (const r of candidates) {
+    const w = wash.get(r.id);
+    if (!w) continue;
+    const ring = ringOf.get(r.id)!;
+    const excluded = [...w.excluded, ...ring.excluded.filter((e) => !w.excluded.some((x) => x.payer === e.payer))];
+    const summary = ring.organizations.length ? ringSummary(ring.organizations, excluded, payersBefore.get(r.id)!) : null;
+    wash.set(r.id, { ...w, excluded, ring: summary });
+    const s = stored.get(r.id);
+    const write = writeOf.get(r.id);
+    if (write) Object.assign(write, { excluded, ring: summary });
+    else if (s && (JSON.stringify(s.excluded) !== JSON.stringify(excluded) || JSON.stringify(s.ring ?? null) !== JSON.stringify(summary))) {
+      writes.push({ ...s, excluded, ring: summary });
+    }
+  }
   if (writes.length) await storeWash(c, writes, now);
   const rowsOut = input.map((r) => {
     const w = wash.get(r.id);
@@ -124,9 +175,162 @@ export async function applyWash(
   return { rows: rowsOut, wash };
 }
 
-async function washOf(id: string, ps: PayerRow[], sellers: string[], prior: StoredWash | null, now: Date, cache: WashCache): Promise<{ facts: WashFacts; write: StoredWash }> {
+const chainReason = (e: WashExclusion) => CHAIN_REASONS.has(e.reason);
+
+/** The ring summary of a listing from its exclusions: the flag when the ring's payers are most of its payers. */
+function ringSummary(organizations: string[], excluded: WashExclusion[], payersBefore: number): WashRing {
+  const ringPayers = excluded.filter((e) => e.reason === "ring_payee" || e.reason === "ring_only" || e.reason === "funded_by_ring").length;
+  const flagged = ringPayers >= MIN_DISTINCT_PAYERS && 2 * ringPayers >= payersBefore;
+  const why =
+    `${ringPayers} of its ${payersBefore} payers in 30 days belong to a payment ring of ${organizations.length} sellers whose payees pay one another's listings` +
+    (flagged ? " (most of its payers: its traction is the ring's own)" : " (left out of its traction; the rest of its payers count)");
+  return { organizations, ringPayers, payersBefore, flagged, why };
+}
+
+/**
+ * The ledger's payment rings in the window, read once per sweep: an edge from organisation A to B when
+ * a wallet paid as a payee of A's listings paid one of B's listings (settled, not the house's); a
+ * ring is a cycle of such edges (a strongly connected set of two or more organisations). For the
+ * rings' listings, each payer's paid organisations, and the rings' payee wallets.
+ */
+export interface RingLedger {
+  orgOf: Map<string, string>;
+  /** Organisation → its ring's organisations (itself first), for organisations in a ring. */
+  ringOf: Map<string, string[]>;
+  /** Wallet → the listings it was paid as the payee of, for wallets that also paid. */
+  payeeOf: Map<string, Array<{ lid: string; org: string }>>;
+  /** Ring listing id → its payers, each with the organisations it paid in the window. */
+  payersOf: Map<string, Array<{ payer: string; orgs: string[] }>>;
+  /** Organisation in a ring → its payee wallets. */
+  payees: Map<string, string[]>;
+}
+
+async function ringLedger(c: Client, now: Date): Promise<RingLedger> {
+  const at = utcTimestamp(now);
+  const window = `p."status" = 'settled' AND NOT p."house" AND p."createdAt" >= $1::timestamp - interval '30 days' AND p."createdAt" <= $1::timestamp`;
+  const edges = await rows<{ payer: string; payeeLid: string; payeeOrg: string; paidLid: string; paidOrg: string }>(
+    c,
+    `WITH payees AS (SELECT DISTINCT p."listingId" AS lid, lower(COALESCE(p."chainTo", p."quotedPayTo")) AS w FROM "router_payments" p
+                      WHERE ${window} AND COALESCE(p."chainTo", p."quotedPayTo") IS NOT NULL)
+     SELECT DISTINCT lower(p."payer") AS payer, e.lid AS "payeeLid", le."organizationId" AS "payeeOrg", p."listingId" AS "paidLid", lp."organizationId" AS "paidOrg"
+       FROM "router_payments" p JOIN payees e ON e.w = lower(p."payer")
+       JOIN "listings" le ON le."id" = e.lid JOIN "listings" lp ON lp."id" = p."listingId"
+      WHERE ${window} AND le."organizationId" <> lp."organizationId"`,
+    at,
+  );
+  const orgOf = new Map<string, string>();
+  const payeeOf = new Map<string, Array<{ lid: string; org: string }>>();
+  const out = new Map<string, Set<string>>();
+  for (const e of edges) {
+    orgOf.set(e.payeeLid, e.payeeOrg);
+    orgOf.set(e.paidLid, e.paidOrg);
+    const had = payeeOf.get(e.payer) ?? [];
+    if (!had.some((x) => x.lid === e.payeeLid)) payeeOf.set(e.payer, [...had, { lid: e.payeeLid, org: e.payeeOrg }]);
+    out.set(e.payeeOrg, (out.get(e.payeeOrg) ?? new Set()).add(e.paidOrg));
+  }
+  const ringOf = new Map<string, string[]>();
+  for (const comp of stronglyConnected(out)) {
+    if (comp.length < 2) continue;
+    const sorted = [...comp].sort();
+    for (const o of sorted) ringOf.set(o, [o, ...sorted.filter((x) => x !== o)]);
+  }
+  const payersOf = new Map<string, Array<{ payer: string; orgs: string[] }>>();
+  const payees = new Map<string, string[]>();
+  if (ringOf.size > 0) {
+    const orgs = [...ringOf.keys()];
+    const [paid, wallets] = await Promise.all([
+      rows<{ lid: string; org: string; payer: string; orgs: string[] }>(
+        c,
+        `WITH rp AS (SELECT DISTINCT p."listingId" AS lid, l."organizationId" AS org, lower(p."payer") AS payer FROM "router_payments" p JOIN "listings" l ON l."id" = p."listingId"
+                      WHERE ${window} AND l."organizationId" = ANY($2::text[])),
+              spend AS (SELECT lower(p."payer") AS payer, array_agg(DISTINCT l."organizationId") AS orgs FROM "router_payments" p JOIN "listings" l ON l."id" = p."listingId"
+                         WHERE ${window} AND lower(p."payer") IN (SELECT payer FROM rp) GROUP BY 1)
+         SELECT rp.lid, rp.org, rp.payer, s.orgs FROM rp JOIN spend s ON s.payer = rp.payer`,
+        at,
+        orgs,
+      ),
+      rows<{ org: string; w: string }>(
+        c,
+        `SELECT DISTINCT l."organizationId" AS org, lower(COALESCE(p."chainTo", p."quotedPayTo")) AS w FROM "router_payments" p JOIN "listings" l ON l."id" = p."listingId"
+          WHERE ${window} AND l."organizationId" = ANY($2::text[]) AND COALESCE(p."chainTo", p."quotedPayTo") IS NOT NULL`,
+        at,
+        orgs,
+      ),
+    ]);
+    for (const r of paid) {
+      orgOf.set(r.lid, r.org);
+      payersOf.set(r.lid, [...(payersOf.get(r.lid) ?? []), { payer: r.payer, orgs: r.orgs }]);
+    }
+    for (const r of wallets) if (/^0x[0-9a-f]{40}$/.test(r.w)) payees.set(r.org, [...(payees.get(r.org) ?? []), r.w]);
+  }
+  return { orgOf, ringOf, payeeOf, payersOf, payees };
+}
+
+/** Tarjan's strongly connected components of a directed graph. */
+function stronglyConnected(out: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const comps: string[][] = [];
+  let n = 0;
+  const nodes = new Set<string>([...out.keys(), ...[...out.values()].flatMap((s) => [...s])]);
+  const visit = (v: string) => {
+    index.set(v, n);
+    low.set(v, n++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of out.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const comp: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        comp.push(w);
+      } while (w !== v);
+      comps.push(comp);
+    }
+  };
+  for (const v of [...nodes].sort()) if (!index.has(v)) visit(v);
+  return comps;
+}
+
+/**
+ * One listing's ring exclusions from the ledger: a payer that is a payee of another ring seller's
+ * listing (ring_payee), or one that paid two or more of the ring's sellers and no one outside it
+ * (ring_only); and the other ring sellers' payee wallets, whose funding of a payer the chain read
+ * checks (funded_by_ring).
+ */
+function ringExclusions(lid: string, rings: RingLedger): { organizations: string[]; excluded: WashExclusion[]; funders: string[] } {
+  const org = rings.orgOf.get(lid);
+  const ring = org ? rings.ringOf.get(org) : undefined;
+  if (!org || !ring) return { organizations: [], excluded: [], funders: [] };
+  const others = new Set(ring.slice(1));
+  const members = new Set(ring);
+  const excluded: WashExclusion[] = [];
+  for (const { payer, orgs } of rings.payersOf.get(lid) ?? []) {
+    const asPayee = (rings.payeeOf.get(payer) ?? []).find((x) => others.has(x.org));
+    if (asPayee) excluded.push({ payer, reason: "ring_payee", listing: asPayee.lid });
+    else if (orgs.length >= 2 && orgs.every((o) => members.has(o))) excluded.push({ payer, reason: "ring_only" });
+  }
+  const funders = [...new Set(ring.slice(1).flatMap((o) => rings.payees.get(o) ?? []))].sort();
+  return { organizations: ring, excluded: excluded.sort((a, b) => (a.payer < b.payer ? -1 : 1)), funders };
+}
+
+/** One listing's check: its facts, and the row to store. */
+async function washOf(id: string, ps: PayerRow[], sellers: string[], ringFunders: string[], given: StoredWash | null, now: Date, cache: WashCache): Promise<{ facts: WashFacts; write: StoredWash }> {
+  // The stored ring exclusions are the ledger's, re-read by the caller; only the chain's are carried here.
+  const prior = given && { ...given, excluded: given.excluded.filter(chainReason) };
   const payerSet = [...new Set(ps.map((p) => p.payer.toLowerCase()))].sort();
   const sellerSet = new Set(sellers);
+  const funders = [...new Set([...sellerSet, ...ringFunders])].sort();
+  // A payer that is the seller's own wallet needs no chain read.
   const self: WashExclusion[] = payerSet.filter((p) => sellerSet.has(p)).map((payer) => ({ payer, reason: "seller_wallet" }));
   type Group = { network: string; asset: string; payers: string[]; firstBlock: Map<string, bigint | null> };
   const groups = new Map<string, Group>();
@@ -141,19 +345,19 @@ async function washOf(id: string, ps: PayerRow[], sellers: string[], prior: Stor
     g.firstBlock.set(payer, had === undefined ? block : had === null || block === null ? null : had < block ? had : block);
     groups.set(key, g);
   }
-  const inputKey = hash("sha256", JSON.stringify([[...sellerSet].sort(), payerSet, [...groups.keys()].sort().map((k) => [k, groups.get(k)!.payers.sort()])]), "hex");
+  const inputKey = hash("sha256", JSON.stringify([[...sellerSet].sort(), ringFunders, payerSet, [...groups.keys()].sort().map((k) => [k, groups.get(k)!.payers.sort()])]), "hex");
   const fresh = prior && prior.inputKey === inputKey && prior.measuredAtMs !== null && now.getTime() - prior.measuredAtMs < WASH_REMEASURE_MS;
   const current = (xs: WashExclusion[]) => xs.filter((e) => payerSet.includes(e.payer));
   if (fresh) {
     const excluded = current(prior.excluded);
-    return { facts: { excluded, measuredAtMs: prior.measuredAtMs, unmeasured: null, payersBefore: payerSet.length }, write: { ...prior, excluded, unmeasured: null } };
+    return { facts: { excluded, measuredAtMs: prior.measuredAtMs, unmeasured: null, payersBefore: payerSet.length, ring: null }, write: { ...prior, excluded, unmeasured: null } };
   }
 
   const funded: WashExclusion[] = [];
   const unread: string[] = [];
-  if (sellerSet.size > 0) {
+  if (funders.length > 0) {
     for (const g of groups.values()) {
-      const read = await fundingTransfers(g.network, g.asset, [...sellerSet].sort(), g.payers.sort(), now, cache);
+      const read = await fundingTransfers(g.network, g.asset, funders, g.payers.sort(), now, cache);
       if (!read.ok) {
         unread.push(read.unmeasured);
         continue;
@@ -162,14 +366,18 @@ async function washOf(id: string, ps: PayerRow[], sellers: string[], prior: Stor
         // Funding counts up to the payer's first settlement here: a later refund does not make the buyer the seller's.
         const first = g.firstBlock.get(t.to);
         if (first !== null && first !== undefined && t.block > first) continue;
-        if (!funded.some((f) => f.payer === t.to)) funded.push({ payer: t.to, reason: "funded_by_seller", from: t.from, transaction: t.transaction });
+        // A seller wallet's funding is named before a ring payee's.
+        const reason = sellerSet.has(t.from) ? "funded_by_seller" : "funded_by_ring";
+        const had = funded.findIndex((f) => f.payer === t.to);
+        if (had < 0) funded.push({ payer: t.to, reason, from: t.from, transaction: t.transaction });
+        else if (reason === "funded_by_seller" && funded[had].reason === "funded_by_ring") funded[had] = { payer: t.to, reason, from: t.from, transaction: t.transaction };
       }
     }
   }
   if (unread.length === 0) {
     const excluded = [...self, ...funded];
     return {
-      facts: { excluded, measuredAtMs: now.getTime(), unmeasured: null, payersBefore: payerSet.length },
+      facts: { excluded, measuredAtMs: now.getTime(), unmeasured: null, payersBefore: payerSet.length, ring: null },
       write: { lid: id, inputKey, measuredAtMs: now.getTime(), excluded, unmeasured: null },
     };
   }
@@ -178,7 +386,7 @@ async function washOf(id: string, ps: PayerRow[], sellers: string[], prior: Stor
   const excluded = [...self, ...funded, ...kept.filter((k) => !self.some((s) => s.payer === k.payer) && !funded.some((f) => f.payer === k.payer))];
   const unmeasured = [...new Set(unread)].join("; ");
   return {
-    facts: { excluded, measuredAtMs: prior?.measuredAtMs ?? null, unmeasured, payersBefore: payerSet.length },
+    facts: { excluded, measuredAtMs: prior?.measuredAtMs ?? null, unmeasured, payersBefore: payerSet.length, ring: null },
     write: { lid: id, inputKey: prior?.inputKey ?? "", measuredAtMs: prior?.measuredAtMs ?? null, excluded, unmeasured },
   };
 }
@@ -283,7 +491,7 @@ async function storedWashOf(c: Client, ids: string[]): Promise<Map<string, Store
   const found = await rows<StoredWash & { checkedAtMs: number }>(
     c,
     `SELECT "listingId" AS lid, "inputKey", (extract(epoch FROM "measuredAt") * 1000)::float8 AS "measuredAtMs", "excluded", "unmeasured",
-            "fingerprint", (extract(epoch FROM "checkedAt") * 1000)::float8 AS "checkedAtMs"
+            "fingerprint", (extract(epoch FROM "checkedAt") * 1000)::float8 AS "checkedAtMs", "ring"
        FROM "listing_wash" WHERE "listingId" = ANY($1::text[])`,
     ids,
   );
@@ -293,12 +501,12 @@ async function storedWashOf(c: Client, ids: string[]): Promise<Map<string, Store
 async function storeWash(c: Client, writes: StoredWash[], now: Date): Promise<void> {
   await rows(
     c,
-    `INSERT INTO "listing_wash" ("listingId", "inputKey", "measuredAt", "excluded", "unmeasured", "fingerprint", "checkedAt")
+    `INSERT INTO "listing_wash" ("listingId", "inputKey", "measuredAt", "excluded", "unmeasured", "fingerprint", "checkedAt", "ring")
      SELECT w.lid, w."inputKey", CASE WHEN w."measuredAtMs" IS NULL THEN NULL ELSE to_timestamp(w."measuredAtMs" / 1000.0) AT TIME ZONE 'UTC' END,
-            w.excluded, w.unmeasured, w.fingerprint, $2::timestamp
-       FROM jsonb_to_recordset($1::jsonb) AS w(lid text, "inputKey" text, "measuredAtMs" float8, excluded jsonb, unmeasured text, fingerprint text)
+            w.excluded, w.unmeasured, w.fingerprint, COALESCE(to_timestamp(w."checkedAtMs" / 1000.0) AT TIME ZONE 'UTC', $2::timestamp), w.ring
+       FROM jsonb_to_recordset($1::jsonb) AS w(lid text, "inputKey" text, "measuredAtMs" float8, excluded jsonb, unmeasured text, fingerprint text, "checkedAtMs" float8, ring jsonb)
      ON CONFLICT ("listingId") DO UPDATE SET "inputKey" = EXCLUDED."inputKey", "measuredAt" = EXCLUDED."measuredAt",
-       "excluded" = EXCLUDED."excluded", "unmeasured" = EXCLUDED."unmeasured", "fingerprint" = EXCLUDED."fingerprint", "checkedAt" = EXCLUDED."checkedAt"
+       "excluded" = EXCLUDED."excluded", "unmeasured" = EXCLUDED."unmeasured", "fingerprint" = EXCLUDED."fingerprint", "checkedAt" = EXCLUDED."checkedAt", "ring" = EXCLUDED."ring"
      RETURNING "listingId"`,
     JSON.stringify(writes),
     utcTimestamp(now),
@@ -310,7 +518,7 @@ export async function storedWash(listingId: string, client?: Client): Promise<(S
   const [found] = await rows<StoredWash & { checkedAtMs: number }>(
     c,
     `SELECT "listingId" AS lid, "inputKey", (extract(epoch FROM "measuredAt") * 1000)::float8 AS "measuredAtMs", "excluded", "unmeasured",
-            (extract(epoch FROM "checkedAt") * 1000)::float8 AS "checkedAtMs"
+            (extract(epoch FROM "checkedAt") * 1000)::float8 AS "checkedAtMs", "ring"
        FROM "listing_wash" WHERE "listingId" = $1`,
     listingId,
   );

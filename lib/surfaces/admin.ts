@@ -1,6 +1,7 @@
 /**
  * Read models for the moderators' desk, each authorising its caller itself; the one surface with the rank components.
  */
+import type { WashReason, WashRing } from "@/lib/rank/wash";
 import { db } from "@/lib/db";
 import { MODERATION_ROLES, requireRole } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
@@ -83,9 +84,10 @@ export type RankComponentView = { key: string; value: number; reason: string; fa
 
 export interface WashExclusionView {
   payer: string;
-  reason: "seller_wallet" | "funded_by_seller";
+  reason: WashReason;
   from?: string;
   transaction?: string;
+  listing?: string;
 }
 
 function washExclusions(json: unknown): WashExclusionView[] {
@@ -105,7 +107,8 @@ export async function adminListing(userId: string | null, listingId: string) {
       organization: { select: { name: true } },
       endpoints: { select: { id: true, method: true, path: true, priceAsset: true, priceDecimals: true } },
       rank: { select: { qualityScore: true, rankScore: true, facts: true, rankedAt: true } },
-      wash: { select: { excluded: true, measuredAt: true, unmeasured: true, checkedAt: true } },
+      // The rank sweep's wash check (lib/rank/wash.ts): payers not counted as distinct, and why.
+      wash: { select: { excluded: true, measuredAt: true, unmeasured: true, checkedAt: true, ring: true } },
     },
   });
   if (!found) throw new AppError("not_found", `listing ${listingId} does not exist`);
@@ -154,7 +157,7 @@ export async function adminListing(userId: string | null, listingId: string) {
     listing,
     overlaps,
     components,
-    wash: found.wash ? { ...found.wash, excluded: washExclusions(found.wash.excluded) } : null,
+    wash: found.wash ? { ...found.wash, excluded: washExclusions(found.wash.excluded), ring: (found.wash.ring ?? null) as WashRing | null } : null,
     results: results.map((r) => ({ ...r, band: bandLabel(r.band) ?? r.band, current: r.id === listing.currentResultId })),
     evidence,
     analyses,

@@ -6,7 +6,7 @@ import { ProvisionalChip, ReadinessChip } from "@/components/readiness-chip";
 import { formatRawTotal, formatUsdcAtomic, timeAgo } from "@/lib/format";
 import type { ProbeEvidence } from "@/lib/evidence";
 import { OVERLAP_WORDS } from "@/lib/listings/overlap-words";
-import type { adminListing } from "@/lib/surfaces/admin";
+import type { adminListing, WashExclusionView } from "@/lib/surfaces/admin";
 
 type Desk = Awaited<ReturnType<typeof adminListing>>;
 type Listing = Desk["listing"];
@@ -92,11 +92,19 @@ export function RankSection({ d, l }: { d: Desk; l: Listing }) {
   );
 }
 
+const WASH_REASON_WORDS: Record<WashExclusionView["reason"], (e: WashExclusionView) => string> = {
+  seller_wallet: () => "is the seller's own wallet",
+  funded_by_seller: (e) => `funded by the seller's ${e.from} in ${e.transaction}`,
+  funded_by_ring: (e) => `funded by a payment ring's payee ${e.from} in ${e.transaction}`,
+  ring_payee: (e) => `is a payee of ring seller listing ${e.listing}`,
+  ring_only: () => "paid two or more of the ring's sellers and no one else",
+};
+
 export function WashSection({ wash }: { wash: Desk["wash"] }) {
   return (
     <section aria-labelledby="wash-h" data-testid="wash" className="rounded-xl border border-line bg-white p-5 text-sm">
       <h2 id="wash-h" className="text-lg font-semibold">Wash check</h2>
-      <p className="text-muted">Payers funded by this seller&apos;s own wallets (its payTo addresses, its members&apos; sign-in wallets) before they paid, read from the token&apos;s Transfer logs, are not distinct payers: the traction and settled-price facts above leave them out.</p>
+      <p className="text-muted">Payers funded by this seller&apos;s own wallets (its payTo addresses, its members&apos; sign-in wallets) before they paid, read from the token&apos;s Transfer logs, and the wallets of a payment ring (sellers whose payees pay one another&apos;s listings), are not distinct payers: the traction and settled-price facts above leave them out.</p>
       {!wash ? (
         <p className="mt-2 text-muted">Not checked: the listing has had fewer than 2 distinct payers in the window since the check began.</p>
       ) : (
@@ -104,6 +112,12 @@ export function WashSection({ wash }: { wash: Desk["wash"] }) {
           <p className="mt-2">
             <strong>{wash.excluded.length}</strong> payer{wash.excluded.length === 1 ? "" : "s"} excluded · {wash.measuredAt ? `chain read ${timeAgo(wash.measuredAt)}` : "never read from the chain"} · checked {timeAgo(wash.checkedAt)}
           </p>
+          {wash.ring && (
+            <p className={`mt-1 rounded-md p-2 ${wash.ring.flagged ? "bg-red-50 text-red-950" : "bg-amber-50 text-amber-950"}`} data-testid="wash-ring">
+              {wash.ring.flagged ? "Flagged wash_ring (left out of router selection by default): " : "Payment ring: "}
+              {wash.ring.why}. Ring sellers (organisations): {wash.ring.organizations.join(", ")}.
+            </p>
+          )}
           {wash.unmeasured && (
             <p className="mt-1 rounded-md bg-amber-50 p-2 text-amber-950" data-testid="wash-unmeasured">
               Unmeasured: {wash.unmeasured}. {wash.measuredAt ? "The exclusions last measured stand until the chain can be read." : "No exclusion has been measured; the payers count until the chain can be read."}
@@ -113,7 +127,7 @@ export function WashSection({ wash }: { wash: Desk["wash"] }) {
             <ul className="mt-2 space-y-0.5 font-mono text-xs">
               {wash.excluded.map((e) => (
                 <li key={e.payer} className="break-all">
-                  {e.payer}: {e.reason === "seller_wallet" ? "is the seller's own wallet" : `funded by the seller's ${e.from} in ${e.transaction}`}
+                  {e.payer}: {WASH_REASON_WORDS[e.reason](e)}
                 </li>
               ))}
             </ul>
