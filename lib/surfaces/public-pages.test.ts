@@ -14,6 +14,7 @@ import { CATALOG_REFRESH_MS, PAGE_TTL_MS, pageCache, readTagVersions } from "@/l
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { fixedKeyring } from "@/test/badges";
 import { daysBefore, GRADE_NOW, gradedListing, observe } from "@/test/attest";
+import { aiCatalogFeed, ardSearch } from "@/lib/catalog/feeds";
 import { publicCatalogPage, publicEndpointPage, publicListingPage, publicPageStats } from "./public-pages";
 
 let t: TestDatabase;
@@ -138,7 +139,7 @@ describe("the catalog pages", () => {
       const loads = publicPageStats().catalog.loads;
       clock += CATALOG_REFRESH_MS;
       expect(await order()).toEqual([listing.id, other]); // served as kept; the reload starts
-      for (let i = 0; i < 200 && (await order())[0] !== other; i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 600 && (await order())[0] !== other; i++) await new Promise((r) => setTimeout(r, 50)); // the reload, under load
       expect(await order()).toEqual([other, listing.id]);
       expect(publicPageStats().catalog.loads).toBe(loads + 1);
       // The rank sweep's bookkeeping alone (rankedAt) is not a change a page shows.
@@ -175,6 +176,23 @@ describe("the catalog pages", () => {
     expect((await publicCatalogPage(q))!.view.items).toHaveLength(0);
     await exec(w, `UPDATE "listings" SET "category" = 'zz-pages-test' WHERE "id" = $1`, listing.id);
     expect((await publicCatalogPage(q))!.view.items.map((i) => i.listing.id)).toEqual([listing.id]);
+  });
+});
+
+describe("the feeds and keyless search", () => {
+  it("are one statement while the catalog is unchanged, and drop a listing taken down on the next request", async () => {
+    const { id } = await gradedListing(t.prisma, 1);
+    const word = `zzfeed${Math.random().toString(36).slice(2, 8)}`;
+    await exec(w, `UPDATE "listings" SET "title" = $2 WHERE "id" = $1`, id, `Feed ${word} API`);
+    const feedIds = async () => (await aiCatalogFeed({ origin: "https://tollgate.test", limit: 100 })).items.map((e) => e.id);
+    const searchIds = async () => (await ardSearch({ origin: "https://tollgate.test", q: word })).services.map((e) => e.id);
+    expect(await feedIds()).toContain(id);
+    expect(await searchIds()).toEqual([id]);
+    expect((await counted(feedIds)).statements).toBe(1);
+    expect((await counted(searchIds)).statements).toBe(1);
+    await exec(w, `UPDATE "listings" SET "publicationState" = 'unlisted' WHERE "id" = $1`, id);
+    expect(await feedIds()).not.toContain(id);
+    expect(await searchIds()).toEqual([]);
   });
 });
 
