@@ -170,10 +170,11 @@ function serverEnv(databaseUrl: string, allowHosts: string): NodeJS.ProcessEnv {
   } as unknown as NodeJS.ProcessEnv;
 }
 
+/** Keep-alive as long as the static floor's (65 s): with Node's 5 s an idle pooled socket can close under a request (ECONNRESET). */
 function startServer(env: NodeJS.ProcessEnv): ChildProcess {
   // BENCH_LOAD_PROFILE_DIR: the server writes a V8 CPU profile there when it exits (what dominates a request).
   const profile = process.env.BENCH_LOAD_PROFILE_DIR;
-  return spawn(process.execPath, [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profile)}`] : []), require.resolve("next/dist/bin/next"), "start", "-p", String(PORT), "-H", "127.0.0.1"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env });
+  return spawn(process.execPath, [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profile)}`] : []), require.resolve("next/dist/bin/next"), "start", "-p", String(PORT), "-H", "127.0.0.1", "--keepAliveTimeout", "65000"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env });
 }
 
 /** A sweep worker (`npm run sweeps`) in one process: node with tsx's loader, so its CPU is this pid's. */
