@@ -42,7 +42,8 @@ export async function readTrustSubjects(client: Client, listingId: string, optio
   let obs: ObsRow[];
   if (rolled) {
     // The tail and the raw hours, each endpoint's each range one range of the (listing, method, path,
-    // observedAt) indexes, live and archived; an endpoint not yet covered also reads its other rows.
+    // observedAt) indexes, live and archived (OFFSET 0: a range scan per range, never the endpoint's
+    // every row filtered); an endpoint not yet covered also reads its other rows.
     const ranges = [{ lo: iso(plan.tailFrom), hi: "9999-12-31T00:00:00.000Z" }, ...plan.rawHours.map((h) => ({ lo: iso(h), hi: iso(h + 3_600_000) }))];
     const inRange = (t: string) => `${t}."listingId" = $1 AND ${t}."method" = e.m AND ${t}."path" = e.p AND ${t}."observedAt" >= (g.lo::timestamptz AT TIME ZONE 'UTC') AND ${t}."observedAt" < (g.hi::timestamptz AT TIME ZONE 'UTC')`;
     const grid = `unnest($2::text[], $3::text[]) AS e(m, p) CROSS JOIN unnest($4::text[], $5::text[]) AS g(lo, hi)`;
@@ -51,12 +52,12 @@ export async function readTrustSubjects(client: Client, listingId: string, optio
     obs = await rows<ObsRow>(
       client,
       `SELECT "method", "path", "check", "kind", "outcome", "value", ${isoOf(`"observedAt"`)} AS "observedAt", "vantage", "revision", "receipt" FROM (
-         SELECT o.* FROM ${grid} CROSS JOIN LATERAL (SELECT "id", ${cols} FROM "trust_observations" o WHERE ${inRange("o")}) o
+         SELECT o.* FROM ${grid} CROSS JOIN LATERAL (SELECT "id", ${cols} FROM "trust_observations" o WHERE ${inRange("o")} OFFSET 0) o
          ${uncovered.length ? `UNION ALL SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND ("method", "path") IN (SELECT * FROM unnest($6::text[], $7::text[])) AND ${outside}` : ""}
          UNION ALL
          SELECT r."id", r."method", r."path", r."check", r."kind", r."outcome", r."value", r."observedAt", r."vantage", r."revision", r."receipt"
            FROM ${grid} CROSS JOIN LATERAL (SELECT a."id", a."row" FROM "trust_observations_archive" a WHERE ${inRange("a")}
-                                             AND NOT EXISTS (SELECT 1 FROM "trust_observations" l WHERE l."id" = a."id")) a,
+                                             AND NOT EXISTS (SELECT 1 FROM "trust_observations" l WHERE l."id" = a."id") OFFSET 0) a,
                 jsonb_populate_record(NULL::"trust_observations", a."row") r
        ) x ORDER BY x."observedAt", x."check", x."id"`,
       listingId,
