@@ -1,5 +1,5 @@
 /**
- * `npm run bench:load -- [--quick] [--clients 200] [--seconds 60] [--listings 2000] [--port 3190] [--class-seconds 8]`
+ * `npm run bench:load -- [--quick] [--clients 200] [--seconds 60] [--listings 2000] [--port 3190] [--class-seconds 8] [--sweep-workers 1]`
  *
  * Many buyers at once against the production build on a server PostgreSQL, loopback only (issue #20
  * item 9, issue #33 "Benchmark"). Needs a production build in .next (`npx next build`; in a worktree
@@ -10,9 +10,9 @@
  *
  * 1. Seeds a catalog (the fixture sellers' listings, served on 127.0.0.1 for the run, and --listings
  *    more), each scored the way a worker's result is stored, then one full rank sweep.
- * 2. Starts `next start` on that database with its scheduler on: every tick of lib/jobs/server-jobs.ts
- *    (health, rank, attest, canary, …) runs in the web process, as the worker processes that take the
- *    sweeps out of it are not on this branch (the outbound guard reaches the fixture sellers only).
+ * 2. Starts `next start` on that database (its own ticks: the queue's, the ledger's, the limits') and
+ *    --sweep-workers sweep workers (scripts/sweeps.ts: health, rank, attest, canary, … ticks; 0 for
+ *    none), as production runs them (the outbound guard reaches the fixture sellers only).
  * 3. Warms each class, keeps a few answers per class (status, type, bytes), then --clients loops share
  *    one keep-alive agent for --seconds: catalog pages (browse, a category, a sort), search, listing
  *    pages, badge SVGs and feeds. An error is any status outside 2xx/3xx, a network error or no answer
@@ -57,6 +57,7 @@ const CLIENTS = intFlag(argv, "--clients", QUICK ? 50 : 200, 1);
 const SECONDS = intFlag(argv, "--seconds", QUICK ? 10 : 60, 1);
 const LISTINGS = intFlag(argv, "--listings", QUICK ? 200 : 2000, 1);
 const CLASS_SECONDS = intFlag(argv, "--class-seconds", QUICK ? 2 : 8, 1);
+const SWEEP_WORKERS = intFlag(argv, "--sweep-workers", 1, 0);
 /** Answers kept per class for the static floor. */
 const KEPT_PER_CLASS = 12;
 /** The targets (issue #33 "Benchmark"). */
@@ -149,28 +150,36 @@ async function seedCatalog(h: DatabaseHandle, sellers: FixtureServer): Promise<{
   return { slugs, ms: performance.now() - started };
 }
 
-function startServer(databaseUrl: string, allowHosts: string): ChildProcess {
+function serverEnv(databaseUrl: string, allowHosts: string): NodeJS.ProcessEnv {
   const origin = `http://127.0.0.1:${PORT}`;
-  return spawn(process.execPath, [require.resolve("next/dist/bin/next"), "start", "-p", String(PORT), "-H", "127.0.0.1"], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      DATABASE_URL: databaseUrl,
-      TOLLGATE_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-load-")),
-      TOLLGATE_PUBLIC_URL: origin,
-      NEXTAUTH_URL: origin,
-      NEXTAUTH_SECRET: crypto.randomBytes(32).toString("base64url"),
-      TOLLGATE_WORKER_TOKEN: crypto.randomBytes(24).toString("base64url"),
-      BADGE_SIGNING_KEY: crypto.randomBytes(32).toString("base64"),
-      BADGE_SIGNING_KEY_NOT_BEFORE: new Date(Date.now() - 86_400_000).toISOString(),
-      TOLLGATE_PROBE_ALLOW_HOSTS: allowHosts,
-      TOLLGATE_NET_ALLOWLIST_ONLY: "1",
-    } as unknown as NodeJS.ProcessEnv,
-  });
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    DATABASE_URL: databaseUrl,
+    TOLLGATE_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-load-")),
+    TOLLGATE_PUBLIC_URL: origin,
+    NEXTAUTH_URL: origin,
+    NEXTAUTH_SECRET: crypto.randomBytes(32).toString("base64url"),
+    TOLLGATE_WORKER_TOKEN: crypto.randomBytes(24).toString("base64url"),
+    BADGE_SIGNING_KEY: crypto.randomBytes(32).toString("base64"),
+    BADGE_SIGNING_KEY_NOT_BEFORE: new Date(Date.now() - 86_400_000).toISOString(),
+    TOLLGATE_PROBE_ALLOW_HOSTS: allowHosts,
+    TOLLGATE_NET_ALLOWLIST_ONLY: "1",
+  } as unknown as NodeJS.ProcessEnv;
+}
+
+/** Keep-alive as long as the static floor's (65 s): with Node's 5 s an idle pooled socket can close under a request (ECONNRESET). */
+function startServer(env: NodeJS.ProcessEnv): ChildProcess {
+  // BENCH_LOAD_PROFILE_DIR: the server writes a V8 CPU profile there when it exits (what dominates a request).
+  const profile = process.env.BENCH_LOAD_PROFILE_DIR;
+  return spawn(process.execPath, [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profile)}`] : []), require.resolve("next/dist/bin/next"), "start", "-p", String(PORT), "-H", "127.0.0.1", "--keepAliveTimeout", "65000"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env });
+}
+
+/** A sweep worker (`npm run sweeps`) in one process: node with tsx's loader, so its CPU is this pid's. */
+function startSweepWorker(env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts", "sweeps.ts"), "--initial-delay-ms", "0"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env });
 }
 
 interface Answer {
@@ -305,9 +314,10 @@ function classFor(x: number): RouteClass {
  * picks by name and parent: the server (`next start` and any child of it) and PostgreSQL's processes
  * (backends, WAL writer, checkpointer). Null where /proc cannot be read.
  */
-function cpuMs(serverPid: number): { server: number; postgres: number } | null {
+function cpuMs(serverPid: number, sweepPids: readonly number[] = []): { server: number; postgres: number; sweeps: number } | null {
   let server = 0;
   let postgres = 0;
+  let sweeps = 0;
   let pids: string[];
   try {
     pids = fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p));
@@ -326,9 +336,10 @@ function cpuMs(serverPid: number): { server: number; postgres: number } | null {
     const f = stat.slice(close + 2).split(" "); // fields from the 3rd (state) on
     const ticks = Number(f[11]) + Number(f[12]);
     if (Number(pid) === serverPid || Number(f[1]) === serverPid) server += ticks * 10;
+    else if (sweepPids.includes(Number(pid))) sweeps += ticks * 10;
     else if (name.startsWith("postgres")) postgres += ticks * 10;
   }
-  return { server, postgres };
+  return { server, postgres, sweeps };
 }
 
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "–");
@@ -341,6 +352,7 @@ async function main(): Promise<void> {
   const admin = await openDatabase({ url: url.toString(), poolSize: 1 });
   await admin.exec(`CREATE DATABASE ${dbName}`);
   let server: ChildProcess | null = null;
+  const workers: ChildProcess[] = [];
   let sellers: FixtureServer | null = null;
   let h: DatabaseHandle | null = null;
   let failed = 0;
@@ -359,7 +371,8 @@ async function main(): Promise<void> {
     let out = "";
     const serverLog = path.join(os.tmpdir(), `tollgate-bench-load-${process.pid}.log`);
     const logFile = fs.createWriteStream(serverLog);
-    server = startServer(dbUrl.toString(), `127.0.0.1:${sellers.port}`);
+    const env = serverEnv(dbUrl.toString(), `127.0.0.1:${sellers.port}`);
+    server = startServer(env);
     server.stdout!.on("data", (d) => {
       out = (out + d).slice(-20_000);
       logFile.write(d);
@@ -384,14 +397,21 @@ async function main(): Promise<void> {
       }
       if (kept[cls].length === 0) throw new Error(`no ${cls} answer during warm-up`);
     }
-    console.log(`sweeps: the scheduler's ticks (health, rank, attest, canary, …) run inside next start; worker processes for them are not on this branch`);
+    for (let i = 0; i < SWEEP_WORKERS; i++) {
+      const worker = startSweepWorker(env);
+      worker.stdout!.on("data", (d) => logFile.write(d));
+      worker.stderr!.on("data", (d) => logFile.write(d));
+      workers.push(worker);
+    }
+    const sweepPids = workers.map((w) => w.pid!);
+    console.log(`sweeps: ${SWEEP_WORKERS} sweep worker process(es) (scripts/sweeps.ts: health, rank, attest, canary, … ticks), started now; next start runs only its own ticks`);
 
     const loads: number[] = [os.loadavg()[0]];
     const loadTimer = setInterval(() => loads.push(os.loadavg()[0]), 5_000);
-    const cpu0 = cpuMs(server.pid!);
+    const cpu0 = cpuMs(server.pid!, sweepPids);
     const client0 = process.cpuUsage();
     const run = await drive(origin, CLIENTS, SECONDS, seeded.slugs, (rnd) => classFor(rnd()));
-    const cpu1 = cpuMs(server.pid!);
+    const cpu1 = cpuMs(server.pid!, sweepPids);
     const client1 = process.cpuUsage(client0);
     const { lat, errs, samples, elapsed } = run;
     const all = Object.values(lat).flat();
@@ -433,11 +453,11 @@ async function main(): Promise<void> {
     if (cpu0 && cpu1) {
       const share = (ms: number) => `${(ms / 1000).toFixed(1)} s (${(ms / 1000 / elapsed).toFixed(2)} CPUs)`;
       console.log(
-        `CPU time during the mixed run: server ${share(cpu1.server - cpu0.server)}, PostgreSQL ${share(cpu1.postgres - cpu0.postgres)}, the client loops ${share((client1.user + client1.system) / 1000)}; server CPU per request ${((cpu1.server - cpu0.server) / all.length).toFixed(1)} ms`,
+        `CPU time during the mixed run: server ${share(cpu1.server - cpu0.server)}, PostgreSQL ${share(cpu1.postgres - cpu0.postgres)}, sweep workers ${share(cpu1.sweeps - cpu0.sweeps)}, the client loops ${share((client1.user + client1.system) / 1000)}; server CPU per request ${((cpu1.server - cpu0.server) / all.length).toFixed(1)} ms`,
       );
     }
     if (perClass.length) {
-      console.log(`CPU per request by class (each class alone for ${CLASS_SECONDS} s, ${Math.max(1, Math.round(CLIENTS / 5))} clients; the sweeps' CPU included):`);
+      console.log(`CPU per request by class (each class alone for ${CLASS_SECONDS} s, ${Math.max(1, Math.round(CLIENTS / 5))} clients; PostgreSQL's includes the sweeps' statements):`);
       for (const [cls, n, server, pg] of perClass) console.log(`  ${cls}: ${n} requests, server ${server.toFixed(1)} ms, PostgreSQL ${pg.toFixed(1)} ms`);
     }
     if (samples.length) console.log(`first errors:\n  ${samples.join("\n  ")}`);
@@ -446,6 +466,7 @@ async function main(): Promise<void> {
     console.log(`RESULT load_p95 ${f1(pct(all, 95))} ms`);
   } finally {
     agent.destroy();
+    for (const worker of workers) if (worker.exitCode === null) worker.kill("SIGTERM");
     if (server && server.exitCode === null) {
       const exited = new Promise<void>((r) => server!.once("exit", () => r()));
       server.kill("SIGTERM");

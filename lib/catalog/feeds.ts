@@ -5,6 +5,8 @@ import { searchCatalog, validateQuery, type Matching, type MatchKind } from "@/l
 import { AppError, toResponse } from "@/lib/errors";
 import { env } from "@/lib/env";
 import { endpointUrl } from "@/lib/listing-document/endpoint-url";
+import { CATALOG_REFRESH_MS, CATALOG_TAG, pageCache, readTagVersions } from "@/lib/catalog/page-cache";
+import { database } from "@/lib/db";
 
 export const FEED_DEFAULT_LIMIT = 100;
 export const FEED_VERSION = "1.0";
@@ -124,13 +126,31 @@ export function feedRoute(feed: (opts: FeedPageOptions) => Promise<object>): (re
   };
 }
 
-async function page(opts: FeedPageOptions, path: string) {
+async function readPage(opts: FeedPageOptions, path: string) {
   const limit = opts.limit ?? FEED_DEFAULT_LIMIT;
   const { items, nextCursor } = await browseCatalog({ cursor: opts.cursor, limit, now: opts.now });
   const next = nextCursor ? `${opts.origin}${path}?cursor=${encodeURIComponent(nextCursor)}&limit=${limit}` : null;
   return { entries: items.map((l) => feedEntry(l, opts.origin)), next };
 }
 
+/** The catalog's rules (docs/SURFACES.md "Cached public pages"): the `catalog` tag, the sweeps' results by age. */
+const feedPages = pageCache<Awaited<ReturnType<typeof readPage>>>({ refreshMs: CATALOG_REFRESH_MS });
+const searchPages = pageCache<Awaited<ReturnType<typeof searchCatalog>>>({ refreshMs: CATALOG_REFRESH_MS });
+
+/** `load` with the `catalog` tag's version read before it. */
+const underCatalogTag = <T>(load: () => Promise<T>) => async () => {
+  const versions = await readTagVersions(await database(), [CATALOG_TAG]);
+  return { value: await load(), versions };
+};
+
+/** A feed page, from the page cache unless the caller fixes the time (tests). */
+async function page(opts: FeedPageOptions, path: string) {
+  if (opts.now) return readPage(opts, path);
+  const key = JSON.stringify([path, opts.origin, opts.cursor ?? null, opts.limit ?? null]);
+  return (await feedPages.get(key, underCatalogTag(() => readPage(opts, path))))!;
+}
+
+/** `/ai-catalog.json`: the catalog for AI agents, in browse order, one page at a time. */
 export async function aiCatalogFeed(opts: FeedPageOptions) {
   const { entries, next } = await page(opts, "/ai-catalog.json");
   return {
@@ -164,7 +184,8 @@ export type ArdSearchEntry = FeedEntry & { relevance: number; match: MatchKind }
 /** Relevance only, never rank. */
 export async function ardSearch(opts: { origin: string; q: string | null; limit?: number | null }) {
   const query = validateQuery(opts.q, "/q");
-  const { items, matching } = await searchCatalog({ query, limit: opts.limit ?? 20 });
+  const limit = opts.limit ?? 20;
+  const { items, matching } = (await searchPages.get(JSON.stringify([query, limit]), underCatalogTag(() => searchCatalog({ query, limit }))))!;
   const services: ArdSearchEntry[] = items.map((i) => ({ ...feedEntry(i, opts.origin), relevance: i.relevance, match: i.match }));
   return {
     ard: FEED_VERSION,

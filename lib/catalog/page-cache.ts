@@ -8,7 +8,14 @@ export const listingTag = (listingId: string) => `listing:${listingId}`;
 /** Bounds what no tag covers (time-relative words, rolling windows, peers' statistics). */
 export const PAGE_TTL_MS = 60_000;
 
-/** "0" for a tag never written. */
+/**
+ * Browse, search and the category pages show the sweeps' per-listing results (rank score, stored
+ * grades, health, verification, readiness) at most this plus one load old: those writes move only the
+ * listing's own tag (migration 20261208030000), and a catalog entry this old is reloaded in the background.
+ */
+export const CATALOG_REFRESH_MS = 10_000;
+
+/** Tag → version as text ("0" for a tag never written). */
 export type TagVersions = Record<string, string>;
 
 export async function readTagVersions(h: DatabaseHandle, tags: readonly string[]): Promise<TagVersions> {
@@ -19,7 +26,6 @@ export async function readTagVersions(h: DatabaseHandle, tags: readonly string[]
 }
 
 const sameVersions = (a: TagVersions, b: TagVersions) => Object.keys(a).length === Object.keys(b).length && Object.keys(a).every((t) => a[t] === b[t]);
-const versionKey = (v: TagVersions) => Object.keys(v).sort().map((t) => `${t}=${v[t]}`).join(" ");
 
 /** Value (null: nothing to show, not kept) and its tags' versions, read no later than the data. */
 export interface Loaded<T> {
@@ -35,53 +41,107 @@ interface Entry<T> {
 
 export interface PageCache<T> {
   get(key: string, load: () => Promise<Loaded<T>>, now?: number): Promise<T | null>;
-  stats(): { entries: number; hits: number; loads: number };
+  /** Entries kept, served from the cache, loads run and requests that waited on another's load (tests, the bench). */
+  stats(): { entries: number; hits: number; loads: number; joined: number };
 }
 
-export function pageCache<T>(ttlMs = PAGE_TTL_MS, maxEntries = 2_000): PageCache<T> {
+export interface PageCacheOptions {
+  /** The longest an entry is served (default PAGE_TTL_MS). */
+  ttlMs?: number;
+  maxEntries?: number;
+  /**
+   * Past this age an entry whose tags are unchanged is still served, and one reload starts in the
+   * background: what changes untagged (a catalog page's order and grades) is at most this plus one
+   * load old. Unset: no background reload.
+   */
+  refreshMs?: number;
+}
+
+interface Flight<T> {
+  /** Drawn after every request that arrived before the load started: those may take its value as is. */
+  ticket: number;
+  promise: Promise<T | null>;
+  /** A refresh by age: a request finding a valid entry is served it rather than waiting for this. */
+  background: boolean;
+}
+
+export function pageCache<T>(opts: PageCacheOptions | number = {}): PageCache<T> {
+  const { ttlMs = PAGE_TTL_MS, maxEntries = 2_000, refreshMs } = typeof opts === "number" ? { ttlMs: opts } : opts;
   const byDatabase = new WeakMap<object, Map<string, Entry<T>>>();
-  // Loads in flight by key and versions read: a request that read the same versions joins one.
-  const inFlight = new Map<string, Promise<T | null>>();
+  const flightsByDatabase = new WeakMap<object, Map<string, Flight<T>>>();
+  let ticket = 0;
   let hits = 0;
   let loads = 0;
+  let joined = 0;
   let entries = 0;
 
-  const run = (m: Map<string, Entry<T>>, key: string, load: () => Promise<Loaded<T>>, now: number): Promise<T | null> => {
+  // One load per key at a time. A request may take a load's value only if the load started after
+  // the request arrived (its data is then read after any write the request follows); a request that
+  // finds an older load waits for it and then checks the versions it kept, one statement.
+  const start = (m: Map<string, Entry<T>>, flights: Map<string, Flight<T>>, key: string, load: () => Promise<Loaded<T>>, now: number, background = false): Flight<T> => {
     loads++;
-    return load().then(({ value, versions }) => {
-      if (value === null) {
-        m.delete(key);
-        return null;
-      }
-      m.delete(key);
-      m.set(key, { value, versions, at: now });
-      if (m.size > maxEntries) m.delete(m.keys().next().value as string);
-      entries = m.size;
-      return value;
-    });
+    const flight: Flight<T> = {
+      ticket: ++ticket,
+      background,
+      promise: load()
+        .then(({ value, versions }) => {
+          m.delete(key);
+          if (value === null) return null;
+          m.set(key, { value, versions, at: now });
+          if (m.size > maxEntries) m.delete(m.keys().next().value as string);
+          entries = m.size;
+          return value;
+        })
+        .finally(() => {
+          if (flights.get(key) === flight) flights.delete(key);
+        }),
+    };
+    flights.set(key, flight);
+    return flight;
   };
 
   return {
     async get(key, load, now = performance.now()) {
+      const arrival = ++ticket;
       const h = await database();
       let m = byDatabase.get(h);
       if (!m) byDatabase.set(h, (m = new Map()));
-      const kept = m.get(key);
-      if (!kept) return run(m, key, load, now);
-      const current = await readTagVersions(h, Object.keys(kept.versions));
-      if (sameVersions(current, kept.versions) && now - kept.at < ttlMs) {
-        hits++;
-        m.delete(key);
-        m.set(key, kept);
-        return kept.value;
+      let flights = flightsByDatabase.get(h);
+      if (!flights) flightsByDatabase.set(h, (flights = new Map()));
+      for (;;) {
+        const running = flights.get(key);
+        if (running && running.ticket > arrival && !running.background) {
+          joined++;
+          return running.promise;
+        }
+        const kept = m.get(key);
+        if (kept) {
+          const current = await readTagVersions(h, Object.keys(kept.versions));
+          if (sameVersions(current, kept.versions) && now - kept.at < ttlMs) {
+            hits++;
+            if (m.get(key) === kept) {
+              // Still the newest: refreshed by age once, and most recently used last.
+              if (refreshMs !== undefined && now - kept.at >= refreshMs && !flights.has(key)) start(m, flights, key, load, now, true).promise.catch(() => {});
+              m.delete(key);
+              m.set(key, kept);
+            }
+            return kept.value;
+          }
+        }
+        const other = flights.get(key);
+        if (other && other.ticket > arrival) {
+          joined++;
+          return other.promise;
+        }
+        if (other) {
+          // Started before this request arrived: its value may predate a write this request follows.
+          joined++;
+          await other.promise.catch(() => {});
+          continue;
+        }
+        return start(m, flights, key, load, now).promise;
       }
-      const joinKey = `${key}\u0000${versionKey(current)}`;
-      const running = inFlight.get(joinKey);
-      if (running) return running;
-      const p = run(m, key, load, now).finally(() => inFlight.delete(joinKey));
-      inFlight.set(joinKey, p);
-      return p;
     },
-    stats: () => ({ entries, hits, loads }),
+    stats: () => ({ entries, hits, loads, joined }),
   };
 }

@@ -4,17 +4,18 @@
  * another connection (on the server: another pool, as a sweep in another process would be) shows on
  * the very next request. PGlite is one process: there the writer is the same handle.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { countStatements, type StatementCounter } from "@/bench/statements";
 import { signerFor } from "@/lib/badges/keys";
 import { openDatabase, type DatabaseHandle } from "@/lib/db";
 import { exec, rows } from "@/lib/sql";
 import { gradeListing } from "@/lib/attest/sweep";
-import { pageCache, readTagVersions } from "@/lib/catalog/page-cache";
+import { CATALOG_REFRESH_MS, PAGE_TTL_MS, pageCache, readTagVersions } from "@/lib/catalog/page-cache";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { fixedKeyring } from "@/test/badges";
 import { daysBefore, GRADE_NOW, gradedListing, observe } from "@/test/attest";
-import { publicCatalogPage, publicEndpointPage, publicListingPage } from "./public-pages";
+import { aiCatalogFeed, ardSearch } from "@/lib/catalog/feeds";
+import { publicCatalogPage, publicEndpointPage, publicListingPage, publicPageStats } from "./public-pages";
 
 let t: TestDatabase;
 /** The writer: another pool on the server (another process's connections), the same handle on PGlite. */
@@ -118,22 +119,56 @@ describe("the listing page", () => {
 });
 
 describe("the catalog pages", () => {
-  it("show a changed rank order on the next request, and are one statement while unchanged", async () => {
+  it("show a changed rank order within CATALOG_REFRESH_MS, served meanwhile in one statement, reloaded once in the background", async () => {
     const { id: other } = await gradedListing(t.prisma, 1);
     const setRanks = async (a: number, b: number) => {
       await exec(w, `UPDATE "listing_ranks" SET "rankScore" = $2 WHERE "listingId" = $1`, listing.id, a);
       await exec(w, `UPDATE "listing_ranks" SET "rankScore" = $2 WHERE "listingId" = $1`, other, b);
     };
-    const order = async () => (await publicCatalogPage({}))!.view.items.map((i) => i.listing.id).filter((id) => id === listing.id || id === other);
-    await setRanks(0.9, 0.1);
-    expect(await order()).toEqual([listing.id, other]);
-    const again = await counted(() => publicCatalogPage({}));
-    expect(again.statements).toBe(1);
-    await setRanks(0.1, 0.9);
-    expect(await order()).toEqual([other, listing.id]);
-    // The rank sweep's bookkeeping alone (rankedAt) is not a change a page shows.
-    await exec(w, `UPDATE "listing_ranks" SET "rankedAt" = now() WHERE "listingId" = $1`, other);
-    expect((await counted(() => publicCatalogPage({}))).statements).toBe(1);
+    let clock = performance.now();
+    const now = vi.spyOn(performance, "now").mockImplementation(() => clock);
+    try {
+      const order = async () => (await publicCatalogPage({}))!.view.items.map((i) => i.listing.id).filter((id) => id === listing.id || id === other);
+      await setRanks(0.9, 0.1);
+      clock += PAGE_TTL_MS; // past anything kept by an earlier test: a fresh load
+      expect(await order()).toEqual([listing.id, other]);
+      await setRanks(0.1, 0.9);
+      const kept = await counted(() => order());
+      expect(kept.value).toEqual([listing.id, other]);
+      expect(kept.statements).toBe(1);
+      const loads = publicPageStats().catalog.loads;
+      clock += CATALOG_REFRESH_MS;
+      expect(await order()).toEqual([listing.id, other]); // served as kept; the reload starts
+      for (let i = 0; i < 600 && (await order())[0] !== other; i++) await new Promise((r) => setTimeout(r, 50)); // the reload, under load
+      expect(await order()).toEqual([other, listing.id]);
+      expect(publicPageStats().catalog.loads).toBe(loads + 1);
+      // The rank sweep's bookkeeping alone (rankedAt) is not a change a page shows.
+      await exec(w, `UPDATE "listing_ranks" SET "rankedAt" = now() WHERE "listingId" = $1`, other);
+      expect((await counted(() => publicCatalogPage({}))).statements).toBe(1);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
+  it("a lever a moderator sets (sort weight) shows on the next request", async () => {
+    const ids = async () => (await publicCatalogPage({}))!.view.items.map((i) => i.listing.id);
+    const before = await ids();
+    const last = before[before.length - 1];
+    const [was] = await rows<{ tier: number; sortWeight: number }>(t, `SELECT "tier", "sortWeight" FROM "listing_ranks" WHERE "listingId" = $1`, last);
+    await exec(w, `UPDATE "listing_ranks" SET "tier" = (SELECT min("tier") FROM "listing_ranks"), "sortWeight" = (SELECT max("sortWeight") + 1 FROM "listing_ranks") WHERE "listingId" = $1`, last);
+    expect((await ids())[0]).toBe(last);
+    await exec(w, `UPDATE "listing_ranks" SET "tier" = $2, "sortWeight" = $3 WHERE "listingId" = $1`, last, was.tier, was.sortWeight);
+  });
+
+  it("a new stored grade moves the listing's tag, not the catalog's", async () => {
+    const tags = ["catalog", `listing:${listing.id}`];
+    const before = await readTagVersions(t, tags);
+    await observe(t.prisma, listing.id, daysBefore(-1));
+    const mid = await readTagVersions(t, tags);
+    await gradeListing(w === t ? t.prisma : w.prisma, listing.id, { now: hours(30), signer });
+    const after = await readTagVersions(t, tags);
+    expect(after.catalog).toBe(before.catalog);
+    expect(BigInt(after[tags[1]])).toBeGreaterThan(BigInt(mid[tags[1]]));
   });
 
   it("a category page shows a listing that moves into the category on the next request", async () => {
@@ -141,6 +176,23 @@ describe("the catalog pages", () => {
     expect((await publicCatalogPage(q))!.view.items).toHaveLength(0);
     await exec(w, `UPDATE "listings" SET "category" = 'zz-pages-test' WHERE "id" = $1`, listing.id);
     expect((await publicCatalogPage(q))!.view.items.map((i) => i.listing.id)).toEqual([listing.id]);
+  });
+});
+
+describe("the feeds and keyless search", () => {
+  it("are one statement while the catalog is unchanged, and drop a listing taken down on the next request", async () => {
+    const { id } = await gradedListing(t.prisma, 1);
+    const word = `zzfeed${Math.random().toString(36).slice(2, 8)}`;
+    await exec(w, `UPDATE "listings" SET "title" = $2 WHERE "id" = $1`, id, `Feed ${word} API`);
+    const feedIds = async () => (await aiCatalogFeed({ origin: "https://tollgate.test", limit: 100 })).items.map((e) => e.id);
+    const searchIds = async () => (await ardSearch({ origin: "https://tollgate.test", q: word })).services.map((e) => e.id);
+    expect(await feedIds()).toContain(id);
+    expect(await searchIds()).toEqual([id]);
+    expect((await counted(feedIds)).statements).toBe(1);
+    expect((await counted(searchIds)).statements).toBe(1);
+    await exec(w, `UPDATE "listings" SET "publicationState" = 'unlisted' WHERE "id" = $1`, id);
+    expect(await feedIds()).not.toContain(id);
+    expect(await searchIds()).toEqual([]);
   });
 });
 
@@ -173,14 +225,14 @@ describe("the versions", () => {
           await b.exec("BEGIN");
           // a: listing:x, then catalog; b: catalog, then listing:x.
           await a.query(`INSERT INTO "monitor_health_samples" ("id", "listingId", "at", "outcome", "confidence", "vantage") VALUES (md5(random()::text), $1, now() AT TIME ZONE 'UTC', 'up', 1, 'test')`, [x]);
-          await b.query(`UPDATE "listing_ranks" SET "rankScore" = 0.5 WHERE "listingId" = $1`, [y]);
+          await b.query(`UPDATE "listing_ranks" SET "sortWeight" = "sortWeight" + 1 WHERE "listingId" = $1`, [y]);
           await b.query(
             `INSERT INTO "trust_observations" ("id", "listingId", "endpointId", "method", "path", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt", "source", "sourceId")
              SELECT md5(random()::text), "listingId", "endpointId", "method", "path", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt", "source", md5(random()::text)
                FROM "trust_observations" WHERE "listingId" = $1 LIMIT 1`,
             [x],
           );
-          await a.query(`UPDATE "listing_ranks" SET "rankScore" = 0.6 WHERE "listingId" = $1`, [listing.id]);
+          await a.query(`UPDATE "listing_ranks" SET "sortWeight" = "sortWeight" + 1 WHERE "listingId" = $1`, [listing.id]);
           await Promise.all([a.exec("COMMIT"), b.exec("COMMIT")]);
         }),
       );

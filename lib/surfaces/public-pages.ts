@@ -1,10 +1,12 @@
 /**
- * The public pages' read models through the page cache (lib/catalog/page-cache.ts), deduped per request with cache().
- * Tags: docs/SURFACES.md "Cached public pages".
+ * The public pages' read models, served from the page cache (lib/catalog/page-cache.ts) and deduped
+ * per request (React's cache(): generateMetadata and the page ask once). Owner and moderator pages
+ * never come here: they read live. Tags: `listing:<id>` for a listing's page and its endpoints' trust
+ * pages, `catalog` for browse, search and categories, which take sweep results by age (docs/SURFACES.md).
  */
 import { cache } from "react";
 import { database } from "@/lib/db";
-import { CATALOG_TAG, listingTag, pageCache, readTagVersions } from "@/lib/catalog/page-cache";
+import { CATALOG_REFRESH_MS, CATALOG_TAG, listingTag, pageCache, readTagVersions } from "@/lib/catalog/page-cache";
 import { listingPageFacts } from "@/lib/catalog/listing-page";
 import { publicListingBySlug } from "@/lib/catalog/public-rows";
 import { readEndpointTrust, readListingTrust, readTrustGlances, type EndpointTrustDetail, type EndpointTrustSummary } from "@/lib/catalog/trust";
@@ -28,7 +30,7 @@ export interface PublicEndpointPage {
 
 const listingPages = pageCache<PublicListingPage>();
 const endpointPages = pageCache<PublicEndpointPage>();
-const catalogPages = pageCache<PublicCatalogPage>();
+const catalogPages = pageCache<PublicCatalogPage>({ refreshMs: CATALOG_REFRESH_MS });
 
 /** One statement for the listing and its tag's version, then facts and grades. */
 export const publicListingPage = cache((slug: string): Promise<PublicListingPage | null> =>

@@ -29,30 +29,51 @@ export async function readTrustSubjects(client: Client, listingId: string, optio
   const now = options.now === undefined ? Date.now() : typeof options.now === "number" ? options.now : options.now.getTime();
   const plan = historyPlan(loadRubric(), now);
   const iso = (t: number) => new Date(t).toISOString();
-  const hourRanges = plan.rawHours.map((_, i) => `("observedAt" >= ${utcParam(4 + i)} AND "observedAt" < ${utcParam(4 + i)} + interval '1 hour')`);
-  const rawWhere = rolled ? [`"observedAt" >= ${utcParam(3)}`, ...hourRanges].join(" OR ") : `"observedAt" >= ${utcParam(2)}`;
   const cols = `"method", "path", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt"`;
-  const coveredSql = (t: string) => `EXISTS (SELECT 1 FROM "trust_rollup_coverage" c WHERE c."listingId" = ${t}."listingId" AND c."method" = ${t}."method" AND c."path" = ${t}."path")`;
   const since = options.since ? options.since.toISOString() : "1970-01-01T00:00:00.000Z";
-  // Covered endpoints by index ranges; the others in a separate arm, so no scan of the listing.
-  const uncovered = endpoints.filter((e) => !e.covered).map((e) => `${e.method} ${e.path}`);
-  const rolledArms = rolled
-    ? `SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND "observedAt" >= ${utcParam(2)} AND (${rawWhere})
-       ${uncovered.length ? `UNION ALL SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND ("method" || ' ' || "path") = ANY ($${4 + plan.rawHours.length}::text[]) AND NOT (${rawWhere})` : ""}`
-    : `SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND "observedAt" >= ${utcParam(2)}`;
-  const obs = await rows<ObsRow>(
-    client,
-    `SELECT "method", "path", "check", "kind", "outcome", "value", ${isoOf(`"observedAt"`)} AS "observedAt", "vantage", "revision", "receipt" FROM (
-       ${rolledArms}
-       UNION ALL
-       SELECT r."id", r."method", r."path", r."check", r."kind", r."outcome", r."value", r."observedAt", r."vantage", r."revision", r."receipt"
-       FROM "trust_observations_archive" a, jsonb_populate_record(NULL::"trust_observations", a."row") r
-        WHERE a."listingId" = $1 AND a."observedAt" >= ${utcParam(2)} AND NOT EXISTS (SELECT 1 FROM "trust_observations" l WHERE l."id" = a."id") AND (${rolled ? rawWhere.replaceAll(`"observedAt"`, `a."observedAt"`) : "true"})
-     ) x ORDER BY x."observedAt", x."check", x."id"`,
-    listingId,
-    since,
-    ...(rolled ? [iso(plan.tailFrom), ...plan.rawHours.map(iso), ...(uncovered.length ? [uncovered] : [])] : []),
-  );
+  const coveredSql = (t: string) => `EXISTS (SELECT 1 FROM "trust_rollup_coverage" c WHERE c."listingId" = ${t}."listingId" AND c."method" = ${t}."method" AND c."path" = ${t}."path")`;
+  let obs: ObsRow[];
+  if (rolled) {
+    // The tail and the raw hours, each endpoint's each range one range of the (listing, method, path,
+    // observedAt) indexes, live and archived (OFFSET 0: a range scan per range, never the endpoint's
+    // every row filtered); an endpoint not yet covered also reads its other rows.
+    const ranges = [{ lo: iso(plan.tailFrom), hi: "9999-12-31T00:00:00.000Z" }, ...plan.rawHours.map((h) => ({ lo: iso(h), hi: iso(h + 3_600_000) }))];
+    const inRange = (t: string) => `${t}."listingId" = $1 AND ${t}."method" = e.m AND ${t}."path" = e.p AND ${t}."observedAt" >= (g.lo::timestamptz AT TIME ZONE 'UTC') AND ${t}."observedAt" < (g.hi::timestamptz AT TIME ZONE 'UTC')`;
+    const grid = `unnest($2::text[], $3::text[]) AS e(m, p) CROSS JOIN unnest($4::text[], $5::text[]) AS g(lo, hi)`;
+    const uncovered = endpoints.filter((e) => !e.covered);
+    const outside = `NOT (${ranges.map((_, i) => `("observedAt" >= ($4::text[])[${i + 1}]::timestamptz AT TIME ZONE 'UTC' AND "observedAt" < ($5::text[])[${i + 1}]::timestamptz AT TIME ZONE 'UTC')`).join(" OR ")})`;
+    obs = await rows<ObsRow>(
+      client,
+      `SELECT "method", "path", "check", "kind", "outcome", "value", ${isoOf(`"observedAt"`)} AS "observedAt", "vantage", "revision", "receipt" FROM (
+         SELECT o.* FROM ${grid} CROSS JOIN LATERAL (SELECT "id", ${cols} FROM "trust_observations" o WHERE ${inRange("o")} OFFSET 0) o
+         ${uncovered.length ? `UNION ALL SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND ("method", "path") IN (SELECT * FROM unnest($6::text[], $7::text[])) AND ${outside}` : ""}
+         UNION ALL
+         SELECT r."id", r."method", r."path", r."check", r."kind", r."outcome", r."value", r."observedAt", r."vantage", r."revision", r."receipt"
+           FROM ${grid} CROSS JOIN LATERAL (SELECT a."id", a."row" FROM "trust_observations_archive" a WHERE ${inRange("a")}
+                                             AND NOT EXISTS (SELECT 1 FROM "trust_observations" l WHERE l."id" = a."id") OFFSET 0) a,
+                jsonb_populate_record(NULL::"trust_observations", a."row") r
+       ) x ORDER BY x."observedAt", x."check", x."id"`,
+      listingId,
+      endpoints.map((e) => e.method),
+      endpoints.map((e) => e.path),
+      ranges.map((r) => r.lo),
+      ranges.map((r) => r.hi),
+      ...(uncovered.length ? [uncovered.map((e) => e.method), uncovered.map((e) => e.path)] : []),
+    );
+  } else {
+    obs = await rows<ObsRow>(
+      client,
+      `SELECT "method", "path", "check", "kind", "outcome", "value", ${isoOf(`"observedAt"`)} AS "observedAt", "vantage", "revision", "receipt" FROM (
+         SELECT "id", ${cols} FROM "trust_observations" WHERE "listingId" = $1 AND "observedAt" >= ${utcParam(2)}
+         UNION ALL
+         SELECT r."id", r."method", r."path", r."check", r."kind", r."outcome", r."value", r."observedAt", r."vantage", r."revision", r."receipt"
+         FROM "trust_observations_archive" a, jsonb_populate_record(NULL::"trust_observations", a."row") r
+          WHERE a."listingId" = $1 AND a."observedAt" >= ${utcParam(2)} AND NOT EXISTS (SELECT 1 FROM "trust_observations" l WHERE l."id" = a."id")
+       ) x ORDER BY x."observedAt", x."check", x."id"`,
+      listingId,
+      since,
+    );
+  }
   const dayTail = plan.hourDays[plan.hourDays.length - 1];
   const buckets = rolled
     ? await rows<{ method: string; path: string; grain: string; start: string; checks: RollupBucket["checks"] }>(

@@ -116,4 +116,17 @@ describe("rollups written with the rows, read with the tail", () => {
     // An as-of read a month back reads its raw hours from the archive.
     await compare(id, NOW - 33 * D + 5 * 60_000);
   }, 120_000);
+
+  it("an endpoint not covered by rollups (history from before them) is read whole, and scores as every row", async () => {
+    const other = await newListing();
+    let k = 0;
+    for (let at = NOW - 5 * D + 11 * 60_000; at < NOW; at += 4 * H) await probe(other, at, k++);
+    await exec(t.prisma, `DELETE FROM "trust_rollup_coverage" WHERE "listingId" = $1`, other);
+    const [raw] = await readTrustSubjects(t.prisma, other, { raw: true });
+    const [served] = await readTrustSubjects(t.prisma, other, { now: NOW });
+    expect(served.rollups ?? []).toHaveLength(0);
+    expect(served.observations).toEqual(raw.observations.filter((o) => Date.parse(o.observedAt) <= NOW));
+    expect(served.observations.length).toBeGreaterThan(20);
+    same(scoreSubject(rubric, raw, { now: NOW, band: true }), scoreSubject(rubric, served, { now: NOW, band: true }));
+  }, 120_000);
 });
