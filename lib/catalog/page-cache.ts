@@ -4,6 +4,8 @@ import { rows } from "@/lib/sql";
 
 export const CATALOG_TAG = "catalog";
 export const listingTag = (listingId: string) => `listing:${listingId}`;
+/** Moved by a transaction that wrote too many pages' tags to list (a bulk write): every entry reads it. */
+export const ALL_TAG = "*";
 
 /** Bounds what no tag covers (time-relative words, rolling windows, peers' statistics). */
 export const PAGE_TTL_MS = 60_000;
@@ -18,7 +20,9 @@ export const CATALOG_REFRESH_MS = 10_000;
 /** Tag → version as text ("0" for a tag never written). */
 export type TagVersions = Record<string, string>;
 
-export async function readTagVersions(h: DatabaseHandle, tags: readonly string[]): Promise<TagVersions> {
+/** The versions of `tags` and of ALL_TAG. */
+export async function readTagVersions(h: DatabaseHandle, wanted: readonly string[]): Promise<TagVersions> {
+  const tags = wanted.includes(ALL_TAG) ? wanted : [...wanted, ALL_TAG];
   const found = await rows<{ tag: string; version: string }>(h, `SELECT "tag", "version"::text AS "version" FROM "page_versions" WHERE "tag" = ANY($1::text[])`, [...tags]);
   const out: TagVersions = Object.fromEntries(tags.map((t) => [t, "0"]));
   for (const r of found) out[r.tag] = r.version;

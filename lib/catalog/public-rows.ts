@@ -2,6 +2,7 @@
 import { db } from "@/lib/db";
 import { rows } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
+import { ALL_TAG, listingTag, type TagVersions } from "@/lib/catalog/page-cache";
 import { publicListingSelect, toPublicListing, type PublicListing, type PublicListingRow } from "@/lib/catalog/public-view";
 
 const quote = (column: string) => `"${column.replace(/"/g, '""')}"`;
@@ -20,7 +21,8 @@ const rowsSql = (where: string, extra = "") => `SELECT ${scalars(own).map((c) =>
 
 const SQL = rowsSql(`l."id" = ANY($1::text[])`);
 /** With the version of its page tag, in the same statement (page-cache.ts). */
-const BY_SLUG_SQL = rowsSql(`l."slug" = $1`, `,\n       (SELECT v."version"::text FROM "page_versions" v WHERE v."tag" = 'listing:' || l."id") AS "pageVersion"`);
+const BY_SLUG_SQL = rowsSql(`l."slug" = $1`, `,\n       (SELECT v."version"::text FROM "page_versions" v WHERE v."tag" = 'listing:' || l."id") AS "pageVersion",
+       (SELECT v."version"::text FROM "page_versions" v WHERE v."tag" = '${ALL_TAG}') AS "allVersion"`);
 
 /** timestamp(3) inside JSON is text without a zone; Prisma reads those columns as UTC. */
 function utc(value: unknown): Date {
@@ -35,12 +37,13 @@ const fromJson = (r: PublicListingRow): PublicListingRow => ({
   currentResult: r.currentResult === null ? null : { ...r.currentResult, createdAt: utc(r.currentResult.createdAt) },
 });
 
-/** Public shape and `listing:<id>` tag version ("0" before any), or null. */
-export async function publicListingBySlug(slug: string): Promise<{ listing: PublicListing; version: string } | null> {
-  const [r] = await rows<PublicListingRow & { pageVersion: string | null }>(await db(), BY_SLUG_SQL, slug);
+/** Public shape and the versions of its `listing:<id>` tag and ALL_TAG ("0" before any), or null. */
+export async function publicListingBySlug(slug: string): Promise<{ listing: PublicListing; versions: TagVersions } | null> {
+  const [r] = await rows<PublicListingRow & { pageVersion: string | null; allVersion: string | null }>(await db(), BY_SLUG_SQL, slug);
   if (!r) return null;
-  const { pageVersion, ...row } = r;
-  return { listing: toPublicListing(fromJson(row)), version: pageVersion ?? "0" };
+  const { pageVersion, allVersion, ...row } = r;
+  const listing = toPublicListing(fromJson(row));
+  return { listing, versions: { [listingTag(listing.id)]: pageVersion ?? "0", [ALL_TAG]: allVersion ?? "0" } };
 }
 
 /** As Prisma's findMany with publicListingSelect returns them (any order). */

@@ -261,3 +261,46 @@ describe("the versions", () => {
     expect(cache.stats()).toMatchObject({ hits: 1, loads: 2 });
   });
 });
+
+describe("a bulk write", () => {
+  it("a small write marks its own tag; past 4 KB of tags a transaction marks every page (`*`) instead of listing them", async () => {
+    // A scratch table with the pages' two triggers, so the test writes as many rows as it likes.
+    await t.asOwner(async (o) => {
+      await exec(o, `CREATE TABLE "bulk_marks" ("lid" text)`);
+      await exec(o, `CREATE TRIGGER "bulk_marks_mark" AFTER INSERT ON "bulk_marks" FOR EACH ROW EXECUTE FUNCTION tollgate_page_mark('lid', 'listing')`);
+      await exec(o, `CREATE CONSTRAINT TRIGGER "bulk_marks_flush" AFTER INSERT ON "bulk_marks" DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION tollgate_page_flush()`);
+      if (t.appRole) await exec(o, `GRANT INSERT ON "bulk_marks" TO "${t.appRole}"`);
+    });
+    const kept = await publicListingPage(listing.slug);
+    expect((await counted(() => publicListingPage(listing.slug))).statements).toBe(1);
+    const before = await readTagVersions(t, ["listing:small-one"]);
+
+    await exec(w, `INSERT INTO "bulk_marks" VALUES ('small-one')`);
+    const small = await readTagVersions(t, ["listing:small-one"]);
+    expect(Number(small["listing:small-one"])).toBeGreaterThan(Number(before["listing:small-one"]));
+    expect(small["*"]).toBe(before["*"]);
+    expect((await counted(() => publicListingPage(listing.slug))).value).toBe(kept);
+
+    const marked = await w.session(async (s) => {
+      await s.exec("BEGIN");
+      try {
+        await s.query(`INSERT INTO "bulk_marks" SELECT 'bulk-' || g FROM generate_series(1, 5000) AS g`);
+        const [{ tags }] = await s.query<{ tags: string }>(`SELECT current_setting('tollgate.page_tags', true) AS "tags"`);
+        await s.exec("COMMIT");
+        return tags;
+      } catch (e) {
+        await s.exec("ROLLBACK");
+        throw e;
+      }
+    });
+    expect(marked).toBe(",*,");
+    const after = await readTagVersions(t, ["listing:bulk-1", "listing:bulk-5000"]);
+    expect(after).toMatchObject({ "listing:bulk-1": "0", "listing:bulk-5000": "0" });
+    expect(Number(after["*"])).toBeGreaterThan(Number(small["*"]));
+    const again = await counted(() => publicListingPage(listing.slug));
+    expect(again.statements).toBeGreaterThan(1);
+    expect(again.value).not.toBe(kept);
+    expect(again.value).toEqual(kept);
+    expect((await counted(() => publicListingPage(listing.slug))).statements).toBe(1);
+  });
+});

@@ -6,7 +6,7 @@
  */
 import { cache } from "react";
 import { database } from "@/lib/db";
-import { CATALOG_REFRESH_MS, CATALOG_TAG, listingTag, pageCache, readTagVersions } from "@/lib/catalog/page-cache";
+import { CATALOG_REFRESH_MS, CATALOG_TAG, pageCache, readTagVersions } from "@/lib/catalog/page-cache";
 import { listingPageFacts } from "@/lib/catalog/listing-page";
 import { publicListingBySlug } from "@/lib/catalog/public-rows";
 import { readEndpointTrust, readListingTrust, readTrustGlances, type EndpointTrustDetail, type EndpointTrustSummary } from "@/lib/catalog/trust";
@@ -38,10 +38,10 @@ export const publicListingPage = cache((slug: string): Promise<PublicListingPage
     const now = new Date();
     const found = await publicListingBySlug(slug);
     if (!found) return { value: null, versions: {} };
-    const { listing, version } = found;
+    const { listing, versions } = found;
     const h = await database();
     const [facts, trust] = await Promise.all([listingPageFacts(listing.id, now), readListingTrust(h, listing.id)]);
-    return { value: { view: listingPageViewOf(listing, facts), trust }, versions: { [listingTag(listing.id)]: version } };
+    return { value: { view: listingPageViewOf(listing, facts), trust }, versions };
   }),
 );
 
@@ -50,9 +50,9 @@ export const publicEndpointPage = cache((slug: string, endpointId: string): Prom
   endpointPages.get(`${slug}\u0000${endpointId}`, async () => {
     const found = await publicListingBySlug(slug);
     if (!found) return { value: null, versions: {} };
-    const { listing, version } = found;
+    const { listing, versions } = found;
     const trust = await readEndpointTrust(await database(), listing.id, endpointId);
-    return { value: trust && { listing: { id: listing.id, slug: listing.slug, title: listing.title }, trust }, versions: { [listingTag(listing.id)]: version } };
+    return { value: trust && { listing: { id: listing.id, slug: listing.slug, title: listing.title }, trust }, versions };
   }),
 );
 
