@@ -25,6 +25,8 @@ import { canaryConfigured, queueDueRuns, runDueRuns } from "@/lib/canary/runs";
 import { adminCanaryDesk } from "@/lib/surfaces/admin-canary";
 import type { RunResult } from "@/lib/canary/run";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { indexingSettled } from "@/lib/facilitator/receipt";
+import { sellerReport } from "@/lib/surfaces/seller";
 
 let node: AnvilNode;
 let local: LocalChain;
@@ -134,6 +136,24 @@ describe("the demo market's ledger is the router's, confirmed on chain", () => {
       const receipt = await local.publicClient.getTransactionReceipt({ hash: r.transactionId as `0x${string}` });
       expect(receipt.status).toBe("success");
     }
+  });
+
+  it("the sellers show their receipts: each settlement through the facilitator left a bazaar receipt naming its listing, listed", async () => {
+    await indexingSettled();
+    const listingId = seeded.listingIdsByShape["mature-and-honest"];
+    const owner = await t.prisma.user.findFirstOrThrow({ where: { organization: { listings: { some: { id: listingId } } } }, select: { id: true } });
+    const { receipts } = await sellerReport(owner.id, listingId);
+    // The buyers' and the canary's payments alike settle through the facilitator.
+    const settled = (await t.prisma.routerPayment.findMany({ where: { listingId, status: "settled" } })).map((r) => r.transactionId!.toLowerCase());
+    const indexed = receipts.items.filter((r) => r.kind === "index" && r.status === "success");
+    expect(indexed.length).toBeGreaterThan(0);
+    for (const r of indexed) {
+      expect(settled).toContain(r.transaction!.toLowerCase());
+      expect(r.checks.length).toBeGreaterThan(0);
+      expect(r.checks.every((c) => c.pass)).toBe(true);
+    }
+    expect(receipts.firstSettlementToListedMs).not.toBeNull();
+    expect(receipts.firstSettlementToListedMs!).toBeGreaterThanOrEqual(0);
   });
 
   it("popular-but-thin: one wallet paying itself is twelve settled rows and one payer", async () => {
