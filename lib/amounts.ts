@@ -17,3 +17,12 @@ export interface ListedPrice {
 export function listedPrice(e: { priceAmount: string | null; priceAsset: string | null; priceNetwork: string | null; priceMode: string | null }): ListedPrice | null {
   return e.priceAmount ? { amount: e.priceAmount, asset: e.priceAsset?.toLowerCase() ?? null, network: e.priceNetwork ?? null, mode: e.priceMode ?? null } : null;
 }
+
+/** A USD decimal as atomic units of a `decimals`-place token, rounded up (null: not a USD_DECIMAL). */
+export function usdToAtomicCeil(usd: string, decimals: number): bigint | null {
+  if (!USD_DECIMAL.test(usd) || !Number.isSafeInteger(decimals) || decimals < 0) return null;
+  const [whole, frac = ""] = usd.split(".");
+  const kept = frac.slice(0, decimals).padEnd(decimals, "0");
+  const atomic = BigInt(whole + kept);
+  return /[1-9]/.test(frac.slice(decimals)) ? atomic + 1n : atomic;
+}

@@ -60,7 +60,7 @@ function catalogServer(req: Request): McpServer {
       title: "Select services for a task",
       description:
         "A shortlist of payable services for a task written as a sentence, best first, each with the endpoint to call, its price, relevance, rankScore, its trust reading in words (verdict, grade, provisional while the evidence is thin), the canary's verification (verified, degraded, unverified) and `why`, one line on the pick. Needs a Tollgate API key with the scope router:select in this MCP request's Authorization header (Bearer tg_…). " +
-        "Services whose paid canary call failed (canary_failed), whose trust verdict is avoid (trust_avoid), that charged the canary above their listed price (charged_above_listing) or without delivering (charged_without_delivery), or whose payers are mostly a payment ring's (wash_ring) are left out and listed under `excluded` with the reason; name a reason in `include` to get them back, last and marked. Services graded caution rank below the rest.",
+        "Services whose paid canary call failed (canary_failed), whose trust verdict is avoid (trust_avoid), that charged the canary above their listed price (charged_above_listing) or without delivering (charged_without_delivery), whose 402 asks more than the price the listing states (asks_above_stated), or whose payers are mostly a payment ring's (wash_ring) are left out and listed under `excluded` with the reason; name a reason in `include` to get them back, last and marked. Services graded caution rank below the rest.",
       inputSchema: {
         task: z.string().describe("The task, in words (1–500 characters)"),
         filters: z
@@ -71,7 +71,7 @@ function catalogServer(req: Request): McpServer {
             excludeAvoid: z.boolean().optional().describe("Deprecated: avoid is left out by default; false is include: [\"trust_avoid\"]"),
           })
           .optional(),
-        include: z.array(z.string()).optional().describe("Reasons to include anyway: canary_failed, trust_avoid, charged_above_listing, charged_without_delivery, wash_ring"),
+        include: z.array(z.string()).optional().describe("Reasons to include anyway: canary_failed, trust_avoid, charged_above_listing, charged_without_delivery, asks_above_stated, wash_ring"),
         limit: z.number().int().optional(),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ago, evidenceTier, exclusionReasons, exclusionWhy, priceOutliers, whyLine, type CandidateEvidence } from "./select-evidence";
+import { askedAboveStated, ago, evidenceTier, exclusionReasons, exclusionWhy, priceOutliers, whyLine, type CandidateEvidence } from "./select-evidence";
 
 const NOW = Date.parse("2026-12-05T12:00:00Z");
 const e = (over: Partial<CandidateEvidence> = {}): CandidateEvidence => ({ verdict: "ok", grade: "A", provisional: false, verification: "verified", canaryAt: "2026-12-05T10:00:00Z", canaryReason: null, ...over });
@@ -53,6 +53,21 @@ describe("the evidence rules (pure)", () => {
     expect(priceOutliers([c("a", 1, "0.01"), c("b", 0.9, "0.01"), c("e", 0.95, "0.01"), c("far", 0.1, "5"), c("cheap", 0.1, "0.0001")])).toEqual(new Map([["far", 0.01]]));
     expect(evidenceTier(e({ priceOutlier: { usd: "0.45", median: 0.02 } }), [])).toBe(2);
     expect(whyLine({ matched: [], semantic: null, evidence: e({ priceOutlier: { usd: "0.45", median: 0.02 } }), price: { usd: "0.45", label: null }, now: NOW })).toMatch(/; \$0\.45 a call, 23× the median of the relevant listings \(\$0\.02\)$/);
+  });
+
+  it("asks_above_stated: exact in atomic units, the stated price rounded up to the token's places; dynamic prices and other tokens never", () => {
+    const p = (usd: string | null, amount: string | null, over: Partial<Parameters<typeof askedAboveStated>[0]> = {}) => askedAboveStated({ usd, amount, decimals: 6, mode: "fixed", usdToken: true, ...over });
+    expect(p("0.001", "3000")).toEqual({ asked: "0.003", stated: "0.001" });
+    expect(p("0.001", "1000")).toBeNull();
+    expect(p("0.0010001", "1001")).toBeNull();
+    expect(p("0.0010001", "1002")).toEqual({ asked: "0.001002", stated: "0.0010001" });
+    expect(p("2", "2000001")).toEqual({ asked: "2.000001", stated: "2" });
+    expect(p("0.001", "3000", { mode: "dynamic" })).toBeNull();
+    expect(p("0.001", "3000", { usdToken: false })).toBeNull();
+    expect(p(null, "3000")).toBeNull();
+    expect(p("0.001", null)).toBeNull();
+    expect(p("0.001", "1e9")).toBeNull();
+    expect(exclusionReasons(e({ askedAbove: { asked: "0.003", stated: "0.001" } }))).toEqual(["asks_above_stated"]);
   });
 
   it("ages in plain words", () => {

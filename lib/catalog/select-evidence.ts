@@ -1,9 +1,10 @@
 /** The evidence rules of router selection and its one-line why (docs/SELECTION.md); pure. Trust never enters rank. */
+import { ATOMIC_AMOUNT, usdToAtomicCeil } from "@/lib/amounts";
 import type { Verdict } from "./trust-words";
 import type { MatchedWord } from "./sentence";
 
 /** Why a relevant listing is left out by default; `include` brings it back marked. */
-export const EXCLUSION_REASONS = ["canary_failed", "trust_avoid", "charged_above_listing", "charged_without_delivery", "wash_ring"] as const;
+export const EXCLUSION_REASONS = ["canary_failed", "trust_avoid", "charged_above_listing", "charged_without_delivery", "asks_above_stated", "wash_ring"] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 
 /**
@@ -31,6 +32,8 @@ export interface CandidateEvidence {
   charges?: CanaryCharges | null;
   /** The rank's payment-ring check (lib/rank/wash.ts), when the listing's payers are mostly a ring's. */
   washRing?: { why: string } | null;
+  /** Rule `asks_above_stated`: a fixed price whose 402 asks more than the USD price the listing states (USD decimals). */
+  askedAbove?: { asked: string; stated: string } | null;
   /** Rule `price_outlier`: its listed USD price against the median of the relevant candidates. */
   priceOutlier?: { usd: string; median: number } | null;
 }
@@ -69,6 +72,7 @@ export function exclusionReasons(e: CandidateEvidence): ExclusionReason[] {
   if (e.verdict === "avoid") out.push("trust_avoid");
   if (e.charges?.aboveListing) out.push("charged_above_listing");
   if (e.charges?.withoutDelivery) out.push("charged_without_delivery");
+  if (e.askedAbove) out.push("asks_above_stated");
   if (e.washRing) out.push("wash_ring");
   return out;
 }
@@ -138,6 +142,8 @@ function reasonWords(r: ExclusionReason, e: CandidateEvidence, now: number): str
       return `the canary was asked ${e.charges!.aboveListing!.charged} against a listed ${e.charges!.aboveListing!.listed} (atomic units)${when}`;
     case "charged_without_delivery":
       return `the canary's payment settled and ${e.charges!.withoutDelivery === "invalid_output" ? "the output broke the declared schema" : `the answer was HTTP ${e.charges!.withoutDelivery}`}${when}`;
+    case "asks_above_stated":
+      return `its 402 asks $${e.askedAbove!.asked} a call where the listing states $${e.askedAbove!.stated}`;
     case "wash_ring":
       return `wash ring: ${e.washRing!.why}`;
   }
@@ -146,4 +152,19 @@ function reasonWords(r: ExclusionReason, e: CandidateEvidence, now: number): str
 /** The rules that left it out, in words. */
 export function exclusionWhy(reasons: readonly ExclusionReason[], e: CandidateEvidence, now: number): string {
   return reasons.map((r) => reasonWords(r, e, now)).join("; ");
+}
+
+/**
+ * Rule `asks_above_stated`: a fixed-price endpoint paid in a USD stablecoin whose machine price (what
+ * its 402 asks, kept by the import) is above the USD price its listing states. Null when it is not,
+ * or when either is missing, the price is dynamic, or the asset is not a USD token.
+ */
+export function askedAboveStated(p: { usd: string | null; amount: string | null; decimals: number | null; mode: string | null; usdToken: boolean }): { asked: string; stated: string } | null {
+  if (p.usd === null || p.amount === null || p.decimals === null || p.mode === "dynamic" || !p.usdToken || !ATOMIC_AMOUNT.test(p.amount)) return null;
+  const stated = usdToAtomicCeil(p.usd, p.decimals);
+  if (stated === null || BigInt(p.amount) <= stated) return null;
+  const asked = BigInt(p.amount);
+  const unit = 10n ** BigInt(p.decimals);
+  const frac = (asked % unit).toString().padStart(p.decimals, "0").replace(/0+$/, "");
+  return { asked: `${asked / unit}${frac ? `.${frac}` : ""}`, stated: p.usd };
 }

@@ -33,7 +33,7 @@ const NOW = Date.parse("2026-12-05T12:00:00Z");
 beforeAll(async () => {
   t = await createTestDatabase();
   for (const [key, l] of Object.entries(CATALOG)) {
-    ids[key as Key] = await createTestListing(t.prisma, { ...l, endpoints: [{ priceUsd: key === "geocodr" ? "0.002" : "0.01", description: `${l.shortDescription}.` }] });
+    ids[key as Key] = await createTestListing(t.prisma, { ...l, endpoints: [{ ...(key === "geocodr" ? { priceUsd: "0.002", priceAmount: "2000" } : { priceUsd: "0.01" }), description: `${l.shortDescription}.` }] });
   }
   // A keyword stuffer: every capability word in its description, and the catalog's best rank score.
   ids.stuffer = await createTestListing(t.prisma, {
@@ -167,6 +167,19 @@ describe("evidence rules", () => {
     expect((await pick("transcribe an audio recording")).items.map((i) => keyOf(i.id))).toContain("scribe");
   });
 
+  it("asks_above_stated: a fixed price whose 402 asks more than the listing states is left out; a dynamic one, an unknown asset or a 402 at the stated price stays", async () => {
+    const e = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: ids.serpwire } });
+    await t.prisma.endpoint.update({ where: { id: e.id }, data: { priceUsd: "0.004", priceAmount: "12000" } });
+    const r = await pick("search the web");
+    expect(r.items.map((i) => keyOf(i.id))).not.toContain("serpwire");
+    expect(r.excluded).toMatchObject([{ id: ids.serpwire, reasons: ["asks_above_stated"], why: "its 402 asks $0.012 a call where the listing states $0.004" }]);
+    expect((await pick("search the web", { include: ["asks_above_stated"] })).items.at(-1)).toMatchObject({ id: ids.serpwire, excludedByDefault: ["asks_above_stated"] });
+    for (const data of [{ priceMode: "dynamic" as const }, { priceMode: "fixed" as const, priceAsset: "0x0000000000000000000000000000000000000001" }, { priceAsset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", priceAmount: "4000" }]) {
+      await t.prisma.endpoint.update({ where: { id: e.id }, data });
+      expect((await pick("search the web")).items.map((i) => keyOf(i.id))).toContain("serpwire");
+    }
+  });
+
   it("wash_ring: a listing the rank's ring check flagged is left out by default with the check's why; not flagged, it stays", async () => {
     const why = "5 of its 7 payers in 30 days belong to a payment ring of 3 sellers whose payees pay one another's listings (most of its payers: its traction is the ring's own)";
     await t.prisma.listingWash.create({ data: { listingId: ids.tickr, inputKey: "", excluded: [], checkedAt: new Date(NOW), ring: { organizations: ["a", "b", "c"], ringPayers: 5, payersBefore: 7, flagged: true, why } } });
@@ -218,8 +231,8 @@ describe("evidence rules", () => {
 
   it("price_outlier: a listing priced above 10× the median of the relevant ones orders below them, and says so; it is not left out", async () => {
     // Last in the file: it adds listings. A decoy of weather forecasts, every word of the task in its title, at $0.50.
-    const decoy = await createTestListing(t.prisma, { title: "Weather forecast for a city Pro", shortDescription: "Weather forecast for a city", description: "weather forecast city", rankScore: 2, endpoints: [{ priceUsd: "0.50" }] });
-    await createTestListing(t.prisma, { title: "Breeze weather forecast", shortDescription: "Weather forecasts by city", rankScore: 0.3, endpoints: [{ priceUsd: "0.008" }] });
+    const decoy = await createTestListing(t.prisma, { title: "Weather forecast for a city Pro", shortDescription: "Weather forecast for a city", description: "weather forecast city", rankScore: 2, endpoints: [{ priceUsd: "0.50", priceAmount: "500000" }] });
+    await createTestListing(t.prisma, { title: "Breeze weather forecast", shortDescription: "Weather forecasts by city", rankScore: 0.3, endpoints: [{ priceUsd: "0.008", priceAmount: "8000" }] });
     const r = await pick("weather forecast for a city");
     const order = r.items.map((i) => i.id);
     expect(order.indexOf(decoy)).toBeGreaterThan(order.indexOf(ids.weatherly));

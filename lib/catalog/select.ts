@@ -14,7 +14,8 @@ import { readPickReadings } from "@/lib/catalog/trust";
 import type { TrustReading, Verification } from "@/lib/catalog/trust-words";
 import type { GradeDetail, StoredGrade } from "@/lib/attest/read";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
-import { EXCLUSION_REASONS, evidenceTier, exclusionReasons, exclusionWhy, priceOutliers, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
+import { findAsset } from "@/lib/x402/assets";
+import { EXCLUSION_REASONS, askedAboveStated, evidenceTier, exclusionReasons, exclusionWhy, priceOutliers, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
 
 export const ROUTER_POOL = 100;
 export const SELECT_MAX_LIMIT = 50;
@@ -138,6 +139,7 @@ interface CandidateRow {
   priceAsset: string | null;
   priceNetwork: string | null;
   priceDecimals: number | null;
+  priceMode: string | null;
   verification: Verification;
   canaryAt: string | null;
   canaryReason: string | null;
@@ -156,6 +158,9 @@ interface CandidateRow {
   gDetail: GradeDetail | null;
   observed: boolean | null;
 }
+
+/** A known USD stablecoin (USDC and the like) on its network. */
+const isUsdToken = (network: string | null, asset: string | null) => network !== null && asset !== null && /USD/.test(findAsset(network, asset)?.symbol ?? "");
 
 export async function selectServices(
   req: SelectRequest,
@@ -200,6 +205,7 @@ export async function selectServices(
       canaryReason: row.canaryReason,
       charges: { aboveListing: row.chargedAbove !== null && row.listedBelow !== null ? { charged: row.chargedAbove, listed: row.listedBelow } : null, withoutDelivery: row.withoutDelivery },
       washRing: row.washRing?.flagged === true ? { why: String(row.washRing.why ?? "") } : null,
+      askedAbove: askedAboveStated({ usd: row.priceUsd, amount: row.priceAmount, decimals: row.priceDecimals, mode: row.priceMode, usdToken: isUsdToken(row.priceNetwork, row.priceAsset) }),
     };
     const reasons = exclusionReasons(evidence);
     return [{ id: h.listingId, relevance: h.relevance, semantic: h.match === "semantic", rankScore: row.rankScore, payable: row.gate !== "unpayable", row, hit: h, evidence, reasons, reading }];
@@ -259,7 +265,7 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
     `SELECT l.id, l.slug, l."title", l."baseUrl", l."verificationStatus"::text AS verification, ${RANK_COLUMNS_SQL},
             ${isoOf(`cr."finishedAt"`)} AS "canaryAt", cr."reason" AS "canaryReason",
             ch."chargedAbove", ch."listedBelow", ch."withoutDelivery", w."ring" AS "washRing",
-            e.id AS "endpointId", e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals",
+            e.id AS "endpointId", e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals", e."priceMode"::text AS "priceMode",
             ${isoOf(`l."createdAt"`)} AS "createdAt", g."score" AS "gScore", g."grade" AS "gGrade", g."bandLow" AS "gBandLow", g."bandHigh" AS "gBandHigh",
             g."confidence" AS "gConfidence", g."verdict" AS "gVerdict", g."flags" AS "gFlags", g."detail" AS "gDetail",
             CASE WHEN g."id" IS NULL THEN
