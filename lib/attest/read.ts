@@ -96,18 +96,17 @@ export async function getAttestationByUrl(url: string, method: string | null): P
   return readAttestationByUrl(await clientOr(), url, method);
 }
 
-/** A stored document's canonical bytes, and its gzip as stored (null when stored plain). Checked against its hash. */
+/** A stored document's canonical bytes, checked against its hash. */
 export interface StoredDocument {
   sha256: string;
   bytes: Buffer;
-  gzip: Buffer | null;
 }
 
 function storedDocument(hash: string, b: { bytes: string; encoding: string }): StoredDocument {
   const stored = Buffer.from(b.bytes, "base64");
   const bytes = b.encoding === "gzip" ? gunzipSync(stored) : stored;
   if (createHash("sha256").update(bytes).digest("hex") !== hash) throw new AppError("internal", "The stored evidence does not match its hash.", [], { reason: "bundle_corrupt" });
-  return { sha256: hash, bytes, gzip: b.encoding === "gzip" ? stored : null };
+  return { sha256: hash, bytes };
 }
 
 /**
