@@ -15,6 +15,7 @@ import type { TrustReading, Verification } from "@/lib/catalog/trust-words";
 import type { GradeDetail, StoredGrade } from "@/lib/attest/read";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
 import { findAsset } from "@/lib/x402/assets";
+import { endpointUrl } from "@/lib/listing-document/endpoint-url";
 import { EXCLUSION_REASONS, askedAboveStated, evidenceTier, exclusionReasons, exclusionWhy, priceOutliers, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
 
 export const ROUTER_POOL = 100;
@@ -230,7 +231,7 @@ export async function selectServices(
     endpoint: {
       method: c.row.method,
       path: c.row.path,
-      url: c.row.baseUrl.replace(/\/+$/, "") + "/" + c.row.path.replace(/^\/+/, ""),
+      url: endpointUrl(c.row.baseUrl, c.row.path),
       price: { usd: c.row.priceUsd, label: c.row.priceLabel, amount: c.row.priceAmount, asset: c.row.priceAsset, network: c.row.priceNetwork, decimals: c.row.priceDecimals },
     },
     callUrl: routerCallUrl(c.row.slug, c.row.path),
