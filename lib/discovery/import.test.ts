@@ -7,6 +7,9 @@ import { FIXTURE_SELLERS, fixtureListings, startFixtureSellers, type FixtureServ
 import { probeListing } from "@/lib/probe";
 import { atomicToDecimal } from "./import-sources";
 import { draftListingFromUrl } from "./import";
+import { baseChallenge } from "@/sellers/broken";
+import { sendX402 } from "@/sellers/respond";
+import { askedAboveStated } from "@/lib/catalog/select-evidence";
 
 let server: FixtureServer;
 let allow: string[];
@@ -139,6 +142,41 @@ describe("draftListingFromUrl: a seed-style product document", () => {
     } finally {
       await own.close();
     }
+  });
+});
+
+describe("draftListingFromUrl: a 402 asking more than the seller's own documents state", () => {
+  it("keeps the documents' stated price beside the 402's machine amount, warns, and the selection rule reads the two", async () => {
+    const base = FIXTURE_SELLERS.find((s) => s.slug === "lowercase-payto")!;
+    const own = await startFixtureSellers({
+      port: 0,
+      sellers: [{
+        ...base,
+        slug: "overcharger",
+        endpoints: [{ ...base.endpoints[0], handle: (ctx) => {
+          const pr = baseChallenge(ctx, "overcharger");
+          pr.accepts[0].amount = "30000";
+          sendX402(ctx.res, pr, "same");
+        } }],
+      }],
+    });
+    try {
+      const r = await draftListingFromUrl(`${own.url}/overcharger`, { allowHosts: [`127.0.0.1:${own.port}`] });
+      if (!r.ok) throw new Error(r.detail);
+      const e = r.draft.endpoints[0];
+      expect(e.pricing).toMatchObject({ usd: "0.01", label: "$0.01 per call", machine: { amount: "30000", decimals: 6 } });
+      expect(r.warnings).toContain("POST /api/summarise: the document states $0.01, the 402 quotes $0.03; the machine price is the 402's.");
+      expect(askedAboveStated({ usd: e.pricing!.usd, amount: e.pricing!.machine!.amount, decimals: 6, mode: e.pricing!.mode, usdToken: true })).toEqual({ asked: "0.03", stated: "0.01" });
+      expect(validateListing(r.draft)).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("a 402 at the documents' price keeps the documents' words and raises nothing", async () => {
+    const { draft: d, warnings } = await draft("lowercase-payto");
+    expect(d.endpoints[0].pricing).toMatchObject({ usd: "0.01", machine: { amount: "10000" } });
+    expect(warnings.filter((w) => w.includes("the 402 quotes"))).toEqual([]);
   });
 });
 

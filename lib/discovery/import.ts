@@ -127,7 +127,7 @@ export async function draftListingFromTarget(checked: CheckedTarget, opts: Draft
     if (seen) {
       sources.push(seen.source);
       if (seen.warning) warnings.push(seen.warning);
-      if (seen.facts) merged = fill(f, seen.facts);
+      if (seen.facts) merged = fill(f, seen.facts, warnings);
       for (const p of seen.protocols) protocols.add(p);
       for (const n of seen.networks) networks.add(n);
       if (seen.serviceName && !service.title) service.title = seen.serviceName;
@@ -288,8 +288,16 @@ function fromX402(x: X402ParseResult, f: EndpointFacts, used: HttpMethod, source
   };
 }
 
-/** The 402's price replaces a document's. */
-function fill(doc: EndpointFacts, seen: Partial<EndpointFacts>): EndpointFacts {
+/**
+ * The 402's machine price replaces a document's; the USD price the seller's own document states is kept
+ * (as for a product document, `withChallenge`), so a 402 asking more than it is caught at selection
+ * (`asks_above_stated`, docs/SELECTION.md).
+ */
+function fill(doc: EndpointFacts, seen: Partial<EndpointFacts>, warnings: string[]): EndpointFacts {
+  const quoted = seen.pricing ?? null;
+  const stated = doc.pricing?.usd ? doc.pricing : null;
+  const disagree = stated !== null && quoted?.machine != null && quoted.usd !== null && Number(quoted.usd) !== Number(stated.usd);
+  if (disagree) warnings.push(`${doc.method ?? seen.method ?? "POST"} ${doc.path}: the document states $${stated.usd}, the 402 quotes $${quoted.usd}; the machine price is the 402's.`);
   return {
     method: doc.method ?? seen.method ?? null,
     path: doc.path,
@@ -299,7 +307,9 @@ function fill(doc: EndpointFacts, seen: Partial<EndpointFacts>): EndpointFacts {
     requestExample: doc.requestExample ?? seen.requestExample,
     payable: seen.payable ?? doc.payable,
     // The document's label only while it describes the amount the 402 quotes.
-    pricing: seen.pricing
+    pricing: disagree
+      ? { ...stated, machine: quoted.machine }
+      : seen.pricing
       ? { ...seen.pricing, label: doc.pricing?.machine?.amount === seen.pricing.machine?.amount ? (doc.pricing?.label ?? seen.pricing.label) : seen.pricing.label }
       : doc.pricing,
   };
