@@ -22,7 +22,7 @@ import { serveRoutes } from "@/test/route-server";
 import { routerCallRoute } from "@/test/router-routes";
 import { intFlag, pct } from "./args";
 import { printLoadAverage } from "./machine";
-import { ADVERSARIAL, CAPABILITIES, DEFAULT_SEED, buildMarket, buildTasks, expectedSuccess, keywordsOf, rng, solved, type MarketSpec, type Task } from "./select/market";
+import { ADVERSARIAL, CAPABILITIES, DEFAULT_SEED, buildMarket, buildTasks, expectedSuccess, keywordsOf, ringBelowHonest, rng, solved, type MarketSpec, type Task } from "./select/market";
 import { startSelectMarket } from "./select/server";
 import { benchKey, benchWallet, buildHistory, callUrlOf, payeeOf, type Listed } from "./select/history";
 import { routerBuyer } from "./select/buyers";
@@ -159,7 +159,7 @@ async function evaluate(x: {
     const pos = (l: Listed) => ranked.indexOf(l) + 1 || Infinity;
     const ring = ofCap.filter((l) => l.seller.kind === "wash").map(pos);
     const honest = ofCap.filter((l) => l.seller.kind === "honest" || l.seller.kind === "mediocre").map(pos);
-    ringRank[sel] = { ring, honest, listedOfCap: ofCap.length, below: Math.min(...ring) > Math.max(...honest.filter(Number.isFinite), 0) && honest.every(Number.isFinite) };
+    ringRank[sel] = { ring, honest, listedOfCap: ofCap.length, below: ringBelowHonest(ring, honest) };
   }
 
   // Figures.

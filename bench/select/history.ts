@@ -152,11 +152,11 @@ export async function buildHistory(o: HistoryOptions): Promise<{ listed: Listed[
   const [ledger, paymentsMs] = await time(() => playLedger(o, listed));
   o.log(`  ledger: ${ledger.organic} organic and ${ledger.wash} wash-ring payments through the router (${(paymentsMs / 1000).toFixed(1)} s)`);
 
-  // Three days of monitor probes, nine hours apart, at simulated instants.
-  const sweeps = 8;
+  // Three days of monitor probes, three hours apart, at simulated instants (the real sweep runs every 5 minutes).
+  const sweeps = 24;
   const [, probesMs] = await time(async () => {
     const start = Date.now() - 3 * 24 * 3_600_000;
-    for (let k = 0; k < sweeps; k++) await runHealthSweep({ now: new Date(start + k * 9 * 3_600_000), concurrency: 16 });
+    for (let k = 0; k < sweeps; k++) await runHealthSweep({ now: new Date(start + k * 3 * 3_600_000), concurrency: 16 });
   });
   o.log(`  monitor: ${sweeps} health sweeps of every listing at simulated instants over 3 days (${(probesMs / 1000).toFixed(1)} s)`);
 

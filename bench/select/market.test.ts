@@ -18,7 +18,7 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
 import { serveRoutes, type RouteServer } from "@/test/route-server";
 import { routerCallRoute } from "@/test/router-routes";
-import { ADVERSARIAL, CAPABILITIES, buildMarket, buildTasks, correctResult, endpointPath, keywordsOf, solved, type SellerSpec } from "./market";
+import { ADVERSARIAL, CAPABILITIES, buildMarket, buildTasks, correctResult, endpointPath, keywordsOf, ringBelowHonest, solved, type SellerSpec } from "./market";
 import { startSelectMarket, type SelectMarket } from "./server";
 import { benchWallet, callUrlOf, payeeOf, playLedger, ringWallets, type Listed } from "./history";
 import { routerBuyer } from "./buyers";
@@ -45,6 +45,18 @@ describe("the market as data", () => {
     expect(new Set(tasks.map((t) => t.capability)).size).toBe(20);
     for (const c of CAPABILITIES) expect(new Set(tasks.filter((t) => t.capability === c.key).map((t) => t.sentence.replace(t.input, "{x}"))).size, c.key).toBeGreaterThan(1);
     expect(new Set(tasks.map((t) => t.sentence)).size).toBeGreaterThan(1500);
+  });
+});
+
+describe("the wash-ring target", () => {
+  it("holds when no ring seller is at or above a returned honest one, and a ring left out ties an honest one left out", () => {
+    const out = Infinity;
+    expect(ringBelowHonest([5, 6], [1, 2, 3, 4])).toBe(true);
+    expect(ringBelowHonest([out, out], [1, 2, 3])).toBe(true);
+    expect(ringBelowHonest([out, out], [1, 2, out])).toBe(true);
+    expect(ringBelowHonest([1, 5], [2, 3, 4])).toBe(false);
+    expect(ringBelowHonest([4, out], [1, 2, out])).toBe(false); // a ring seller returned while an honest one is not
+    expect(ringBelowHonest([3], [1, 4])).toBe(false);
   });
 });
 

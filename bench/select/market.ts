@@ -215,3 +215,15 @@ export function expectedSuccess(s: SellerSpec): number {
   if (s.kind === "zombie" || s.kind === "phantom" || s.kind === "chargeless") return 0;
   return s.truth.uptime ** 2 * s.truth.correctness;
 }
+
+/**
+ * The wash-ring target, from positions in one selector's order (Infinity: not returned): no ring seller
+ * is returned at or above a returned honest seller, and while an honest seller is not returned, no
+ * ring seller is either (a ring left out ties with an honest seller left out; it is never above it).
+ */
+export function ringBelowHonest(ring: readonly number[], honest: readonly number[]): boolean {
+  const lowestHonest = Math.max(0, ...honest.filter(Number.isFinite));
+  const ringReturned = ring.filter(Number.isFinite);
+  if (ringReturned.some((r) => r <= lowestHonest)) return false;
+  return honest.every(Number.isFinite) || ringReturned.length === 0;
+}

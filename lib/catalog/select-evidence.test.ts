@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { askedAboveStated, ago, evidenceTier, exclusionReasons, exclusionWhy, priceOutliers, whyLine, type CandidateEvidence } from "./select-evidence";
+import { askedAboveStated, ago, evidenceTier, exclusionReasons, exclusionWhy, LOW_UPTIME_PERCENT, lowUptime, priceOutliers, whyLine, type CandidateEvidence } from "./select-evidence";
 
 const NOW = Date.parse("2026-12-05T12:00:00Z");
 const e = (over: Partial<CandidateEvidence> = {}): CandidateEvidence => ({ verdict: "ok", grade: "A", provisional: false, verification: "verified", canaryAt: "2026-12-05T10:00:00Z", canaryReason: null, ...over });
@@ -28,6 +28,21 @@ describe("the evidence rules (pure)", () => {
     expect(evidenceTier(e({ verdict: "caution" }), [])).toBe(1);
     expect(evidenceTier(e({ verdict: "down" }), [])).toBe(2);
     expect(evidenceTier(e({ verdict: "ok" }), ["canary_failed"])).toBe(3);
+  });
+
+  it("low_uptime: the rank's 7-day monitor uptime, else its 30-day, below 95 % orders a pick in tier 1 and says so; never left out", () => {
+    expect(LOW_UPTIME_PERCENT).toBe(95);
+    expect(lowUptime({ uptime7d: 81.25, uptime30d: 99 })).toEqual({ percent: 81.25, window: "7 days" });
+    expect(lowUptime({ uptime7d: null, uptime30d: 90 })).toEqual({ percent: 90, window: "30 days" });
+    // At the bar, above it, a good 7-day figure over a bad 30-day one, and fewer probes than the rank reads (null): no rule.
+    expect([lowUptime({ uptime7d: 95, uptime30d: null }), lowUptime({ uptime7d: 99.5, uptime30d: 50 }), lowUptime({ uptime7d: null, uptime30d: null }), lowUptime(null)]).toEqual([null, null, null, null]);
+    const low = e({ lowUptime: { percent: 81.25, window: "7 days" } });
+    expect(exclusionReasons(low)).toEqual([]);
+    expect(evidenceTier(low, [])).toBe(1);
+    expect(evidenceTier(e({ ...low, verdict: "down" }), [])).toBe(2);
+    expect(whyLine({ matched: [], semantic: null, evidence: low, price: { usd: "0.002", label: null }, now: NOW })).toBe(
+      "Matches the task; grade A (ok); canary paid and passed 2 h ago, up for 81.3% of monitor probes in 7 days; $0.002 a call",
+    );
   });
 
   it("the why is one line of what matched, the grade, the canary and the price", () => {

@@ -36,6 +36,18 @@ export interface CandidateEvidence {
   askedAbove?: { asked: string; stated: string } | null;
   /** Rule `price_outlier`: its listed USD price against the median of the relevant candidates. */
   priceOutlier?: { usd: string; median: number } | null;
+  /** Rule `low_uptime`: the monitor's uptime the rank read (7-day, else 30-day), when below LOW_UPTIME_PERCENT. */
+  lowUptime?: { percent: number; window: "7 days" | "30 days" } | null;
+}
+
+/** Below this monitor uptime (percent of probes answered) a pick is ordered in tier 1, with caution. */
+export const LOW_UPTIME_PERCENT = 95;
+
+/** Rule `low_uptime`, from the rank's monitor facts (null below MIN_UPTIME_SAMPLES probes in the window). */
+export function lowUptime(m: { uptime7d: number | null; uptime30d: number | null } | null): CandidateEvidence["lowUptime"] {
+  if (!m) return null;
+  const [percent, window] = m.uptime7d !== null ? [m.uptime7d, "7 days" as const] : [m.uptime30d, "30 days" as const];
+  return percent !== null && percent < LOW_UPTIME_PERCENT ? { percent, window } : null;
 }
 
 /** A pick priced above this many times the median of the relevant candidates is a price outlier. */
@@ -78,14 +90,14 @@ export function exclusionReasons(e: CandidateEvidence): ExclusionReason[] {
 }
 
 /**
- * Rules `verdict_tier` and `price_outlier`: the tier a candidate is ordered in, lowest first. ok,
- * insufficient evidence and not yet graded share tier 0 (no evidence against); caution 1; down or a
- * price outlier 2; an included exclusion 3.
+ * Rules `verdict_tier`, `low_uptime` and `price_outlier`: the tier a candidate is ordered in, lowest
+ * first. ok, insufficient evidence and not yet graded share tier 0 (no evidence against); caution or
+ * a low monitor uptime 1; down or a price outlier 2; an included exclusion 3.
  */
 export function evidenceTier(e: CandidateEvidence, reasons: readonly ExclusionReason[]): number {
   if (reasons.length > 0) return 3;
   if (e.verdict === "down" || e.priceOutlier) return 2;
-  if (e.verdict === "caution") return 1;
+  if (e.verdict === "caution" || e.lowUptime) return 1;
   return 0;
 }
 
@@ -115,9 +127,10 @@ function trustWords(e: CandidateEvidence): string {
 
 function canaryWords(e: CandidateEvidence, now: number): string {
   const when = e.canaryAt ? ` ${ago(e.canaryAt, now)}` : "";
-  if (e.verification === "verified") return `canary paid and passed${when}`;
-  if (e.verification === "degraded") return `canary paid and failed${when}${e.canaryReason ? ` (${e.canaryReason})` : ""}`;
-  return "not verified by a paid canary call";
+  const uptime = e.lowUptime ? `, up for ${Number(e.lowUptime.percent.toFixed(1))}% of monitor probes in ${e.lowUptime.window}` : "";
+  if (e.verification === "verified") return `canary paid and passed${when}${uptime}`;
+  if (e.verification === "degraded") return `canary paid and failed${when}${e.canaryReason ? ` (${e.canaryReason})` : ""}${uptime}`;
+  return `not verified by a paid canary call${uptime}`;
 }
 
 function priceWords(price: { usd: string | null; label: string | null }, e?: CandidateEvidence): string {

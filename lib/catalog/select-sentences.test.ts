@@ -5,6 +5,8 @@ import { createTestListing } from "@/test/ledger";
 import { exec } from "@/lib/sql";
 import { searchCatalog } from "./search";
 import { parseSelectRequest, selectServices } from "./select";
+import { rankInputsDocument } from "@/lib/rank/sweep-ranks";
+import type { RankInputs } from "@/lib/rank/score";
 
 // A catalog shaped like the demo market's: sellers of a dozen capabilities, near neighbours that share
 // words, and fillers so that "api", "data" and "text" are common (docs/SELECTION.md).
@@ -75,6 +77,9 @@ describe("sentence tasks → top picks (OR semantics, weights, stemming, synonym
     ["real-time stock price for a ticker", ["tickr"], []],
     ["transcribe a recording of a meeting", ["scribe"], []],
     ["what is the mood of this review (sentiment)", ["moodmeter"], []],
+    ["give me the gist of this report", ["quillsum"], ["digestly"]],
+    ["what is good morning in Italian", ["lingo"], ["weatherly", "geocodr"]],
+    ["look up sourdough recipes online and return links", ["serpwire"], ["geocodr"]],
   ])("%s", async (task, lead, never) => {
     const got = await picks(task);
     expect(got.slice(0, lead.length)).toEqual(lead);
@@ -211,6 +216,35 @@ describe("evidence rules", () => {
     await storeGrade(ids.babel, "ok", "B", 1);
     expect(await picks("translate a menu")).toEqual(["lingo", "babel", "stuffer"]);
     expect((await picks("languages"))).toEqual(["babel", "lingo"]);
+  });
+
+  it("low_uptime: a pick the monitor saw up for under 95 % of its probes orders below an equally relevant one, says so, and is not left out", async () => {
+    expect(await picks("languages")).toEqual(["babel", "lingo"]);
+    const monitorSaw = async (uptime7d: number | null, uptime30d: number | null) => {
+      const inputs: RankInputs = {
+        now: new Date(NOW),
+        settle: { lastSettledAt: null, failedAttemptsSinceLastSettle: 0, distinctFailingBuyersSinceLastSettle: 0 },
+        ledger: { distinctPayers30d: 0, distinctAttemptingBuyers30d: 0, settled30d: 0, medianSettledPrice30d: null },
+        monitor: { uptime7d, uptime30d, healthStatus: "operational", healthConfidence: 1 },
+        price: { advertisedPrice: null, priceLabel: null, quote: null },
+        featuredLevel: 0,
+        verification: "verified",
+      };
+      await t.prisma.listingRank.update({ where: { listingId: ids.babel }, data: { facts: JSON.parse(rankInputsDocument(inputs)) } });
+    };
+    await monitorSaw(80, 97);
+    const r = await pick("languages");
+    expect(r.items.map((i) => keyOf(i.id))).toEqual(["lingo", "babel"]);
+    expect(r.items[1].why).toMatch(/, up for 80% of monitor probes in 7 days; /);
+    expect(r.items[1].excludedByDefault).toEqual([]);
+    expect(r.items[0].why).not.toMatch(/monitor probes/);
+    // The 30-day figure only when there is no 7-day one; too few probes (null) is no evidence against.
+    await monitorSaw(null, 90);
+    expect((await pick("languages")).items[1].why).toMatch(/, up for 90% of monitor probes in 30 days; /);
+    await monitorSaw(null, null);
+    expect(await picks("languages")).toEqual(["babel", "lingo"]);
+    await monitorSaw(99.5, 60);
+    expect(await picks("languages")).toEqual(["babel", "lingo"]);
   });
 
   it("every pick has a one-line why that is true of it", async () => {

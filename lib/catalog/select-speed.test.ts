@@ -2,7 +2,7 @@
  * Select's speed work changes no answer (docs/SELECTION.md "Speed"): on a seeded catalog (test/select-catalog.ts,
  * 1,200 listings with stored grades, canary runs and ungraded endpoints with observations), every answer
  * of 200 sentence tasks (and with `include`) equals the one recorded before the change
- * (__fixtures__/select-answers.json, written by the code at d9b8626 with UPDATE_SELECT_FIXTURE=1); the
+ * (__fixtures__/select-answers.json, written with UPDATE_SELECT_FIXTURE=1, again whenever synonyms change); the
  * statements per select stay few and do not grow with the pool; a listing write is seen by the next select.
  */
 import { createHash } from "node:crypto";

@@ -16,7 +16,8 @@ import type { GradeDetail, StoredGrade } from "@/lib/attest/read";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
 import { findAsset } from "@/lib/x402/assets";
 import { endpointUrl } from "@/lib/listing-document/endpoint-url";
-import { EXCLUSION_REASONS, askedAboveStated, evidenceTier, exclusionReasons, exclusionWhy, priceOutliers, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
+import { inputsFromDocument } from "@/lib/rank/sweep-ranks";
+import { EXCLUSION_REASONS, askedAboveStated, evidenceTier, exclusionReasons, exclusionWhy, lowUptime, priceOutliers, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
 
 export const ROUTER_POOL = 100;
 export const SELECT_MAX_LIMIT = 50;
@@ -131,6 +132,8 @@ interface CandidateRow {
   baseUrl: string;
   rankScore: number | null;
   gate: string | null;
+  /** listing_ranks.facts: the rank's inputs as stored (rankInputsDocument). */
+  rankFacts: unknown;
   endpointId: string;
   method: string;
   path: string;
@@ -206,6 +209,7 @@ export async function selectServices(
       canaryReason: row.canaryReason,
       charges: { aboveListing: row.chargedAbove !== null && row.listedBelow !== null ? { charged: row.chargedAbove, listed: row.listedBelow } : null, withoutDelivery: row.withoutDelivery },
       washRing: row.washRing?.flagged === true ? { why: String(row.washRing.why ?? "") } : null,
+      lowUptime: lowUptime(inputsFromDocument(row.rankFacts, new Date(now))?.monitor ?? null),
       askedAbove: askedAboveStated({ usd: row.priceUsd, amount: row.priceAmount, decimals: row.priceDecimals, mode: row.priceMode, usdToken: isUsdToken(row.priceNetwork, row.priceAsset) }),
     };
     const reasons = exclusionReasons(evidence);
@@ -253,7 +257,7 @@ function trustOf(r: TrustReading | undefined): SelectItem["trust"] {
 }
 
 /** The one place selection reads rank storage (listing_ranks `rk`). */
-export const RANK_COLUMNS_SQL = `rk."rankScore" AS "rankScore", rk."gate" AS gate`;
+export const RANK_COLUMNS_SQL = `rk."rankScore" AS "rankScore", rk."gate" AS gate, rk."facts" AS "rankFacts"`;
 
 /** Pool rows: rank, gate, latest canary run, first fitting payable endpoint and its latest stored grade (or whether observed). */
 async function candidateRows(ids: string[], f: EndpointFilter): Promise<CandidateRow[]> {

@@ -17,11 +17,13 @@ export const SPELLINGS: readonly (readonly string[])[] = [
 ];
 
 export const SYNONYMS: readonly (readonly string[])[] = [
-  ["summary", "digest", "tldr", "abstract", "condense", "synopsis"],
+  ["summary", "digest", "tldr", "abstract", "condense", "synopsis", "gist"],
   ["geocode", "geolocate", "geolocation"],
   ["coordinates", "latitude", "longitude", "latlng", "gps"],
   ["address", "postcode", "zipcode"],
   ["translate", "localize", "localise", "interpret"],
+  // A target language named in a task asks for a translation.
+  ["translate", "french", "spanish", "german", "italian", "portuguese", "dutch", "japanese", "chinese", "korean", "arabic", "russian"],
   ["weather", "meteo", "meteorological", "climate"],
   ["forecast", "prediction", "outlook"],
   ["city", "town", "location", "place"],
@@ -29,7 +31,9 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ["image", "picture", "photo", "img"],
   ["verify", "validate", "check"],
   ["scrape", "scraper", "crawl", "crawler", "extract"],
-  ["search", "lookup", "serp"],
+  ["search", "lookup", "serp", "look"],
+  ["web", "online", "internet"],
+  ["page", "link", "url", "website"],
   ["news", "headlines", "articles"],
   ["sentiment", "mood", "emotion", "opinion"],
   ["stock", "equity", "ticker", "shares"],
@@ -38,4 +42,5 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ["price", "quote", "pricing"],
   ["embedding", "embed", "vector"],
   ["pdf", "document"],
+  ["whois", "registrar", "registration", "registry", "registrant"],
 ];
