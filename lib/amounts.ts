@@ -26,3 +26,18 @@ export function usdToAtomicCeil(usd: string, decimals: number): bigint | null {
   const atomic = BigInt(whole + kept);
   return /[1-9]/.test(frac.slice(decimals)) ? atomic + 1n : atomic;
 }
+
+/**
+ * Rule `asks_above_stated`: a fixed-price endpoint paid in a USD stablecoin whose machine price (what
+ * its 402 asks, kept by the import) is above the USD price its listing states. Null when it is not,
+ * or when either is missing, the price is dynamic, or the asset is not a USD token.
+ */
+export function askedAboveStated(p: { usd: string | null; amount: string | null; decimals: number | null; mode: string | null; usdToken: boolean }): { asked: string; stated: string } | null {
+  if (p.usd === null || p.amount === null || p.decimals === null || p.mode === "dynamic" || !p.usdToken || !ATOMIC_AMOUNT.test(p.amount)) return null;
+  const stated = usdToAtomicCeil(p.usd, p.decimals);
+  if (stated === null || BigInt(p.amount) <= stated) return null;
+  const asked = BigInt(p.amount);
+  const unit = 10n ** BigInt(p.decimals);
+  const frac = (asked % unit).toString().padStart(p.decimals, "0").replace(/0+$/, "");
+  return { asked: `${asked / unit}${frac ? `.${frac}` : ""}`, stated: p.usd };
+}

@@ -130,6 +130,27 @@ describe("each outcome from a real paid call", () => {
   });
 });
 
+describe("a 402 above the price the listing states", () => {
+  it("listed at the 402's amount but stating the documents' lower price: the canary refuses to sign (quote_above_stated), nothing is paid", async () => {
+    const doc = market.documents["overcharges"];
+    // What the intake keeps for such a seller (lib/discovery/import.ts): the documents' USD price, the 402's machine amount.
+    const endpoints = doc.endpoints.map((e) => (e.pricing?.machine ? { ...e, pricing: { ...e.pricing, mode: "fixed" as const, machine: { ...e.pricing.machine, amount: String(2n * BigInt(e.pricing.machine.amount)) } } } : e));
+    const id = (await writeListing({ ...doc, slug: "overcharges-stated", endpoints }, { organizationId: org, publicationState: "published" })).id;
+    const before = await local.balanceOf(house.address);
+    const run = await runCanary(id, {}, { caps: BIG });
+    expect(run).toMatchObject({ state: "done", outcome: "degraded" });
+    const samples = await samplesOf(run.runId);
+    // The two fixed-price lookups state $0.003 and are asked $0.006: refused unsigned. The dynamic batch states no USD price: paid at its listed amount.
+    const byPath = Object.fromEntries(samples.map((s) => [s.path, s]));
+    for (const path of ["/v1/geocode", "/v1/reverse"]) {
+      expect(byPath[path]).toMatchObject({ outcome: "degraded", reason: "quote_above_stated", authorizationNonce: null, paymentId: null, quotedAmount: "6000", listedAmount: "6000" });
+    }
+    expect(byPath["/v1/batch"]).toMatchObject({ outcome: "pass", paymentStatus: "settled", chainAmount: "4000" });
+    expect((await houseRows(id)).map((r) => `${r.status} ${r.settledAmount}`)).toEqual(["settled 4000"]);
+    expect(before - (await local.balanceOf(house.address))).toBe(4000n);
+  });
+});
+
 describe("house payments are never traction", () => {
   it("the honest listing's rank inputs count no payer and no settlement after another paid run", async () => {
     const id = (await t.prisma.listing.findUniqueOrThrow({ where: { slug: "honest" } })).id;

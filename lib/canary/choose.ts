@@ -31,6 +31,9 @@ export const ENDPOINT_SELECT = {
   priceAmount: true,
   priceAsset: true,
   priceNetwork: true,
+  priceUsd: true,
+  priceDecimals: true,
+  priceMode: true,
 } as const;
 
 export type EndpointRow = {
@@ -44,6 +47,10 @@ export type EndpointRow = {
   priceAmount: string | null;
   priceAsset: string | null;
   priceNetwork: string | null;
+  /** The USD price the listing states, its token's places and fixed/dynamic: `quote_above_stated`. */
+  priceUsd: string | null;
+  priceDecimals: number | null;
+  priceMode: string | null;
 };
 
 /** Capped at the relay's 30 s. */

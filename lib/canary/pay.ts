@@ -6,7 +6,9 @@ import { toClientEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { getAddress, isAddress, parseAbi, type Hex, type PublicClient } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
+import { askedAboveStated } from "@/lib/amounts";
 import { publicClientFor, readChain } from "@/lib/chain/rpc";
+import { isUsdToken } from "@/lib/x402/assets";
 import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { confirmPayment, transfersFrom } from "@/lib/ledger/confirm-payment";
@@ -84,6 +86,10 @@ export async function callEndpoint(input: CallInput, options: CanaryOptions): Pr
     quotedNetwork: quote.network,
   };
   if (BigInt(quote.amount) > listed) return unpaidVerdict("degraded", "quote_above_listing", { ...quoted, httpStatus: 402 });
+  const usdToken = isUsdToken(quote.network, String(quote.asset));
+  if (askedAboveStated({ usd: e.priceUsd, amount: String(quote.amount), decimals: e.priceDecimals, mode: e.priceMode, usdToken })) {
+    return unpaidVerdict("degraded", "quote_above_stated", { ...quoted, httpStatus: 402 });
+  }
   const share = input.priorId ? { ok: true as const } : await reservePayTo({ network: quote.network, payTo: String(quote.payTo), amount: BigInt(quote.amount), caps: options.caps });
   if (!share.ok) return unpaidVerdict(null, `budget_payto: the payTo's share has ${share.left} left today`, { ...quoted, httpStatus: 402 });
 

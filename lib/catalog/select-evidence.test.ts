@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { askedAboveStated, ago, evidenceTier, exclusionReasons, exclusionWhy, LOW_UPTIME_PERCENT, lowUptime, priceOutliers, whyLine, type CandidateEvidence } from "./select-evidence";
+import { askedAboveStated } from "@/lib/amounts";
+import { ago, evidenceTier, exclusionReasons, exclusionWhy, LOW_UPTIME_PERCENT, lowUptime, priceOutliers, whyLine, type CandidateEvidence } from "./select-evidence";
 
 const NOW = Date.parse("2026-12-05T12:00:00Z");
 const e = (over: Partial<CandidateEvidence> = {}): CandidateEvidence => ({ verdict: "ok", grade: "A", provisional: false, verification: "verified", canaryAt: "2026-12-05T10:00:00Z", canaryReason: null, ...over });

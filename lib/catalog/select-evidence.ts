@@ -1,5 +1,4 @@
 /** The evidence rules of router selection and its one-line why (docs/SELECTION.md); pure. Trust never enters rank. */
-import { ATOMIC_AMOUNT, usdToAtomicCeil } from "@/lib/amounts";
 import type { Verdict } from "./trust-words";
 import type { MatchedWord } from "./sentence";
 
@@ -165,19 +164,4 @@ function reasonWords(r: ExclusionReason, e: CandidateEvidence, now: number): str
 /** The rules that left it out, in words. */
 export function exclusionWhy(reasons: readonly ExclusionReason[], e: CandidateEvidence, now: number): string {
   return reasons.map((r) => reasonWords(r, e, now)).join("; ");
-}
-
-/**
- * Rule `asks_above_stated`: a fixed-price endpoint paid in a USD stablecoin whose machine price (what
- * its 402 asks, kept by the import) is above the USD price its listing states. Null when it is not,
- * or when either is missing, the price is dynamic, or the asset is not a USD token.
- */
-export function askedAboveStated(p: { usd: string | null; amount: string | null; decimals: number | null; mode: string | null; usdToken: boolean }): { asked: string; stated: string } | null {
-  if (p.usd === null || p.amount === null || p.decimals === null || p.mode === "dynamic" || !p.usdToken || !ATOMIC_AMOUNT.test(p.amount)) return null;
-  const stated = usdToAtomicCeil(p.usd, p.decimals);
-  if (stated === null || BigInt(p.amount) <= stated) return null;
-  const asked = BigInt(p.amount);
-  const unit = 10n ** BigInt(p.decimals);
-  const frac = (asked % unit).toString().padStart(p.decimals, "0").replace(/0+$/, "");
-  return { asked: `${asked / unit}${frac ? `.${frac}` : ""}`, stated: p.usd };
 }

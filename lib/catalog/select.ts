@@ -14,10 +14,11 @@ import { readPickReadings } from "@/lib/catalog/trust";
 import type { TrustReading, Verification } from "@/lib/catalog/trust-words";
 import type { GradeDetail, StoredGrade } from "@/lib/attest/read";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
-import { findAsset } from "@/lib/x402/assets";
+import { isUsdToken } from "@/lib/x402/assets";
 import { endpointUrl } from "@/lib/listing-document/endpoint-url";
 import { inputsFromDocument } from "@/lib/rank/sweep-ranks";
-import { EXCLUSION_REASONS, askedAboveStated, evidenceTier, exclusionReasons, exclusionWhy, lowUptime, priceOutliers, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
+import { askedAboveStated } from "@/lib/amounts";
+import { EXCLUSION_REASONS, evidenceTier, exclusionReasons, exclusionWhy, lowUptime, priceOutliers, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
 
 export const ROUTER_POOL = 100;
 export const SELECT_MAX_LIMIT = 50;
@@ -163,8 +164,6 @@ interface CandidateRow {
   observed: boolean | null;
 }
 
-/** A known USD stablecoin (USDC and the like) on its network. */
-const isUsdToken = (network: string | null, asset: string | null) => network !== null && asset !== null && /USD/.test(findAsset(network, asset)?.symbol ?? "");
 
 export async function selectServices(
   req: SelectRequest,

@@ -9,7 +9,7 @@ import { atomicToDecimal } from "./import-sources";
 import { draftListingFromUrl } from "./import";
 import { baseChallenge } from "@/sellers/broken";
 import { sendX402 } from "@/sellers/respond";
-import { askedAboveStated } from "@/lib/catalog/select-evidence";
+import { askedAboveStated } from "@/lib/amounts";
 
 let server: FixtureServer;
 let allow: string[];

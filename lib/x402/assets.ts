@@ -147,3 +147,6 @@ export function toCaip2(network: string): string | null {
 export function isCaip2(network: string): boolean {
   return /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/.test(network);
 }
+
+/** A known USD stablecoin (USDC and the like) on its network. */
+export const isUsdToken = (network: string | null, asset: string | null) => network !== null && asset !== null && /USD/.test(findAsset(network, asset)?.symbol ?? "");
