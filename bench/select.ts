@@ -26,7 +26,8 @@ import { ADVERSARIAL, CAPABILITIES, DEFAULT_SEED, buildMarket, buildTasks, expec
 import { startSelectMarket } from "./select/server";
 import { benchKey, benchWallet, buildHistory, callUrlOf, payeeOf, type Listed } from "./select/history";
 import { routerBuyer } from "./select/buyers";
-import { selectServices } from "@/lib/catalog/select";
+import { ROUTER_POOL, selectServices } from "@/lib/catalog/select";
+import { searchHits } from "@/lib/catalog/search";
 import { SELECTORS, SELECTOR_LABELS, choose, readSignals, type SelectorName } from "./select/selectors";
 
 function args() {
@@ -185,6 +186,12 @@ async function evaluate(x: {
     const f = fig[sel];
     console.log(`${SELECTOR_LABELS[sel].padEnd(56)} ${f.successPct.toFixed(1).padStart(5)} %  ${(Number.isFinite(f.costPerSuccess) ? usdc(f.costPerSuccess) : "—").padStart(12)}  ${String(f.adversarialPaid).padStart(8)}  | ${String(f.adversarialPicked).padStart(10)}  ${String(f.unpicked).padStart(7)}  ${f.expectedPct.toFixed(1).padStart(6)} %`);
   }
+  const ceiling = await ceilings(tasks, listed, phrasing);
+  console.log(
+    `ceilings by ground truth (all ${tasks.length}): the best seller among those the sentence relevance retrieves ${ceiling.retrieved.toFixed(1)} % ` +
+      `(${ceiling.noneRetrieved} tasks retrieve none of their capability); a seller of the right capability drawn at random from its honest, non-mediocre ones ${ceiling.honest.toFixed(1)} %`,
+  );
+
   // Where Tollgate's picks lose, by ground truth over all tasks (what the pick was, or none), and its paid failures.
   const lossOf = (task: Task, l: Listed | null) => (!l ? "no pick" : l.seller.capability !== task.capability ? `wrong capability (${l.seller.capability})` : ADVERSARIAL.has(l.seller.kind) ? l.seller.kind : l.seller.kind === "mediocre" ? "mediocre" : null);
   const losses = new Map<string, string[]>();
@@ -221,6 +228,27 @@ async function evaluate(x: {
   console.log(`\ntargets:`);
   for (const [what, met] of targets) console.log(`  ${met ? "met    " : "NOT met"}  ${what}`);
   return { fig, targets };
+}
+
+/**
+ * What any ordering could reach, by ground truth: per task, the best expected success among the listings
+ * the sentence relevance retrieves (the pool every selector orders), and the mean over the honest,
+ * non-mediocre sellers of the task's capability (what picking "any good seller" gives).
+ */
+async function ceilings(tasks: Task[], listed: Listed[], phrasing: Phrasing): Promise<{ retrieved: number; noneRetrieved: number; honest: number }> {
+  const byId = new Map(listed.map((l) => [l.listingId, l]));
+  let retrieved = 0;
+  let honest = 0;
+  let noneRetrieved = 0;
+  for (const task of tasks) {
+    const { hits } = await searchHits({ query: textOf(phrasing, task), limit: ROUTER_POOL, endpoint: {}, sentence: true });
+    const own = hits.map((h) => byId.get(h.listingId)).filter((l): l is Listed => l?.seller.capability === task.capability);
+    if (own.length === 0) noneRetrieved++;
+    retrieved += Math.max(0, ...own.map((l) => expectedSuccess(l.seller)));
+    const good = listed.filter((l) => l.seller.capability === task.capability && l.seller.kind === "honest");
+    honest += good.reduce((n, l) => n + expectedSuccess(l.seller), 0) / Math.max(1, good.length);
+  }
+  return { retrieved: pctOf(retrieved, tasks.length), noneRetrieved, honest: pctOf(honest, tasks.length) };
 }
 
 async function main(): Promise<void> {

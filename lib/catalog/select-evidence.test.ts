@@ -60,13 +60,16 @@ describe("the evidence rules (pure)", () => {
     );
   });
 
-  it("price_outlier: above 10× the median USD price of the relevant candidates (relevance ≥ half the best, at least 3 priced); tier 2", () => {
+  it("price_outlier: above 10× the median USD price of the relevant candidates (relevance ≥ half the best, at least 3 priced, else every candidate); tier 2", () => {
     const c = (id: string, relevance: number, usd: string | null) => ({ id, relevance, usd });
     expect(priceOutliers([c("a", 1, "0.01"), c("b", 0.9, "0.02"), c("d", 0.8, "0.45")])).toEqual(new Map([["d", 0.02]]));
     // At exactly 10× it is not; two priced are too few; irrelevant ones neither set the median nor escape it.
     expect(priceOutliers([c("a", 1, "0.01"), c("b", 0.9, "0.01"), c("d", 0.8, "0.1")]).size).toBe(0);
     expect(priceOutliers([c("a", 1, "0.01"), c("d", 0.8, "0.45"), c("x", 0.9, null)]).size).toBe(0);
     expect(priceOutliers([c("a", 1, "0.01"), c("b", 0.9, "0.01"), c("e", 0.95, "0.01"), c("far", 0.1, "5"), c("cheap", 0.1, "0.0001")])).toEqual(new Map([["far", 0.01]]));
+    // A decoy alone in the top half of relevance: its weaker neighbours set the median.
+    expect(priceOutliers([c("decoy", 1, "0.45"), c("s1", 0.4, "0.005"), c("s2", 0.4, "0.006"), c("s3", 0.35, "0.004")])).toEqual(new Map([["decoy", 0.0055]]));
+    expect(priceOutliers([c("decoy", 1, "0.45"), c("s1", 0.4, "0.005")]).size).toBe(0);
     expect(evidenceTier(e({ priceOutlier: { usd: "0.45", median: 0.02 } }), [])).toBe(2);
     expect(whyLine({ matched: [], semantic: null, evidence: e({ priceOutlier: { usd: "0.45", median: 0.02 } }), price: { usd: "0.45", label: null }, now: NOW })).toMatch(/; \$0\.45 a call, 23× the median of the relevant listings \(\$0\.02\)$/);
   });

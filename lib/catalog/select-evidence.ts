@@ -58,11 +58,15 @@ export const PRICE_OUTLIER_RELEVANT_SHARE = 0.5;
 
 /**
  * Rule `price_outlier`, over the kept candidates: the ids priced above PRICE_OUTLIER_FACTOR × the
- * median USD price of the relevant ones, with that median. Unpriced candidates are neither.
+ * median USD price of the relevant ones (at least half the best relevance; when fewer than
+ * PRICE_OUTLIER_MIN_PRICED of those are priced, every kept candidate), with that median. A listing
+ * written with every word of a task stands alone in its half, so its neighbours set the bar.
  */
 export function priceOutliers(cs: ReadonlyArray<{ id: string; relevance: number; usd: string | null }>): Map<string, number> {
   const best = Math.max(0, ...cs.map((c) => c.relevance));
-  const priced = cs.filter((c) => c.relevance >= PRICE_OUTLIER_RELEVANT_SHARE * best && c.usd !== null && Number.isFinite(Number(c.usd)));
+  const isPriced = (c: { usd: string | null }) => c.usd !== null && Number.isFinite(Number(c.usd));
+  const near = cs.filter((c) => c.relevance >= PRICE_OUTLIER_RELEVANT_SHARE * best && isPriced(c));
+  const priced = near.length >= PRICE_OUTLIER_MIN_PRICED ? near : cs.filter(isPriced);
   const out = new Map<string, number>();
   if (priced.length < PRICE_OUTLIER_MIN_PRICED) return out;
   const xs = priced.map((c) => Number(c.usd)).sort((a, b) => a - b);
