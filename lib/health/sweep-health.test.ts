@@ -5,7 +5,7 @@ import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/sell
 import { writeListing } from "@/lib/listings/save";
 import type { EndpointEvidence } from "@/lib/probe";
 import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
-import { endpointConfidence, HEALTH_SWEEP_LOCK_KEY, readingFromEvidence, runHealthSweep } from "./sweep-health";
+import { egressOutage, endpointConfidence, HEALTH_SWEEP_LOCK_KEY, readingFromEvidence, runHealthSweep } from "./sweep-health";
 import { createTestOrganization } from "@/test/ledger";
 
 let t: TestDatabase;
@@ -104,10 +104,11 @@ describe("a sweep killed mid-run", () => {
     } });
     await expect(killed).rejects.toThrow("worker killed");
     const inWindow = { at: { gte: at, lte: new Date(at.getTime() + 60_000) } };
-    expect(await t.prisma.healthSample.count({ where: inWindow })).toBe(2);
-    // Another worker's sweep, a few seconds on: it probes only what the killed one left.
+    // A page is probed whole before it is written (the outage check reads it all): killed while probing, it wrote nothing.
+    expect(await t.prisma.healthSample.count({ where: inWindow })).toBe(0);
+    // Another worker's sweep, a few seconds on: it probes what the killed one left.
     const resumed = await runHealthSweep({ allowHosts, deadlineMs: 3_000, now: new Date(at.getTime() + 10_000) });
-    expect(resumed).toMatchObject({ leader: true, probed: published - 2 });
+    expect(resumed).toMatchObject({ leader: true, probed: published });
     const perListing = await t.prisma.healthSample.groupBy({ by: ["listingId"], where: inWindow, _count: true });
     expect(perListing).toHaveLength(published);
     expect(perListing.every((g) => g._count === 1)).toBe(true);
@@ -143,6 +144,50 @@ describe("health sweep in allow-list-only mode", () => {
     } finally {
       if (saved === undefined) delete process.env.TOLLGATE_NET_ALLOWLIST_ONLY;
       else process.env.TOLLGATE_NET_ALLOWLIST_ONLY = saved;
+    }
+  });
+});
+
+describe("the monitor's own outage is not the sellers' downtime", () => {
+  it("egressOutage: 80 % or more of at least 5 distinct hosts answered nothing; a host answers if any of its listings did", () => {
+    const h = (host: string, unanswered: boolean) => ({ host, unanswered });
+    expect(egressOutage(["a", "b", "c", "d", "e"].map((x) => h(x, true)))).toBe(true);
+    expect(egressOutage([...["a", "b", "c", "d"].map((x) => h(x, true)), h("e", false)])).toBe(true);
+    expect(egressOutage([...["a", "b", "c"].map((x) => h(x, true)), h("d", false), h("e", false)])).toBe(false);
+    expect(egressOutage(["a", "b", "c", "d"].map((x) => h(x, true)))).toBe(false); // too few hosts to tell
+    // Many silent listings on one host are one seller's outage, not ours.
+    expect(egressOutage([...Array.from({ length: 20 }, () => h("a", true)), h("b", false), h("c", false), h("d", false), h("e", false)])).toBe(false);
+    expect(egressOutage([h("a", true), h("a", false), h("b", true), h("c", true), h("d", true), h("e", true)])).toBe(true);
+  });
+
+  it("a sweep in which most hosts answer nothing records no sample for them, and the next sweep samples them when they answer", async () => {
+    const org = await createTestOrganization(t.prisma);
+    const docs = fixtureListings(server.url);
+    const ports = await Promise.all(Array.from({ length: 5 }, () => freePort()));
+    const silent: string[] = [];
+    for (const [i, port] of ports.entries()) {
+      silent.push((await writeListing({ ...docs["agent-verdict"], slug: `silent-${i}`, baseUrl: `http://127.0.0.1:${port}/agent-verdict` }, { organizationId: org, publicationState: "published" })).id);
+    }
+    const allowHosts = [new URL(server.url).host, `127.0.0.1:${deadPort}`, ...ports.map((p) => `127.0.0.1:${p}`)];
+    const at = new Date(Date.now() + 3 * 60 * 60_000);
+    // 8 hosts probed, 7 silent (the 5 new ones, "dead", and the allow-list test's far-away.example, which resolves nowhere here): our outage, not theirs.
+    const r = await runHealthSweep({ allowHosts, deadlineMs: 3_000, now: at });
+    expect(r).toMatchObject({ unmeasured: 7, up: 1 });
+    const window = (from: Date) => ({ at: { gte: from, lte: new Date(from.getTime() + 60_000) } });
+    expect(await t.prisma.healthSample.count({ where: { listingId: { in: [...silent, ids.dead] }, ...window(at) } })).toBe(0);
+    expect(await t.prisma.healthSample.count({ where: { listingId: ids["agent-verdict"], ...window(at) } })).toBe(1);
+    // The sellers were there all along: served again, the next sweep records them up. Nothing was lost.
+    const back = await Promise.all(ports.map((port) => startFixtureSellers({ port })));
+    try {
+      const later = new Date(at.getTime() + 5 * 60_000);
+      const next = await runHealthSweep({ allowHosts, deadlineMs: 3_000, now: later });
+      expect(next.unmeasured).toBe(0);
+      const samples = await t.prisma.healthSample.findMany({ where: { listingId: { in: silent }, ...window(later) } });
+      expect(samples.map((x) => x.outcome)).toEqual(["up", "up", "up", "up", "up"]);
+      // The one host still silent among answering ones is a seller down, recorded as such.
+      expect(await t.prisma.healthSample.findFirst({ where: { listingId: ids.dead, ...window(later) } })).toMatchObject({ outcome: "down", httpStatus: null });
+    } finally {
+      await Promise.all(back.map((b) => b.close()));
     }
   });
 });

@@ -52,6 +52,33 @@ export function readingFromEvidence(endpoints: readonly EndpointEvidence[], paya
   };
 }
 
+/**
+ * The monitor's own outage: in one page of the sweep, listings on at least EGRESS_MIN_HOSTS distinct
+ * hosts were probed and EGRESS_OUTAGE_SHARE or more of those hosts answered nothing at all (every
+ * endpoint without a status). Their no-answer readings are then not recorded (`unmeasured`), so an
+ * outage on our side is never written as the sellers' downtime; the next sweep samples them again.
+ */
+export const EGRESS_MIN_HOSTS = 5;
+export const EGRESS_OUTAGE_SHARE = 0.8;
+
+export function egressOutage(results: ReadonlyArray<{ host: string; unanswered: boolean }>): boolean {
+  const answered = new Map<string, boolean>();
+  for (const r of results) answered.set(r.host, (answered.get(r.host) ?? false) || !r.unanswered);
+  if (answered.size < EGRESS_MIN_HOSTS) return false;
+  const silent = [...answered.values()].filter((a) => !a).length;
+  return silent / answered.size >= EGRESS_OUTAGE_SHARE;
+}
+
+type Probed = Awaited<ReturnType<typeof probeListing>>;
+const unanswered = (probe: Probed) => probe.ok && probe.evidence.endpoints.every((e) => e.status === null);
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
+
 export interface HealthSweepOptions {
   now?: Date;
   concurrency?: number;
@@ -69,6 +96,8 @@ export interface HealthSweepResult {
   refused: number;
   /** Allow-list-only mode: no sample. */
   skipped: number;
+  /** Unanswered during the monitor's own outage (egressOutage): no sample, sampled again next sweep. */
+  unmeasured: number;
   quotes: number;
   ms: number;
 }
@@ -76,7 +105,7 @@ export interface HealthSweepResult {
 let running = false;
 
 export async function runHealthSweep(opts: HealthSweepOptions = {}): Promise<HealthSweepResult> {
-  const idle: HealthSweepResult = { leader: false, probed: 0, up: 0, down: 0, refused: 0, skipped: 0, quotes: 0, ms: 0 };
+  const idle: HealthSweepResult = { leader: false, probed: 0, up: 0, down: 0, refused: 0, skipped: 0, unmeasured: 0, quotes: 0, ms: 0 };
   if (running) return idle;
   running = true;
   try {
@@ -99,7 +128,7 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
   const prisma = await db();
   const allowHosts = opts.allowHosts ?? env().probeAllowHosts;
   const vantage = opts.vantage ?? "local";
-  const totals: HealthSweepResult = { leader: true, probed: 0, up: 0, down: 0, refused: 0, skipped: 0, quotes: 0, ms: 0 };
+  const totals: HealthSweepResult = { leader: true, probed: 0, up: 0, down: 0, refused: 0, skipped: 0, unmeasured: 0, quotes: 0, ms: 0 };
   const sampledSince = new Date((opts.now ?? new Date()).getTime() - HEALTH_RESAMPLE_AFTER_MS);
   let cursor: string | undefined;
   for (;;) {
@@ -112,12 +141,21 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
     });
     if (listings.length === 0) break;
     cursor = listings[listings.length - 1].id;
-    await mapBounded(listings, opts.concurrency ?? HEALTH_SWEEP_CONCURRENCY, async (listing) => {
+    const concurrency = opts.concurrency ?? HEALTH_SWEEP_CONCURRENCY;
+    // The page is probed first and written after, so the monitor's own outage is known before anything is written.
+    const probed = await mapBounded(listings, concurrency, async (listing) => {
       await opts.onListing?.(listing.id);
       const at = opts.now ?? new Date();
-      const probe = await probeListing(listingToDocument(listing), { allowHosts, vantage, now: at, deadlineMs: opts.deadlineMs, concurrency: 4 });
+      return { listing, at, probe: await probeListing(listingToDocument(listing), { allowHosts, vantage, now: at, deadlineMs: opts.deadlineMs, concurrency: 4 }) };
+    });
+    const outage = egressOutage(probed.filter((p) => p.probe.ok).map((p) => ({ host: hostOf(p.listing.baseUrl), unanswered: unanswered(p.probe) })));
+    await mapBounded(probed, concurrency, async ({ listing, at, probe }) => {
       if (!probe.ok && probe.refusal === "host_not_allowlisted") {
         totals.skipped++;
+        return;
+      }
+      if (outage && unanswered(probe)) {
+        totals.unmeasured++;
         return;
       }
       const byKey = new Map(listing.endpoints.map((e) => [`${e.method} ${e.path}`, e]));
