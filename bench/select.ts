@@ -237,6 +237,12 @@ async function evaluate(x: {
  */
 async function ceilings(tasks: Task[], listed: Listed[], phrasing: Phrasing): Promise<{ retrieved: number; noneRetrieved: number; honest: number }> {
   const byId = new Map(listed.map((l) => [l.listingId, l]));
+  const honestMean = new Map(
+    CAPABILITIES.map((c) => {
+      const good = listed.filter((l) => l.seller.capability === c.key && l.seller.kind === "honest");
+      return [c.key, good.reduce((n, l) => n + expectedSuccess(l.seller), 0) / Math.max(1, good.length)];
+    }),
+  );
   let retrieved = 0;
   let honest = 0;
   let noneRetrieved = 0;
@@ -245,8 +251,7 @@ async function ceilings(tasks: Task[], listed: Listed[], phrasing: Phrasing): Pr
     const own = hits.map((h) => byId.get(h.listingId)).filter((l): l is Listed => l?.seller.capability === task.capability);
     if (own.length === 0) noneRetrieved++;
     retrieved += Math.max(0, ...own.map((l) => expectedSuccess(l.seller)));
-    const good = listed.filter((l) => l.seller.capability === task.capability && l.seller.kind === "honest");
-    honest += good.reduce((n, l) => n + expectedSuccess(l.seller), 0) / Math.max(1, good.length);
+    honest += honestMean.get(task.capability)!;
   }
   return { retrieved: pctOf(retrieved, tasks.length), noneRetrieved, honest: pctOf(honest, tasks.length) };
 }

@@ -164,7 +164,6 @@ interface CandidateRow {
   observed: boolean | null;
 }
 
-
 export async function selectServices(
   req: SelectRequest,
   opts: { apiVersion?: string | null; semantic?: SemanticProvider | null; now?: number } = {},

@@ -5,6 +5,7 @@ import { clientOr, exec, rows, session } from "@/lib/sql";
 import { PUBLIC_LISTING } from "@/lib/listings/visibility";
 import { probeListing, type EndpointEvidence } from "@/lib/probe";
 import { mapBounded } from "@/lib/probe/bounded";
+import { hostOf } from "@/lib/probe/transport";
 import { listingToDocument } from "@/lib/listings/document-mapping";
 import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
 import { healthStatusFor } from "@/lib/facts/aggregate";
@@ -69,15 +70,6 @@ export function egressOutage(results: ReadonlyArray<{ host: string; unanswered: 
   return silent / answered.size >= EGRESS_OUTAGE_SHARE;
 }
 
-type Probed = Awaited<ReturnType<typeof probeListing>>;
-const unanswered = (probe: Probed) => probe.ok && probe.evidence.endpoints.every((e) => e.status === null);
-const hostOf = (url: string) => {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-};
 
 export interface HealthSweepOptions {
   now?: Date;
@@ -146,15 +138,18 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
     const probed = await mapBounded(listings, concurrency, async (listing) => {
       await opts.onListing?.(listing.id);
       const at = opts.now ?? new Date();
-      return { listing, at, probe: await probeListing(listingToDocument(listing), { allowHosts, vantage, now: at, deadlineMs: opts.deadlineMs, concurrency: 4 }) };
+      const probe = await probeListing(listingToDocument(listing), { allowHosts, vantage, now: at, deadlineMs: opts.deadlineMs, concurrency: 4 });
+      // Every endpoint without a status: nothing answered at all.
+      const unanswered = probe.ok && probe.evidence.endpoints.every((e) => e.status === null);
+      return { listing, at, probe, unanswered };
     });
-    const outage = egressOutage(probed.filter((p) => p.probe.ok).map((p) => ({ host: hostOf(p.listing.baseUrl), unanswered: unanswered(p.probe) })));
-    await mapBounded(probed, concurrency, async ({ listing, at, probe }) => {
+    const outage = egressOutage(probed.filter((p) => p.probe.ok).map((p) => ({ host: hostOf(p.listing.baseUrl) ?? p.listing.baseUrl, unanswered: p.unanswered })));
+    await mapBounded(probed, concurrency, async ({ listing, at, probe, unanswered }) => {
       if (!probe.ok && probe.refusal === "host_not_allowlisted") {
         totals.skipped++;
         return;
       }
-      if (outage && unanswered(probe)) {
+      if (outage && unanswered) {
         totals.unmeasured++;
         return;
       }

@@ -34,7 +34,7 @@ export function transportFindings(url: string, tls: TlsInfo | null | undefined, 
   return findings;
 }
 
-function hostOf(url: string): string | null {
+export function hostOf(url: string): string | null {
   try {
     return new URL(url).host.toLowerCase();
   } catch {
