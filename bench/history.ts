@@ -3,22 +3,24 @@
  * history"). Three listings of one endpoint with 1, 30 and 90 days of history at the sweep's real rate
  * (16 free observations every 5 minutes, a paid sample a day, outages and bad calls: test/trust-histories.ts),
  * stored as the writer leaves them: rows, hour and day rollups, rows past the raw window archived
- * (lib/trust/observe/rollups.ts archiveObservations). Listing view: lib/catalog/trust.ts
- * readListingTrust, live, with no stored grade (so it reads the history and scores with the band, its
- * costliest bounded path). Endpoint view: what readEndpointTrust does with a stored grade, reading the
- * subject and scoring its checks without the band (without a stored grade it re-scores 31 past days
- * from every row: not bounded, not measured here). 20 sequential and 20 concurrent views each.
+ * (lib/trust/observe/rollups.ts archiveObservations), then graded once by the sweep (lib/attest/sweep.ts
+ * gradeListing). The pages' views (lib/catalog/trust.ts): the listing's readListingTrust and the
+ * endpoint's readEndpointTrust as a page calls them, on the stored grade; beside them, not in the
+ * RESULT, the listing scored live as if never graded (its costliest bounded path). 20 sequential and
+ * 20 concurrent views each.
  *
  *   npm run bench:history                  (PGlite; TEST_DATABASE_URL=… for a server)
  */
 import { performance } from "node:perf_hooks";
 import { writeListing } from "@/lib/listings/save";
 import { rows, type Client } from "@/lib/sql";
-import { readListingTrust } from "@/lib/catalog/trust";
-import { readTrustSubjects } from "@/lib/trust/observe";
-import { loadRubric, scoreSubject } from "@/lib/trust/engine";
+import { gradeListing } from "@/lib/attest/sweep";
+import { signerFor } from "@/lib/badges/keys";
+import { readEndpointTrust, readListingTrust } from "@/lib/catalog/trust";
+import { loadRubric } from "@/lib/trust/engine";
 import { hourRollups, mergeRollups, dayOf, ROLLUP_DAY_MS } from "@/lib/trust/engine/rollup";
 import { archiveObservations } from "@/lib/trust/observe/rollups";
+import { fixedKeyring } from "@/test/badges";
 import { createTestDatabase } from "@/test/db";
 import { seedOwner } from "@/test/analyses";
 import { fullEndpoint, fullListing } from "@/test/readiness";
@@ -26,6 +28,7 @@ import { simulateHistory } from "@/test/trust-histories";
 import { printLoadAverage } from "./machine";
 
 const rubric = loadRubric();
+const signer = signerFor(fixedKeyring());
 const VIEWS = 20;
 const now = Date.now();
 let t: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -74,6 +77,10 @@ async function seed(days: number): Promise<{ listingId: string; endpointId: stri
   }
   await rows(client, `INSERT INTO "trust_rollup_coverage" ("listingId", "method", "path") VALUES ($1, 'POST', '/v1/x') RETURNING 1 AS "ok"`, id);
   for (let got = -1; got !== 0; ) got = await archiveObservations(client, rubric, { limit: 20_000 });
+  const g0 = performance.now();
+  const graded = await gradeListing(client, id, { now: new Date(now), signer, rubric });
+  if (graded.written !== 1) throw new Error(`${days} d: the sweep wrote ${graded.written} grades, expected 1`);
+  console.log(`${days} d: graded by the sweep in ${((performance.now() - g0) / 1000).toFixed(1)} s`);
   const [live] = await rows<{ n: number }>(client, `SELECT count(*)::int AS "n" FROM "trust_observations" WHERE "listingId" = $1`, id);
   return { listingId: id, endpointId: e.id, rows: obs.length, live: live.n };
 }
@@ -96,32 +103,31 @@ async function views(fn: () => Promise<unknown>) {
 }
 
 async function run() {
-const figures = new Map<number, { listing: Awaited<ReturnType<typeof views>>; endpoint: Awaited<ReturnType<typeof views>> }>();
+type Views = Awaited<ReturnType<typeof views>>;
+const figures = new Map<number, { listing: Views; endpoint: Views; live: Views }>();
 for (const days of [1, 30, 90]) {
   const t0 = performance.now();
   const s = await seed(days);
   console.log(`${days} d: ${s.rows} observations (${s.live} live, ${s.rows - s.live} archived), seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 const listings = await rows<{ id: string; slug: string }>(client, `SELECT "id", "slug" FROM "listings" WHERE "slug" LIKE 'history-%' ORDER BY "createdAt"`);
+const f = (x: { p50: number; p95: number }) => `p50 ${x.p50.toFixed(1)} ms, p95 ${x.p95.toFixed(1)} ms`;
 for (const [i, days] of [1, 30, 90].entries()) {
   const id = listings[i].id;
   const [e] = await rows<{ id: string }>(client, `SELECT "id" FROM "endpoints" WHERE "listingId" = $1`, id);
   const listing = await views(() => readListingTrust(client, id));
-  // The endpoint page with its stored grade (the sweep's, every minute): it still reads the subject and scores its checks (no band).
-    const endpoint = await views(async () => {
-      const at = Date.now();
-      const [subject] = await readTrustSubjects(client, id, { now: at });
-      return scoreSubject(rubric, subject, { now: at, band: false });
-    });
-  figures.set(days, { listing, endpoint });
-  const f = (x: { p50: number; p95: number }) => `p50 ${x.p50.toFixed(1)} ms, p95 ${x.p95.toFixed(1)} ms`;
+  const endpoint = await views(() => readEndpointTrust(client, id, e.id));
+  const live = await views(() => readListingTrust(client, id, { stored: false }));
+  figures.set(days, { listing, endpoint, live });
   console.log(`${String(days).padStart(2)} d  listing  sequential ${f(listing.seq)}; concurrent ${f(listing.conc)}`);
   console.log(`${String(days).padStart(2)} d  endpoint sequential ${f(endpoint.seq)}; concurrent ${f(endpoint.conc)}`);
+  console.log(`${String(days).padStart(2)} d  listing scored live, not in the RESULT: sequential ${f(live.seq)}; concurrent ${f(live.conc)}`);
 }
 const one = figures.get(1)!;
 const ninety = figures.get(90)!;
 const ratios = (["listing", "endpoint"] as const).flatMap((page) => (["seq", "conc"] as const).map((mode) => ({ what: `${page} ${mode} p50`, r: ninety[page][mode].p50 / one[page][mode].p50 })));
 for (const x of ratios) console.log(`90 d / 1 d ${x.what}: ${x.r.toFixed(2)}×`);
+console.log(`90 d / 1 d listing scored live (not in the RESULT): sequential ${(ninety.live.seq.p50 / one.live.seq.p50).toFixed(2)}×, concurrent ${(ninety.live.conc.p50 / one.live.conc.p50).toFixed(2)}×`);
 const worst = Math.max(...ratios.map((x) => x.r));
 await t.close();
 printLoadAverage();

@@ -18,7 +18,26 @@ export interface GradeDetail {
   bandWidth: number | null;
   evidence: TrustResult["evidence"];
   firstProbeAt: string | null;
+  /** The scoring's parts, so a page shows them without reading the history; absent on grades stored before it. */
+  scored?: ScoredParts;
 }
+
+export type ScoredParts = Pick<TrustResult, "dimensions" | "gates" | "checks">;
+
+/** JSON has no Infinity (a timeout's p95, a gate's value): written as the string, read back as the number. */
+export function storedScoredParts(r: ScoredParts): ScoredParts {
+  return JSON.parse(JSON.stringify({ dimensions: r.dimensions, gates: r.gates, checks: r.checks }, (_k, v) => (v === Infinity ? "Infinity" : v)));
+}
+
+export function scoredPartsOf(stored: ScoredParts): ScoredParts {
+  return {
+    dimensions: stored.dimensions,
+    gates: stored.gates.map((g) => ({ ...g, value: infinite(g.value) })),
+    checks: stored.checks.map((c) => (c.p95 === undefined ? c : { ...c, p95: infinite(c.p95) })),
+  };
+}
+
+const infinite = <T>(v: T): T => ((v as unknown) === "Infinity" ? (Infinity as T) : v);
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const HEX64 = /^[0-9a-f]{64}$/;

@@ -11,7 +11,7 @@ import type { TrustSubject } from "@/lib/trust/observation";
 import { readTrustSubjects } from "@/lib/trust/observe/read";
 import { ATTESTATION_TTL_MS, signAttestation, type AttestationStatement, type AttestedPayment, ATTESTATION_TYPE } from "./attestation";
 import { buildBundle, type AttestedEndpoint } from "./bundle";
-import type { GradeDetail } from "./read";
+import { storedScoredParts, type GradeDetail } from "./read";
 
 export const GRADE_SEED = DEFAULT_SEED;
 export const RENEW_AFTER_MS = 6 * 3_600_000;
@@ -113,6 +113,7 @@ export function prepareGrade(rubric: TrustRubric, terms: EndpointTerms, subject:
       bandWidth: result.band?.width ?? null,
       evidence: result.evidence,
       firstProbeAt: built.subject.observations.find((o) => o.check === probe)?.observedAt ?? null,
+      scored: storedScoredParts(result),
     },
     bundle: { sha256: built.sha256, bytes: built.bytes, observations: built.observations, receipts: { sha256: built.receipts.sha256, bytes: built.receipts.bytes } },
     statement,

@@ -91,22 +91,32 @@ function valueSamples(e: EndpointPrice, found: SampleRow[]): { samples: Array<{ 
   return { samples, unpriced };
 }
 
-/** Peers move over days; five minutes of reuse changes no figure and pays a category once per interval. */
-export const PEERS_TTL_MS = 5 * 60_000;
-const MAX_CACHED_CATEGORIES = 512;
-const peersCache = new Map<string, { at: number; peers: Promise<ValuePeer[]> }>();
-
-/** readValuePeers, reused for PEERS_TTL_MS per rubric and category. */
-export function readValuePeersLive(client: Client, rubric: TrustRubric, category: string, now: number): Promise<ValuePeer[]> {
-  const key = `${rubric.file.version}\u0000${category}`;
-  const hit = peersCache.get(key);
-  if (hit && now - hit.at >= 0 && now - hit.at < PEERS_TTL_MS) return hit.peers;
-  if (peersCache.size >= MAX_CACHED_CATEGORIES) peersCache.delete(peersCache.keys().next().value!);
-  const peers = readValuePeers(client, rubric, category, now);
-  peersCache.set(key, { at: now, peers });
-  // A failed read is not kept.
-  peers.catch(() => peersCache.get(key)?.peers === peers && peersCache.delete(key));
-  return peers;
+/**
+ * The peers a live page reads, in one statement: each priced endpoint of the category's public
+ * listings whose latest stored grade's checks (`detail.scored`) reach the rule's rate. Nothing is
+ * scored here; an endpoint not graded yet, or graded before grades kept their checks, is no peer until
+ * the sweep grades it (within its minute).
+ */
+export async function readStoredValuePeers(client: Client, rubric: TrustRubric, category: string): Promise<ValuePeer[]> {
+  const { checks, minRate } = rubric.pricePeers;
+  const found = await rows<{ endpointId: string; priceUsd: string | null; rates: Record<string, number | null> }>(
+    client,
+    `SELECT e."id" AS "endpointId", e."priceUsd",
+            (SELECT jsonb_object_agg(c->>'id', c->'rate') FROM jsonb_array_elements(g."detail"->'scored'->'checks') c WHERE c->>'id' = ANY($2::text[])) AS "rates"
+       FROM "listings" l
+       JOIN "endpoints" e ON e."listingId" = l."id"
+       JOIN "trust_grade_latest" p ON p."listingId" = l."id" AND p."method" = e."method"::text AND p."path" = e."path"
+       JOIN "trust_grades" g ON g."id" = p."gradeId"
+      WHERE l."category" = $1 AND ${publicSql("l")} AND e."priceUsd" IS NOT NULL AND g."detail"->'scored' IS NOT NULL
+      ORDER BY l."id", e."position"`,
+    category,
+    checks,
+  );
+  return found.flatMap((r) => {
+    const priceUsd = usdOf(r.priceUsd);
+    const rates = Object.fromEntries(checks.map((c) => [c, typeof r.rates?.[c] === "number" ? r.rates[c] : null]));
+    return priceUsd !== null && checks.every((c) => (rates[c] ?? -1) >= minRate) ? [{ endpointId: r.endpointId, category, priceUsd, rates }] : [];
+  });
 }
 
 /** In endpoint order, one statement; none when the listing is gone. */
@@ -121,11 +131,11 @@ export async function readListingPrices(client: Client, listingId: string): Prom
   return { category: found[0]?.category ?? null, endpoints: found.map(({ category: _c, ...e }) => e) };
 }
 
-/** By endpoint id, each left out of its own peers; `live` reuses peers, `prices` if the caller has them. */
+/** By endpoint id, each left out of its own peers; `live` reads them from stored grades, `prices` if the caller has them. */
 export async function readListingValueInputs(client: Client, rubric: TrustRubric, listingId: string, now: number, options: { live?: boolean; prices?: ListingPrices } = {}): Promise<Map<string, EndpointValueInput>> {
   const [prices, sampled] = await Promise.all([options.prices ?? readListingPrices(client, listingId), readSampleRows(client, listingId, now)]);
   const category = prices.category?.trim() ? prices.category : null;
-  const peers = category === null ? [] : await (options.live ? readValuePeersLive : readValuePeers)(client, rubric, category, now);
+  const peers = category === null ? [] : await (options.live ? readStoredValuePeers(client, rubric, category) : readValuePeers(client, rubric, category, now));
   const out = new Map<string, EndpointValueInput>();
   for (const e of prices.endpoints) {
     const { samples, unpriced } = valueSamples(e, sampled.get(`${e.method} ${e.path}`) ?? []);

@@ -16,7 +16,10 @@ import { challenge, NOW, probed, USDC } from "@/test/trust";
 import { bandLabel, readEndpointTrust, readListingTrust, readListingTrustDetails, valueSentences } from "./trust";
 import { recordSampleObservations } from "@/lib/trust/observe";
 import { loadRubric } from "@/lib/trust/engine";
-import { PEERS_TTL_MS, readValuePeers, readValuePeersLive } from "./trust-value";
+import { readStoredValuePeers, readValuePeers } from "./trust-value";
+import { gradeListing } from "@/lib/attest/sweep";
+import { signerFor } from "@/lib/badges/keys";
+import { fixedKeyring } from "@/test/badges";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -196,18 +199,27 @@ describe("the value metrics beside the grade", () => {
     expect(valueSentences(inv.value).perKib).toBe("No valid output in 1 paid sample yet, so no USD per KiB of valid output.");
   });
 
-  it("a live page view reuses a category's peers for PEERS_TTL_MS; a read at a given instant never does", async () => {
+  it("a live page view reads the peers from their stored grades, scoring none; a read at a given instant scores them", async () => {
     const category = `geo-${Math.random().toString(36).slice(2, 8)}`;
     const rb = loadRubric();
-    const now = Date.parse(NOW);
-    expect(await readValuePeersLive(t.prisma, rb, category, now)).toEqual([]);
     const cheap = await newListing({ category, usd: "0.005", amount: "5000" });
     await paid(cheap.id, "/v1/x", { chainAmount: "5000" });
-    // Within the interval the live read answers what it read before; an instant-bound read sees the peer.
-    expect(await readValuePeersLive(t.prisma, rb, category, now + PEERS_TTL_MS - 1)).toEqual([]);
-    expect((await readValuePeers(t.prisma, rb, category, now)).map((p) => p.priceUsd)).toEqual([0.005]);
-    // After it, the live read reads again.
-    expect((await readValuePeersLive(t.prisma, rb, category, now + PEERS_TTL_MS)).map((p) => p.priceUsd)).toEqual([0.005]);
+    await paid(cheap.id, "/v1/x", { chainAmount: "5000" });
+    const invalid = await newListing({ category, usd: "0.001", amount: "1000" });
+    await paid(invalid.id, "/v1/x", { chainAmount: "1000", schemaValid: false });
+    // Not graded yet: no stored peer; the instant-bound read scores the cheap one's observations.
+    expect(await readStoredValuePeers(t.prisma, rb, category)).toEqual([]);
+    const scored = await readValuePeers(t.prisma, rb, category, Date.parse(NOW));
+    expect(scored.map((p) => p.priceUsd)).toEqual([0.005]);
+    for (const l of [cheap, invalid]) await gradeListing(t.prisma, l.id, { now: new Date(NOW), signer: signerFor(fixedKeyring()) });
+    // Graded: the same peer, its rates the grade's (R5 failing keeps the other out).
+    const stored = await readStoredValuePeers(t.prisma, rb, category);
+    expect(stored.map((p) => [p.endpointId, p.priceUsd])).toEqual([[cheap.x, 0.005]]);
+    for (const c of rb.pricePeers.checks) expect(stored[0].rates[c]).toBeCloseTo(scored[0].rates[c]!, 9);
+    // What a live listing page of the category shows.
+    const subject = await newListing({ category });
+    const [x] = await readListingTrust(t.prisma, subject.id);
+    expect(x.value).toMatchObject({ peers: 1, pricePercentile: 100 });
   });
 
   it("a sample paid in another asset than listed cannot be valued and is counted apart; a sample where nothing moved cost nothing", async () => {

@@ -1,10 +1,10 @@
 /** The trust grade's read model: stored grades and daily points, scoring live only what is not graded (docs/TRUST.md "Where it shows"). */
 import { db } from "@/lib/db";
 import { rows, type Client } from "@/lib/sql";
-import { readDailyPoints, readLatestGrades, type StoredGrade } from "@/lib/attest/read";
+import { readDailyPoints, readLatestGrades, scoredPartsOf, type ScoredParts, type StoredGrade } from "@/lib/attest/read";
 import { DEFAULT_SEED, loadRubric, scoreSubject, valueMetrics, type TrustResult, type TrustRubric, type ValueMetrics } from "@/lib/trust/engine";
-import type { TrustSubject } from "@/lib/trust/observation";
-import { readTrustSubjects } from "@/lib/trust/observe";
+import type { Observation, TrustSubject } from "@/lib/trust/observation";
+import { readRecentObservations, readTrustSubjects } from "@/lib/trust/observe";
 import { firstObservedAt } from "@/lib/trust/engine/rollup";
 import { bandLabel, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type EndpointValueView, type HistoryPoint } from "./trust-view";
 import { readListingPrices, readListingValueInputs, type EndpointValueInput } from "./trust-value";
@@ -152,7 +152,11 @@ export async function readListingTrust(client: Client, listingId: string, option
   });
 }
 
-/** Scored now with the band, checks, gates, recent observations, daily history and what to fix first; null when not the listing's. */
+/**
+ * With the band, checks, gates, recent observations, daily history and what to fix first; null when
+ * not the listing's. A stored grade that carries its scoring's parts is shown as stored, reading only
+ * the latest observations (a bounded read whatever the history); otherwise the endpoint is scored now.
+ */
 export async function readEndpointTrust(
   client: Client,
   listingId: string,
@@ -161,74 +165,98 @@ export async function readEndpointTrust(
 ): Promise<EndpointTrustDetail | null> {
   const now = instantOf(options.now);
   const days = options.days ?? HISTORY_DAYS;
+  const recentCount = options.recent ?? RECENT_OBSERVATIONS;
   const live = options.now === undefined;
-  const [subjects, endpoints] = await Promise.all([readTrustSubjects(client, listingId, { now }), endpointsOf(client, listingId)]);
-  const subject = subjects.find((s) => s.endpointId === endpointId);
+  const useStored = options.stored ?? live;
+  const [endpoints, grades] = await Promise.all([endpointsOf(client, listingId), useStored ? (options.grades ?? readLatestGrades(client, [listingId])) : Promise.resolve([])]);
   const e = endpoints.find((x) => x.id === endpointId);
-  if (!subject || !e) return null;
+  if (!e) return null;
   const rb = rubric();
   const byId = new Map(rb.file.checks.map((c) => [c.id, c]));
+  const stored = grades.find((g) => g.listingId === listingId && keyOf(g) === keyOf(e)) ?? null;
   const values = options.values ?? (await readListingValueInputs(client, rb, listingId, now, { live }));
   const input = values.get(endpointId);
-  const useStored = options.stored ?? live;
-  const stored = useStored ? ((options.grades ?? (await readLatestGrades(client, [listingId]))).find((g) => g.listingId === listingId && keyOf(g) === keyOf(e)) ?? null) : null;
-  // Grade and band are the stored one's when there is one.
-  const r = scoreSubject(rb, subject, { now, seed: PAGE_SEED, band: !stored, value: input });
-  const graded: Graded = stored ? gradedOf(stored, endpointId) : r;
 
-  const history: HistoryPoint[] = [];
-  if (stored) {
-    // Each UTC day's last stored grade, oldest first; a missing day is a gap.
-    const from = new Date(now - days * DAY_MS);
-    const byDay = new Map((await readDailyPoints(client, listingId, new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate())))).filter((p) => keyOf(p) === keyOf(e)).map((p) => [p.day, p]));
-    for (let d = days; d >= 0; d--) {
-      const at = new Date(now - d * DAY_MS).toISOString();
-      const p = byDay.get(at.slice(0, 10));
-      history.push(p ? { at: p.at, score: p.score, grade: p.grade, verdict: p.verdict as HistoryPoint["verdict"] } : { at, score: null, grade: null, verdict: "insufficient_evidence" });
-    }
+  let scored: { graded: Graded; parts: ScoredParts; value: { value: ValueMetrics | null }; first: TrustSubject | { firstProbeAt: string | null }; observed: Observation[]; head: Pick<EndpointTrustDetail, "rubric" | "reading" | "now" | "seed" | "uncappedScore"> };
+  if (stored?.detail.scored) {
+    const observed = await readRecentObservations(client, listingId, e, recentCount, now);
+    scored = {
+      graded: gradedOf(stored, endpointId),
+      parts: scoredPartsOf(stored.detail.scored),
+      value: { value: input ? valueMetrics(rb, input) : null },
+      first: { firstProbeAt: stored.detail.firstProbeAt },
+      observed,
+      head: { rubric: stored.rubricRef, reading: stored.readingRef, now: stored.scoredAt, seed: stored.seed, uncappedScore: stored.detail.uncappedScore },
+    };
   } else {
-    // Scored at past instants, so from every row.
-    const rawSubject = (await readTrustSubjects(client, listingId, { raw: true })).find((s) => s.endpointId === endpointId) ?? subject;
-    for (let d = days; d >= 0; d--) {
-      const at = now - d * DAY_MS;
-      const h = scoreSubject(rb, rawSubject, { now: at, band: false });
-      history.push({ at: new Date(at).toISOString(), score: h.score, grade: h.grade, verdict: h.verdict });
-    }
+    const subject = (await readTrustSubjects(client, listingId, { now })).find((s) => s.endpointId === endpointId);
+    if (!subject) return null;
+    // Grade and band are the stored one's when there is one.
+    const r = scoreSubject(rb, subject, { now, seed: PAGE_SEED, band: !stored, value: input });
+    scored = {
+      graded: stored ? gradedOf(stored, endpointId) : r,
+      parts: r,
+      value: r,
+      first: stored ? { firstProbeAt: stored.detail.firstProbeAt } : subject,
+      observed: subject.observations.filter((o) => Date.parse(o.observedAt) <= now).slice(-recentCount).reverse(),
+      head: { rubric: r.rubric, reading: r.reading, now: stored ? stored.scoredAt : r.now, seed: r.seed, uncappedScore: stored ? stored.detail.uncappedScore : r.uncappedScore },
+    };
   }
+  const { parts } = scored;
+  const history = stored ? await storedHistory(client, listingId, e, days, now) : await scoredHistory(client, rb, listingId, endpointId, days, now);
 
   const gateOf = new Map<string, string>();
-  for (const g of r.gates) if (g.fired) gateOf.set(g.check, g.flag);
-  const fixFirst = r.checks
+  for (const g of parts.gates) if (g.fired) gateOf.set(g.check, g.flag);
+  const fixFirst = parts.checks
     .filter((c) => c.status === "measured" && c.rate !== null && (c.rate < 1 || gateOf.has(c.id)) && (c.facts.fails > 0 || c.metric === "curve"))
     .map((c) => ({ id: c.id, title: byId.get(c.id)?.title ?? c.id, dimension: c.dimension, weight: c.weight, rate: c.rate!, lost: Math.round(c.weight * (1 - c.rate!) * 10) / 10, gate: gateOf.get(c.id) ?? null }))
     .filter((c) => c.lost > 0 || c.gate)
     // A fired gate caps the score whatever the weights: those first.
     .sort((a, b) => Number(!!b.gate) - Number(!!a.gate) || b.lost - a.lost || a.id.localeCompare(b.id));
 
-  const observed = subject.observations.filter((o) => Date.parse(o.observedAt) <= now);
-  const recent = observed
-    .slice(-(options.recent ?? RECENT_OBSERVATIONS))
-    .reverse()
-    .map((o) => ({ check: o.check, kind: o.kind, outcome: o.outcome, value: o.value, observedAt: o.observedAt, vantage: o.vantage, revision: o.revision, receipt: o.receipt, title: byId.get(o.check)?.title ?? o.check }));
+  const recent = scored.observed.map((o) => ({ check: o.check, kind: o.kind, outcome: o.outcome, value: o.value, observedAt: o.observedAt, vantage: o.vantage, revision: o.revision, receipt: o.receipt, title: byId.get(o.check)?.title ?? o.check }));
 
   return {
-    ...summary(rb, graded, e, stored ? { firstProbeAt: stored.detail.firstProbeAt } : subject, valueView(rb, r, input), now),
-    rubric: r.rubric,
-    reading: r.reading,
-    now: stored ? stored.scoredAt : r.now,
-    seed: r.seed,
-    uncappedScore: stored ? stored.detail.uncappedScore : r.uncappedScore,
-    dimensions: r.dimensions,
-    checks: r.checks.map((c) => {
+    ...summary(rb, scored.graded, e, scored.first, valueView(rb, scored.value, input), now),
+    ...scored.head,
+    dimensions: parts.dimensions,
+    checks: parts.checks.map((c) => {
       const rc = byId.get(c.id);
       return { ...c, title: rc?.title ?? c.id, measure: rc?.measure ?? "", validity: rc?.validity ?? "" };
     }),
-    gatesFired: r.gates.filter((g) => g.fired),
-    gates: r.gates,
+    gatesFired: parts.gates.filter((g) => g.fired),
+    gates: parts.gates,
     recent,
     history,
     fixFirst,
   };
+}
+
+/** Each UTC day's last stored grade, oldest first; a missing day is a gap. */
+async function storedHistory(client: Client, listingId: string, e: EndpointRow, days: number, now: number): Promise<HistoryPoint[]> {
+  const from = new Date(now - days * DAY_MS);
+  const points = await readDailyPoints(client, listingId, new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate())));
+  const byDay = new Map(points.filter((p) => keyOf(p) === keyOf(e)).map((p) => [p.day, p]));
+  const history: HistoryPoint[] = [];
+  for (let d = days; d >= 0; d--) {
+    const at = new Date(now - d * DAY_MS).toISOString();
+    const p = byDay.get(at.slice(0, 10));
+    history.push(p ? { at: p.at, score: p.score, grade: p.grade, verdict: p.verdict as HistoryPoint["verdict"] } : { at, score: null, grade: null, verdict: "insufficient_evidence" });
+  }
+  return history;
+}
+
+/** Without stored grades: scored at past instants, so from every row. */
+async function scoredHistory(client: Client, rb: TrustRubric, listingId: string, endpointId: string, days: number, now: number): Promise<HistoryPoint[]> {
+  const rawSubject = (await readTrustSubjects(client, listingId, { raw: true })).find((s) => s.endpointId === endpointId);
+  if (!rawSubject) return [];
+  const history: HistoryPoint[] = [];
+  for (let d = days; d >= 0; d--) {
+    const at = now - d * DAY_MS;
+    const h = scoreSubject(rb, rawSubject, { now: at, band: false });
+    history.push({ at: new Date(at).toISOString(), score: h.score, grade: h.grade, verdict: h.verdict });
+  }
+  return history;
 }
 
 /** For tiles and select: scored now without band or value metrics, read as the least reassuring endpoint's reading. */

@@ -123,3 +123,26 @@ export async function readTrustSubjects(client: Client, listingId: string, optio
     return subject;
   });
 }
+
+/** An endpoint's latest `limit` observations at or before `now`, newest first, live or archived: a bounded read whatever the history. */
+export async function readRecentObservations(client: Client, listingId: string, endpoint: { id: string; method: string; path: string }, limit: number, now: number): Promise<Observation[]> {
+  const where = (t: string) => `${t}."listingId" = $1 AND ${t}."method" = $2 AND ${t}."path" = $3 AND ${t}."observedAt" <= ${utcParam(4)}`;
+  const order = `"observedAt" DESC, "check" DESC, "id" DESC`;
+  const rs = await rows<ObsRow>(
+    client,
+    `SELECT "check", "kind", "outcome", "value", ${isoOf(`"observedAt"`)} AS "observedAt", "vantage", "revision", "receipt" FROM (
+       (SELECT "id", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt" FROM "trust_observations" o WHERE ${where("o")} ORDER BY ${order} LIMIT $5)
+       UNION ALL
+       (SELECT r."id", r."check", r."kind", r."outcome", r."value", r."observedAt", r."vantage", r."revision", r."receipt"
+          FROM (SELECT a."id", a."row" FROM "trust_observations_archive" a WHERE ${where("a")} AND NOT EXISTS (SELECT 1 FROM "trust_observations" l WHERE l."id" = a."id")
+                ORDER BY a."observedAt" DESC, a."row"->>'check' DESC, a."id" DESC LIMIT $5) a,
+               jsonb_populate_record(NULL::"trust_observations", a."row") r)
+     ) x ORDER BY ${order} LIMIT $5`,
+    listingId,
+    endpoint.method,
+    endpoint.path,
+    new Date(now).toISOString(),
+    limit,
+  );
+  return rs.map((o) => ({ endpointId: endpoint.id, check: o.check, kind: o.kind, outcome: o.outcome, value: o.value === null ? null : Number(o.value), observedAt: o.observedAt, vantage: o.vantage, revision: o.revision, receipt: o.receipt }));
+}
