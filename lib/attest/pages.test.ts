@@ -65,6 +65,7 @@ describe("the read model on stored grades", () => {
     expect(stored.recent.slice(0, since).every((o) => o.observedAt === daysBefore(-0.5))).toBe(true);
     // Then the latest probe before the grade: the rows themselves, also those its hour rollups summarise.
     expect(stored.recent[since].observedAt).toBe(daysBefore(1));
+    expect(stored.recent.slice(since)).toEqual(scored.recent.slice(0, 40 - since));
     const times = stored.recent.map((o) => Date.parse(o.observedAt));
     expect(times).toEqual([...times].sort((a, b) => b - a));
   });

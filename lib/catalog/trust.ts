@@ -198,7 +198,8 @@ export async function readEndpointTrust(
       parts: r,
       value: r,
       first: stored ? { firstProbeAt: stored.detail.firstProbeAt } : subject,
-      observed: subject.observations.filter((o) => Date.parse(o.observedAt) <= now).slice(-recentCount).reverse(),
+      // Not the subject's rows: those its hour rollups summarise are not among them.
+      observed: await readRecentObservations(client, listingId, e, recentCount, now),
       head: { rubric: r.rubric, reading: r.reading, now: stored ? stored.scoredAt : r.now, seed: r.seed, uncappedScore: stored ? stored.detail.uncappedScore : r.uncappedScore },
     };
   }
