@@ -43,6 +43,8 @@ export interface SearchOptions {
   semantic?: SemanticProvider | null;
   /** Read the query as a sentence (docs/SELECTION.md). */
   sentence?: boolean;
+  /** A sentence's floor; default MIN_RELEVANCE. */
+  minRelevance?: number;
 }
 
 export const SEARCH_MAX_LIMIT = 100;
@@ -70,7 +72,7 @@ export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit
     throw new AppError("bad_request", `limit must be an integer 1–${SEARCH_MAX_LIMIT}`, [{ pointer: "/limit", message: `must be an integer 1–${SEARCH_MAX_LIMIT}` }]);
   }
   const query = opts.query;
-  const keyword = opts.sentence ? await sentenceHits(query, opts.limit, opts.filters ?? {}, opts.endpoint) : await keywordHits(query, opts.limit, opts.filters ?? {}, opts.endpoint);
+  const keyword = opts.sentence ? await sentenceHits(query, opts.limit, opts.filters ?? {}, opts.endpoint, opts.minRelevance ?? MIN_RELEVANCE) : await keywordHits(query, opts.limit, opts.filters ?? {}, opts.endpoint);
   const provider = opts.semantic === undefined ? defaultSemanticProvider : opts.semantic;
   const asHit = (k: KeywordRow): SearchHit => ({ listingId: k.id, relevance: k.relevance, match: "keyword", ...(k.matched ? { matched: k.matched } : {}) });
   if (!provider) return { hits: keyword.map(asHit), matching: "keyword" };
@@ -93,16 +95,17 @@ interface KeywordRow {
   matched?: MatchedWord[];
 }
 
-async function sentenceHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined): Promise<KeywordRow[]> {
+async function sentenceHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined, floor: number): Promise<KeywordRow[]> {
   const prisma = await db();
   const terms = await readTerms(prisma, query);
   if (terms.length === 0) return [];
   return ranked(limit, filters, endpoint, (window) =>
-    rowsWithSettings<KeywordRow>(prisma, { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD) }, ...sentenceSql(terms, limit, window, filters, endpoint)),
+    rowsWithSettings<KeywordRow>(prisma, { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD) }, ...sentenceSql(terms, limit, window, filters, endpoint, floor)),
   );
 }
 
-function sentenceSql(terms: Term[], limit: number, window: number | null, filters: BrowseFilters, endpoint: EndpointFilter | undefined): [string, ...unknown[]] {
+function sentenceSql(terms: Term[], limit: number, window: number | null, filters: BrowseFilters, endpoint: EndpointFilter | undefined, floor: number): [string, ...unknown[]] {
+  if (!(floor >= 0 && floor <= 1)) throw new RangeError(`minRelevance must be 0–1, got ${floor}`);
   const params: unknown[] = [];
   const { minPrice, maxPrice, ...own } = filters;
   const { retrieve, lateral, with: spec } = sentenceScoreSql(terms, params);
@@ -112,7 +115,7 @@ function sentenceSql(terms: Term[], limit: number, window: number | null, filter
     SELECT l.id, l.relevance, l.matched
       FROM (SELECT l.id, l."category", l."networks", l."protocols", s.relevance, s.matched
               FROM "listing_search" l CROSS JOIN ${lateral}
-             WHERE (${retrieve}) AND ${publicSql("l")}${inner} AND s.relevance >= ${MIN_RELEVANCE}
+             WHERE (${retrieve}) AND ${publicSql("l")}${inner} AND s.relevance >= ${floor}
              ORDER BY s.relevance DESC, l.id COLLATE "C"
             ${window === null ? "OFFSET 0" : `LIMIT ${window}`}) l
      WHERE true${outer}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { askedAboveStated } from "@/lib/amounts";
-import { ago, evidenceTier, exclusionReasons, exclusionWhy, LOW_UPTIME_PERCENT, lowUptime, priceOutliers, whyLine, type CandidateEvidence } from "./select-evidence";
+import { ago, categoryOutliers, evidenceTier, exclusionReasons, exclusionWhy, LOW_UPTIME_PERCENT, lowUptime, priceOutliers, tooFewPriced, whyLine, type CandidateEvidence } from "./select-evidence";
 
 const NOW = Date.parse("2026-12-05T12:00:00Z");
 const e = (over: Partial<CandidateEvidence> = {}): CandidateEvidence => ({ verdict: "ok", grade: "A", provisional: false, verification: "verified", canaryAt: "2026-12-05T10:00:00Z", canaryReason: null, ...over });
@@ -72,6 +72,28 @@ describe("the evidence rules (pure)", () => {
     expect(priceOutliers([c("decoy", 1, "0.45"), c("s1", 0.4, "0.005")]).size).toBe(0);
     expect(evidenceTier(e({ priceOutlier: { usd: "0.45", median: 0.02 } }), [])).toBe(2);
     expect(whyLine({ matched: [], semantic: null, evidence: e({ priceOutlier: { usd: "0.45", median: 0.02 } }), price: { usd: "0.45", label: null }, now: NOW })).toMatch(/; \$0\.45 a call, 23× the median of the relevant listings \(\$0\.02\)$/);
+  });
+
+  it("price_outlier among its category: with too few priced to set a bar, the category's near matches set it and join beside an outlier", () => {
+    const near = (id: string, usd: string | null, category: string | null = "finance") => ({ id, usd, category });
+    expect(tooFewPriced([near("a", "0.4")])).toBe(true);
+    expect(tooFewPriced([near("a", "0.4"), near("b", null)])).toBe(true);
+    expect(tooFewPriced([near("a", null)])).toBe(false); // nothing priced: nothing to measure
+    expect(tooFewPriced([near("a", "1"), near("b", "1"), near("c", "1")])).toBe(false); // priceOutliers' own bar
+    const peers = [near("p1", "0.008"), near("p2", "0.01"), near("p3", "0.012"), near("x", "0.001", "logistics"), near("u", null)];
+    // 45× the finance median: an outlier, and the three finance peers join; the other category does not.
+    const found = categoryOutliers([near("decoy", "0.45")], peers);
+    expect(found.outliers).toEqual(new Map([["decoy", 0.01]]));
+    expect([...found.joined].sort()).toEqual(["p1", "p2", "p3"]);
+    // 10× is not above 10×; two peers are too few; no category, or no price, measures nothing.
+    expect(categoryOutliers([near("lone", "0.1")], peers).outliers.size).toBe(0);
+    expect(categoryOutliers([near("decoy", "0.45")], peers.slice(1)).outliers.size).toBe(0);
+    expect(categoryOutliers([near("decoy", "0.45", null)], peers).outliers.size).toBe(0);
+    expect(categoryOutliers([near("decoy", null)], peers).outliers.size).toBe(0);
+    // A second kept listing of the category counts among the peers, but never the listing itself.
+    expect(categoryOutliers([near("decoy", "0.45"), near("k", "0.009")], peers.slice(1)).outliers).toEqual(new Map([["decoy", 0.01]]));
+    // Nothing joins when no kept listing stands out.
+    expect(categoryOutliers([near("fair", "0.011")], peers).joined.size).toBe(0);
   });
 
   it("asks_above_stated: exact in atomic units, the stated price rounded up to the token's places; dynamic prices and other tokens never", () => {

@@ -34,7 +34,7 @@ export interface CandidateEvidence {
   /** Rule `asks_above_stated`: a fixed price whose 402 asks more than the USD price the listing states (USD decimals). */
   askedAbove?: { asked: string; stated: string } | null;
   /** Rule `price_outlier`: its listed USD price against the median of the relevant candidates. */
-  priceOutlier?: { usd: string; median: number } | null;
+  priceOutlier?: { usd: string; median: number; among?: "category" } | null;
   /** Rule `low_uptime`: the monitor's uptime the rank read (7-day, else 30-day), when below LOW_UPTIME_PERCENT. */
   lowUptime?: { percent: number; window: "7 days" | "30 days" } | null;
 }
@@ -56,6 +56,13 @@ export const PRICE_OUTLIER_MIN_PRICED = 3;
 /** "Relevant" for the median: relevance at least this share of the best kept relevance. */
 export const PRICE_OUTLIER_RELEVANT_SHARE = 0.5;
 
+type Priced = { id: string; category: string | null; usd: string | null };
+const usdOf = (c: { usd: string | null }) => (c.usd !== null && Number.isFinite(Number(c.usd)) ? Number(c.usd) : null);
+const medianOf = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
 /**
  * Rule `price_outlier`, over the kept candidates: the ids priced above PRICE_OUTLIER_FACTOR × the
  * median USD price of the relevant ones (at least half the best relevance; when fewer than
@@ -64,16 +71,49 @@ export const PRICE_OUTLIER_RELEVANT_SHARE = 0.5;
  */
 export function priceOutliers(cs: ReadonlyArray<{ id: string; relevance: number; usd: string | null }>): Map<string, number> {
   const best = Math.max(0, ...cs.map((c) => c.relevance));
-  const isPriced = (c: { usd: string | null }) => c.usd !== null && Number.isFinite(Number(c.usd));
+  const isPriced = (c: { usd: string | null }) => usdOf(c) !== null;
   const near = cs.filter((c) => c.relevance >= PRICE_OUTLIER_RELEVANT_SHARE * best && isPriced(c));
   const priced = near.length >= PRICE_OUTLIER_MIN_PRICED ? near : cs.filter(isPriced);
   const out = new Map<string, number>();
   if (priced.length < PRICE_OUTLIER_MIN_PRICED) return out;
-  const xs = priced.map((c) => Number(c.usd)).sort((a, b) => a - b);
-  const median = xs.length % 2 ? xs[(xs.length - 1) / 2] : (xs[xs.length / 2 - 1] + xs[xs.length / 2]) / 2;
+  const median = medianOf(priced.map((c) => usdOf(c)!));
   if (!(median > 0)) return out;
   for (const c of cs) if (c.usd !== null && Number(c.usd) > PRICE_OUTLIER_FACTOR * median) out.set(c.id, median);
   return out;
+}
+
+/** A near match: relevance at least this, below MIN_RELEVANCE (lib/catalog/sentence.ts). */
+export const NEAR_RELEVANCE = 0.1;
+
+/** Whether the kept candidates are too few to set a price bar (priceOutliers finds no median). */
+export const tooFewPriced = (kept: ReadonlyArray<{ usd: string | null }>) => {
+  const n = kept.filter((c) => usdOf(c) !== null).length;
+  return n > 0 && n < PRICE_OUTLIER_MIN_PRICED;
+};
+
+/**
+ * Rule `price_outlier` among its category: when too few candidates clear the minimum relevance to
+ * set a bar, a kept candidate is measured against the near matches of its own category (relevance
+ * NEAR_RELEVANCE or more) with the other kept ones of that category. Priced above PRICE_OUTLIER_FACTOR
+ * × their median, it is an outlier, and those near matches join the pool beside it. A listing written
+ * with every word of a task clears the minimum alone; the listings that do the same job at a tenth
+ * of the price match fewer of its words, not none.
+ */
+export function categoryOutliers(kept: readonly Priced[], near: readonly Priced[]): { outliers: Map<string, number>; joined: Set<string> } {
+  const outliers = new Map<string, number>();
+  const joined = new Set<string>();
+  for (const c of kept) {
+    const usd = usdOf(c);
+    if (usd === null || c.category === null) continue;
+    const peersNear = near.filter((n) => n.category === c.category && usdOf(n) !== null);
+    const peers = [...peersNear, ...kept.filter((k) => k.id !== c.id && k.category === c.category)].map(usdOf).filter((x): x is number => x !== null);
+    if (peers.length < PRICE_OUTLIER_MIN_PRICED) continue;
+    const median = medianOf(peers);
+    if (!(median > 0) || usd <= PRICE_OUTLIER_FACTOR * median) continue;
+    outliers.set(c.id, median);
+    for (const n of peersNear) joined.add(n.id);
+  }
+  return { outliers, joined };
 }
 
 /**
@@ -137,7 +177,10 @@ function canaryWords(e: CandidateEvidence, now: number): string {
 }
 
 function priceWords(price: { usd: string | null; label: string | null }, e?: CandidateEvidence): string {
-  if (price.usd !== null && e?.priceOutlier) return `$${price.usd} a call, ${Math.round(Number(price.usd) / e.priceOutlier.median)}× the median of the relevant listings ($${Number(e.priceOutlier.median.toPrecision(3))})`;
+  if (price.usd !== null && e?.priceOutlier) {
+    const of = e.priceOutlier.among === "category" ? "its category's listings near the task" : "the relevant listings";
+    return `$${price.usd} a call, ${Math.round(Number(price.usd) / e.priceOutlier.median)}× the median of ${of} ($${Number(e.priceOutlier.median.toPrecision(3))})`;
+  }
   if (price.usd !== null) return `$${price.usd} a call`;
   return price.label ? price.label : "price not stated";
 }

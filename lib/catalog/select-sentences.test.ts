@@ -273,6 +273,29 @@ describe("evidence rules", () => {
     expect(r.items.find((i) => i.id === decoy)!.why).toMatch(/; \$0\.50 a call, 50× the median of the relevant listings \(\$0\.01\)$/);
     expect(r.excluded.map((e) => e.id)).not.toContain(decoy);
   });
+
+  it("price_outlier among its category: a decoy alone above the minimum relevance is measured against its category's near matches, which are picked before it", async () => {
+    // Also adds listings. Only the decoy has "trading" and "today"; the honest quotes match "stock" alone.
+    const decoy = await createTestListing(t.prisma, { title: "Quotes Pro: how is the stock trading today", shortDescription: "How is the stock trading today, premium", category: "finance", description: "stock trading today premium", rankScore: 2, endpoints: [{ priceUsd: "0.45", priceAmount: "450000" }] });
+    const alone = await pick("how is the stock ACME840 trading today");
+    const honest = [ids.tickr];
+    for (const [name, usd] of [["Ticker Tape stock quotes", "0.008"], ["Bourse stock prices", "0.012"]] as const) {
+      honest.push(await createTestListing(t.prisma, { title: name, shortDescription: "Stock prices for listed companies", category: "finance", rankScore: 0.4, endpoints: [{ priceUsd: usd, priceAmount: String(Number(usd) * 1e6) }] }));
+    }
+    // A listing of another category near the task is no peer, and is not brought in.
+    const other = await createTestListing(t.prisma, { title: "Stockroom inventory", shortDescription: "Warehouse stock levels", category: "logistics", rankScore: 0.9, endpoints: [{ priceUsd: "0.001", priceAmount: "1000" }] });
+    const r = await pick("how is the stock ACME840 trading today");
+    const order = r.items.map((i) => i.id);
+    expect(order.slice(0, 3).sort()).toEqual([...honest].sort());
+    expect(order[3]).toBe(decoy);
+    expect(order).not.toContain(other);
+    expect(r.items[3].why).toMatch(/; \$0\.45 a call, 45× the median of its category's listings near the task \(\$0\.01\)$/);
+    // Before the third comparable listing there is no bar: the decoy was the pick, and nothing was brought in.
+    expect(alone.items[0].id).toBe(decoy);
+    expect(alone.items.every((i) => !i.why.includes("median"))).toBe(true);
+    // Each honest one was below the minimum relevance on its own.
+    for (const h of honest) expect(r.items.find((i) => i.id === h)!.relevance).toBeLessThan(0.25);
+  });
 });
 
 /** A stored grade (what the attest sweep writes) for the listing's first endpoint. */

@@ -13,12 +13,12 @@ import { rankScoresForApiVersion, selectShortlist, CATALOG_API_VERSION_HEADER } 
 import { readPickReadings } from "@/lib/catalog/trust";
 import type { TrustReading, Verification } from "@/lib/catalog/trust-words";
 import type { GradeDetail, StoredGrade } from "@/lib/attest/read";
-import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SemanticProvider } from "@/lib/catalog/search";
+import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SearchHit, type SemanticProvider } from "@/lib/catalog/search";
 import { isUsdToken } from "@/lib/x402/assets";
 import { endpointUrl } from "@/lib/listing-document/endpoint-url";
 import { inputsFromDocument } from "@/lib/rank/sweep-ranks";
 import { askedAboveStated } from "@/lib/amounts";
-import { EXCLUSION_REASONS, evidenceTier, exclusionReasons, exclusionWhy, lowUptime, priceOutliers, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
+import { categoryOutliers, EXCLUSION_REASONS, evidenceTier, exclusionReasons, exclusionWhy, lowUptime, NEAR_RELEVANCE, priceOutliers, tooFewPriced, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
 
 export const ROUTER_POOL = 100;
 export const SELECT_MAX_LIMIT = 50;
@@ -131,6 +131,7 @@ interface CandidateRow {
   slug: string;
   title: string;
   baseUrl: string;
+  category: string | null;
   rankScore: number | null;
   gate: string | null;
   /** listing_ranks.facts: the rank's inputs as stored (rankInputsDocument). */
@@ -179,46 +180,22 @@ export async function selectServices(
   const endpoint: EndpointFilter = { ...filters };
   const now = opts.now ?? Date.now();
   const { hits, matching } = await searchHits({ query: req.task, limit: ROUTER_POOL, endpoint, semantic: opts.semantic, sentence: true });
-  const prisma = await db();
-  const rows = await candidateRows(hits.map((h) => h.listingId), endpoint);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  // Every pool candidate's reading, from stored grades; only observed, ungraded endpoints are scored live.
-  const readings = await readPickReadings(
-    prisma,
-    rows.map((r) => ({
-      listingId: r.id,
-      endpoint: { id: r.endpointId, method: r.method, path: r.path, payable: true },
-      grade: r.gVerdict === null ? null : { score: r.gScore === null ? null : Number(r.gScore), grade: r.gGrade, band: r.gBandLow === null || r.gBandHigh === null ? null : { low: Number(r.gBandLow), high: Number(r.gBandHigh), width: r.gDetail!.bandWidth ?? Math.round((Number(r.gBandHigh) - Number(r.gBandLow)) * 10) / 10 }, confidence: r.gConfidence, verdict: r.gVerdict, flags: r.gFlags!, detail: r.gDetail! },
-      observed: r.observed === true,
-      listingCreatedAt: r.createdAt,
-    })),
-  );
-
-  const candidates = hits.flatMap((h) => {
-    const row = byId.get(h.listingId);
-    if (!row) return [];
-    const reading = readings.get(row.endpointId);
-    const evidence: CandidateEvidence = {
-      verdict: reading?.verdict ?? null,
-      grade: reading?.grade ?? null,
-      provisional: reading?.provisional ?? false,
-      verification: row.verification,
-      canaryAt: row.canaryAt,
-      canaryReason: row.canaryReason,
-      charges: { aboveListing: row.chargedAbove !== null && row.listedBelow !== null ? { charged: row.chargedAbove, listed: row.listedBelow } : null, withoutDelivery: row.withoutDelivery },
-      washRing: row.washRing?.flagged === true ? { why: String(row.washRing.why ?? "") } : null,
-      lowUptime: lowUptime(inputsFromDocument(row.rankFacts, new Date(now))?.monitor ?? null),
-      askedAbove: askedAboveStated({ usd: row.priceUsd, amount: row.priceAmount, decimals: row.priceDecimals, mode: row.priceMode, usdToken: isUsdToken(row.priceNetwork, row.priceAsset) }),
-    };
-    const reasons = exclusionReasons(evidence);
-    return [{ id: h.listingId, relevance: h.relevance, semantic: h.match === "semantic", rankScore: row.rankScore, payable: row.gate !== "unpayable", row, hit: h, evidence, reasons, reading }];
-  });
-  type Candidate = (typeof candidates)[number];
+  const candidates = await poolOf(hits, endpoint, now);
   const leftOut = (c: Candidate) => c.reasons.some((r) => !include.has(r));
   // Excluded listings neither take a place nor set the bar of q, like unpayable ones.
   const kept = candidates.filter((c) => !leftOut(c));
-  const outliers = priceOutliers(kept.filter((c) => c.payable).map((c) => ({ id: c.id, relevance: c.relevance, usd: c.row.priceUsd })));
+  const priced = (c: Candidate) => ({ id: c.id, relevance: c.relevance, usd: c.row.priceUsd, category: c.row.category });
+  const outliers = priceOutliers(kept.filter((c) => c.payable).map(priced));
   for (const c of kept) if (outliers.has(c.id)) c.evidence.priceOutlier = { usd: c.row.priceUsd!, median: outliers.get(c.id)! };
+  if (outliers.size === 0 && tooFewPriced(kept.filter((c) => c.payable).map(priced))) {
+    // Too few to set a bar: the near matches of each one's category set it (categoryOutliers).
+    const seen = new Set(hits.map((h) => h.listingId));
+    const near = await searchHits({ query: req.task, limit: ROUTER_POOL, endpoint, semantic: opts.semantic, sentence: true, minRelevance: NEAR_RELEVANCE });
+    const nearPool = (await poolOf(near.hits.filter((h) => !seen.has(h.listingId)), endpoint, now)).filter((c) => c.payable && !leftOut(c));
+    const found = categoryOutliers(kept.filter((c) => c.payable).map(priced), nearPool.map(priced));
+    for (const c of kept) if (found.outliers.has(c.id)) c.evidence.priceOutlier = { usd: c.row.priceUsd!, median: found.outliers.get(c.id)!, among: "category" };
+    kept.push(...nearPool.filter((c) => found.joined.has(c.id)));
+  }
   const excludedSet = candidates.filter((c) => c.payable && leftOut(c));
   const ordered = selectShortlist(kept, { limit: Math.max(1, kept.length) })
     .map((c, i) => ({ c, i, tier: evidenceTier(c.evidence, c.reasons) }))
@@ -250,6 +227,44 @@ export async function selectServices(
   return { task: req.task, matching, items: gated.ok ? gated.items : items.map((i) => ({ ...i, rankScore: null })), excluded };
 }
 
+/** The hits' candidates with their rows, readings and evidence, in the hits' order. */
+async function poolOf(hits: readonly SearchHit[], endpoint: EndpointFilter, now: number) {
+  const prisma = await db();
+  const rows = await candidateRows(hits.map((h) => h.listingId), endpoint);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  // Every pool candidate's reading, from stored grades; only observed, ungraded endpoints are scored live.
+  const readings = await readPickReadings(
+    prisma,
+    rows.map((r) => ({
+      listingId: r.id,
+      endpoint: { id: r.endpointId, method: r.method, path: r.path, payable: true },
+      grade: r.gVerdict === null ? null : { score: r.gScore === null ? null : Number(r.gScore), grade: r.gGrade, band: r.gBandLow === null || r.gBandHigh === null ? null : { low: Number(r.gBandLow), high: Number(r.gBandHigh), width: r.gDetail!.bandWidth ?? Math.round((Number(r.gBandHigh) - Number(r.gBandLow)) * 10) / 10 }, confidence: r.gConfidence, verdict: r.gVerdict, flags: r.gFlags!, detail: r.gDetail! },
+      observed: r.observed === true,
+      listingCreatedAt: r.createdAt,
+    })),
+  );
+  return hits.flatMap((h) => {
+    const row = byId.get(h.listingId);
+    if (!row) return [];
+    const reading = readings.get(row.endpointId);
+    const evidence: CandidateEvidence = {
+      verdict: reading?.verdict ?? null,
+      grade: reading?.grade ?? null,
+      provisional: reading?.provisional ?? false,
+      verification: row.verification,
+      canaryAt: row.canaryAt,
+      canaryReason: row.canaryReason,
+      charges: { aboveListing: row.chargedAbove !== null && row.listedBelow !== null ? { charged: row.chargedAbove, listed: row.listedBelow } : null, withoutDelivery: row.withoutDelivery },
+      washRing: row.washRing?.flagged === true ? { why: String(row.washRing.why ?? "") } : null,
+      lowUptime: lowUptime(inputsFromDocument(row.rankFacts, new Date(now))?.monitor ?? null),
+      askedAbove: askedAboveStated({ usd: row.priceUsd, amount: row.priceAmount, decimals: row.priceDecimals, mode: row.priceMode, usdToken: isUsdToken(row.priceNetwork, row.priceAsset) }),
+    };
+    const reasons = exclusionReasons(evidence);
+    return [{ id: h.listingId, relevance: h.relevance, semantic: h.match === "semantic", rankScore: row.rankScore, payable: row.gate !== "unpayable", row, hit: h, evidence, reasons, reading }];
+  });
+}
+type Candidate = Awaited<ReturnType<typeof poolOf>>[number];
+
 function trustOf(r: TrustReading | undefined): SelectItem["trust"] {
   return r ? { verdict: r.verdict, grade: r.grade, provisional: r.provisional, summary: `${r.headline}. ${r.detail}` } : null;
 }
@@ -265,7 +280,7 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
   const prisma = await db();
   return rows<CandidateRow>(
     prisma,
-    `SELECT l.id, l.slug, l."title", l."baseUrl", l."verificationStatus"::text AS verification, ${RANK_COLUMNS_SQL},
+    `SELECT l.id, l.slug, l."title", l."baseUrl", l."category", l."verificationStatus"::text AS verification, ${RANK_COLUMNS_SQL},
             ${isoOf(`cr."finishedAt"`)} AS "canaryAt", cr."reason" AS "canaryReason",
             ch."chargedAbove", ch."listedBelow", ch."withoutDelivery", w."ring" AS "washRing",
             e.id AS "endpointId", e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals", e."priceMode"::text AS "priceMode",
