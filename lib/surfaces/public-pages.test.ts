@@ -140,9 +140,8 @@ describe("the catalog pages", () => {
       const loads = publicPageStats().catalog.loads;
       clock += CATALOG_REFRESH_MS;
       expect(await order()).toEqual([listing.id, other]); // served as kept; the reload starts
-      // The reload, under load: up to 30 s, within the test's own 90 s (the suite's 30 s left it no time to end).
-      for (let i = 0; i < 600 && (await order())[0] !== other; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(await order(), "the background reload did not land within 30 s").toEqual([other, listing.id]);
+      for (let i = 0; i < 600 && (await order())[0] !== other; i++) await new Promise((r) => setTimeout(r, 50)); // the reload, under load
+      expect(await order()).toEqual([other, listing.id]);
       expect(publicPageStats().catalog.loads).toBe(loads + 1);
       // The rank sweep's bookkeeping alone (rankedAt) is not a change a page shows.
       await exec(w, `UPDATE "listing_ranks" SET "rankedAt" = now() WHERE "listingId" = $1`, other);
@@ -150,7 +149,7 @@ describe("the catalog pages", () => {
     } finally {
       now.mockRestore();
     }
-  }, 90_000);
+  });
 
   it("a lever a moderator sets (sort weight) shows on the next request", async () => {
     const ids = async () => (await publicCatalogPage({}))!.view.items.map((i) => i.listing.id);
