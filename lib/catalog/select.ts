@@ -185,14 +185,15 @@ export async function selectServices(
   // Excluded listings neither take a place nor set the bar of q, like unpayable ones.
   const kept = candidates.filter((c) => !leftOut(c));
   const priced = (c: Candidate) => ({ id: c.id, relevance: c.relevance, usd: c.row.priceUsd, category: c.row.category });
-  const outliers = priceOutliers(kept.filter((c) => c.payable).map(priced));
+  const keptPriced = kept.filter((c) => c.payable).map(priced);
+  const outliers = priceOutliers(keptPriced);
   for (const c of kept) if (outliers.has(c.id)) c.evidence.priceOutlier = { usd: c.row.priceUsd!, median: outliers.get(c.id)! };
-  if (outliers.size === 0 && tooFewPriced(kept.filter((c) => c.payable).map(priced))) {
+  if (outliers.size === 0 && tooFewPriced(keptPriced)) {
     // Too few to set a bar: the near matches of each one's category set it (categoryOutliers).
     const seen = new Set(hits.map((h) => h.listingId));
     const near = await searchHits({ query: req.task, limit: ROUTER_POOL, endpoint, semantic: opts.semantic, sentence: true, minRelevance: NEAR_RELEVANCE });
     const nearPool = (await poolOf(near.hits.filter((h) => !seen.has(h.listingId)), endpoint, now)).filter((c) => c.payable && !leftOut(c));
-    const found = categoryOutliers(kept.filter((c) => c.payable).map(priced), nearPool.map(priced));
+    const found = categoryOutliers(keptPriced, nearPool.map(priced));
     for (const c of kept) if (found.outliers.has(c.id)) c.evidence.priceOutlier = { usd: c.row.priceUsd!, median: found.outliers.get(c.id)!, among: "category" };
     kept.push(...nearPool.filter((c) => found.joined.has(c.id)));
   }

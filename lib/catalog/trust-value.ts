@@ -19,9 +19,12 @@ const usdOf = (s: string | null) => {
   return Number.isFinite(n) && n >= 0 ? n : null;
 };
 
+/** The peer rule: every named check's rate at least the rule's rate. */
+const meetsPeerRule = (rubric: TrustRubric, rates: Record<string, number | null>) => rubric.pricePeers.checks.every((c) => (rates[c] ?? -1) >= rubric.pricePeers.minRate);
+
 /** Same-category endpoints with a USD price passing the peer rule; only listings with a pass of each named check are scored. */
 export async function readValuePeers(client: Client, rubric: TrustRubric, category: string, now: number): Promise<ValuePeer[]> {
-  const { checks, minRate } = rubric.pricePeers;
+  const { checks } = rubric.pricePeers;
   const listings = await rows<{ id: string }>(
     client,
     `SELECT l."id" FROM "listings" l
@@ -42,7 +45,7 @@ export async function readValuePeers(client: Client, rubric: TrustRubric, catego
       if (priceUsd === null) continue;
       const r = scoreSubject(rubric, s, { now, band: false });
       const rates = Object.fromEntries(checks.map((c) => [c, r.checks.find((x) => x.id === c)?.rate ?? null]));
-      if (checks.every((c) => (rates[c] ?? -1) >= minRate)) peers.push({ endpointId: s.endpointId, category, priceUsd, rates });
+      if (meetsPeerRule(rubric, rates)) peers.push({ endpointId: s.endpointId, category, priceUsd, rates });
     }
   }
   return peers;
@@ -98,7 +101,7 @@ function valueSamples(e: EndpointPrice, found: SampleRow[]): { samples: Array<{ 
  * the sweep grades it (within its minute).
  */
 export async function readStoredValuePeers(client: Client, rubric: TrustRubric, category: string): Promise<ValuePeer[]> {
-  const { checks, minRate } = rubric.pricePeers;
+  const { checks } = rubric.pricePeers;
   const found = await rows<{ endpointId: string; priceUsd: string | null; rates: Record<string, number | null> }>(
     client,
     `SELECT e."id" AS "endpointId", e."priceUsd",
@@ -115,7 +118,7 @@ export async function readStoredValuePeers(client: Client, rubric: TrustRubric, 
   return found.flatMap((r) => {
     const priceUsd = usdOf(r.priceUsd);
     const rates = Object.fromEntries(checks.map((c) => [c, typeof r.rates?.[c] === "number" ? r.rates[c] : null]));
-    return priceUsd !== null && checks.every((c) => (rates[c] ?? -1) >= minRate) ? [{ endpointId: r.endpointId, category, priceUsd, rates }] : [];
+    return priceUsd !== null && meetsPeerRule(rubric, rates) ? [{ endpointId: r.endpointId, category, priceUsd, rates }] : [];
   });
 }
 

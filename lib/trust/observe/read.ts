@@ -15,6 +15,18 @@ export interface ReadOptions {
 
 type ObsRow = { method: string; path: string; check: string; kind: CheckKind; outcome: Outcome; value: number | null; observedAt: string; vantage: string; revision: number; receipt: Record<string, unknown> };
 
+const observationOf = (o: Omit<ObsRow, "method" | "path">, endpointId: string): Observation => ({
+  endpointId,
+  check: o.check,
+  kind: o.kind,
+  outcome: o.outcome,
+  value: o.value === null ? null : Number(o.value),
+  observedAt: o.observedAt,
+  vantage: o.vantage,
+  revision: o.revision,
+  receipt: o.receipt,
+});
+
 export async function readTrustSubjects(client: Client, listingId: string, options: ReadOptions = {}): Promise<TrustSubject[]> {
   const [listing] = await rows<{ createdAt: string }>(client, `SELECT ${isoOf(`"createdAt"`)} AS "createdAt" FROM "listings" WHERE "id" = $1`, listingId);
   if (!listing) return [];
@@ -99,17 +111,7 @@ export async function readTrustSubjects(client: Client, listingId: string, optio
   );
   return endpoints.map((e) => {
     const k = (x: { method: string; path: string }) => x.method === e.method && x.path === e.path;
-    const observations: Observation[] = obs.filter(k).map((o) => ({
-      endpointId: e.id,
-      check: o.check,
-      kind: o.kind,
-      outcome: o.outcome,
-      value: o.value === null ? null : Number(o.value),
-      observedAt: o.observedAt,
-      vantage: o.vantage,
-      revision: o.revision,
-      receipt: o.receipt,
-    }));
+    const observations: Observation[] = obs.filter(k).map((o) => observationOf(o, e.id));
     const revisions: Revision[] = revs.filter(k).map((r) => ({ revision: r.revision, startedAt: r.startedAt, changes: r.changes, note: r.note }));
     // An endpoint never observed is at its first revision, which started with the listing.
     if (revisions.length === 0) revisions.push({ revision: 1, startedAt: listing.createdAt, changes: [], note: null });
@@ -128,7 +130,7 @@ export async function readTrustSubjects(client: Client, listingId: string, optio
 export async function readRecentObservations(client: Client, listingId: string, endpoint: { id: string; method: string; path: string }, limit: number, now: number): Promise<Observation[]> {
   const where = (t: string) => `${t}."listingId" = $1 AND ${t}."method" = $2 AND ${t}."path" = $3 AND ${t}."observedAt" <= ${utcParam(4)}`;
   const order = `"observedAt" DESC, "check" DESC, "id" DESC`;
-  const rs = await rows<ObsRow>(
+  const rs = await rows<Omit<ObsRow, "method" | "path">>(
     client,
     `SELECT "check", "kind", "outcome", "value", ${isoOf(`"observedAt"`)} AS "observedAt", "vantage", "revision", "receipt" FROM (
        (SELECT "id", "check", "kind", "outcome", "value", "observedAt", "vantage", "revision", "receipt" FROM "trust_observations" o WHERE ${where("o")} ORDER BY ${order} LIMIT $5)
@@ -144,5 +146,5 @@ export async function readRecentObservations(client: Client, listingId: string, 
     new Date(now).toISOString(),
     limit,
   );
-  return rs.map((o) => ({ endpointId: endpoint.id, check: o.check, kind: o.kind, outcome: o.outcome, value: o.value === null ? null : Number(o.value), observedAt: o.observedAt, vantage: o.vantage, revision: o.revision, receipt: o.receipt }));
+  return rs.map((o) => observationOf(o, endpoint.id));
 }
