@@ -126,7 +126,9 @@ describe("the catalog pages", () => {
       await exec(w, `UPDATE "listing_ranks" SET "rankScore" = $2 WHERE "listingId" = $1`, listing.id, a);
       await exec(w, `UPDATE "listing_ranks" SET "rankScore" = $2 WHERE "listingId" = $1`, other, b);
     };
-    let clock = performance.now();
+    // Whole milliseconds: from a fractional start, (c + TTL + REFRESH) - (c + TTL) can round to just
+    // under REFRESH, and the age check would then (rightly) not reload.
+    let clock = Math.ceil(performance.now());
     const now = vi.spyOn(performance, "now").mockImplementation(() => clock);
     try {
       const order = async () => (await publicCatalogPage({}))!.view.items.map((i) => i.listing.id).filter((id) => id === listing.id || id === other);
