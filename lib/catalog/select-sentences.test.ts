@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
-import { exec } from "@/lib/sql";
+import { exec, rows } from "@/lib/sql";
+import { idf, readTerms } from "./sentence";
 import { searchCatalog } from "./search";
 import { parseSelectRequest, selectServices } from "./select";
 import { rankInputsDocument } from "@/lib/rank/sweep-ranks";
@@ -116,6 +117,16 @@ describe("sentence tasks → top picks (OR semantics, weights, stemming, synonym
     expect(await picks("geocode with an api for data")).toEqual(["geocodr", "stuffer"]);
     // A listing matching only a minor word of the task is under the minimum relevance.
     expect(await picks("geocode a street address to coordinates")).not.toContain("mailcheck");
+  });
+
+  it("a word no listing has counts as often as the titles it is a near spelling of, not as the rarest word", async () => {
+    const terms = await readTerms(t.prisma, "wether forcast");
+    const wether = terms.find((x) => x.word === "wether")!;
+    // Only Weatherly's title is near "wether": as rare as "weather" in titles, not rarer than any word.
+    expect(wether.df).toBe(1);
+    const [{ n }] = await rows<{ n: number }>(t.prisma, `SELECT "publicListings" AS n FROM "listing_search_stats" WHERE "id" = 1`);
+    expect(wether.idf).toBe(idf(1, Number(n)));
+    expect(wether.idf).toBeLessThan(idf(0, Number(n)));
   });
 
   it("a sentence that AND semantics finds nothing for finds its listing (the issue's example)", async () => {
@@ -295,6 +306,15 @@ describe("evidence rules", () => {
     expect(alone.items.every((i) => !i.why.includes("median"))).toBe(true);
     // Each honest one was below the minimum relevance on its own.
     for (const h of honest) expect(r.items.find((i) => i.id === h)!.relevance).toBeLessThan(0.25);
+  });
+
+  it("a task's input word near a brand many sellers share does not outweigh the capability's words", async () => {
+    // Also adds listings: four phone lookups of one brand; the task's "harbour" is a near spelling of it.
+    const brand: string[] = [];
+    for (let i = 1; i <= 4; i++) brand.push(await createTestListing(t.prisma, { title: `Harbor ${i} phone number lookup`, shortDescription: "Carrier and line type for a phone number", category: "telecom", rankScore: 0.9, endpoints: [{ priceUsd: "0.01" }] }));
+    const r = await pick("write a short summary of report number 868 on harbour traffic");
+    expect(keyOf(r.items[0].id)).toBe("quillsum");
+    expect(brand).not.toContain(r.items[0].id);
   });
 });
 

@@ -54,7 +54,8 @@ const stemCache = new Map<string, string[]>();
 const STEM_CACHE_MAX = 50_000;
 
 /** By "listing_search_stats" generation, which a listing_search write moves: a current entry is exact. */
-const dfCache = { generation: "", df: new Map<string, number>(), titled: new Map<string, boolean>() };
+/** `titled`: for a word no listing has, how many public titles it is a near spelling of. */
+const dfCache = { generation: "", df: new Map<string, number>(), titled: new Map<string, number>() };
 const DF_CACHE_MAX = 20_000;
 
 async function stemsAndStats(client: PrismaClient, words: readonly string[]): Promise<{ stemmed: Map<string, string[]>; n: number; generation: string }> {
@@ -107,7 +108,8 @@ export async function readTerms(client: PrismaClient, task: string): Promise<Ter
                     FROM unnest($1::text[], $2::text[]) WITH ORDINALITY q(q, w, i))
        SELECT s."publicListings" AS n, s."generation"::text AS generation,
               ARRAY(SELECT d.df FROM d ORDER BY d.i) AS dfs,
-              ARRAY(SELECT (d.df = 0 AND length(d.w) >= ${TYPO_MIN_LENGTH} AND EXISTS (SELECT 1 FROM "listing_search" l WHERE ${publicSql("l")} AND d.w <% l."title"))::int
+              ARRAY(SELECT CASE WHEN d.df = 0 AND length(d.w) >= ${TYPO_MIN_LENGTH}
+                                THEN (SELECT count(*) FROM "listing_search" l WHERE ${publicSql("l")} AND d.w <% l."title")::int ELSE 0 END
                       FROM d ORDER BY d.i) AS titled
          FROM "listing_search_stats" s WHERE s."id" = 1`,
       uncounted.map((i) => queries[i]),
@@ -115,26 +117,31 @@ export async function readTerms(client: PrismaClient, task: string): Promise<Ter
     );
     if (counts.generation !== dfCache.generation) Object.assign(dfCache, { generation: counts.generation, df: new Map(), titled: new Map() });
     n = Number(counts.n);
-    const fresh = new Map<number, { df: number; titled: boolean }>();
+    const fresh = new Map<number, { df: number; titled: number }>();
     uncounted.forEach((i, k) => {
       const df = Number(counts.dfs[k]);
-      fresh.set(i, { df, titled: Number(counts.titled[k]) === 1 });
+      fresh.set(i, { df, titled: Number(counts.titled[k]) });
       dfCache.df.set(queries[i], df);
-      if (df === 0) dfCache.titled.set(draft[i].word, Number(counts.titled[k]) === 1);
+      if (df === 0) dfCache.titled.set(draft[i].word, Number(counts.titled[k]));
     });
     if (counts.generation !== stats.generation) {
       // A write landed between the statements: read again at the newer generation.
       return draft.length === uncounted.length ? termsOf(draft, n, (i) => fresh.get(i)!) : readTerms(client, task);
     }
-    return termsOf(draft, n, (i) => fresh.get(i) ?? { df: dfCache.df.get(queries[i])!, titled: dfCache.titled.get(draft[i].word) ?? false });
+    return termsOf(draft, n, (i) => fresh.get(i) ?? { df: dfCache.df.get(queries[i])!, titled: dfCache.titled.get(draft[i].word) ?? 0 });
   }
-  return termsOf(draft, n, (i) => ({ df: dfCache.df.get(queries[i])!, titled: dfCache.titled.get(draft[i].word) ?? false }));
+  return termsOf(draft, n, (i) => ({ df: dfCache.df.get(queries[i])!, titled: dfCache.titled.get(draft[i].word) ?? 0 }));
 }
 
-function termsOf(draft: Omit<Term, "df" | "idf" | "common">[], n: number, count: (i: number) => { df: number; titled: boolean }): Term[] {
+/**
+ * A word no listing has counts as often as the titles it is a near spelling of: a misspelt task word
+ * is as rare as the word meant, and a word near a brand used by many sellers is as common as the brand.
+ */
+function termsOf(draft: Omit<Term, "df" | "idf" | "common">[], n: number, count: (i: number) => { df: number; titled: number }): Term[] {
   return draft.flatMap((t, i) => {
-    const { df, titled } = count(i);
-    if (df === 0 && !titled) return [];
+    const { df: exact, titled } = count(i);
+    const df = exact > 0 ? exact : titled;
+    if (df === 0) return [];
     return [{ ...t, df, idf: idf(df, n), common: n >= COMMON_MIN_LISTINGS && df > COMMON_SHARE * n }];
   });
 }
