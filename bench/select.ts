@@ -1,5 +1,5 @@
 /**
- * `npm run bench:select -- [--sellers N] [--tasks N] [--pay N] [--phrasing sentence|keywords|both] [--seed N] [--concurrency N] [--failures N]`:
+ * `npm run bench:select -- [--sellers N] [--tasks N] [--pay N] [--phrasing sentence|keywords|both] [--seed N] [--concurrency N] [--failures N] [--sweeps N]`:
  * task success per dollar of three selectors on a local market with ground truth (issue 32 item 2,
  * docs/BENCHMARKS.md "bench:select"). Defaults 300 sellers, 2,000 tasks, both phrasings (the targets
  * are the sentences'); every task chosen by each selector, a seeded sample of --pay (200) paid through the router.
@@ -24,7 +24,7 @@ import { intFlag, pct } from "./args";
 import { printLoadAverage } from "./machine";
 import { ADVERSARIAL, CAPABILITIES, DEFAULT_SEED, buildMarket, buildTasks, expectedSuccess, keywordsOf, ringBelowHonest, rng, solved, type MarketSpec, type Task } from "./select/market";
 import { startSelectMarket } from "./select/server";
-import { benchKey, benchWallet, buildHistory, callUrlOf, payeeOf, type Listed } from "./select/history";
+import { DEFAULT_SWEEPS, benchKey, benchWallet, buildHistory, callUrlOf, payeeOf, type Listed } from "./select/history";
 import { routerBuyer } from "./select/buyers";
 import { ROUTER_POOL, selectServices } from "@/lib/catalog/select";
 import { searchHits } from "@/lib/catalog/search";
@@ -43,6 +43,7 @@ function args() {
     seed: intFlag(a, "--seed", DEFAULT_SEED, 0),
     concurrency: intFlag(a, "--concurrency", 6, 1),
     failures: intFlag(a, "--failures", 3, 0),
+    sweeps: intFlag(a, "--sweeps", DEFAULT_SWEEPS, 1),
     phrasings: (phrasing === "both" ? ["keywords", "sentence"] : [phrasing]) as Phrasing[],
   };
 }
@@ -288,7 +289,7 @@ async function main(): Promise<void> {
 
     console.log(`bench:select: ${o.sellers} sellers (${spec.sellers.filter((s) => ADVERSARIAL.has(s.kind)).length} adversarial; wash ring in "${spec.washCapability}"), ${o.tasks} tasks as ${o.phrasings.join(" and as ")}, pay sample ${o.pay}, seed ${o.seed}; ${os.cpus().length} cores, Node ${process.version}; database ${t.url ? "server PostgreSQL (TEST_DATABASE_URL)" : "PGlite in memory"}`);
     console.log(`history (the product's machinery; only the monitor's clock is simulated):`);
-    const { listed, figures } = await buildHistory({ prisma: t.prisma, local, spec, sellerUrl: (s) => `${market.url}/${s.slug}`, apiKey, routerOrigin: router.origin, log, concurrency: o.concurrency });
+    const { listed, figures } = await buildHistory({ prisma: t.prisma, local, spec, sellerUrl: (s) => `${market.url}/${s.slug}`, apiKey, routerOrigin: router.origin, log, concurrency: o.concurrency, sweeps: o.sweeps });
     const signals = await readSignals(t.prisma);
     // What the catalog's evidence says of each adversarial seller (listed price, canary, grade, wash).
     const adv = listed.filter((l) => ADVERSARIAL.has(l.seller.kind));

@@ -53,6 +53,11 @@ export interface Listed {
 /** The router's URL for a listed seller's one endpoint. */
 export const callUrlOf = (routerOrigin: string, l: Pick<Listed, "slug" | "seller">) => `${routerOrigin}/router/call/${encodeURIComponent(l.slug)}/v1/${l.seller.capability}`;
 
+/** The history's span: three days, the monitor's and the canary's. */
+const HISTORY_MS = 3 * 24 * 3_600_000;
+/** Health sweeps over the span by default: every 30 minutes (the real monitor: 864, every 5 minutes; 24, every 3 hours, left mediocre sellers unread). */
+export const DEFAULT_SWEEPS = 144;
+
 export interface HistoryOptions {
   prisma: PrismaClient;
   local: LocalChain;
@@ -64,6 +69,8 @@ export interface HistoryOptions {
   log: (line: string) => void;
   /** Payments and canary runs in flight at once. */
   concurrency: number;
+  /** Health sweeps of every listing, evenly over the 3 days (DEFAULT_SWEEPS). */
+  sweeps?: number;
 }
 
 export interface HistoryFigures {
@@ -152,13 +159,14 @@ export async function buildHistory(o: HistoryOptions): Promise<{ listed: Listed[
   const [ledger, paymentsMs] = await time(() => playLedger(o, listed));
   o.log(`  ledger: ${ledger.organic} organic and ${ledger.wash} wash-ring payments through the router (${(paymentsMs / 1000).toFixed(1)} s)`);
 
-  // Three days of monitor probes, three hours apart, at simulated instants (the real sweep runs every 5 minutes).
-  const sweeps = 24;
+  // Three days of monitor probes at simulated instants, evenly apart (the real sweep runs every 5 minutes: 864).
+  const sweeps = o.sweeps ?? DEFAULT_SWEEPS;
+  const apartMs = HISTORY_MS / sweeps;
   const [, probesMs] = await time(async () => {
-    const start = Date.now() - 3 * 24 * 3_600_000;
-    for (let k = 0; k < sweeps; k++) await runHealthSweep({ now: new Date(start + k * 3 * 3_600_000), concurrency: 16 });
+    const start = Date.now() - HISTORY_MS;
+    for (let k = 0; k < sweeps; k++) await runHealthSweep({ now: new Date(start + k * apartMs), concurrency: 16 });
   });
-  o.log(`  monitor: ${sweeps} health sweeps of every listing at simulated instants over 3 days (${(probesMs / 1000).toFixed(1)} s)`);
+  o.log(`  monitor: ${sweeps} health sweeps of every listing at simulated instants over 3 days, ${(apartMs / 60_000).toFixed(0)} minutes apart (${(probesMs / 1000).toFixed(1)} s)`);
 
   const canaryRuns: Record<string, number> = {};
   const [, canaryMs] = await time(async () => {

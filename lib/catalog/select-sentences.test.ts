@@ -129,6 +129,17 @@ describe("sentence tasks → top picks (OR semantics, weights, stemming, synonym
     expect(wether.idf).toBeLessThan(idf(0, Number(n)));
   });
 
+  it("a task's numbers are its inputs, never terms: a coordinate pair does not match a count in another listing", async () => {
+    const task = "find the address at latitude longitude 52.236, 13.40";
+    // "40" would be a term as rare as Lingo's "40 languages": weighed against every geocoding word, it
+    // left no listing above the minimum relevance.
+    expect((await readTerms(t.prisma, task)).map((x) => x.word)).toEqual(["address", "latitude", "longitude"]);
+    expect((await picks(task))[0]).toBe("geocodr");
+    expect(await picks("translate the phrase 40 apples into German")).toContain("lingo");
+    // A word with letters and digits is a word.
+    expect((await readTerms(t.prisma, "MP3 to text")).map((x) => x.word)).toContain("mp3");
+  });
+
   it("a sentence that AND semantics finds nothing for finds its listing (the issue's example)", async () => {
     const task = "geocode a street address to coordinates for my delivery app";
     // Browse search keeps AND semantics (docs/SELECTION.md "Browse search"): no listing has every word.

@@ -35,8 +35,16 @@ export interface Term {
   common: boolean;
 }
 
+/** A word of digits only (with any separators the word pattern keeps): a value, never a term. */
+const NUMERAL = /^\p{N}+(?:['’-]\p{N}+)*$/u;
+
+/**
+ * The task's words, numerals left out: a number in a task is its input ("the address at 52.236,
+ * 13.40", "order 420"), and a listing's numbers are counts and versions ("40 languages"); one matching
+ * the other says nothing about the service. Words with letters ("mp3", "ipv6", "x402") stay.
+ */
 export function taskWords(task: string): string[] {
-  const words = task.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
+  const words = (task.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? []).filter((w) => !NUMERAL.test(w));
   return [...new Set(words)].slice(0, MAX_TASK_WORDS);
 }
 
