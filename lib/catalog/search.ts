@@ -11,6 +11,7 @@ import type { PublicListing } from "@/lib/catalog/public-view";
 import { filterSql, type BrowseFilters } from "@/lib/catalog/browse";
 import { publicListingsByIdsOneStatement } from "@/lib/catalog/public-rows";
 import { MIN_RELEVANCE, TYPO_THRESHOLD, readTerms, sentenceScoreSql, type MatchedWord, type Term } from "@/lib/catalog/sentence";
+import { REVERSED_FACTOR, askedFor, listingDirection, readsTheOtherWay } from "@/lib/catalog/direction";
 
 export interface SemanticProvider {
   search(query: string, limit: number): Promise<{ listingId: string; similarity: number }[]>;
@@ -25,6 +26,8 @@ export interface SearchHit {
   relevance: number;
   match: MatchKind;
   matched?: MatchedWord[];
+  /** A sentence's relevance × REVERSED_FACTOR: the listing takes what the task asks for (docs/SELECTION.md "Direction"). */
+  reversed?: boolean;
 }
 
 /** Only listings with a payable endpoint fitting all of these (router selection). */
@@ -74,7 +77,7 @@ export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit
   const query = opts.query;
   const keyword = opts.sentence ? await sentenceHits(query, opts.limit, opts.filters ?? {}, opts.endpoint, opts.minRelevance ?? MIN_RELEVANCE) : await keywordHits(query, opts.limit, opts.filters ?? {}, opts.endpoint);
   const provider = opts.semantic === undefined ? defaultSemanticProvider : opts.semantic;
-  const asHit = (k: KeywordRow): SearchHit => ({ listingId: k.id, relevance: k.relevance, match: "keyword", ...(k.matched ? { matched: k.matched } : {}) });
+  const asHit = (k: KeywordRow): SearchHit => ({ listingId: k.id, relevance: k.relevance, match: "keyword", ...(k.matched ? { matched: k.matched } : {}), ...(k.reversed ? { reversed: true } : {}) });
   if (!provider) return { hits: keyword.map(asHit), matching: "keyword" };
 
   // Hybrid: the provider's hits (same filters), then keyword hits it missed; found both ways is semantic.
@@ -93,26 +96,46 @@ interface KeywordRow {
   id: string;
   relevance: number;
   matched?: MatchedWord[];
+  /** Lowered by direction (./direction.ts): the listing takes what the task asks for. */
+  reversed?: boolean;
+  /** Title, short description and description, read for direction only. */
+  text?: string;
 }
 
 async function sentenceHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined, floor: number): Promise<KeywordRow[]> {
   const prisma = await db();
   const terms = await readTerms(prisma, query);
   if (terms.length === 0) return [];
-  return ranked(limit, filters, endpoint, (window) =>
-    rowsWithSettings<KeywordRow>(prisma, { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD) }, ...sentenceSql(terms, limit, window, filters, endpoint, floor)),
-  );
+  const read = (n: number, texts: boolean) =>
+    ranked(n, filters, endpoint, (window) =>
+      rowsWithSettings<KeywordRow>(prisma, { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD) }, ...sentenceSql(terms, n, window, filters, endpoint, floor, texts)),
+    );
+  const asked = askedFor(query);
+  if (asked.size === 0) return read(limit, false);
+  // Direction lowers some rows: read past `limit` until no unread row could outrank the last kept one.
+  for (let n = Math.min(2 * limit, SEARCH_MAX_LIMIT * 4); ; n *= 4) {
+    const found = await read(n, true);
+    const turned = found
+      .map(({ text, ...r }) => (readsTheOtherWay(asked, listingDirection(text ?? "")) ? { ...r, relevance: r.relevance * REVERSED_FACTOR, reversed: true } : r))
+      .filter((r) => r.relevance >= floor)
+      .sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const kept = turned.slice(0, limit);
+    const unread = found.length < n ? -1 : found[found.length - 1].relevance;
+    if (kept.length === limit ? kept[limit - 1].relevance >= unread : unread < 0) return kept;
+  }
 }
 
-function sentenceSql(terms: Term[], limit: number, window: number | null, filters: BrowseFilters, endpoint: EndpointFilter | undefined, floor: number): [string, ...unknown[]] {
+function sentenceSql(terms: Term[], limit: number, window: number | null, filters: BrowseFilters, endpoint: EndpointFilter | undefined, floor: number, texts = false): [string, ...unknown[]] {
   if (!(floor >= 0 && floor <= 1)) throw new RangeError(`minRelevance must be 0–1, got ${floor}`);
   const params: unknown[] = [];
   const { minPrice, maxPrice, ...own } = filters;
   const { retrieve, lateral, with: spec } = sentenceScoreSql(terms, params);
   const inner = filterSql(own, params);
   const outer = filterSql({ minPrice, maxPrice }, params) + endpointFilterSql(endpoint, params);
+  // The listing's words for its direction (./direction.ts), only when the task asks for something.
+  const text = texts ? `, (SELECT concat_ws('. ', x."title", x."shortDescription", x."description") FROM "listings" x WHERE x.id = l.id) AS text` : "";
   const sql = `WITH ${spec}
-    SELECT l.id, l.relevance, l.matched
+    SELECT l.id, l.relevance, l.matched${text}
       FROM (SELECT l.id, l."category", l."networks", l."protocols", s.relevance, s.matched
               FROM "listing_search" l CROSS JOIN ${lateral}
              WHERE (${retrieve}) AND ${publicSql("l")}${inner} AND s.relevance >= ${floor}

@@ -186,8 +186,9 @@ function priceWords(price: { usd: string | null; label: string | null }, e?: Can
 }
 
 /** What matched, the trust grade, the canary, the price. */
-export function whyLine(input: { matched?: readonly MatchedWord[]; semantic: number | null; evidence: CandidateEvidence; price: { usd: string | null; label: string | null }; now: number }): string {
-  return [matchWords(input.matched, input.semantic), trustWords(input.evidence), canaryWords(input.evidence, input.now), priceWords(input.price, input.evidence)].join("; ");
+export function whyLine(input: { matched?: readonly MatchedWord[]; semantic: number | null; reversed?: boolean; evidence: CandidateEvidence; price: { usd: string | null; label: string | null }; now: number }): string {
+  const match = matchWords(input.matched, input.semantic) + (input.reversed ? " but takes what the task asks for (reads the other way)" : "");
+  return [match, trustWords(input.evidence), canaryWords(input.evidence, input.now), priceWords(input.price, input.evidence)].join("; ");
 }
 
 function reasonWords(r: ExclusionReason, e: CandidateEvidence, now: number): string {

@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
 import { exec, rows } from "@/lib/sql";
 import { idf, readTerms } from "./sentence";
+import { REVERSED_FACTOR } from "./direction";
 import { searchCatalog } from "./search";
 import { parseSelectRequest, selectServices } from "./select";
 import { rankInputsDocument } from "@/lib/rank/sweep-ranks";
@@ -326,6 +327,24 @@ describe("evidence rules", () => {
     const r = await pick("write a short summary of report number 868 on harbour traffic");
     expect(keyOf(r.items[0].id)).toBe("quillsum");
     expect(brand).not.toContain(r.items[0].id);
+  });
+
+  it("direction: a geocoder that only takes addresses orders below a reverse geocoder for 'which address is at …', and the other way round, whatever their rank", async () => {
+    // Also adds listings: one geocoder each way, with the same words.
+    const forward = await createTestListing(t.prisma, { title: "Pinpoint geocoding", shortDescription: "Convert street addresses to latitude and longitude coordinates", category: "geo", rankScore: 0.5, endpoints: [{ priceUsd: "0.01" }] });
+    const reverse = await createTestListing(t.prisma, { title: "Backtrack geocoding", shortDescription: "Turn latitude and longitude coordinates into the street address", category: "geo", rankScore: 0.5, endpoints: [{ priceUsd: "0.01" }] });
+    const rank = (id: string, score: number) => exec(t.prisma, `UPDATE "listing_ranks" SET "rankScore" = $2 WHERE "listingId" = $1`, id, score);
+    const order = async (task: string) => (await pick(task, { limit: 20 })).items.filter((i) => i.id === forward || i.id === reverse);
+    // Each task's words match both alike; the better rank is on the one going the wrong way.
+    await rank(forward, 0.99);
+    const toAddress = await order("which street address is at latitude longitude 40.342, -73.98");
+    expect(toAddress.map((i) => i.id)).toEqual([reverse, forward]);
+    expect(toAddress[1].relevance).toBeCloseTo(toAddress[0].relevance * REVERSED_FACTOR, 12);
+    expect(toAddress[1].why).toMatch(/^Matches .* but takes what the task asks for \(reads the other way\); /);
+    expect(toAddress[0].why).not.toMatch(/other way/);
+    await rank(forward, 0.5);
+    await rank(reverse, 0.99);
+    expect((await order("turn the street address 12 Main Street, Springfield into latitude longitude coordinates")).map((i) => i.id)).toEqual([forward, reverse]);
   });
 });
 

@@ -220,7 +220,7 @@ export async function selectServices(
     match: c.hit.match,
     trust: trustOf(c.reading),
     verification: c.row.verification,
-    why: whyLine({ matched: c.hit.matched, semantic: c.semantic ? c.relevance : null, evidence: c.evidence, price: { usd: c.row.priceUsd, label: c.row.priceLabel }, now }),
+    why: whyLine({ matched: c.hit.matched, semantic: c.semantic ? c.relevance : null, reversed: c.hit.reversed, evidence: c.evidence, price: { usd: c.row.priceUsd, label: c.row.priceLabel }, now }),
     excludedByDefault: c.reasons,
   }));
   const excluded: ExcludedItem[] = excludedSet.map((c) => ({ id: c.id, slug: c.row.slug, title: c.row.title, relevance: c.relevance, reasons: c.reasons, why: exclusionWhy(c.reasons, c.evidence, now) }));
