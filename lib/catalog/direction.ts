@@ -19,7 +19,7 @@ const ARROW = new Set(["to", "into", "->", "→"]);
 const INFINITIVE_AFTER = new Set(["api", "apis", "service", "tool", "need", "needs", "want", "wants", "way", "how", "able", "like", "trying", "order", "going", "have", "has", "used", "me", "us", "them", "agent"]);
 const isArrow = (ts: readonly string[], i: number) => ARROW.has(ts[i]) && !(ts[i] === "to" && (i === 0 || INFINITIVE_AFTER.has(ts[i - 1])));
 
-/** Plural and spelling folded: "addresses" → "address", "coordinates" → "coordinate". */
+/** Plurals folded: "addresses" → "address", "coordinates" → "coordinate". */
 export function fold(word: string): string {
   const w = word.toLowerCase();
   if (w.length > 4 && w.endsWith("sses")) return w.slice(0, -2);
@@ -62,7 +62,8 @@ export function listingDirection(text: string): ListingDirection {
   for (const clause of clausesOf(text)) {
     const inOut = /^(.*?)\bin,\s*(.*?)\bout\b/iu.exec(clause);
     if (inOut) {
-      side(tokens(inOut[1]), tokens(inOut[1]).length - 1, -1).forEach((w) => takes.add(w));
+      const taken = tokens(inOut[1]);
+      side(taken, taken.length - 1, -1).forEach((w) => takes.add(w));
       tokens(inOut[2]).filter(isContent).slice(0, SIDE_WORDS).forEach((w) => returns.add(fold(w)));
       continue;
     }
@@ -93,10 +94,10 @@ export function askedFor(task: string): Set<string> {
     }
     const head = /^\s*(?:what\s+(?:is|are)\s+|which\s+|find\s+|get\s+|give\s+me\s+|look\s+up\s+|return\s+)(?:the\s+|an?\s+)?(.*)$/iu.exec(clause);
     if (head) {
-      const ts2 = tokens(head[1]);
+      // Its object: content words up to the first side's end or value (arrows are not content).
       const words: string[] = [];
-      for (const t of ts2) {
-        if (/^\p{N}/u.test(t) || SIDE_END.has(t) || t === "is" || t === "are" || words.length >= SIDE_WORDS) break;
+      for (const t of tokens(head[1])) {
+        if (/^\p{N}/u.test(t) || SIDE_END.has(t) || words.length >= SIDE_WORDS) break;
         if (isContent(t)) words.push(fold(t));
       }
       if (words.length > 0) return new Set(words);

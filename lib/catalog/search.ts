@@ -113,7 +113,7 @@ async function sentenceHits(query: string, limit: number, filters: BrowseFilters
   const asked = askedFor(query);
   if (asked.size === 0) return read(limit, false);
   // Direction lowers some rows: read past `limit` until no unread row could outrank the last kept one.
-  for (let n = Math.min(2 * limit, SEARCH_MAX_LIMIT * 4); ; n *= 4) {
+  for (let n = 2 * limit; ; n *= 4) {
     const found = await read(n, true);
     const turned = found
       .map(({ text, ...r }) => (readsTheOtherWay(asked, listingDirection(text ?? "")) ? { ...r, relevance: r.relevance * REVERSED_FACTOR, reversed: true } : r))
