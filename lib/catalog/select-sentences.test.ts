@@ -329,6 +329,20 @@ describe("evidence rules", () => {
     expect(brand).not.toContain(r.items[0].id);
   });
 
+  it("'number' that numbers what follows ('friend number 420', 'report number 854') is a label, not a term; a phone number is still a phone's", async () => {
+    // The four phone lookups above are the only listings that say "number": counted, it outweighed "in
+    // French" and a phone lookup was picked to translate.
+    expect((await readTerms(t.prisma, "what is hello friend number 420 in French")).map((x) => x.word)).toEqual(["french"]);
+    expect((await picks("what is hello friend number 420 in French"))[0]).toBe("lingo");
+    expect((await picks("give me the gist of report number 854 on harbour traffic"))[0]).toBe("quillsum");
+    // The kind of number is the word before it, and it stays.
+    expect((await readTerms(t.prisma, "look up the carrier of the phone number +1 555 0142")).map((x) => x.word)).toEqual(["look", "carrier", "phone"]);
+    expect((await pick("validate the phone number +1 555 0142")).items[0].title).toMatch(/^Harbor \d phone number lookup$/);
+    // Not a label: "the number 42", "a phone number" with nothing after it.
+    expect((await readTerms(t.prisma, "spell out the number 42")).map((x) => x.word)).toContain("number");
+    expect((await readTerms(t.prisma, "who owns this phone number")).map((x) => x.word)).toContain("number");
+  });
+
   it("direction: a geocoder that only takes addresses orders below a reverse geocoder for 'which address is at …', and the other way round, whatever their rank", async () => {
     // Also adds listings: one geocoder each way, with the same words.
     const forward = await createTestListing(t.prisma, { title: "Pinpoint geocoding", shortDescription: "Convert street addresses to latitude and longitude coordinates", category: "geo", rankScore: 0.5, endpoints: [{ priceUsd: "0.01" }] });

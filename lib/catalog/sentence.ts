@@ -38,13 +38,22 @@ export interface Term {
 /** A word of digits only (with any separators the word pattern keeps): a value, never a term. */
 const NUMERAL = /^\p{N}+(?:['’-]\p{N}+)*$/u;
 
+/** Words that only number what follows them: "report number 854", "order no 12". */
+const NUMBERING = new Set(["number", "no", "nr", "num"]);
+/** Before these, "number" is the thing itself ("the number 42"), not a label. */
+const DETERMINERS = new Set(["the", "a", "an", "this", "that", "my", "your", "our", "their", "its", "his", "her", "any", "each", "every", "some", "of", "is", "what", "which"]);
+
 /**
  * The task's words, numerals left out: a number in a task is its input ("the address at 52.236,
  * 13.40", "order 420"), and a listing's numbers are counts and versions ("40 languages"); one matching
- * the other says nothing about the service. Words with letters ("mp3", "ipv6", "x402") stay.
+ * the other says nothing about the service. Words with letters ("mp3", "ipv6", "x402") stay. So does
+ * the label before a numeral: "number" in "friend number 420" or "phone number +1 555" numbers the
+ * input, and the word before it ("phone") says what kind it is.
  */
 export function taskWords(task: string): string[] {
-  const words = (task.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? []).filter((w) => !NUMERAL.test(w));
+  const all = task.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
+  const label = (w: string, i: number) => NUMBERING.has(w) && i > 0 && NUMERAL.test(all[i + 1] ?? "") && !NUMERAL.test(all[i - 1]) && !DETERMINERS.has(all[i - 1]);
+  const words = all.filter((w, i) => !NUMERAL.test(w) && !label(w, i));
   return [...new Set(words)].slice(0, MAX_TASK_WORDS);
 }
 
