@@ -1,6 +1,13 @@
 /** The one price display for tiles, listing page and seller's report: dollars, the declared mode, the live quote; never atomic units. */
 import { formatUsd, networkName } from "@/lib/format";
 
+/** A stored USD price as a number: null when absent, not a number or negative. */
+export function usdNumber(s: string | null): number | null {
+  if (s === null) return null;
+  const n = Number(s);
+  return Number.isFinite(n) && n >= 0 ? n : null;
+}
+
 export interface PricedEndpoint {
   payable: boolean;
   priceUsd: string | null;

@@ -1,6 +1,7 @@
 /** The evidence rules of router selection and its one-line why (docs/SELECTION.md); pure. Trust never enters rank. */
 import type { Verdict } from "./trust-words";
 import type { MatchedWord } from "./sentence";
+import { usdNumber } from "./price";
 
 /** Why a relevant listing is left out by default; `include` brings it back marked. */
 export const EXCLUSION_REASONS = ["canary_failed", "trust_avoid", "charged_above_listing", "charged_without_delivery", "asks_above_stated", "wash_ring"] as const;
@@ -57,7 +58,7 @@ export const PRICE_OUTLIER_MIN_PRICED = 3;
 export const PRICE_OUTLIER_RELEVANT_SHARE = 0.5;
 
 type Priced = { id: string; category: string | null; usd: string | null };
-const usdOf = (c: { usd: string | null }) => (c.usd !== null && Number.isFinite(Number(c.usd)) ? Number(c.usd) : null);
+const usdOf = (c: { usd: string | null }) => usdNumber(c.usd);
 const medianOf = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;

@@ -3,6 +3,7 @@ import { rows, utcParam, type Client } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
 import { scoreSubject, type TrustRubric, type ValueInput, type ValuePeer } from "@/lib/trust/engine";
 import { readTrustSubjects } from "@/lib/trust/observe";
+import { usdNumber } from "./price";
 
 export const VALID_OUTPUT_CHECK = "R5";
 
@@ -12,12 +13,6 @@ export interface EndpointValueInput extends ValueInput {
 }
 
 type EndpointPrice = { id: string; method: string; path: string; priceUsd: string | null; priceAmount: string | null; priceAsset: string | null; priceNetwork: string | null };
-
-const usdOf = (s: string | null) => {
-  if (s === null) return null;
-  const n = Number(s);
-  return Number.isFinite(n) && n >= 0 ? n : null;
-};
 
 /** The peer rule: every named check's rate at least the rule's rate. */
 const meetsPeerRule = (rubric: TrustRubric, rates: Record<string, number | null>) => rubric.pricePeers.checks.every((c) => (rates[c] ?? -1) >= rubric.pricePeers.minRate);
@@ -41,7 +36,7 @@ export async function readValuePeers(client: Client, rubric: TrustRubric, catego
   for (const { id } of listings) {
     const prices = await rows<EndpointPrice>(client, `SELECT "id", "method"::text AS "method", "path", "priceUsd", "priceAmount", "priceAsset", "priceNetwork" FROM "endpoints" WHERE "listingId" = $1`, id);
     for (const s of await readTrustSubjects(client, id, { now })) {
-      const priceUsd = usdOf(prices.find((p) => p.id === s.endpointId)?.priceUsd ?? null);
+      const priceUsd = usdNumber(prices.find((p) => p.id === s.endpointId)?.priceUsd ?? null);
       if (priceUsd === null) continue;
       const r = scoreSubject(rubric, s, { now, band: false });
       const rates = Object.fromEntries(checks.map((c) => [c, r.checks.find((x) => x.id === c)?.rate ?? null]));
@@ -74,7 +69,7 @@ async function readSampleRows(client: Client, listingId: string, now: number): P
 }
 
 function valueSamples(e: EndpointPrice, found: SampleRow[]): { samples: Array<{ usd: number; validBytes: number | null }>; unpriced: number } {
-  const listedUsd = usdOf(e.priceUsd);
+  const listedUsd = usdNumber(e.priceUsd);
   const listedAmount = e.priceAmount !== null && /^[0-9]+$/.test(e.priceAmount) && BigInt(e.priceAmount) > 0n ? Number(e.priceAmount) : null;
   const samples: Array<{ usd: number; validBytes: number | null }> = [];
   let unpriced = 0;
@@ -116,7 +111,7 @@ export async function readStoredValuePeers(client: Client, rubric: TrustRubric, 
     checks,
   );
   return found.flatMap((r) => {
-    const priceUsd = usdOf(r.priceUsd);
+    const priceUsd = usdNumber(r.priceUsd);
     const rates = Object.fromEntries(checks.map((c) => [c, typeof r.rates?.[c] === "number" ? r.rates[c] : null]));
     return priceUsd !== null && meetsPeerRule(rubric, rates) ? [{ endpointId: r.endpointId, category, priceUsd, rates }] : [];
   });
@@ -142,7 +137,7 @@ export async function readListingValueInputs(client: Client, rubric: TrustRubric
   const out = new Map<string, EndpointValueInput>();
   for (const e of prices.endpoints) {
     const { samples, unpriced } = valueSamples(e, sampled.get(`${e.method} ${e.path}`) ?? []);
-    out.set(e.id, { priceUsd: usdOf(e.priceUsd), category, peers: peers.filter((p) => p.endpointId !== e.id), paidSamples: samples, unpriced });
+    out.set(e.id, { priceUsd: usdNumber(e.priceUsd), category, peers: peers.filter((p) => p.endpointId !== e.id), paidSamples: samples, unpriced });
   }
   return out;
 }
