@@ -16,6 +16,7 @@ describe("parseEnv", () => {
     ["TOLLGATE_DEMO_SIGNIN", { TOLLGATE_DEMO_SIGNIN: "yes" }, /TOLLGATE_DEMO_SIGNIN/],
     ["NEXTAUTH_SECRET", { NEXTAUTH_SECRET: "short" }, /NEXTAUTH_SECRET must be at least 32 characters/],
     ["TOLLGATE_PROBE_ALLOW_HOSTS", { TOLLGATE_PROBE_ALLOW_HOSTS: "127.0.0.1" }, /TOLLGATE_PROBE_ALLOW_HOSTS must be a comma-separated list of host:port/],
+    ["TOLLGATE_MONITOR_REFERENCES", { TOLLGATE_MONITOR_REFERENCES: "https://a.example/,ftp://b.example/" }, /TOLLGATE_MONITOR_REFERENCES must be a comma-separated list of http\(s\) URLs/],
     ["SELLERS_PORT", { SELLERS_PORT: "70000" }, /SELLERS_PORT/],
     ["NEXTAUTH_SECRET in production", { NODE_ENV: "production" }, /NEXTAUTH_SECRET is required in production/],
     ["TOLLGATE_PUBLIC_URL in production", { NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(32) }, /TOLLGATE_PUBLIC_URL is required in production/],
@@ -39,5 +40,7 @@ describe("parseEnv", () => {
 
   it("splits the probe allow-list", () => {
     expect(parseEnv({ TOLLGATE_PROBE_ALLOW_HOSTS: "127.0.0.1:4020,localhost:4021" }).probeAllowHosts).toEqual(["127.0.0.1:4020", "localhost:4021"]);
+    expect(parseEnv({ TOLLGATE_MONITOR_REFERENCES: "https://a.example/health,http://127.0.0.1:9/" }).monitorReferences).toEqual(["https://a.example/health", "http://127.0.0.1:9/"]);
+    expect(parseEnv({}).monitorReferences).toEqual([]);
   });
 });

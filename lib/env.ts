@@ -57,6 +57,11 @@ const schema = z.object({
     .string()
     .regex(/^([A-Za-z0-9.-]+:\d{1,5})(,[A-Za-z0-9.-]+:\d{1,5})*$/, "must be a comma-separated list of host:port")
     .optional(),
+  /** URLs that answer whenever the monitor's network works (docs/ARCHITECTURE.md "The monitor's own outage"). */
+  TOLLGATE_MONITOR_REFERENCES: z
+    .string()
+    .refine((v) => v.split(",").every((u) => /^https?:\/\/[^\s,]+$/.test(u) && URL.canParse(u)), "must be a comma-separated list of http(s) URLs")
+    .optional(),
   TOLLGATE_NET_ALLOWLIST_ONLY: flag,
   /** docs/SSRF.md "Address rules". */
   TOLLGATE_NET_DENY: cidrList,
@@ -129,6 +134,7 @@ const schema = z.object({
 export type Env = z.infer<typeof schema> & {
   dataDir: string;
   probeAllowHosts: string[];
+  monitorReferences: string[];
   /** Never from a request. */
   publicOrigin: string;
   routerOrigin: string | null;
@@ -174,6 +180,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     routerOrigin: e.TOLLGATE_ROUTER_ORIGIN ? new URL(e.TOLLGATE_ROUTER_ORIGIN).origin : null,
     dataDir: path.resolve(/*turbopackIgnore: true*/ e.TOLLGATE_DATA_DIR ?? path.join(/*turbopackIgnore: true*/ process.cwd(), ".data")),
     probeAllowHosts: e.TOLLGATE_PROBE_ALLOW_HOSTS ? e.TOLLGATE_PROBE_ALLOW_HOSTS.split(",") : [],
+    monitorReferences: e.TOLLGATE_MONITOR_REFERENCES ? e.TOLLGATE_MONITOR_REFERENCES.split(",") : [],
   };
 }
 

@@ -6,6 +6,7 @@ import { PUBLIC_LISTING } from "@/lib/listings/visibility";
 import { probeListing, type EndpointEvidence } from "@/lib/probe";
 import { mapBounded } from "@/lib/probe/bounded";
 import { hostOf } from "@/lib/probe/transport";
+import { safeFetch } from "@/lib/net";
 import { listingToDocument } from "@/lib/listings/document-mapping";
 import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
 import { healthStatusFor } from "@/lib/facts/aggregate";
@@ -58,18 +59,40 @@ export function readingFromEvidence(endpoints: readonly EndpointEvidence[], paya
  * hosts were probed and EGRESS_OUTAGE_SHARE or more of those hosts answered nothing at all (every
  * endpoint without a status). Their no-answer readings are then not recorded (`unmeasured`), so an
  * outage on our side is never written as the sellers' downtime; the next sweep samples them again.
+ * Fewer hosts than that say nothing by their share: when every one is silent, the monitor's references
+ * (TOLLGATE_MONITOR_REFERENCES, `referencesAnswered`) decide, and none answering is our outage too.
  */
 export const EGRESS_MIN_HOSTS = 5;
 export const EGRESS_OUTAGE_SHARE = 0.8;
 
-export function egressOutage(results: ReadonlyArray<{ host: string; unanswered: boolean }>): boolean {
+function hostsAnswered(results: ReadonlyArray<{ host: string; unanswered: boolean }>): { hosts: number; silent: number } {
   const answered = new Map<string, boolean>();
   for (const r of results) answered.set(r.host, (answered.get(r.host) ?? false) || !r.unanswered);
-  if (answered.size < EGRESS_MIN_HOSTS) return false;
-  const silent = [...answered.values()].filter((a) => !a).length;
-  return silent / answered.size >= EGRESS_OUTAGE_SHARE;
+  return { hosts: answered.size, silent: [...answered.values()].filter((a) => !a).length };
 }
 
+/** Too few hosts to tell by their share, and every one silent: only the references can say whose outage it is. */
+export function needsReferences(results: ReadonlyArray<{ host: string; unanswered: boolean }>): boolean {
+  const { hosts, silent } = hostsAnswered(results);
+  return hosts > 0 && hosts < EGRESS_MIN_HOSTS && silent === hosts;
+}
+
+/** `referencesAnswered`: null when none were asked (or none are configured). */
+export function egressOutage(results: ReadonlyArray<{ host: string; unanswered: boolean }>, referencesAnswered: boolean | null = null): boolean {
+  const { hosts, silent } = hostsAnswered(results);
+  if (hosts < EGRESS_MIN_HOSTS) return needsReferences(results) && referencesAnswered === false;
+  return silent / hosts >= EGRESS_OUTAGE_SHARE;
+}
+
+/** Whether any reference answered with any status; null when there are none to ask. */
+export async function referencesAnswer(urls: readonly string[], deadlineMs = REFERENCE_DEADLINE_MS): Promise<boolean | null> {
+  if (urls.length === 0) return null;
+  // The operator's own list: each reference's host is allowed as the probe's loopback fixtures are.
+  const allowHosts = urls.map((u) => new URL(u).host);
+  const answers = await Promise.all(urls.map((u) => safeFetch(u, { allowHosts, deadlineMs }).then((r) => r.ok)));
+  return answers.some(Boolean);
+}
+const REFERENCE_DEADLINE_MS = 5_000;
 
 export interface HealthSweepOptions {
   now?: Date;
@@ -77,6 +100,8 @@ export interface HealthSweepOptions {
   allowHosts?: string[];
   vantage?: string;
   deadlineMs?: number;
+  /** TOLLGATE_MONITOR_REFERENCES by default. */
+  references?: string[];
   onListing?: (listingId: string) => void | Promise<void>;
 }
 
@@ -143,7 +168,8 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
       const unanswered = probe.ok && probe.evidence.endpoints.every((e) => e.status === null);
       return { listing, at, probe, unanswered };
     });
-    const outage = egressOutage(probed.filter((p) => p.probe.ok).map((p) => ({ host: hostOf(p.listing.baseUrl) ?? p.listing.baseUrl, unanswered: p.unanswered })));
+    const byHost = probed.filter((p) => p.probe.ok).map((p) => ({ host: hostOf(p.listing.baseUrl) ?? p.listing.baseUrl, unanswered: p.unanswered }));
+    const outage = egressOutage(byHost, needsReferences(byHost) ? await referencesAnswer(opts.references ?? env().monitorReferences, opts.deadlineMs) : null);
     await mapBounded(probed, concurrency, async ({ listing, at, probe, unanswered }) => {
       if (!probe.ok && probe.refusal === "host_not_allowlisted") {
         totals.skipped++;

@@ -1,0 +1,90 @@
+/** The monitor's own outage in a small catalog: fewer hosts than the share can judge, so its references decide (docs/ARCHITECTURE.md). */
+import { createServer as createHttpServer, type Server } from "node:http";
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/test/db";
+import { fixtureListings } from "@/sellers";
+import { writeListing } from "@/lib/listings/save";
+import { createTestOrganization } from "@/test/ledger";
+import { EGRESS_MIN_HOSTS, egressOutage, needsReferences, referencesAnswer, runHealthSweep } from "./sweep-health";
+
+let t: TestDatabase;
+let reference: Server;
+let referenceUrl: string;
+let silentReference: string;
+const sellerPorts: number[] = [];
+const ids: string[] = [];
+
+/** A port with nothing listening: bind, note the port, close. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  reference = createHttpServer((_req, res) => res.writeHead(204).end());
+  await new Promise<void>((r) => reference.listen(0, "127.0.0.1", r));
+  referenceUrl = `http://127.0.0.1:${(reference.address() as { port: number }).port}/`;
+  silentReference = `http://127.0.0.1:${await freePort()}/`;
+  const org = await createTestOrganization(t.prisma);
+  const doc = fixtureListings("http://127.0.0.1:1")["agent-verdict"];
+  // Two sellers on two hosts, neither listening: a catalog too small for the share to say whose outage it is.
+  for (let i = 0; i < 2; i++) {
+    sellerPorts.push(await freePort());
+    ids.push((await writeListing({ ...doc, slug: `small-${i}`, baseUrl: `http://127.0.0.1:${sellerPorts[i]}/agent-verdict` }, { organizationId: org, publicationState: "published" })).id);
+  }
+});
+afterAll(async () => {
+  await new Promise((r) => reference?.close(r));
+  await t?.close();
+});
+
+const h = (host: string, unanswered: boolean) => ({ host, unanswered });
+
+describe("fewer hosts than the share can judge", () => {
+  it("every one silent: our outage only when no reference answered; one answering host, or no references, and it is the sellers'", () => {
+    const silent = ["a", "b"].map((x) => h(x, true));
+    expect(needsReferences(silent)).toBe(true);
+    expect(egressOutage(silent, false)).toBe(true);
+    expect(egressOutage(silent, true)).toBe(false);
+    expect(egressOutage(silent, null)).toBe(false);
+    const oneAnswers = [h("a", true), h("b", false)];
+    expect(needsReferences(oneAnswers)).toBe(false);
+    expect(egressOutage(oneAnswers, false)).toBe(false);
+    expect(needsReferences([])).toBe(false);
+    // Enough hosts: the share decides and the references are not asked.
+    const many = Array.from({ length: EGRESS_MIN_HOSTS }, (_, i) => h(String(i), true));
+    expect(needsReferences(many)).toBe(false);
+    expect(egressOutage(many, true)).toBe(true);
+  });
+
+  it("referencesAnswer: any status from any reference is an answer; none configured is no opinion", async () => {
+    expect(await referencesAnswer([])).toBeNull();
+    expect(await referencesAnswer([silentReference], 2_000)).toBe(false);
+    expect(await referencesAnswer([silentReference, referenceUrl], 2_000)).toBe(true);
+  });
+
+  it("a sweep whose every seller and every reference is silent records nothing; with a reference answering, the sellers are down", async () => {
+    const allowHosts = sellerPorts.map((p) => `127.0.0.1:${p}`);
+    const at = (minutes: number) => new Date(Date.parse("2026-12-05T12:00:00Z") + minutes * 60_000);
+    const samples = async (when: Date) =>
+      t.prisma.healthSample.findMany({ where: { listingId: { in: ids }, at: { gte: when, lte: new Date(when.getTime() + 60_000) } }, select: { outcome: true } });
+
+    const ours = await runHealthSweep({ allowHosts, deadlineMs: 2_000, now: at(0), references: [silentReference] });
+    expect(ours).toMatchObject({ unmeasured: 2, down: 0 });
+    expect(await samples(at(0))).toEqual([]);
+
+    const theirs = await runHealthSweep({ allowHosts, deadlineMs: 2_000, now: at(5), references: [silentReference, referenceUrl] });
+    expect(theirs).toMatchObject({ unmeasured: 0, down: 2 });
+    expect((await samples(at(5))).map((s) => s.outcome)).toEqual(["down", "down"]);
+
+    // No references configured: nothing can say it was ours, so the sellers' silence is recorded, as before.
+    const unknown = await runHealthSweep({ allowHosts, deadlineMs: 2_000, now: at(10), references: [] });
+    expect(unknown).toMatchObject({ unmeasured: 0, down: 2 });
+  });
+});
