@@ -96,6 +96,18 @@ export async function listenHttps(handler: Handler, cert: Cert, host = "127.0.0.
   return start(https.createServer({ cert: cert.cert, key: cert.key }, wrap(handler, hits)), host, port, hits);
 }
 
+/** A port the OS reports free on 127.0.0.1 right now: nothing listens there (bind, note the port, close). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 /** A TCP server that speaks whatever the test writes (for malformed or oversized heads). */
 export async function listenRaw(onSocket: (socket: net.Socket) => void, host = "127.0.0.1"): Promise<LocalServer> {
   const hits: Hit[] = [];

@@ -1,6 +1,5 @@
 /** The monitor's own outage in a small catalog: fewer hosts than the share can judge, so its references decide (docs/ARCHITECTURE.md). */
-import { createServer as createHttpServer, type Server } from "node:http";
-import { createServer } from "node:net";
+import { freePort, listenHttp, type LocalServer } from "@/test/net-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { fixtureListings } from "@/sellers";
@@ -9,27 +8,16 @@ import { createTestOrganization } from "@/test/ledger";
 import { EGRESS_MIN_HOSTS, egressOutage, needsReferences, referencesAnswer, runHealthSweep } from "./sweep-health";
 
 let t: TestDatabase;
-let reference: Server;
+let reference: LocalServer;
 let referenceUrl: string;
 let silentReference: string;
 const sellerPorts: number[] = [];
 const ids: string[] = [];
 
-/** A port with nothing listening: bind, note the port, close. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 beforeAll(async () => {
   t = await createTestDatabase();
-  reference = createHttpServer((_req, res) => res.writeHead(204).end());
-  await new Promise<void>((r) => reference.listen(0, "127.0.0.1", r));
-  referenceUrl = `http://127.0.0.1:${(reference.address() as { port: number }).port}/`;
+  reference = await listenHttp((_req, res) => res.writeHead(204).end());
+  referenceUrl = `http://127.0.0.1:${reference.port}/`;
   silentReference = `http://127.0.0.1:${await freePort()}/`;
   const org = await createTestOrganization(t.prisma);
   const doc = fixtureListings("http://127.0.0.1:1")["agent-verdict"];
@@ -40,7 +28,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  await new Promise((r) => reference?.close(r));
+  await reference?.close();
   await t?.close();
 });
 

@@ -1,4 +1,4 @@
-import { createServer } from "node:net";
+import { freePort } from "@/test/net-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from "@/test/db";
 import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/sellers";
@@ -12,16 +12,6 @@ let t: TestDatabase;
 let server: FixtureServer;
 let deadPort: number;
 const ids: Record<string, string> = {};
-
-/** A port with nothing listening: bind, note the port, close. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   t = await createTestDatabase();

@@ -28,6 +28,7 @@ import { openDatabase, setDatabase, type DatabaseHandle } from "@/lib/db";
 import { migrate } from "@/lib/migrate";
 import { endpointColumns, listingColumns } from "@/lib/listings/document-mapping";
 import { testDatabaseUrl } from "@/test/db";
+import { freePort } from "@/test/net-servers";
 import { fixtureListings, startFixtureSellers, type FixtureServer } from "@/sellers";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -149,17 +150,6 @@ function startBalancer(backends: number[]): Promise<Balancer> {
       });
     }),
   );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** One HTTP request on a fresh connection (no agent: a connection must not outlive a killed backend). */
