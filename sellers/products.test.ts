@@ -111,6 +111,27 @@ describe("the import of a product document carries what the seller publishes", (
   });
 });
 
+describe("a document's stated price and the 402's, compared as amounts", () => {
+  it("'$0.010' stated and 10000 atomic units quoted are the same price: kept as the document wrote it, no warning", async () => {
+    const { app } = validityCheckApp({ facilitator: { url: `${routes.origin}/api/facilitator`, token: TEST_FACILITATOR_TOKEN }, usdc: local.usdc, payTo: payee("003") });
+    const criteria = JSON.parse(readFileSync(path.join(__dirname, "validity-check", "criteria.json"), "utf8"));
+    const restated = express();
+    restated.get("/criteria", (_req, res) => void res.json({ ...criteria, endpoints: { ...criteria.endpoints, upto: criteria.endpoints.upto.replace("$0.01 ", "$0.010 ") } }));
+    restated.use(app);
+    const served = await listenLoopback(restated);
+    try {
+      const r = await draftListingFromUrl(`${served.url}/criteria`, { allowHosts: [`127.0.0.1:${served.port}`], deadlineMs: 5000 });
+      if (!r.ok) throw new Error(r.detail);
+      const upto = r.draft.endpoints.find((e) => e.path === "/upto")!;
+      expect(upto.pricing).toMatchObject({ usd: "0.010", machine: { amount: "10000" } });
+      // Compared as strings, "0.010" and "0.01" differed and the import warned of an overcharge that is not one.
+      expect(r.warnings.filter((w) => w.includes("the 402 quotes"))).toEqual([]);
+    } finally {
+      await served.close();
+    }
+  });
+});
+
 describe("the canary pays each imported product", () => {
   for (const [key, paths, cost] of [["003", ["POST /upto", "POST /validity"], 20_000n], ["002", ["POST /api/x402/AGENT_VERDICT"], 40_000n]] as const) {
     it(`${key}: every paid endpoint passes on chain and the listing is verified`, async () => {

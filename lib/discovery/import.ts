@@ -395,7 +395,7 @@ function withChallenge(e: ListingEndpoint, seen: Partial<EndpointFacts>, warning
   if (quoted?.machine) {
     if (!pricing) pricing = quoted;
     else {
-      if (pricing.usd && quoted.usd && pricing.usd !== quoted.usd) warnings.push(`${e.method} ${e.path}: the document states $${pricing.usd}, the 402 quotes $${quoted.usd}; the machine price is the 402's.`);
+      if (pricing.usd && quoted.usd && Number(pricing.usd) !== Number(quoted.usd)) warnings.push(`${e.method} ${e.path}: the document states $${pricing.usd}, the 402 quotes $${quoted.usd}; the machine price is the 402's.`);
       pricing = { ...pricing, machine: quoted.machine, usd: pricing.usd ?? (pricing.mode === "dynamic" ? null : quoted.usd) };
     }
   }
