@@ -57,7 +57,7 @@ const schema = z.object({
     .string()
     .regex(/^([A-Za-z0-9.-]+:\d{1,5})(,[A-Za-z0-9.-]+:\d{1,5})*$/, "must be a comma-separated list of host:port")
     .optional(),
-  /** URLs that answer whenever the monitor's network works (docs/ARCHITECTURE.md "The monitor's own outage"). */
+  /** URLs that answer whenever the monitor's network works (docs/ARCHITECTURE.md "Processes", the monitor's own outage). */
   TOLLGATE_MONITOR_REFERENCES: z
     .string()
     .refine((v) => v.split(",").every((u) => /^https?:\/\/[^\s,]+$/.test(u) && URL.canParse(u)), "must be a comma-separated list of http(s) URLs")
