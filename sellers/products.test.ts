@@ -24,6 +24,7 @@ import { startPaidRig, type PaidRig } from "@/test/paid-rig";
 import { EXAMPLE_REQUEST } from "./agent-verdict/product";
 import { UPTO_EXAMPLE_INPUT, VALIDITY_EXAMPLE_INPUT } from "./validity-check/examples";
 import { validityCheckApp } from "./validity-check/service";
+import criteriaDocument from "./validity-check/criteria.json";
 import { listenLoopback } from "./listen";
 import { TEST_FACILITATOR_TOKEN } from "@/test/router-routes";
 
@@ -92,45 +93,42 @@ describe("the import of a product document carries what the seller publishes", (
   it("without the OpenAPI document a paid op has no example, so no 402 is read: a warning names it, and the import still drafts", async () => {
     // The same service with its OpenAPI document withheld: the criteria document alone publishes no
     // example, and the service refuses an empty body free (challenge_required) before any 402.
-    const { app } = validityCheckApp({ facilitator: { url: `${routes.origin}/api/facilitator`, token: TEST_FACILITATOR_TOKEN }, usdc: local.usdc, payTo: payee("003") });
-    const bare = express();
-    bare.get("/openapi.json", (_req, res) => void res.status(404).json({ error: "not_found" }));
-    bare.use(app);
-    const served = await listenLoopback(bare);
-    try {
-      const r = await draftListingFromUrl(`${served.url}/criteria`, { allowHosts: [`127.0.0.1:${served.port}`], deadlineMs: 5000 });
-      if (!r.ok) throw new Error(r.detail);
-      const upto = r.draft.endpoints.find((e) => e.path === "/upto")!;
-      expect(upto).toMatchObject({ requestExample: null, pricing: { usd: "0.01", machine: null, mode: "fixed" } });
-      expect(r.sources.filter((s) => s.kind === "challenge").map((s) => s.status)).toEqual([400, 400]);
-      expect(r.warnings).toContain("POST /upto: no request example is published for it, so its 402 could not be read (a seller that checks the body before quoting refuses an empty one).");
-      expect(r.draft.protocols).toEqual([]);
-    } finally {
-      await served.close();
-    }
+    const r = await draftValidityWith("/openapi.json", (_req, res) => void res.status(404).json({ error: "not_found" }));
+    const upto = r.draft.endpoints.find((e) => e.path === "/upto")!;
+    expect(upto).toMatchObject({ requestExample: null, pricing: { usd: "0.01", machine: null, mode: "fixed" } });
+    expect(r.sources.filter((s) => s.kind === "challenge").map((s) => s.status)).toEqual([400, 400]);
+    expect(r.warnings).toContain("POST /upto: no request example is published for it, so its 402 could not be read (a seller that checks the body before quoting refuses an empty one).");
+    expect(r.draft.protocols).toEqual([]);
   });
 });
 
 describe("a document's stated price and the 402's, compared as amounts", () => {
   it("'$0.010' stated and 10000 atomic units quoted are the same price: kept as the document wrote it, no warning", async () => {
-    const { app } = validityCheckApp({ facilitator: { url: `${routes.origin}/api/facilitator`, token: TEST_FACILITATOR_TOKEN }, usdc: local.usdc, payTo: payee("003") });
-    const criteria = JSON.parse(readFileSync(path.join(__dirname, "validity-check", "criteria.json"), "utf8"));
-    const restated = express();
-    restated.get("/criteria", (_req, res) => void res.json({ ...criteria, endpoints: { ...criteria.endpoints, upto: criteria.endpoints.upto.replace("$0.01 ", "$0.010 ") } }));
-    restated.use(app);
-    const served = await listenLoopback(restated);
-    try {
-      const r = await draftListingFromUrl(`${served.url}/criteria`, { allowHosts: [`127.0.0.1:${served.port}`], deadlineMs: 5000 });
-      if (!r.ok) throw new Error(r.detail);
-      const upto = r.draft.endpoints.find((e) => e.path === "/upto")!;
-      expect(upto.pricing).toMatchObject({ usd: "0.010", machine: { amount: "10000" } });
-      // Compared as strings, "0.010" and "0.01" differed and the import warned of an overcharge that is not one.
-      expect(r.warnings.filter((w) => w.includes("the 402 quotes"))).toEqual([]);
-    } finally {
-      await served.close();
-    }
+    const r = await draftValidityWith("/criteria", (_req, res) =>
+      void res.json({ ...criteriaDocument, endpoints: { ...criteriaDocument.endpoints, upto: criteriaDocument.endpoints.upto.replace("$0.01 ", "$0.010 ") } }),
+    );
+    const upto = r.draft.endpoints.find((e) => e.path === "/upto")!;
+    expect(upto.pricing).toMatchObject({ usd: "0.010", machine: { amount: "10000" } });
+    // Compared as strings, "0.010" and "0.01" differed and the import warned of an overcharge that is not one.
+    expect(r.warnings.filter((w) => w.includes("the 402 quotes"))).toEqual([]);
   });
 });
+
+/** The validity-check service with one GET route answered otherwise, drafted from its /criteria. */
+async function draftValidityWith(route: string, handler: express.RequestHandler): Promise<Extract<DraftResult, { ok: true }>> {
+  const { app } = validityCheckApp({ facilitator: { url: `${routes.origin}/api/facilitator`, token: TEST_FACILITATOR_TOKEN }, usdc: local.usdc, payTo: payee("003") });
+  const wrapped = express();
+  wrapped.get(route, handler);
+  wrapped.use(app);
+  const served = await listenLoopback(wrapped);
+  try {
+    const r = await draftListingFromUrl(`${served.url}/criteria`, { allowHosts: [`127.0.0.1:${served.port}`], deadlineMs: 5000 });
+    if (!r.ok) throw new Error(r.detail);
+    return r;
+  } finally {
+    await served.close();
+  }
+}
 
 describe("the canary pays each imported product", () => {
   for (const [key, paths, cost] of [["003", ["POST /upto", "POST /validity"], 20_000n], ["002", ["POST /api/x402/AGENT_VERDICT"], 40_000n]] as const) {
