@@ -65,24 +65,29 @@ export function readingFromEvidence(endpoints: readonly EndpointEvidence[], paya
 export const EGRESS_MIN_HOSTS = 5;
 export const EGRESS_OUTAGE_SHARE = 0.8;
 
-function hostsAnswered(results: ReadonlyArray<{ host: string; unanswered: boolean }>): { hosts: number; silent: number } {
+type HostTally = { hosts: number; silent: number };
+
+function hostsAnswered(results: ReadonlyArray<{ host: string; unanswered: boolean }>): HostTally {
   const answered = new Map<string, boolean>();
   for (const r of results) answered.set(r.host, (answered.get(r.host) ?? false) || !r.unanswered);
   return { hosts: answered.size, silent: [...answered.values()].filter((a) => !a).length };
 }
 
+const fewAllSilent = ({ hosts, silent }: HostTally) => hosts > 0 && hosts < EGRESS_MIN_HOSTS && silent === hosts;
+
 /** Too few hosts to tell by their share, and every one silent: only the references can say whose outage it is. */
 export function needsReferences(results: ReadonlyArray<{ host: string; unanswered: boolean }>): boolean {
-  const { hosts, silent } = hostsAnswered(results);
-  return hosts > 0 && hosts < EGRESS_MIN_HOSTS && silent === hosts;
+  return fewAllSilent(hostsAnswered(results));
 }
 
 /** `referencesAnswered`: null when none were asked (or none are configured). */
 export function egressOutage(results: ReadonlyArray<{ host: string; unanswered: boolean }>, referencesAnswered: boolean | null = null): boolean {
-  const { hosts, silent } = hostsAnswered(results);
-  if (hosts < EGRESS_MIN_HOSTS) return needsReferences(results) && referencesAnswered === false;
-  return silent / hosts >= EGRESS_OUTAGE_SHARE;
+  const tally = hostsAnswered(results);
+  if (tally.hosts < EGRESS_MIN_HOSTS) return fewAllSilent(tally) && referencesAnswered === false;
+  return tally.silent / tally.hosts >= EGRESS_OUTAGE_SHARE;
 }
+
+const REFERENCE_DEADLINE_MS = 5_000;
 
 /** Whether any reference answered with any status; null when there are none to ask. */
 export async function referencesAnswer(urls: readonly string[], deadlineMs = REFERENCE_DEADLINE_MS): Promise<boolean | null> {
@@ -92,7 +97,6 @@ export async function referencesAnswer(urls: readonly string[], deadlineMs = REF
   const answers = await Promise.all(urls.map((u) => safeFetch(u, { allowHosts, deadlineMs }).then((r) => r.ok)));
   return answers.some(Boolean);
 }
-const REFERENCE_DEADLINE_MS = 5_000;
 
 export interface HealthSweepOptions {
   now?: Date;
