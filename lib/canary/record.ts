@@ -6,7 +6,7 @@ import { db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { rows, type PrismaLike } from "@/lib/sql";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
-import { recordSampleObservations, type OutputFacts } from "@/lib/trust/observe";
+import { recordSamplesObservations, type OutputFacts } from "@/lib/trust/observe";
 import { release } from "./budget";
 import { verificationOf, type SampleOutcome, type Verification } from "./judge";
 
@@ -49,13 +49,15 @@ export async function writeSignedSample(identity: SampleIdentity, quoted: Quoted
 }
 
 async function writeCompletions(tx: PrismaLike, completions: Completion[]): Promise<void> {
+  const completed: Array<{ sampleId: string; output: OutputFacts | null }> = [];
   for (const c of completions) {
     const data = { ...c.data, state: "completed" as const, completedAt: c.at };
     let id = c.sampleId;
     if (id === null) id = (await tx.canarySample.create({ data: { ...c.identity, ...data }, select: { id: true } })).id;
     else if ((await tx.canarySample.updateMany({ where: { id, state: "pending" }, data })).count !== 1) continue;
-    await recordSampleObservations(tx, id, c.output);
+    completed.push({ sampleId: id, output: c.output });
   }
+  await recordSamplesObservations(tx, completed);
 }
 
 export interface FinishInput {
@@ -74,8 +76,8 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
   const ended = await prisma.$transaction(async (tx) => {
     await writeCompletions(tx, input.completions);
     let { state, outcome, reason } = input.fixed ?? { state: "done" as const, outcome: null, reason: "" };
+    const samples = await tx.canarySample.findMany({ where: { runId }, select: { method: true, path: true, outcome: true, reason: true, authorizationNonce: true, quotedAmount: true } });
     if (!input.fixed) {
-      const samples = await tx.canarySample.findMany({ where: { runId }, select: { method: true, path: true, outcome: true, reason: true } });
       outcome = verificationOf(samples.map((s) => s.outcome));
       const notPassed = samples.filter((s) => s.outcome !== "pass").map((s) => `${s.method} ${s.path}: ${s.outcome ?? "no verdict"} (${s.reason})`);
       reason = notPassed.length ? notPassed.join("; ") : `all ${samples.length} endpoint${samples.length === 1 ? "" : "s"} passed`;
@@ -101,7 +103,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
       if (changed) await tx.listing.update({ where: { id: listingId }, data: { verificationStatus: outcome } });
     }
     if (run?.reserved && run.budgetDay) {
-      const signed = await tx.canarySample.findMany({ where: { runId, authorizationNonce: { not: null } }, select: { quotedAmount: true } });
+      const signed = samples.filter((x) => x.authorizationNonce !== null);
       const spent = signed.reduce((sum, x) => sum + BigInt(x.quotedAmount ?? "0"), 0n);
       await release(tx, { listingId, budgetDay: run.budgetDay.toISOString().slice(0, 10), amount: BigInt(run.reserved.toFixed(0)) - spent });
     }

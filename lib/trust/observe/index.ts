@@ -3,5 +3,5 @@ export { freeObservations, quoteOf, domainKey, screenedTexts, R1_WITHIN_MS, STAB
 export { paidObservations, outputFactsOf, PAID_CHECKS, type OutputFacts, type SampleFacts } from "./paid";
 export { referenceCheck, canonicalJson, type ReferenceResult } from "./reference";
 export { readAssetDomains, expectedSeparator, type DomainRead } from "./chain";
-export { prepareProbeObservations, recordProbeObservations, recordSampleObservations, settleRevision, stateOf, changesBetween, type EndpointHistory, type EndpointState, type ObservationSource } from "./store";
+export { prepareProbeObservations, recordProbeObservations, recordSampleObservations, recordSamplesObservations, settleRevision, stateOf, changesBetween, type EndpointHistory, type EndpointState, type ObservationSource } from "./store";
 export { readRecentObservations, readTrustSubjects, type ReadOptions } from "./read";

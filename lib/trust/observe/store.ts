@@ -312,21 +312,33 @@ const SAMPLE_COLUMNS = `"id", "listingId", "endpointId", "method", "path", "auth
 
 /** A completed sample's paid checks, in its transaction; `output` null for a reconciled sample. */
 export async function recordSampleObservations(tx: Client, sampleId: string, output: OutputFacts | null, vantage = "canary"): Promise<{ written: number }> {
-  const [s] = await rows<SampleFacts & { listingId: string; endpointId: string; method: string; path: string; state: string; completedAt: string | null }>(
-    tx,
-    `SELECT ${SAMPLE_COLUMNS} FROM "canary_samples" WHERE "id" = $1`,
-    sampleId,
-  );
-  if (!s || s.state !== "completed" || !s.completedAt) throw new Error(`canary sample ${sampleId} is not completed: its paid observations cannot be written`);
-  const drafts = paidObservations(s, output);
-  if (drafts.length === 0) return { written: 0 };
-  const loaded = await loadListing(tx, s.listingId);
-  if (!loaded) return { written: 0 };
-  const key = { listingId: s.listingId, method: s.method, path: s.path };
-  const listed = loaded.endpoints.find((e) => e.method === s.method && e.path === s.path);
-  const revision = listed ? (await settleRevision(tx, key, stateOf(listed, s.quotedPayTo), s.completedAt, `canary:${s.id}`, loaded.listing, noteOf(listed))).revision : await latestRevision(tx, key);
-  const endpointId = listed?.id ?? s.endpointId;
-  return { written: await insertRows(tx, rowsOf(drafts, { listingId: s.listingId, endpointId, method: s.method, path: s.path, observedAt: s.completedAt, vantage, revision, source: "canary", sourceId: s.id })) };
+  return recordSamplesObservations(tx, [{ sampleId, output }], vantage);
+}
+
+type SampleRow = SampleFacts & { listingId: string; endpointId: string; method: string; path: string; state: string; completedAt: string | null };
+
+/** Completed samples' paid checks, in their transaction: one read of the samples, one of each listing, one insert (docs/CANARY.md "Batched writes"). */
+export async function recordSamplesObservations(tx: Client, samples: Array<{ sampleId: string; output: OutputFacts | null }>, vantage = "canary"): Promise<{ written: number }> {
+  if (samples.length === 0) return { written: 0 };
+  const read = await rows<SampleRow>(tx, `SELECT ${SAMPLE_COLUMNS} FROM "canary_samples" WHERE "id" = ANY ($1::text[])`, samples.map((x) => x.sampleId));
+  const byId = new Map(read.map((s) => [s.id, s]));
+  const listings = new Map<string, Awaited<ReturnType<typeof loadListing>>>();
+  const all: Row[] = [];
+  for (const { sampleId, output } of samples) {
+    const s = byId.get(sampleId);
+    if (!s || s.state !== "completed" || !s.completedAt) throw new Error(`canary sample ${sampleId} is not completed: its paid observations cannot be written`);
+    const drafts = paidObservations(s, output);
+    if (drafts.length === 0) continue;
+    if (!listings.has(s.listingId)) listings.set(s.listingId, await loadListing(tx, s.listingId));
+    const loaded = listings.get(s.listingId);
+    if (!loaded) continue;
+    const key = { listingId: s.listingId, method: s.method, path: s.path };
+    const listed = loaded.endpoints.find((e) => e.method === s.method && e.path === s.path);
+    const revision = listed ? (await settleRevision(tx, key, stateOf(listed, s.quotedPayTo), s.completedAt, `canary:${s.id}`, loaded.listing, noteOf(listed))).revision : await latestRevision(tx, key);
+    const endpointId = listed?.id ?? s.endpointId;
+    all.push(...rowsOf(drafts, { listingId: s.listingId, endpointId, method: s.method, path: s.path, observedAt: s.completedAt, vantage, revision, source: "canary", sourceId: s.id }));
+  }
+  return { written: await insertRows(tx, all) };
 }
 
 async function latestRevision(tx: Client, key: EndpointKey): Promise<number> {
