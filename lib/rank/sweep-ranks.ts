@@ -5,7 +5,7 @@ import { clientOr, rows, session, type Client } from "@/lib/sql";
 import { computeRank, type RankInputs, type RankResult } from "@/lib/rank/score";
 import { factsDueAtMs, ledgerFacts, listingIdRanges, utcTimestamp, type LedgerFactsRow } from "@/lib/facts/aggregate";
 import { rankInputsFromRow, type ListingRank } from "./inputs";
-import { applyWash, newWashCache } from "./wash";
+import { applyWash, newWashCache, type WashCache } from "./wash";
 
 const SWEEP_HOLDER = `${hostname()}:${process.pid}`;
 /** Arbitrary and fixed (lib/migrate.ts uses 724_021_402). */
@@ -92,6 +92,8 @@ export interface RankSweepResult {
 
 let running = false;
 let lastFullSweepAt: number | null = null;
+/** The last full sweep's reading of the ledger's payment rings: the due sweeps until the next full one reuse it (docs/RANK.md "Payment rings"). */
+let lastFullRings: WashCache["rings"];
 
 export async function runRankSweep(
   opts: { now?: Date; batchSize?: number; readRange?: number; mode?: RankSweepMode } = {},
@@ -166,6 +168,7 @@ async function sweep(client: Client, now: Date, mode: RankSweepMode, batchSize: 
         reads = await rangeReads();
       } else {
         reads = [];
+        cache.rings = lastFullRings;
         for (let at = 0; at < ids.length; at += DUE_READ_BATCH) {
           const chunk = ids.slice(at, at + DUE_READ_BATCH);
           reads.push(() => washed(ledgerFacts({ ids: chunk }, now, client)));
@@ -177,7 +180,10 @@ async function sweep(client: Client, now: Date, mode: RankSweepMode, batchSize: 
     await restoreMarks(client, claimed).catch(() => {});
     throw err;
   }
-  if (totals.mode === "full") lastFullSweepAt = t;
+  if (totals.mode === "full") {
+    lastFullSweepAt = t;
+    lastFullRings = cache.rings;
+  }
   return totals;
 }
 

@@ -16,6 +16,7 @@ import { listingPageFacts } from "@/lib/catalog/listing-page";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing, createTestOrganization } from "@/test/ledger";
 import { rankForListing } from "./inputs";
+import { FULL_SWEEP_INTERVAL_MS, runRankSweep } from "./sweep-ranks";
 import { applyWash, newWashCache, storedWash } from "./wash";
 
 let node: AnvilNode;
@@ -155,6 +156,26 @@ describe("payment rings", () => {
     expect(out.wash.get(p.listing)!.excluded.map((e) => [e.payer, e.reason]).sort()).toEqual([[lower(s), "ring_only"], [lower(w), "ring_payee"]].sort());
     expect(out.wash.get(p.listing)!.ring).toMatchObject({ ringPayers: 2, payersBefore: 2, flagged: true });
     expect((await storedWash(p.listing))!.ring).toMatchObject({ flagged: true });
+  });
+
+  it("a due sweep reuses the last full sweep's ring reading; the next full sweep, one interval later at most, reads the ring formed since", async () => {
+    const [p, q] = [await seller(), await seller()];
+    const [s, w] = [wallet(), wallet()];
+    for (const b of [s, w]) {
+      await pays(p.listing, b, p.payee);
+      await pays(q.listing, b, q.payee);
+    }
+    await pays(q.listing, p.payee, q.payee);
+    const t0 = Date.now();
+    expect(await runRankSweep({ now: new Date(t0) })).toMatchObject({ leader: true, mode: "full" });
+    expect((await storedWash(p.listing))!.ring).toBeNull();
+    // The ring forms (w becomes q's payee), and a new buyer of p marks p due.
+    await pays(q.listing, wallet(), w);
+    await pays(p.listing, wallet(), p.payee);
+    expect(await runRankSweep({ now: new Date(t0 + 60_000), mode: "due" })).toMatchObject({ mode: "due", scanned: expect.any(Number) });
+    expect((await storedWash(p.listing))!.ring).toBeNull();
+    expect(await runRankSweep({ now: new Date(t0 + FULL_SWEEP_INTERVAL_MS), mode: "due" })).toMatchObject({ mode: "full" });
+    expect((await storedWash(p.listing))!.ring).toMatchObject({ organizations: [p.org, q.org], ringPayers: 2, payersBefore: 3, flagged: true });
   });
 });
 
