@@ -43,7 +43,9 @@ export async function exec(client: PrismaLike | DatabaseHandle, sql: string, ...
 }
 
 export async function rowsWithSettings<T>(prisma: PrismaClient, settings: Record<string, string>, sql: string, ...params: unknown[]): Promise<T[]> {
-  const set = Object.entries(settings).map(([name, value]) => prisma.$queryRawUnsafe(`SELECT set_config($1, $2, true)`, name, value));
+  // Every setting in one statement.
+  const entries = Object.entries(settings);
+  const set = entries.length ? [prisma.$queryRawUnsafe(`SELECT ${entries.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(", ")}`, ...entries.flat())] : [];
   const answers = await prisma.$transaction([...set, prisma.$queryRawUnsafe(sql, ...params)]);
   return answers[answers.length - 1] as T[];
 }

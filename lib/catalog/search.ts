@@ -102,13 +102,16 @@ interface KeywordRow {
   text?: string;
 }
 
+/** The typo threshold; no JIT: compiling the per-listing scoring cost more than running it (docs/SELECTION.md "Speed"). */
+const SENTENCE_SETTINGS = { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD), jit: "off" };
+
 async function sentenceHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined, floor: number): Promise<KeywordRow[]> {
   const prisma = await db();
   const terms = await readTerms(prisma, query);
   if (terms.length === 0) return [];
   const read = (n: number, texts: boolean) =>
     ranked(n, filters, endpoint, (window) =>
-      rowsWithSettings<KeywordRow>(prisma, { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD) }, ...sentenceSql(terms, n, window, filters, endpoint, floor, texts)),
+      rowsWithSettings<KeywordRow>(prisma, SENTENCE_SETTINGS, ...sentenceSql(terms, n, window, filters, endpoint, floor, texts)),
     );
   const asked = askedFor(query);
   if (asked.size === 0) return read(limit, false);
@@ -129,7 +132,7 @@ function sentenceSql(terms: Term[], limit: number, window: number | null, filter
   if (!(floor >= 0 && floor <= 1)) throw new RangeError(`minRelevance must be 0–1, got ${floor}`);
   const params: unknown[] = [];
   const { minPrice, maxPrice, ...own } = filters;
-  const { retrieve, lateral, with: spec } = sentenceScoreSql(terms, params);
+  const { retrieve, lateral, with: spec } = sentenceScoreSql(terms, params, floor);
   const inner = filterSql(own, params);
   const outer = filterSql({ minPrice, maxPrice }, params) + endpointFilterSql(endpoint, params);
   // The listing's words for its direction (./direction.ts), only when the task asks for something.

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
 import { exec, rows } from "@/lib/sql";
-import { idf, readTerms } from "./sentence";
+import { idf, readTerms, retrievalTerms, type Term } from "./sentence";
 import { REVERSED_FACTOR } from "./direction";
 import { searchCatalog } from "./search";
 import { parseSelectRequest, selectServices } from "./select";
@@ -382,3 +382,41 @@ async function storeGrade(listingId: string, verdict: "ok" | "caution" | "avoid"
     update: { gradeId: g.id, scoredAt },
   });
 }
+
+describe("retrieval reads only listings that can reach the floor (docs/SELECTION.md \"Speed\")", () => {
+  const term = (word: string, idfValue: number, common = false): Term => ({ word, lexeme: word, same: [word], synonyms: [], df: 1, idf: idfValue, common });
+  const words = (ts: Term[]) => ts.map((t) => t.word);
+
+  it("keeps the rarest terms until the others together cannot reach the floor", () => {
+    const terms = [term("address", 1.6), term("geocode", 3), term("coordinates", 1.3)];
+    // Σ 5.9; without geocode and address, coordinates alone scores at most 1.3 / 5.9 = 0.22 < 0.25.
+    expect(words(retrievalTerms(terms, 0.25))).toEqual(["address", "geocode"]);
+    // A higher floor needs fewer terms: without geocode the rest reach at most 2.9 / 5.9 = 0.49.
+    expect(words(retrievalTerms(terms, 0.5))).toEqual(["geocode"]);
+    // No floor: every uncommon term retrieves.
+    expect(words(retrievalTerms(terms, 0))).toEqual(["address", "geocode", "coordinates"]);
+  });
+
+  it("a common term never retrieves, but its weight counts against the floor; all common, all retrieve", () => {
+    const terms = [term("api", 0.2, true), term("weather", 2), term("forecast", 1.8)];
+    expect(words(retrievalTerms(terms, 0.25))).toEqual(["weather", "forecast"]);
+    expect(words(retrievalTerms([term("api", 0.2, true), term("data", 0.3, true)], 0.25))).toEqual(["api", "data"]);
+  });
+
+  it("exact: over random term sets, a listing holding none of the kept terms scores below the floor, and one holding only a kept term can reach it", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 2000; round++) {
+      const terms = Array.from({ length: 1 + Math.floor(random() * 6) }, (_, i) => term(`w${i}`, 0.05 + random() * 4, random() < 0.15));
+      const floor = [0.1, 0.25, 0.5][round % 3];
+      const kept = new Set(retrievalTerms(terms, floor));
+      const total = terms.reduce((sum, t) => sum + t.idf, 0);
+      const rest = terms.filter((t) => !kept.has(t)).reduce((sum, t) => sum + t.idf, 0);
+      // Every term at its best (score 1), the kept ones absent: the most such a listing can score.
+      if (kept.size > 0 && kept.size < terms.filter((t) => !t.common).length) expect(rest / total).toBeLessThan(floor);
+      // Nothing is pruned while the rest could still reach the floor.
+      const last = [...kept].sort((a, b) => a.idf - b.idf)[0];
+      if (last && kept.size < terms.length) expect((rest + last.idf) / total).toBeGreaterThanOrEqual(floor * (1 - 1e-9));
+    }
+  });
+});

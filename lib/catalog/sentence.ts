@@ -165,13 +165,35 @@ function termsOf(draft: Omit<Term, "df" | "idf" | "common">[], n: number, count:
 
 export const typoEligible = (t: Term) => !t.common && t.word.length >= TYPO_MIN_LENGTH;
 
+/**
+ * The terms whose listings are read: the uncommon ones (all when every term is common), and of them only
+ * the rarest a listing must hold one of to reach `floor`. A term scores at most 1, so a listing holding
+ * none of them scores at most the others' Σ idf ÷ Σ idf, below the floor: reading it cannot change an
+ * answer (docs/SELECTION.md "Speed").
+ */
+export function retrievalTerms(terms: readonly Term[], floor: number): Term[] {
+  const retrieving = terms.some((t) => !t.common) ? terms.filter((t) => !t.common) : [...terms];
+  if (!(floor > 0)) return retrieving;
+  const total = terms.reduce((s, t) => s + t.idf, 0);
+  // A margin below the floor, so float rounding in the statement's sum never meets a pruned listing.
+  const bar = floor * total * (1 - 1e-9);
+  let rest = total;
+  const kept: Term[] = [];
+  for (const t of [...retrieving].sort((a, b) => b.idf - a.idf)) {
+    if (rest < bar) break;
+    kept.push(t);
+    rest -= t.idf;
+  }
+  return terms.filter((t) => kept.includes(t));
+}
+
 /** Over `listing_search` `l`: the retrieval condition and, per listing, relevance Σ idf·match ÷ Σ idf and the words matched. */
-export function sentenceScoreSql(terms: readonly Term[], params: unknown[]): { retrieve: string; lateral: string; with: string } {
+export function sentenceScoreSql(terms: readonly Term[], params: unknown[], floor = 0): { retrieve: string; lateral: string; with: string } {
   const p = (v: unknown) => `$${params.push(v)}`;
-  const retrieving = terms.some((t) => !t.common) ? terms.filter((t) => !t.common) : terms;
+  const retrieving = retrievalTerms(terms, floor);
   const retrieve = [
     `l."searchVector" @@ ${p(tsqueryOf(retrieving.flatMap((t) => [...t.same, ...t.synonyms])))}::tsquery`,
-    ...terms.filter(typoEligible).map((t) => `${p(t.word)} <% l."title"`),
+    ...retrieving.filter(typoEligible).map((t) => `${p(t.word)} <% l."title"`),
   ].join(" OR ");
   const spec = terms.map((t, ord) => ({
     ord,
