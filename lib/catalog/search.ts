@@ -103,7 +103,7 @@ interface KeywordRow {
 }
 
 /** The typo threshold; no JIT: compiling the per-listing scoring cost more than running it (docs/SELECTION.md "Speed"). */
-const SENTENCE_SETTINGS = { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD), jit: "off" };
+const SENTENCE_SETTINGS = { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD), jit: "off", enable_seqscan: "off" };
 
 async function sentenceHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined, floor: number): Promise<KeywordRow[]> {
   const prisma = await db();
@@ -132,21 +132,26 @@ function sentenceSql(terms: Term[], limit: number, window: number | null, filter
   if (!(floor >= 0 && floor <= 1)) throw new RangeError(`minRelevance must be 0–1, got ${floor}`);
   const params: unknown[] = [];
   const { minPrice, maxPrice, ...own } = filters;
-  const { retrieve, lateral, with: spec } = sentenceScoreSql(terms, params, floor);
+  const { retrieve, lateral, matched, with: spec } = sentenceScoreSql(terms, params, floor);
   const inner = filterSql(own, params);
   const outer = filterSql({ minPrice, maxPrice }, params) + endpointFilterSql(endpoint, params);
   // The listing's words for its direction (./direction.ts), only when the task asks for something.
   const text = texts ? `, (SELECT concat_ws('. ', x."title", x."shortDescription", x."description") FROM "listings" x WHERE x.id = l.id) AS text` : "";
+  // The words matched, only for the rows returned.
   const sql = `WITH ${spec}
-    SELECT l.id, l.relevance, l.matched${text}
-      FROM (SELECT l.id, l."category", l."networks", l."protocols", s.relevance, s.matched
-              FROM "listing_search" l CROSS JOIN ${lateral}
-             WHERE (${retrieve}) AND ${publicSql("l")}${inner} AND s.relevance >= ${floor}
-             ORDER BY s.relevance DESC, l.id COLLATE "C"
-            ${window === null ? "OFFSET 0" : `LIMIT ${window}`}) l
-     WHERE true${outer}
-     ORDER BY l.relevance DESC, l.id COLLATE "C"
-     LIMIT ${limit}`;
+    SELECT k.id, k.relevance, mw.matched${texts ? ", k.text" : ""}
+      FROM (SELECT l.id, l.relevance${text}
+              FROM (SELECT l.id, l."category", l."networks", l."protocols", s.relevance
+                      FROM "listing_search" l CROSS JOIN ${lateral}
+                     WHERE (${retrieve}) AND ${publicSql("l")}${inner} AND s.relevance >= ${floor}
+                     ORDER BY s.relevance DESC, l.id COLLATE "C"
+                    ${window === null ? "OFFSET 0" : `LIMIT ${window}`}) l
+             WHERE true${outer}
+             ORDER BY l.relevance DESC, l.id COLLATE "C"
+             LIMIT ${limit}) k
+      JOIN "listing_search" ls ON ls.id = k.id
+      CROSS JOIN ${matched("ls")}
+     ORDER BY k.relevance DESC, k.id COLLATE "C"`;
   return [sql, ...params];
 }
 

@@ -187,8 +187,12 @@ export function retrievalTerms(terms: readonly Term[], floor: number): Term[] {
   return terms.filter((t) => kept.includes(t));
 }
 
-/** Over `listing_search` `l`: the retrieval condition and, per listing, relevance Σ idf·match ÷ Σ idf and the words matched. */
-export function sentenceScoreSql(terms: readonly Term[], params: unknown[], floor = 0): { retrieve: string; lateral: string; with: string } {
+/**
+ * Over `listing_search` `l`: the retrieval condition, per listing relevance Σ idf·match ÷ Σ idf (`lateral`,
+ * alias `s`), and for the rows kept the words matched (`matched(alias)`, alias `mw`): read only for the
+ * rows an answer returns, not for every retrieved one (docs/SELECTION.md "Speed").
+ */
+export function sentenceScoreSql(terms: readonly Term[], params: unknown[], floor = 0): { retrieve: string; lateral: string; matched: (alias: string) => string; with: string } {
   const p = (v: unknown) => `$${params.push(v)}`;
   const retrieving = retrievalTerms(terms, floor);
   const retrieve = [
@@ -207,23 +211,25 @@ export function sentenceScoreSql(terms: readonly Term[], params: unknown[], floo
     sb: t.synonyms.length ? tsqueryOf(t.synonyms, "B") : null,
     sc: t.synonyms.length ? tsqueryOf(t.synonyms, "C") : null,
   }));
-  const total = terms.reduce((s, t) => s + t.idf, 0);
-  const field = (a: string, b: string, c: string) =>
-    `CASE WHEN l."searchVector" @@ ${a} THEN ${FIELD_WEIGHTS.A} WHEN l."searchVector" @@ ${b} THEN ${FIELD_WEIGHTS.B} WHEN l."searchVector" @@ ${c} THEN ${FIELD_WEIGHTS.C} ELSE 0 END`;
+  const total = p(terms.reduce((s, t) => s + t.idf, 0));
   // Parsed once (a materialized CTE), not per retrieved row.
   const spec_ = `spec AS MATERIALIZED (
       SELECT t.ord, t.word, t.idf, t.typo, t.a::tsquery AS a, t.b::tsquery AS b, t.c::tsquery AS c, t.sa::tsquery AS sa, t.sb::tsquery AS sb, t.sc::tsquery AS sc
         FROM jsonb_to_recordset(${p(JSON.stringify(spec))}::jsonb)
              AS t(ord int, word text, idf float8, typo boolean, a text, b text, c text, sa text, sb text, sc text))`;
-  const lateral = `LATERAL (
-      SELECT LEAST(1, sum(t.idf * m.score) / ${p(total)}::float8)::float8 AS relevance,
-             COALESCE(jsonb_agg(jsonb_build_object('word', t.word, 'how', m.how) ORDER BY t.ord) FILTER (WHERE m.score > 0), '[]'::jsonb) AS matched
-        FROM spec t
+  // One term against listing `l`: its word, synonym and near-spelling scores (x), the best and how (m).
+  const scores = (l: string) => {
+    const field = (a: string, b: string, c: string) =>
+      `CASE WHEN ${l}."searchVector" @@ ${a} THEN ${FIELD_WEIGHTS.A} WHEN ${l}."searchVector" @@ ${b} THEN ${FIELD_WEIGHTS.B} WHEN ${l}."searchVector" @@ ${c} THEN ${FIELD_WEIGHTS.C} ELSE 0 END`;
+    return `FROM spec t
         CROSS JOIN LATERAL (SELECT ${field("t.a", "t.b", "t.c")} AS w,
                                    CASE WHEN t.sa IS NULL THEN 0 ELSE ${SYNONYM_WEIGHT} * (${field("t.sa", "t.sb", "t.sc")}) END AS s,
-                                   CASE WHEN t.typo AND t.word <% l."title" THEN ${TYPO_WEIGHT} * word_similarity(t.word, l."title") ELSE 0 END AS f) x
+                                   CASE WHEN t.typo AND t.word <% ${l}."title" THEN ${TYPO_WEIGHT} * word_similarity(t.word, ${l}."title") ELSE 0 END AS f) x
         CROSS JOIN LATERAL (SELECT GREATEST(x.w, x.s, x.f)::float8 AS score,
-                                   CASE WHEN x.w >= x.s AND x.w >= x.f THEN 'word' WHEN x.s >= x.f THEN 'synonym' ELSE 'typo' END AS how) m
-    ) s`;
-  return { retrieve, lateral, with: spec_ };
+                                   CASE WHEN x.w >= x.s AND x.w >= x.f THEN 'word' WHEN x.s >= x.f THEN 'synonym' ELSE 'typo' END AS how) m`;
+  };
+  const lateral = `LATERAL (SELECT LEAST(1, sum(t.idf * m.score) / ${total}::float8)::float8 AS relevance ${scores("l")}) s`;
+  const matched = (l: string) =>
+    `LATERAL (SELECT COALESCE(jsonb_agg(jsonb_build_object('word', t.word, 'how', m.how) ORDER BY t.ord) FILTER (WHERE m.score > 0), '[]'::jsonb) AS matched ${scores(l)}) mw`;
+  return { retrieve, lateral, matched, with: spec_ };
 }
