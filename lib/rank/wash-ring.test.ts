@@ -56,6 +56,18 @@ async function seller(): Promise<{ org: string; listing: string; payee: PrivateK
   return { org, listing, payee: wallet() };
 }
 
+/** Two sellers one payment short of a ring: s and w buy from both, p's payee buys from q; w is no one's payee yet. */
+async function almostRing() {
+  const [p, q] = [await seller(), await seller()];
+  const [s, w] = [wallet(), wallet()];
+  for (const b of [s, w]) {
+    await pays(p.listing, b, p.payee);
+    await pays(q.listing, b, q.payee);
+  }
+  await pays(q.listing, p.payee, q.payee);
+  return { p, q, s, w };
+}
+
 const payersAfterWash = async (listing: string) => (await rankForListing(listing))!.inputs.ledger.distinctPayers30d;
 
 describe("payment rings", () => {
@@ -137,14 +149,7 @@ describe("payment rings", () => {
   });
 
   it("the ring is re-read from the ledger on every check: a listing whose own ledger did not move learns of a ring formed elsewhere", async () => {
-    const [p, q] = [await seller(), await seller()];
-    // w buys from p (and q); p's payee buys from q. No cycle yet: w is no one's payee.
-    const [s, w] = [wallet(), wallet()];
-    for (const b of [s, w]) {
-      await pays(p.listing, b, p.payee);
-      await pays(q.listing, b, q.payee);
-    }
-    await pays(q.listing, p.payee, q.payee);
+    const { p, q, s, w } = await almostRing();
     const now = new Date();
     expect((await applyWash(await ledgerFacts({ ids: [p.listing] }, now), now, undefined, newWashCache())).rows[0].distinctPayers30d).toBe(2);
     expect((await storedWash(p.listing))!.ring).toBeNull();
@@ -159,13 +164,7 @@ describe("payment rings", () => {
   });
 
   it("a due sweep reuses the last full sweep's ring reading; the next full sweep, one interval later at most, reads the ring formed since", async () => {
-    const [p, q] = [await seller(), await seller()];
-    const [s, w] = [wallet(), wallet()];
-    for (const b of [s, w]) {
-      await pays(p.listing, b, p.payee);
-      await pays(q.listing, b, q.payee);
-    }
-    await pays(q.listing, p.payee, q.payee);
+    const { p, q, w } = await almostRing();
     const t0 = Date.now();
     expect(await runRankSweep({ now: new Date(t0) })).toMatchObject({ leader: true, mode: "full" });
     expect((await storedWash(p.listing))!.ring).toBeNull();
