@@ -102,7 +102,10 @@ interface KeywordRow {
   text?: string;
 }
 
-/** The typo threshold; no JIT: compiling the per-listing scoring cost more than running it (docs/SELECTION.md "Speed"). */
+/**
+ * The typo threshold; no JIT (compiling the per-listing scoring cost more than running it); index scans only
+ * (the planner overestimates the OR of GIN matches and scanned the table). docs/SELECTION.md "Speed".
+ */
 const SENTENCE_SETTINGS = { "pg_trgm.word_similarity_threshold": String(TYPO_THRESHOLD), jit: "off", enable_seqscan: "off" };
 
 async function sentenceHits(query: string, limit: number, filters: BrowseFilters, endpoint: EndpointFilter | undefined, floor: number): Promise<KeywordRow[]> {
