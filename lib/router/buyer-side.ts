@@ -71,8 +71,13 @@ function typedDataHash(payment: DecodedPayment, domain: Domain, chainId: number,
   });
 }
 
+/** The domain the buyer signed in; `recoveredHash` when a plain ECDSA recovery proved it offline over that typed-data hash. */
+export interface SignedDomain extends Domain {
+  recoveredHash?: Hex;
+}
+
 /** Offline for plain ECDSA, on chain for a contract wallet. */
-export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms, options: ReadOptions = {}): Promise<ChainRead<Domain | null>> {
+export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms, options: ReadOptions = {}): Promise<ChainRead<SignedDomain | null>> {
   const chainId = evmChainId(terms.network);
   if (chainId === null || !isAddress(terms.asset)) return { ok: false, unmeasured: `${terms.network} is not an EVM network the router reads` };
   const domains = await domainsFor(terms.network, terms.asset, options);
@@ -80,7 +85,7 @@ export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms,
   const asset = getAddress(terms.asset);
   const hashes = domains.value.map((d) => ({ d, hash: typedDataHash(payment, d, chainId, asset) }));
   for (const { d, hash } of hashes) {
-    if (await verifyHash({ address: payment.authorization.from, hash, signature: payment.signature }).catch(() => false)) return { ok: true, value: d };
+    if (await verifyHash({ address: payment.authorization.from, hash, signature: payment.signature }).catch(() => false)) return { ok: true, value: { ...d, ...(payment.signature.length === 132 ? { recoveredHash: hash } : {}) } };
   }
   const isEcdsa = payment.signature.length === 132;
   if (isEcdsa) {
@@ -94,6 +99,12 @@ export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms,
     if (onChain.value) return { ok: true, value: d };
   }
   return { ok: true, value: null };
+}
+
+/** What `signedDomain` proved offline (null when it proved it on chain, or not at all). */
+function recovered(payment: DecodedPayment, domain: SignedDomain): Recovered | null {
+  if (!domain.recoveredHash || !isAddress(payment.authorization.from)) return null;
+  return { address: getAddress(payment.authorization.from), signature: payment.signature, hash: domain.recoveredHash };
 }
 
 const SCHEME_FAULTS: Record<string, BuyerFault> = {
@@ -110,8 +121,31 @@ const SCHEME_FAULTS: Record<string, BuyerFault> = {
   invalid_exact_evm_nonce_already_used: "payer_authorization_spent",
 };
 
+/** A plain ECDSA signature already recovered to its signer over this typed-data hash (by `signedDomain`). */
+interface Recovered {
+  address: Address;
+  signature: Hex;
+  hash: Hex;
+}
+
+/**
+ * The scheme's own signature check, answered from `signedDomain`'s recovery when it asks about the
+ * very same signer, signature and typed-data hash: recovering a 65-byte ECDSA signature is pure
+ * arithmetic, so its answer at the pinned block is the one already had (about 2 ms of CPU a call,
+ * docs/ROUTER.md "The hot path"). Anything else (another hash, a contract wallet's signature) is checked anew.
+ */
+export function alreadyRecovered(typed: Parameters<typeof verifyTypedData>[0], known: Recovered | null): boolean {
+  if (!known || typeof typed.signature !== "string" || typed.signature.toLowerCase() !== known.signature.toLowerCase()) return false;
+  if (!isAddress(typed.address) || getAddress(typed.address) !== known.address) return false;
+  try {
+    return hashTypedData(typed as Parameters<typeof hashTypedData>[0]) === known.hash;
+  } catch {
+    return false;
+  }
+}
+
 /** Read-only at `blockNumber`, sends refused, RPC outages counted so they never stand as an invalid verdict. */
-function pinnedSigner(client: PublicClient, blockNumber: bigint, onOutage: () => void): FacilitatorEvmSigner {
+function pinnedSigner(client: PublicClient, blockNumber: bigint, onOutage: () => void, known: Recovered | null = null): FacilitatorEvmSigner {
   const watch = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
     try {
       return await fn(...a);
@@ -128,6 +162,7 @@ function pinnedSigner(client: PublicClient, blockNumber: bigint, onOutage: () =>
     readContract: watch((args) => client.readContract({ ...(args as Parameters<PublicClient["readContract"]>[0]), blockNumber })),
     verifyTypedData: watch(async (args) => {
       const typed = args as Parameters<typeof verifyTypedData>[0];
+      if (alreadyRecovered(typed, known)) return true;
       if (await verifyTypedData(typed).catch(() => false)) return true;
       return client.verifyTypedData({ ...(typed as Parameters<PublicClient["verifyTypedData"]>[0]), blockTag: undefined, blockNumber } as Parameters<PublicClient["verifyTypedData"]>[0]);
     }),
@@ -153,16 +188,35 @@ function requirementOf(payment: DecodedPayment, terms: PaymentTerms, domain: Dom
 
 /** Never rejects; an unreadable chain is `unmeasured`, never a verdict. */
 export interface BuyerSideCheck {
-  signature: Promise<ChainRead<Domain | null>>;
-  side: Promise<BuyerSide>;
+  signature: Promise<ChainRead<SignedDomain | null>>;
+  /**
+   * The exact scheme's verify pinned to the arrival block, run when first asked and at most once. Only
+   * a payment the seller did not settle needs it (a settled one is bound by its transfer on chain), so
+   * a settled call pays for the arrival block's number and no more (docs/ROUTER.md "The hot path").
+   */
+  side: () => Promise<BuyerSide>;
 }
 
-export function startBuyerSideCheck(payment: DecodedPayment, terms: PaymentTerms, options: ReadOptions = {}): BuyerSideCheck {
-  const signature = signedDomain(payment, terms, options).catch((e: unknown): ChainRead<Domain | null> => ({ ok: false, unmeasured: `the signature could not be checked: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` }));
-  return { signature, side: judgeBuyerSide(payment, terms, options, signature) };
+/** `afterTurn`: begin after the event loop's current turn, so I/O started in it (the relayed request) goes out first. */
+export function startBuyerSideCheck(payment: DecodedPayment, terms: PaymentTerms, options: ReadOptions = {}, start: { afterTurn?: boolean } = {}): BuyerSideCheck {
+  const turn = start.afterTurn ? new Promise<void>((resolve) => setImmediate(resolve)) : Promise.resolve();
+  const signature = turn.then(() => signedDomain(payment, terms, options)).catch((e: unknown): ChainRead<SignedDomain | null> => ({ ok: false, unmeasured: `the signature could not be checked: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` }));
+  // The block the payment arrived in, read now: the verify's every read is pinned to it whenever it runs.
+  const arrival = turn
+    .then(() => readChain(terms.network, (c) => c.getBlockNumber({ cacheTime: 0 }), options))
+    .catch((e: unknown): ChainRead<bigint> => ({ ok: false, unmeasured: `the arrival block could not be read: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` }));
+  let judged: Promise<BuyerSide> | null = null;
+  return { signature, side: () => (judged ??= judgeBuyerSide(payment, terms, options, signature, arrival)) };
 }
 
-export async function judgeBuyerSide(payment: DecodedPayment, terms: PaymentTerms, options: ReadOptions = {}, signature?: Promise<ChainRead<Domain | null>>): Promise<BuyerSide> {
+/** `arrival`: the block to pin every read to (else the latest block as this runs). */
+export async function judgeBuyerSide(
+  payment: DecodedPayment,
+  terms: PaymentTerms,
+  options: ReadOptions = {},
+  signature?: Promise<ChainRead<SignedDomain | null>>,
+  arrival?: Promise<ChainRead<bigint>>,
+): Promise<BuyerSide> {
   try {
     const signed = await (signature ?? signedDomain(payment, terms, options));
     if (!signed.ok) return { verdict: "unmeasured", reason: "chain_unreadable", detail: signed.unmeasured };
@@ -170,13 +224,16 @@ export async function judgeBuyerSide(payment: DecodedPayment, terms: PaymentTerm
     if (payment.requirement.scheme !== undefined && payment.protocol === "x402" && payment.requirement.scheme !== "exact") {
       return { verdict: "unmeasured", reason: "scheme_unsupported", detail: `the router judges the exact scheme only, not ${String(payment.requirement.scheme)}` };
     }
+    const pinned = arrival ? await arrival : null;
+    if (pinned && !pinned.ok) return { verdict: "unmeasured", reason: "chain_unreadable", detail: pinned.unmeasured };
     const requirement = requirementOf(payment, terms, signed.value);
+    const known = recovered(payment, signed.value);
     let outages = 0;
     const verdict = await readChain(
       terms.network,
       async (client) => {
-        const block = await client.getBlockNumber({ cacheTime: 0 });
-        const scheme = new ExactEvmScheme(pinnedSigner(client, block, () => outages++));
+        const block = pinned ? pinned.value : await client.getBlockNumber({ cacheTime: 0 });
+        const scheme = new ExactEvmScheme(pinnedSigner(client, block, () => outages++, known));
         const payload = { x402Version: 2, accepted: requirement, resource: { url: payment.resource ?? "" }, payload: { signature: payment.signature, authorization: stringified(payment) } } as unknown as PaymentPayload;
         return scheme.verify(payload, requirement);
       },

@@ -132,7 +132,7 @@ async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean
     const input: PaymentInput = { ...bound, status: "failed", reason: a.failure.code };
     return { ...(await recordPayment(input)), transaction: null, input };
   }
-  const verdict = await judgeUnsettled({ payment, terms, side: await a.check.side, window: a.window, unpaid: a.unpaid, chain: a.options.chain });
+  const verdict = await judgeUnsettled({ payment, terms, side: await a.check.side(), window: a.window, unpaid: a.unpaid, chain: a.options.chain });
   if (verdict.status === "unconfirmed") {
     const input: PaymentInput = { ...bound, status: "unconfirmed", transactionId: verdict.transaction, detail: verdict.detail };
     return { ...(await recordPayment(input)), transaction: verdict.transaction, input };
@@ -179,7 +179,6 @@ export async function relayCall(req: Request, slug: string, path: string, option
   const body = method === "GET" || method === "HEAD" ? undefined : await readBodyBytes(req, RELAY_MAX_BODY_BYTES, "a relayed request (the relay's 10 MB cap)");
   const payment = paymentHeader ? decodePayment(paymentHeader) : null;
   const terms = payment ? termsOf(payment, target) : null;
-  const check = payment && terms ? startBuyerSideCheck(payment, terms, options.chain) : null;
 
   const send = (extra: Record<string, string> = headers) =>
     safeFetch(target.url, {
@@ -196,7 +195,11 @@ export async function relayCall(req: Request, slug: string, path: string, option
     });
   const relayedAt = new Date();
   const started = performance.now();
-  const answer = await send();
+  const answering = send();
+  // The buyer-side check runs beside the seller's answer; its CPU (an ECDSA recovery, the exact
+  // scheme's reads) starts once the request is on its way, not ahead of it (docs/ROUTER.md "The hot path").
+  const check = payment && terms ? startBuyerSideCheck(payment, terms, options.chain, { afterTurn: true }) : null;
+  const answer = await answering;
   const latencyMs = Math.round(performance.now() - started);
 
   let failure: { code: string; message: string } | null = null;
