@@ -34,6 +34,11 @@ export interface Binding {
   payTo: string | null;
   amount: string;
   notBefore?: Date | null;
+  /**
+   * A block read as the latest after the payment reached the router (the relay's arrival block): a
+   * transfer mined in a later block settled after the arrival, so its block's time need not be read.
+   */
+  seenAtOrAfterArrival?: bigint | null;
 }
 
 /** Block timestamps are the sequencer's clock, not ours. */
@@ -78,7 +83,7 @@ async function bind(client: PublicClient, hash: Hex, input: Binding): Promise<Ch
     const moved = transfers.map((l) => (l.eventName === "Transfer" ? `${l.args.value} to ${l.args.to}` : "")).join(", ") || "nothing";
     return unproven(`${hash} moves ${moved} from the payer, not the quoted ${input.amount} to the quoted payTo ${input.payTo}`);
   }
-  if (input.notBefore) {
+  if (input.notBefore && !(input.seenAtOrAfterArrival != null && receipt.blockNumber > input.seenAtOrAfterArrival)) {
     const block = await client.getBlock({ blockNumber: receipt.blockNumber });
     const earliest = Math.floor(input.notBefore.getTime() / 1000) - CLOCK_SKEW_SECONDS;
     if (Number(block.timestamp) < earliest) {
@@ -121,7 +126,7 @@ async function wrongAsset(row: { listingId: string; endpointId: string | null; a
 
 export async function confirmPayment(id: string, options: ReadOptions = {}, written?: WrittenRow): Promise<ChainVerdict | null> {
   // The guarded update still writes only while the row waits.
-  if (written) return confirmRow({ ...written, id }, options, written.endpointAsset);
+  if (written) return confirmRow({ ...written, id }, options, written.endpointAsset, written.arrivalBlock);
   const prisma = await db();
   const row = await prisma.routerPayment.findUnique({ where: { id }, select: WAITING_ROW });
   if (!row || !row.transactionId || row.confirmedAt || row.status !== "unconfirmed") return null;
@@ -133,7 +138,7 @@ const WAITING_ROW = {
   listingId: true, endpointId: true,
 } as const;
 
-export type WrittenRow = Omit<WaitingRow, "id"> & { endpointAsset?: string | null };
+export type WrittenRow = Omit<WaitingRow, "id"> & { endpointAsset?: string | null; arrivalBlock?: bigint | null };
 
 export type WaitingRow = { id: string; transactionId: string; network: string; asset: string; payer: string; authorizationNonce: string | null; quotedPayTo: string | null; advertisedAmount: string; relayedAt: Date | null; listingId: string; endpointId: string | null };
 
@@ -160,11 +165,11 @@ async function settleWaiting(row: WaitingRow, set: Record<string, unknown>): Pro
   );
 }
 
-async function confirmRow(row: WaitingRow, options: ReadOptions, endpointAsset?: string | null): Promise<ChainVerdict> {
+async function confirmRow(row: WaitingRow, options: ReadOptions, endpointAsset?: string | null, arrivalBlock?: bigint | null): Promise<ChainVerdict> {
   const notListed = await wrongAsset(row, endpointAsset);
   const verdict = notListed
     ? unproven(notListed)
-    : await readSettlement({ transaction: row.transactionId, network: row.network, asset: row.asset, payer: row.payer, nonce: row.authorizationNonce, payTo: row.quotedPayTo, amount: row.advertisedAmount, notBefore: row.relayedAt }, options);
+    : await readSettlement({ transaction: row.transactionId, network: row.network, asset: row.asset, payer: row.payer, nonce: row.authorizationNonce, payTo: row.quotedPayTo, amount: row.advertisedAmount, notBefore: row.relayedAt, seenAtOrAfterArrival: arrivalBlock }, options);
   if (verdict.status === "settled") {
     const c = verdict.chain;
     try {

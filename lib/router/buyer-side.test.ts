@@ -2,7 +2,8 @@
  * The buyer-side check's cost and timing on a real anvil, behind a JSON-RPC proxy that records every
  * request: a settled call pays for the arrival block's number and no more; the exact scheme's verify,
  * when asked, is pinned to that block however late it runs; and the scheme's own signature check is
- * answered from the recovery already made only for the very same signer, signature and typed data
+ * answered from the recovery already made only for the very same signer, signature and typed data;
+ * the confirmation skips the settling block's time only for a transfer mined after the arrival block
  * (docs/ROUTER.md "The hot path").
  */
 import { createServer, type Server } from "node:http";
@@ -14,6 +15,7 @@ import { LOCAL_CHAIN_ID, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, t
 import { TEST_USDC_ABI } from "@/devchain/test-usdc";
 import { startFundedChain } from "@/test/chain";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/x402/eip3009";
+import { readSettlement } from "@/lib/ledger/confirm-payment";
 import { alreadyRecovered, startBuyerSideCheck, type PaymentTerms } from "./buyer-side";
 import type { DecodedPayment, SignedAuthorization } from "./payment-headers";
 
@@ -51,7 +53,7 @@ async function payment(signer: PrivateKeyAccount = buyer): Promise<DecodedPaymen
 }
 
 /** Spend the authorization on the token, as a seller settling it would. */
-async function settle(p: DecodedPayment): Promise<void> {
+async function settle(p: DecodedPayment): Promise<Hex> {
   const a = p.authorization;
   const sig = parseSignature(p.signature);
   const hash = await local.walletClient.writeContract({
@@ -61,6 +63,7 @@ async function settle(p: DecodedPayment): Promise<void> {
     args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, Number(sig.v ?? BigInt(sig.yParity + 27)), sig.r, sig.s],
   });
   await local.publicClient.waitForTransactionReceipt({ hash });
+  return hash;
 }
 
 /** Until nothing new has reached the proxy for a few turns of the event loop. */
@@ -154,5 +157,28 @@ describe("the buyer-side check", () => {
     const other = (await payment()).signature;
     expect(alreadyRecovered({ ...typed, signature: other as Hex }, known)).toBe(false);
     expect(alreadyRecovered(typed, null)).toBe(false);
+  });
+
+  it("the confirmation reads the settling block's time only when the transfer is not in a block after the arrival block", async () => {
+    const p = await payment();
+    const relayedAt = new Date();
+    const check = startBuyerSideCheck(p, terms, chain);
+    const arrival = await check.arrival;
+    if (!arrival.ok) throw new Error(arrival.unmeasured);
+    const hash = await settle(p);
+    const mined = (await local.publicClient.getTransactionReceipt({ hash })).blockNumber;
+    expect(mined).toBeGreaterThan(arrival.value);
+    const binding = { transaction: hash, network: LOCAL_NETWORK, asset: LOCAL_USDC_ADDRESS, payer: buyer.address, nonce: p.nonce, payTo, amount: PRICE.toString(), notBefore: relayedAt };
+
+    seen.length = 0;
+    expect(await readSettlement({ ...binding, seenAtOrAfterArrival: arrival.value }, chain)).toMatchObject({ status: "settled" });
+    expect(seen.map((r) => r.method)).toEqual(["eth_getTransactionReceipt"]);
+
+    // A transfer in the arrival block or before it: its block's time decides, as without an arrival block.
+    seen.length = 0;
+    expect(await readSettlement({ ...binding, seenAtOrAfterArrival: mined }, chain)).toMatchObject({ status: "settled" });
+    expect(seen.map((r) => r.method)).toEqual(["eth_getTransactionReceipt", "eth_getBlockByNumber"]);
+    const later = new Date(relayedAt.getTime() + 3_600_000);
+    expect(await readSettlement({ ...binding, notBefore: later, seenAtOrAfterArrival: mined }, chain)).toMatchObject({ status: "failed", detail: expect.stringContaining("before the payment reached the router") });
   });
 });

@@ -195,6 +195,8 @@ export interface BuyerSideCheck {
    * a settled call pays for the arrival block's number and no more (docs/ROUTER.md "The hot path").
    */
   side: () => Promise<BuyerSide>;
+  /** The latest block read as the payment arrived (never rejects). */
+  arrival: Promise<ChainRead<bigint>>;
 }
 
 /** `afterTurn`: begin after the event loop's current turn, so I/O started in it (the relayed request) goes out first. */
@@ -206,7 +208,7 @@ export function startBuyerSideCheck(payment: DecodedPayment, terms: PaymentTerms
     .then(() => readChain(terms.network, (c) => c.getBlockNumber({ cacheTime: 0 }), options))
     .catch((e: unknown): ChainRead<bigint> => ({ ok: false, unmeasured: `the arrival block could not be read: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` }));
   let judged: Promise<BuyerSide> | null = null;
-  return { signature, side: () => (judged ??= judgeBuyerSide(payment, terms, options, signature, arrival)) };
+  return { signature, arrival, side: () => (judged ??= judgeBuyerSide(payment, terms, options, signature, arrival)) };
 }
 
 /** `arrival`: the block to pin every read to (else the latest block as this runs). */

@@ -7,8 +7,9 @@ import { confirmPayment, type ReadOptions, type WrittenRow } from "@/lib/ledger/
 const inFlight = new Set<Promise<void>>();
 
 /** Never rejects: an error is logged and the row waits for the tick. */
-export function confirmRecorded(id: string, chain?: ReadOptions, written?: WrittenRow): Promise<void> {
-  const run = confirmPayment(id, chain, written).then(
+export function confirmRecorded(id: string, chain?: ReadOptions, written?: WrittenRow | Promise<WrittenRow>): Promise<void> {
+  // In flight from this call on, whatever `written` still waits for.
+  const run = Promise.resolve(written).then((w) => confirmPayment(id, chain, w)).then(
     () => undefined,
     (e: unknown) => console.error(`router: confirming ledger row ${id} failed; the ledger tick will confirm it`, e),
   );

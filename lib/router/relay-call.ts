@@ -231,7 +231,10 @@ export async function relayCall(req: Request, slug: string, path: string, option
       const settlement = answer.ok && !failure ? decodeSettlement(payment.protocol, answer.headers) : { claim: null, transaction: null };
       const row = await recordAttempt({ common, payment, terms, check, failure, settlement, window: { from: relayedAt.getTime(), to: Date.now() }, unpaid, options });
       if (row.created && row.transaction) {
-        const confirm = () => confirmRecorded(row.id, options.chain, options.cold ? undefined : writtenRow(row.input, row.transaction!, target));
+        const transaction = row.transaction;
+        // After the answer: the arrival block (read beside the seller's call) spares the settling block's read.
+        const written = options.cold ? undefined : check.arrival.then((arrival) => ({ ...writtenRow(row.input, transaction, target), arrivalBlock: arrival.ok ? arrival.value : null }));
+        const confirm = () => confirmRecorded(row.id, options.chain, written);
         if (options.afterAnswer) options.afterAnswer(confirm);
         else await confirm();
       }
