@@ -1,5 +1,5 @@
 /**
- * `npm run bench:canary -- [--listings N] [--block N] [--warmup N]`: canary runs (lib/canary) for N
+ * `npm run bench:canary -- [--listings N] [--block N] [--warmup N] [--statements]`: canary runs (lib/canary) for N
  * listings (default 200) of 3 payable endpoints each, on loopback sellers over anvil, and the same
  * endpoints called by a plain buyer through the router in the same run; prints runs per second and
  * the canary's per-call overhead over that bare paid call (the issue's target: ≤ 1.5×).
@@ -32,6 +32,9 @@
  * listed prices once per endpoint per run; every bare call answered 200 with a successful
  * PAYMENT-RESPONSE and left one `settled` row.
  *
+ * `--statements` counts the SQL each canary run sends while the recorded runs go (bench/statements.ts),
+ * by statement, with their summed wall time per run.
+ *
  * Last lines: RESULT canary_runs_per_second <runs/s>, RESULT canary_call_overhead <×>,
  * RESULT canary_run_p50 <ms> ms, RESULT canary_samples_pass <samples>.
  */
@@ -62,6 +65,7 @@ import { startFundedChain } from "@/test/chain";
 import { createTestDatabase } from "@/test/db";
 import { createTestOrganization } from "@/test/ledger";
 import { serveRoutes } from "@/test/route-server";
+import { countStatements } from "./statements";
 import { intFlag, pct } from "./args";
 import { routerCallRoute } from "@/test/router-routes";
 import { printLoadAverage } from "./machine";
@@ -76,7 +80,7 @@ function args() {
   const a = process.argv.slice(2);
   const get = (flag: string, dflt: number, min: number) => intFlag(a, flag, dflt, min);
   const listings = get("--listings", 200, 1);
-  return { listings, block: Math.min(get("--block", 20, 1), listings), warmup: get("--warmup", 5, 0) };
+  return { listings, block: Math.min(get("--block", 20, 1), listings), warmup: get("--warmup", 5, 0), statements: a.includes("--statements") };
 }
 
 const ms = (x: number) => x.toFixed(2);
@@ -116,7 +120,9 @@ function bareRequest(e: ListingEndpoint): { query: string; init: RequestInit } {
 }
 
 async function main(): Promise<void> {
-  const { listings: N, block, warmup } = args();
+  const { listings: N, block, warmup, statements } = args();
+  const counter = statements ? await countStatements() : null;
+  counter?.counting(false);
   const t0 = performance.now();
   const { node, local, payer } = await startFundedChain();
   const house = privateKeyToAccount(HOUSE_KEY);
@@ -185,6 +191,7 @@ async function main(): Promise<void> {
     const runIds: string[] = [];
 
     const canaryBlock = async (ls: typeof listings, record: boolean) => {
+      counter?.counting(record);
       const started = performance.now();
       const cpuStarted = process.cpuUsage();
       for (const l of ls) {
@@ -199,6 +206,7 @@ async function main(): Promise<void> {
           runIds.push(r.runId);
         }
       }
+      counter?.counting(false);
       if (record) {
         wall.canary += performance.now() - started;
         const used = process.cpuUsage(cpuStarted);
@@ -268,6 +276,13 @@ async function main(): Promise<void> {
     console.log(`where a canary call's time goes (p50 per endpoint):`);
     for (const [k, xs] of Object.entries(stageMs)) console.log(`    ${k.padEnd(44)} ${ms(pct(xs, 50))} ms (mean ${ms(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length))} ms)`);
     console.log(`    ${"per run: last confirm + judge + replay, finish".padEnd(44)} ${ms(pct(finishMs, 50))} ms (mean ${ms(finishMs.reduce((a, b) => a + b, 0) / Math.max(1, finishMs.length))} ms)`);
+    if (counter) {
+      const per = counter.snapshot();
+      const total = [...per.values()].reduce((a, x) => a + x.n, 0);
+      const wallSum = [...per.values()].reduce((a, x) => a + x.ms, 0);
+      console.log(`SQL statements per canary run (${(total / runMs.length).toFixed(1)} in all, ${ms(wallSum / runMs.length)} ms of summed wall time; by summed time):`);
+      for (const [sql, x] of [...per].sort((a, b) => b[1].ms - a[1].ms).slice(0, 30)) console.log(`  ${(x.n / runMs.length).toFixed(2).padStart(6)} × ${ms(x.ms / runMs.length).padStart(7)} ms  ${sql}`);
+    }
     console.log(`checks         samples pass ${passed}/${N * 3}; house paid ${houseSpent} (expected ${BigInt(N) * RUN_COST}); bare rows settled ${bareSettled}/${calls.bare}${bareRows.length > 1 ? ` (${JSON.stringify(bareRows)})` : ""}`);
     if (!ok) process.exitCode = 1;
     printLoadAverage();
