@@ -8,12 +8,11 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { keccak256, parseSignature, toHex, type Address, type Hex, type PrivateKeyAccount } from "viem";
+import { keccak256, toHex, type Address, type Hex, type PrivateKeyAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AnvilNode } from "@/devchain/anvil";
 import { LOCAL_CHAIN_ID, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, type LocalChain } from "@/devchain/local-chain";
-import { TEST_USDC_ABI } from "@/devchain/test-usdc";
-import { startFundedChain } from "@/test/chain";
+import { settleOnToken, startFundedChain } from "@/test/chain";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/x402/eip3009";
 import { readSettlement } from "@/lib/ledger/confirm-payment";
 import { alreadyRecovered, startBuyerSideCheck, type PaymentTerms } from "./buyer-side";
@@ -53,18 +52,7 @@ async function payment(signer: PrivateKeyAccount = buyer): Promise<DecodedPaymen
 }
 
 /** Spend the authorization on the token, as a seller settling it would. */
-async function settle(p: DecodedPayment): Promise<Hex> {
-  const a = p.authorization;
-  const sig = parseSignature(p.signature);
-  const hash = await local.walletClient.writeContract({
-    address: LOCAL_USDC_ADDRESS,
-    abi: TEST_USDC_ABI,
-    functionName: "transferWithAuthorization",
-    args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, Number(sig.v ?? BigInt(sig.yParity + 27)), sig.r, sig.s],
-  });
-  await local.publicClient.waitForTransactionReceipt({ hash });
-  return hash;
-}
+const settle = (p: DecodedPayment): Promise<Hex> => settleOnToken(local, p.authorization, p.signature);
 
 /** Until nothing new has reached the proxy for a few turns of the event loop. */
 async function quiet(): Promise<void> {

@@ -11,9 +11,9 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { Credential, Receipt } from "mppx";
 import { charge as chargeServer } from "mppx/evm/server";
 import { Mppx, Request as MppxRequest } from "mppx/server";
-import { formatUnits, keccak256, parseSignature, toHex, zeroAddress, type Address, type Hex, type PrivateKeyAccount } from "viem";
+import { formatUnits, keccak256, toHex, zeroAddress, type Address, type Hex, type PrivateKeyAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFundedChain } from "@/test/chain";
+import { settleOnToken, startFundedChain } from "@/test/chain";
 import { type AnvilNode } from "@/devchain/anvil";
 import { createFacilitator, type FacilitatorSetup } from "@/lib/chain/facilitator";
 import { LOCAL_CHAIN_ID, LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, type LocalChain } from "@/devchain/local-chain";
@@ -85,17 +85,7 @@ const v1Header = (auth: Auth, signature: Hex) => ({
 });
 
 /** Settle an authorization for real, straight on the token (whoever signed the terms around it). */
-async function settleDirect(auth: Auth, signature: Hex, asset: Address = LOCAL_USDC_ADDRESS): Promise<Hex> {
-  const sig = parseSignature(signature);
-  const hash = await local.walletClient.writeContract({
-    address: asset,
-    abi: TEST_USDC_ABI,
-    functionName: "transferWithAuthorization",
-    args: [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, Number(sig.v ?? BigInt(sig.yParity + 27)), sig.r, sig.s],
-  });
-  await local.publicClient.waitForTransactionReceipt({ hash });
-  return hash;
-}
+const settleDirect = (auth: Auth, signature: Hex, asset: Address = LOCAL_USDC_ADDRESS): Promise<Hex> => settleOnToken(local, auth, signature, asset);
 
 /** A real settlement by the victim, paid to payTo: the transaction forgers like to claim. */
 async function victimsSettlement(): Promise<Hex> {
