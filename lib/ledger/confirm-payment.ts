@@ -157,8 +157,7 @@ async function settleWaiting(row: WaitingRow, set: Record<string, unknown>): Pro
   await rows(
     await clientOr(),
     `UPDATE "router_payments" SET ${columns.map((c, i) => `"${c}" = ($${i + 3}${casts[c] ?? ""})`).join(", ")}
-      WHERE "id" = $1 AND "status" = 'unconfirmed' AND "confirmedAt" IS NULL AND "transactionId" = $2
-      RETURNING "id"`,
+      WHERE "id" = $1 AND "status" = 'unconfirmed' AND "confirmedAt" IS NULL AND "transactionId" = $2`,
     row.id,
     row.transactionId,
     ...params,

@@ -84,10 +84,10 @@ export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms,
   if (!domains.ok) return domains;
   const asset = getAddress(terms.asset);
   const hashes = domains.value.map((d) => ({ d, hash: typedDataHash(payment, d, chainId, asset) }));
-  for (const { d, hash } of hashes) {
-    if (await verifyHash({ address: payment.authorization.from, hash, signature: payment.signature }).catch(() => false)) return { ok: true, value: { ...d, ...(payment.signature.length === 132 ? { recoveredHash: hash } : {}) } };
-  }
   const isEcdsa = payment.signature.length === 132;
+  for (const { d, hash } of hashes) {
+    if (await verifyHash({ address: payment.authorization.from, hash, signature: payment.signature }).catch(() => false)) return { ok: true, value: isEcdsa ? { ...d, recoveredHash: hash } : d };
+  }
   if (isEcdsa) {
     const code = await readChain(terms.network, (c) => c.getCode({ address: payment.authorization.from }), options);
     if (!code.ok) return code;
@@ -103,8 +103,7 @@ export async function signedDomain(payment: DecodedPayment, terms: PaymentTerms,
 
 /** What `signedDomain` proved offline (null when it proved it on chain, or not at all). */
 function recovered(payment: DecodedPayment, domain: SignedDomain): Recovered | null {
-  if (!domain.recoveredHash || !isAddress(payment.authorization.from)) return null;
-  return { address: getAddress(payment.authorization.from), signature: payment.signature, hash: domain.recoveredHash };
+  return domain.recoveredHash ? { address: payment.authorization.from, signature: payment.signature, hash: domain.recoveredHash } : null;
 }
 
 const SCHEME_FAULTS: Record<string, BuyerFault> = {
@@ -136,7 +135,7 @@ interface Recovered {
  */
 export function alreadyRecovered(typed: Parameters<typeof verifyTypedData>[0], known: Recovered | null): boolean {
   if (!known || typeof typed.signature !== "string" || typed.signature.toLowerCase() !== known.signature.toLowerCase()) return false;
-  if (!isAddress(typed.address) || getAddress(typed.address) !== known.address) return false;
+  if (typeof typed.address !== "string" || typed.address.toLowerCase() !== known.address.toLowerCase()) return false;
   try {
     return hashTypedData(typed as Parameters<typeof hashTypedData>[0]) === known.hash;
   } catch {
