@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { askedAboveStated } from "@/lib/amounts";
-import { ago, answeredFirst, categoryOutliers, EQUAL_RELEVANCE_SHARE, evidenceTier, exclusionReasons, exclusionWhy, LOW_UPTIME_PERCENT, lowUptime, monitorUptime, priceOutliers, tooFewPriced, whyLine, type CandidateEvidence } from "./select-evidence";
+import { ago, categoryOutliers, evidenceTier, exclusionReasons, exclusionWhy, LOW_UPTIME_PERCENT, lowUptime, priceOutliers, tooFewPriced, whyLine, type CandidateEvidence } from "./select-evidence";
 
 const NOW = Date.parse("2026-12-05T12:00:00Z");
 const e = (over: Partial<CandidateEvidence> = {}): CandidateEvidence => ({ verdict: "ok", grade: "A", provisional: false, verification: "verified", canaryAt: "2026-12-05T10:00:00Z", canaryReason: null, ...over });
@@ -21,36 +21,6 @@ describe("the evidence rules (pure)", () => {
     expect(exclusionReasons(e({ verification: "degraded", washRing: { why: "3 of its 4 payers …" } }))).toEqual(["canary_failed", "wash_ring"]);
     expect(exclusionWhy(["charged_without_delivery", "wash_ring"], e({ charges: { aboveListing: null, withoutDelivery: "invalid_output" }, washRing: { why: "3 of its 4 payers …" } }), NOW)).toBe(
       "the canary's payment settled and the output broke the declared schema 2 h ago; wash ring: 3 of its 4 payers …",
-    );
-  });
-
-  it("answered_first: in each tier the equally relevant band comes first, highest monitor uptime first; the rest keeps its order", () => {
-    expect(EQUAL_RELEVANCE_SHARE).toBe(0.8);
-    const c = (id: string, tier: number, relevance: number, uptime: number | null, semantic = false) => ({ id, tier, relevance, uptime, semantic });
-    const ids = (xs: readonly { id: string }[]) => xs.map((x) => x.id);
-    // Tier 0: a (1.0, 97 %), b (0.85, 99.9 %), c (0.79, 100 %: below the band), d (0.8, unmeasured: the band's mean); tier 1 keeps its own band.
-    const input = [c("a", 0, 1, 97), c("b", 0, 0.85, 99.9), c("c", 0, 0.79, 100), c("d", 0, 0.8, null), c("e", 1, 0.5, 96), c("f", 1, 0.45, 99)];
-    const r = answeredFirst(input);
-    expect(ids(r.order)).toEqual(["b", "d", "a", "c", "f", "e"]);
-    expect(ids([...r.ordered]).sort()).toEqual(["a", "b", "e", "f"]);
-    // Equal uptimes and an all-unmeasured band keep the order they came in; a band of one orders nothing.
-    expect(ids(answeredFirst([c("a", 0, 1, 99), c("b", 0, 1, 99)]).order)).toEqual(["a", "b"]);
-    expect(answeredFirst([c("a", 0, 1, null), c("b", 0, 0.9, null)]).ordered.size).toBe(0);
-    // With no uptime known in the band the tier keeps the order of relevance × (1 + 0.25·q), where a
-    // rank-lifted candidate below the band may come before a band member after the first.
-    expect(ids(answeredFirst([c("a", 0, 1, null), c("x", 0, 0.66, 99), c("b", 0, 0.75, null)]).order)).toEqual(["a", "x", "b"]);
-    expect(answeredFirst([c("a", 0, 1, 97), c("b", 0, 0.5, 100)]).ordered.size).toBe(0);
-    // The band is the leader's match kind: semantic matches stay ahead of keyword ones.
-    expect(ids(answeredFirst([c("s", 0, 0.6, 90, true), c("k", 0, 1, 100)]).order)).toEqual(["s", "k"]);
-    expect(answeredFirst([])).toEqual({ order: [], ordered: new Set() });
-    // The uptime it reads: 7-day, else 30-day, whatever its value; a low one is also low_uptime.
-    expect([monitorUptime({ uptime7d: 99.5, uptime30d: 50 }), monitorUptime({ uptime7d: null, uptime30d: 90 }), monitorUptime({ uptime7d: null, uptime30d: null })]).toEqual([
-      { percent: 99.5, window: "7 days" },
-      { percent: 90, window: "30 days" },
-      null,
-    ]);
-    expect(whyLine({ matched: [], semantic: null, evidence: e({ answered: { percent: 99.9, window: "7 days" } }), price: { usd: "0.002", label: null }, now: NOW })).toBe(
-      "Matches the task; grade A (ok); canary paid and passed 2 h ago, up for 99.9% of monitor probes in 7 days; $0.002 a call",
     );
   });
 

@@ -2,7 +2,6 @@
 import type { Verdict } from "./trust-words";
 import type { MatchedWord } from "./sentence";
 import { usdNumber } from "./price";
-import { ROUTER_RANK_WEIGHT } from "@/lib/rank/score/constants";
 
 /** Why a relevant listing is left out by default; `include` brings it back marked. */
 export const EXCLUSION_REASONS = ["canary_failed", "trust_avoid", "charged_above_listing", "charged_without_delivery", "asks_above_stated", "wash_ring"] as const;
@@ -39,79 +38,16 @@ export interface CandidateEvidence {
   priceOutlier?: { usd: string; median: number; among?: "category" } | null;
   /** Rule `low_uptime`: the monitor's uptime the rank read (7-day, else 30-day), when below LOW_UPTIME_PERCENT. */
   lowUptime?: { percent: number; window: "7 days" | "30 days" } | null;
-  /** Rule `answered_first`: the same uptime whatever its value, when it ordered the candidate among equally relevant ones. */
-  answered?: MonitorUptime | null;
 }
-
-/** The monitor's uptime the rank read: percent of probes answered, and its window. */
-export type MonitorUptime = { percent: number; window: "7 days" | "30 days" };
 
 /** Below this monitor uptime (percent of probes answered) a pick is ordered in tier 1, with caution. */
 export const LOW_UPTIME_PERCENT = 95;
 
-/** The rank's monitor facts: 7-day uptime, else 30-day (null below MIN_UPTIME_SAMPLES probes in the window). */
-export function monitorUptime(m: { uptime7d: number | null; uptime30d: number | null } | null): MonitorUptime | null {
-  if (!m) return null;
-  const [percent, window] = m.uptime7d !== null ? [m.uptime7d, "7 days" as const] : [m.uptime30d, "30 days" as const];
-  return percent === null ? null : { percent, window };
-}
-
 /** Rule `low_uptime`, from the rank's monitor facts (null below MIN_UPTIME_SAMPLES probes in the window). */
 export function lowUptime(m: { uptime7d: number | null; uptime30d: number | null } | null): CandidateEvidence["lowUptime"] {
-  const u = monitorUptime(m);
-  return u && u.percent < LOW_UPTIME_PERCENT ? u : null;
-}
-
-/**
- * Rule `answered_first`: within a tier, the candidates at least this share as relevant as the tier's
- * most relevant one (of the leader's match kind) are equally relevant, and the monitor's uptime orders
- * them. 0.8 is 1 ÷ (1 + ROUTER_RANK_WEIGHT): exactly the candidates that relevance × (1 + 0.25·q)
- * lets the rank put first, so nothing below the band could have led the tier anyway.
- */
-export const EQUAL_RELEVANCE_SHARE = 1 / (1 + ROUTER_RANK_WEIGHT);
-
-export interface TieredCandidate {
-  tier: number;
-  relevance: number;
-  semantic: boolean;
-  /** The monitor's uptime, percent; null when it has too few probes. */
-  uptime: number | null;
-}
-
-/**
- * Rule `answered_first`, over candidates already in tier order and, within a tier, in the order of
- * relevance × (1 + 0.25·q): in each tier the band of equally relevant candidates (EQUAL_RELEVANCE_SHARE)
- * comes first, highest monitor uptime first, the earlier order breaking ties (a band with no uptime
- * known keeps the tier as it was); a candidate the
- * monitor has too few probes of counts as the band's mean, neither pushed under for being young nor
- * lifted for being unmeasured; the rest of the tier follows as it was. An agent pays for an answer,
- * and both the 402 and the paid call must be answered: a seller up 97 % of the time fails about 6
- * calls in 100 before its answer is even read. Returns the order and the candidates the monitor
- * ordered (a band of two or more, with some uptime known).
- */
-export function answeredFirst<T extends TieredCandidate>(ordered: readonly T[]): { order: T[]; ordered: Set<T> } {
-  const order: T[] = [];
-  const decided = new Set<T>();
-  for (let i = 0; i < ordered.length; ) {
-    let j = i;
-    while (j < ordered.length && ordered[j].tier === ordered[i].tier) j++;
-    const tier = ordered.slice(i, j);
-    const kind = tier[0].semantic;
-    const bar = EQUAL_RELEVANCE_SHARE * Math.max(...tier.filter((c) => c.semantic === kind).map((c) => c.relevance));
-    const band = tier.filter((c) => c.semantic === kind && c.relevance >= bar);
-    const known = band.flatMap((c) => (c.uptime === null ? [] : [c.uptime]));
-    if (band.length >= 2 && known.length > 0) {
-      const mean = known.reduce((a, b) => a + b, 0) / known.length;
-      const at = (c: T) => c.uptime ?? mean;
-      // Array.prototype.sort is stable: equal uptimes keep the earlier order.
-      band.sort((a, b) => at(b) - at(a));
-      for (const c of band) if (c.uptime !== null) decided.add(c);
-      const inBand = new Set(band);
-      order.push(...band, ...tier.filter((c) => !inBand.has(c)));
-    } else order.push(...tier);
-    i = j;
-  }
-  return { order, ordered: decided };
+  if (!m) return null;
+  const [percent, window] = m.uptime7d !== null ? [m.uptime7d, "7 days" as const] : [m.uptime30d, "30 days" as const];
+  return percent !== null && percent < LOW_UPTIME_PERCENT ? { percent, window } : null;
 }
 
 /** A pick priced above this many times the median of the relevant candidates is a price outlier. */
@@ -235,8 +171,7 @@ function trustWords(e: CandidateEvidence): string {
 
 function canaryWords(e: CandidateEvidence, now: number): string {
   const when = e.canaryAt ? ` ${ago(e.canaryAt, now)}` : "";
-  const shown = e.lowUptime ?? e.answered;
-  const uptime = shown ? `, up for ${Number(shown.percent.toFixed(1))}% of monitor probes in ${shown.window}` : "";
+  const uptime = e.lowUptime ? `, up for ${Number(e.lowUptime.percent.toFixed(1))}% of monitor probes in ${e.lowUptime.window}` : "";
   if (e.verification === "verified") return `canary paid and passed${when}${uptime}`;
   if (e.verification === "degraded") return `canary paid and failed${when}${e.canaryReason ? ` (${e.canaryReason})` : ""}${uptime}`;
   return `not verified by a paid canary call${uptime}`;

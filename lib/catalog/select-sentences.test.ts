@@ -270,51 +270,6 @@ describe("evidence rules", () => {
     expect(await picks("languages")).toEqual(["babel", "lingo"]);
   });
 
-  it("answered_first: among equally relevant picks the one the monitor saw answer more often comes first, and says so; the unmeasured count as the band's mean", async () => {
-    const monitorSaw = async (key: Key, uptime7d: number | null) => {
-      const inputs: RankInputs = {
-        now: new Date(NOW),
-        settle: { lastSettledAt: null, failedAttemptsSinceLastSettle: 0, distinctFailingBuyersSinceLastSettle: 0 },
-        ledger: { distinctPayers30d: 0, distinctAttemptingBuyers30d: 0, settled30d: 0, medianSettledPrice30d: null },
-        monitor: { uptime7d, uptime30d: null, healthStatus: "operational", healthConfidence: 1 },
-        price: { advertisedPrice: null, priceLabel: null, quote: null },
-        featuredLevel: 0,
-        verification: "verified",
-      };
-      await t.prisma.listingRank.update({ where: { listingId: ids[key] }, data: { facts: JSON.parse(rankInputsDocument(inputs)) } });
-    };
-    // Equally relevant for "languages"; Babel's rank leads while neither has enough probes.
-    await monitorSaw("babel", null);
-    await monitorSaw("lingo", null);
-    expect(await picks("languages")).toEqual(["babel", "lingo"]);
-    // Both above 95 % (no low_uptime), Lingo answered more of its probes: it comes first, whatever the rank.
-    await monitorSaw("babel", 97.2);
-    await monitorSaw("lingo", 99.9);
-    const r = await pick("languages");
-    expect(r.items.map((i) => keyOf(i.id))).toEqual(["lingo", "babel"]);
-    expect(r.items[0].why).toMatch(/, up for 99\.9% of monitor probes in 7 days; /);
-    expect(r.items[1].why).toMatch(/, up for 97\.2% of monitor probes in 7 days; /);
-    expect(r.items.map((i) => i.excludedByDefault)).toEqual([[], []]);
-    await monitorSaw("lingo", 96);
-    expect(await picks("languages")).toEqual(["babel", "lingo"]);
-    // Equal uptimes leave the rank's order; an unmeasured one counts as the band's mean, so a young
-    // listing is neither pushed under a measured one nor lifted over it for having no probes.
-    await monitorSaw("lingo", 97.2);
-    expect(await picks("languages")).toEqual(["babel", "lingo"]);
-    await monitorSaw("babel", null);
-    expect(await picks("languages")).toEqual(["babel", "lingo"]);
-    const young = await pick("languages");
-    expect(young.items[0].why).not.toMatch(/monitor probes/);
-    expect(young.items[1].why).toMatch(/, up for 97\.2% of monitor probes in 7 days; /);
-    // A listing not equally relevant is not lifted by its uptime: "translate a menu" leads with Lingo
-    // (the translator) and Babel only shares a synonym.
-    await monitorSaw("babel", 100);
-    await monitorSaw("lingo", 96);
-    expect((await picks("translate a menu"))[0]).toBe("lingo");
-    await monitorSaw("babel", null);
-    await monitorSaw("lingo", null);
-  });
-
   it("every pick has a one-line why that is true of it", async () => {
     const r = await pick("geocode a street address to coordinates");
     const g = r.items[0];

@@ -1,7 +1,6 @@
 /**
  * Router selection (docs/SELECTION.md): relevant payable matches, evidence gates unless `include`d,
- * verdict tiers, then relevance × (1 + 0.25·q), the equally relevant ordered by the monitor's uptime
- * (`answered_first`). The pool ignores `limit`, so shortlists are prefixes.
+ * verdict tiers, then relevance × (1 + 0.25·q). The pool ignores `limit`, so shortlists are prefixes.
  */
 import { z } from "zod";
 import { USD_DECIMAL } from "@/lib/amounts";
@@ -19,7 +18,7 @@ import { isUsdToken } from "@/lib/x402/assets";
 import { endpointUrl } from "@/lib/listing-document/endpoint-url";
 import { inputsFromDocument } from "@/lib/rank/sweep-ranks";
 import { askedAboveStated } from "@/lib/amounts";
-import { answeredFirst, categoryOutliers, EXCLUSION_REASONS, evidenceTier, exclusionReasons, exclusionWhy, lowUptime, monitorUptime, NEAR_RELEVANCE, priceOutliers, tooFewPriced, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
+import { categoryOutliers, EXCLUSION_REASONS, evidenceTier, exclusionReasons, exclusionWhy, lowUptime, NEAR_RELEVANCE, priceOutliers, tooFewPriced, whyLine, type CandidateEvidence, type ExclusionReason } from "@/lib/catalog/select-evidence";
 
 export const ROUTER_POOL = 100;
 export const SELECT_MAX_LIMIT = 50;
@@ -199,12 +198,11 @@ export async function selectServices(
     kept.push(...nearPool.filter((c) => found.joined.has(c.id)));
   }
   const excludedSet = candidates.filter((c) => c.payable && leftOut(c));
-  const tiered = selectShortlist(kept, { limit: Math.max(1, kept.length) })
-    .map((c, i) => ({ c, i, tier: evidenceTier(c.evidence, c.reasons), relevance: c.relevance, semantic: c.semantic, uptime: c.uptime?.percent ?? null }))
-    .sort((a, b) => a.tier - b.tier || a.i - b.i);
-  const answered = answeredFirst(tiered);
-  for (const x of answered.ordered) x.c.evidence.answered = x.c.uptime;
-  const ordered = answered.order.map((x) => x.c).slice(0, req.limit ?? SELECT_DEFAULT_LIMIT);
+  const ordered = selectShortlist(kept, { limit: Math.max(1, kept.length) })
+    .map((c, i) => ({ c, i, tier: evidenceTier(c.evidence, c.reasons) }))
+    .sort((a, b) => a.tier - b.tier || a.i - b.i)
+    .map((x) => x.c)
+    .slice(0, req.limit ?? SELECT_DEFAULT_LIMIT);
 
   const items: SelectItem[] = ordered.map((c) => ({
     id: c.id,
@@ -250,7 +248,6 @@ async function poolOf(hits: readonly SearchHit[], endpoint: EndpointFilter, now:
     const row = byId.get(h.listingId);
     if (!row) return [];
     const reading = readings.get(row.endpointId);
-    const monitor = inputsFromDocument(row.rankFacts, new Date(now))?.monitor ?? null;
     const evidence: CandidateEvidence = {
       verdict: reading?.verdict ?? null,
       grade: reading?.grade ?? null,
@@ -260,11 +257,11 @@ async function poolOf(hits: readonly SearchHit[], endpoint: EndpointFilter, now:
       canaryReason: row.canaryReason,
       charges: { aboveListing: row.chargedAbove !== null && row.listedBelow !== null ? { charged: row.chargedAbove, listed: row.listedBelow } : null, withoutDelivery: row.withoutDelivery },
       washRing: row.washRing?.flagged === true ? { why: String(row.washRing.why ?? "") } : null,
-      lowUptime: lowUptime(monitor),
+      lowUptime: lowUptime(inputsFromDocument(row.rankFacts, new Date(now))?.monitor ?? null),
       askedAbove: askedAboveStated({ usd: row.priceUsd, amount: row.priceAmount, decimals: row.priceDecimals, mode: row.priceMode, usdToken: isUsdToken(row.priceNetwork, row.priceAsset) }),
     };
     const reasons = exclusionReasons(evidence);
-    return [{ id: h.listingId, relevance: h.relevance, semantic: h.match === "semantic", rankScore: row.rankScore, payable: row.gate !== "unpayable", row, hit: h, evidence, reasons, reading, uptime: monitorUptime(monitor) }];
+    return [{ id: h.listingId, relevance: h.relevance, semantic: h.match === "semantic", rankScore: row.rankScore, payable: row.gate !== "unpayable", row, hit: h, evidence, reasons, reading }];
   });
 }
 type Candidate = Awaited<ReturnType<typeof poolOf>>[number];
