@@ -10,6 +10,15 @@ export function intFlag(argv: readonly string[], flag: string, dflt: number, min
   return n;
 }
 
+/** `--flag VALUE` or `--flag=VALUE` from argv; undefined when absent; a flag with no value stops the run naming it. */
+export function stringFlag(argv: readonly string[], flag: string): string | undefined {
+  const i = argv.findIndex((x) => x === flag || x.startsWith(`${flag}=`));
+  if (i < 0) return undefined;
+  const v = argv[i].includes("=") ? argv[i].slice(flag.length + 1) : argv[i + 1];
+  if (!v || v.startsWith("--")) throw new Error(`${flag} takes a value`);
+  return v;
+}
+
 /** The p-th percentile (nearest rank, 0–100) of xs; NaN for none. */
 export function pct(xs: readonly number[], p: number): number {
   const s = [...xs].sort((x, y) => x - y);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:select -- [--sellers N] [--tasks N] [--pay N] [--phrasing sentence|keywords|both] [--seed N] [--concurrency N] [--failures N] [--sweeps N]`:
+ * `npm run bench:select -- [--sellers N] [--tasks N] [--pay N] [--phrasing sentence|keywords|both] [--seed N] [--concurrency N] [--failures N] [--sweeps N] [--dump FILE]`:
  * task success per dollar of three selectors on a local market with ground truth (issue 32 item 2,
  * docs/BENCHMARKS.md "bench:select"). Defaults 300 sellers, 2,000 tasks, both phrasings (the targets
  * are the sentences'); every task chosen by each selector and paid through the router (--pay N: a seeded sample of N).
@@ -20,12 +20,13 @@ import { startFundedChain } from "@/test/chain";
 import { createTestDatabase } from "@/test/db";
 import { serveRoutes } from "@/test/route-server";
 import { routerCallRoute } from "@/test/router-routes";
-import { intFlag, pct } from "./args";
+import { intFlag, pct, stringFlag } from "./args";
 import { printLoadAverage } from "./machine";
 import { ADVERSARIAL, CAPABILITIES, DEFAULT_SEED, buildMarket, buildTasks, expectedSuccess, keywordsOf, ringBelowHonest, rng, solved, type MarketSpec, type Task } from "./select/market";
 import { startSelectMarket } from "./select/server";
 import { DEFAULT_SWEEPS, benchKey, benchWallet, buildHistory, callUrlOf, payeeOf, type Listed } from "./select/history";
 import { routerBuyer } from "./select/buyers";
+import { writeDump } from "./select/replay";
 import { ROUTER_POOL, selectServices } from "@/lib/catalog/select";
 import { searchHits } from "@/lib/catalog/search";
 import { SELECTORS, SELECTOR_LABELS, choose, readSignals, type SelectorName } from "./select/selectors";
@@ -46,6 +47,7 @@ function args() {
     failures: intFlag(a, "--failures", 3, 0),
     sweeps: intFlag(a, "--sweeps", DEFAULT_SWEEPS, 1),
     phrasings: (phrasing === "both" ? ["keywords", "sentence"] : [phrasing]) as Phrasing[],
+    dump: stringFlag(a, "--dump"),
   };
 }
 
@@ -292,6 +294,10 @@ async function main(): Promise<void> {
     console.log(`history (the product's machinery; only the monitor's clock is simulated):`);
     const { listed, figures } = await buildHistory({ prisma: t.prisma, local, spec, sellerUrl: (s) => `${market.url}/${s.slug}`, apiKey, routerOrigin: router.origin, log, concurrency: o.concurrency, sweeps: o.sweeps });
     const signals = await readSignals(t.prisma);
+    if (o.dump) {
+      await writeDump(o.dump, t.prisma, listed, tasks);
+      console.log(`  wrote Tollgate's full answer to each of the ${tasks.length} sentence tasks to ${o.dump} (npm run bench:select-replay -- ${o.dump})`);
+    }
     // What the catalog's evidence says of each adversarial seller (listed price, canary, grade, wash).
     const adv = listed.filter((l) => ADVERSARIAL.has(l.seller.kind));
     const evidence = await rows<{ id: string; price: string | null; verification: string; canary: string | null; verdict: string | null; grade: string | null; ring: unknown }>(
