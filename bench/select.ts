@@ -184,7 +184,8 @@ async function evaluate(x: {
   console.log(`\nchoices: every one of the ${tasks.length} tasks by each selector (p50 per choice: ${SELECTORS.map((s) => `${s} ${fig[s].chooseP50.toFixed(1)} ms`).join(", ")})`);
   console.log(`paid: a fixed sample of ${pay} of the ${tasks.length} tasks per selector, through the router (SAMPLED: success, cost and adversarial payments below are over the paid sample; the ground-truth columns cover all ${tasks.length})`);
   const perPay = pct(payMs, 50);
-  console.log(`a paid call through the router: p50 ${perPay.toFixed(0)} ms, p95 ${pct(payMs, 95).toFixed(0)} ms at ${concurrency} in flight; paying all ${3 * tasks.length} would take about ${((3 * tasks.length * perPay) / concurrency / 60_000).toFixed(1)} min here`);
+  if (payMs.length === 0) console.log(`a paid call through the router: none made (--pay 0)`);
+  else console.log(`a paid call through the router: p50 ${perPay.toFixed(0)} ms, p95 ${pct(payMs, 95).toFixed(0)} ms at ${concurrency} in flight; paying all ${3 * tasks.length} would take about ${((3 * tasks.length * perPay) / concurrency / 60_000).toFixed(1)} min here`);
   console.log(`\n${"selector".padEnd(56)} success   USDC/success  adv.paid  | all tasks: adv.picked  no pick  expected success`);
   for (const sel of SELECTORS) {
     const f = fig[sel];

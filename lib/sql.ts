@@ -1,4 +1,5 @@
 /** The one door for raw SQL, always parameterised (docs/DATA-MODEL.md "Raw SQL"). */
+import { randomBytes } from "node:crypto";
 import { database, type DatabaseHandle, type SqlConnection } from "@/lib/db";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import type { TransactionClient } from "@/lib/generated/prisma/internal/prismaNamespace";
@@ -7,6 +8,19 @@ export type PrismaLike = PrismaClient | TransactionClient;
 export type Client = PrismaLike | DatabaseHandle | SqlConnection;
 
 export const NOW_UTC = `(now() AT TIME ZONE 'UTC')`;
+
+/** An id for a row a raw INSERT writes (Prisma's `@default(cuid())` is not applied there): the prefix, then 24 random base-36 digits. */
+export function randomRowId(prefix: string): string {
+  return prefix + BigInt("0x" + randomBytes(16).toString("hex")).toString(36).padStart(25, "0").slice(0, 24);
+}
+
+let sortableCounter = 0;
+/** A 25-character id as Prisma's cuid(): "c", the time in base 36, a counter and random digits, so ids still sort roughly by creation. */
+export function sortableRowId(): string {
+  sortableCounter = (sortableCounter + 1) % 36 ** 4;
+  const random = BigInt("0x" + randomBytes(10).toString("hex")).toString(36).padStart(12, "0").slice(-12);
+  return "c" + Date.now().toString(36).padStart(8, "0") + sortableCounter.toString(36).padStart(4, "0") + random;
+}
 
 export function isoOf(expr: string): string {
   return `to_char(${expr}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -1,5 +1,4 @@
 /** Scoring and storage: evidence, result, state and pointer in one transaction fenced by the lease. */
-import crypto from "node:crypto";
 import { AppError } from "@/lib/errors";
 import { scoreWithAdvice } from "@/lib/scoring/readiness/advice";
 import { CURRENT_RUBRIC, checkReadinessEvidence, rubricVersionString, type ReadinessResult } from "@/lib/scoring/readiness";
@@ -15,7 +14,7 @@ import { ledgerFactsForScoring } from "@/lib/facts/aggregate";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
 import { analysisMetrics, type ProbeOutcomeKind } from "@/lib/queue/metrics";
 import { requireHolderSupports } from "@/lib/queue/monitors";
-import { NOW_UTC, clientOr, prismaOf, rows, transaction, type Client, type PrismaLike } from "@/lib/sql";
+import { NOW_UTC, clientOr, prismaOf, randomRowId, rows, transaction, type Client, type PrismaLike } from "@/lib/sql";
 import { prepareProbeObservations, recordProbeObservations } from "@/lib/trust/observe";
 
 export const RUBRIC_NOTICE_TEXT = "Scoring criteria updated… this reflects the rubric, not your service.";
@@ -103,8 +102,8 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
          "caps", "dimensions", "rules", "improvements", "evidenceId", "document", "createdAt")
        SELECT $2, $3, $4, $8, $9::int, $10::float8, $11, false, $12::jsonb, $13::jsonb, $14::jsonb, $15::jsonb, ev."id", $16::jsonb, ${NOW_UTC} FROM ev
        RETURNING "evidenceId", "id" AS "resultId"`,
-      newId(),
-      newId(),
+      randomRowId("r"),
+      randomRowId("r"),
       listingId,
       id,
       probe.vantage,
@@ -184,10 +183,6 @@ async function createDraftListing(tx: PrismaLike, lease: LockedLease, draft: Lis
   const listingId = await writeDraftedListing(tx, draft, { analysisId: lease.id, submitter: lease.submitter, targetUrl: lease.targetUrl });
   await tx.analysis.update({ where: { id: lease.id }, data: { listingId } });
   return listingId;
-}
-
-function newId(): string {
-  return "r" + BigInt("0x" + crypto.randomBytes(16).toString("hex")).toString(36).padStart(25, "0").slice(0, 24);
 }
 
 /** The demo seed's Prisma create; completeLease's raw insert writes the same. */

@@ -1,8 +1,7 @@
 /** Writers of the ledger, health samples and price quotes; each validates its input. */
 import { ATOMIC_AMOUNT } from "@/lib/amounts";
 import { db } from "@/lib/db";
-import { randomBytes } from "node:crypto";
-import { clientOr, rows, type PrismaLike } from "@/lib/sql";
+import { clientOr, rows, sortableRowId, type PrismaLike } from "@/lib/sql";
 import { AppError } from "@/lib/errors";
 import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
 
@@ -63,7 +62,7 @@ export async function recordPayment(input: PaymentInput): Promise<{ id: string; 
              $13, $14::int, $15::int, $16::jsonb, $17, $18, $19, $20, ($21::timestamptz AT TIME ZONE 'UTC'), $22)
      ON CONFLICT ("payer", "authorizationNonce") DO NOTHING
      RETURNING "id"`,
-    paymentId(),
+    sortableRowId(),
     input.listingId,
     input.endpointId ?? null,
     payer,
@@ -91,14 +90,6 @@ export async function recordPayment(input: PaymentInput): Promise<{ id: string; 
   const prior = await prisma.routerPayment.findUnique({ where: { payer_authorizationNonce: { payer, authorizationNonce: nonce!.toLowerCase() } }, select: { id: true } });
   if (!prior) throw new Error(`router_payments: the insert for (${payer}, ${nonce}) wrote nothing and no row holds that nonce`);
   return { id: prior.id, created: false };
-}
-
-let paymentCounter = 0;
-/** A 25-character id as Prisma's cuid(): "c", the time in base 36, a counter and random digits, so ids still sort roughly by creation. */
-function paymentId(): string {
-  paymentCounter = (paymentCounter + 1) % 36 ** 4;
-  const random = BigInt("0x" + randomBytes(10).toString("hex")).toString(36).padStart(12, "0").slice(-12);
-  return "c" + Date.now().toString(36).padStart(8, "0") + paymentCounter.toString(36).padStart(4, "0") + random;
 }
 
 export type HealthOutcome = "up" | "down";

@@ -2,7 +2,7 @@
 import crypto from "node:crypto";
 import { listedPrice, type ListedPrice } from "@/lib/amounts";
 import type { ProbeEvidence } from "@/lib/evidence";
-import { isoOf, rows, utcParam, type Client } from "@/lib/sql";
+import { isoOf, randomRowId, rows, utcParam, type Client } from "@/lib/sql";
 import type { CheckKind } from "@/lib/trust/observation";
 import { readAssetDomains, type DomainRead } from "./chain";
 import { wellKnownWallets } from "./operator";
@@ -212,10 +212,6 @@ interface Row {
 
 const PAID = new Set<string>(PAID_CHECKS);
 
-function newId(): string {
-  return "o" + BigInt("0x" + crypto.randomBytes(16).toString("hex")).toString(36).padStart(25, "0").slice(0, 24);
-}
-
 /** One statement, one JSON parameter: the same on PGlite and a server. */
 async function insertRows(tx: Client, list: Row[]): Promise<number> {
   if (list.length === 0) return 0;
@@ -240,7 +236,7 @@ async function insertRows(tx: Client, list: Row[]): Promise<number> {
 }
 
 function rowsOf(drafts: Draft[], base: Omit<Row, "id" | "check" | "kind" | "outcome" | "value" | "receipt">): Row[] {
-  return drafts.map((d) => ({ ...base, id: newId(), check: d.check, kind: PAID.has(d.check) ? "paid" : "free", outcome: d.outcome, value: d.value, receipt: d.receipt }));
+  return drafts.map((d) => ({ ...base, id: randomRowId("o"), check: d.check, kind: PAID.has(d.check) ? "paid" : "free", outcome: d.outcome, value: d.value, receipt: d.receipt }));
 }
 
 type ListingRow = { id: string; organizationId: string; baseUrl: string; title: string; shortDescription: string | null; description: string | null; authPreconditions: string | null; createdAt: string; updatedAt: string };
