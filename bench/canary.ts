@@ -65,7 +65,7 @@ import { startFundedChain } from "@/test/chain";
 import { createTestDatabase } from "@/test/db";
 import { createTestOrganization } from "@/test/ledger";
 import { serveRoutes } from "@/test/route-server";
-import { countStatements } from "./statements";
+import { countStatements, printStatements } from "./statements";
 import { intFlag, pct } from "./args";
 import { routerCallRoute } from "@/test/router-routes";
 import { printLoadAverage } from "./machine";
@@ -277,11 +277,7 @@ async function main(): Promise<void> {
     for (const [k, xs] of Object.entries(stageMs)) console.log(`    ${k.padEnd(44)} ${ms(pct(xs, 50))} ms (mean ${ms(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length))} ms)`);
     console.log(`    ${"per run: last confirm + judge + replay, finish".padEnd(44)} ${ms(pct(finishMs, 50))} ms (mean ${ms(finishMs.reduce((a, b) => a + b, 0) / Math.max(1, finishMs.length))} ms)`);
     if (counter) {
-      const per = counter.snapshot();
-      const total = [...per.values()].reduce((a, x) => a + x.n, 0);
-      const wallSum = [...per.values()].reduce((a, x) => a + x.ms, 0);
-      console.log(`SQL statements per canary run (${(total / runMs.length).toFixed(1)} in all, ${ms(wallSum / runMs.length)} ms of summed wall time; by summed time):`);
-      for (const [sql, x] of [...per].sort((a, b) => b[1].ms - a[1].ms).slice(0, 30)) console.log(`  ${(x.n / runMs.length).toFixed(2).padStart(6)} × ${ms(x.ms / runMs.length).padStart(7)} ms  ${sql}`);
+      printStatements(counter.snapshot(), runMs.length, { by: "time", top: 30, heading: (total, wall) => `SQL statements per canary run (${total} in all, ${wall} ms of summed wall time; by summed time):` });
     }
     console.log(`checks         samples pass ${passed}/${N * 3}; house paid ${houseSpent} (expected ${BigInt(N) * RUN_COST}); bare rows settled ${bareSettled}/${calls.bare}${bareRows.length > 1 ? ` (${JSON.stringify(bareRows)})` : ""}`);
     if (!ok) process.exitCode = 1;

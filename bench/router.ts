@@ -59,7 +59,7 @@ import { createTestListing } from "@/test/ledger";
 import { serveRoutes } from "@/test/route-server";
 import { intFlag, pct } from "./args";
 import { printLoadAverage } from "./machine";
-import { countStatements } from "./statements";
+import { countStatements, printStatements } from "./statements";
 import { routerCallRoutes } from "@/test/router-routes";
 
 const PRICE = 10_000n; // 0.01 USDC, the paid sellers' default
@@ -257,10 +257,7 @@ async function main(): Promise<void> {
     }
     if (counter) {
       for (const leg of legNames.filter((l) => l !== "direct")) {
-        const per = perLegStatements[leg];
-        const total = [...per.values()].reduce((a, x) => a + x.n, 0);
-        console.log(`SQL statements per ${leg} call, sent while the calls ran (${(total / calls).toFixed(2)} in all; summed wall time per call):`);
-        for (const [sql, x] of [...per].sort((a, b) => b[1].n - a[1].n)) console.log(`  ${(x.n / calls).toFixed(2).padStart(5)} × ${ms(x.ms / calls).padStart(6)} ms  ${sql}`);
+        printStatements(perLegStatements[leg], calls, { by: "count", heading: (total) => `SQL statements per ${leg} call, sent while the calls ran (${total} in all; summed wall time per call):` });
       }
     }
     console.log(`(a routed block's time includes waiting for the ledger's confirmations; throughput is calls ÷ the leg's summed block time)`);

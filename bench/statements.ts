@@ -62,3 +62,16 @@ export async function countStatements(): Promise<StatementCounter> {
   };
   return installed;
 }
+
+/**
+ * Prints statements per unit (a call, a run): the heading with the total and the summed wall time,
+ * then one line each, ordered by count or by summed time, at most `top` lines.
+ */
+export function printStatements(per: ReadonlyMap<string, { n: number; ms: number }>, units: number, o: { heading: (total: string, wall: string) => string; by: "count" | "time"; top?: number }): void {
+  const f = (x: number, places: number) => x.toFixed(places);
+  const total = [...per.values()].reduce((a, x) => a + x.n, 0);
+  const wall = [...per.values()].reduce((a, x) => a + x.ms, 0);
+  console.log(o.heading(f(total / units, 2), f(wall / units, 2)));
+  const order = [...per].sort((a, b) => (o.by === "count" ? b[1].n - a[1].n : b[1].ms - a[1].ms)).slice(0, o.top ?? Infinity);
+  for (const [sql, x] of order) console.log(`  ${f(x.n / units, 2).padStart(6)} × ${f(x.ms / units, 2).padStart(7)} ms  ${sql}`);
+}
