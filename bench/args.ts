@@ -1,21 +1,26 @@
-/** What the benchmarks share: integer flags from the command line and a nearest-rank percentile. */
+/** What the benchmarks share: integer and text flags from the command line and a nearest-rank percentile. */
+
+/** The text after `--flag` or in `--flag=…`: null when the flag is absent, "" when nothing follows it. */
+function flagText(argv: readonly string[], flag: string): string | null {
+  const i = argv.findIndex((x) => x === flag || x.startsWith(`${flag}=`));
+  if (i < 0) return null;
+  return (argv[i].includes("=") ? argv[i].slice(flag.length + 1) : argv[i + 1]) ?? "";
+}
 
 /** `--flag N` or `--flag=N` from argv; the default when absent; an integer below `min` stops the run naming the flag. */
 export function intFlag(argv: readonly string[], flag: string, dflt: number, min: number): number {
-  const i = argv.findIndex((x) => x === flag || x.startsWith(`${flag}=`));
-  if (i < 0) return dflt;
-  const v = argv[i].includes("=") ? argv[i].split("=")[1] : argv[i + 1];
+  const v = flagText(argv, flag);
+  if (v === null) return dflt;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${flag} takes an integer ≥ ${min}`);
+  if (v === "" || !Number.isInteger(n) || n < min) throw new Error(`${flag} takes an integer ≥ ${min}`);
   return n;
 }
 
 /** `--flag VALUE` or `--flag=VALUE` from argv; undefined when absent; a flag with no value stops the run naming it. */
 export function stringFlag(argv: readonly string[], flag: string): string | undefined {
-  const i = argv.findIndex((x) => x === flag || x.startsWith(`${flag}=`));
-  if (i < 0) return undefined;
-  const v = argv[i].includes("=") ? argv[i].slice(flag.length + 1) : argv[i + 1];
-  if (!v || v.startsWith("--")) throw new Error(`${flag} takes a value`);
+  const v = flagText(argv, flag);
+  if (v === null) return undefined;
+  if (v === "" || v.startsWith("--")) throw new Error(`${flag} takes a value`);
   return v;
 }
 

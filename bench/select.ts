@@ -33,8 +33,7 @@ import { SELECTORS, SELECTOR_LABELS, choose, readSignals, type SelectorName } fr
 
 function args() {
   const a = process.argv.slice(2);
-  const at = a.findIndex((x) => x === "--phrasing" || x.startsWith("--phrasing="));
-  const phrasing = at < 0 ? "both" : a[at].includes("=") ? a[at].split("=")[1] : a[at + 1];
+  const phrasing = stringFlag(a, "--phrasing") ?? "both";
   if (!["sentence", "keywords", "both"].includes(phrasing)) throw new Error(`--phrasing takes sentence, keywords or both, got ${JSON.stringify(phrasing)}`);
   const tasks = intFlag(a, "--tasks", 2000, 1);
   return {

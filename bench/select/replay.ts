@@ -42,6 +42,12 @@ type Order = (items: Array<DumpItem & { tier: number; uptime: number | null }>, 
 
 /** Within the first tier only; the rest never leads. */
 const firstTier = <T extends { tier: number }>(xs: T[]) => xs.filter((x) => x.tier === xs[0].tier);
+/** The first tier's candidates at least `share` as relevant as its most relevant one. */
+const bandOf = <T extends { tier: number; relevance: number }>(items: T[], share: number) => {
+  const t = firstTier(items);
+  const best = Math.max(...t.map((x) => x.relevance));
+  return t.filter((x) => x.relevance >= share * best);
+};
 const meanUptime = (xs: Array<{ uptime: number | null }>) => {
   const known = xs.flatMap((x) => (x.uptime === null ? [] : [x.uptime]));
   return known.length ? known.reduce((a, b) => a + b, 0) / known.length : 100;
@@ -50,9 +56,7 @@ const meanUptime = (xs: Array<{ uptime: number | null }>) => {
 function orders(d: Dump, solves: (capability: string, id: string) => number): Array<[string, Order]> {
   const bestByTruth = (xs: DumpItem[], capability: string) => [...xs].sort((a, b) => solves(capability, b.id) - solves(capability, a.id))[0];
   const byUptimeIn = (share: number): Order => (items) => {
-    const t = firstTier(items);
-    const best = Math.max(...t.map((x) => x.relevance));
-    const band = t.filter((x) => x.relevance >= share * best);
+    const band = bandOf(items, share);
     const mean = meanUptime(band);
     return [...band].sort((a, b) => (b.uptime ?? mean) - (a.uptime ?? mean))[0];
   };
@@ -69,7 +73,7 @@ function orders(d: Dump, solves: (capability: string, id: string) => number): Ar
     ["× (uptime)⁴", uptimePower(4)],
     ["relevance ≥ 0.8 of the best, then highest uptime", byUptimeIn(0.8)],
     ["relevance ≥ 0.5 of the best, then highest uptime", byUptimeIn(0.5)],
-    ["ceiling: the best by ground truth, relevance ≥ 0.8", (items, cap) => { const t = firstTier(items); const best = Math.max(...t.map((x) => x.relevance)); return bestByTruth(t.filter((x) => x.relevance >= 0.8 * best), cap); }],
+    ["ceiling: the best by ground truth, relevance ≥ 0.8", (items, cap) => bestByTruth(bandOf(items, 0.8), cap)],
     ["ceiling: the best by ground truth of all returned", (items, cap) => bestByTruth(items, cap)],
   ];
 }
