@@ -139,3 +139,21 @@ describe("engines.node", () => {
     }
   });
 });
+
+/**
+ * Every dependency the lockfile says runs an install script is approved by name in `allowScripts`
+ * (README "Run it"): npm 11.16+ lists the unapproved ones after every install, and a release
+ * that enforces the field would skip their scripts (anvil's binary, Prisma's engine and client).
+ * An approval of a package that no longer has a script is stale and fails too.
+ */
+describe("allowScripts", () => {
+  const lock = JSON.parse(fs.readFileSync(path.join(root, "package-lock.json"), "utf8")) as { packages: Record<string, { hasInstallScript?: boolean }> };
+  const withScripts = [...new Set(Object.entries(lock.packages).flatMap(([at, p]) => (at !== "" && p.hasInstallScript ? [at.slice(at.lastIndexOf("node_modules/") + "node_modules/".length)] : [])))].sort();
+  const approved = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { allowScripts?: Record<string, boolean> }).allowScripts ?? {};
+
+  it("approves exactly the locked packages with install scripts", () => {
+    expect(withScripts).toContain("@foundry-rs/anvil");
+    expect(Object.keys(approved).sort()).toEqual(withScripts);
+    for (const [name, allowed] of Object.entries(approved)) expect(allowed, `${name} is listed but not allowed`).toBe(true);
+  });
+});
