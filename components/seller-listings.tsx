@@ -30,7 +30,8 @@ const ANALYSIS_WORDS: Record<string, string> = { deferred: "waiting", queued: "q
 
 type Sort = "updated" | "title" | "score";
 
-export function SellerListings({ rows }: { rows: SellerListingRow[] }) {
+/** `now`: the page's render time (epoch ms), so the server's HTML and the browser's first render say the same "changed … ago". */
+export function SellerListings({ rows, now }: { rows: SellerListingRow[]; now: number }) {
   const [q, setQ] = useState("");
   const [state, setState] = useState<string>("all");
   const [sort, setSort] = useState<Sort>("updated");
@@ -88,7 +89,7 @@ export function SellerListings({ rows }: { rows: SellerListingRow[] }) {
                 <Link href={`/dashboard/listings/${l.id}`} className="font-medium hover:underline">{l.title}</Link>
                 <p className="truncate font-mono text-[11px] text-muted" title={l.baseUrl}>{l.baseUrl}</p>
                 <p className="text-xs text-muted">
-                  {l.endpoints} endpoint{l.endpoints === 1 ? "" : "s"} · changed {timeAgo(l.updatedAt)}
+                  {l.endpoints} endpoint{l.endpoints === 1 ? "" : "s"} · changed {timeAgo(l.updatedAt, new Date(now))}
                   {l.analysis && ` · ${ANALYSIS_WORDS[l.analysis.state] ?? l.analysis.state}`}
                 </p>
               </div>

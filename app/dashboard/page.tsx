@@ -50,6 +50,7 @@ export default async function DashboardPage() {
             stale: !!l.currentResult && isStale(l.currentResult.createdAt),
             analysis: l.analyses[0] ?? null,
           }))}
+          now={Date.now()}
         />
       )}
     </div>

@@ -78,6 +78,8 @@ export function NewKeySecret({ created, origin, example, curl }: { created: ApiK
 interface KeysSectionProps {
   keys: ApiKeyInfo[];
   shown: ApiKeyInfo[];
+  /** The page's render time (epoch ms): the "… ago" words come out the same on the server and in the browser. */
+  now: number;
   filter: KeyFilter;
   setFilter: (filter: KeyFilter) => void;
   confirming: string | null;
@@ -86,7 +88,7 @@ interface KeysSectionProps {
   revoke: (k: ApiKeyInfo) => void;
 }
 
-export function KeysSection({ keys, shown, filter, setFilter, confirming, setConfirming, pending, revoke }: KeysSectionProps) {
+export function KeysSection({ keys, shown, now, filter, setFilter, confirming, setConfirming, pending, revoke }: KeysSectionProps) {
   return (
     <section aria-labelledby="keys-h">
       <div className="flex flex-wrap items-end justify-between gap-2">
@@ -118,10 +120,10 @@ export function KeysSection({ keys, shown, filter, setFilter, confirming, setCon
                     <ul>{k.scopes.map((s) => <li key={s} title={API_KEY_SCOPE_WORDS[s].routes}><code>{s}</code></li>)}</ul>
                   </td>
                   <td className="p-2.5">
-                    {k.revokedAt ? <span className="rounded bg-red-50 px-1.5 py-0.5 text-xs font-semibold text-red-800">revoked {timeAgo(k.revokedAt)}</span> : <span className="rounded bg-green-50 px-1.5 py-0.5 text-xs font-semibold text-green-800">active</span>}
+                    {k.revokedAt ? <span className="rounded bg-red-50 px-1.5 py-0.5 text-xs font-semibold text-red-800">revoked {timeAgo(k.revokedAt, new Date(now))}</span> : <span className="rounded bg-green-50 px-1.5 py-0.5 text-xs font-semibold text-green-800">active</span>}
                   </td>
-                  <td className="p-2.5 text-xs"><time dateTime={k.createdAt}>{timeAgo(k.createdAt)}</time></td>
-                  <td className="p-2.5 text-xs">{k.lastUsedAt ? <time dateTime={k.lastUsedAt}>{timeAgo(k.lastUsedAt)}</time> : "never"}</td>
+                  <td className="p-2.5 text-xs"><time dateTime={k.createdAt}>{timeAgo(k.createdAt, new Date(now))}</time></td>
+                  <td className="p-2.5 text-xs">{k.lastUsedAt ? <time dateTime={k.lastUsedAt}>{timeAgo(k.lastUsedAt, new Date(now))}</time> : "never"}</td>
                   <td className="p-2.5 text-right">
                     {!k.revokedAt &&
                       (confirming === k.id ? (

@@ -18,7 +18,7 @@ export function selectCurl(origin: string, prefix: string, task: string): string
   return `curl -X POST -H "Authorization: Bearer ${prefix}…" -H "content-type: application/json" -d '${body}' ${origin}/router/select`;
 }
 
-export function ApiKeysManager({ keys, origin, example }: { keys: ApiKeyInfo[]; origin: string; example: { task: string; slug: string; path: string } | null }) {
+export function ApiKeysManager({ keys, origin, example, now }: { keys: ApiKeyInfo[]; origin: string; example: { task: string; slug: string; path: string } | null; now: number }) {
   const router = useRouter();
   const toast = useToast();
   const [name, setName] = useState("");
@@ -61,7 +61,7 @@ export function ApiKeysManager({ keys, origin, example }: { keys: ApiKeyInfo[]; 
 
       {created && <NewKeySecret created={created} origin={origin} example={example} curl={selectCurl(origin, created.prefix, example?.task ?? "translate a sentence")} />}
 
-      <KeysSection keys={keys} shown={shown} filter={filter} setFilter={setFilter} confirming={confirming} setConfirming={setConfirming} pending={pending} revoke={revoke} />
+      <KeysSection keys={keys} shown={shown} now={now} filter={filter} setFilter={setFilter} confirming={confirming} setConfirming={setConfirming} pending={pending} revoke={revoke} />
     </div>
   );
 }

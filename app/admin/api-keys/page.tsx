@@ -28,7 +28,7 @@ export default async function ApiKeysPage() {
           Keys let an agent call, with <code>Authorization: Bearer tg_…</code>, what their scopes allow: <code>router:select</code> for <code>POST /router/select</code> and the MCP tool <code>select_services</code>, <code>router:call</code> for calling and paying listed endpoints through <code>/router/call/…</code>. The secret is shown once, when the key is made; only its hash is stored. A revoked key is refused at once.
         </p>
       </div>
-      <ApiKeysManager keys={keys} origin={env().publicOrigin} example={example} />
+      <ApiKeysManager keys={keys} origin={env().publicOrigin} example={example} now={Date.now()} />
     </div>
   );
 }
