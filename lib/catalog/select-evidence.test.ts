@@ -56,7 +56,7 @@ describe("the evidence rules (pure)", () => {
       "Matches the task; provisional grade B (insufficient evidence); canary paid and passed 2 h ago; price not stated",
     );
     expect(exclusionWhy(["canary_failed", "trust_avoid"], e({ verification: "degraded", canaryReason: "charged_without_delivery", verdict: "avoid", grade: "F" }), NOW)).toBe(
-      "canary paid and failed 2 h ago (charged_without_delivery); trust verdict avoid (grade F)",
+      "canary test call failed 2 h ago (charged_without_delivery); trust verdict avoid (grade F)",
     );
   });
 

@@ -169,11 +169,12 @@ function trustWords(e: CandidateEvidence): string {
   return `${e.provisional ? "provisional grade" : "grade"} ${e.grade} (${VERDICT_WORDS[e.verdict]})`;
 }
 
+/** A failed run need not have paid (a 402 quoted above the listing, an answer without any 402): "test call", not "paid". */
 function canaryWords(e: CandidateEvidence, now: number): string {
   const when = e.canaryAt ? ` ${ago(e.canaryAt, now)}` : "";
   const uptime = e.lowUptime ? `, up for ${Number(e.lowUptime.percent.toFixed(1))}% of monitor probes in ${e.lowUptime.window}` : "";
   if (e.verification === "verified") return `canary paid and passed${when}${uptime}`;
-  if (e.verification === "degraded") return `canary paid and failed${when}${e.canaryReason ? ` (${e.canaryReason})` : ""}${uptime}`;
+  if (e.verification === "degraded") return `canary test call failed${when}${e.canaryReason ? ` (${e.canaryReason})` : ""}${uptime}`;
   return `not verified by a paid canary call${uptime}`;
 }
 

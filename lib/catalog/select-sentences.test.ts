@@ -153,7 +153,7 @@ describe("evidence rules", () => {
   it("canary_failed: left out by default and said so; included on request, marked and last", async () => {
     const r = await pick("summarise short texts");
     expect(r.items.map((i) => keyOf(i.id))).not.toContain("digestly");
-    expect(r.excluded).toEqual([{ id: ids.digestly, slug: expect.any(String), title: "Digestly summariser", relevance: expect.any(Number), reasons: ["canary_failed"], why: "canary paid and failed 3 h ago (charged_without_delivery)" }]);
+    expect(r.excluded).toEqual([{ id: ids.digestly, slug: expect.any(String), title: "Digestly summariser", relevance: expect.any(Number), reasons: ["canary_failed"], why: "canary test call failed 3 h ago (charged_without_delivery)" }]);
     // Without the gate Digestly would lead: as relevant as Quillsum, and the higher rank score.
     const asked = await pick("summarise short texts", { include: ["canary_failed"] });
     expect(asked.items.map((i) => keyOf(i.id))).toEqual(["quillsum", "digestly"]);
@@ -279,7 +279,7 @@ describe("evidence rules", () => {
       for (const item of (await pick(task)).items) {
         expect(item.why.split("\n")).toHaveLength(1);
         expect(item.why).toMatch(/^Matches '[^']+'/);
-        expect(item.why).toContain(item.verification === "verified" ? "canary paid and passed" : item.verification === "degraded" ? "canary paid and failed" : "not verified by a paid canary call");
+        expect(item.why).toContain(item.verification === "verified" ? "canary paid and passed" : item.verification === "degraded" ? "canary test call failed" : "not verified by a paid canary call");
         expect(item.why).toMatch(new RegExp(`\\$${item.endpoint.price.usd!.replace(".", "\\.")} a call$`));
       }
     }
