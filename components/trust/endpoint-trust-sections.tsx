@@ -1,6 +1,6 @@
 /** The sections of one endpoint's trust page body (endpoint-trust.tsx). */
 import type { EndpointTrustDetail } from "@/lib/catalog/trust-view";
-import type { trustReading } from "@/lib/catalog/trust-words";
+import { scoreOutsideBand, type trustReading } from "@/lib/catalog/trust-words";
 import { GradeSquare, VerdictChip } from "./endpoint-grades";
 import { TrustHistoryChart } from "./trust-history-chart";
 
@@ -43,7 +43,8 @@ export function TrustSummary({ t, reading }: { t: T; reading: ReturnType<typeof 
           </ul>
         </details>
         <p className="mt-2 text-xs text-muted">
-          Score {t.score ?? "–"}{t.uncappedScore !== null && t.uncappedScore !== t.score && ` (${t.uncappedScore} before the gates' caps)`} · {t.probes} probes over {t.probeSpanDays} days · last paid sample {t.free ? "not needed (free endpoint)" : t.lastPaidAt?.slice(0, 10) ?? "none"} · rubric {t.rubric}, band seed {t.seed}, read {t.now.slice(0, 16).replace("T", " ")} UTC
+          Score {t.score ?? "–"}{t.uncappedScore !== null && t.uncappedScore !== t.score && ` (${t.uncappedScore} before the gates' caps)`} · {t.probes} probe{t.probes === 1 ? "" : "s"} over {t.probeSpanDays} day{t.probeSpanDays === 1 ? "" : "s"} · last paid sample {t.free ? "not needed (free endpoint)" : t.lastPaidAt?.slice(0, 10) ?? "none"} · rubric {t.rubric}, band seed {t.seed}, read {t.now.slice(0, 16).replace("T", " ")} UTC
+          {scoreOutsideBand(t) && <span className="block" data-testid="score-outside-band">{scoreOutsideBand(t)}</span>}
         </p>
       </div>
     </section>

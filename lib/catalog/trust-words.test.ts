@@ -4,9 +4,10 @@
  * listing's glance taken from its least reassuring endpoint.
  */
 import { describe, expect, it } from "vitest";
-import { loadRubric, type TrustResult } from "@/lib/trust/engine";
+import { loadRubric, scoreSubject, type TrustResult } from "@/lib/trust/engine";
+import { simulateHistory } from "@/test/trust-histories";
 import type { EndpointTrustSummary } from "./trust-view";
-import { checkedWords, listingGlance, sinceWords, trustReading } from "./trust-words";
+import { checkedWords, listingGlance, scoreOutsideBand, sinceWords, trustReading } from "./trust-words";
 import { freeVerdict } from "./trust";
 
 const NOW = Date.parse("2026-12-05T12:00:00.000Z");
@@ -101,5 +102,23 @@ describe("freeVerdict", () => {
     const short = freeVerdict(rb, result({ verdictBecause: ["3 R1 probe(s), fewer than 8", "no paid sample within 30 days"] }));
     expect(short).toEqual({ verdict: "insufficient_evidence", verdictBecause: ["3 R1 probe(s), fewer than 8"] });
     expect(freeVerdict(rb, result({ verdict: "avoid", verdictBecause: ["gate overcharge"] })).verdict).toBe("avoid");
+  });
+});
+
+describe("scoreOutsideBand", () => {
+  it("explains a score above or below its own band, and says nothing when the band holds it", () => {
+    const band = (low: number, high: number) => ({ low, high, width: high - low });
+    expect(scoreOutsideBand({ score: 94.6, band: band(49.2, 90.6) })).toBe("The score is what the checks saw; the band (49–91) lies below it: so few observations fit an endpoint that passes less often just as well.");
+    expect(scoreOutsideBand({ score: 12, band: band(20.4, 61) })).toContain("the band (20–61) lies above it");
+    expect(scoreOutsideBand({ score: 85, band: band(80, 90) })).toBeNull();
+    expect(scoreOutsideBand({ score: 85, band: null })).toBeNull();
+    expect(scoreOutsideBand({ score: null, band: band(80, 90) })).toBeNull();
+  });
+
+  it("one passing paid call and one probe put the engine's score above its band (the case it explains)", () => {
+    const r = scoreSubject(loadRubric(), simulateHistory(loadRubric(), { now: "2026-12-01T12:00:00.000Z", days: 0.01, freeEveryHours: 1, paidEveryDays: 1 }), { now: "2026-12-01T12:00:00.000Z" });
+    expect(r.band).not.toBeNull();
+    expect(r.score).toBeGreaterThan(r.band!.high);
+    expect(scoreOutsideBand(r)).toContain("lies below it");
   });
 });

@@ -93,6 +93,19 @@ export function trustReading(s: EndpointTrustSummary, now: number = Date.now()):
 
 const cap = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
 
+/**
+ * Why a score can sit outside its own band: the score is the rates the checks saw, the band the 10th to
+ * 90th percentile of scores drawn from what so few observations allow, so one passing call gives a
+ * score of about 95 and a band mostly below it. Null when the score lies inside the band.
+ */
+export function scoreOutsideBand(s: Pick<EndpointTrustSummary, "score" | "band">): string | null {
+  if (s.score === null || !s.band) return null;
+  const range = `${Math.round(s.band.low)}–${Math.round(s.band.high)}`;
+  if (s.score > s.band.high) return `The score is what the checks saw; the band (${range}) lies below it: so few observations fit an endpoint that passes less often just as well.`;
+  if (s.score < s.band.low) return `The score is what the checks saw; the band (${range}) lies above it: so few observations fit an endpoint that passes more often just as well.`;
+  return null;
+}
+
 const SEVERITY: Verdict[] = ["avoid", "down", "caution", "insufficient_evidence", "ok"];
 
 export function listingGlance(endpoints: EndpointTrustSummary[], now: number = Date.now()): TrustReading | null {
