@@ -46,7 +46,7 @@ describe("trustReading", () => {
     const r = trustReading(summary(), NOW);
     expect(r.provisional).toBe(true);
     expect(r.headline).toBe("Provisional grade B (78–86)");
-    expect(r.detail).toContain("Checked 3 times since today; a grade needs a few days of checks (at least 8 over 3 days)");
+    expect(r.detail).toContain("Checked 3 times today; a grade needs a few days of checks (at least 8 over 3 days)");
     expect(`${r.headline} ${r.detail} ${r.verdictWords}`).not.toMatch(RULE_ID);
   });
 
@@ -73,9 +73,9 @@ describe("trustReading", () => {
   });
 
   it("counts days by UTC date", () => {
-    expect(sinceWords("2026-12-05T00:00:01.000Z", NOW)).toBe("since today");
+    expect(sinceWords("2026-12-05T00:00:01.000Z", NOW)).toBe("today");
     expect(sinceWords("2026-12-04T23:59:59.000Z", NOW)).toBe("since yesterday");
-    expect(checkedWords({ probes: 1, firstProbeAt: "2026-12-05T01:00:00.000Z" }, NOW)).toBe("checked once since today");
+    expect(checkedWords({ probes: 1, firstProbeAt: "2026-12-05T01:00:00.000Z" }, NOW)).toBe("checked once today");
   });
 });
 

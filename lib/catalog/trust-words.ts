@@ -41,7 +41,7 @@ export function sinceWords(firstAt: string, now: number): string {
   const day = (t: number) => Math.floor(t / DAY_MS);
   const first = Date.parse(firstAt);
   const d = day(now) - day(first);
-  if (d <= 0) return "since today";
+  if (d <= 0) return "today";
   if (d === 1) return "since yesterday";
   const f = new Date(first);
   return `since ${f.getUTCDate()} ${MONTHS[f.getUTCMonth()]}`;
@@ -60,7 +60,7 @@ function shortfall(s: EndpointTrustSummary): string[] {
   return out;
 }
 
-/** "checked 3 times since today", "not checked yet". */
+/** "checked 3 times today", "checked twice since yesterday", "not checked yet". */
 export function checkedWords(s: Pick<EndpointTrustSummary, "probes" | "firstProbeAt">, now: number): string {
   if (s.probes === 0 || !s.firstProbeAt) return "not checked yet";
   return `checked ${s.probes === 1 ? "once" : s.probes === 2 ? "twice" : `${s.probes} times`} ${sinceWords(s.firstProbeAt, now)}`;
