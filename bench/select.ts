@@ -59,6 +59,8 @@ async function serveMarket(rpcUrl: string, count: number, seed: number): Promise
 }
 
 const pctOf = (n: number, d: number) => (d === 0 ? 0 : (100 * n) / d);
+/** A paid-sample figure: NaN when nothing was paid (`--pay 0`), which prints as n/a. */
+const paidPct = (x: number) => (Number.isNaN(x) ? "n/a" : x.toFixed(1));
 const usdc = (atomic: number) => (atomic / 1e6).toFixed(6);
 
 interface Outcome {
@@ -176,7 +178,7 @@ async function evaluate(x: {
       const adversarialPicked = all.filter((l) => l && ADVERSARIAL.has(l.seller.kind)).length;
       const expected = tasks.reduce((n, task, i) => n + (all[i] && all[i]!.seller.capability === task.capability ? expectedSuccess(all[i]!.seller) : 0), 0);
       const unpicked = all.filter((l) => !l).length;
-      return [sel, { successes, paidTasks: out.length, called: out.filter((x) => x.chosen).length, successPct: pctOf(successes, out.length), costPerSuccess: successes ? spent[sel] / successes : Infinity, adversarialPaid, adversarialPicked, expectedPct: pctOf(expected, tasks.length), unpicked, chooseP50: pct(chooseMs[sel], 50) }];
+      return [sel, { successes, paidTasks: out.length, called: out.filter((x) => x.chosen).length, successPct: out.length ? pctOf(successes, out.length) : NaN, costPerSuccess: successes ? spent[sel] / successes : Infinity, adversarialPaid, adversarialPicked, expectedPct: pctOf(expected, tasks.length), unpicked, chooseP50: pct(chooseMs[sel], 50) }];
     }),
   ) as Record<SelectorName, { successes: number; paidTasks: number; called: number; successPct: number; costPerSuccess: number; adversarialPaid: number; adversarialPicked: number; expectedPct: number; unpicked: number; chooseP50: number }>;
 
@@ -188,7 +190,7 @@ async function evaluate(x: {
   console.log(`\n${"selector".padEnd(56)} success   USDC/success  adv.paid  | all tasks: adv.picked  no pick  expected success`);
   for (const sel of SELECTORS) {
     const f = fig[sel];
-    console.log(`${SELECTOR_LABELS[sel].padEnd(56)} ${f.successPct.toFixed(1).padStart(5)} %  ${(Number.isFinite(f.costPerSuccess) ? usdc(f.costPerSuccess) : "—").padStart(12)}  ${String(f.adversarialPaid).padStart(8)}  | ${String(f.adversarialPicked).padStart(10)}  ${String(f.unpicked).padStart(7)}  ${f.expectedPct.toFixed(1).padStart(6)} %`);
+    console.log(`${SELECTOR_LABELS[sel].padEnd(56)} ${paidPct(f.successPct).padStart(5)} %  ${(Number.isFinite(f.costPerSuccess) ? usdc(f.costPerSuccess) : "—").padStart(12)}  ${String(f.adversarialPaid).padStart(8)}  | ${String(f.adversarialPicked).padStart(10)}  ${String(f.unpicked).padStart(7)}  ${f.expectedPct.toFixed(1).padStart(6)} %`);
   }
   const ceiling = await ceilings(tasks, listed, phrasing);
   console.log(
@@ -223,8 +225,8 @@ async function evaluate(x: {
   const betterSel: SelectorName = fig.bazaar.successPct >= fig.volume.successPct ? "bazaar" : "volume";
   const tg = fig.tollgate;
   const targets: Array<[string, boolean]> = [
-    [`Tollgate success ≥ 95 % (${tg.successPct.toFixed(1)} %)`, tg.successPct >= 95],
-    [`≥ 15 points above the better baseline, ${betterSel} ${better.toFixed(1)} % (${(tg.successPct - better).toFixed(1)} points)`, tg.successPct - better >= 15],
+    [`Tollgate success ≥ 95 % (${paidPct(tg.successPct)} %)`, tg.successPct >= 95],
+    [`≥ 15 points above the better baseline, ${betterSel} ${paidPct(better)} % (${paidPct(tg.successPct - better)} points)`, tg.successPct - better >= 15],
     [`USDC per success ≤ 0.6× the better baseline's (${Number.isFinite(tg.costPerSuccess) && Number.isFinite(fig[betterSel].costPerSuccess) ? (tg.costPerSuccess / fig[betterSel].costPerSuccess).toFixed(2) : "—"}×)`, Number.isFinite(tg.costPerSuccess) && tg.costPerSuccess <= 0.6 * fig[betterSel].costPerSuccess],
     [`0 payments to adversarial sellers (${tg.adversarialPaid} in the ${tg.called} sampled tasks that called a seller; ${tg.adversarialPicked} adversarial picks of all ${tasks.length})`, tg.called > 0 && tg.adversarialPaid === 0 && tg.adversarialPicked === 0],
     [`wash ring below every honest seller of its capability`, ringRank.tollgate.below],
@@ -327,14 +329,14 @@ async function main(): Promise<void> {
     for (const { phrasing, fig, targets } of ordered) {
       const sfx = phrasing === "sentence" ? "" : "_keywords";
       for (const sel of SELECTORS) {
-        console.log(`RESULT select_success_${sel}${sfx} ${fig[sel].successPct.toFixed(1)} %`);
+        console.log(`RESULT select_success_${sel}${sfx} ${paidPct(fig[sel].successPct)} %`);
         console.log(`RESULT select_usdc_per_success_${sel}${sfx} ${Number.isFinite(fig[sel].costPerSuccess) ? usdc(fig[sel].costPerSuccess) : "inf"} USDC`);
         console.log(`RESULT select_adversarial_payments_${sel}${sfx} ${fig[sel].adversarialPaid}`);
       }
       console.log(`RESULT select_targets_met${sfx} ${targets.filter(([, m]) => m).length} of ${targets.length}`);
     }
     const last = ordered[ordered.length - 1];
-    console.log(`RESULT select_success_tollgate${last.phrasing === "sentence" ? "" : "_keywords"} ${last.fig.tollgate.successPct.toFixed(1)} %`);
+    console.log(`RESULT select_success_tollgate${last.phrasing === "sentence" ? "" : "_keywords"} ${paidPct(last.fig.tollgate.successPct)} %`);
   } finally {
     for (const c of cleanups) await c().catch((e: unknown) => console.error(e));
   }

@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { selectServices } from "@/lib/catalog/select";
+import { monitorUptime } from "@/lib/catalog/select-evidence";
 import { inputsFromDocument } from "@/lib/rank/sweep-ranks";
 import { rows } from "@/lib/sql";
 import { expectedSuccess, type Task } from "./market";
@@ -24,8 +25,8 @@ export async function writeDump(file: string, prisma: PrismaClient, listed: read
   const uptime = new Map(facts.map((f) => [f.id, inputsFromDocument(f.facts, new Date())?.monitor ?? null]));
   const listings: Dump["listings"] = {};
   for (const l of listed) {
-    const m = uptime.get(l.listingId);
-    listings[l.listingId] = { slug: l.slug, kind: l.seller.kind, capability: l.seller.capability, expected: expectedSuccess(l.seller), uptime: m ? (m.uptime7d ?? m.uptime30d) : null };
+    const m = uptime.get(l.listingId) ?? null;
+    listings[l.listingId] = { slug: l.slug, kind: l.seller.kind, capability: l.seller.capability, expected: expectedSuccess(l.seller), uptime: monitorUptime(m)?.percent ?? null };
   }
   const out: Dump["tasks"] = [];
   for (const task of tasks) {

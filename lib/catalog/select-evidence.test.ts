@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { askedAboveStated } from "@/lib/amounts";
-import { ago, categoryOutliers, evidenceTier, exclusionReasons, exclusionWhy, LOW_UPTIME_PERCENT, lowUptime, priceOutliers, tooFewPriced, whyLine, type CandidateEvidence } from "./select-evidence";
+import { ago, categoryOutliers, evidenceTier, exclusionReasons, exclusionWhy, LOW_UPTIME_PERCENT, lowUptime, monitorUptime, priceOutliers, tooFewPriced, whyLine, type CandidateEvidence } from "./select-evidence";
 
 const NOW = Date.parse("2026-12-05T12:00:00Z");
 const e = (over: Partial<CandidateEvidence> = {}): CandidateEvidence => ({ verdict: "ok", grade: "A", provisional: false, verification: "verified", canaryAt: "2026-12-05T10:00:00Z", canaryReason: null, ...over });
@@ -37,6 +37,8 @@ describe("the evidence rules (pure)", () => {
     expect(lowUptime({ uptime7d: null, uptime30d: 90 })).toEqual({ percent: 90, window: "30 days" });
     // At the bar, above it, a good 7-day figure over a bad 30-day one, and fewer probes than the rank reads (null): no rule.
     expect([lowUptime({ uptime7d: 95, uptime30d: null }), lowUptime({ uptime7d: 99.5, uptime30d: 50 }), lowUptime({ uptime7d: null, uptime30d: null }), lowUptime(null)]).toEqual([null, null, null, null]);
+    // The reading itself, above the threshold too (the selection bench's replay orders by it).
+    expect([monitorUptime({ uptime7d: 99.5, uptime30d: 50 }), monitorUptime({ uptime7d: null, uptime30d: 97 }), monitorUptime({ uptime7d: null, uptime30d: null }), monitorUptime(null)]).toEqual([{ percent: 99.5, window: "7 days" }, { percent: 97, window: "30 days" }, null, null]);
     const low = e({ lowUptime: { percent: 81.25, window: "7 days" } });
     expect(exclusionReasons(low)).toEqual([]);
     expect(evidenceTier(low, [])).toBe(1);

@@ -43,11 +43,19 @@ export interface CandidateEvidence {
 /** Below this monitor uptime (percent of probes answered) a pick is ordered in tier 1, with caution. */
 export const LOW_UPTIME_PERCENT = 95;
 
-/** Rule `low_uptime`, from the rank's monitor facts (null below MIN_UPTIME_SAMPLES probes in the window). */
-export function lowUptime(m: { uptime7d: number | null; uptime30d: number | null } | null): CandidateEvidence["lowUptime"] {
+type MonitorUptime = { uptime7d: number | null; uptime30d: number | null };
+
+/** The monitor's uptime a pick is judged by: 7 days, else 30 (each null below MIN_UPTIME_SAMPLES probes in its window). */
+export function monitorUptime(m: MonitorUptime | null): { percent: number; window: "7 days" | "30 days" } | null {
   if (!m) return null;
-  const [percent, window] = m.uptime7d !== null ? [m.uptime7d, "7 days" as const] : [m.uptime30d, "30 days" as const];
-  return percent !== null && percent < LOW_UPTIME_PERCENT ? { percent, window } : null;
+  if (m.uptime7d !== null) return { percent: m.uptime7d, window: "7 days" };
+  return m.uptime30d !== null ? { percent: m.uptime30d, window: "30 days" } : null;
+}
+
+/** Rule `low_uptime`, from the rank's monitor facts. */
+export function lowUptime(m: MonitorUptime | null): CandidateEvidence["lowUptime"] {
+  const u = monitorUptime(m);
+  return u && u.percent < LOW_UPTIME_PERCENT ? u : null;
 }
 
 /** A pick priced above this many times the median of the relevant candidates is a price outlier. */
