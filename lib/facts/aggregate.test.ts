@@ -197,3 +197,55 @@ describe("a corrected ledger row counts as its correction only", () => {
     expect(await t.prisma.routerPayment.count({ where: { listingId } })).toBe(10);
   });
 });
+
+describe("the payments statement's counts per listing", () => {
+  it("counts a payer once over all its rows; rejected, unmeasured, house, out-of-window and corrected rows as the ledger says", async () => {
+    const { correctPayment } = await import("@/lib/ledger/correct");
+    const now = new Date("2026-12-03T12:00:00.000Z");
+    const h = (n: number) => new Date(now.getTime() - n * 3_600_000);
+    const listingId = await createTestListing(t.prisma);
+    const quiet = await createTestListing(t.prisma);
+    const payer = (c: string) => "0x" + c.repeat(40);
+    const pay = (lid: string, p: string, status: "settled" | "failed" | "rejected" | "unmeasured", at: Date, settledAmount: string | null = null, house = false) =>
+      t.prisma.routerPayment.create({
+        data: { payer: p, listingId: lid, advertisedAmount: "10000", settledAmount, asset: "USDC", network: "eip155:8453", status, house, createdAt: at, reason: status === "rejected" ? "payer_insufficient_funds" : null },
+      });
+    // a: two settlements and an earlier failure; b: only refused for its own fault or unmeasured; c: the house's; d: before the window.
+    await pay(listingId, payer("a"), "settled", h(10), "10000");
+    await pay(listingId, payer("a"), "settled", h(9), "30000");
+    await pay(listingId, payer("a"), "failed", h(20));
+    await pay(listingId, payer("b"), "rejected", h(5));
+    await pay(listingId, payer("b"), "unmeasured", h(4));
+    await pay(listingId, payer("c"), "settled", h(12), "90000", true);
+    await pay(listingId, payer("d"), "settled", h(31 * 24), "50000");
+    // e: a settlement corrected to a failure; f: a settlement, a rejection, and the last settlement of all.
+    const forged = await pay(listingId, payer("e"), "settled", h(7), "70000");
+    await correctPayment(forged.id, { status: "failed", reason: "unproven" });
+    await pay(listingId, payer("f"), "rejected", h(8));
+    await pay(listingId, payer("f"), "settled", h(6), "20000");
+    // Failures after the last settlement, by two payers.
+    await pay(listingId, payer("1"), "failed", h(3));
+    await pay(listingId, payer("1"), "failed", h(2));
+    await pay(listingId, payer("2"), "failed", h(1));
+    await pay(quiet, payer("b"), "rejected", h(5));
+
+    const expected = {
+      distinctAttemptingBuyers30d: 5,
+      distinctPayers30d: 2,
+      settled30d: 3,
+      medianSettledPrice30d: 0.02,
+      lastSettledAtMs: h(6).getTime(),
+      failedSinceLastSettle: 3,
+      failingBuyersSinceLastSettle: 2,
+      oldestPayment30dMs: h(20).getTime(),
+    };
+    const none = { distinctAttemptingBuyers30d: 0, distinctPayers30d: 0, settled30d: 0, medianSettledPrice30d: null, lastSettledAtMs: null, failedSinceLastSettle: 0, failingBuyersSinceLastSettle: 0, oldestPayment30dMs: h(5).getTime() };
+    const byIds = await ledgerFacts({ ids: [quiet, listingId] }, now);
+    expect(byIds.find((r) => r.id === listingId)).toMatchObject(expected);
+    expect(byIds.find((r) => r.id === quiet)).toMatchObject(none);
+    // The id-range form of the same statement.
+    const all = await ledgerFacts({ from: null, below: null }, now);
+    expect(all.find((r) => r.id === listingId)).toMatchObject(expected);
+    expect(all.find((r) => r.id === quiet)).toMatchObject(none);
+  });
+});

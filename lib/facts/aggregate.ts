@@ -66,6 +66,7 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
   const failures = (what: string) => `SELECT ${what} FROM "router_payments" x
       WHERE x."listingId" = b.lid AND x."status" = 'failed'
         AND x."createdAt" > COALESCE(b.last_settled, '-infinity'::timestamp) AND x."createdAt" <= ${now}${uncorrected("x")}`;
+  const paid = `p."status" = 'settled' AND p."createdAt" >= ${d30} AND NOT p."house"`;
   const since = `b.last_failed > COALESCE(b.last_settled, '-infinity'::timestamp)`;
   const doc = factsDocument;
   const payments = doc(
@@ -81,26 +82,17 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
       "(extract(epoch FROM b.oldest) * 1000)::float8",
     ],
     `(
-  SELECT pp.lid,
-         count(*) FILTER (WHERE pp.attempted)::int AS attempting,
-         count(*) FILTER (WHERE pp.settled > 0)::int AS payers,
-         sum(pp.settled)::int AS settled,
-         max(pp.last_settled) AS last_settled,
-         max(pp.last_failed) AS last_failed,
-         string_agg(pp.amounts, ',') AS amounts,
-         min(pp.oldest) AS oldest
-  FROM (
-    SELECT p."listingId" AS lid, p."payer",
-           bool_or(p."createdAt" >= ${d30} AND NOT p."house" AND p."status" NOT IN ('rejected', 'unmeasured')) AS attempted,
-           count(*) FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30} AND NOT p."house") AS settled,
-           max(p."createdAt") FILTER (WHERE p."status" = 'settled') AS last_settled,
-           max(p."createdAt") FILTER (WHERE p."status" = 'failed') AS last_failed,
-           string_agg(p."settledAmount", ',') FILTER (WHERE p."status" = 'settled' AND p."createdAt" >= ${d30} AND NOT p."house") AS amounts,
-           min(p."createdAt") FILTER (WHERE p."createdAt" >= ${d30}) AS oldest
-    FROM "router_payments" p
-    WHERE p."createdAt" <= ${now}${only(`p."listingId"`)}${uncorrected("p")}
-    GROUP BY 1, 2
-  ) pp
+  SELECT p."listingId" AS lid,
+         -- One group per listing (grouping per payer first cost more): a payer counts once if any of its rows qualifies.
+         count(DISTINCT p."payer") FILTER (WHERE p."createdAt" >= ${d30} AND NOT p."house" AND p."status" NOT IN ('rejected', 'unmeasured'))::int AS attempting,
+         count(DISTINCT p."payer") FILTER (WHERE ${paid})::int AS payers,
+         count(*) FILTER (WHERE ${paid})::int AS settled,
+         max(p."createdAt") FILTER (WHERE p."status" = 'settled') AS last_settled,
+         max(p."createdAt") FILTER (WHERE p."status" = 'failed') AS last_failed,
+         string_agg(p."settledAmount", ',') FILTER (WHERE ${paid}) AS amounts,
+         min(p."createdAt") FILTER (WHERE p."createdAt" >= ${d30}) AS oldest
+  FROM "router_payments" p
+  WHERE p."createdAt" <= ${now}${only(`p."listingId"`)}${uncorrected("p")}
   GROUP BY 1
 ) b`,
   );
