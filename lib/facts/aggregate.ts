@@ -198,7 +198,8 @@ const SERVER_SETTINGS = ["SET jit = off", "SET max_parallel_workers_per_gather =
 const STREAMING_SETTINGS = ["SET enable_hashagg = off", "SET enable_sort = off", "SET enable_incremental_sort = off"];
 const SERVER_RESET = "RESET jit; RESET max_parallel_workers_per_gather; RESET work_mem; RESET enable_hashagg; RESET enable_sort; RESET enable_incremental_sort";
 const STREAMING: SessionSettings = { set: [...SERVER_SETTINGS, ...STREAMING_SETTINGS], reset: SERVER_RESET };
-const LISTING: SessionSettings = { set: SERVER_SETTINGS, reset: SERVER_RESET };
+/** The server settings alone, for the sweep's other set-based reads too (lib/rank/wash-ring.ts). */
+export const SERVER_SESSION: SessionSettings = { set: SERVER_SETTINGS, reset: SERVER_RESET };
 
 /** On one connection (PGlite, a transaction) SERVER_SETTINGS are left out: they change plans, never answers. */
 export async function ledgerFacts(scope: FactsScope, now: Date, client?: Client): Promise<LedgerFactsRow[]> {
@@ -208,7 +209,7 @@ export async function ledgerFacts(scope: FactsScope, now: Date, client?: Client)
   const sql = factsSql(scope);
   const params: unknown[] = "ids" in scope ? [utcTimestamp(now), [...new Set(scope.ids)]] : [utcTimestamp(now), scope.from, scope.below];
   const run = (text: string, settings: SessionSettings) => session(c, async (conn) => (await rows<{ doc: string | null }>(conn, text, ...params))[0].doc, settings);
-  const [payDoc, healthDoc, listingDoc] = await Promise.all([run(sql.payments, STREAMING), run(sql.health, STREAMING), run(sql.listings, LISTING)]);
+  const [payDoc, healthDoc, listingDoc] = await Promise.all([run(sql.payments, STREAMING), run(sql.health, STREAMING), run(sql.listings, SERVER_SESSION)]);
   const pay = new Map<string, string[]>();
   for (const p of parseDocument(payDoc, PAYMENT_FIELDS, "payments")) pay.set(p[0], p);
   const hea = new Map<string, string[]>();

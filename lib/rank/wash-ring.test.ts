@@ -18,6 +18,7 @@ import { createTestListing, createTestOrganization } from "@/test/ledger";
 import { rankForListing } from "./inputs";
 import { FULL_SWEEP_INTERVAL_MS, runRankSweep } from "./sweep-ranks";
 import { applyWash, newWashCache, storedWash } from "./wash";
+import { ringLedger } from "./wash-ring";
 
 let node: AnvilNode;
 let local: LocalChain;
@@ -161,6 +162,45 @@ describe("payment rings", () => {
     expect(out.wash.get(p.listing)!.excluded.map((e) => [e.payer, e.reason]).sort()).toEqual([[lower(s), "ring_only"], [lower(w), "ring_payee"]].sort());
     expect(out.wash.get(p.listing)!.ring).toMatchObject({ ringPayers: 2, payersBefore: 2, flagged: true });
     expect((await storedWash(p.listing))!.ring).toMatchObject({ flagged: true });
+  });
+
+  it("ringLedger reads edges from settled, non-house payments of the window whose payer is a payee wallet (chainTo before quotedPayTo), in any letter case", async () => {
+    const [a, b, c] = [await seller(), await seller(), await seller()];
+    const now = new Date();
+    const row = (listingId: string, payer: string, payTo: { chainTo?: string; quotedPayTo?: string }, o: { status?: "settled" | "failed"; house?: boolean; createdAt?: Date } = {}) =>
+      t.prisma.routerPayment.create({
+        data: {
+          listingId, payer, advertisedAmount: "10000", settledAmount: (o.status ?? "settled") === "settled" ? "10000" : null, asset: LOCAL_USDC_ADDRESS.toLowerCase(), network: LOCAL_NETWORK,
+          status: o.status ?? "settled", house: o.house ?? false, createdAt: o.createdAt ?? now, quotedPayTo: payTo.quotedPayTo ?? null, chainTo: payTo.chainTo ?? null,
+        },
+      });
+    const [buyer, quoted] = [lower(wallet()), lower(wallet())];
+    // b's payee is its chainTo; the quotedPayTo beside it is no payee.
+    await row(a.listing, buyer, { quotedPayTo: a.payee.address });
+    await row(b.listing, buyer, { chainTo: lower(b.payee), quotedPayTo: quoted });
+    // a's payee, written checksummed, pays b and c; b's payee pays a: a ring of a and b, a one-way edge to c.
+    await row(b.listing, a.payee.address, { chainTo: lower(b.payee) });
+    await row(c.listing, a.payee.address, { chainTo: lower(c.payee) });
+    await row(a.listing, lower(b.payee), { quotedPayTo: lower(a.payee) });
+    await row(a.listing, quoted, { quotedPayTo: lower(a.payee) });
+    // c's payee pays a only as the house, failed, or before the window: no edge back, no ring.
+    await row(a.listing, lower(c.payee), { quotedPayTo: lower(a.payee) }, { house: true });
+    await row(a.listing, lower(c.payee), {}, { status: "failed" });
+    await row(a.listing, lower(c.payee), { quotedPayTo: lower(a.payee) }, { createdAt: new Date(now.getTime() - 31 * 86_400_000) });
+
+    const r = await ringLedger(t, new Date(now.getTime() + 1000));
+    expect(r.ringOf.get(a.org)).toEqual([a.org, b.org]);
+    expect(r.ringOf.get(b.org)).toEqual([b.org, a.org]);
+    expect(r.ringOf.has(c.org)).toBe(false);
+    expect(r.payeeOf.get(lower(a.payee))).toEqual([{ lid: a.listing, org: a.org }]);
+    expect(r.payeeOf.get(lower(b.payee))).toEqual([{ lid: b.listing, org: b.org }]);
+    expect(r.payeeOf.has(lower(c.payee))).toBe(false);
+    expect(r.payeeOf.has(quoted)).toBe(false);
+    const payers = (lid: string) => (r.payersOf.get(lid) ?? []).map((p) => [p.payer, [...p.orgs].sort()]).sort();
+    expect(payers(a.listing)).toEqual([[buyer, [a.org, b.org].sort()], [lower(b.payee), [a.org]], [quoted, [a.org]]].sort());
+    expect(payers(b.listing)).toEqual([[buyer, [a.org, b.org].sort()], [lower(a.payee), [b.org, c.org].sort()]].sort());
+    expect(r.payees.get(a.org)).toEqual([lower(a.payee)]);
+    expect(r.payees.get(b.org)).toEqual([lower(b.payee)]);
   });
 
   it("a due sweep reuses the last full sweep's ring reading; the next full sweep, one interval later at most, reads the ring formed since", async () => {
