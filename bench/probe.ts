@@ -12,8 +12,17 @@
  *
  * The fixture server runs in a child process (this file with `--server`), so the figures are the
  * probe's own: a real seller does not share the prober's event loop. Loopback only.
+ *
+ * Beside the probe, in the same run and against the same server, a bare client: the same 1,000
+ * unpaid requests (method, path, JSON body) at the same concurrency, each on a new connection as the
+ * probe's are, the body read and nothing else done (no address checks, no parsing, no findings).
+ * It runs before and after the probe and the faster run is the measured floor: what this machine
+ * and this server take for the requests alone, which the 4 s figure leaves out (the server's own
+ * work for 50 requests at once shares the 2 cores). `RESULT probe_bare_client_ratio` is the probe
+ * over it; `RESULT probe_floor_ratio` stays the ratio to the 4 s figure.
  */
 import { spawn } from "node:child_process";
+import { request } from "node:http";
 import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { PaymentRequired } from "@x402/core/types";
@@ -71,6 +80,39 @@ function benchSeller(): FixtureSeller {
   };
 }
 
+/** One unpaid request on a connection of its own (no keep-alive), its body read to the end; the status and the time to the head. */
+function bareCall(base: string, path: string, body: string): Promise<{ status: number; ttfbMs: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = request(`${base.replace(/\/$/, "")}${path}`, { method: "POST", agent: false, headers: { "content-type": "application/json", accept: "application/json, */*;q=0.5", "content-length": Buffer.byteLength(body) } }, (res) => {
+      const ttfbMs = performance.now() - t0;
+      res.on("data", () => undefined);
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, ttfbMs }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** The bare client over every endpoint at `concurrency`; wall ms, how many answered 402, and the median time to the head. */
+async function bareClient(base: string, endpoints: ReadonlyArray<{ path: string; requestExample: unknown }>, concurrency: number): Promise<{ ms: number; got402: number; ttfbP50: number }> {
+  let next = 0;
+  let got402 = 0;
+  const ttfb: number[] = [];
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < endpoints.length; i = next++) {
+        const r = await bareCall(base, endpoints[i].path, JSON.stringify(endpoints[i].requestExample ?? {}));
+        if (r.status === 402) got402++;
+        ttfb.push(r.ttfbMs);
+      }
+    }),
+  );
+  return { ms: performance.now() - t0, got402, ttfbP50: ttfb.sort((a, b) => a - b)[Math.floor(ttfb.length / 2)] };
+}
+
 /** Child mode: serve the bench seller on 127.0.0.1 and print the port. */
 async function serve(): Promise<void> {
   const server = await startFixtureSellers({ port: 0, host: "127.0.0.1", sellers: [benchSeller()] });
@@ -100,6 +142,8 @@ async function main(): Promise<void> {
   const child = await startChild();
   const origin = `http://127.0.0.1:${child.port}`;
   const listing = { ...listingFor(seller, origin), logoUrl: null, docsUrl: null, discoveryUrl: null };
+  const slots = Math.min(CONCURRENCY, caps.perHost);
+  const bareBefore = await bareClient(listing.baseUrl, listing.endpoints, slots);
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 25);
 
@@ -112,7 +156,10 @@ async function main(): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
+  const bareAfter = await bareClient(listing.baseUrl, listing.endpoints, slots);
   child.stop();
+  if (bareBefore.got402 !== ENDPOINTS || bareAfter.got402 !== ENDPOINTS) throw new Error(`the bare client got ${bareBefore.got402} and ${bareAfter.got402} 402s of ${ENDPOINTS}: the server did not answer as the probe saw it`);
+  const bareMs = Math.min(bareBefore.ms, bareAfter.ms);
 
   if (!r.ok) throw new Error(`probe refused: ${r.refusal} ${r.detail}`);
   const eps = r.evidence.endpoints;
@@ -125,11 +172,13 @@ async function main(): Promise<void> {
   console.log(`connection caps (lib/net): ${caps.perHost} per host, ${caps.total} in all; floor ${ENDPOINTS} ÷ ${Math.min(CONCURRENCY, caps.perHost)} × ${DELAY_MS} ms`);
   console.log(`ttfb ms: p50 ${p(0.5)}, p95 ${p(0.95)}, max ${ttfb[ttfb.length - 1]?.toFixed(0)}`);
   console.log(`wall: ${(wallMs / 1000).toFixed(2)} s; floor ${(FLOOR_MS / 1000).toFixed(2)} s; ratio ${ratio.toFixed(3)} (target ≤ 1.2)`);
+  console.log(`bare client (same requests, a new connection each, body read, nothing checked or parsed): ${(bareBefore.ms / 1000).toFixed(2)} s before the probe, ${(bareAfter.ms / 1000).toFixed(2)} s after (ttfb p50 ${bareBefore.ttfbP50.toFixed(0)} / ${bareAfter.ttfbP50.toFixed(0)} ms); ratio to the 4 s figure ${(bareMs / FLOOR_MS).toFixed(3)}; the probe ${(wallMs / bareMs).toFixed(3)}× the faster`);
   console.log(`event loop busy ${(elu * 100).toFixed(0)}% of the wall; CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (probe process only)`);
   console.log(`peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
   if (got402 !== ENDPOINTS) console.log(`WARNING: ${ENDPOINTS - got402} endpoints did not yield a valid 402`);
   printLoadAverage();
   console.log(`RESULT probe_per_host_cap ${caps.perHost}`);
+  console.log(`RESULT probe_bare_client_ratio ${(wallMs / bareMs).toFixed(3)}`);
   console.log(`RESULT probe_floor_ratio ${ratio.toFixed(3)}`);
 }
 

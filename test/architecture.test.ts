@@ -218,6 +218,7 @@ const RULES: Rule[] = [
       "bench/listed.ts": "is the buyer (@x402/fetch) of the paid seller it serves on 127.0.0.1, which settles through the facilitator routes it also serves there",
       "bench/canary.ts": "is the bare buyer (@x402/fetch) of the router it serves on 127.0.0.1, beside the canary it measures",
       "bench/load.ts": "is the many buyers of the production server it started on 127.0.0.1 (its own origin, never a stranger's URL)",
+      "bench/probe.ts": "is the bare client, the probe's measured floor, of the fixture server it forked on 127.0.0.1",
       "bench/select/buyers.ts": "is bench:select's buyers (@x402/fetch) paying through the router it serves on 127.0.0.1",
       "devchain/anvil.ts": "asks the anvil node it started on 127.0.0.1 whether its RPC answers yet",
     },
@@ -942,7 +943,7 @@ describe("the checker", () => {
       "components/evil.tsx": `"use client"; export const x = () => fetch("https://stranger.example/api");`,
       "components/server.tsx": `export const x = () => fetch("/api/x");`,
       "app/api/y/route.ts": `import * as http from "node:https"; export const GET = () => http.get("https://x");`,
-      "bench/probe.ts": `import { request as r } from "node:http"; export const b = r;`,
+      "bench/score.ts": `import { request as r } from "node:http"; export const b = r;`,
     });
     const door = found.filter((v) => v.endsWith("[one-outbound-door]"));
     expect(door.map((v) => v.split(":").slice(0, 2).join(":"))).toEqual([
@@ -952,7 +953,7 @@ describe("the checker", () => {
       "components/evil.tsx:1",
       "components/server.tsx:1",
       "app/api/y/route.ts:1",
-      "bench/probe.ts:1",
+      "bench/score.ts:1",
     ]);
     expect(door).toContain(`lib/catalog/feeds.ts:1: uses fetch(…): ${ruleSays("one-outbound-door", "outbound")} [one-outbound-door]`);
     expect(door).toContain(`app/api/y/route.ts:1: uses http.get (node:http/https): ${ruleSays("one-outbound-door", "outbound")} [one-outbound-door]`);
