@@ -96,7 +96,8 @@ function bareCall(base: string, path: string, body: string): Promise<{ status: n
 }
 
 /** The bare client over every endpoint at `concurrency`; wall ms, how many answered 402, and the median time to the head. */
-async function bareClient(base: string, endpoints: ReadonlyArray<{ path: string; requestExample: unknown }>, concurrency: number): Promise<{ ms: number; got402: number; ttfbP50: number }> {
+async function bareClient(base: string, endpoints: ReadonlyArray<{ path: string; requestExample: unknown }>, concurrency: number): Promise<{ ms: number; got402: number; ttfbP50: number; cpuMs: number }> {
+  const cpu0 = process.cpuUsage();
   let next = 0;
   let got402 = 0;
   const ttfb: number[] = [];
@@ -110,7 +111,8 @@ async function bareClient(base: string, endpoints: ReadonlyArray<{ path: string;
       }
     }),
   );
-  return { ms: performance.now() - t0, got402, ttfbP50: ttfb.sort((a, b) => a - b)[Math.floor(ttfb.length / 2)] };
+  const cpu = process.cpuUsage(cpu0);
+  return { ms: performance.now() - t0, got402, ttfbP50: ttfb.sort((a, b) => a - b)[Math.floor(ttfb.length / 2)], cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 /** Child mode: serve the bench seller on 127.0.0.1 and print the port. */
@@ -172,7 +174,7 @@ async function main(): Promise<void> {
   console.log(`connection caps (lib/net): ${caps.perHost} per host, ${caps.total} in all; floor ${ENDPOINTS} ÷ ${Math.min(CONCURRENCY, caps.perHost)} × ${DELAY_MS} ms`);
   console.log(`ttfb ms: p50 ${p(0.5)}, p95 ${p(0.95)}, max ${ttfb[ttfb.length - 1]?.toFixed(0)}`);
   console.log(`wall: ${(wallMs / 1000).toFixed(2)} s; floor ${(FLOOR_MS / 1000).toFixed(2)} s; ratio ${ratio.toFixed(3)} (target ≤ 1.2)`);
-  console.log(`bare client (same requests, a new connection each, body read, nothing checked or parsed): ${(bareBefore.ms / 1000).toFixed(2)} s before the probe, ${(bareAfter.ms / 1000).toFixed(2)} s after (ttfb p50 ${bareBefore.ttfbP50.toFixed(0)} / ${bareAfter.ttfbP50.toFixed(0)} ms); ratio to the 4 s figure ${(bareMs / FLOOR_MS).toFixed(3)}; the probe ${(wallMs / bareMs).toFixed(3)}× the faster`);
+  console.log(`bare client (same requests, a new connection each, body read, nothing checked or parsed): ${(bareBefore.ms / 1000).toFixed(2)} s before the probe, ${(bareAfter.ms / 1000).toFixed(2)} s after (ttfb p50 ${bareBefore.ttfbP50.toFixed(0)} / ${bareAfter.ttfbP50.toFixed(0)} ms, CPU ${bareBefore.cpuMs.toFixed(0)} / ${bareAfter.cpuMs.toFixed(0)} ms); ratio to the 4 s figure ${(bareMs / FLOOR_MS).toFixed(3)}; the probe ${(wallMs / bareMs).toFixed(3)}× the faster`);
   console.log(`event loop busy ${(elu * 100).toFixed(0)}% of the wall; CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (probe process only)`);
   console.log(`peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MiB`);
   if (got402 !== ENDPOINTS) console.log(`WARNING: ${ENDPOINTS - got402} endpoints did not yield a valid 402`);
