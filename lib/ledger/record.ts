@@ -86,10 +86,16 @@ export async function recordPayment(input: PaymentInput): Promise<{ id: string; 
     input.detail ? input.detail.slice(0, 1000) : null,
   );
   if (written.length > 0) return { id: written[0].id, created: true };
+  const prior = await heldAuthorization(payer, nonce!);
+  if (prior === null) throw new Error(`router_payments: the insert for (${payer}, ${nonce}) wrote nothing and no row holds that nonce`);
+  return { id: prior, created: false };
+}
+
+/** The row that already holds this (payer, authorization nonce), if any: a replay of it writes nothing. */
+export async function heldAuthorization(payer: string, nonce: string): Promise<string | null> {
   const prisma = await db();
-  const prior = await prisma.routerPayment.findUnique({ where: { payer_authorizationNonce: { payer, authorizationNonce: nonce!.toLowerCase() } }, select: { id: true } });
-  if (!prior) throw new Error(`router_payments: the insert for (${payer}, ${nonce}) wrote nothing and no row holds that nonce`);
-  return { id: prior.id, created: false };
+  const prior = await prisma.routerPayment.findUnique({ where: { payer_authorizationNonce: { payer: normalisePayer(payer), authorizationNonce: nonce.toLowerCase() } }, select: { id: true } });
+  return prior?.id ?? null;
 }
 
 export type HealthOutcome = "up" | "down";

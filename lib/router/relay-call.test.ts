@@ -217,6 +217,33 @@ describe("paid through the router", () => {
     expect(after[0]).toMatchObject({ id: before[0].id, status: "settled" });
   });
 
+  it("a replay of an authorization the ledger holds is not judged: no chain read beyond the arrival block's number", async () => {
+    // The chain behind a counting proxy: a stranger replaying one header must not buy a chain verify each time.
+    const methods: string[] = [];
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", async () => {
+        const body = Buffer.concat(chunks).toString();
+        const calls = [JSON.parse(body)].flat() as Array<{ method: string }>;
+        methods.push(...calls.map((c) => c.method));
+        const upstream = await fetch(node.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body });
+        res.writeHead(upstream.status, { "content-type": "application/json" }).end(await upstream.text());
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    try {
+      const chain = { settings: { rpcUrls: { [LOCAL_NETWORK]: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` } } };
+      const before = await rows("honest");
+      const res = await relayCall(new Request(callUrl("honest"), { headers: { ...auth(), "payment-signature": signatures[0] } }), slugs.honest, "weather", { chain });
+      expect(res.status).toBe(402);
+      expect(await rows("honest")).toEqual(before);
+      expect(methods.filter((m) => m !== "eth_blockNumber")).toEqual([]);
+    } finally {
+      await new Promise((r) => proxy.close(r));
+    }
+  });
+
   it("a payment header that does not decode: the seller's answer returned, recorded rejected malformed_payment (the buyer's fault)", async () => {
     const res = await viaRouter(callUrl("honest"), { headers: { ...auth(), "payment-signature": "not-a-payment" } });
     expect(res.status).toBe(402);

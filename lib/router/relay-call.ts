@@ -7,7 +7,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { readBodyBytes } from "@/lib/http";
 import type { ReadOptions, WrittenRow } from "@/lib/ledger/confirm-payment";
-import { normalisePayer, recordPayment, type PaymentInput } from "@/lib/ledger/record";
+import { heldAuthorization, normalisePayer, recordPayment, type PaymentInput } from "@/lib/ledger/record";
 import { safeFetch } from "@/lib/net";
 import { judgeUnsettled } from "./blame";
 import { startBuyerSideCheck, type BuyerSideCheck, type PaymentTerms } from "./buyer-side";
@@ -132,6 +132,10 @@ async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean
     const input: PaymentInput = { ...bound, status: "failed", reason: a.failure.code };
     return { ...(await recordPayment(input)), transaction: null, input };
   }
+  // A replay of an authorization the ledger already holds writes nothing (one row per authorization),
+  // so it is not judged: judging reads the chain, and a stranger could replay one header at will.
+  const held = await heldAuthorization(payment.payer, payment.nonce);
+  if (held !== null) return { id: held, created: false, transaction: null, input: { ...bound, status: "unmeasured", reason: "replayed_authorization" } };
   const verdict = await judgeUnsettled({ payment, terms, side: await a.check.side(), window: a.window, unpaid: a.unpaid, chain: a.options.chain });
   if (verdict.status === "unconfirmed") {
     const input: PaymentInput = { ...bound, status: "unconfirmed", transactionId: verdict.transaction, detail: verdict.detail };
@@ -164,7 +168,9 @@ function relayError(status: number, code: string, message: string): Response {
 export async function relayCall(req: Request, slug: string, path: string, options: RelayOptions = {}): Promise<Response> {
   const caller: Caller = options.house ? { kind: "house", id: "canary" } : (options.caller ?? (await authenticateCaller(req)));
   const method = req.method.toUpperCase();
-  const target = await findTarget(slug, method, path, new URL(req.url).search, options.cold !== true);
+  // The canary reads the listing as it is now: a run claimed the moment a seller switches its base URL
+  // must pay the new server, not the one a target cached up to TARGET_CACHE_TTL_MS ago points at.
+  const target = await findTarget(slug, method, path, new URL(req.url).search, options.cold !== true && options.house !== true);
 
   const headers: Record<string, string> = {};
   for (const name of FORWARDED_REQUEST_HEADERS) {
