@@ -28,6 +28,12 @@
  *
  * Per-call overhead = (canary block time ÷ canary calls) ÷ (bare block time ÷ bare calls).
  *
+ * A third leg, in the same alternation, is the bare buyer doing what the canary's call does on the
+ * wire: the paid call and then the replay probe (the same request with the same payment header
+ * again, which the router must refuse). It measures the floor the call's structure sets (three relay
+ * requests against the bare call's two) apart from the canary's own bookkeeping; printed as
+ * "bare + replay" and `RESULT canary_replay_floor` (its per-call time over the bare call's).
+ *
  * Checks: every run verified, every sample `pass` with the chain's amount; the house paid exactly the
  * listed prices once per endpoint per run; every bare call answered 200 with a successful
  * PAYMENT-RESPONSE and left one `settled` row.
@@ -162,6 +168,13 @@ async function main(): Promise<void> {
       .register(LOCAL_NETWORK, new ExactEvmScheme(toClientEvmSigner(payer, local.publicClient)))
       .setSpendControls({ allowedAssets: [{ network: LOCAL_NETWORK, asset: LOCAL_USDC_ADDRESS }] });
     const pay = wrapFetchWithPayment(fetch, client);
+    // The replay leg's buyer: the same client, its last request kept so the paid one can be sent again.
+    let lastSent: Request | null = null;
+    const payKeeping = wrapFetchWithPayment((input: RequestInfo | URL, init?: RequestInit) => {
+      const req = input instanceof Request && !init ? input : new Request(input, init);
+      lastSent = req.clone();
+      return fetch(req);
+    }, client);
     const auth = `Bearer ${secret}`;
 
     // Where a canary call's time goes: the stages lib/canary/run.ts reports, per endpoint.
@@ -182,10 +195,11 @@ async function main(): Promise<void> {
     /** The last endpoint's confirm, judge and replay, then the run's finish (one transaction) and re-rank. */
     const finishMs: number[] = [];
 
-    type Leg = "canary" | "bare";
-    const wall: Record<Leg, number> = { canary: 0, bare: 0 };
-    const calls: Record<Leg, number> = { canary: 0, bare: 0 };
-    const cpu: Record<Leg, number> = { canary: 0, bare: 0 };
+    type Leg = "canary" | "bare" | "replay";
+    const wall: Record<Leg, number> = { canary: 0, bare: 0, replay: 0 };
+    const calls: Record<Leg, number> = { canary: 0, bare: 0, replay: 0 };
+    const cpu: Record<Leg, number> = { canary: 0, bare: 0, replay: 0 };
+    const replayStatuses = new Map<number, number>();
     const runMs: number[] = [];
     const bareMs: number[] = [];
     const runIds: string[] = [];
@@ -214,29 +228,39 @@ async function main(): Promise<void> {
         calls.canary += ls.length * 3;
       }
     };
-    const bareBlock = async (ls: typeof listings, record: boolean) => {
+    /** `replay`: after each paid call the same request with the same payment header again, as the canary's replay probe. */
+    const bareBlock = async (ls: typeof listings, record: boolean, replay = false) => {
+      const leg: Leg = replay ? "replay" : "bare";
       const started = performance.now();
       const cpuStarted = process.cpuUsage();
       for (const l of ls) {
         for (const e of l.endpoints) {
           const { query, init } = bareRequest(e);
           const s = performance.now();
-          const res = await pay(`${router.origin}/router/call/${l.slug}${e.path}${query}`, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: auth } });
+          const res = await (replay ? payKeeping : pay)(`${router.origin}/router/call/${l.slug}${e.path}${query}`, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: auth } });
           const body = await res.text();
           const took = performance.now() - s;
           const header = res.headers.get("payment-response");
           const settlement = header ? decodePaymentResponseHeader(header) : null;
           if (res.status !== 200 || !settlement?.success) throw new Error(`bare call ${e.method} ${l.slug}${e.path} answered ${res.status}: ${body.slice(0, 300)}`);
-          if (record) bareMs.push(took);
+          if (record && !replay) bareMs.push(took);
+          if (replay) {
+            const sent = lastSent as Request | null;
+            if (!sent?.headers.get("payment-signature") && !sent?.headers.get("x-payment")) throw new Error("the replay leg kept no paid request");
+            const again = await fetch(sent);
+            await again.arrayBuffer();
+            if (again.status >= 200 && again.status < 300) throw new Error(`the replay of ${e.method} ${l.slug}${e.path} was answered ${again.status}, not refused`);
+            if (record) replayStatuses.set(again.status, (replayStatuses.get(again.status) ?? 0) + 1);
+          }
         }
       }
       // The router confirms after its answer; the block owns that work.
       await confirmationsSettled();
       if (record) {
-        wall.bare += performance.now() - started;
+        wall[leg] += performance.now() - started;
         const used = process.cpuUsage(cpuStarted);
-        cpu.bare += (used.user + used.system) / 1000;
-        calls.bare += ls.reduce((n, l) => n + l.endpoints.length, 0);
+        cpu[leg] += (used.user + used.system) / 1000;
+        calls[leg] += ls.reduce((n, l) => n + l.endpoints.length, 0);
       }
     };
 
@@ -244,14 +268,15 @@ async function main(): Promise<void> {
     const warm = listings.slice(N);
     await canaryBlock(warm, false);
     await bareBlock(warm, false);
+    await bareBlock(warm, false, true);
     const houseBefore = await local.balanceOf(house.address);
 
     const measured = listings.slice(0, N);
     const tRun = performance.now();
     for (let done = 0, round = 0; done < N; round++) {
       const ls = measured.slice(done, done + block);
-      const order: Leg[] = round % 2 === 0 ? ["canary", "bare"] : ["bare", "canary"];
-      for (const leg of order) await (leg === "canary" ? canaryBlock(ls, true) : bareBlock(ls, true));
+      const order: Leg[] = round % 2 === 0 ? ["canary", "bare", "replay"] : ["replay", "bare", "canary"];
+      for (const leg of order) await (leg === "canary" ? canaryBlock(ls, true) : bareBlock(ls, true, leg === "replay"));
       done += ls.length;
       if (round % 2 === 1 || done === N) console.log(`  ${done}/${N} listings, ${((performance.now() - tRun) / 1000).toFixed(1)} s`);
     }
@@ -263,7 +288,8 @@ async function main(): Promise<void> {
     const listingIds = measured.map((l) => l.id);
     const bareRows = await t.prisma.routerPayment.groupBy({ by: ["status"], where: { listingId: { in: listingIds }, house: false }, _count: true });
     const bareSettled = bareRows.find((r) => r.status === "settled")?._count ?? 0;
-    const ok = passed === N * 3 && houseSpent === BigInt(N) * RUN_COST && bareSettled === calls.bare && bareRows.length === 1;
+    // Both bare legs pay once a call; a refused replay leaves no row of its own.
+    const ok = passed === N * 3 && houseSpent === BigInt(N) * RUN_COST && bareSettled === calls.bare + calls.replay && bareRows.length === 1;
 
     const perCall = (leg: Leg) => wall[leg] / calls[leg];
     const overhead = perCall("canary") / perCall("bare");
@@ -272,18 +298,20 @@ async function main(): Promise<void> {
     console.log(`canary runs    ${runMs.length} in ${(wall.canary / 1000).toFixed(1)} s: ${runsPerSecond.toFixed(2)} runs/s; a run p50 ${ms(pct(runMs, 50))} ms, p95 ${ms(pct(runMs, 95))} ms`);
     console.log(`               ${ms(perCall("canary"))} ms per call; this process's CPU ${ms(cpu.canary / calls.canary)} ms per call`);
     console.log(`bare calls     ${calls.bare} in ${(wall.bare / 1000).toFixed(1)} s (confirmations included): ${ms(perCall("bare"))} ms per call; a call p50 ${ms(pct(bareMs, 50))} ms, p95 ${ms(pct(bareMs, 95))} ms; this process's CPU ${ms(cpu.bare / calls.bare)} ms per call`);
-    console.log(`overhead       ${overhead.toFixed(3)}× per call (target ≤ 1.5×)`);
+    console.log(`bare + replay  ${calls.replay} paid calls each replayed (refused: ${[...replayStatuses].map(([st, n]) => `${n} × ${st}`).join(", ")}) in ${(wall.replay / 1000).toFixed(1)} s: ${ms(perCall("replay"))} ms per call, ${(perCall("replay") / perCall("bare")).toFixed(3)}× the bare call; this process's CPU ${ms(cpu.replay / calls.replay)} ms per call`);
+    console.log(`overhead       ${overhead.toFixed(3)}× per call (target ≤ 1.5×); over the bare buyer's paid call and replay ${(perCall("canary") / perCall("replay")).toFixed(3)}×`);
     console.log(`where a canary call's time goes (p50 per endpoint):`);
     for (const [k, xs] of Object.entries(stageMs)) console.log(`    ${k.padEnd(44)} ${ms(pct(xs, 50))} ms (mean ${ms(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length))} ms)`);
     console.log(`    ${"per run: last confirm + judge + replay, finish".padEnd(44)} ${ms(pct(finishMs, 50))} ms (mean ${ms(finishMs.reduce((a, b) => a + b, 0) / Math.max(1, finishMs.length))} ms)`);
     if (counter) {
       printStatements(counter.snapshot(), runMs.length, { by: "time", top: 30, heading: (total, wall) => `SQL statements per canary run (${total} in all, ${wall} ms of summed wall time; by summed time):` });
     }
-    console.log(`checks         samples pass ${passed}/${N * 3}; house paid ${houseSpent} (expected ${BigInt(N) * RUN_COST}); bare rows settled ${bareSettled}/${calls.bare}${bareRows.length > 1 ? ` (${JSON.stringify(bareRows)})` : ""}`);
+    console.log(`checks         samples pass ${passed}/${N * 3}; house paid ${houseSpent} (expected ${BigInt(N) * RUN_COST}); bare rows settled ${bareSettled}/${calls.bare + calls.replay}${bareRows.length > 1 ? ` (${JSON.stringify(bareRows)})` : ""}`);
     if (!ok) process.exitCode = 1;
     printLoadAverage();
     console.log(`RESULT canary_runs_per_second ${runsPerSecond.toFixed(2)}`);
     console.log(`RESULT canary_call_overhead ${overhead.toFixed(3)}`);
+    console.log(`RESULT canary_replay_floor ${(perCall("replay") / perCall("bare")).toFixed(3)}`);
     console.log(`RESULT canary_run_p50 ${ms(pct(runMs, 50))} ms`);
     console.log(`RESULT canary_samples_pass ${passed}`);
   } finally {
