@@ -30,7 +30,7 @@
  *
  * A third leg, in the same alternation, is the bare buyer doing what the canary's call does on the
  * wire: the paid call and then the replay probe (the same request with the same payment header
- * again, which the router must refuse). It measures the floor the call's structure sets (three relay
+ * again, relayed to the seller, which must refuse it). It measures the floor the call's structure sets (three relay
  * requests against the bare call's two) apart from the canary's own bookkeeping; printed as
  * "bare + replay" and `RESULT canary_replay_floor` (its per-call time over the bare call's).
  *
