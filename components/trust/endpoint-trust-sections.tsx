@@ -23,6 +23,7 @@ function gist(receipt: Record<string, unknown>): string {
 }
 
 export function TrustSummary({ t, reading }: { t: T; reading: ReturnType<typeof trustReading> }) {
+  const outside = scoreOutsideBand(t);
   return (
     <section className="flex flex-wrap items-start gap-4 rounded-xl border border-line bg-white p-4">
       <GradeSquare grade={reading.grade} provisional={reading.provisional} />
@@ -44,7 +45,7 @@ export function TrustSummary({ t, reading }: { t: T; reading: ReturnType<typeof 
         </details>
         <p className="mt-2 text-xs text-muted">
           Score {t.score ?? "–"}{t.uncappedScore !== null && t.uncappedScore !== t.score && ` (${t.uncappedScore} before the gates' caps)`} · {t.probes} probe{t.probes === 1 ? "" : "s"} over {t.probeSpanDays} day{t.probeSpanDays === 1 ? "" : "s"} · last paid sample {t.free ? "not needed (free endpoint)" : t.lastPaidAt?.slice(0, 10) ?? "none"} · rubric {t.rubric}, band seed {t.seed}, read {t.now.slice(0, 16).replace("T", " ")} UTC
-          {scoreOutsideBand(t) && <span className="block" data-testid="score-outside-band">{scoreOutsideBand(t)}</span>}
+          {outside && <span className="block" data-testid="score-outside-band">{outside}</span>}
         </p>
       </div>
     </section>

@@ -100,10 +100,9 @@ const cap = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
  */
 export function scoreOutsideBand(s: Pick<EndpointTrustSummary, "score" | "band">): string | null {
   if (s.score === null || !s.band) return null;
-  const range = `${Math.round(s.band.low)}–${Math.round(s.band.high)}`;
-  if (s.score > s.band.high) return `The score is what the checks saw; the band (${range}) lies below it: so few observations fit an endpoint that passes less often just as well.`;
-  if (s.score < s.band.low) return `The score is what the checks saw; the band (${range}) lies above it: so few observations fit an endpoint that passes more often just as well.`;
-  return null;
+  const side = s.score > s.band.high ? ["below", "less"] : s.score < s.band.low ? ["above", "more"] : null;
+  if (!side) return null;
+  return `The score is what the checks saw; the band (${Math.round(s.band.low)}–${Math.round(s.band.high)}) lies ${side[0]} it: so few observations fit an endpoint that passes ${side[1]} often just as well.`;
 }
 
 const SEVERITY: Verdict[] = ["avoid", "down", "caution", "insufficient_evidence", "ok"];
