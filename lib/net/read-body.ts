@@ -80,6 +80,7 @@ export async function readBody(
     body.destroy();
     return { ok: false, kind: "unsupported_encoding", detail: `unsupported content-encoding: ${unsupported}`, wireBytes };
   }
+  if (codings.length === 0) return readPlain(body, maxBodyBytes);
   // Stops a stream of empty gzip members running until the deadline.
   const wireCap = maxBodyBytes + 64 * 1024;
   let wireTruncated = false;
@@ -136,6 +137,51 @@ export async function readBody(
     body.on("error", () => undefined);
     body.destroy();
   }
+}
+
+/**
+ * No coding: the bytes on the wire are the body, read from the stream's own events. Same results as the pipeline
+ * (the cap, `truncated`, `wireBytes`, a failed stream) without a pipeline's abort controller, which is made and
+ * aborted once per read: a tenth of a probe's transport (docs/BENCHMARKS.md "bench:probe").
+ */
+function readPlain(body: Readable, maxBodyBytes: number): Promise<BodyReadResult> {
+  return new Promise((resolve) => {
+    const parts: Buffer[] = [];
+    let total = 0;
+    let wireBytes = 0;
+    let done = false;
+    const finish = (result: BodyReadResult) => {
+      if (done) return;
+      done = true;
+      body.off("data", onData);
+      body.off("end", onEnd);
+      body.off("error", onError);
+      body.off("close", onClose);
+      body.on("error", () => undefined);
+      body.destroy();
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      wireBytes += chunk.length;
+      const room = maxBodyBytes - total;
+      if (chunk.length > room) {
+        if (room > 0) parts.push(chunk.subarray(0, room));
+        total = maxBodyBytes;
+        finish({ ok: true, bytes: concat(parts, total), truncated: true, wireBytes });
+        return;
+      }
+      parts.push(chunk);
+      total += chunk.length;
+    };
+    const onEnd = () => finish({ ok: true, bytes: concat(parts, total), truncated: false, wireBytes });
+    const onError = (err: unknown) => finish({ ok: false, kind: "stream_failed", detail: (err as Error)?.message ?? String(err), error: err, wireBytes });
+    // Closed with neither an end nor an error: the pipeline's premature close.
+    const onClose = () => setImmediate(() => onError(Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" })));
+    body.on("data", onData);
+    body.once("end", onEnd);
+    body.once("error", onError);
+    body.once("close", onClose);
+  });
 }
 
 function isZlibError(err: unknown): boolean {

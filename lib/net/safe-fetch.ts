@@ -2,7 +2,7 @@ import { promises as dns } from "node:dns";
 import net from "node:net";
 import tls from "node:tls";
 import { performance } from "node:perf_hooks";
-import { Agent, request, type buildConnector } from "undici";
+import { Agent, errors, request, type buildConnector } from "undici";
 import { decideAddress, type AddressRuleOptions } from "./address-rules";
 import { acquireConnectionSlot } from "./connection-limits";
 import { pooledAgent } from "./pinned-pool";
@@ -20,6 +20,15 @@ import type {
   SafeFetchStage,
   TlsInfo,
 } from "./types";
+
+/**
+ * Every request's own Agent is destroyed with this one error once its answer is read. Without it undici makes a
+ * new error per destroy and the socket reads its stack (source-mapped where the process runs from source): a
+ * twentieth of the probe's CPU (docs/BENCHMARKS.md "bench:probe"). Its stack is read once, here, and nothing
+ * waits on a destroyed Agent's requests by then.
+ */
+const AGENT_DONE = new errors.ClientDestroyedError();
+void AGENT_DONE.stack;
 
 export { classifyAddress } from "./classify-address";
 
@@ -339,7 +348,7 @@ async function run(
         pipelining: 1,
       });
       agent = own;
-      closeAgent = () => void own.destroy().catch(() => undefined);
+      closeAgent = () => void own.destroy(AGENT_DONE).catch(() => undefined);
     }
 
     const hopStart = performance.now();

@@ -41,14 +41,19 @@ const NO_CHALLENGE: ChallengeEvidence = { kind: "none", valid: false };
  * the evidence, not called again.
  */
 export async function probeEndpoint(target: ProbeTarget, opts: ProbeNetOptions = {}, prefetched?: UnpaidCalls): Promise<EndpointEvidence> {
+  return evidenceFrom(target, await callEndpoint(target, opts, prefetched), opts);
+}
+
+/** The unpaid call alone (or the prefetched answer); `evidenceFrom` judges it. */
+export async function callEndpoint(target: ProbeTarget, opts: ProbeNetOptions = {}, prefetched?: UnpaidCalls): Promise<SafeFetchResult> {
   const req = unpaidRequest(target.method, target.url, target.requestExample);
   const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const result = reusableAnswer(prefetched, req, deadlineMs, maxBodyBytes) ?? (await callUnpaid(req, { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs }, maxBodyBytes));
-  return evidenceFrom(target, result, opts);
+  return reusableAnswer(prefetched, req, deadlineMs, maxBodyBytes) ?? (await callUnpaid(req, { allowHosts: opts.allowHosts, resolver: opts.resolver, deadlineMs }, maxBodyBytes));
 }
 
-function evidenceFrom(target: ProbeTarget, r: SafeFetchResult, opts: ProbeNetOptions): EndpointEvidence {
+/** An answer as evidence and findings; never throws. */
+export function evidenceFrom(target: ProbeTarget, r: SafeFetchResult, opts: ProbeNetOptions): EndpointEvidence {
   const base = { method: target.method.toUpperCase(), path: target.path, url: target.url };
   const findings: Finding[] = [];
 

@@ -5,6 +5,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { MAX_OWNERSHIP_PROOFS } from "@/lib/evidence";
 import { ownershipProofsOf, probeListing, type ProbeListingResult } from "./probe-listing";
+import { callEndpoint } from "./probe-endpoint";
+import { unpaidKey, unpaidRequest, type UnpaidCalls } from "./request";
 import type { ProbeEvidence } from "@/lib/evidence";
 
 let server: FixtureServer;
@@ -104,6 +106,38 @@ describe("probeListing against every fixture seller", () => {
     // mppx puts the chain in request.methodDetails.chainId: both charges keep their eip155 network.
     expect(ep.challenge.requirements?.map((r) => r.network)).toEqual(["eip155:42431", "eip155:8453"]);
     expect(ep.challenge.requirements?.[1]).toMatchObject({ network: "eip155:8453", amount: "5000" });
+  });
+});
+
+describe("probeListing: a slot's next call before its last answer is judged (docs/PROBE.md \"Concurrency\")", () => {
+  it("makes every call of a one-slot run before judging the first answer, and the evidence is unchanged", async () => {
+    const l = listings["agent-verdict"];
+    const first = l.endpoints[0];
+    const endpoints = ["/a", "/b", "/c"].map((path) => ({ ...first, path }));
+    const target = (path: string) => ({ method: first.method, path, url: `${l.baseUrl}${path}`, requestExample: first.requestExample, payable: true });
+    // One real answer of the fixture, standing as the prefetched answer of all three (the draft's calls do this).
+    const answer = await callEndpoint(target(first.path), { allowHosts: allow, deadlineMs: 4000 });
+    class CountedCalls extends Map<string, { result: typeof answer; deadlineMs: number; maxBodyBytes: number }> {
+      calls = 0;
+      override get(key: string) {
+        this.calls++;
+        return super.get(key);
+      }
+    }
+    const calls = new CountedCalls();
+    for (const e of endpoints) calls.set(unpaidKey(unpaidRequest(e.method, `${l.baseUrl}${e.path}`, e.requestExample)), { result: answer, deadlineMs: 4000, maxBodyBytes: 256 * 1024 });
+    const callsWhenJudged: number[] = [];
+    const r = await probeListing({ ...l, endpoints }, {
+      allowHosts: allow, deadlineMs: 4000, concurrency: 1, prefetched: calls as UnpaidCalls,
+      onEndpoint: (done) => void (done > 0 && callsWhenJudged.push(calls.calls)),
+    });
+    // Judged in the same turn as its call, the first answer would be judged after one call: [1, 2, 3].
+    expect(callsWhenJudged).toEqual([3, 3, 3]);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.evidence.endpoints.map((e) => e.path)).toEqual(["/a", "/b", "/c"]);
+    const judgedAlone = (await probeListing({ ...l, endpoints: [endpoints[0]] }, { allowHosts: allow, deadlineMs: 4000, prefetched: calls as UnpaidCalls })) as Extract<ProbeListingResult, { ok: true }>;
+    expect(r.evidence.endpoints[0]).toEqual(judgedAlone.evidence.endpoints[0]);
   });
 });
 

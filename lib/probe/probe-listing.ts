@@ -7,7 +7,7 @@ import { bodyText, isObject } from "@/lib/x402/json";
 import { mapBounded } from "./bounded";
 import { MAX_OWNERSHIP_PROOFS, PROBE_EVIDENCE_VERSION, type EndpointEvidence, type Finding, type ProbeEvidence, type ResourceEvidence } from "@/lib/evidence";
 import { probeEndpointDocs } from "./endpoint-docs";
-import { DEFAULT_DEADLINE_MS, probeEndpoint, type ProbeTarget } from "./probe-endpoint";
+import { DEFAULT_DEADLINE_MS, callEndpoint, evidenceFrom, type ProbeTarget } from "./probe-endpoint";
 import { getResource, type Net, type UnpaidCalls } from "./request";
 import { endpointUrl } from "@/lib/listing-document/endpoint-url";
 
@@ -46,12 +46,20 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
 
   let endpointsDone = 0;
   opts.onEndpoint?.(0, unique.size);
+  const targets = [...unique.values()];
+  const judged = new Array<Promise<EndpointEvidence>>(targets.length);
   const [endpoints, logo, docs, discovery, endpointDocs] = await Promise.all([
-    mapBounded([...unique.values()], opts.concurrency ?? 8, async (t) => {
-      const ev = await probeEndpoint(t, net, opts.prefetched);
-      opts.onEndpoint?.(++endpointsDone, unique.size);
-      return ev;
-    }),
+    // A slot is free for its next call once an answer is read; judging the answer waits for the event loop's next
+    // turn, so when a wave of answers arrives together every slot sends its next request before any is judged
+    // (docs/PROBE.md "Concurrency"). The evidence is the same; only when the CPU is spent moves.
+    mapBounded(targets, opts.concurrency ?? 8, async (t, i) => {
+      const answer = await callEndpoint(t, net, opts.prefetched);
+      judged[i] = nextTurn().then(() => {
+        const ev = evidenceFrom(t, answer, net);
+        opts.onEndpoint?.(++endpointsDone, unique.size);
+        return ev;
+      });
+    }).then(() => Promise.all(judged)),
     listing.logoUrl ? probeLogo(listing.logoUrl, net) : Promise.resolve(null),
     listing.docsUrl ? probeDocs(listing.docsUrl, net) : Promise.resolve(null),
     probeDiscovery(listing, net),
@@ -87,6 +95,8 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
   };
   return { ok: true, evidence };
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function sameHost(a: string, b: string): boolean {
   try {
