@@ -19,11 +19,13 @@
  *    within 120 s.
  * 4. CPU per request by class: each class alone for --class-seconds (a fifth of the clients), the
  *    server's CPU (from /proc) over the requests answered.
- * 5. The static floor, in the same run: a plain node:http server answering the kept bytes of the same
+ * 5. next start's own floor: the same clients for the same time asking it only for /favicon.ico (a file
+ *    from public/, outside the proxy), the least it does for any request.
+ * 6. The static floor, in the same run: a plain node:http server answering the kept bytes of the same
  *    class for the same URL mix, driven by the same clients for the same time.
  * Prints per class and overall requests, errors, p50/p95/p99; throughput against the floor's (target
- * ≥ 0.2×); p95 against 1 s; CPU per request by class; the load average; `RESULT load_p95 <ms> ms`
- * last. Exit code 1 when any request failed.
+ * ≥ 0.2×); p95 against 1 s; next start's floor against the static one (`RESULT load_next_floor_ratio`);
+ * CPU per request by class; the load average; `RESULT load_p95 <ms> ms` last. Exit code 1 when any request failed.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
@@ -58,6 +60,9 @@ const SECONDS = intFlag(argv, "--seconds", QUICK ? 10 : 60, 1);
 const LISTINGS = intFlag(argv, "--listings", QUICK ? 200 : 2000, 1);
 const CLASS_SECONDS = intFlag(argv, "--class-seconds", QUICK ? 2 : 8, 1);
 const SWEEP_WORKERS = intFlag(argv, "--sweep-workers", 1, 0);
+/** next start's cheapest answer: a file from public/, which the proxy's matcher leaves out (proxy.ts). */
+const NEXT_FLOOR_PATH = "/favicon.ico";
+
 /** Answers kept per class for the static floor. */
 const KEPT_PER_CLASS = 12;
 /** The targets (issue #33 "Benchmark"). */
@@ -276,7 +281,7 @@ interface Run {
 }
 
 /** `clients` loops for `seconds` against `origin`, each drawing its classes from `draw`. */
-async function drive(origin: string, clients: number, seconds: number, slugs: readonly string[], draw: (rnd: () => number) => RouteClass): Promise<Run> {
+async function drive(origin: string, clients: number, seconds: number, slugs: readonly string[], draw: (rnd: () => number) => RouteClass, only?: string): Promise<Run> {
   const lat: Record<RouteClass, number[]> = { catalog: [], search: [], listing: [], badge: [], feed: [] };
   const errs: Record<RouteClass, number> = { catalog: 0, search: 0, listing: 0, badge: 0, feed: 0 };
   const samples: string[] = [];
@@ -287,7 +292,7 @@ async function drive(origin: string, clients: number, seconds: number, slugs: re
       const rnd = mulberry32(1000 + c);
       while (performance.now() < deadline) {
         const cls = draw(rnd);
-        const p = pathFor(cls, slugs, rnd);
+        const p = only ?? pathFor(cls, slugs, rnd);
         const a = await get(`${origin}${p}`);
         lat[cls].push(a.ms);
         if (a.error || a.status < 200 || a.status >= 400) {
@@ -428,6 +433,12 @@ async function main(): Promise<void> {
       if (c0 && c1) perClass.push([cls, n, (c1.server - c0.server) / Math.max(1, n), (c1.postgres - c0.postgres) / Math.max(1, n)]);
     }
 
+    // next start's own floor: the same clients for the same time, every request the cheapest answer it gives (a
+    // 173-byte file from public/, outside the proxy: no rendering, no database). No page can be served faster.
+    const nextFloor = await drive(origin, CLIENTS, SECONDS, seeded.slugs, () => "feed", NEXT_FLOOR_PATH);
+    const nextFloorAll = Object.values(nextFloor.lat).flat();
+    failed += Object.values(nextFloor.errs).reduce((x, y) => x + y, 0);
+
     // The static floor: same clients, same mix, same time, the kept bytes.
     const floor = await startStaticFloor(kept);
     const staticRun = await drive(floor.origin, CLIENTS, SECONDS, seeded.slugs, (rnd) => classFor(rnd()));
@@ -448,6 +459,10 @@ async function main(): Promise<void> {
     const ratio = throughput / staticThroughput;
     console.log(`throughput ${throughput.toFixed(1)} requests/s; the static floor ${staticThroughput.toFixed(1)} requests/s (${staticAll.length} in ${staticRun.elapsed.toFixed(1)} s, ${Object.values(staticRun.errs).reduce((x, y) => x + y, 0)} errors): ${ratio.toFixed(3)}× the floor (target ≥ ${TARGET_VS_STATIC}×: ${ratio >= TARGET_VS_STATIC ? "met" : "not met"})`);
     console.log(`p95 ${f1(pct(all, 95))} ms (target ≤ ${TARGET_P95_MS} ms: ${pct(all, 95) <= TARGET_P95_MS ? "met" : "not met"})`);
+    const nextFloorThroughput = nextFloorAll.length / nextFloor.elapsed;
+    console.log(
+      `next start's own floor (${NEXT_FLOOR_PATH} only, same clients and time): ${nextFloorThroughput.toFixed(1)} requests/s, ${(nextFloorThroughput / staticThroughput).toFixed(3)}× the static floor, p50 ${f1(pct(nextFloorAll, 50))} ms, p95 ${f1(pct(nextFloorAll, 95))} ms; the mix is ${(throughput / nextFloorThroughput).toFixed(3)}× it`,
+    );
     const mean = loads.reduce((x, y) => x + y, 0) / loads.length;
     console.log(`load average (1 min) during the runs: mean ${mean.toFixed(2)}, max ${Math.max(...loads).toFixed(2)}, on ${os.availableParallelism()} CPUs (the client loops and the floor run on the same machine as the server and PostgreSQL)`);
     if (cpu0 && cpu1) {
@@ -463,6 +478,7 @@ async function main(): Promise<void> {
     if (samples.length) console.log(`first errors:\n  ${samples.join("\n  ")}`);
     console.log(`load errors ${failed} of ${all.length} requests`);
     printLoadAverage();
+    console.log(`RESULT load_next_floor_ratio ${(nextFloorThroughput / staticThroughput).toFixed(3)}`);
     console.log(`RESULT load_p95 ${f1(pct(all, 95))} ms`);
   } finally {
     agent.destroy();
