@@ -16,7 +16,7 @@ export function CatalogFilters({ q, view, filtered }: { q: CatalogQuery; view: C
     <form action="/catalog" method="get" role="search" aria-label="Search and filter the catalog" className="space-y-4 self-start rounded-xl border border-line bg-white p-4 text-sm">
       <div>
         <label htmlFor="search" className="font-medium">Search</label>
-        <input id="search" name="search" type="search" defaultValue={q.search ?? ""} placeholder="e.g. geocoding, verdict" className={input} maxLength={500} />
+        <input id="search" name="search" type="search" defaultValue={q.search ?? ""} placeholder="e.g. geocoding, verdict" className={input} maxLength={500} aria-invalid={view.problem?.field === "search" || undefined} />
         {/* Said only where it is true: a browse keeps the chosen sort. */}
         {q.search && <p className="mt-1 text-xs text-muted">A search goes by relevance only.</p>}
       </div>
@@ -68,7 +68,9 @@ export function CatalogResults({ q, view, trust, filtered }: { q: CatalogQuery; 
       <h2 id="results-h" className="sr-only">Results</h2>
       {view.problem && (
         <p role="alert" className="mb-4 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900">
-          The {FIELD_WORDS[view.problem.field] ?? view.problem.field} filter was not applied: it {view.problem.message}. Correct it and press Apply.
+          {view.problem.field === "search"
+            ? <>The search was not run: it {view.problem.message}. Correct it and press Apply.</>
+            : <>The {FIELD_WORDS[view.problem.field] ?? view.problem.field} filter was not applied: it {view.problem.message}. Correct it and press Apply.</>}
         </p>
       )}
       {view.mode === "browse" && !view.problem && (

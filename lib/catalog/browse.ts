@@ -2,6 +2,7 @@
 import { USD_DECIMAL } from "@/lib/amounts";
 import { database, db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
+import { unstorableText } from "@/lib/listing-document/unstorable";
 import { rows } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
 import { type PublicListing } from "@/lib/catalog/public-view";
@@ -63,6 +64,8 @@ function validateFilters(filters: BrowseFilters): BrowseFilters {
     const v = filters[field];
     if (v === undefined) return;
     if (typeof v !== "string" || v.length === 0 || v.length > 200) throw bad(field, "must be a non-empty string of at most 200 characters");
+    const unstorable = unstorableText(v);
+    if (unstorable) throw bad(field, unstorable);
   };
   str("category");
   str("network");

@@ -1,4 +1,5 @@
 /** Public rows of a page of listings in ONE statement, columns read off publicListingSelect (public-rows.test.ts checks them against Prisma's). */
+import { unstorableText } from "@/lib/listing-document/unstorable";
 import { db } from "@/lib/db";
 import { rows } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
@@ -39,6 +40,8 @@ const fromJson = (r: PublicListingRow): PublicListingRow => ({
 
 /** Public shape and the versions of its `listing:<id>` tag and ALL_TAG ("0" before any), or null. */
 export async function publicListingBySlug(slug: string): Promise<{ listing: PublicListing; versions: TagVersions } | null> {
+  // No slug holds a NUL or a lone surrogate, and PostgreSQL refuses to compare with one.
+  if (unstorableText(slug)) return null;
   const [r] = await rows<PublicListingRow & { pageVersion: string | null; allVersion: string | null }>(await db(), BY_SLUG_SQL, slug);
   if (!r) return null;
   const { pageVersion, allVersion, ...row } = r;

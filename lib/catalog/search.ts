@@ -75,6 +75,9 @@ export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit
     throw new AppError("bad_request", `limit must be an integer 1–${SEARCH_MAX_LIMIT}`, [{ pointer: "/limit", message: `must be an integer 1–${SEARCH_MAX_LIMIT}` }]);
   }
   const query = opts.query;
+  // Every caller but the route handlers (which name their own parameter through validateQuery) reaches here too.
+  const unstorable = unstorableText(query);
+  if (unstorable) throw new AppError("bad_request", `query ${unstorable}`, [{ pointer: "/query", message: unstorable }], { reason: "unstorable_text" });
   const keyword = opts.sentence ? await sentenceHits(query, opts.limit, opts.filters ?? {}, opts.endpoint, opts.minRelevance ?? MIN_RELEVANCE) : await keywordHits(query, opts.limit, opts.filters ?? {}, opts.endpoint);
   const provider = opts.semantic === undefined ? defaultSemanticProvider : opts.semantic;
   const asHit = (k: KeywordRow): SearchHit => ({ listingId: k.id, relevance: k.relevance, match: "keyword", ...(k.matched ? { matched: k.matched } : {}), ...(k.reversed ? { reversed: true } : {}) });

@@ -2,6 +2,7 @@
  * The public catalog page's read model: browse (keyset pages) or relevance-only search, in the public shape only
  * (lib/catalog/public-view.ts).
  */
+import { unstorableText } from "@/lib/listing-document/unstorable";
 import { BROWSE_DEFAULT_LIMIT, browseCatalog, catalogFacets, type BrowseFilters, type Facet } from "@/lib/catalog/browse";
 import type { PublicListing } from "@/lib/catalog/public-view";
 import { QUERY_MAX_LENGTH, searchCatalog, type Matching } from "@/lib/catalog/search";
@@ -84,6 +85,8 @@ export async function catalogView(q: CatalogQuery, now = new Date()): Promise<Ca
   if (q.sort !== undefined && !isSort(q.sort)) {
     return { ...empty, problem: { field: "sort", message: `must be one of ${SORTS.join(", ")}` } };
   }
+  const unstorable = q.search === undefined ? null : unstorableText(q.search);
+  if (unstorable) return { ...empty, problem: { field: "search", message: unstorable } };
   const range = priceRangeProblem(q);
   if (range) return { ...empty, problem: range };
   try {

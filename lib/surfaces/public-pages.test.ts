@@ -15,6 +15,7 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { fixedKeyring } from "@/test/badges";
 import { daysBefore, GRADE_NOW, gradedListing, observe } from "@/test/attest";
 import { aiCatalogFeed, ardSearch } from "@/lib/catalog/feeds";
+import { searchCatalog } from "@/lib/catalog/search";
 import { publicCatalogPage, publicEndpointPage, publicListingPage, publicPageStats } from "./public-pages";
 
 let t: TestDatabase;
@@ -179,6 +180,30 @@ describe("the catalog pages", () => {
     expect((await publicCatalogPage(q))!.view.items).toHaveLength(0);
     await exec(w, `UPDATE "listings" SET "category" = 'zz-pages-test' WHERE "id" = $1`, listing.id);
     expect((await publicCatalogPage(q))!.view.items.map((i) => i.listing.id)).toEqual([listing.id]);
+  });
+});
+
+describe("text PostgreSQL cannot hold, in a public page's address (was a 500)", () => {
+  it.each([
+    ["search", { search: "geo\u0000code" }, "contains a NUL character (U+0000) at index 3, which cannot be stored"],
+    ["search", { search: "\ud800" }, "contains a lone surrogate (U+D800) at index 0, which is not valid Unicode"],
+    ["category", { category: "\u0000" }, "contains a NUL character (U+0000) at index 0, which cannot be stored"],
+    ["network", { network: "eip155:\u0000" }, "contains a NUL character (U+0000) at index 7, which cannot be stored"],
+    ["category", { search: "weather", category: "\u0000" }, "contains a NUL character (U+0000) at index 0, which cannot be stored"],
+  ] as const)("the catalog names the %s and shows no result", async (field, q, message) => {
+    const { view } = (await publicCatalogPage(q))!;
+    expect(view.problem).toEqual({ field, message });
+    expect(view.items).toEqual([]);
+  });
+
+  it("a listing or endpoint slug holding one is no page, not an error", async () => {
+    expect(await publicListingPage("a\u0000b")).toBeNull();
+    expect(await publicEndpointPage("a\u0000b", listing.endpointId)).toBeNull();
+    expect(await publicListingPage(listing.slug)).not.toBeNull();
+  });
+
+  it("the search every other caller reaches refuses it with a pointer", async () => {
+    await expect(searchCatalog({ query: "a\u0000", limit: 5 })).rejects.toMatchObject({ code: "bad_request", details: [{ pointer: "/query" }] });
   });
 });
 
