@@ -21,6 +21,19 @@ test("the catalog says when From is above To, and counts one listing as one", as
   await expect(page.getByText("A search goes by relevance only.")).toHaveCount(0);
 });
 
+test("a search or a filter holding a NUL is named on the catalog page, not a 500", async ({ page }) => {
+  const search = await page.goto("/catalog?search=geo%00code");
+  expect(search?.status()).toBe(200);
+  await expect(page.locator("main").getByRole("alert")).toHaveText("The search was not run: it contains a NUL character (U+0000) at index 3, which cannot be stored. Correct it and press Apply.");
+  await expect(page.getByLabel("Search", { exact: true })).toHaveAttribute("aria-invalid", "true");
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: shot("catalog-search-nul-390") });
+  const category = await page.goto("/catalog?category=%00");
+  expect(category?.status()).toBe(200);
+  await expect(page.locator("main").getByRole("alert")).toContainText("The category filter was not applied: it contains a NUL character (U+0000) at index 0");
+  expect((await page.request.get("/listings/a%00b")).status()).toBe(404);
+});
+
 test("robots.txt, the sitemap and favicon.ico answer", async ({ request }) => {
   const robots = await request.get("/robots.txt");
   expect(robots.status()).toBe(200);
