@@ -139,6 +139,20 @@ describe("probeListing: a slot's next call before its last answer is judged (doc
     const judgedAlone = (await probeListing({ ...l, endpoints: [endpoints[0]] }, { allowHosts: allow, deadlineMs: 4000, prefetched: calls as UnpaidCalls })) as Extract<ProbeListingResult, { ok: true }>;
     expect(r.evidence.endpoints[0]).toEqual(judgedAlone.evidence.endpoints[0]);
   });
+
+  it("a failure judging one answer while other calls are in flight is the run's failure, not an unhandled rejection", async () => {
+    const l = listings["agent-verdict"];
+    const endpoints = ["/a", "/b", "/c"].map((path) => ({ ...l.endpoints[0], path }));
+    const run = probeListing({ ...l, endpoints }, {
+      allowHosts: allow, deadlineMs: 4000, concurrency: 1,
+      onEndpoint: (done) => {
+        if (done === 1) throw new Error("progress sink failed");
+      },
+    });
+    await expect(run).rejects.toThrow("progress sink failed");
+    // Let the calls still in flight finish inside this test.
+    await new Promise((r) => setTimeout(r, 300));
+  });
 });
 
 describe("probeListing: refusals and deadlines", () => {

@@ -59,6 +59,8 @@ export async function probeListing(listing: ListingDocument, opts: ProbeListingO
         opts.onEndpoint?.(++endpointsDone, unique.size);
         return ev;
       });
+      // Awaited below, once every call is made; a failure before then is that await's, not an unhandled rejection.
+      judged[i].catch(() => undefined);
     }).then(() => Promise.all(judged)),
     listing.logoUrl ? probeLogo(listing.logoUrl, net) : Promise.resolve(null),
     listing.docsUrl ? probeDocs(listing.docsUrl, net) : Promise.resolve(null),
