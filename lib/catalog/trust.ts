@@ -1,4 +1,5 @@
 /** The trust grade's read model: stored grades and daily points, scoring live only what is not graded (docs/TRUST.md "Where it shows"). */
+import { mapBounded } from "@/lib/probe/bounded";
 import { db } from "@/lib/db";
 import { rows, type Client } from "@/lib/sql";
 import { readDailyPoints, readLatestGrades, scoredPartsOf, type ScoredParts, type StoredGrade } from "@/lib/attest/read";
@@ -112,6 +113,20 @@ function summary(rb: TrustRubric, r: Graded, e: EndpointRow, s: TrustSubject | {
 async function endpointsOf(client: Client, listingId: string) {
   return rows<EndpointRow>(client, `SELECT "id", "method"::text AS "method", "path", "payable" FROM "endpoints" WHERE "listingId" = $1 ORDER BY "position"`, listingId);
 }
+
+/** endpointsOf for many listings in one statement, each listing's in its order. */
+async function endpointsOfMany(client: Client, listingIds: readonly string[]) {
+  if (listingIds.length === 0) return [];
+  return rows<EndpointRow & { listingId: string }>(
+    client,
+    `SELECT "listingId", "id", "method"::text AS "method", "path", "payable" FROM "endpoints"
+     WHERE "listingId" = ANY(ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) ORDER BY "listingId", "position"`,
+    JSON.stringify([...listingIds]),
+  );
+}
+
+/** Live readings of listings with an ungraded endpoint run this many at a time (a page's share of the pool). */
+const LIVE_READS_AT_ONCE = 4;
 
 const instantOf = (now: Date | string | number | undefined) => (now === undefined ? Date.now() : new Date(now).getTime());
 
@@ -268,11 +283,20 @@ export async function readTrustGlances(client: Client, listingIds: readonly stri
   const byEndpoint = new Map<string, TrustReading>();
   const ids = [...new Set(listingIds)];
   const useStored = options.stored ?? options.now === undefined;
-  const allGrades = useStored ? await readLatestGrades(client, ids) : [];
+  // A page's listings in two statements, then the live readings of those with an ungraded endpoint side by side: a
+  // read per listing in turn made a catalog page wait on the pool once per tile under load (docs/BENCHMARKS.md
+  // "bench:load").
+  const [allGrades, allEndpoints] = await Promise.all([useStored ? readLatestGrades(client, ids) : [], endpointsOfMany(client, ids)]);
+  const gradesBy = new Map(ids.map((id) => [id, new Map<string, StoredGrade>()]));
+  for (const g of allGrades) gradesBy.get(g.listingId)?.set(keyOf(g), g);
+  const endpointsBy = new Map(ids.map((id) => [id, [] as EndpointRow[]]));
+  for (const { listingId, ...e } of allEndpoints) endpointsBy.get(listingId)?.push(e);
+  const live = ids.filter((id) => endpointsBy.get(id)!.some((e) => !gradesBy.get(id)!.has(keyOf(e))));
+  const subjectsOf = new Map(await mapBounded(live, LIVE_READS_AT_ONCE, async (id) => [id, await readTrustSubjects(client, id, { now })] as const));
   for (const listingId of ids) {
-    const endpoints = await endpointsOf(client, listingId);
-    const grades = new Map(allGrades.filter((g) => g.listingId === listingId).map((g) => [keyOf(g), g]));
-    const subjects = endpoints.some((e) => !grades.has(keyOf(e))) ? await readTrustSubjects(client, listingId, { now }) : [];
+    const endpoints = endpointsBy.get(listingId)!;
+    const grades = gradesBy.get(listingId)!;
+    const subjects = subjectsOf.get(listingId) ?? [];
     const summaries = endpoints.flatMap((e) => {
       const g = grades.get(keyOf(e));
       if (g) return [summary(rb, gradedOf(g, e.id), e, { firstProbeAt: g.detail.firstProbeAt }, valueView(rb, { value: null }, undefined), now)];

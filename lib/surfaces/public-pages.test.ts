@@ -16,6 +16,7 @@ import { fixedKeyring } from "@/test/badges";
 import { daysBefore, GRADE_NOW, gradedListing, observe } from "@/test/attest";
 import { aiCatalogFeed, ardSearch } from "@/lib/catalog/feeds";
 import { searchCatalog } from "@/lib/catalog/search";
+import { readTrustGlances } from "@/lib/catalog/trust";
 import { publicCatalogPage, publicEndpointPage, publicListingPage, publicPageStats } from "./public-pages";
 
 let t: TestDatabase;
@@ -180,6 +181,36 @@ describe("the catalog pages", () => {
     expect((await publicCatalogPage(q))!.view.items).toHaveLength(0);
     await exec(w, `UPDATE "listings" SET "category" = 'zz-pages-test' WHERE "id" = $1`, listing.id);
     expect((await publicCatalogPage(q))!.view.items.map((i) => i.listing.id)).toEqual([listing.id]);
+  });
+});
+
+describe("the catalog's trust tiles", () => {
+  it("are read in the same few statements however many listings a page shows, and read as each listing alone", async () => {
+    const graded: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const { id } = await gradedListing(t.prisma, 3);
+      await gradeListing(t.prisma, id, { now: GRADE_NOW, signer });
+      graded.push(id);
+    }
+    const ungraded = (await gradedListing(t.prisma, 3)).id;
+    const fewer = await counted(() => readTrustGlances(t, graded.slice(0, 1)));
+    const more = await counted(() => readTrustGlances(t, graded));
+    // One statement per tile before (the endpoints of each listing in turn): 1 + 1 and 1 + 4.
+    expect(more.statements).toBe(fewer.statements);
+    expect(more.statements).toBe(2);
+    // An ungraded listing adds its live reading, not a statement per listing.
+    const at = { now: hours(1), stored: true };
+    const mixed = await counted(() => readTrustGlances(t, [...graded, ungraded], at));
+    const alone = await counted(() => readTrustGlances(t, [ungraded], at));
+    expect(mixed.statements).toBe(alone.statements);
+    // The same readings as each listing read by itself.
+    const together = mixed.value;
+    for (const id of [...graded, ungraded]) {
+      const one = await readTrustGlances(t, [id], at);
+      expect(together.listings.get(id)).toEqual(one.listings.get(id));
+      for (const [endpointId, reading] of one.endpoints) expect(together.endpoints.get(endpointId)).toEqual(reading);
+    }
+    expect(together.listings.size).toBe(5);
   });
 });
 
