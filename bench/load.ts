@@ -317,7 +317,8 @@ function classFor(x: number): RouteClass {
 /**
  * CPU time in ms (user + system, from /proc/<pid>/stat, 100 ticks a second) of the processes a test
  * picks by name and parent: the server (`next start` and any child of it) and PostgreSQL's processes
- * (backends, WAL writer, checkpointer). Null where /proc cannot be read.
+ * (backends, WAL writer, checkpointer, and the exited backends the postmaster has reaped). Null where
+ * /proc cannot be read.
  */
 function cpuMs(serverPid: number, sweepPids: readonly number[] = []): { server: number; postgres: number; sweeps: number } | null {
   let server = 0;
@@ -342,7 +343,9 @@ function cpuMs(serverPid: number, sweepPids: readonly number[] = []): { server: 
     const ticks = Number(f[11]) + Number(f[12]);
     if (Number(pid) === serverPid || Number(f[1]) === serverPid) server += ticks * 10;
     else if (sweepPids.includes(Number(pid))) sweeps += ticks * 10;
-    else if (name.startsWith("postgres")) postgres += ticks * 10;
+    // With its reaped children's (cutime, cstime): a backend that exits between two readings is in the postmaster's
+    // count at the second, so the difference never goes negative.
+    else if (name.startsWith("postgres")) postgres += (ticks + Number(f[13]) + Number(f[14])) * 10;
   }
   return { server, postgres, sweeps };
 }
