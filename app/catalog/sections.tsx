@@ -68,9 +68,7 @@ export function CatalogResults({ q, view, trust, filtered }: { q: CatalogQuery; 
       <h2 id="results-h" className="sr-only">Results</h2>
       {view.problem && (
         <p role="alert" className="mb-4 rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900">
-          {view.problem.field === "search"
-            ? <>The search was not run: it {view.problem.message}. Correct it and press Apply.</>
-            : <>The {FIELD_WORDS[view.problem.field] ?? view.problem.field} filter was not applied: it {view.problem.message}. Correct it and press Apply.</>}
+          {view.problem.field === "search" ? "The search was not run" : `The ${FIELD_WORDS[view.problem.field] ?? view.problem.field} filter was not applied`}: it {view.problem.message}. Correct it and press Apply.
         </p>
       )}
       {view.mode === "browse" && !view.problem && (

@@ -59,10 +59,15 @@ export const QUERY_MAX_LENGTH = 500;
 
 export type Matching = "keyword" | "hybrid";
 
-export function validateQuery(raw: unknown, pointer: string): string {
-  if (typeof raw !== "string") throw new AppError("bad_request", `${pointer} must be a string`, [{ pointer, message: "must be a string" }]);
+/** A query PostgreSQL cannot hold (a NUL, a lone surrogate) is a 400 naming `pointer`. */
+function refuseUnstorable(raw: string, pointer: string): void {
   const unstorable = unstorableText(raw);
   if (unstorable) throw new AppError("bad_request", `${pointer} ${unstorable}`, [{ pointer, message: unstorable }], { reason: "unstorable_text" });
+}
+
+export function validateQuery(raw: unknown, pointer: string): string {
+  if (typeof raw !== "string") throw new AppError("bad_request", `${pointer} must be a string`, [{ pointer, message: "must be a string" }]);
+  refuseUnstorable(raw, pointer);
   const q = raw.trim();
   if (q.length < 1 || q.length > QUERY_MAX_LENGTH) {
     throw new AppError("bad_request", `${pointer} must be 1–${QUERY_MAX_LENGTH} characters`, [{ pointer, message: `must be 1–${QUERY_MAX_LENGTH} characters` }]);
@@ -76,8 +81,7 @@ export async function searchHits(opts: SearchOptions): Promise<{ hits: SearchHit
   }
   const query = opts.query;
   // Every caller but the route handlers (which name their own parameter through validateQuery) reaches here too.
-  const unstorable = unstorableText(query);
-  if (unstorable) throw new AppError("bad_request", `query ${unstorable}`, [{ pointer: "/query", message: unstorable }], { reason: "unstorable_text" });
+  refuseUnstorable(query, "/query");
   const keyword = opts.sentence ? await sentenceHits(query, opts.limit, opts.filters ?? {}, opts.endpoint, opts.minRelevance ?? MIN_RELEVANCE) : await keywordHits(query, opts.limit, opts.filters ?? {}, opts.endpoint);
   const provider = opts.semantic === undefined ? defaultSemanticProvider : opts.semantic;
   const asHit = (k: KeywordRow): SearchHit => ({ listingId: k.id, relevance: k.relevance, match: "keyword", ...(k.matched ? { matched: k.matched } : {}), ...(k.reversed ? { reversed: true } : {}) });

@@ -110,8 +110,10 @@ function summary(rb: TrustRubric, r: Graded, e: EndpointRow, s: TrustSubject | {
   };
 }
 
+const ENDPOINT_COLUMNS = `"id", "method"::text AS "method", "path", "payable"`;
+
 async function endpointsOf(client: Client, listingId: string) {
-  return rows<EndpointRow>(client, `SELECT "id", "method"::text AS "method", "path", "payable" FROM "endpoints" WHERE "listingId" = $1 ORDER BY "position"`, listingId);
+  return rows<EndpointRow>(client, `SELECT ${ENDPOINT_COLUMNS} FROM "endpoints" WHERE "listingId" = $1 ORDER BY "position"`, listingId);
 }
 
 /** endpointsOf for many listings in one statement, each listing's in its order. */
@@ -119,7 +121,7 @@ async function endpointsOfMany(client: Client, listingIds: readonly string[]) {
   if (listingIds.length === 0) return [];
   return rows<EndpointRow & { listingId: string }>(
     client,
-    `SELECT "listingId", "id", "method"::text AS "method", "path", "payable" FROM "endpoints"
+    `SELECT "listingId", ${ENDPOINT_COLUMNS} FROM "endpoints"
      WHERE "listingId" = ANY(ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) ORDER BY "listingId", "position"`,
     JSON.stringify([...listingIds]),
   );
