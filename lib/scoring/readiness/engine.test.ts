@@ -168,6 +168,22 @@ describe("evidence pointers and affected endpoints", () => {
     e.probe.endpoints[0].challenge = { kind: "none", valid: false };
     expect(rule(score(l, e), "H1").evidence).toBe("/probe/endpoints/1/challenge");
   });
+  it("counts endpoints with the same upper-cased method and path once, and the same \"METHOD path\" key once however it splits", () => {
+    const l = fullListing({ endpoints: [fullEndpoint({ path: "/a" }), fullEndpoint({ method: "get" as "GET", path: "/a" }), fullEndpoint({ method: "POST", path: "/a" })] });
+    expect(rule(score(l), "E1").reason).toBe("2 endpoints published (1 duplicate counted once)");
+    const odd = fullListing({ endpoints: [fullEndpoint({ method: "GET X" as "GET", path: "/a" }), fullEndpoint({ method: "GET", path: "X /a" })] });
+    expect(rule(score(odd), "E1").reason).toBe("1 endpoint published (1 duplicate counted once)");
+  });
+  it("counts H1's valid endpoints once per method and path (any case of the method), on short and long probe lists", () => {
+    const l = fullListing();
+    const e = fullEvidence(l);
+    const at = (method: string, path: string, valid = true) => probedEndpoint({ method: method as "GET", path }, { challenge: { kind: "x402-v2", valid } });
+    e.probe.endpoints = [at("GET", "/a"), at("get", "/a"), at("GET", "/b"), at("POST", "/a"), at("GET", "/c", false), at("GET", "/b")];
+    expect(rule(score(l, e), "H1").reason).toMatch(/^3 of 6 probed endpoints answered/);
+    // Over 16 probed endpoints the count is kept by key; the same answer.
+    e.probe.endpoints = [...e.probe.endpoints, ...Array.from({ length: 12 }, (_, i) => at(i % 2 ? "put" : "PUT", `/p${i >> 1}`))];
+    expect(rule(score(l, e), "H1").reason).toMatch(/^9 of 18 probed endpoints answered/);
+  });
   it("names the payable endpoints without a valid challenge when H1 fails", () => {
     const l = fullListing({ endpoints: [fullEndpoint(), fullEndpoint({ path: "/v1/health", payable: false, pricing: null })] });
     const e = fullEvidence(l);

@@ -3,8 +3,8 @@ import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/do
 import { liveness, settleGate } from "../signals";
 import { compileRubric, type CompiledRubric } from "./compile";
 import type { CapId, Rubric, RubricRule, RuleId } from "./rubric";
-import { add, frac, fractionOf, min as fracMin, mul, nearGrid, roundHalfUpExact, truncate6, ZERO, type Fraction } from "./exact";
-import { ENDPOINT_RULES, LISTING_RULES, phraseOf, type Outcome, type RuleContext } from "./rules";
+import { add, addSmall, frac, fractionOf, min as fracMin, mul, nearGrid, roundHalfUpExact, SMALL, smallFractionOf, truncate6, ZERO, type Fraction } from "./exact";
+import { ENDPOINT_RULES, LISTING_RULES, outcome, phraseOf, type Outcome, type RuleContext } from "./rules";
 import type { DimensionResult, Improvement, ReadinessEvidence, ReadinessResult, RuleResult, ScoreOptions, TriggeredCap } from "./types";
 
 /** readiness/1.0.0 reading "total": fractional sums normalised to 6 decimals before rounding. */
@@ -26,21 +26,53 @@ function bandIn(total: number, c: CompiledRubric): { id: string; label: string }
   throw new Error(`total ${total} falls in no band of ${c.version}`);
 }
 
+/** The method upper-cased; the string itself when it already is (the usual case: no copy). */
+function upperMethod(method: unknown): string {
+  const m = String(method);
+  for (let i = 0; i < m.length; i++) {
+    const ch = m.charCodeAt(i);
+    if (ch >= 97 && ch <= 122) return m.toUpperCase();
+    if (ch >= 128) return m.toUpperCase();
+  }
+  return m;
+}
+
 function dedupe(endpoints: ListingEndpoint[] | null | undefined): { endpoints: ListingEndpoint[]; keys: string[]; sourceIndex: number[] } {
   const out: ListingEndpoint[] = [];
   const keys: string[] = [];
   const sourceIndex: number[] = [];
   if (!endpoints) return { endpoints: out, keys, sourceIndex };
-  // A short list is searched; a Set only pays for itself on long ones.
-  const seen = endpoints.length > 16 ? new Set<string>() : null;
+  const methods: string[] = new Array(endpoints.length);
+  let spaced = false;
+  for (let i = 0; i < endpoints.length; i++) {
+    methods[i] = upperMethod(endpoints[i].method);
+    if (methods[i].includes(" ")) spaced = true;
+  }
+  // Two endpoints are the same when their "METHOD path" keys are. With no space in any method that is
+  // the same method and the same path, so a short list is searched without comparing keys; a Set of
+  // keys only pays for itself on long lists (or decides when a method holds a space).
+  const seen = endpoints.length > 16 || spaced ? new Set<string>() : null;
   for (let i = 0; i < endpoints.length; i++) {
     const ep = endpoints[i];
-    const key = `${String(ep.method).toUpperCase()} ${ep.path}`;
+    const method = methods[i];
     // docs/spec/scoring-system.md "Readiness score": "Duplicate endpoints (same method and path) count once"
-    if (seen ? seen.has(key) : keys.includes(key)) continue;
-    seen?.add(key);
+    if (seen) {
+      const key = `${method} ${ep.path}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+    } else {
+      let dup = false;
+      const path = `${ep.path}`;
+      for (let j = 0; j < out.length; j++) {
+        if (methods[sourceIndex[j]] === method && `${out[j].path}` === path) {
+          dup = true;
+          break;
+        }
+      }
+      if (dup) continue;
+    }
     out.push(ep);
-    keys.push(key);
+    keys.push(`${method} ${ep.path}`);
     sourceIndex.push(i);
   }
   return { endpoints: out, keys, sourceIndex };
@@ -52,8 +84,10 @@ const EMPTY_SCOPE_REASON: Record<string, string> = {
   dynamic: "no endpoint is dynamically priced: full marks",
 };
 
-/** A per-endpoint outcome also says how many endpoints were in the rule's scope and how many passed (its exact share, read only when needed). */
-function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric): Outcome & { inScope: number; passing: number } {
+/** How many endpoints the last per-endpoint rule had in scope and how many passed (its exact share, read only when needed). */
+const SHARE = { inScope: 0, passing: 0 };
+
+function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric): Outcome {
   const impl = ENDPOINT_RULES[rule.id];
   if (!impl) throw new Error(`${c.version}: rule ${rule.id} has scope ${rule.scope} but no per-endpoint implementation`);
   let n = 0;
@@ -81,28 +115,22 @@ function scoreEndpointRule(rule: RubricRule, ctx: RuleContext, c: CompiledRubric
   }
   if (n === 0) {
     const full = c.rubric.scopes[rule.scope].whenEmpty === "full";
-    return {
-      earned: full ? rule.points : 0,
-      status: full ? "pass" : "fail",
-      reason: EMPTY_SCOPE_REASON[rule.scope] ?? "nothing in scope",
-      endpoints: [],
-      evidence: "/listing/endpoints",
-      inScope: 0,
-      passing: full ? 1 : 0,
-    };
+    SHARE.inScope = 0;
+    SHARE.passing = full ? 1 : 0;
+    return outcome(full ? rule.points : 0, full ? "pass" : "fail", EMPTY_SCOPE_REASON[rule.scope] ?? "nothing in scope", failing, "/listing/endpoints");
   }
   const scopeTitle = c.rubric.scopes[rule.scope].title;
   const more = failing.length > explained ? `; and ${failing.length - explained} more` : "";
-  return {
+  SHARE.inScope = n;
+  SHARE.passing = passing;
+  return outcome(
     // "If 3 of 4 endpoints carry a response schema, E4 earns 3.75 of 5."
-    earned: (rule.points * passing) / n,
-    status: passing === n ? "pass" : passing === 0 ? "fail" : "partial",
-    reason: `${passing} of ${n} ${scopeTitle} ${phraseOf(rule.id, impl, ctx)}${explained ? `; ${why}${more}` : ""}`,
-    endpoints: failing,
-    evidence: firstFail < 0 ? "/listing/endpoints" : `/listing/endpoints/${ctx.sourceIndex[firstFail]}/${impl.field}`,
-    inScope: n,
-    passing,
-  };
+    (rule.points * passing) / n,
+    passing === n ? "pass" : passing === 0 ? "fail" : "partial",
+    `${passing} of ${n} ${scopeTitle} ${phraseOf(rule.id, impl, ctx)}${explained ? `; ${why}${more}` : ""}`,
+    failing,
+    firstFail < 0 ? "/listing/endpoints" : `/listing/endpoints/${ctx.sourceIndex[firstFail]}/${impl.field}`,
+  );
 }
 
 const TERM_KIND: number[] = [];
@@ -124,17 +152,41 @@ interface ExactTerms {
  */
 function exactSum(t: ExactTerms, dimensionOf: number[] | null, dim: number): { whole: number; fraction: Fraction | null } {
   let whole = 0;
-  let fraction: Fraction | null = null;
+  let any = false;
+  // The fractional terms summed in safe integers while they fit (exact.ts SMALL), else as BigInt fractions.
+  let small = true;
+  let n = 0;
+  let d = 1;
   for (let i = 0; i < t.rules.length; i++) {
     if (dimensionOf !== null && dimensionOf[i] !== dim) continue;
     const points = t.rules[i].max;
     const kind = t.kind[i];
-    if (kind === 1 && Number.isInteger(points) && (points * t.num[i]) % t.den[i] === 0) whole += (points * t.num[i]) / t.den[i];
-    else if (kind === 2 && Number.isInteger(points) && Number.isInteger(t.live)) whole += points * t.live;
-    else if (kind === 0 && Number.isInteger(t.rules[i].earned)) whole += t.rules[i].earned;
-    else fraction = add(fraction ?? ZERO, exactTerm(t, i));
+    if (isWholeTerm(t, i)) whole += kind === 1 ? (points * t.num[i]) / t.den[i] : kind === 2 ? points * t.live : t.rules[i].earned;
+    else {
+      any = true;
+      if (small && smallTerm(t, i) && addSmall(n, d, SMALL.n, SMALL.d)) {
+        n = SMALL.n;
+        d = SMALL.d;
+      } else small = false;
+    }
   }
-  return { whole, fraction: fraction === null ? null : add(fraction, frac(BigInt(whole))) };
+  if (!any) return { whole, fraction: null };
+  if (small && addSmall(n, d, whole, 1)) return { whole, fraction: frac(BigInt(SMALL.n), BigInt(SMALL.d)) };
+  let fraction: Fraction = ZERO;
+  for (let i = 0; i < t.rules.length; i++) {
+    if (dimensionOf !== null && dimensionOf[i] !== dim) continue;
+    if (!isWholeTerm(t, i)) fraction = add(fraction, exactTerm(t, i));
+  }
+  return { whole, fraction: add(fraction, frac(BigInt(whole))) };
+}
+
+/** Rule i's term is a whole number, added as a number (exact below 2^53). */
+function isWholeTerm(t: ExactTerms, i: number): boolean {
+  const points = t.rules[i].max;
+  const kind = t.kind[i];
+  if (kind === 1) return Number.isInteger(points) && (points * t.num[i]) % t.den[i] === 0;
+  if (kind === 2) return Number.isInteger(points) && Number.isInteger(t.live);
+  return Number.isInteger(t.rules[i].earned);
 }
 
 /** Rule i's earned points as the exact fraction it stands for. */
@@ -143,6 +195,40 @@ function exactTerm(t: ExactTerms, i: number): Fraction {
   if (t.kind[i] === 1) return frac(points * BigInt(t.num[i]), BigInt(t.den[i]));
   if (t.kind[i] === 2) return mul(frac(points), fractionOf(t.live));
   return fractionOf(t.rules[i].earned);
+}
+
+/** exactTerm into SMALL in safe integers; false when only the BigInt path can give it. */
+function smallTerm(t: ExactTerms, i: number): boolean {
+  const points = t.rules[i].max;
+  if (!Number.isInteger(points)) return false;
+  if (t.kind[i] === 1) {
+    const num = points * t.num[i];
+    if (Math.abs(num) >= 2 ** 52) return false;
+    const g = gcdOf(num, t.den[i]);
+    SMALL.n = num / g;
+    SMALL.d = t.den[i] / g;
+    return true;
+  }
+  if (t.kind[i] === 2) {
+    if (!smallFractionOf(t.live)) return false;
+    const num = points * SMALL.n;
+    if (Math.abs(num) >= 2 ** 52) return false;
+    const g = gcdOf(num, SMALL.d);
+    SMALL.n = num / g;
+    SMALL.d = SMALL.d / g;
+    return true;
+  }
+  return smallFractionOf(t.rules[i].earned);
+}
+
+function gcdOf(a: number, b: number): number {
+  a = Math.abs(a);
+  while (b !== 0) {
+    const r = a % b;
+    a = b;
+    b = r;
+  }
+  return a || 1;
 }
 
 /** Which caps the evidence triggers (never in provisional mode), lowest value first. */
@@ -224,6 +310,10 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
   const rules: RuleResult[] = new Array(nRules);
   const scopeEmpty: boolean[] = new Array(nRules);
   const dimEarned: number[] = new Array(c.dimensions.length).fill(0);
+  // Per dimension: did every rule earn a whole number of points? Then the float sum is the exact sum
+  // (integers below 2^53 add exactly) and no fraction is needed (exact.ts).
+  const dimWhole: boolean[] = new Array(c.dimensions.length).fill(true);
+  let allWhole = true;
   let sum = 0;
   // Each rule's exact term, read only when a float sum lies too near a rounding point (exact.ts):
   // 0 = the float it earned, 1 = points × passing ÷ in scope, 2 = points × liveness.
@@ -243,20 +333,27 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
       termNum[i] = 0;
       termDen[i] = 1;
     } else {
-      const eo = scoreEndpointRule(rule, ctx, c);
-      scopeEmpty[i] = eo.inScope === 0;
+      o = scoreEndpointRule(rule, ctx, c);
+      scopeEmpty[i] = SHARE.inScope === 0;
       termKind[i] = 1;
-      termNum[i] = eo.passing;
-      termDen[i] = eo.inScope || 1;
-      o = eo;
+      termNum[i] = SHARE.passing;
+      termDen[i] = SHARE.inScope || 1;
     }
     // H2 = points × liveness: the liveness share is the fraction to read (exact.ts), not the product.
     if (rule.id === "H2" && ctx.live && o.earned > 0) termKind[i] = 2;
-    rules[i] = { id: rule.id, dimension: rule.dimension, earned: o.earned, max: rule.points, status: o.status, reason: o.reason, endpoints: o.endpoints, evidence: o.evidence };
+    o.id = rule.id;
+    o.dimension = rule.dimension;
+    o.max = rule.points;
+    rules[i] = o;
     sum += o.earned;
     const d = c.ruleDimension[i];
     if (d < 0) throw new Error(`${c.version}: rule ${rule.id} names dimension ${rule.dimension}, which the rubric does not define`);
     dimEarned[d] += o.earned;
+    // H2's term is points × the liveness the float stands for: whole only when the liveness is 0 or 1.
+    if (!Number.isInteger(o.earned) || (termKind[i] === 2 && !Number.isInteger(ctx.live!.value))) {
+      dimWhole[d] = false;
+      allWhole = false;
+    }
   }
   const exact = c.rubric.semantics?.arithmetic === "exact";
   const caps = provisional ? [] : evaluateCaps(ctx, c);
@@ -273,13 +370,17 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
     const terms: ExactTerms = { kind: termKind, num: termNum, den: termDen, rules, live: ctx.live?.value ?? 0 };
     for (let k = 0; k < c.dimensions.length; k++) {
       const earned = dimEarned[k];
-      if (!nearGrid(earned)) dimensions[k] = { id: c.dimensions[k].id, earned: Math.floor(earned * 1e6) / 1e6, max: c.dimensions[k].points };
+      if (dimWhole[k]) dimensions[k] = { id: c.dimensions[k].id, earned, max: c.dimensions[k].points };
+      else if (!nearGrid(earned)) dimensions[k] = { id: c.dimensions[k].id, earned: Math.floor(earned * 1e6) / 1e6, max: c.dimensions[k].points };
       else {
         const f = exactSum(terms, c.ruleDimension, k);
         dimensions[k] = { id: c.dimensions[k].id, earned: f.fraction ? truncate6(f.fraction) : f.whole, max: c.dimensions[k].points };
       }
     }
-    if (!nearGrid(sum) && !(caps.length > 0 && caps[0].value < sum)) {
+    if (allWhole && (caps.length === 0 || Number.isInteger(caps[0].value))) {
+      rawTotal = sum;
+      total = caps.length > 0 ? Math.min(sum, caps[0].value) : sum;
+    } else if (!nearGrid(sum) && !(caps.length > 0 && caps[0].value < sum)) {
       rawTotal = Math.floor(sum * 1e6) / 1e6;
       total = Math.floor(sum + 0.5);
     } else {

@@ -91,3 +91,73 @@ export function nearGrid(x: number): boolean {
   const s = x * 1e6;
   return Math.abs(s - Math.round(s)) < 0.1;
 }
+
+/**
+ * The same arithmetic in numbers, for sums whose every numerator and denominator stays a safe integer
+ * (the usual case: a rule's share has a denominator no larger than its endpoint count). A float
+ * product below 2^52 is within one part in 2^52 of the exact one, so the exact product is below 2^53
+ * and the float is exact; past that the caller takes the BigInt path. Results are written to SMALL
+ * (no object per term); a function answers false when the number path cannot give the BigInt answer.
+ */
+const SAFE_PRODUCT = 2 ** 52;
+export const SMALL = { n: 0, d: 1 };
+
+function gcdNumber(a: number, b: number): number {
+  a = Math.abs(a);
+  while (b !== 0) {
+    const r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+/** fractionOf(x) into SMALL, when its convergent is found with safe integers; false where fractionOf would go on to the float's binary value. */
+export function smallFractionOf(x: number): boolean {
+  if (!Number.isFinite(x)) return false;
+  if (Number.isInteger(x)) {
+    if (Math.abs(x) >= SAFE_PRODUCT) return false;
+    SMALL.n = x;
+    SMALL.d = 1;
+    return true;
+  }
+  const neg = x < 0;
+  const v = Math.abs(x);
+  const tol = FRACTION_TOLERANCE * Math.max(1, v);
+  let h0 = 0, h1 = 1, k0 = 1, k1 = 0;
+  let rest = v;
+  for (let i = 0; i < 64; i++) {
+    const a = Math.floor(rest);
+    const h = a * h1 + h0;
+    const k = a * k1 + k0;
+    h0 = h1;
+    h1 = h;
+    k0 = k1;
+    k1 = k;
+    if (k1 > Number(MAX_DENOMINATOR)) return false;
+    if (h1 >= SAFE_PRODUCT) return false;
+    if (Math.abs(h1 / k1 - v) <= tol) {
+      const g = gcdNumber(h1, k1) || 1;
+      SMALL.n = (neg ? -h1 : h1) / g;
+      SMALL.d = k1 / g;
+      return true;
+    }
+    const f = rest - a;
+    if (f === 0) return false;
+    rest = 1 / f;
+  }
+  return false;
+}
+
+/** SMALL ← acc + n/d, reduced; false when a product would leave the safe integers. */
+export function addSmall(accN: number, accD: number, n: number, d: number): boolean {
+  const a = accN * d;
+  const b = n * accD;
+  const den = accD * d;
+  if (Math.abs(a) >= SAFE_PRODUCT || Math.abs(b) >= SAFE_PRODUCT || den >= SAFE_PRODUCT || Math.abs(a + b) >= SAFE_PRODUCT) return false;
+  const sum = a + b;
+  const g = gcdNumber(sum, den) || 1;
+  SMALL.n = sum / g;
+  SMALL.d = den / g;
+  return true;
+}

@@ -3,7 +3,7 @@
  * rubric file; these functions only decide pass/fail (per endpoint, or for the listing) and say why in
  * plain words. The readings each function implements are written out in the rubric's `readings`.
  */
-import type { EndpointDocsEvidence } from "@/lib/evidence";
+import type { EndpointDocsEvidence, ProbeEvidence } from "@/lib/evidence";
 import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/document";
 import { schemaBranchNames, schemaPropertyNames } from "@/lib/listing-document/schema-names";
 import { findSecretValues, hasSecretValue, type SecretValue } from "@/lib/screen/secrets";
@@ -13,7 +13,7 @@ import { titlePlaceholderReason } from "./compile";
 import type { RuleId, SchemePolicy } from "./rubric";
 import { validByPolicy } from "./scheme-policy";
 import { hasText, isHttpUrl, isHttpsUrl, sameWords, trimmedLength } from "./text";
-import type { ReadinessEvidence, RuleStatus } from "./types";
+import type { ReadinessEvidence, RuleResult, RuleStatus } from "./types";
 
 export interface RuleContext {
   listing: ListingDocument;
@@ -34,12 +34,14 @@ export interface RuleContext {
   d3Problem?: string | null;
 }
 
-export interface Outcome {
-  earned: number;
-  status: RuleStatus;
-  reason: string;
-  endpoints: string[];
-  evidence: string | null;
+/**
+ * A rule's result, built in the shape of the RuleResult it becomes (the same keys in the same order):
+ * the engine fills in id, dimension and max, so no second object is made per rule.
+ */
+export type Outcome = RuleResult;
+
+export function outcome(earned: number, status: RuleStatus, reason: string, endpoints: string[], evidence: string | null): Outcome {
+  return { id: "M1", dimension: "metadata", earned, max: 0, status, reason, endpoints, evidence };
 }
 
 export type ListingRule = (ctx: RuleContext, points: number) => Outcome;
@@ -55,10 +57,10 @@ export interface EndpointRule {
 const WHITESPACE = /\s/;
 
 function pass(points: number, reason: string, evidence: string | null): Outcome {
-  return { earned: points, status: "pass", reason, endpoints: [], evidence };
+  return outcome(points, "pass", reason, [], evidence);
 }
 function fail(reason: string, evidence: string | null, endpoints: string[] = []): Outcome {
-  return { earned: 0, status: "fail", reason, endpoints, evidence };
+  return outcome(0, "fail", reason, endpoints, evidence);
 }
 
 /** Say nothing about a value's shape (reading "schema"). */
@@ -137,12 +139,28 @@ function probedOnly(ctx: RuleContext): boolean {
 }
 
 function notObserved(what: string, by: string): Outcome {
-  return { earned: 0, status: "not_observed", reason: `not observed: ${what} comes from ${by}, and this run is provisional`, endpoints: [], evidence: null };
+  return outcome(0, "not_observed", `not observed: ${what} comes from ${by}, and this run is provisional`, [], null);
 }
 
 const NO_POLICIES: readonly SchemePolicy[] = [];
 
 const okKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+/** H1: an earlier valid probed endpoint (a bit of `validMask`) has the same "METHOD path" key as probed[i] (no key built). */
+function sameEndpointBefore(probed: ProbeEvidence["endpoints"], i: number, validMask: number): boolean {
+  const e = probed[i];
+  for (let j = 0; j < i; j++) {
+    if ((validMask & (1 << j)) !== 0 && sameKey(probed[j].method, probed[j].path, e.method, e.path)) return true;
+  }
+  return false;
+}
+
+/** okKey(m1, p1) === okKey(m2, p2), without building either. */
+function sameKey(m1: string, p1: string, m2: string, p2: string): boolean {
+  if (m1 === m2) return p1 === p2;
+  if (m1.length + p1.length !== m2.length + p2.length) return false;
+  return okKey(m1, p1) === okKey(m2, p2);
+}
 
 export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
   M1(ctx, points) {
@@ -260,7 +278,10 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
     let firstValid = -1;
     let reachable = 0;
     let challenged = 0;
-    let validKeys: Set<string> | null = null;
+    // The valid endpoints' distinct "METHOD path"s: counted in place on a short list, by key on a long one.
+    let validCount = 0;
+    let validMask = 0; // which of the first 16 probed endpoints were valid
+    let validKeys: Set<string> | null = probed.length > 16 ? new Set() : null;
     const policies = ctx.c.rubric.semantics?.schemePolicies ? ctx.c.rubric.schemePolicies ?? NO_POLICIES : NO_POLICIES;
     let policyIds: Set<string> | null = null;
     for (let i = 0; i < probed.length; i++) {
@@ -271,13 +292,17 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
       const byPolicy = policies.length > 0 ? validByPolicy(e, policies) : null;
       if (e.challenge?.valid || byPolicy) {
         if (firstValid < 0) firstValid = i;
-        (validKeys ??= new Set()).add(okKey(e.method, e.path));
+        if (validKeys !== null) validKeys.add(okKey(e.method, e.path));
+        else {
+          if (!sameEndpointBefore(probed, i, validMask)) validCount++;
+          validMask |= 1 << i;
+        }
         if (byPolicy) (policyIds ??= new Set()).add(byPolicy);
       }
     }
     if (firstValid >= 0) {
       const under = policyIds !== null ? ` (read under the scheme polic${policyIds.size === 1 ? "y" : "ies"} ${[...policyIds].join(", ")})` : "";
-      return pass(points, `${validKeys!.size} of ${probed.length} probed endpoint${probed.length === 1 ? "" : "s"} answered with a valid ${probed[firstValid].challenge.kind} payment challenge${under}`, `/probe/endpoints/${firstValid}/challenge`);
+      return pass(points, `${validKeys !== null ? validKeys.size : validCount} of ${probed.length} probed endpoint${probed.length === 1 ? "" : "s"} answered with a valid ${probed[firstValid].challenge.kind} payment challenge${under}`, `/probe/endpoints/${firstValid}/challenge`);
     }
     // The payable endpoints, or all when none is marked payable.
     const affected: string[] = [];
@@ -296,14 +321,14 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
     const parts = [`liveness ${l.value.toFixed(2)} from ${l.source === "baseline" ? `the ${l.facts.healthStatus} health baseline` : l.source === "uptime7d" ? "7-day uptime" : "30-day uptime"}`];
     if (l.cappedByConfidence) parts.push(`capped at the monitor's health confidence ${l.facts.healthConfidence}`);
     if (l.uptimeWithheld) parts.push("uptime withheld because buyers tried to pay and none settled");
-    return { earned, status: l.value >= 1 ? "pass" : l.value > 0 ? "partial" : "fail", reason: parts.join("; "), endpoints: [], evidence: "/liveness" };
+    return outcome(earned, l.value >= 1 ? "pass" : l.value > 0 ? "partial" : "fail", parts.join("; "), [], "/liveness");
   },
 
   H3(ctx) {
     if (!ctx.gate) return notObserved("settleability", "the settlement ledger");
     const g = ctx.gate.gate;
     const earned = ctx.c.rubric.settleability[g];
-    return { earned, status: g === "settleable" ? "pass" : g === "unknown" ? "partial" : "fail", reason: `${g}: ${ctx.gate.reason}`, endpoints: [], evidence: "/settle" };
+    return outcome(earned, g === "settleable" ? "pass" : g === "unknown" ? "partial" : "fail", `${g}: ${ctx.gate.reason}`, [], "/settle");
   },
 };
 
@@ -367,6 +392,12 @@ const NO_NAMES: readonly string[] = [];
 
 /** D3: what one schema's names miss on a docs page, appended to `missing`. */
 function docsNamesMissing(label: string, schema: unknown, names: readonly string[], fromBranches: boolean, missing: string[]): void {
+  // The usual schema (required names, or else top-level properties) is read in place, as namesToShow reads it.
+  const direct = absentDirectNames(schema, names);
+  if (direct !== undefined) {
+    if (direct !== null) missing.push(`the ${label} field${direct.length === 1 ? "" : "s"} ${direct.join(", ")}`);
+    return;
+  }
   let need = namesToShow(schema);
   if (need.length === 0 && fromBranches) need = schemaBranchNames(schema);
   if (need.length === 0) {
@@ -380,6 +411,35 @@ function docsNamesMissing(label: string, schema: unknown, names: readonly string
   let absent: string[] | null = null;
   for (let i = 0; i < need.length; i++) if (!names.includes(need[i])) (absent ??= []).push(need[i]);
   if (absent) missing.push(`the ${label} field${absent.length === 1 ? "" : "s"} ${absent.join(", ")}`);
+}
+
+/**
+ * namesToShow(schema)'s names that `names` lacks (null when none), for a top-level object schema with a
+ * required name or a property; undefined for anything else (arrays' items, branches, no names), which
+ * the general path reads.
+ */
+function absentDirectNames(schema: unknown, names: readonly string[]): string[] | null | undefined {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return undefined;
+  const s = schema as { properties?: unknown; required?: unknown };
+  let absent: string[] | null = null;
+  let any = false;
+  if (Array.isArray(s.required)) {
+    for (let i = 0; i < s.required.length; i++) {
+      const k = s.required[i];
+      if (typeof k !== "string") continue;
+      any = true;
+      if (!names.includes(k)) (absent ??= []).push(k);
+    }
+    if (any) return absent;
+  }
+  const props = s.properties;
+  if (!props || typeof props !== "object" || Array.isArray(props)) return undefined;
+  for (const k in props) {
+    if (!Object.prototype.hasOwnProperty.call(props, k)) continue;
+    any = true;
+    if (!names.includes(k)) (absent ??= []).push(k);
+  }
+  return any ? absent : undefined;
 }
 
 /** D3 in a probed readiness/1.1.0 run: why this endpoint's docs page does not pass, or null when it does. */
