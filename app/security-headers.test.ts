@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import nextConfigModule from "@/next.config.mjs";
 import type { NextConfig } from "next";
 import { actionBodyRefusal } from "@/lib/action-body-guard";
+import { malformedPathProblem } from "@/lib/http";
 import { API_CSP, API_CSP_SOURCES, isApiPath, pageCsp, STATIC_SECURITY_HEADERS } from "@/lib/security-headers";
 import { proxy } from "@/proxy";
 
@@ -101,10 +102,44 @@ describe("server actions' bodies, judged from their headers (lib/action-body-gua
   });
 });
 
-describe("the proxy never runs for a request with a body", () => {
-  it("its matcher requires no Content-Length and no Transfer-Encoding (Next.js would hold the body for it)", async () => {
+describe("the proxy never runs for a request with a body unless its path may be malformed", () => {
+  it("its first matcher requires no Content-Length and no Transfer-Encoding (Next.js would hold the body for it)", async () => {
     const { config } = await import("@/proxy");
-    expect(config.matcher[0].missing.map((m) => m.key).sort()).toEqual(["content-length", "transfer-encoding"]);
+    expect(config.matcher[0].missing!.map((m) => m.key).sort()).toEqual(["content-length", "transfer-encoding"]);
+  });
+
+  it("its second matcher takes every path malformedPathProblem refuses, and no path whose escapes are ASCII", async () => {
+    const { config } = await import("@/proxy");
+    expect(config.matcher).toHaveLength(2);
+    const second = config.matcher[1];
+    expect(Object.keys(second)).toEqual(["source"]);
+    const candidate = new RegExp(`^${second.source}$`);
+    const malformed = ["/router/call/%FF/x", "/router/call/geo/%C0%80", "/api/listings/%E0%A4%A", "/mcp%", "/a/%zz", "/a/%4", "/a%2/b", "/x/%ED%A0%80"];
+    for (const p of malformed) {
+      expect(malformedPathProblem(p), p).not.toBeNull();
+      expect(candidate.test(p), p).toBe(true);
+    }
+    for (const p of ["/router/call/geo/v1/geo%20code", "/router/call/geo/a%2Fb", "/router/select", "/api/listings/x%41y"]) {
+      expect(malformedPathProblem(p), p).toBeNull();
+      expect(candidate.test(p), p).toBe(false);
+    }
+    // Well-formed non-ASCII escapes run the proxy too (it lets them through).
+    expect(candidate.test("/listings/caf%C3%A9")).toBe(true);
+    expect(malformedPathProblem("/listings/caf%C3%A9")).toBeNull();
+  });
+});
+
+describe("a malformed path", () => {
+  it("is refused with 400 and names the segment, before Next.js fails decoding it (a 500)", async () => {
+    for (const [path, segment] of [["/listings/%FF", 2], ["/router/call/geo-coder/%C0%80", 4], ["/api/endpoints/%E0%A4%A/evidence", 3]] as const) {
+      const res = proxy(req(path));
+      expect(res.status, path).toBe(400);
+      expect(res.headers.get("content-security-policy")).toBe(API_CSP);
+      const body = await res.json();
+      expect(body.error).toMatchObject({ code: "bad_request", reason: "malformed_path", details: [{ pointer: `/path/${segment}` }] });
+      expect(body.error.message).toContain(`path segment ${segment} (`);
+    }
+    expect(proxy(req("/listings/caf%C3%A9")).status).toBe(200);
   });
 });
 

@@ -2,7 +2,8 @@
  * The smaller defects a new user met: the catalog's price range and count wording, robots, sitemap
  * and favicon, the moderators' desk without an API keys button they cannot use, the new key's curl
  * on the absolute origin, the editor's estimate saying why it sits below the published score, and a
- * second listing of the same title flagged at intake. Changed pages are shot at phone width.
+ * second listing of the same title flagged at intake, and a malformed path refused with 400. Changed
+ * pages are shot at phone width.
  */
 import { expect, test } from "@playwright/test";
 import { SELLERS_ORIGIN, signInAs, signOut } from "./helpers";
@@ -32,6 +33,19 @@ test("a search or a filter holding a NUL is named on the catalog page, not a 500
   expect(category?.status()).toBe(200);
   await expect(page.locator("main").getByRole("alert")).toContainText("The category filter was not applied: it contains a NUL character (U+0000) at index 0");
   expect((await page.request.get("/listings/a%00b")).status()).toBe(404);
+});
+
+test("a path that is not valid percent-encoded UTF-8 is a 400 naming the segment, on pages, APIs and the relay, with or without a body", async ({ request }) => {
+  for (const path of ["/listings/%FF", "/listings/geocodr/trust/%E0%A4%A", "/api/endpoints/%C0%80/evidence", "/router/call/%FF/v1/x"]) {
+    const res = await request.get(path);
+    expect(res.status(), path).toBe(400);
+    expect((await res.json()).error, path).toMatchObject({ code: "bad_request", reason: "malformed_path" });
+  }
+  const posted = await request.post("/router/call/geocodr/v1/%FF", { data: { q: "x" } });
+  expect(posted.status()).toBe(400);
+  expect((await posted.json()).error.message).toBe('the request path is not a valid URL path: path segment 5 ("%FF") has %-escapes that are not UTF-8');
+  // A well-formed escape reaches the route as before: the listing page's 404 for an unknown slug.
+  expect((await request.get("/listings/caf%C3%A9")).status()).toBe(404);
 });
 
 test("robots.txt, the sitemap and favicon.ico answer", async ({ request }) => {

@@ -98,6 +98,26 @@ export async function readJson(req: Request, maxBytes: number, what?: string): P
   return value;
 }
 
+/**
+ * Why a request path cannot be read as a URL path (null when it can): a `%` escape that is not two hex
+ * digits, or escapes that do not decode to UTF-8 (RFC 3986 section 2.1; RFC 3629). Next.js would try to
+ * decode such a path for a dynamic route and answer 500, so the proxy refuses it first.
+ */
+export function malformedPathProblem(pathname: string): { pointer: string; message: string } | null {
+  if (!pathname.includes("%")) return null;
+  const segments = pathname.split("/");
+  for (let i = 0; i < segments.length; i++) {
+    try {
+      decodeURIComponent(segments[i]);
+    } catch {
+      const bad = /%(?![0-9A-Fa-f]{2})/.test(segments[i]) ? "has a % that is not followed by two hex digits" : "has %-escapes that are not UTF-8";
+      const shown = segments[i].length > 40 ? `${segments[i].slice(0, 40)}…` : segments[i];
+      return { pointer: `/path/${i}`, message: `path segment ${i} ("${shown}") ${bad}` };
+    }
+  }
+  return null;
+}
+
 export async function routeParams<T extends Record<string, string | string[]>>(params: Promise<T>): Promise<T> {
   const p = await params;
   for (const [name, value] of Object.entries(p)) {
