@@ -3,7 +3,7 @@ import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/do
 import { liveness, settleGate } from "../signals";
 import { compileRubric, type CompiledRubric } from "./compile";
 import type { CapId, Rubric, RubricRule, RuleId } from "./rubric";
-import { add, addSmall, frac, fractionOf, min as fracMin, mul, nearGrid, roundHalfUpExact, SMALL, smallFractionOf, truncate6, ZERO, type Fraction } from "./exact";
+import { add, addSmall, frac, gcdNumber, fractionOf, min as fracMin, mul, nearGrid, roundHalfUpExact, SMALL, smallFractionOf, truncate6, ZERO, type Fraction } from "./exact";
 import { ENDPOINT_RULES, LISTING_RULES, outcome, phraseOf, type Outcome, type RuleContext } from "./rules";
 import type { DimensionResult, Improvement, ReadinessEvidence, ReadinessResult, RuleResult, ScoreOptions, TriggeredCap } from "./types";
 
@@ -204,7 +204,7 @@ function smallTerm(t: ExactTerms, i: number): boolean {
   if (t.kind[i] === 1) {
     const num = points * t.num[i];
     if (Math.abs(num) >= 2 ** 52) return false;
-    const g = gcdOf(num, t.den[i]);
+    const g = gcdNumber(num, t.den[i]) || 1;
     SMALL.n = num / g;
     SMALL.d = t.den[i] / g;
     return true;
@@ -213,7 +213,7 @@ function smallTerm(t: ExactTerms, i: number): boolean {
     if (!smallFractionOf(t.live)) return false;
     const num = points * SMALL.n;
     if (Math.abs(num) >= 2 ** 52) return false;
-    const g = gcdOf(num, SMALL.d);
+    const g = gcdNumber(num, SMALL.d) || 1;
     SMALL.n = num / g;
     SMALL.d = SMALL.d / g;
     return true;
@@ -221,15 +221,6 @@ function smallTerm(t: ExactTerms, i: number): boolean {
   return smallFractionOf(t.rules[i].earned);
 }
 
-function gcdOf(a: number, b: number): number {
-  a = Math.abs(a);
-  while (b !== 0) {
-    const r = a % b;
-    a = b;
-    b = r;
-  }
-  return a || 1;
-}
 
 /** Which caps the evidence triggers (never in provisional mode), lowest value first. */
 function evaluateCaps(ctx: RuleContext, c: CompiledRubric): TriggeredCap[] {

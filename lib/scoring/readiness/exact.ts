@@ -102,7 +102,8 @@ export function nearGrid(x: number): boolean {
 const SAFE_PRODUCT = 2 ** 52;
 export const SMALL = { n: 0, d: 1 };
 
-function gcdNumber(a: number, b: number): number {
+/** The greatest common divisor of two safe integers (0 when both are 0). */
+export function gcdNumber(a: number, b: number): number {
   a = Math.abs(a);
   while (b !== 0) {
     const r = a % b;
