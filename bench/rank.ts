@@ -276,6 +276,24 @@ async function main(): Promise<void> {
           `on ${availableParallelism()} cores the sweep can take no less than ${(cpuRatio / availableParallelism()).toFixed(2)} × the floor's time, ` +
           `and comes within 3 × only with ${Math.ceil(cpuRatio / 3)} cores or more, all busy`,
       );
+      // The writes' own floor: every ranked row rewritten with the values it holds (the same columns and
+      // sizes, the page cache's triggers on), as a full sweep must write once every listing's inputs are
+      // new. What the sweep could cost if reading and scoring were free.
+      const writeCpu: number[] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        await h.exec("CHECKPOINT");
+        const w = await cpuOf(h, () =>
+          h.exec(`UPDATE "listing_ranks" SET "qualityScore" = "qualityScore", "rankScore" = "rankScore", "gate" = "gate", "components" = "components",
+                         "facts" = "facts", "inputsHash" = "inputsHash", "rankedAt" = "rankedAt", "rankDueAt" = "rankDueAt" WHERE "rankedAt" IS NOT NULL`),
+        );
+        writeCpu.push(w.pg! + w.node);
+      }
+      const writeRatio = pct(writeCpu, 50) / pct(floorCpu, 50);
+      console.log(
+        `the writes' floor (every ranked row rewritten as it is), median of ${ROUNDS}: CPU ${s(pct(writeCpu, 50))} (${range(writeCpu)}), ${writeRatio.toFixed(2)}× the floor's; ` +
+          `the sweep's CPU less it ${(cpuRatio - writeRatio).toFixed(2)}× the floor's`,
+      );
+      console.log(`RESULT rank_write_floor_ratio ${writeRatio.toFixed(2)}`);
     } else console.log("CPU: no PostgreSQL process visible on this machine; not counted");
     const [again, againMs] = await sweepOnce();
     console.log(`repeat sweep, nothing changed: ${s(againMs)} — updated ${again.updated}, unchanged ${again.unchanged.toLocaleString("en-US")} (facts read ${s(again.factsMs)}, hashing ${s(again.scoreMs)})`);
