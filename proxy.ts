@@ -3,10 +3,10 @@
  * its Content-Security-Policy (set on the request too, where Next.js reads it and puts the nonce on
  * its own scripts), and with a router origin configured that origin serves the router only
  * (lib/security-headers.ts; docs/LIMITS.md "Security headers"). It runs for requests without a
- * body, and for one with a body only when its path may be malformed: for a body Next.js copies it for
+ * body, and for one with a body only when its path is malformed: for a body Next.js copies it for
  * the proxy (up to 10 MB held) and answers only once it has all arrived, which would undo every route's
- * early refusal (lib/http.ts). A malformed path is refused here with 400 (docs/LIMITS.md "Malformed
- * paths"); Next.js itself would answer it 500.
+ * early refusal (lib/http.ts). A malformed path is refused here with 400 (docs/LIMITS.md "Hostile
+ * input"); Next.js itself would answer it 500.
  */
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/lib/env";
@@ -17,7 +17,7 @@ export function proxy(request: NextRequest): NextResponse {
   const { pathname } = request.nextUrl;
   const malformed = malformedPathProblem(pathname);
   if (malformed) {
-    // docs/LIMITS.md "Malformed paths": Next.js would fail decoding the route's parameters with a 500.
+    // docs/LIMITS.md "Hostile input": Next.js would fail decoding the route's parameters with a 500.
     return NextResponse.json(
       { error: { code: "bad_request", message: `the request path is not a valid URL path: ${malformed.message}`, details: [malformed], reason: "malformed_path" } },
       { status: 400, headers: { "content-security-policy": API_CSP } },
@@ -51,9 +51,13 @@ export const config = {
         { type: "header", key: "transfer-encoding" },
       ],
     },
-    // A request with a body runs the proxy only when its path holds an escape that can be malformed (a
-    // % without two hex digits, or a non-ASCII byte), to refuse it; %20 and the like stay unbuffered.
-    // (Next.js reads config statically, so the pattern is a literal; proxy.test.ts holds it to malformedPathProblem.)
-    { source: "/(.*%(?:[89A-Fa-f][0-9A-Fa-f]|(?![0-9A-Fa-f]{2})).*)" },
+    // A request with a body runs the proxy only when its path is certainly malformed: Next.js would hold
+    // its body for the proxy, cut to 10 MB. The pattern is "not wholly ASCII or %-escaped UTF-8" (RFC
+    // 3629, as decodeURIComponent reads it). Next.js reads config statically, so it is a literal here;
+    // app/security-headers.test.ts holds it to malformedPathProblem over every kind of escape.
+    {
+      source:
+        "/((?!(?:[^%]|%[0-7][0-9A-Fa-f]|%[Cc][2-9A-Fa-f]%[89ABab][0-9A-Fa-f]|%[Dd][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]|%[Ee]0%[ABab][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]|%[Ee][1-9A-Ca-cEeFf]%[89ABab][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]|%[Ee][Dd]%[89][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]|%[Ff]0%[9ABab][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]|%[Ff][1-3]%[89ABab][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]|%[Ff]4%8[0-9A-Fa-f]%[89ABab][0-9A-Fa-f]%[89ABab][0-9A-Fa-f])*$).*)",
+    },
   ],
 };

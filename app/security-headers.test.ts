@@ -102,30 +102,43 @@ describe("server actions' bodies, judged from their headers (lib/action-body-gua
   });
 });
 
-describe("the proxy never runs for a request with a body unless its path may be malformed", () => {
+describe("the proxy never runs for a request with a body unless its path is malformed", () => {
   it("its first matcher requires no Content-Length and no Transfer-Encoding (Next.js would hold the body for it)", async () => {
     const { config } = await import("@/proxy");
     expect(config.matcher[0].missing!.map((m) => m.key).sort()).toEqual(["content-length", "transfer-encoding"]);
   });
 
-  it("its second matcher takes every path malformedPathProblem refuses, and no path whose escapes are ASCII", async () => {
+  it("its second matcher takes exactly the paths malformedPathProblem refuses: every kind of escape, and random bytes", async () => {
     const { config } = await import("@/proxy");
     expect(config.matcher).toHaveLength(2);
     const second = config.matcher[1];
     expect(Object.keys(second)).toEqual(["source"]);
     const candidate = new RegExp(`^${second.source}$`);
-    const malformed = ["/router/call/%FF/x", "/router/call/geo/%C0%80", "/api/listings/%E0%A4%A", "/mcp%", "/a/%zz", "/a/%4", "/a%2/b", "/x/%ED%A0%80"];
-    for (const p of malformed) {
+    const agree = (p: string) => expect(candidate.test(p), p).toBe(malformedPathProblem(p) !== null);
+    const hex = (b: number) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+    for (const p of ["/router/call/%FF/x", "/router/call/geo/%C0%80", "/api/listings/%E0%A4%A", "/mcp%", "/a/%zz", "/a/%4", "/a%2/b", "/x/%ED%A0%80", "/x/%F4%90%80%80", "/x/%80", "/x/%E2%82"]) {
       expect(malformedPathProblem(p), p).not.toBeNull();
-      expect(candidate.test(p), p).toBe(true);
+      agree(p);
     }
-    for (const p of ["/router/call/geo/v1/geo%20code", "/router/call/geo/a%2Fb", "/router/select", "/api/listings/x%41y"]) {
+    for (const p of ["/router/call/geo/v1/geo%20code", "/router/call/geo/a%2Fb", "/router/select", "/listings/caf%C3%A9", "/x/%e2%82%ac", "/x/%F0%9F%92%A9", "/x/%EF%BF%BF", "/x/%F4%8F%BF%BF"]) {
       expect(malformedPathProblem(p), p).toBeNull();
-      expect(candidate.test(p), p).toBe(false);
+      agree(p);
     }
-    // Well-formed non-ASCII escapes run the proxy too (it lets them through).
-    expect(candidate.test("/listings/caf%C3%A9")).toBe(true);
-    expect(malformedPathProblem("/listings/caf%C3%A9")).toBeNull();
+    // Every one- and two-byte escape, and every lead byte before each continuation pair.
+    for (let a = 0; a < 256; a++) {
+      agree(`/x/${hex(a)}`);
+      for (let b = 0; b < 256; b += 1) agree(`/x/${hex(a)}${hex(b)}`);
+      if (a >= 0xe0) for (const b of [0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0]) for (const c of [0x7f, 0x80, 0xbf, 0xc0]) agree(`/x/${hex(a)}${hex(b)}${hex(c)}%80`);
+    }
+    // UTF-8 of random code points, cut or corrupted at random (seeded).
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    for (let i = 0; i < 3000; i++) {
+      const bytes = [...Buffer.from(String.fromCodePoint(rand(0x10ffff) & ~(rand(2) ? 0 : 0x7ff) || 65).repeat(1 + rand(2)), "utf8")];
+      if (rand(3) === 0) bytes.splice(rand(bytes.length), 1);
+      if (rand(4) === 0) bytes[rand(bytes.length)] = rand(256);
+      agree(`/r/${bytes.map(hex).join("")}/end`);
+    }
   });
 });
 
