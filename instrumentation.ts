@@ -1,12 +1,12 @@
 /**
- * Next.js instrumentation hook: runs once when a server instance starts. It installs the guard on
- * server actions' bodies, then starts this process's ticks (lib/jobs/server-jobs.ts): the sweeps only
+ * Next.js instrumentation hook: runs once when a server instance starts. It installs the request
+ * guard (server actions' bodies, malformed paths), then starts this process's ticks (lib/jobs/server-jobs.ts): the sweeps only
  * when it is the single process (PGlite, `npm run demo`); with a server Postgres they run in
  * `npm run sweeps` and the catalog-monitor in `npm run worker` (docs/ARCHITECTURE.md "Processes").
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  // A server action's oversize or undeclared body is refused before Next.js reads it (docs/LIMITS.md).
+  // A server action's oversize or undeclared body, and a path Next.js could not decode, are refused before Next.js reads them (docs/LIMITS.md).
   (await import("./lib/action-body-guard")).installActionBodyGuard();
   const { startServerJobs } = await import("./lib/jobs/server-jobs");
   await startServerJobs();

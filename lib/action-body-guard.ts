@@ -1,11 +1,19 @@
 /**
- * Server actions' bodies judged from their headers before Next.js sees the request (docs/LIMITS.md "Request bodies"):
- * over 1 MiB is 413, no length 411, never read. Installed by instrumentation.ts: neither Next.js nor proxy.ts can
- * refuse a body before it is sent.
+ * Requests judged from their first line and headers before Next.js sees them (installed by instrumentation.ts):
+ * server actions' bodies (docs/LIMITS.md "Request bodies": over 1 MiB 413, no length 411, never read) and paths
+ * that are not %-encoded UTF-8 (docs/LIMITS.md "Hostile input": 400 where Next.js answers 500). Neither Next.js
+ * nor proxy.ts can refuse a request before its body is sent (for the proxy Next.js holds it, cut at 10 MB).
  */
 import http from "node:http";
-import { BODY_LIMITS, declaredBodyRefusal } from "@/lib/http";
+import { AppError } from "@/lib/errors";
+import { BODY_LIMITS, declaredBodyRefusal, malformedPathProblem } from "@/lib/http";
 import { API_CSP, isApiPath } from "@/lib/security-headers";
+
+/** A path Next.js could not decode into a route's parameters; null when it can. */
+export function malformedPathRefusal(url: string | undefined): AppError | null {
+  const problem = malformedPathProblem((url ?? "/").split("?", 1)[0]);
+  return problem ? new AppError("bad_request", `the request path is not a valid URL path: ${problem.message}`, [problem], { reason: "malformed_path" }) : null;
+}
 
 /** Null lets Next.js serve it. */
 export function actionBodyRefusal(method: string | undefined, url: string | undefined, headers: http.IncomingHttpHeaders) {
@@ -27,7 +35,7 @@ export function installActionBodyGuard(): void {
   http.Server.prototype.emit = function guardedEmit(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
     if (event === "request") {
       const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
-      const refusal = actionBodyRefusal(req.method, req.url, req.headers);
+      const refusal = malformedPathRefusal(req.url) ?? actionBodyRefusal(req.method, req.url, req.headers);
       if (refusal) {
         const body = JSON.stringify(refusal.toJSON());
         res.writeHead(refusal.status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "content-security-policy": API_CSP, "x-content-type-options": "nosniff", "cache-control": "no-store" });

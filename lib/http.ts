@@ -101,7 +101,8 @@ export async function readJson(req: Request, maxBytes: number, what?: string): P
 /**
  * Why a request path cannot be read as a URL path (null when it can): a `%` escape that is not two hex
  * digits, or escapes that do not decode to UTF-8 (RFC 3986 section 2.1; RFC 3629). Next.js would try to
- * decode such a path for a dynamic route and answer 500, so the proxy refuses it first.
+ * decode such a path for a dynamic route and answer 500, so the request guard refuses it first
+ * (lib/action-body-guard.ts).
  */
 export function malformedPathProblem(pathname: string): { pointer: string; message: string } | null {
   if (!pathname.includes("%")) return null;
