@@ -12,9 +12,10 @@ import { describe, expect, it } from "vitest";
 // @ts-expect-error next.config.mjs is plain JavaScript with a JSDoc type, read here as Next.js reads it.
 import nextConfigModule from "@/next.config.mjs";
 import type { NextConfig } from "next";
+import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { actionBodyRefusal, installActionBodyGuard, malformedPathRefusal } from "@/lib/action-body-guard";
+import { actionBodyRefusal, installActionBodyGuard, malformedPathRefusal, refusalAnswer } from "@/lib/action-body-guard";
 import { API_CSP, API_CSP_SOURCES, isApiPath, pageCsp, STATIC_SECURITY_HEADERS } from "@/lib/security-headers";
 import { proxy } from "@/proxy";
 
@@ -94,6 +95,20 @@ describe("a path that is not valid %-encoded UTF-8 (lib/action-body-guard.ts)", 
       expect(refusal.toJSON().error).toMatchObject({ code: "bad_request", reason: "malformed_path", details: [{ pointer: `/path/${segment}` }] });
       expect(refusal.message).toBe(`the request path is not a valid URL path: path segment ${segment} ("${url.split("/")[segment].split("?")[0]}") ${why}`);
     }
+  });
+
+  it("is a plain page for a browser's navigation, the segment escaped", () => {
+    const refusal = malformedPathRefusal("/listings/%FF<script>alert(1)<")!;
+    const page = refusalAnswer(refusal, "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8");
+    expect(page.type).toBe("text/html; charset=utf-8");
+    expect(page.body).toContain("<h1>This address is not a valid URL</h1>");
+    expect(page.body).toContain("The request path is not a valid URL path: path segment 2 (&#34;%FF&#60;script&#62;alert(1)&#60;&#34;) has %-escapes that are not UTF-8.");
+    expect(page.body).not.toContain("<script>");
+    // Its one inline style is allowed by hash, nothing else.
+    const style = page.body.match(/<style>(.*?)<\/style>/)![1];
+    expect(page.csp).toBe(`default-src 'none'; style-src 'sha256-${createHash("sha256").update(style).digest("base64")}'; frame-ancestors 'none'`);
+    expect(refusalAnswer(refusal, "application/json").type).toBe("application/json");
+    expect(refusalAnswer(refusal, undefined).body).toBe(JSON.stringify(refusal.toJSON()));
   });
 
   it("lets well-formed escapes, and any query, through", () => {

@@ -48,6 +48,17 @@ test("a path that is not valid percent-encoded UTF-8 is a 400 naming the segment
   expect((await request.get("/listings/caf%C3%A9")).status()).toBe(404);
 });
 
+test("a browser sent to a malformed address reads a page saying so", async ({ page }) => {
+  const res = await page.goto("/listings/%FF");
+  expect(res?.status()).toBe(400);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("This address is not a valid URL");
+  await expect(page.getByText('The request path is not a valid URL path: path segment 2 ("%FF") has %-escapes that are not UTF-8.')).toBeVisible();
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: shot("malformed-path-390") });
+  await page.getByRole("link", { name: "Go to the catalog" }).click();
+  await expect(page).toHaveURL(/\/catalog$/);
+});
+
 test("robots.txt, the sitemap and favicon.ico answer", async ({ request }) => {
   const robots = await request.get("/robots.txt");
   expect(robots.status()).toBe(200);
