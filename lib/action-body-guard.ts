@@ -12,7 +12,8 @@ import { API_CSP, isApiPath } from "@/lib/security-headers";
 
 /** A path Next.js could not decode into a route's parameters; null when it can. */
 export function malformedPathRefusal(url: string | undefined): AppError | null {
-  const problem = malformedPathProblem((url ?? "/").split("?", 1)[0]);
+  if (!url?.includes("%")) return null; // every request passes here: most have no escape at all
+  const problem = malformedPathProblem(url.split("?", 1)[0]);
   return problem ? new AppError("bad_request", `the request path is not a valid URL path: ${problem.message}`, [problem], { reason: "malformed_path" }) : null;
 }
 

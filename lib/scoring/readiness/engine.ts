@@ -3,8 +3,8 @@ import type { ListingDocument, ListingEndpoint } from "@/lib/listing-document/do
 import { liveness, settleGate } from "../signals";
 import { compileRubric, type CompiledRubric } from "./compile";
 import type { CapId, Rubric, RubricRule, RuleId } from "./rubric";
-import { add, addSmall, frac, gcdNumber, fractionOf, min as fracMin, mul, nearGrid, roundHalfUpExact, SMALL, smallFractionOf, truncate6, ZERO, type Fraction } from "./exact";
-import { ENDPOINT_RULES, LISTING_RULES, outcome, phraseOf, type Outcome, type RuleContext } from "./rules";
+import { add, addSmall, frac, fractionOf, min as fracMin, mul, nearGrid, roundHalfUpExact, setSmall, SMALL, smallFractionOf, truncate6, ZERO, type Fraction } from "./exact";
+import { ENDPOINT_RULES, LISTING_RULES, outcome, phraseOf, sameKey, upperMethod, type Outcome, type RuleContext } from "./rules";
 import type { DimensionResult, Improvement, ReadinessEvidence, ReadinessResult, RuleResult, ScoreOptions, TriggeredCap } from "./types";
 
 /** readiness/1.0.0 reading "total": fractional sums normalised to 6 decimals before rounding. */
@@ -26,56 +26,34 @@ function bandIn(total: number, c: CompiledRubric): { id: string; label: string }
   throw new Error(`total ${total} falls in no band of ${c.version}`);
 }
 
-/** The method upper-cased; the string itself when it already is (the usual case: no copy). */
-function upperMethod(method: unknown): string {
-  const m = String(method);
-  for (let i = 0; i < m.length; i++) {
-    const ch = m.charCodeAt(i);
-    if (ch >= 97 && ch <= 122) return m.toUpperCase();
-    if (ch >= 128) return m.toUpperCase();
-  }
-  return m;
-}
-
 function dedupe(endpoints: ListingEndpoint[] | null | undefined): { endpoints: ListingEndpoint[]; keys: string[]; sourceIndex: number[] } {
   const out: ListingEndpoint[] = [];
   const keys: string[] = [];
   const sourceIndex: number[] = [];
   if (!endpoints) return { endpoints: out, keys, sourceIndex };
   const methods: string[] = new Array(endpoints.length);
-  let spaced = false;
-  for (let i = 0; i < endpoints.length; i++) {
-    methods[i] = upperMethod(endpoints[i].method);
-    if (methods[i].includes(" ")) spaced = true;
-  }
-  // Two endpoints are the same when their "METHOD path" keys are. With no space in any method that is
-  // the same method and the same path, so a short list is searched without comparing keys; a Set of
-  // keys only pays for itself on long lists (or decides when a method holds a space).
-  const seen = endpoints.length > 16 || spaced ? new Set<string>() : null;
+  for (let i = 0; i < endpoints.length; i++) methods[i] = upperMethod(endpoints[i].method);
+  // A short list is searched without building keys to compare; a Set of keys only pays for itself on long ones.
+  const seen = endpoints.length > 16 ? new Set<string>() : null;
   for (let i = 0; i < endpoints.length; i++) {
     const ep = endpoints[i];
-    const method = methods[i];
+    const key = `${methods[i]} ${ep.path}`;
     // docs/spec/scoring-system.md "Readiness score": "Duplicate endpoints (same method and path) count once"
     if (seen) {
-      const key = `${method} ${ep.path}`;
       if (seen.has(key)) continue;
       seen.add(key);
-    } else {
-      let dup = false;
-      const path = `${ep.path}`;
-      for (let j = 0; j < out.length; j++) {
-        if (methods[sourceIndex[j]] === method && `${out[j].path}` === path) {
-          dup = true;
-          break;
-        }
-      }
-      if (dup) continue;
-    }
+    } else if (keptBefore(out, sourceIndex, methods, i, ep)) continue;
     out.push(ep);
-    keys.push(`${method} ${ep.path}`);
+    keys.push(key);
     sourceIndex.push(i);
   }
   return { endpoints: out, keys, sourceIndex };
+}
+
+/** An endpoint already kept has endpoints[i]'s key. */
+function keptBefore(kept: ListingEndpoint[], keptIndex: number[], methods: string[], i: number, ep: ListingEndpoint): boolean {
+  for (let j = 0; j < kept.length; j++) if (sameKey(methods[keptIndex[j]], kept[j].path, methods[i], ep.path)) return true;
+  return false;
 }
 
 const EMPTY_SCOPE_REASON: Record<string, string> = {
@@ -159,9 +137,8 @@ function exactSum(t: ExactTerms, dimensionOf: number[] | null, dim: number): { w
   let d = 1;
   for (let i = 0; i < t.rules.length; i++) {
     if (dimensionOf !== null && dimensionOf[i] !== dim) continue;
-    const points = t.rules[i].max;
-    const kind = t.kind[i];
-    if (isWholeTerm(t, i)) whole += kind === 1 ? (points * t.num[i]) / t.den[i] : kind === 2 ? points * t.live : t.rules[i].earned;
+    // A whole term's float is its exact value (points × passing ÷ in scope divides evenly; points × a liveness of 0 or 1).
+    if (isWholeTerm(t, i)) whole += t.rules[i].earned;
     else {
       any = true;
       if (small && smallTerm(t, i) && addSmall(n, d, SMALL.n, SMALL.d)) {
@@ -201,26 +178,10 @@ function exactTerm(t: ExactTerms, i: number): Fraction {
 function smallTerm(t: ExactTerms, i: number): boolean {
   const points = t.rules[i].max;
   if (!Number.isInteger(points)) return false;
-  if (t.kind[i] === 1) {
-    const num = points * t.num[i];
-    if (Math.abs(num) >= 2 ** 52) return false;
-    const g = gcdNumber(num, t.den[i]) || 1;
-    SMALL.n = num / g;
-    SMALL.d = t.den[i] / g;
-    return true;
-  }
-  if (t.kind[i] === 2) {
-    if (!smallFractionOf(t.live)) return false;
-    const num = points * SMALL.n;
-    if (Math.abs(num) >= 2 ** 52) return false;
-    const g = gcdNumber(num, SMALL.d) || 1;
-    SMALL.n = num / g;
-    SMALL.d = SMALL.d / g;
-    return true;
-  }
+  if (t.kind[i] === 1) return setSmall(points * t.num[i], t.den[i]);
+  if (t.kind[i] === 2) return smallFractionOf(t.live) && setSmall(points * SMALL.n, SMALL.d);
   return smallFractionOf(t.rules[i].earned);
 }
-
 
 /** Which caps the evidence triggers (never in provisional mode), lowest value first. */
 function evaluateCaps(ctx: RuleContext, c: CompiledRubric): TriggeredCap[] {
@@ -301,10 +262,6 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
   const rules: RuleResult[] = new Array(nRules);
   const scopeEmpty: boolean[] = new Array(nRules);
   const dimEarned: number[] = new Array(c.dimensions.length).fill(0);
-  // Per dimension: did every rule earn a whole number of points? Then the float sum is the exact sum
-  // (integers below 2^53 add exactly) and no fraction is needed (exact.ts).
-  const dimWhole: boolean[] = new Array(c.dimensions.length).fill(true);
-  let allWhole = true;
   let sum = 0;
   // Each rule's exact term, read only when a float sum lies too near a rounding point (exact.ts):
   // 0 = the float it earned, 1 = points × passing ÷ in scope, 2 = points × liveness.
@@ -312,6 +269,11 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
   const termKind = TERM_KIND;
   const termNum = TERM_NUM;
   const termDen = TERM_DEN;
+  const terms: ExactTerms = { kind: termKind, num: termNum, den: termDen, rules, live: ctx.live?.value ?? 0 };
+  // Per dimension: is every rule's term a whole number? Then the float sum is the exact sum (integers
+  // below 2^53 add exactly) and no fraction is needed.
+  const dimWhole: boolean[] = new Array(c.dimensions.length).fill(true);
+  let allWhole = true;
   for (let i = 0; i < nRules; i++) {
     const rule = c.rules[i];
     let o: Outcome;
@@ -340,8 +302,7 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
     const d = c.ruleDimension[i];
     if (d < 0) throw new Error(`${c.version}: rule ${rule.id} names dimension ${rule.dimension}, which the rubric does not define`);
     dimEarned[d] += o.earned;
-    // H2's term is points × the liveness the float stands for: whole only when the liveness is 0 or 1.
-    if (!Number.isInteger(o.earned) || (termKind[i] === 2 && !Number.isInteger(ctx.live!.value))) {
+    if (!isWholeTerm(terms, i)) {
       dimWhole[d] = false;
       allWhole = false;
     }
@@ -358,7 +319,6 @@ export function scoreReadiness(listing: ListingDocument, evidence: ReadinessEvid
     total = roundHalfUp(capped);
   } else {
     // readiness/1.1.0 reading "total": exact, and rawTotal truncated so it never shows a half the total did not round up.
-    const terms: ExactTerms = { kind: termKind, num: termNum, den: termDen, rules, live: ctx.live?.value ?? 0 };
     for (let k = 0; k < c.dimensions.length; k++) {
       const earned = dimEarned[k];
       if (dimWhole[k]) dimensions[k] = { id: c.dimensions[k].id, earned, max: c.dimensions[k].points };

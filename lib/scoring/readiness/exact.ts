@@ -103,7 +103,7 @@ const SAFE_PRODUCT = 2 ** 52;
 export const SMALL = { n: 0, d: 1 };
 
 /** The greatest common divisor of two safe integers (0 when both are 0). */
-export function gcdNumber(a: number, b: number): number {
+function gcdNumber(a: number, b: number): number {
   a = Math.abs(a);
   while (b !== 0) {
     const r = a % b;
@@ -113,15 +113,19 @@ export function gcdNumber(a: number, b: number): number {
   return a;
 }
 
+/** SMALL ← n/d reduced; false when either is not a safe integer below 2^52. */
+export function setSmall(n: number, d: number): boolean {
+  if (Math.abs(n) >= SAFE_PRODUCT || d >= SAFE_PRODUCT) return false;
+  const g = gcdNumber(n, d) || 1;
+  SMALL.n = n / g;
+  SMALL.d = d / g;
+  return true;
+}
+
 /** fractionOf(x) into SMALL, when its convergent is found with safe integers; false where fractionOf would go on to the float's binary value. */
 export function smallFractionOf(x: number): boolean {
   if (!Number.isFinite(x)) return false;
-  if (Number.isInteger(x)) {
-    if (Math.abs(x) >= SAFE_PRODUCT) return false;
-    SMALL.n = x;
-    SMALL.d = 1;
-    return true;
-  }
+  if (Number.isInteger(x)) return setSmall(x, 1);
   const neg = x < 0;
   const v = Math.abs(x);
   const tol = FRACTION_TOLERANCE * Math.max(1, v);
@@ -137,12 +141,7 @@ export function smallFractionOf(x: number): boolean {
     k1 = k;
     if (k1 > Number(MAX_DENOMINATOR)) return false;
     if (h1 >= SAFE_PRODUCT) return false;
-    if (Math.abs(h1 / k1 - v) <= tol) {
-      const g = gcdNumber(h1, k1) || 1;
-      SMALL.n = (neg ? -h1 : h1) / g;
-      SMALL.d = k1 / g;
-      return true;
-    }
+    if (Math.abs(h1 / k1 - v) <= tol) return setSmall(neg ? -h1 : h1, k1);
     const f = rest - a;
     if (f === 0) return false;
     rest = 1 / f;
@@ -155,10 +154,6 @@ export function addSmall(accN: number, accD: number, n: number, d: number): bool
   const a = accN * d;
   const b = n * accD;
   const den = accD * d;
-  if (Math.abs(a) >= SAFE_PRODUCT || Math.abs(b) >= SAFE_PRODUCT || den >= SAFE_PRODUCT || Math.abs(a + b) >= SAFE_PRODUCT) return false;
-  const sum = a + b;
-  const g = gcdNumber(sum, den) || 1;
-  SMALL.n = sum / g;
-  SMALL.d = den / g;
-  return true;
+  if (Math.abs(a) >= SAFE_PRODUCT || Math.abs(b) >= SAFE_PRODUCT) return false;
+  return setSmall(a + b, den);
 }

@@ -150,16 +150,30 @@ const okKey = (method: string, path: string) => `${method.toUpperCase()} ${path}
 function sameEndpointBefore(probed: ProbeEvidence["endpoints"], i: number, validMask: number): boolean {
   const e = probed[i];
   for (let j = 0; j < i; j++) {
-    if ((validMask & (1 << j)) !== 0 && sameKey(probed[j].method, probed[j].path, e.method, e.path)) return true;
+    if ((validMask & (1 << j)) !== 0 && sameKey(upperMethod(probed[j].method), probed[j].path, upperMethod(e.method), e.path)) return true;
   }
   return false;
 }
 
-/** okKey(m1, p1) === okKey(m2, p2), without building either. */
-function sameKey(m1: string, p1: string, m2: string, p2: string): boolean {
-  if (m1 === m2) return p1 === p2;
-  if (m1.length + p1.length !== m2.length + p2.length) return false;
-  return okKey(m1, p1) === okKey(m2, p2);
+/** The method upper-cased; the string itself when it already is (the usual case: no copy). */
+export function upperMethod(method: unknown): string {
+  const m = String(method);
+  for (let i = 0; i < m.length; i++) {
+    const ch = m.charCodeAt(i);
+    if ((ch >= 97 && ch <= 122) || ch >= 128) return m.toUpperCase();
+  }
+  return m;
+}
+
+/**
+ * Two endpoints' "METHOD path" keys are equal, given their upper-cased methods (upperMethod), without
+ * building them: the same method and path; different methods only when a space in one lets the key
+ * split elsewhere.
+ */
+export function sameKey(a: string, p1: unknown, b: string, p2: unknown): boolean {
+  if (a === b) return `${p1}` === `${p2}`;
+  if (!a.includes(" ") && !b.includes(" ")) return false;
+  return `${a} ${p1}` === `${b} ${p2}`;
 }
 
 export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
@@ -390,12 +404,14 @@ function endpointDocsFor(key: string, ctx: RuleContext): EndpointDocsEvidence | 
 
 const NO_NAMES: readonly string[] = [];
 
+const fieldsMissing = (label: string, absent: string[]) => `the ${label} field${absent.length === 1 ? "" : "s"} ${absent.join(", ")}`;
+
 /** D3: what one schema's names miss on a docs page, appended to `missing`. */
 function docsNamesMissing(label: string, schema: unknown, names: readonly string[], fromBranches: boolean, missing: string[]): void {
   // The usual schema (required names, or else top-level properties) is read in place, as namesToShow reads it.
   const direct = absentDirectNames(schema, names);
   if (direct !== undefined) {
-    if (direct !== null) missing.push(`the ${label} field${direct.length === 1 ? "" : "s"} ${direct.join(", ")}`);
+    if (direct !== null) missing.push(fieldsMissing(label, direct));
     return;
   }
   let need = namesToShow(schema);
@@ -410,8 +426,9 @@ function docsNamesMissing(label: string, schema: unknown, names: readonly string
   }
   let absent: string[] | null = null;
   for (let i = 0; i < need.length; i++) if (!names.includes(need[i])) (absent ??= []).push(need[i]);
-  if (absent) missing.push(`the ${label} field${absent.length === 1 ? "" : "s"} ${absent.join(", ")}`);
+  if (absent) missing.push(fieldsMissing(label, absent));
 }
+
 
 /**
  * namesToShow(schema)'s names that `names` lacks (null when none), for a top-level object schema with a
