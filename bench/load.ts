@@ -1,12 +1,13 @@
 /**
- * `npm run bench:load -- [--quick] [--clients 200] [--seconds 60] [--listings 2000] [--port 3190] [--class-seconds 8] [--sweep-workers 1]`
+ * `npm run bench:load -- [--quick] [--clients 200] [--seconds 60] [--listings 2000] [--port 3190] [--class-seconds 8] [--sweep-workers 1] [--hold]`
  *
  * Many buyers at once against the production build on a server PostgreSQL, loopback only (issue #20
  * item 9, issue #33 "Benchmark"). Needs a production build in .next (`npx next build`; in a worktree
  * whose node_modules is a symlink, `npx next build --webpack`) and DATABASE_URL naming a server
  * PostgreSQL; the bench creates a database of its own beside it (CREATEDB) and drops it at the end.
  * It refuses to start, naming what is missing, without either. `--quick`: 50 clients, 10 s, 200
- * listings, 2 s per class (defaults any flag given overrides).
+ * listings, 2 s per class (defaults any flag given overrides). `--hold`: seed and start the server (no sweep workers), then wait for
+ * Ctrl-C (the database kept until then) instead of driving load, for profiling a class by hand.
  *
  * 1. Seeds a catalog (the fixture sellers' listings, served on 127.0.0.1 for the run, and --listings
  *    more), each scored the way a worker's result is stored, then one full rank sweep.
@@ -69,6 +70,8 @@ const KEPT_PER_CLASS = 12;
 const TARGET_P95_MS = 1_000;
 const TARGET_VS_STATIC = 0.2;
 const PORT = intFlag(argv, "--port", 3190, 1);
+/** --hold: seed, start the server (and sweep workers), then wait for Ctrl-C instead of driving load (for profiling one class by hand). */
+const HOLD = argv.includes("--hold");
 /** A request still unanswered after this long counts as an error (a hang, not a slow answer). */
 const REQUEST_TIMEOUT_MS = 120_000;
 
@@ -394,6 +397,12 @@ async function main(): Promise<void> {
     const bootStarted = performance.now();
     await waitForServer(origin, server, () => out);
     console.log(`next start answered on ${origin} after ${((performance.now() - bootStarted) / 1000).toFixed(1)} s`);
+    if (HOLD) {
+      console.log(`holding (--hold): ${origin}, database ${dbUrl}, server pid ${server.pid}, e.g. ${origin}/listings/${seeded.slugs[0]}; Ctrl-C ends and drops the database`);
+      // Every later signal is taken too (a terminal and a wrapper such as tsx may both send one), so the cleanup below finishes.
+      await new Promise<void>((r) => ["SIGINT", "SIGTERM"].forEach((sig) => process.on(sig, () => r())));
+      return;
+    }
 
     // Warm-up, not counted: each class's routes, keeping a few answers per class for the static floor.
     const warm = mulberry32(1); // seeded, so each client's sequence is reproducible

@@ -146,7 +146,13 @@ export interface Facet {
 }
 
 /** The categories, networks and protocols published listings have. */
-export async function catalogFacets(): Promise<{ categories: Facet[]; networks: Facet[]; protocols: Facet[] }> {
+export interface CatalogFacets {
+  categories: Facet[];
+  networks: Facet[];
+  protocols: Facet[];
+}
+
+export async function catalogFacets(): Promise<CatalogFacets> {
   const prisma = await db();
   const facet = (src: string) =>
     rows<Facet>(

@@ -1,11 +1,10 @@
 /** The trust grade's read model: stored grades and daily points, scoring live only what is not graded (docs/TRUST.md "Where it shows"). */
-import { mapBounded } from "@/lib/probe/bounded";
 import { db } from "@/lib/db";
 import { rows, type Client } from "@/lib/sql";
 import { readDailyPoints, readLatestGrades, scoredPartsOf, type ScoredParts, type StoredGrade } from "@/lib/attest/read";
 import { DEFAULT_SEED, loadRubric, scoreSubject, valueMetrics, type TrustResult, type TrustRubric, type ValueMetrics } from "@/lib/trust/engine";
 import type { Observation, TrustSubject } from "@/lib/trust/observation";
-import { readRecentObservations, readTrustSubjects } from "@/lib/trust/observe";
+import { readRecentObservations, readTrustSubjects, readTrustSubjectsOfMany } from "@/lib/trust/observe";
 import { firstObservedAt } from "@/lib/trust/engine/rollup";
 import { bandLabel, type CheckView, type EndpointTrustDetail, type EndpointTrustSummary, type EndpointValueView, type HistoryPoint } from "./trust-view";
 import { readListingPrices, readListingValueInputs, type EndpointValueInput } from "./trust-value";
@@ -126,9 +125,6 @@ async function endpointsOfMany(client: Client, listingIds: readonly string[]) {
     JSON.stringify([...listingIds]),
   );
 }
-
-/** Live readings of listings with an ungraded endpoint run this many at a time (a page's share of the pool). */
-const LIVE_READS_AT_ONCE = 4;
 
 const instantOf = (now: Date | string | number | undefined) => (now === undefined ? Date.now() : new Date(now).getTime());
 
@@ -285,16 +281,15 @@ export async function readTrustGlances(client: Client, listingIds: readonly stri
   const byEndpoint = new Map<string, TrustReading>();
   const ids = [...new Set(listingIds)];
   const useStored = options.stored ?? options.now === undefined;
-  // A page's listings in two statements, then the live readings of those with an ungraded endpoint side by side: a
-  // read per listing in turn made a catalog page wait on the pool once per tile under load (docs/BENCHMARKS.md
-  // "bench:load").
+  // A page's listings in two statements, then the live readings of those with an ungraded endpoint together: a
+  // read per listing made a catalog page of 48 ungraded tiles send 240 statements (docs/BENCHMARKS.md "bench:load").
   const [allGrades, allEndpoints] = await Promise.all([useStored ? readLatestGrades(client, ids) : [], endpointsOfMany(client, ids)]);
   const gradesBy = new Map(ids.map((id) => [id, new Map<string, StoredGrade>()]));
   for (const g of allGrades) gradesBy.get(g.listingId)?.set(keyOf(g), g);
   const endpointsBy = new Map(ids.map((id) => [id, [] as EndpointRow[]]));
   for (const { listingId, ...e } of allEndpoints) endpointsBy.get(listingId)?.push(e);
   const live = ids.filter((id) => endpointsBy.get(id)!.some((e) => !gradesBy.get(id)!.has(keyOf(e))));
-  const subjectsOf = new Map(await mapBounded(live, LIVE_READS_AT_ONCE, async (id) => [id, await readTrustSubjects(client, id, { now })] as const));
+  const subjectsOf = await readTrustSubjectsOfMany(client, live, { now });
   for (const listingId of ids) {
     const endpoints = endpointsBy.get(listingId)!;
     const grades = gradesBy.get(listingId)!;
@@ -330,6 +325,8 @@ export async function readPickReadings(client: Client, picks: readonly PickEvide
   const now = options.now ?? Date.now();
   const rb = rubric();
   const out = new Map<string, TrustReading>();
+  // The observed, ungraded picks' histories in one read.
+  const subjectsOf = await readTrustSubjectsOfMany(client, picks.filter((p) => !p.grade && p.observed).map((p) => p.listingId), { now });
   for (const p of picks) {
     const e = p.endpoint;
     if (p.grade) {
@@ -338,7 +335,7 @@ export async function readPickReadings(client: Client, picks: readonly PickEvide
       continue;
     }
     const s = p.observed
-      ? (await readTrustSubjects(client, p.listingId, { now })).find((x) => x.endpointId === e.id)
+      ? subjectsOf.get(p.listingId)?.find((x) => x.endpointId === e.id)
       : { endpointId: e.id, observations: [], revisions: [{ revision: 1, startedAt: p.listingCreatedAt, changes: [], note: null }] };
     if (!s) continue;
     const r = scoreSubject(rb, s, { now, band: false });

@@ -3,7 +3,7 @@
  * (lib/catalog/public-view.ts).
  */
 import { unstorableText } from "@/lib/listing-document/unstorable";
-import { BROWSE_DEFAULT_LIMIT, browseCatalog, catalogFacets, type BrowseFilters, type Facet } from "@/lib/catalog/browse";
+import { BROWSE_DEFAULT_LIMIT, browseCatalog, catalogFacets, type BrowseFilters, type CatalogFacets } from "@/lib/catalog/browse";
 import type { PublicListing } from "@/lib/catalog/public-view";
 import { QUERY_MAX_LENGTH, searchCatalog, type Matching } from "@/lib/catalog/search";
 import { countCatalog, isSort, sortedCatalog, SORTS, type CatalogSort } from "@/lib/catalog/sorted";
@@ -31,7 +31,7 @@ export interface CatalogView {
   items: Array<{ listing: PublicListing; match: "keyword" | "semantic" | null }>;
   nextCursor: string | null;
   matching: Matching | null;
-  facets: { categories: Facet[]; networks: Facet[]; protocols: Facet[] };
+  facets: CatalogFacets;
   /** In words, with its field. */
   problem: { field: string; message: string } | null;
   sort: CatalogSort;
@@ -77,8 +77,9 @@ export function priceRangeProblem(q: Pick<CatalogQuery, "minPrice" | "maxPrice">
   return { field: "minPrice", message: `is above the "To" price ($${q.minPrice} > $${q.maxPrice}), so no listing could match; swap them or lower it` };
 }
 
-export async function catalogView(q: CatalogQuery, now = new Date()): Promise<CatalogView> {
-  const facets = await catalogFacets();
+/** `readFacets`: the public pages pass their cached reading (lib/surfaces/public-pages.ts). */
+export async function catalogView(q: CatalogQuery, now = new Date(), readFacets: () => Promise<CatalogFacets> = catalogFacets): Promise<CatalogView> {
+  const facets = await readFacets();
   const sort: CatalogSort = q.sort === undefined ? "recommended" : isSort(q.sort) ? q.sort : "recommended";
   const base = { query: q, facets, problem: null, sort } as const;
   const empty: Omit<CatalogView, "problem"> = { ...base, mode: q.search ? "search" : "browse", items: [], nextCursor: null, matching: null, total: 0 };

@@ -182,6 +182,18 @@ describe("the catalog pages", () => {
     await exec(w, `UPDATE "listings" SET "category" = 'zz-pages-test' WHERE "id" = $1`, listing.id);
     expect((await publicCatalogPage(q))!.view.items.map((i) => i.listing.id)).toEqual([listing.id]);
   });
+  it("read the facets once for every page while the catalog is unchanged, and count a moved category on the next request", async () => {
+    const facetStatement = (sent: string[]) => sent.some((k) => k.startsWith("SELECT f.v AS value, count(*)"));
+    await publicCatalogPage({ search: "zz facets one" });
+    const another = await counted(() => publicCatalogPage({ search: "zz facets two" }));
+    expect(another.value!.view.mode).toBe("search");
+    expect(facetStatement(another.sent)).toBe(false);
+    await exec(w, `UPDATE "listings" SET "category" = 'zz-facets-test' WHERE "id" = $1`, listing.id);
+    const moved = await counted(() => publicCatalogPage({ search: "zz facets three" }));
+    expect(facetStatement(moved.sent)).toBe(true);
+    expect(moved.value!.view.facets.categories).toContainEqual({ value: "zz-facets-test", count: 1 });
+    expect(moved.value!.view.facets.categories.map((f) => f.value)).not.toContain("zz-pages-test");
+  });
 });
 
 describe("the catalog's trust tiles", () => {

@@ -7,6 +7,7 @@
 import { cache } from "react";
 import { database } from "@/lib/db";
 import { CATALOG_REFRESH_MS, CATALOG_TAG, pageCache, readTagVersions } from "@/lib/catalog/page-cache";
+import { catalogFacets, type CatalogFacets } from "@/lib/catalog/browse";
 import { listingPageFacts } from "@/lib/catalog/listing-page";
 import { publicListingBySlug } from "@/lib/catalog/public-rows";
 import { readEndpointTrust, readListingTrust, readTrustGlances, type EndpointTrustDetail, type EndpointTrustSummary } from "@/lib/catalog/trust";
@@ -31,6 +32,18 @@ export interface PublicEndpointPage {
 const listingPages = pageCache<PublicListingPage>();
 const endpointPages = pageCache<PublicEndpointPage>();
 const catalogPages = pageCache<PublicCatalogPage>({ refreshMs: CATALOG_REFRESH_MS });
+/**
+ * The facets count public listings by category, network and protocol: listing columns, whose every
+ * change moves the `catalog` tag. So one reading serves every catalog and search page until it moves,
+ * instead of three statements per page loaded.
+ */
+const facetReadings = pageCache<CatalogFacets>({ refreshMs: CATALOG_REFRESH_MS });
+const cachedFacets = async (): Promise<CatalogFacets> =>
+  // Never null: the load always has a value.
+  (await facetReadings.get("facets", async () => {
+    const versions = await readTagVersions(await database(), [CATALOG_TAG]);
+    return { value: await catalogFacets(), versions };
+  }))!;
 
 /** One statement for the listing and its tag's version, then facts and grades. */
 export const publicListingPage = cache((slug: string): Promise<PublicListingPage | null> =>
@@ -62,7 +75,7 @@ export const publicCatalogPage = cache((q: CatalogQuery): Promise<PublicCatalogP
   catalogPages.get(queryKey(q), async () => {
     const h = await database();
     const versions = await readTagVersions(h, [CATALOG_TAG]);
-    const view = await catalogView(q);
+    const view = await catalogView(q, new Date(), cachedFacets);
     const trust = await readTrustGlances(h, view.items.map((i) => i.listing.id));
     return { value: { view, trust }, versions };
   }),
@@ -70,5 +83,5 @@ export const publicCatalogPage = cache((q: CatalogQuery): Promise<PublicCatalogP
 
 /** Tests and the bench. */
 export function publicPageStats() {
-  return { listing: listingPages.stats(), endpoint: endpointPages.stats(), catalog: catalogPages.stats() };
+  return { listing: listingPages.stats(), endpoint: endpointPages.stats(), catalog: catalogPages.stats(), facets: facetReadings.stats() };
 }

@@ -4,4 +4,4 @@ export { paidObservations, outputFactsOf, PAID_CHECKS, type OutputFacts, type Sa
 export { referenceCheck, canonicalJson, type ReferenceResult } from "./reference";
 export { readAssetDomains, expectedSeparator, type DomainRead } from "./chain";
 export { prepareProbeObservations, recordProbeObservations, recordSampleObservations, recordSamplesObservations, settleRevision, stateOf, changesBetween, type EndpointHistory, type EndpointState, type ObservationSource } from "./store";
-export { readRecentObservations, readTrustSubjects, type ReadOptions } from "./read";
+export { readRecentObservations, readTrustSubjects, readTrustSubjectsOfMany, type ReadOptions } from "./read";

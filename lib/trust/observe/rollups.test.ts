@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedOwner } from "@/test/analyses";
 import { fullEndpoint, fullListing } from "@/test/readiness";
 import { challenge, probed, USDC } from "@/test/trust";
-import { domainKey, readTrustSubjects, recordProbeObservations, type DomainRead } from "@/lib/trust/observe";
+import { domainKey, readTrustSubjects, readTrustSubjectsOfMany, recordProbeObservations, type DomainRead } from "@/lib/trust/observe";
 import { archiveObservations } from "./rollups";
 
 let t: TestDatabase;
@@ -128,5 +128,26 @@ describe("rollups written with the rows, read with the tail", () => {
     expect(served.observations).toEqual(raw.observations.filter((o) => Date.parse(o.observedAt) <= NOW));
     expect(served.observations.length).toBeGreaterThan(20);
     same(scoreSubject(rubric, raw, { now: NOW, band: true }), scoreSubject(rubric, served, { now: NOW, band: true }));
+  }, 120_000);
+
+  it("read together (a catalog page's ungraded tiles), each listing gets exactly what it reads alone", async () => {
+    const uncovered = await newListing();
+    for (let at = NOW - 3 * D + 5 * 60_000, k = 0; at < NOW; at += 5 * H) await probe(uncovered, at, k++);
+    await exec(t.prisma, `DELETE FROM "trust_rollup_coverage" WHERE "listingId" = $1`, uncovered);
+    const quiet = await newListing(); // never observed: its first revision, started with the listing
+    const ids = [id, uncovered, quiet, "no-such-listing", id];
+    for (const options of [{ now: NOW }, { now: NOW - 33 * D + 5 * 60_000 }, { raw: true }, { since: new Date(NOW - 2 * D) }]) {
+      const together = await readTrustSubjectsOfMany(t.prisma, ids, options);
+      expect([...together.keys()].sort()).toEqual([id, uncovered, quiet].sort());
+      for (const one of [id, uncovered, quiet]) expect(together.get(one)).toEqual(await readTrustSubjects(t.prisma, one, options));
+      // Nothing of one listing's rows in another's subject, and each is read whole.
+      expect(together.get(quiet)![0].observations).toHaveLength(0);
+      expect(together.get(uncovered)![0].rollups ?? []).toHaveLength(0);
+      expect(together.get(uncovered)![0].observations.length).toBeGreaterThan(5);
+    }
+    const [served] = (await readTrustSubjectsOfMany(t.prisma, [uncovered, id], { now: NOW })).get(id)!;
+    const [raw] = await readTrustSubjects(t.prisma, id, { raw: true });
+    same(scoreSubject(rubric, raw, { now: NOW, band: true }), scoreSubject(rubric, served, { now: NOW, band: true }));
+    expect(await readTrustSubjectsOfMany(t.prisma, [])).toEqual(new Map());
   }, 120_000);
 });
