@@ -362,28 +362,3 @@ export async function getListingTrustDetails(listingId: string): Promise<Endpoin
   return readListingTrustDetails(await db(), listingId);
 }
 
-/** `avoid` endpoints for `filters.excludeAvoid`; without the band, which `avoid` never reads. */
-export async function avoidEndpoints(client: Client, pairs: Array<{ listingId: string; endpointId: string }>, options: TrustReadOptions = {}): Promise<Set<string>> {
-  const now = instantOf(options.now);
-  const out = new Set<string>();
-  const rb = rubric();
-  const ids = [...new Set(pairs.map((p) => p.listingId))];
-  const useStored = options.stored ?? options.now === undefined;
-  const allGrades = useStored ? await readLatestGrades(client, ids) : [];
-  for (const listingId of ids) {
-    const wanted = new Set(pairs.filter((p) => p.listingId === listingId).map((p) => p.endpointId));
-    const endpoints = (await endpointsOf(client, listingId)).filter((e) => wanted.has(e.id));
-    const grades = new Map(allGrades.filter((g) => g.listingId === listingId).map((g) => [keyOf(g), g]));
-    for (const e of endpoints) {
-      const g = grades.get(keyOf(e));
-      if (g && g.verdict === "avoid") out.add(e.id);
-    }
-    if (endpoints.some((e) => !grades.has(keyOf(e)))) {
-      for (const s of await readTrustSubjects(client, listingId, { now })) {
-        const e = endpoints.find((x) => x.id === s.endpointId);
-        if (e && !grades.has(keyOf(e)) && scoreSubject(rb, s, { now, band: false }).verdict === "avoid") out.add(s.endpointId);
-      }
-    }
-  }
-  return out;
-}
