@@ -1,5 +1,5 @@
 /**
- * `npm run bench:load -- [--quick] [--clients 200] [--seconds 60] [--listings 2000] [--port 3190] [--class-seconds 8] [--sweep-workers 1] [--hold]`
+ * `npm run bench:load -- [--quick] [--clients 200] [--seconds 60] [--listings 2000] [--port 3190] [--class-seconds 8] [--sweep-workers 1] [--hold] [--ungraded]`
  *
  * Many buyers at once against the production build on a server PostgreSQL, loopback only (issue #20
  * item 9, issue #33 "Benchmark"). Needs a production build in .next (`npx next build`; in a worktree
@@ -10,7 +10,8 @@
  * Ctrl-C (the database kept until then) instead of driving load, for profiling a class by hand.
  *
  * 1. Seeds a catalog (the fixture sellers' listings, served on 127.0.0.1 for the run, and --listings
- *    more), each scored the way a worker's result is stored, then one full rank sweep.
+ *    more), each scored the way a worker's result is stored, then one full rank sweep and one attest
+ *    sweep (the stored grades the pages read; `--ungraded` leaves them out).
  * 2. Starts `next start` on that database (its own ticks: the queue's, the ledger's, the limits') and
  *    --sweep-workers sweep workers (scripts/sweeps.ts: health, rank, attest, canary, … ticks; 0 for
  *    none), as production runs them (the outbound guard reaches the fixture sellers only).
@@ -44,6 +45,8 @@ import { completeLease } from "@/lib/analyses/store-result";
 import { fixtureEvidence } from "@/lib/catalog-monitor/probes";
 import { MONITOR_RUBRIC_VERSIONS } from "@/lib/probe/capabilities";
 import { runRankSweep } from "@/lib/rank/sweep-ranks";
+import { runTrustGradeSweep } from "@/lib/attest/sweep";
+import { loadKeyring, signerFor } from "@/lib/badges/keys";
 import { SORTS } from "@/lib/catalog/sorted";
 import { endpointColumns, listingColumns } from "@/lib/listings/document-mapping";
 import { loadListingDocuments } from "@/lib/listings/load-listing-documents";
@@ -72,6 +75,10 @@ const TARGET_VS_STATIC = 0.2;
 const PORT = intFlag(argv, "--port", 3190, 1);
 /** --hold: seed, start the server (and sweep workers), then wait for Ctrl-C instead of driving load (for profiling one class by hand). */
 const HOLD = argv.includes("--hold");
+/** --ungraded: seed no stored trust grade (every catalog tile scored live). */
+const UNGRADED = argv.includes("--ungraded");
+/** The server's and the seeding's one signing key. */
+const SIGNING_ENV = { BADGE_SIGNING_KEY: crypto.randomBytes(32).toString("base64"), BADGE_SIGNING_KEY_NOT_BEFORE: new Date(Date.now() - 86_400_000).toISOString() };
 /** A request still unanswered after this long counts as an error (a hang, not a slow answer). */
 const REQUEST_TIMEOUT_MS = 120_000;
 
@@ -153,6 +160,15 @@ async function seedCatalog(h: DatabaseHandle, sellers: FixtureServer): Promise<{
   const [{ scored }] = await h.query<{ scored: number }>(`SELECT count(*)::int AS "scored" FROM "listings" WHERE "currentResultId" IS NOT NULL`);
   if (scored !== ids.length) throw new Error(`seeding scored ${scored} of ${ids.length} listings`);
   await runRankSweep({ mode: "full" });
+  // The stored grades pages read: in production the sweep workers' attest sweep has graded every observed
+  // endpoint within minutes of its listing's publishing, so the steady state is graded tiles (--ungraded:
+  // none, every tile scored live, as in the minutes after a mass import).
+  if (!UNGRADED) {
+    const keys = await loadKeyring({ env: SIGNING_ENV, dataDir: os.tmpdir() });
+    if (!keys.ok) throw new Error(`the bench's signing key: ${keys.error.message}`);
+    const graded = await runTrustGradeSweep({ signer: signerFor(keys.keyring) });
+    if (graded.failed > 0) throw new Error(`grading ${graded.failed} of ${graded.listings} listings failed`);
+  }
   await h.exec(`VACUUM ANALYZE`);
   const slugs = (await h.query<{ slug: string }>(`SELECT "slug" FROM "listings" WHERE "publicationState" = 'published' ORDER BY "slug"`)).map((r) => r.slug);
   return { slugs, ms: performance.now() - started };
@@ -171,8 +187,7 @@ function serverEnv(databaseUrl: string, allowHosts: string): NodeJS.ProcessEnv {
     NEXTAUTH_URL: origin,
     NEXTAUTH_SECRET: crypto.randomBytes(32).toString("base64url"),
     TOLLGATE_WORKER_TOKEN: crypto.randomBytes(24).toString("base64url"),
-    BADGE_SIGNING_KEY: crypto.randomBytes(32).toString("base64"),
-    BADGE_SIGNING_KEY_NOT_BEFORE: new Date(Date.now() - 86_400_000).toISOString(),
+    ...SIGNING_ENV,
     TOLLGATE_PROBE_ALLOW_HOSTS: allowHosts,
     TOLLGATE_NET_ALLOWLIST_ONLY: "1",
   } as unknown as NodeJS.ProcessEnv;

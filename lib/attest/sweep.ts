@@ -11,6 +11,7 @@ import type { TrustSubject } from "@/lib/trust/observation";
 import { readTrustSubjects } from "@/lib/trust/observe/read";
 import { ATTESTATION_TTL_MS, signAttestation, type AttestationStatement, type AttestedPayment, ATTESTATION_TYPE } from "./attestation";
 import { buildBundle, type AttestedEndpoint } from "./bundle";
+import { categoryPeersDue, refreshCategoryPeers } from "./peers";
 import { storedScoredParts, type GradeDetail } from "./read";
 
 export const GRADE_SEED = DEFAULT_SEED;
@@ -312,6 +313,9 @@ export async function runTrustGradeSweep(opts: { now?: Date; signer: Signer; cli
           (opts.log ?? ((m: string) => console.error(m)))(`[attest] grading listing ${id} failed: ${(err as Error)?.message ?? err}`);
         }
       }
+      // The value peers the pages read (lib/attest/peers.ts): after a new grade, and at least every PEERS_REFRESH_MS.
+      const now = opts.now ?? new Date();
+      if (res.written > 0 || (await categoryPeersDue(client, now))) await refreshCategoryPeers(client, rubric, now);
       return { ...res, ms: Date.now() - started };
     } finally {
       await rows(conn, "SELECT pg_advisory_unlock($1, hashtext(current_schema()))", TRUST_GRADE_LOCK_KEY);

@@ -3,6 +3,7 @@ import { rows, utcParam, type Client } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
 import { scoreSubject, type TrustRubric, type ValueInput, type ValuePeer } from "@/lib/trust/engine";
 import { readTrustSubjects } from "@/lib/trust/observe";
+import { readCategoryPeers } from "@/lib/attest/peers";
 import { usdNumber } from "./price";
 
 export const VALID_OUTPUT_CHECK = "R5";
@@ -90,27 +91,14 @@ function valueSamples(e: EndpointPrice, found: SampleRow[]): { samples: Array<{ 
 }
 
 /**
- * The peers a live page reads, in one statement: each priced endpoint of the category's public
- * listings whose latest stored grade's checks (`detail.scored`) reach the rule's rate. Nothing is
- * scored here; an endpoint not graded yet, or graded before grades kept their checks, is no peer until
- * the sweep grades it (within its minute).
+ * The peers a live page reads: its category's row of the stored peers (lib/attest/peers.ts, written by
+ * the attest sweep from each endpoint's latest stored grade), filtered by the peer rule. Nothing is
+ * scored or joined here; an endpoint not graded yet is no peer until the sweep grades it (within its
+ * minute), and a price or category changed since is seen by the next refresh (PEERS_REFRESH_MS).
  */
 export async function readStoredValuePeers(client: Client, rubric: TrustRubric, category: string): Promise<ValuePeer[]> {
   const { checks } = rubric.pricePeers;
-  const found = await rows<{ endpointId: string; priceUsd: string | null; rates: Record<string, number | null> }>(
-    client,
-    `SELECT e."id" AS "endpointId", e."priceUsd",
-            (SELECT jsonb_object_agg(c->>'id', c->'rate') FROM jsonb_array_elements(g."detail"->'scored'->'checks') c WHERE c->>'id' = ANY($2::text[])) AS "rates"
-       FROM "listings" l
-       JOIN "endpoints" e ON e."listingId" = l."id"
-       JOIN "trust_grade_latest" p ON p."listingId" = l."id" AND p."method" = e."method"::text AND p."path" = e."path"
-       JOIN "trust_grades" g ON g."id" = p."gradeId"
-      WHERE l."category" = $1 AND ${publicSql("l")} AND e."priceUsd" IS NOT NULL AND g."detail"->'scored' IS NOT NULL
-      ORDER BY l."id", e."position"`,
-    category,
-    checks,
-  );
-  return found.flatMap((r) => {
+  return (await readCategoryPeers(client, category)).flatMap((r) => {
     const priceUsd = usdNumber(r.priceUsd);
     const rates = Object.fromEntries(checks.map((c) => [c, typeof r.rates?.[c] === "number" ? r.rates[c] : null]));
     return priceUsd !== null && meetsPeerRule(rubric, rates) ? [{ endpointId: r.endpointId, category, priceUsd, rates }] : [];

@@ -8,7 +8,7 @@ import type { ProbeEvidence } from "@/lib/evidence";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { writeListing } from "@/lib/listings/save";
 import { domainKey, recordProbeObservations, type DomainRead } from "@/lib/trust/observe";
-import { exec } from "@/lib/sql";
+import { exec, rows } from "@/lib/sql";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedOwner } from "@/test/analyses";
 import { fullEndpoint, fullListing } from "@/test/readiness";
@@ -17,7 +17,8 @@ import { bandLabel, readEndpointTrust, readListingTrust, readListingTrustDetails
 import { recordSampleObservations } from "@/lib/trust/observe";
 import { loadRubric } from "@/lib/trust/engine";
 import { readStoredValuePeers, readValuePeers } from "./trust-value";
-import { gradeListing } from "@/lib/attest/sweep";
+import { gradeListing, runTrustGradeSweep } from "@/lib/attest/sweep";
+import { categoryPeersDue, PEERS_REFRESH_MS, readCategoryPeers, refreshCategoryPeers } from "@/lib/attest/peers";
 import { signerFor } from "@/lib/badges/keys";
 import { fixedKeyring } from "@/test/badges";
 
@@ -199,7 +200,7 @@ describe("the value metrics beside the grade", () => {
     expect(valueSentences(inv.value).perKib).toBe("No valid output in 1 paid sample yet, so no USD per KiB of valid output.");
   });
 
-  it("a live page view reads the peers from their stored grades, scoring none; a read at a given instant scores them", async () => {
+  it("a live page view reads the peers the attest sweep stored from their grades, scoring none; a read at a given instant scores them", async () => {
     const category = `geo-${Math.random().toString(36).slice(2, 8)}`;
     const rb = loadRubric();
     const cheap = await newListing({ category, usd: "0.005", amount: "5000" });
@@ -212,7 +213,10 @@ describe("the value metrics beside the grade", () => {
     const scored = await readValuePeers(t.prisma, rb, category, Date.parse(NOW));
     expect(scored.map((p) => p.priceUsd)).toEqual([0.005]);
     for (const l of [cheap, invalid]) await gradeListing(t.prisma, l.id, { now: new Date(NOW), signer: signerFor(fixedKeyring()) });
-    // Graded: the same peer, its rates the grade's (R5 failing keeps the other out).
+    // Graded but not yet gathered: the page reads the stored peers, not the grades.
+    expect(await readStoredValuePeers(t.prisma, rb, category)).toEqual([]);
+    await refreshCategoryPeers(t.prisma, rb, new Date(NOW));
+    // Gathered: the same peer, its rates the grade's (R5 failing keeps the other out).
     const stored = await readStoredValuePeers(t.prisma, rb, category);
     expect(stored.map((p) => [p.endpointId, p.priceUsd])).toEqual([[cheap.x, 0.005]]);
     for (const c of rb.pricePeers.checks) expect(stored[0].rates[c]).toBeCloseTo(scored[0].rates[c]!, 9);
@@ -221,6 +225,43 @@ describe("the value metrics beside the grade", () => {
     const [x] = await readListingTrust(t.prisma, subject.id);
     expect(x.value).toMatchObject({ peers: 1, pricePercentile: 100 });
   });
+
+  it("the attest sweep gathers the peers after a new grade and at least every PEERS_REFRESH_MS; a repriced, moved or unpublished listing is seen by the next gathering", async () => {
+    const category = `geo-${Math.random().toString(36).slice(2, 8)}`;
+    const rb = loadRubric();
+    const signer = signerFor(fixedKeyring());
+    const peer = await newListing({ category, usd: "0.005", amount: "5000" });
+    await paid(peer.id, "/v1/x", { chainAmount: "5000" });
+    await paid(peer.id, "/v1/x", { chainAmount: "5000" });
+    const prices = async () => (await readStoredValuePeers(t.prisma, rb, category)).map((p) => [p.endpointId, p.priceUsd]);
+    // The run that writes its grade gathers them.
+    const at = new Date(NOW);
+    const run = await runTrustGradeSweep({ now: at, signer });
+    expect(run.written).toBeGreaterThan(0);
+    expect(await prices()).toEqual([[peer.x, 0.005]]);
+    // Repriced: the page reads the gathered price until the next gathering, which a run with nothing to
+    // grade makes once PEERS_REFRESH_MS has passed.
+    await exec(t.prisma, `UPDATE "endpoints" SET "priceUsd" = '0.004' WHERE "id" = $1`, peer.x);
+    expect(await categoryPeersDue(t.prisma, new Date(at.getTime() + PEERS_REFRESH_MS - 1))).toBe(false);
+    await runTrustGradeSweep({ now: new Date(at.getTime() + 60_000), signer });
+    expect(await prices()).toEqual([[peer.x, 0.005]]);
+    const later = new Date(at.getTime() + PEERS_REFRESH_MS);
+    expect(await categoryPeersDue(t.prisma, later)).toBe(true);
+    expect((await runTrustGradeSweep({ now: later, signer })).written).toBe(0);
+    expect(await prices()).toEqual([[peer.x, 0.004]]);
+    // Every priced, graded endpoint is stored (the rule is applied on reading): /v1/y, never paid, has no R5 rate.
+    expect((await readCategoryPeers(t.prisma, category)).map((p) => p.endpointId)).toEqual([peer.x, peer.y]);
+    // Moved to another category: gone from this one, whose row goes with its last peer.
+    await exec(t.prisma, `UPDATE "listings" SET "category" = $2 WHERE "id" = $1`, peer.id, `${category}-moved`);
+    await refreshCategoryPeers(t.prisma, rb, later);
+    expect(await readCategoryPeers(t.prisma, category)).toEqual([]);
+    expect(await rows(t.prisma, `SELECT 1 FROM "trust_category_peers" WHERE "category" = $1`, category)).toHaveLength(0);
+    expect((await readStoredValuePeers(t.prisma, rb, `${category}-moved`)).map((p) => p.endpointId)).toEqual([peer.x]);
+    // Taken down: no one's peer.
+    await exec(t.prisma, `UPDATE "listings" SET "publicationState" = 'unlisted' WHERE "id" = $1`, peer.id);
+    await refreshCategoryPeers(t.prisma, rb, later);
+    expect(await readCategoryPeers(t.prisma, `${category}-moved`)).toEqual([]);
+  }, 120_000);
 
   it("a sample paid in another asset than listed cannot be valued and is counted apart; a sample where nothing moved cost nothing", async () => {
     const category = `geo-${Math.random().toString(36).slice(2, 8)}`;
