@@ -301,10 +301,12 @@ export async function runTrustGradeSweep(opts: { now?: Date; signer: Signer; cli
     try {
       res.leader = true;
       const rubric = loadRubric();
+      const graded: string[] = [];
       for (const id of await listingsToGrade(client, opts.now ?? new Date(), rubric.reading?.ref ?? "", opts.force ?? false)) {
         res.listings++;
         try {
           const r = await gradeListing(client, id, { now: opts.now, signer: opts.signer, rubric, force: opts.force });
+          if (r.written > 0) graded.push(id);
           res.written += r.written;
           res.unchanged += r.unchanged;
           res.skipped += r.skipped;
@@ -313,9 +315,11 @@ export async function runTrustGradeSweep(opts: { now?: Date; signer: Signer; cli
           (opts.log ?? ((m: string) => console.error(m)))(`[attest] grading listing ${id} failed: ${(err as Error)?.message ?? err}`);
         }
       }
-      // The value peers the pages read (lib/attest/peers.ts): after a new grade, and at least every PEERS_REFRESH_MS.
+      // The value peers the pages read (lib/attest/peers.ts): every category at least every
+      // PEERS_REFRESH_MS; otherwise the categories of the listings this run graded.
       const now = opts.now ?? new Date();
-      if (res.written > 0 || (await categoryPeersDue(client, now))) await refreshCategoryPeers(client, rubric, now);
+      if (await categoryPeersDue(client, now)) await refreshCategoryPeers(client, rubric, now);
+      else await refreshCategoryPeers(client, rubric, now, graded);
       return { ...res, ms: Date.now() - started };
     } finally {
       await rows(conn, "SELECT pg_advisory_unlock($1, hashtext(current_schema()))", TRUST_GRADE_LOCK_KEY);

@@ -8,7 +8,7 @@ import type { ProbeEvidence } from "@/lib/evidence";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { writeListing } from "@/lib/listings/save";
 import { domainKey, recordProbeObservations, type DomainRead } from "@/lib/trust/observe";
-import { exec, rows } from "@/lib/sql";
+import { exec, isoOf, rows } from "@/lib/sql";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedOwner } from "@/test/analyses";
 import { fullEndpoint, fullListing } from "@/test/readiness";
@@ -261,6 +261,38 @@ describe("the value metrics beside the grade", () => {
     await exec(t.prisma, `UPDATE "listings" SET "publicationState" = 'unlisted' WHERE "id" = $1`, peer.id);
     await refreshCategoryPeers(t.prisma, rb, later);
     expect(await readCategoryPeers(t.prisma, `${category}-moved`)).toEqual([]);
+  }, 120_000);
+
+  it("a run that grades a few listings gathers only their categories; the others wait for the full gathering", async () => {
+    const [a, b] = [0, 1].map(() => `geo-${Math.random().toString(36).slice(2, 8)}`);
+    const rb = loadRubric();
+    const signer = signerFor(fixedKeyring());
+    const peerA = await newListing({ category: a, usd: "0.005", amount: "5000" });
+    const peerB = await newListing({ category: b, usd: "0.005", amount: "5000" });
+    for (const l of [peerA, peerB]) await paid(l.id, "/v1/x", { chainAmount: "5000" });
+    const at = new Date(Date.parse(NOW) + 3_600_000);
+    const computedAt = async (category: string) =>
+      (await rows<{ at: string }>(t.prisma, `SELECT ${isoOf(`"computedAt"`)} AS "at" FROM "trust_category_peers" WHERE "category" = $1`, category))[0]?.at;
+    await refreshCategoryPeers(t.prisma, rb, at);
+    // Both listings are new: the run grades them and gathers both categories, nothing else being due.
+    expect(await categoryPeersDue(t.prisma, at)).toBe(false);
+    await runTrustGradeSweep({ now: at, signer });
+    const pricesOf = async (category: string) => (await readStoredValuePeers(t.prisma, rb, category)).map((p) => [p.endpointId, p.priceUsd]);
+    expect(await pricesOf(b)).toEqual([[peerB.x, 0.005]]);
+    // B repriced; a new listing in A is graded a minute later: A is gathered again, B is not.
+    await exec(t.prisma, `UPDATE "endpoints" SET "priceUsd" = '0.004' WHERE "id" = $1`, peerB.x);
+    await newListing({ category: a });
+    const minute = new Date(at.getTime() + 60_000);
+    expect((await runTrustGradeSweep({ now: minute, signer })).written).toBeGreaterThan(0);
+    expect(await computedAt(a)).toBe(minute.toISOString());
+    expect(await computedAt(b)).toBe(at.toISOString());
+    expect(await pricesOf(b)).toEqual([[peerB.x, 0.005]]);
+    // The oldest row makes the full gathering due, and it sees B's price.
+    const later = new Date(at.getTime() + PEERS_REFRESH_MS);
+    expect(await categoryPeersDue(t.prisma, later)).toBe(true);
+    await runTrustGradeSweep({ now: later, signer });
+    expect(await pricesOf(b)).toEqual([[peerB.x, 0.004]]);
+    expect(await computedAt(b)).toBe(later.toISOString());
   }, 120_000);
 
   it("a sample paid in another asset than listed cannot be valued and is counted apart; a sample where nothing moved cost nothing", async () => {

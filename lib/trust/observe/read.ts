@@ -27,6 +27,17 @@ const observationOf = (o: Omit<ObsRow, "listingId" | "method" | "path">, endpoin
   receipt: o.receipt,
 });
 
+interface EndpointRow {
+  listingId: string;
+  id: string;
+  method: string;
+  path: string;
+  covered: boolean;
+}
+
+/** One endpoint's rows across the statements. Listing ids and methods (an enum) hold no NUL, so the key is unambiguous whatever the path. */
+const endpointKey = (listingId: string, method: string, path: string) => `${listingId}\u0000${method}\u0000${path}`;
+
 export async function readTrustSubjects(client: Client, listingId: string, options: ReadOptions = {}): Promise<TrustSubject[]> {
   return (await readTrustSubjectsOfMany(client, [listingId], options)).get(listingId) ?? [];
 }
@@ -42,7 +53,7 @@ export async function readTrustSubjectsOfMany(client: Client, listingIds: readon
   if (ids.length === 0) return out;
   const listings = await rows<{ id: string; createdAt: string }>(client, `SELECT "id", ${isoOf(`"createdAt"`)} AS "createdAt" FROM "listings" WHERE "id" = ANY($1::text[])`, ids);
   if (listings.length === 0) return out;
-  const endpoints = await rows<{ listingId: string; id: string; method: string; path: string; covered: boolean }>(
+  const endpoints = await rows<EndpointRow>(
     client,
     `SELECT e."listingId", e."id", e."method"::text AS "method", e."path",
             EXISTS (SELECT 1 FROM "trust_rollup_coverage" c WHERE c."listingId" = e."listingId" AND c."method" = e."method"::text AND c."path" = e."path") AS "covered"
@@ -121,33 +132,39 @@ export async function readTrustSubjectsOfMany(client: Client, listingIds: readon
      FROM "trust_endpoint_revisions" WHERE "listingId" = ANY($1::text[]) ORDER BY "revision"`,
     ids,
   );
-  // Each listing's rows, in the statements' order (a listing's own rows keep the order they had when read alone).
-  const byListing = <T extends { listingId: string }>(xs: T[]) => {
+  // Each endpoint's rows, in the statements' order (an endpoint's own rows keep the order they had when
+  // read alone), grouped once rather than filtered once per endpoint.
+  const byEndpoint = <T extends { listingId: string; method: string; path: string }>(xs: T[]) => {
     const m = new Map<string, T[]>();
     for (const x of xs) {
-      const list = m.get(x.listingId);
+      const key = endpointKey(x.listingId, x.method, x.path);
+      const list = m.get(key);
       if (list) list.push(x);
-      else m.set(x.listingId, [x]);
+      else m.set(key, [x]);
     }
     return m;
   };
-  const obsOf = byListing(obs);
-  const bucketsOf = byListing(buckets);
-  const revsOf = byListing(revs);
-  const endpointsOf = byListing(endpoints);
+  const obsOf = byEndpoint(obs);
+  const bucketsOf = byEndpoint(buckets);
+  const revsOf = byEndpoint(revs);
+  const endpointsOf = new Map<string, EndpointRow[]>();
+  for (const e of endpoints) {
+    const list = endpointsOf.get(e.listingId);
+    if (list) list.push(e);
+    else endpointsOf.set(e.listingId, [e]);
+  }
   for (const listing of listings) {
-    const own = { obs: obsOf.get(listing.id) ?? [], buckets: bucketsOf.get(listing.id) ?? [], revs: revsOf.get(listing.id) ?? [] };
     out.set(
       listing.id,
       (endpointsOf.get(listing.id) ?? []).map((e) => {
-        const k = (x: { method: string; path: string }) => x.method === e.method && x.path === e.path;
-        const observations: Observation[] = own.obs.filter(k).map((o) => observationOf(o, e.id));
-        const revisions: Revision[] = own.revs.filter(k).map((r) => ({ revision: r.revision, startedAt: r.startedAt, changes: r.changes, note: r.note }));
+        const key = endpointKey(e.listingId, e.method, e.path);
+        const observations: Observation[] = (obsOf.get(key) ?? []).map((o) => observationOf(o, e.id));
+        const revisions: Revision[] = (revsOf.get(key) ?? []).map((r) => ({ revision: r.revision, startedAt: r.startedAt, changes: r.changes, note: r.note }));
         // An endpoint never observed is at its first revision, which started with the listing.
         if (revisions.length === 0) revisions.push({ revision: 1, startedAt: listing.createdAt, changes: [], note: null });
         const subject: TrustSubject = { endpointId: e.id, observations, revisions };
         if (rolled && e.covered) {
-          subject.rollups = own.buckets.filter(k).map((b) => {
+          subject.rollups = (bucketsOf.get(key) ?? []).map((b) => {
             const start = Date.parse(b.start);
             return { start, end: start + (b.grain === "day" ? ROLLUP_DAY_MS : ROLLUP_HOUR_MS), checks: b.checks };
           });
