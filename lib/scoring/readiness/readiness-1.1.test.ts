@@ -167,3 +167,28 @@ describe("items 3–7, rule by rule", () => {
     expect(rule(score(l, fullEvidence(l)), "E2").reason).toMatch(/GET \/v1\/p3: no description \(at least 10 characters needed\); and 2 more$/);
   });
 });
+
+describe("D3 reads the first docs observation of each endpoint, however many there are", () => {
+  // Over 16 observations they are looked up by key rather than scanned once per endpoint; both
+  // readings must agree: the observations out of order, a lower-cased method, one endpoint's page
+  // missing, and a failed observation of another ahead of its good one (the first counts).
+  const scoredWith = (n: number) => {
+    const listing = fullListing({ endpoints: Array.from({ length: n }, (_, i) => fullEndpoint({ path: `/v1/e${i}` })) });
+    const ev = fullEvidence(listing);
+    const docs = ev.probe.endpointDocs!;
+    docs.reverse();
+    docs.find((d) => d.path === "/v1/e5")!.method = "get";
+    docs.splice(docs.findIndex((d) => d.path === "/v1/e7"), 1);
+    const good = docs.find((d) => d.path === "/v1/e3")!;
+    docs.unshift({ ...good, ok: false, status: 404, names: [], example: false });
+    return rule(score(listing, ev, CURRENT_RUBRIC), "D3");
+  };
+
+  it.each([10, 16, 17, 40])("%i endpoints", (n) => {
+    const d3 = scoredWith(n);
+    expect(d3.status).toBe("partial");
+    expect(d3.reason).toMatch(new RegExp(`^${n - 2} of ${n} endpoints `));
+    expect(d3.reason).toContain("; GET /v1/e3: its docs page did not load (HTTP 404); GET /v1/e7: the probe did not fetch its docs page");
+    expect(d3.endpoints).toEqual(["GET /v1/e3", "GET /v1/e7"]);
+  });
+});

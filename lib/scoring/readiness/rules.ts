@@ -29,6 +29,8 @@ export interface RuleContext {
   live: LivenessResult | null;
   /** The docs observations' upper-cased methods, filled on first use by D3 (endpointDocsFor). */
   docsMethods?: string[];
+  /** On a long list of docs observations, the first one of each "METHOD path", built on first use by D3. */
+  docsByKey?: Map<string, EndpointDocsEvidence>;
   /** D3's last endpoint and answer (its test and its explanation ask for the same endpoint in turn). */
   d3Endpoint?: ListingEndpoint;
   d3Problem?: string | null;
@@ -393,6 +395,18 @@ function d3Fetched(ctx: RuleContext): boolean {
 function endpointDocsFor(key: string, ctx: RuleContext): EndpointDocsEvidence | undefined {
   const docs = ctx.evidence?.probe.endpointDocs;
   if (!docs) return undefined;
+  // A long list is looked up by key, as dedupe does: a scan per endpoint would be quadratic in a large API.
+  if (docs.length > 16) {
+    let byKey = ctx.docsByKey;
+    if (!byKey) {
+      byKey = ctx.docsByKey = new Map();
+      for (let i = 0; i < docs.length; i++) {
+        const k = okKey(docs[i].method, docs[i].path);
+        if (!byKey.has(k)) byKey.set(k, docs[i]);
+      }
+    }
+    return byKey.get(key);
+  }
   const methods = (ctx.docsMethods ??= []);
   for (let i = 0; i < docs.length; i++) {
     const m = i < methods.length ? methods[i] : (methods[i] = docs[i].method.toUpperCase());
