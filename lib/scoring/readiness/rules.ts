@@ -388,14 +388,14 @@ function d3Fetched(ctx: RuleContext): boolean {
 }
 
 /**
- * The probe's first docs-page observation whose "METHOD path" is `key`. Compares in place (length,
- * method, space, path) instead of building every observation's key; the upper-cased methods are
- * computed once per scoring run.
+ * The probe's first docs-page observation whose "METHOD path" is `key`. A short list is scanned,
+ * comparing in place (length, method, space, path) instead of building every observation's key, with
+ * the upper-cased methods computed once per scoring run; a long one is read through a map of keys.
  */
 function endpointDocsFor(key: string, ctx: RuleContext): EndpointDocsEvidence | undefined {
   const docs = ctx.evidence?.probe.endpointDocs;
   if (!docs) return undefined;
-  // A long list is looked up by key, as dedupe does: a scan per endpoint would be quadratic in a large API.
+  // Over 16, as dedupe does: a scan per endpoint would be quadratic in a large API.
   if (docs.length > 16) {
     let byKey = ctx.docsByKey;
     if (!byKey) {
