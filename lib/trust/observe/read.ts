@@ -38,6 +38,18 @@ interface EndpointRow {
 /** One endpoint's rows across the statements. Listing ids and methods (an enum) hold no NUL, so the key is unambiguous whatever the path. */
 const endpointKey = (listingId: string, method: string, path: string) => `${listingId}\u0000${method}\u0000${path}`;
 
+/** The items under each key, in their order. */
+function groupBy<T>(xs: readonly T[], keyOf: (x: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const x of xs) {
+    const key = keyOf(x);
+    const list = m.get(key);
+    if (list) list.push(x);
+    else m.set(key, [x]);
+  }
+  return m;
+}
+
 export async function readTrustSubjects(client: Client, listingId: string, options: ReadOptions = {}): Promise<TrustSubject[]> {
   return (await readTrustSubjectsOfMany(client, [listingId], options)).get(listingId) ?? [];
 }
@@ -134,25 +146,11 @@ export async function readTrustSubjectsOfMany(client: Client, listingIds: readon
   );
   // Each endpoint's rows, in the statements' order (an endpoint's own rows keep the order they had when
   // read alone), grouped once rather than filtered once per endpoint.
-  const byEndpoint = <T extends { listingId: string; method: string; path: string }>(xs: T[]) => {
-    const m = new Map<string, T[]>();
-    for (const x of xs) {
-      const key = endpointKey(x.listingId, x.method, x.path);
-      const list = m.get(key);
-      if (list) list.push(x);
-      else m.set(key, [x]);
-    }
-    return m;
-  };
-  const obsOf = byEndpoint(obs);
-  const bucketsOf = byEndpoint(buckets);
-  const revsOf = byEndpoint(revs);
-  const endpointsOf = new Map<string, EndpointRow[]>();
-  for (const e of endpoints) {
-    const list = endpointsOf.get(e.listingId);
-    if (list) list.push(e);
-    else endpointsOf.set(e.listingId, [e]);
-  }
+  const byEndpoint = (x: { listingId: string; method: string; path: string }) => endpointKey(x.listingId, x.method, x.path);
+  const obsOf = groupBy(obs, byEndpoint);
+  const bucketsOf = groupBy(buckets, byEndpoint);
+  const revsOf = groupBy(revs, byEndpoint);
+  const endpointsOf = groupBy(endpoints, (e) => e.listingId);
   for (const listing of listings) {
     out.set(
       listing.id,
