@@ -4,7 +4,7 @@ import { liveness, settleGate } from "../signals";
 import { compileRubric, type CompiledRubric } from "./compile";
 import type { CapId, Rubric, RubricRule, RuleId } from "./rubric";
 import { add, addSmall, frac, fractionOf, min as fracMin, mul, nearGrid, roundHalfUpExact, setSmall, SMALL, smallFractionOf, truncate6, ZERO, type Fraction } from "./exact";
-import { ENDPOINT_RULES, LISTING_RULES, outcome, phraseOf, sameKey, upperMethod, type Outcome, type RuleContext } from "./rules";
+import { ENDPOINT_RULES, LISTING_RULES, outcome, phraseOf, sameKey, SHORT_LIST, upperMethod, type Outcome, type RuleContext } from "./rules";
 import type { DimensionResult, Improvement, ReadinessEvidence, ReadinessResult, RuleResult, ScoreOptions, TriggeredCap } from "./types";
 
 /** readiness/1.0.0 reading "total": fractional sums normalised to 6 decimals before rounding. */
@@ -34,7 +34,7 @@ function dedupe(endpoints: ListingEndpoint[] | null | undefined): { endpoints: L
   const methods: string[] = new Array(endpoints.length);
   for (let i = 0; i < endpoints.length; i++) methods[i] = upperMethod(endpoints[i].method);
   // A short list is searched without building keys to compare; a Set of keys only pays for itself on long ones.
-  const seen = endpoints.length > 16 ? new Set<string>() : null;
+  const seen = endpoints.length > SHORT_LIST ? new Set<string>() : null;
   for (let i = 0; i < endpoints.length; i++) {
     const ep = endpoints[i];
     const key = `${methods[i]} ${ep.path}`;

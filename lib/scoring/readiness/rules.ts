@@ -58,6 +58,12 @@ export interface EndpointRule {
 
 const WHITESPACE = /\s/;
 
+/**
+ * Lists up to this long are searched in place; longer ones through a Set or Map of "METHOD path" keys,
+ * which only pays for itself there (dedupe, H1, D3). H1's bit mask holds this many endpoints.
+ */
+export const SHORT_LIST = 16;
+
 function pass(points: number, reason: string, evidence: string | null): Outcome {
   return outcome(points, "pass", reason, [], evidence);
 }
@@ -296,8 +302,8 @@ export const LISTING_RULES: Partial<Record<RuleId, ListingRule>> = {
     let challenged = 0;
     // The valid endpoints' distinct "METHOD path"s: counted in place on a short list, by key on a long one.
     let validCount = 0;
-    let validMask = 0; // which of the first 16 probed endpoints were valid
-    let validKeys: Set<string> | null = probed.length > 16 ? new Set() : null;
+    let validMask = 0; // which of the first SHORT_LIST probed endpoints were valid
+    let validKeys: Set<string> | null = probed.length > SHORT_LIST ? new Set() : null;
     const policies = ctx.c.rubric.semantics?.schemePolicies ? ctx.c.rubric.schemePolicies ?? NO_POLICIES : NO_POLICIES;
     let policyIds: Set<string> | null = null;
     for (let i = 0; i < probed.length; i++) {
@@ -395,8 +401,8 @@ function d3Fetched(ctx: RuleContext): boolean {
 function endpointDocsFor(key: string, ctx: RuleContext): EndpointDocsEvidence | undefined {
   const docs = ctx.evidence?.probe.endpointDocs;
   if (!docs) return undefined;
-  // Over 16, as dedupe does: a scan per endpoint would be quadratic in a large API.
-  if (docs.length > 16) {
+  // A scan per endpoint would be quadratic in a large API.
+  if (docs.length > SHORT_LIST) {
     let byKey = ctx.docsByKey;
     if (!byKey) {
       byKey = ctx.docsByKey = new Map();
