@@ -49,6 +49,7 @@ export type AttestationRefusal =
   | "key_not_valid_at_issue"
   | "not_yet_valid"
   | "expired"
+  | "bad_lifetime"
   | "wrong_endpoint"
   | "wrong_payment";
 
@@ -147,6 +148,10 @@ export function verifyAttestation(input: unknown, keySet: PublicKeySet, expect: 
   const now = (expect.now ?? new Date()).getTime();
   if (issued > now + (expect.skewMs ?? 300_000)) return { ok: false, reason: "not_yet_valid", message: `issued ${s.issuedAt}, in the future`, statement: s };
   if (Date.parse(s.expiresAt) <= now) return { ok: false, reason: "expired", message: `expired at ${s.expiresAt}`, statement: s };
+  // Bounded, so a retired (or leaked) key cannot sign, under a backdated issuedAt, a statement that lasts as long as it likes.
+  const life = Date.parse(s.expiresAt) - issued;
+  if (!(life > 0 && life <= ATTESTATION_TTL_MS)) return { ok: false, reason: "bad_lifetime", message: `valid ${s.issuedAt} – ${s.expiresAt}; an attestation lives at most ${ATTESTATION_TTL_MS / 3_600_000} hours`, statement: s };
+  if (Date.parse(s.scoring.now) > issued + (expect.skewMs ?? 300_000)) return { ok: false, reason: "bad_lifetime", message: `scored at ${s.scoring.now}, after it was issued (${s.issuedAt})`, statement: s };
 
   for (const [k, v] of Object.entries(expect.endpoint) as Array<[keyof AttestedEndpoint, string | undefined]>) {
     if (v !== undefined && s.endpoint[k] !== v) return { ok: false, reason: "wrong_endpoint", message: `endpoint.${k} is ${JSON.stringify(s.endpoint[k])}, expected ${JSON.stringify(v)}`, statement: s };

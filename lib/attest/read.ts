@@ -98,12 +98,26 @@ export function checkResourceUrl(raw: string | null): string {
   return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "") || "/"}`;
 }
 
+/**
+ * A listing's base URL joined to its endpoint's path, compared as checkResourceUrl writes a URL: the scheme and
+ * host lower-cased, a default port (443, 80) dropped, no trailing slash. The path keeps its case.
+ */
+const ORIGIN = `regexp_replace(lower(substring(l."baseUrl" from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*')), '^(https://[^/]*):443$|^(http://[^/]*):80$', '\\1\\2')`;
+const BASE_PATH = `coalesce(substring(l."baseUrl" from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)'), '')`;
+const ENDPOINT_URL = `rtrim(${ORIGIN} || rtrim(${BASE_PATH}, '/') || '/' || ltrim(e."path", '/'), '/')`;
+
+/**
+ * The listed endpoint at this URL (and method, when given). Nothing proves which organisation controls a
+ * URL, so when several listings list it, the one published first answers: a later listing of the same
+ * URL, by its seller or anyone else, never takes over what the guard and preflight read for it
+ * (docs/ATTESTATIONS.md "Finding an attestation by URL").
+ */
 export async function readAttestationByUrl(client: Client, url: string, method: string | null): Promise<StoredAttestation> {
   const found = await rows<{ id: string }>(
     client,
     `SELECT e."id" FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
-     WHERE ${LISTED} AND rtrim(rtrim(l."baseUrl", '/') || '/' || ltrim(e."path", '/'), '/') = $1 AND ($2::text IS NULL OR e."method"::text = $2)
-     ORDER BY e."method"::text, e."id" LIMIT 1`,
+     WHERE ${LISTED} AND ${ENDPOINT_URL} = $1 AND ($2::text IS NULL OR e."method"::text = $2)
+     ORDER BY l."publishedAt" ASC NULLS LAST, l."createdAt", l."id", e."method"::text, e."id" LIMIT 1`,
     url.replace(/\/+$/, ""),
     method,
   );

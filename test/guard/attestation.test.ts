@@ -6,8 +6,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ATTESTATION_TYPE, signAttestation, statementBytes, type AttestationStatement } from "@/lib/attest/attestation";
-import { publicKeySet, signerFor } from "@/lib/badges/keys";
+import { ATTESTATION_TYPE, signAttestation, statementBytes, verifyAttestation, type AttestationStatement } from "@/lib/attest/attestation";
+import { publicKeySet, rotateKey, signerFor } from "@/lib/badges/keys";
 import type { DsseEnvelope } from "@/lib/badges/dsse";
 import { fixedKeyring } from "@/test/badges";
 import { checkStatement, GuardRefusal, openEnvelope, TollgateGuard, type PaymentTerms } from "@/clients/guard/src/index";
@@ -90,6 +90,38 @@ describe("the guard's check of one attestation", () => {
     const retired = { keys: keys.keys.map((k) => ({ ...k, notAfter: "2026-12-01T00:00:00Z" })) };
     expect(openEnvelope(sign(statement), retired)).toMatchObject({ ok: false, code: "bad_signature", message: expect.stringContaining("not valid") });
   });
+
+  it("refuses a retired key's statement backdated into its window and made to last (bad_lifetime), here and in the app's verifier", () => {
+    // Rotated out on 2026-12-01; the retired key stays published for 30 days, as rotation keeps it.
+    const rotated = rotateKey(keyring, { now: new Date("2026-12-01T00:00:00Z") });
+    const published = publicKeySet(rotated, { now: new Date("2026-12-20T00:00:00Z") });
+    expect(published.keys.map((k) => k.status)).toEqual(["active", "retired"]);
+    const NOW = Date.parse("2026-12-20T00:00:00Z");
+    const at = { ...opts, now: NOW };
+    const verify = (env: unknown) => verifyAttestation(env, published, { endpoint: {}, now: new Date(NOW) });
+    // Issued inside the retired key's window, scored "now" (so not stale), valid for a year.
+    const year = sign({ ...statement, issuedAt: "2026-11-30T00:00:00.000Z", scoring: { now: "2026-12-19T23:00:00.000Z", seed: 402 }, expiresAt: "2027-12-20T00:00:00.000Z" });
+    const opened = openEnvelope(year, published);
+    expect(opened).toMatchObject({ ok: false, code: "bad_lifetime" });
+    expect(verify(year)).toMatchObject({ ok: false, reason: "bad_lifetime" });
+    // Within 24 hours but scored after its issue: the same backdating.
+    const scoredLater = sign({ ...statement, issuedAt: "2026-11-30T00:00:00.000Z", scoring: { now: "2026-12-19T23:00:00.000Z", seed: 402 }, expiresAt: "2026-12-01T00:00:00.000Z" });
+    expect(openEnvelope(scoredLater, published)).toMatchObject({ ok: false, code: "bad_lifetime", message: expect.stringContaining("after the attestation was issued") });
+    expect(verify(scoredLater)).toMatchObject({ ok: false });
+    // Current, but scored an hour after its issue: the app's verifier refuses it too.
+    const later = sign({ ...statement, scoring: { now: new Date(T0 + 3_600_000).toISOString(), seed: 402 } });
+    expect(verifyAttestation(later, keys, { endpoint: {}, now: new Date(T0 + 5_400_000) })).toMatchObject({ ok: false, reason: "bad_lifetime" });
+    expect(verifyAttestation(sign(statement), keys, { endpoint: {}, now: new Date(T0 + 5_400_000) })).toMatchObject({ ok: true });
+    // What the sweep signs (24 hours, scored before issue) opens; in its window a retired key's statement is refused only as expired or stale.
+    expect(openEnvelope(sign(statement), keys)).toMatchObject({ ok: true });
+    expect(check(sign(statement), terms, at)).toMatchObject({ ok: false, code: "expired" });
+    expect(openEnvelope(sign({ ...statement, expiresAt: statement.issuedAt }), keys)).toMatchObject({ ok: false, code: "bad_lifetime" });
+  });
+
+  it("holds the payment to the statement's method when the method is known", () => {
+    expect(check(sign(statement), { ...terms, method: "get" })).toEqual({ ok: true });
+    expect(check(sign(statement), { ...terms, method: "POST" })).toMatchObject({ ok: false, code: "wrong_endpoint", message: expect.stringContaining("GET") });
+  });
 });
 
 describe("the guard against a Tollgate origin", () => {
@@ -158,9 +190,9 @@ describe("the guard against a Tollgate origin", () => {
   it("guards an MPP charge: mppx's onChallenge throws the refusal, guard.fetch surfaces it", async () => {
     answer = () => [200, { envelope: sign(statement) }];
     const guard = new TollgateGuard({ tollgate: origin, keys, now: () => T0 + 60_000 });
-    const challenge = (recipient: string) => ({ method: "evm", request: { amount: "10000", currency: terms.asset, recipient, methodDetails: { chainId: 8453 } } });
-    const mppFetch = (recipient: string) => guard.fetch(async (_input: RequestInfo | URL) => {
-      await guard.mppxOnChallenge(challenge(recipient));
+    const challenge = (recipient: string, over: { intent?: string; splits?: unknown } = {}) => ({ method: "evm", intent: "intent" in over ? over.intent : "charge", request: { amount: "10000", currency: terms.asset, recipient, methodDetails: { chainId: 8453, ...(over.splits !== undefined ? { splits: over.splits } : {}) } } });
+    const mppFetch = (recipient: string, over: { intent?: string; splits?: unknown } = {}) => guard.fetch(async (_input: RequestInfo | URL) => {
+      await guard.mppxOnChallenge(challenge(recipient, over));
       return new Response("paid");
     });
     expect(await (await mppFetch(terms.payTo)(URL_A)).text()).toBe("paid");
@@ -168,5 +200,14 @@ describe("the guard against a Tollgate origin", () => {
     expect(err).toBeInstanceOf(GuardRefusal);
     expect((err as GuardRefusal).code).toBe("payto_changed");
     await expect(guard.mppxOnChallenge(challenge(terms.payTo))).rejects.toMatchObject({ code: "wrong_endpoint" });
+    const code = (recipient: string, over: { intent?: string; splits?: unknown }) => mppFetch(recipient, over)(URL_A).then((r) => r.text(), (e: { code?: string }) => e.code);
+    // Splits that send part of the charge to another payee, though the recipient is the attested one.
+    expect(await code(terms.payTo, { splits: [{ recipient: "0x1111111111111111111111111111111111111111", amount: "9999" }] })).toBe("payto_changed");
+    expect(await code(terms.payTo, { splits: "all" })).toBe("payto_changed");
+    expect(await code(terms.payTo, { splits: [{ recipient: terms.payTo.toLowerCase(), amount: "1" }] })).toBe("paid");
+    // Only a one-time charge is held to a listed price.
+    expect(await code(terms.payTo, { intent: "subscription" })).toBe("scheme_mismatch");
+    expect(await code(terms.payTo, { intent: "session" })).toBe("scheme_mismatch");
+    expect(await code(terms.payTo, { intent: undefined })).toBe("scheme_mismatch");
   });
 });

@@ -80,7 +80,7 @@ describe("the guard and preflight against the route", () => {
     expect(await other.check({ ...terms, payTo: "0x1111111111111111111111111111111111111111" })).toMatchObject({ ok: false, code: "payto_changed" });
     expect(await other.check({ ...terms, amount: String(BigInt(p.amount) + 1n) })).toMatchObject({ ok: false, code: "price_above_listing" });
     expect(await other.check({ ...terms, url: "https://api.example.com/v1/nope" })).toMatchObject({ ok: false, code: "unlisted" });
-    expect(other.stats.lookups.get(URL_X)).toBe(1);
+    expect(other.stats.lookups.get(`* ${URL_X}`)).toBe(1);
   });
 
   it("MCP preflight answers the same question with the same reason codes", async () => {

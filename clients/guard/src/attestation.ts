@@ -7,6 +7,8 @@ import { createPublicKey, verify as edVerify } from "node:crypto";
 
 export const PAYLOAD_TYPE = "application/vnd.tollgate.endpoint-attestation+json; version=1";
 export const STATEMENT_TYPE = "tollgate.endpoint-attestation/1";
+/** Tollgate signs each attestation for 24 hours (docs/ATTESTATIONS.md); a longer one is not Tollgate's. */
+export const MAX_LIFETIME_MS = 24 * 3_600_000;
 
 export interface PinnedKey {
   keyid: string;
@@ -32,6 +34,8 @@ export interface Statement {
 /** What the buyer is about to pay: the resource's URL and the x402 requirement's (or MPP charge's) terms. */
 export interface PaymentTerms {
   url: string;
+  /** The request's method (guard.fetch always knows it); when given, the attestation must be of this method's endpoint. */
+  method?: string;
   scheme?: string;
   network: string;
   asset: string;
@@ -58,6 +62,7 @@ export type RefusalCode =
   | "bad_signature"
   | "unknown_key"
   | "malformed"
+  | "bad_lifetime"
   | "wrong_endpoint"
   | "tollgate_unreachable";
 
@@ -140,7 +145,22 @@ export function openEnvelope(envelope: unknown, keys: KeySet): Checked {
   const key = byId.get(good.keyid)!;
   const issued = Date.parse(s.issuedAt);
   if (issued < Date.parse(key.notBefore) || (key.notAfter !== null && issued > Date.parse(key.notAfter))) return { ok: false, code: "bad_signature", message: `key ${key.keyid} was not valid when the statement was issued (${s.issuedAt})`, statement: s };
+  // Bounded, so a retired (or leaked) key cannot sign, under a backdated issuedAt, a statement that lasts as long as it likes.
+  const life = lifetimeProblem(s);
+  if (life) return { ok: false, code: "bad_lifetime", message: life, statement: s };
   return { ok: true, statement: s, keyid: key.keyid };
+}
+
+/**
+ * Why a statement's times cannot be Tollgate's: it expires more than MAX_LIFETIME_MS after its issue (or not after
+ * it), or its grade was scored after it was issued. Null when they can.
+ */
+export function lifetimeProblem(s: { issuedAt: string; expiresAt: string; scoring: { now: string } }, skewMs = 300_000): string | null {
+  const issued = Date.parse(s.issuedAt);
+  const life = Date.parse(s.expiresAt) - issued;
+  if (!(life > 0 && life <= MAX_LIFETIME_MS)) return `the attestation is valid from ${s.issuedAt} to ${s.expiresAt}; Tollgate signs for at most ${MAX_LIFETIME_MS / 3_600_000} hours`;
+  if (Date.parse(s.scoring.now) > issued + skewMs) return `the grade was scored at ${s.scoring.now}, after the attestation was issued (${s.issuedAt})`;
+  return null;
 }
 
 const usd = (amount: string) => `${amount} base units`;
@@ -152,6 +172,7 @@ export function checkStatement(s: Statement, terms: PaymentTerms, o: CheckOption
   if (Date.parse(s.expiresAt) <= o.now) return { ok: false, code: "expired", message: `Tollgate's attestation for this endpoint expired at ${s.expiresAt}; nothing current vouches for it` };
   if (o.now - Date.parse(s.scoring.now) > o.maxEvidenceAgeMs) return { ok: false, code: "stale", message: `the grade rests on evidence scored ${s.scoring.now}, older than allowed at ${at(o.now)}` };
   if (resourceKey(s.endpoint.url) !== resourceKey(terms.url)) return { ok: false, code: "wrong_endpoint", message: `the attestation is for ${s.endpoint.url}, not ${resourceKey(terms.url)}: another endpoint's attestation` };
+  if (terms.method !== undefined && s.endpoint.method !== terms.method.toUpperCase()) return { ok: false, code: "wrong_endpoint", message: `the attestation is for ${s.endpoint.method} ${s.endpoint.url}, not the ${terms.method.toUpperCase()} about to be paid` };
   if (o.refuseVerdicts.includes(s.grade.verdict)) {
     const code: RefusalCode = s.grade.verdict === "down" ? "down" : "avoid";
     return { ok: false, code, message: `Tollgate's grade for this endpoint is ${s.grade.grade ?? "ungraded"} with verdict ${s.grade.verdict}: its evidence says not to pay it` };

@@ -54,8 +54,13 @@ type Entry = { kind: "attested"; statement: Statement; until: number } | { kind:
 
 interface CallContext {
   url: string;
+  /** Upper-cased. */
+  method: string;
   refusal?: GuardRefusal;
 }
+
+/** The methods a Tollgate endpoint can be listed with; a payment for another is not for a listed endpoint. */
+const LISTABLE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 export interface GuardStats {
   /** Attestation lookups sent to Tollgate, per resource. */
@@ -87,7 +92,7 @@ export class TollgateGuard {
   /** Throws a GuardRefusal unless Tollgate's attestation vouches for exactly these terms; returns the statement. */
   async assert(terms: PaymentTerms): Promise<Statement> {
     this.stats.checks++;
-    const entry = await this.entry(terms.url);
+    const entry = await this.entry(terms.url, terms.method);
     const refuse = (code: RefusalCode, message: string, s?: Statement) => {
       this.stats.refusals++;
       return new GuardRefusal(code, message, terms.url, s);
@@ -115,10 +120,10 @@ export class TollgateGuard {
    */
   x402<C extends { registerPolicy(p: (v: number, r: PaymentRequirements[]) => PaymentRequirements[]): C; onBeforePaymentCreation(h: (ctx: { paymentRequired: PaymentRequired; selectedRequirements: PaymentRequirements }) => Promise<void | { abort: true; reason: string }>): C }>(client: C): C {
     client.registerPolicy((_v, reqs) => {
-      const url = this.als.getStore()?.url;
-      const cached = url ? this.cache.get(resourceKey(url)) : undefined;
-      if (!url || cached?.kind !== "attested" || cached.until <= this.opts.now()) return reqs;
-      const vouched = reqs.filter((r) => checkStatement(cached.statement, x402Terms(url, r), this.checkOptions()).ok);
+      const ctx = this.als.getStore();
+      const cached = ctx ? this.cache.get(cacheKey(resourceKey(ctx.url), ctx.method)) : undefined;
+      if (!ctx || cached?.kind !== "attested" || cached.until <= this.opts.now()) return reqs;
+      const vouched = reqs.filter((r) => checkStatement(cached.statement, x402Terms(ctx.url, r, ctx.method), this.checkOptions()).ok);
       return vouched.length ? vouched : reqs;
     });
     client.onBeforePaymentCreation(async ({ paymentRequired, selectedRequirements }) => {
@@ -128,7 +133,7 @@ export class TollgateGuard {
       if (!url) throw this.remember(ctx, new GuardRefusal("wrong_endpoint", "the 402 names no resource and the call was not made through guard.fetch", ""));
       if (ctx && claimed && safeKey(claimed) !== resourceKey(ctx.url)) throw this.remember(ctx, new GuardRefusal("wrong_endpoint", `the 402 at ${resourceKey(ctx.url)} claims to be ${claimed}`, ctx.url));
       try {
-        await this.assert(x402Terms(url, selectedRequirements));
+        await this.assert(x402Terms(url, selectedRequirements, ctx?.method));
       } catch (e) {
         throw this.remember(ctx, e);
       }
@@ -140,14 +145,21 @@ export class TollgateGuard {
    * For mppx's client: pass as `Mppx.create({ ..., onChallenge: guard.mppxOnChallenge })`, and call
    * through guard.fetch(mppx.fetch) so the guard knows the URL being paid.
    */
-  readonly mppxOnChallenge = async (challenge: { method: string; request: Record<string, unknown> }): Promise<undefined> => {
+  readonly mppxOnChallenge = async (challenge: { method: string; intent?: string; request: Record<string, unknown> }): Promise<undefined> => {
     const ctx = this.als.getStore();
     if (!ctx) throw new GuardRefusal("wrong_endpoint", "an MPP payment was not made through guard.fetch, so its URL is unknown", "");
     const req = challenge.request;
     const details = (req.methodDetails ?? {}) as Record<string, unknown>;
-    const terms: PaymentTerms = { url: ctx.url, network: `eip155:${String(details.chainId ?? req.chainId ?? "")}`, asset: String(req.currency ?? ""), payTo: String(req.recipient ?? ""), amount: String(req.amount ?? "") };
+    const payTo = String(req.recipient ?? "");
     try {
-      await this.assert(terms);
+      // A listing's price is one fixed charge: a subscription or a session is not what was graded.
+      if (challenge.intent !== "charge") throw new GuardRefusal("scheme_mismatch", `the MPP challenge's intent is ${challenge.intent === undefined ? "missing" : JSON.stringify(challenge.intent)}; only a one-time charge can be held to the listed price`, ctx.url);
+      // Splits send part of the amount elsewhere, so the attested payee would not be the one paid.
+      const splits = details.splits ?? req.splits;
+      if (splits !== undefined && (!Array.isArray(splits) || splits.some((x) => String((x as { recipient?: unknown } | null)?.recipient ?? "").toLowerCase() !== payTo.toLowerCase()))) {
+        throw new GuardRefusal("payto_changed", `the MPP charge splits part of its amount to payees other than ${payTo}`, ctx.url);
+      }
+      await this.assert({ url: ctx.url, method: ctx.method, scheme: "exact", network: `eip155:${String(details.chainId ?? req.chainId ?? "")}`, asset: String(req.currency ?? ""), payTo, amount: String(req.amount ?? "") });
     } catch (e) {
       throw this.remember(ctx, e);
     }
@@ -158,7 +170,8 @@ export class TollgateGuard {
   fetch<F extends (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>>(paying: F): F {
     return (async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-      const ctx: CallContext = { url };
+      const method = (init?.method ?? (typeof input === "object" && "method" in input ? input.method : "GET")).toUpperCase();
+      const ctx: CallContext = { url, method };
       try {
         return await this.als.run(ctx, () => paying(input, init));
       } catch (e) {
@@ -176,19 +189,21 @@ export class TollgateGuard {
     return { now: this.opts.now(), refuseVerdicts: this.opts.refuseVerdicts, maxEvidenceAgeMs: this.opts.maxEvidenceAgeMs, skewMs: 300_000 };
   }
 
-  private async entry(url: string): Promise<Entry> {
-    const key = resourceKey(url);
+  private async entry(url: string, method: string | undefined): Promise<Entry> {
+    const resource = resourceKey(url);
+    const m = method?.toUpperCase();
+    const key = cacheKey(resource, m);
     const hit = this.cache.get(key);
     if (hit && hit.until > this.opts.now()) return hit;
     let p = this.inflight.get(key);
     if (!p) {
-      p = this.lookup(key).finally(() => this.inflight.delete(key));
+      p = this.lookup(key, resource, m).finally(() => this.inflight.delete(key));
       this.inflight.set(key, p);
     }
     return p;
   }
 
-  private async lookup(key: string): Promise<Entry> {
+  private async lookup(key: string, resource: string, method: string | undefined): Promise<Entry> {
     this.stats.lookups.set(key, (this.stats.lookups.get(key) ?? 0) + 1);
     const now = this.opts.now();
     const refused = (code: RefusalCode, message: string, ttl = 0): Entry => {
@@ -196,20 +211,21 @@ export class TollgateGuard {
       if (ttl > 0) this.cache.set(key, e);
       return e;
     };
+    if (method !== undefined && !LISTABLE_METHODS.includes(method)) return refused("unlisted", `Tollgate lists no endpoint with method ${method}`);
     let res: Response;
     try {
-      res = await this.http(`${this.origin}${LOOKUP_PATH}?url=${encodeURIComponent(key)}`, { headers: { accept: "application/json" } });
+      res = await this.http(`${this.origin}${LOOKUP_PATH}?url=${encodeURIComponent(resource)}${method ? `&method=${method}` : ""}`, { headers: { accept: "application/json" } });
     } catch (e) {
-      return refused("tollgate_unreachable", `Tollgate could not be asked about ${key}: ${(e as Error).message}`);
+      return refused("tollgate_unreachable", `Tollgate could not be asked about ${resource}: ${(e as Error).message}`);
     }
     const body = (await res.json().catch(() => null)) as { envelope?: unknown; error?: { reason?: string; message?: string } } | null;
     if (res.status === 404) {
       const reason = body?.error?.reason;
-      if (reason === "no_attestation") return refused("unattested", `Tollgate lists ${key} but has not graded it yet`, this.opts.negativeTtlMs);
-      if (reason === "attestation_pending") return refused("listing_changed", `the listing of ${key} changed after it was graded; no attestation covers it as it is now`, this.opts.negativeTtlMs);
-      return refused("unlisted", `Tollgate lists no endpoint at ${key}`, this.opts.negativeTtlMs);
+      if (reason === "no_attestation") return refused("unattested", `Tollgate lists ${resource} but has not graded it yet`, this.opts.negativeTtlMs);
+      if (reason === "attestation_pending") return refused("listing_changed", `the listing of ${resource} changed after it was graded; no attestation covers it as it is now`, this.opts.negativeTtlMs);
+      return refused("unlisted", `Tollgate lists no ${method ? `${method} ` : ""}endpoint at ${resource}`, this.opts.negativeTtlMs);
     }
-    if (!res.ok || !body?.envelope) return refused("tollgate_unreachable", `Tollgate answered ${res.status} for ${key}`);
+    if (!res.ok || !body?.envelope) return refused("tollgate_unreachable", `Tollgate answered ${res.status} for ${resource}`);
     const keys = await this.pinnedKeys();
     if (!keys) return refused("tollgate_unreachable", `Tollgate's keys at ${this.origin}${KEYS_PATH} could not be read`);
     const opened = openEnvelope(body.envelope, keys);
@@ -246,6 +262,9 @@ const safeKey = (u: string) => {
 };
 
 /** An x402 requirement as the terms the guard checks. */
-export function x402Terms(url: string, r: PaymentRequirements): PaymentTerms {
-  return { url, scheme: r.scheme, network: r.network, asset: r.asset, payTo: r.payTo, amount: r.amount };
+export function x402Terms(url: string, r: PaymentRequirements, method?: string): PaymentTerms {
+  return { url, method, scheme: r.scheme, network: r.network, asset: r.asset, payTo: r.payTo, amount: r.amount };
 }
+
+/** One cache entry per method and resource; a lookup without a method is its own entry. */
+const cacheKey = (resource: string, method: string | undefined) => `${method ?? "*"} ${resource}`;
