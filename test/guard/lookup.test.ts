@@ -88,7 +88,7 @@ describe("one seller, two methods on one path", () => {
   it("guard.fetch reads the method from the call: init.method, a Request's method, else GET", async () => {
     const g = guard();
     const charge = { method: "tempo", intent: "charge", request: { amount: terms.amount, currency: terms.asset, recipient: terms.payTo, methodDetails: { chainId: 8453 } } };
-    const paying = g.fetch(async () => {
+    const paying = g.fetch(async (_input: RequestInfo | URL, _init?: RequestInit) => {
       await g.mppxOnChallenge(charge);
       return new Response("paid");
     });
