@@ -6,7 +6,7 @@ import { PUBLIC_LISTING } from "@/lib/listings/visibility";
 import { probeListing, type EndpointEvidence } from "@/lib/probe";
 import { mapBounded } from "@/lib/probe/bounded";
 import { hostOf } from "@/lib/probe/transport";
-import { safeFetch } from "@/lib/net";
+import { referencesAnswer } from "@/lib/net/references";
 import { listingToDocument } from "@/lib/listings/document-mapping";
 import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
 import { healthStatusFor } from "@/lib/facts/aggregate";
@@ -87,16 +87,8 @@ export function egressOutage(results: ReadonlyArray<{ host: string; unanswered: 
   return tally.silent / tally.hosts >= EGRESS_OUTAGE_SHARE;
 }
 
-const REFERENCE_DEADLINE_MS = 5_000;
-
-/** Whether any reference answered with any status; null when there are none to ask. */
-export async function referencesAnswer(urls: readonly string[], deadlineMs = REFERENCE_DEADLINE_MS): Promise<boolean | null> {
-  if (urls.length === 0) return null;
-  // The operator's own list: each reference's host is allowed as the probe's loopback fixtures are.
-  const allowHosts = urls.map((u) => new URL(u).host);
-  const answers = await Promise.all(urls.map((u) => safeFetch(u, { allowHosts, deadlineMs }).then((r) => r.ok)));
-  return answers.some(Boolean);
-}
+/** lib/net/references.ts, shared with the relay's own outage check. */
+export { referencesAnswer };
 
 export interface HealthSweepOptions {
   now?: Date;

@@ -58,6 +58,19 @@ export async function readSettlement(input: Binding, options: ReadOptions = {}):
   return read.ok ? read.value : { status: "unconfirmed", reason: "chain_unreadable", detail: read.unmeasured, outage: true };
 }
 
+type TokenLog = ReturnType<typeof parseEventLogs<typeof EIP3009_EVENTS>>[number];
+
+/**
+ * The Transfer an AuthorizationUsed log belongs to: EIP-3009 (USDC, contracts/TestUSDC.sol) emits it right before
+ * the authorization's Transfer, so the first Transfer after it and before the next AuthorizationUsed; a token that
+ * emits them the other way round, the last Transfer before it and after the previous one.
+ */
+function pairedTransfer(logs: readonly TokenLog[], usedAt: number): TokenLog | undefined {
+  for (let i = usedAt + 1; i < logs.length && logs[i].eventName !== "AuthorizationUsed"; i++) if (logs[i].eventName === "Transfer") return logs[i];
+  for (let i = usedAt - 1; i >= 0 && logs[i].eventName !== "AuthorizationUsed"; i--) if (logs[i].eventName === "Transfer") return logs[i];
+  return undefined;
+}
+
 async function bind(client: PublicClient, hash: Hex, input: Binding): Promise<ChainVerdict> {
   let receipt;
   try {
@@ -75,13 +88,14 @@ async function bind(client: PublicClient, hash: Hex, input: Binding): Promise<Ch
   if (receipt.status !== "success") return unproven(`${hash} reverted`);
   const asset = getAddress(input.asset);
   const logs = parseEventLogs({ abi: EIP3009_EVENTS, logs: receipt.logs, strict: true }).filter((l) => getAddress(l.address) === asset);
-  const used = logs.some((l) => l.eventName === "AuthorizationUsed" && same(l.args.authorizer, input.payer) && same(l.args.nonce, input.nonce!));
-  if (!used) return unproven(`${hash} does not spend this payment's authorization (no AuthorizationUsed(${input.payer}, ${input.nonce}) from ${asset}): it settles some other payment`);
-  const transfers = logs.filter((l) => l.eventName === "Transfer" && same(l.args.from, input.payer));
-  const transfer = transfers.find((l) => l.eventName === "Transfer" && same(l.args.to, input.payTo!) && l.args.value.toString() === input.amount);
-  if (!transfer || transfer.eventName !== "Transfer") {
-    const moved = transfers.map((l) => (l.eventName === "Transfer" ? `${l.args.value} to ${l.args.to}` : "")).join(", ") || "nothing";
-    return unproven(`${hash} moves ${moved} from the payer, not the quoted ${input.amount} to the quoted payTo ${input.payTo}`);
+  const usedAt = logs.findIndex((l) => l.eventName === "AuthorizationUsed" && same(l.args.authorizer, input.payer) && same(l.args.nonce, input.nonce!));
+  if (usedAt < 0) return unproven(`${hash} does not spend this payment's authorization (no AuthorizationUsed(${input.payer}, ${input.nonce}) from ${asset}): it settles some other payment`);
+  // This authorization's own Transfer, not the first that looks like it: a transaction settling two
+  // authorizations of one payer, payee and amount (a batch) holds two such transfers, one for each.
+  const transfer = pairedTransfer(logs, usedAt);
+  if (!transfer || transfer.eventName !== "Transfer" || !same(transfer.args.from, input.payer) || !same(transfer.args.to, input.payTo!) || transfer.args.value.toString() !== input.amount) {
+    const moved = transfer?.eventName === "Transfer" ? `${transfer.args.value} from ${transfer.args.from} to ${transfer.args.to}` : "nothing";
+    return unproven(`${hash} moves ${moved} under this authorization, not the quoted ${input.amount} from the payer to the quoted payTo ${input.payTo}`);
   }
   if (input.notBefore && !(input.seenAtOrAfterArrival != null && receipt.blockNumber > input.seenAtOrAfterArrival)) {
     const block = await client.getBlock({ blockNumber: receipt.blockNumber });

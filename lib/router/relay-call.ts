@@ -9,6 +9,8 @@ import { readBodyBytes } from "@/lib/http";
 import type { ReadOptions, WrittenRow } from "@/lib/ledger/confirm-payment";
 import { heldAuthorization, normalisePayer, recordPayment, type PaymentInput } from "@/lib/ledger/record";
 import { safeFetch } from "@/lib/net";
+import type { SafeFetchResult } from "@/lib/net/types";
+import { referencesAnswer } from "@/lib/net/references";
 import { judgeUnsettled } from "./blame";
 import { startBuyerSideCheck, type BuyerSideCheck, type PaymentTerms } from "./buyer-side";
 import { confirmRecorded } from "./confirm-after-answer";
@@ -161,6 +163,48 @@ function writtenRow(input: PaymentInput, transactionId: string, target: Target):
   };
 }
 
+/** The buyer's URL itself is malformed: the answer names it, as a 400. */
+const URL_SHAPE_REFUSALS = new Set(["invalid_url", "ambiguous_url", "credentials_in_url", "query_not_allowed", "fragment_not_allowed"]);
+
+/** How long the references' answer stands for every relay of this process. */
+const EGRESS_CHECK_TTL_MS = 30_000;
+let egressChecked: { at: number; down: Promise<boolean> } | null = null;
+
+/** Our egress is down: the operator's references (TOLLGATE_MONITOR_REFERENCES) all went unanswered. Unknown (none configured) is not down. */
+function egressDown(): Promise<boolean> {
+  const now = Date.now();
+  if (!egressChecked || now - egressChecked.at > EGRESS_CHECK_TTL_MS) {
+    egressChecked = { at: now, down: referencesAnswer(env().monitorReferences).then((answered) => answered === false, () => false) };
+  }
+  return egressChecked.down;
+}
+
+/** For tests: forget the references' last answer. */
+export function resetEgressCheck(): void {
+  egressChecked = null;
+}
+
+/**
+ * A relay that failed on our side, not the seller's (docs/ROUTER.md "Whose failure it is"): the URL refused
+ * before anything was sent (the buyer's path or query, or the listing's host no longer allowed), this process's
+ * connection caps, or a host that did not resolve or connect while our egress was down. Nothing reached the
+ * seller, so nothing is recorded against it, and no row holds the authorization: the buyer may send it again.
+ */
+async function relayOwnFault(answer: SafeFetchResult): Promise<{ status: number; code: string; message: string } | null> {
+  if (answer.ok) return null;
+  if ("refusal" in answer) {
+    if (answer.stage === "validate") {
+      return URL_SHAPE_REFUSALS.has(answer.refusal)
+        ? { status: 400, code: "url_refused", message: `The relay refuses this URL before sending it (${answer.refusal}): ${answer.detail}` }
+        : { status: 502, code: "relay_refused", message: `The relay does not send to this listing's address (${answer.refusal}): ${answer.detail}` };
+    }
+    if (answer.refusal === "connection_limit") return { status: 503, code: "relay_busy", message: `The relay is at its connection limit; nothing was sent to the seller. Retry shortly. (${answer.detail})` };
+  }
+  const unreached = "refusal" in answer ? answer.refusal === "dns_failed" : answer.error === "connection_failed";
+  if (unreached && (await egressDown())) return { status: 503, code: "relay_outage", message: "Tollgate's own network is down (its reference hosts do not answer); nothing was sent to the seller, and nothing is held against it." };
+  return null;
+}
+
 function relayError(status: number, code: string, message: string): Response {
   return withRelayHeaders(Response.json({ error: { code, message } }, { status, headers: { "cache-control": "no-store" } }));
 }
@@ -208,6 +252,8 @@ export async function relayCall(req: Request, slug: string, path: string, option
   const answer = await answering;
   const latencyMs = Math.round(performance.now() - started);
 
+  const own = await relayOwnFault(answer);
+  if (own) return withRelayHeaders(Response.json({ error: { code: own.code, message: own.message } }, { status: own.status, headers: { "cache-control": "no-store", ...(own.status === 503 ? { "retry-after": "1" } : {}) } }));
   let failure: { code: string; message: string } | null = null;
   if (!answer.ok) {
     const code = "refusal" in answer ? answer.refusal : answer.error;
