@@ -55,18 +55,31 @@ export async function judgeUnsettled(ctx: UnsettledContext): Promise<UnsettledVe
   if (side.verdict === "buyer_fault") return { status: "rejected", reason: side.reason, detail: side.detail };
   if (side.verdict === "unmeasured") return { status: "unmeasured", reason: side.reason, detail: side.detail };
 
-  // Spent since it reached us: the seller settled it and did not say so.
+  // Spent since it reached us: the seller settled it and did not say so, or the buyer did, to a payee of its
+  // own choosing, while the seller refused it. Only a payment that answers the seller's own challenge is the seller's.
   const settled = await unclaimedSettlement(ctx);
   if (!settled.ok) return { status: "unmeasured", reason: "chain_unreadable", detail: settled.unmeasured };
-  if (settled.tx) return { status: "unconfirmed", transaction: settled.tx, detail: "the seller settled this authorization without claiming it" };
+  if (settled.tx) {
+    const match = await sellersRequirement(ctx);
+    if (match !== true) return match.status === "rejected" ? { ...match, detail: `${match.detail}; its authorization was spent on chain (${settled.tx}), not as a payment the seller asked for` } : match;
+    return { status: "unconfirmed", transaction: settled.tx, detail: "the seller settled this authorization without claiming it" };
+  }
 
   if (facilitatorOutageBetween(ctx.window.from, ctx.window.to)) {
     return { status: "unmeasured", reason: "facilitator_unreachable", detail: "Tollgate's facilitator could not reach the chain while this payment was relayed" };
   }
+  const match = await sellersRequirement(ctx);
+  if (match !== true) return match;
+  return { status: "failed", reason: "not_settled", detail: "the buyer's signed authorization was sound and answered the seller's requirement, and the seller did not settle it" };
+}
+
+/** True when the payment answers the seller's own unpaid challenge; else the verdict that says why not. */
+async function sellersRequirement(ctx: UnsettledContext): Promise<true | Extract<UnsettledVerdict, { status: "rejected" | "unmeasured" }>> {
   const answer = await ctx.unpaid().catch(() => null);
   if (!answer) return { status: "unmeasured", reason: "seller_requirements_unreadable", detail: "the seller's requirements could not be read to compare the payment with" };
   const match = matchRequirements(answer, ctx.payment);
   if ("unreadable" in match) return { status: "unmeasured", reason: "seller_requirements_unreadable", detail: match.unreadable };
+  if ("unstable" in match) return { status: "unmeasured", reason: "seller_challenge_unstable", detail: match.unstable };
   if (!match.match) return { status: "rejected", reason: "payer_requirements_mismatch", detail: match.detail };
-  return { status: "failed", reason: "not_settled", detail: "the buyer's signed authorization was sound and answered the seller's requirement, and the seller did not settle it" };
+  return true;
 }

@@ -6,7 +6,12 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { Challenge } from "mppx";
 import type { DecodedPayment } from "./payment-headers";
 
-export type RequirementMatch = { match: true } | { match: false; detail: string } | { unreadable: string };
+/**
+ * `unstable`: the payment answers one of the seller's requirements in every field the buyer's authorization signs
+ * (scheme, network, amount, asset, payTo) and differs only in what it does not sign (`extra`, `maxTimeoutSeconds`,
+ * the resource): the seller's challenge moved between the buyer's request and ours, which blames neither party.
+ */
+export type RequirementMatch = { match: true } | { match: false; detail: string } | { unstable: string } | { unreadable: string };
 
 /** Header names lower-case. */
 export interface UnpaidAnswer {
@@ -26,10 +31,16 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Every field of one of the seller's `accepts`. */
-function matchesV2(offered: Record<string, unknown>, signed: Record<string, unknown>): string | null {
-  for (const key of ["scheme", "network", "amount", "maxTimeoutSeconds"]) if (String(offered[key]) !== String(signed[key])) return `${key} ${JSON.stringify(signed[key])} is not the seller's ${JSON.stringify(offered[key])}`;
+/** The fields of one of the seller's `accepts` the buyer's authorization signs; the first that differs. */
+function signedMiss(offered: Record<string, unknown>, signed: Record<string, unknown>): string | null {
+  for (const key of ["scheme", "network", "amount"]) if (String(offered[key]) !== String(signed[key])) return `${key} ${JSON.stringify(signed[key])} is not the seller's ${JSON.stringify(offered[key])}`;
   for (const key of ["asset", "payTo"]) if (!sameAddress(offered[key], signed[key])) return `${key} ${JSON.stringify(signed[key])} is not the seller's ${JSON.stringify(offered[key])}`;
+  return null;
+}
+
+/** The rest of its fields, which no signature covers. */
+function unsignedMiss(offered: Record<string, unknown>, signed: Record<string, unknown>): string | null {
+  if (String(offered.maxTimeoutSeconds) !== String(signed.maxTimeoutSeconds)) return `maxTimeoutSeconds ${JSON.stringify(signed.maxTimeoutSeconds)} is not the seller's ${JSON.stringify(offered.maxTimeoutSeconds)}`;
   if (canonical(offered.extra ?? {}) !== canonical(signed.extra ?? {})) return "extra is not the seller's";
   return null;
 }
@@ -47,15 +58,20 @@ function matchX402V2(answer: UnpaidAnswer, payment: DecodedPayment): Requirement
   } catch {
     return { unreadable: "the seller's PAYMENT-REQUIRED challenge does not decode" };
   }
-  if (payment.resource !== null && typeof challenge.resource?.url === "string" && challenge.resource.url !== payment.resource) {
-    return { match: false, detail: `the payment names the resource ${payment.resource}, the seller ${challenge.resource.url}` };
-  }
+  const resourceMiss = payment.resource !== null && typeof challenge.resource?.url === "string" && challenge.resource.url !== payment.resource ? `the payment names the resource ${payment.resource}, the seller ${challenge.resource.url}` : null;
   const misses: string[] = [];
+  let unstable: string | null = null;
   for (const offered of challenge.accepts ?? []) {
-    const miss = matchesV2(offered as Record<string, unknown>, payment.requirement);
-    if (!miss) return { match: true };
-    misses.push(miss);
+    const signed = signedMiss(offered as Record<string, unknown>, payment.requirement);
+    if (signed) {
+      misses.push(signed);
+      continue;
+    }
+    const unsigned = resourceMiss ?? unsignedMiss(offered as Record<string, unknown>, payment.requirement);
+    if (!unsigned) return { match: true };
+    unstable ??= unsigned;
   }
+  if (unstable) return { unstable: `the payment answers the seller's requirement in every signed field, but ${unstable}` };
   return closest(misses);
 }
 
