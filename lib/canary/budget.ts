@@ -7,7 +7,11 @@ import { listedSql } from "@/lib/listings/visibility";
 
 export const DAY_SCOPE = "*";
 export const orgScope = (organizationId: string) => `org:${organizationId}`;
-export const payToScope = (network: string, payTo: string) => `payto:${network}:${payTo.toLowerCase()}`;
+/**
+ * A payee's share, per organisation that quotes it: a 402 naming another organisation's payee spends only the
+ * quoting organisation's share of it, never the payee's own seller's (lib/canary/payto-share.test.ts).
+ */
+export const payToScope = (network: string, payTo: string, organizationId: string) => `payto:${network}:${payTo.toLowerCase()}:${organizationId}`;
 
 export interface BudgetCaps {
   day: bigint;
@@ -99,12 +103,12 @@ async function takeShare(client: PrismaLike, day: string, scope: string, amount:
 }
 
 /** What it takes stays counted until the authorization expires. */
-export async function reservePayTo(input: { network: string; payTo: string; amount: bigint; caps?: BudgetCaps; at?: Date }): Promise<{ ok: true } | { ok: false; left: bigint }> {
+export async function reservePayTo(input: { network: string; payTo: string; listingId: string; amount: bigint; caps?: BudgetCaps; at?: Date }): Promise<{ ok: true } | { ok: false; left: bigint }> {
   const caps = input.caps ?? configuredCaps();
   const cap = payToCap(caps);
   const day = utcDay(input.at);
-  const scope = payToScope(input.network, input.payTo);
   const prisma = await db();
+  const scope = payToScope(input.network, input.payTo, await organizationOf(prisma, input.listingId));
   await exec(prisma, `INSERT INTO "canary_budget" ("day", "scope") VALUES ($1::date, $2) ON CONFLICT ("day", "scope") DO NOTHING`, day, scope);
   if (await takeShare(prisma, day, scope, input.amount, cap)) return { ok: true };
   const [row] = await rows<{ spent: string }>(prisma, `SELECT "spent"::text AS "spent" FROM "canary_budget" WHERE "day" = $1::date AND "scope" = $2`, day, scope);

@@ -3,7 +3,7 @@
  * (PGlite, or server PostgreSQL with TEST_DATABASE_URL): one organisation with ten listings cannot
  * take another's share under concurrency, runs are claimed round-robin across organisations (oldest
  * due first within each), a deferred listing is queued again in the next UTC day rather than 24 hours
- * later, one payTo has its own share, and the desk shows each organisation's share.
+ * later, one payTo has its own share for each organisation that quotes it, and the desk shows each organisation's share.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
@@ -85,16 +85,19 @@ describe("shares of the day's budget", () => {
     expect(await reserve({ ...late, amount: 100n, caps, at })).toMatchObject({ ok: false, scope: "day" });
   });
 
-  it("one payTo has its own share, whoever lists it", async () => {
+  it("one payTo has its own share for each organisation that quotes it", async () => {
     const at = new Date("2027-01-07T10:00:00Z");
     const caps = { day: 10_000n, listing: 10_000n, organization: 10_000n, payTo: 250n };
     const payTo = "0x00000000000000000000000000000000000000AA";
-    const got = await Promise.all(Array.from({ length: 5 }, () => reservePayTo({ network: "eip155:31337", payTo, amount: 100n, caps, at })));
+    const [own, other] = [await createTestListing(t.prisma, { organizationId: await createTestOrganization(t.prisma, "Payee's seller") }), await createTestListing(t.prisma, { organizationId: await createTestOrganization(t.prisma, "Another seller") })];
+    const got = await Promise.all(Array.from({ length: 5 }, () => reservePayTo({ network: "eip155:31337", payTo, listingId: other, amount: 100n, caps, at })));
     expect(got.filter((g) => g.ok)).toHaveLength(2);
     expect(got.find((g) => !g.ok)).toEqual({ ok: false, left: 50n });
+    // Another organisation's quotes of the payee took its own share, not the payee's seller's.
+    expect(await reservePayTo({ network: "eip155:31337", payTo: payTo.toLowerCase(), listingId: own, amount: 200n, caps, at })).toEqual({ ok: true });
     // Another recipient, or another network, is another share.
-    expect(await reservePayTo({ network: "eip155:31337", payTo: "0x00000000000000000000000000000000000000bb", amount: 100n, caps, at })).toEqual({ ok: true });
-    expect(await reservePayTo({ network: "eip155:8453", payTo, amount: 100n, caps, at })).toEqual({ ok: true });
+    expect(await reservePayTo({ network: "eip155:31337", payTo: "0x00000000000000000000000000000000000000bb", listingId: other, amount: 100n, caps, at })).toEqual({ ok: true });
+    expect(await reservePayTo({ network: "eip155:8453", payTo, listingId: other, amount: 100n, caps, at })).toEqual({ ok: true });
   });
 
   it("the canary desk shows each organisation's share, spent of its limit", async () => {

@@ -90,7 +90,7 @@ export async function callEndpoint(input: CallInput, options: CanaryOptions): Pr
   if (askedAboveStated({ usd: e.priceUsd, amount: String(quote.amount), decimals: e.priceDecimals, mode: e.priceMode, usdToken })) {
     return unpaidVerdict("degraded", "quote_above_stated", { ...quoted, httpStatus: 402 });
   }
-  const share = input.priorId ? { ok: true as const } : await reservePayTo({ network: quote.network, payTo: String(quote.payTo), amount: BigInt(quote.amount), caps: options.caps });
+  const share = input.priorId ? { ok: true as const } : await reservePayTo({ network: quote.network, payTo: String(quote.payTo), listingId: input.identity.listingId, amount: BigInt(quote.amount), caps: options.caps });
   if (!share.ok) return unpaidVerdict(null, `budget_payto: the payTo's share has ${share.left} left today`, { ...quoted, httpStatus: 402 });
 
   const client = new x402Client()
