@@ -56,7 +56,11 @@ describe("what resets verification (pure)", () => {
     expect(verificationResetReasons(base, { ...base, endpoints: [ep({ priceAsset: "0xa0B8" })] })).toEqual([]);
     expect(verificationResetReasons(base, { ...base, endpoints: [ep({ priceAmount: "10000000000000000", priceDecimals: 18 })] })).toEqual([]);
     expect(verificationResetReasons(base, { ...base, endpoints: [ep({ priceAmount: "10000000000000001", priceDecimals: 18 })] })).toHaveLength(1);
-    expect(verificationResetReasons(base, { ...base, endpoints: [ep({ priceAmount: null })] })).toEqual([]);
+    // Not payable any more is its own reason; a machine price removed from a payable endpoint is below.
+    expect(verificationResetReasons(base, { ...base, endpoints: [ep({ priceAmount: null, payable: false })] })).toEqual(["endpoint POST /x made not payable"]);
+  });
+  it("a machine price removed from a payable endpoint resets: the canary would have nothing to hold its 402 to", () => {
+    expect(verificationResetReasons(base, { ...base, endpoints: [ep({ priceAmount: null, priceAsset: null, priceNetwork: null })] })).toEqual(["machine price removed on POST /x (was $0.01 in 0xA0b8 on eip155:8453)"]);
   });
 });
 

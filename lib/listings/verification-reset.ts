@@ -60,7 +60,10 @@ export function verificationResetReasons(old: ListingShape, next: ListingShape):
       continue;
     }
     if (o.payable !== e.payable) out.push(`endpoint ${k} made ${e.payable ? "payable" : "not payable"}`);
-    if (o.priceAmount && e.priceAmount && assetOf(o) !== assetOf(e)) {
+    if (o.priceAmount && !e.priceAmount && e.payable) {
+      // No machine price leaves the canary nothing to hold a 402 to: any amount, asset or network would pass.
+      out.push(`machine price removed on ${k} (was ${priceText(o)} in ${assetText(o)})`);
+    } else if (o.priceAmount && e.priceAmount && assetOf(o) !== assetOf(e)) {
       out.push(`asset changed on ${k} from ${assetText(o)} to ${assetText(e)}`);
     } else if (raised(o, e)) {
       out.push(`price raised on ${k} from ${priceText(o)} to ${priceText(e)}`);
