@@ -9,7 +9,17 @@ export function demoSignInEnabled(): boolean {
   return env().TOLLGATE_DEMO_SIGNIN === true;
 }
 
+/**
+ * next-auth v4 reads its own base URL from NEXTAUTH_URL only; lib/env.ts lets TOLLGATE_PUBLIC_URL alone configure a
+ * deployment. Without this, next-auth believed it ran on http://localhost:3000: redirects went there and its session
+ * and CSRF cookies lost Secure and their __Secure-/__Host- prefixes on an https deployment (lib/auth/cookies.test.ts).
+ */
+function alignNextAuthUrl(): void {
+  if (!process.env.NEXTAUTH_URL && env().TOLLGATE_PUBLIC_URL) process.env.NEXTAUTH_URL = env().publicOrigin;
+}
+
 export function authOptions(): NextAuthOptions {
+  alignNextAuthUrl();
   const providers: NextAuthOptions["providers"] = [
     CredentialsProvider({
       id: "siwe",
@@ -45,6 +55,8 @@ export function authOptions(): NextAuthOptions {
     providers,
     secret: env().NEXTAUTH_SECRET ?? "tollgate-development-secret-not-for-production",
     session: { strategy: "jwt", maxAge: 8 * 60 * 60 },
+    // Secure, __Secure- and __Host- cookies whenever the configured origin is https, whatever next-auth infers.
+    useSecureCookies: env().publicOrigin.startsWith("https:"),
     pages: { signIn: "/signin" },
     callbacks: {
       jwt({ token, user }) {
