@@ -53,6 +53,8 @@ export async function readSettlement(input: Binding, options: ReadOptions = {}):
   if (!isAddress(input.asset) || !isAddress(input.payer)) return unproven("the asset or the payer is not an EVM address, so no EVM transfer can prove it");
   if (!input.nonce || !/^0x[0-9a-fA-F]{64}$/.test(input.nonce)) return unproven("no signed authorization nonce was recorded, so no settlement can be bound to it");
   if (!input.payTo || !isAddress(input.payTo)) return unproven("no quoted payTo was recorded, so no transfer can be bound to it");
+  // Nothing moved is no settlement (docs/ROUTER.md "Binding"): a never-funded wallet can sign a transfer of 0.
+  if (/^0+$/.test(input.amount)) return unproven("the payment's amount is 0: a transfer of nothing settles no purchase");
   const hash = input.transaction as Hex;
   const read = await readChain(input.network, (client) => bind(client, hash, input), options);
   return read.ok ? read.value : { status: "unconfirmed", reason: "chain_unreadable", detail: read.unmeasured, outage: true };

@@ -120,6 +120,12 @@ interface Attempt {
 async function recordAttempt(a: Attempt): Promise<{ id: string; created: boolean; transaction: string | null; input: PaymentInput }> {
   const { payment, terms } = a;
   const quote = { payer: payment.payer, advertisedAmount: payment.amount, asset: terms.asset, network: payment.network, quotedPayTo: payment.payTo, paymentResponse: a.settlement.claim };
+  // A payment of nothing buys nothing: a wallet that was never funded could sign it, so it would add a distinct
+  // payer no wash check can trace (docs/RANK.md "Wash"). Recorded, never counted, whatever the seller claims.
+  if (payment.authorization.value === 0n || BigInt(payment.amount) === 0n) {
+    const input: PaymentInput = { ...a.common, ...quote, status: "rejected", reason: "payer_zero_amount", detail: "the signed authorization moves 0: a payment of nothing is no purchase" };
+    return { ...(await recordPayment(input)), transaction: null, input };
+  }
   const signature = await a.check.signature;
   if (signature.ok && signature.value === null) {
     const input: PaymentInput = { ...a.common, ...quote, status: "rejected", reason: "payer_bad_signature", detail: `the signature is not ${payment.payer}'s over this authorization in ${terms.asset}'s EIP-712 domain` };
