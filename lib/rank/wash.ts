@@ -22,6 +22,11 @@ export const WASH_PAYERS_PER_READ = 200;
 export const WASH_RETRY_UNMEASURED_MS = 5 * 60_000;
 export const WASH_READS_IN_FLIGHT = 8;
 export const WASH_WINDOW_MS = 30 * DAY_MS;
+/**
+ * How far back a payer's funding by a seller wallet is looked for, up to its first settlement: a year, not the
+ * 30-day window, or a seller could fund wallets, wait 31 days and pay from them unseen (lib/rank/wash-lookback.test.ts).
+ */
+export const WASH_FUNDING_LOOKBACK_MS = 365 * DAY_MS;
 
 const TRANSFER = parseAbi(["event Transfer(address indexed from, address indexed to, uint256 value)"]);
 
@@ -237,7 +242,7 @@ async function washOf(id: string, ps: PayerRow[], sellers: string[], ringFunders
 }
 
 async function fundingTransfers(network: string, asset: string, sellers: string[], payers: string[], now: Date, cache: WashCache): Promise<ChainRead<Array<{ from: string; to: string; transaction: string; block: bigint }>>> {
-  const range = await windowBlocks(network, now, cache);
+  const range = await fundingBlocks(network, now, cache);
   if (!range.ok) return range;
   const out: Array<{ from: string; to: string; transaction: string; block: bigint }> = [];
   for (let i = 0; i < payers.length; i += WASH_PAYERS_PER_READ) {
@@ -270,11 +275,11 @@ async function fundingTransfers(network: string, asset: string, sellers: string[
   return { ok: true, value: out };
 }
 
-/** Binary search on timestamps for the window's first block. */
-function windowBlocks(network: string, now: Date, cache: WashCache): Promise<ChainRead<{ from: bigint; to: bigint }>> {
+/** Binary search on timestamps for the funding look-back's first block. */
+function fundingBlocks(network: string, now: Date, cache: WashCache): Promise<ChainRead<{ from: bigint; to: bigint }>> {
   let p = cache.blocks.get(network);
   if (!p) {
-    const start = BigInt(Math.floor((now.getTime() - WASH_WINDOW_MS) / 1000));
+    const start = BigInt(Math.floor((now.getTime() - WASH_FUNDING_LOOKBACK_MS) / 1000));
     p = readChain(network, (client) => firstBlockAtOrAfter(client, start), { settings: cache.settings });
     cache.blocks.set(network, p);
   }
