@@ -109,7 +109,7 @@ export interface HealthSweepResult {
   refused: number;
   /** Allow-list-only mode: no sample. */
   skipped: number;
-  /** Unanswered during the monitor's own outage (egressOutage): no sample, sampled again next sweep. */
+  /** Unanswered during the monitor's own outage (egressOutage), or refused by our own connection caps: no sample, sampled again next sweep. */
   unmeasured: number;
   quotes: number;
   ms: number;
@@ -172,6 +172,12 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
         return;
       }
       if (outage && unanswered) {
+        totals.unmeasured++;
+        return;
+      }
+      // Our own connection caps refused a call (nothing was sent): the reading would blame the seller for our
+      // queue, so there is none, and the next sweep samples it again.
+      if (probe.ok && probe.evidence.endpoints.some((e) => e.refusal === "connection_limit")) {
         totals.unmeasured++;
         return;
       }
