@@ -40,6 +40,13 @@ const callContext = new AsyncLocalStorage<CallContext>();
 
 export const IN_PROCESS_CALLER = "in-process";
 
+/**
+ * The most gas one settlement may use: above a transferWithAuthorization's (about 60–90 thousand, more for a contract
+ * wallet's ERC-1271 check). A payer whose settlement would need more is refused before the send, and every send
+ * carries it as its gas limit, so the chain never bills more than the gas budget reserved (lib/facilitator/gas.ts).
+ */
+export const SETTLE_GAS_LIMIT = 150_000n;
+
 const SIGNER_METHODS = ["readContract", "verifyTypedData", "writeContract", "sendTransaction", "waitForTransactionReceipt", "getCode"] as const;
 const SENDS: ReadonlySet<string> = new Set(["writeContract", "sendTransaction"]);
 
@@ -65,8 +72,10 @@ export function createFacilitator(rpcUrl: string, privateKey: Hex): FacilitatorS
       }
     };
     watched[name] = SENDS.has(name)
-      ? (...args: unknown[]) => {
-          return queue.enqueue(callContext.getStore()?.caller ?? IN_PROCESS_CALLER, () => call(...args));
+      ? (params: Record<string, unknown>, ...rest: unknown[]) => {
+          // A send's gas is capped whatever viem would estimate: a contract wallet can burn any amount inside its signature check.
+          const gas = typeof params?.gas === "bigint" && params.gas < SETTLE_GAS_LIMIT ? params.gas : SETTLE_GAS_LIMIT;
+          return queue.enqueue(callContext.getStore()?.caller ?? IN_PROCESS_CALLER, () => call({ ...params, gas }, ...rest));
         }
       : name === "waitForTransactionReceipt"
         ? async (...args: unknown[]) => {
@@ -214,6 +223,7 @@ export const ZERO_VALUE = "invalid_exact_evm_zero_value";
 export const INSUFFICIENT_BALANCE = "invalid_exact_evm_insufficient_balance";
 export const NONCE_USED = "invalid_exact_evm_nonce_already_used";
 export const SIMULATION_FAILED = "invalid_exact_evm_transaction_simulation_failed";
+export const GAS_ABOVE_LIMIT = "invalid_exact_evm_gas_above_limit";
 
 type Refusal = { reason: string; message: string };
 
@@ -222,7 +232,7 @@ function zeroValue(p: ExactEvmPayload): Refusal | null {
   return BigInt(p.authorization.value) === 0n ? { reason: ZERO_VALUE, message: "the authorization's value is 0: nothing would be paid, so nothing is submitted" } : null;
 }
 
-/** Balance, unused nonce, a simulation without revert: a refusal here costs no gas. */
+/** Balance, unused nonce, a simulation without revert within SETTLE_GAS_LIMIT: a refusal here costs no gas. */
 export async function preflight(setup: FacilitatorSetup, p: ExactEvmPayload, asset: string): Promise<Refusal | null> {
   const a = p.authorization;
   const token = getAddress(asset);
@@ -234,17 +244,21 @@ export async function preflight(setup: FacilitatorSetup, p: ExactEvmPayload, ass
   if (balance < BigInt(a.value)) return { reason: INSUFFICIENT_BALANCE, message: `the payer ${from} holds ${balance} of the ${a.value} it authorizes` };
   if (used) return { reason: NONCE_USED, message: `the payer's authorization nonce ${a.nonce} was already used` };
   const base = [from, getAddress(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce as Hex] as const;
+  let gas: bigint;
   try {
+    // The estimate is the simulation: it reverts as the transfer would, and says what the send would cost.
+    const estimate = (args: readonly unknown[]) => setup.client.estimateContractGas({ address: token, abi: EIP3009_SETTLE_ABI, functionName: "transferWithAuthorization", args: args as never, account: setup.address });
     if (p.signature.length === 132) {
       const sig = parseSignature(p.signature as Hex);
-      await setup.client.simulateContract({ address: token, abi: EIP3009_SETTLE_ABI, functionName: "transferWithAuthorization", args: [...base, Number(sig.v ?? BigInt(sig.yParity + 27)), sig.r, sig.s] });
+      gas = await estimate([...base, Number(sig.v ?? BigInt(sig.yParity + 27)), sig.r, sig.s]);
     } else {
-      await setup.client.simulateContract({ address: token, abi: EIP3009_SETTLE_ABI, functionName: "transferWithAuthorization", args: [...base, p.signature as Hex] });
+      gas = await estimate([...base, p.signature as Hex]);
     }
   } catch (e) {
     if (isRpcOutage(e)) throw e;
     return { reason: SIMULATION_FAILED, message: `the transfer would revert: ${(e as { shortMessage?: string }).shortMessage ?? (e as Error).message}` };
   }
+  if (gas > SETTLE_GAS_LIMIT) return { reason: GAS_ABOVE_LIMIT, message: `settling this authorization would use ${gas} gas, above the facilitator's limit of ${SETTLE_GAS_LIMIT} a settlement (the payer's wallet spends it checking its signature)` };
   return null;
 }
 

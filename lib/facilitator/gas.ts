@@ -2,12 +2,13 @@
  * The facilitator's gas budget per caller per UTC day (TOLLGATE_FACILITATOR_GAS_DAY; docs/CHAIN.md): reserved with
  * one conditional update, trued up to the receipts' gas.
  */
+import { SETTLE_GAS_LIMIT } from "@/lib/chain/facilitator";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { clientOr, rows, type Client } from "@/lib/sql";
 
-/** Above a transferWithAuthorization's gas (about 60–90 thousand). */
-export const GAS_RESERVE = 150_000n;
+/** What one settlement reserves: the gas limit every send carries (lib/chain/facilitator.ts), so the count never runs short. */
+export const GAS_RESERVE = SETTLE_GAS_LIMIT;
 
 export function gasBudget(): bigint | null {
   const v = env().TOLLGATE_FACILITATOR_GAS_DAY;
