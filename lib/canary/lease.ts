@@ -7,6 +7,7 @@ import { db } from "@/lib/db";
 import { rows } from "@/lib/sql";
 import { backoffCeilingMs, queueConfig } from "@/lib/queue/config";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
+import { release } from "./budget";
 
 /** Renewed every third, so a killed worker's run is retried within a minute. */
 export const CANARY_LEASE_MS = 60_000;
@@ -73,13 +74,29 @@ function retryAfter(now: Date, attempts: number): Date {
 export async function giveBack(run: { id: string; listingId: string; attempts: number; leaseToken: string | null }, why: string, now: Date = new Date()): Promise<"requeued" | "given_up" | null> {
   const prisma = await db();
   if (run.attempts >= CANARY_MAX_ATTEMPTS) {
-    const n = await prisma.canaryRun.updateMany({
-      where: { id: run.id, state: "running", leaseToken: run.leaseToken },
-      data: { state: "done", outcome: "unverified", reason: `attempts_exhausted: ${why}`.slice(0, 2000), finishedAt: now, leaseToken: null, leaseExpiresAt: null },
+    // One transaction: the run dead-lettered, the listing's verification, the unsigned part of its reservation back.
+    const changed = await prisma.$transaction(async (tx) => {
+      const n = await tx.canaryRun.updateMany({
+        where: { id: run.id, state: "running", leaseToken: run.leaseToken },
+        data: { state: "done", outcome: "unverified", reason: `attempts_exhausted: ${why}`.slice(0, 2000), finishedAt: now, leaseToken: null, leaseExpiresAt: null },
+      });
+      if (n.count !== 1) return null;
+      // A run that judged nothing says nothing: a degraded listing stays degraded (a run that always throws would
+      // otherwise clear it), a verified one is no longer verified.
+      const moved = await tx.listing.updateMany({ where: { id: run.listingId, verificationStatus: "verified" }, data: { verificationStatus: "unverified" } });
+      const [r] = await rows<{ reserved: string | null; budgetDay: string | null; signed: string }>(
+        tx,
+        `SELECT r."reserved"::text AS reserved, to_char(r."budgetDay", 'YYYY-MM-DD') AS "budgetDay",
+                COALESCE((SELECT sum(CASE WHEN s."quotedAmount" ~ '^[0-9]{1,60}$' THEN s."quotedAmount"::numeric ELSE 0 END) FROM "canary_samples" s
+                           WHERE s."runId" = r."id" AND s."authorizationNonce" IS NOT NULL), 0)::text AS signed
+           FROM "canary_runs" r WHERE r."id" = $1`,
+        run.id,
+      );
+      if (r?.reserved && r.budgetDay) await release(tx, { listingId: run.listingId, budgetDay: r.budgetDay, amount: BigInt(r.reserved.split(".")[0]) - BigInt(r.signed.split(".")[0]) });
+      return moved.count === 1;
     });
-    if (n.count !== 1) return null;
-    await prisma.listing.update({ where: { id: run.listingId }, data: { verificationStatus: "unverified" } });
-    await recomputeListingRank(run.listingId);
+    if (changed === null) return null;
+    if (changed) await recomputeListingRank(run.listingId);
     return "given_up";
   }
   const n = await prisma.canaryRun.updateMany({

@@ -98,7 +98,9 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
     );
     let changed = false;
     if (listing?.stale) await rows(tx, `SELECT tollgate_canary_queue_front($1, $2)`, listingId, `the listing changed during run ${runId}: ${listing.resetReason}`);
-    else if (state === "done" && outcome) {
+    else if (state === "done" && outcome && !(outcome === "unverified" && listing?.status === "degraded" && !samples.some((x) => x.outcome !== null))) {
+      // A run that judged nothing (no sample with a verdict: prices above the ceiling, no payable endpoint, no x402)
+      // never clears "degraded": only a run that paid and judged does (lib/canary/launder.test.ts).
       changed = listing?.status !== outcome;
       if (changed) await tx.listing.update({ where: { id: listingId }, data: { verificationStatus: outcome } });
     }

@@ -295,6 +295,8 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
        LEFT JOIN "listing_ranks" rk ON rk."listingId" = l.id
        JOIN LATERAL (SELECT * FROM "endpoints" e WHERE ${clauses} ORDER BY e."position" LIMIT 1) e ON true
        LEFT JOIN LATERAL (SELECT r."id", r."finishedAt", r."reason" FROM "canary_runs" r WHERE r."listingId" = l.id AND r."state" = 'done'
+                             -- The latest run that judged something: one that paid nothing says nothing about charges.
+                             AND (r."outcome" IS DISTINCT FROM 'unverified' OR EXISTS (SELECT 1 FROM "canary_samples" s WHERE s."runId" = r."id" AND s."outcome" IS NOT NULL))
                            ORDER BY r."finishedAt" DESC LIMIT 1) cr ON true
        LEFT JOIN LATERAL (
          SELECT (array_agg(x.charged::text ORDER BY x.charged DESC) FILTER (WHERE x.charged > x.listed))[1] AS "chargedAbove",
