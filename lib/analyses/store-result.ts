@@ -60,10 +60,19 @@ export function probeOutcomeKinds(evidence: ProbeEvidence): ProbeOutcomeKind[] {
   return evidence.endpoints.map((e) => (e.refusal ? "refused" : e.challenge.kind));
 }
 
+/** How far a worker's probedAt may run ahead of the database's clock. */
+export const PROBED_AT_SKEW_MS = 5 * 60_000;
+
 export async function completeLease(id: string, input: CompletionInput, opts: { client?: Client; now?: Date } = {}): Promise<CompletionOutcome> {
   const probe = checkProbeEvidence(input.evidence);
   const draft = input.document ? checkDraft(input.document) : null;
   const client = await clientOr(opts.client);
+  // The probe's instant dates its trust observations: a worker whose clock runs ahead would store evidence
+  // "observed" in the future, ignored now and counted later as the newest, whatever the endpoint did meanwhile.
+  const [{ dbNow }] = await rows<{ dbNow: string }>(client, `SELECT to_char(${NOW_UTC}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "dbNow"`);
+  if (Date.parse(probe.probedAt) > Date.parse(dbNow) + PROBED_AT_SKEW_MS) {
+    throw new AppError("bad_request", "The evidence is dated in the future by the database's clock; check the worker's clock.", [{ pointer: "/evidence/probedAt", message: `is ${probe.probedAt}, after the database's ${dbNow} by more than ${PROBED_AT_SKEW_MS / 60_000} minutes` }]);
+  }
   const rubricVersion = rubricVersionString(CURRENT_RUBRIC);
 
   // Visible progress while the transaction runs.
