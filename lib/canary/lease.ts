@@ -4,7 +4,7 @@
  */
 import crypto from "node:crypto";
 import { db } from "@/lib/db";
-import { rows } from "@/lib/sql";
+import { exec, NOW_UTC, rows } from "@/lib/sql";
 import { backoffCeilingMs, queueConfig } from "@/lib/queue/config";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import { release } from "./budget";
@@ -38,14 +38,21 @@ export async function claimRun(opts: { runId?: string; leaseMs?: number } = {}):
   return claimed[0] ? { runId: claimed[0].id, leaseToken: token } : null;
 }
 
-/** False when no longer this token's. */
+/**
+ * False when no longer this token's. Every lease time is the database's (as claimRun's and the analysis queue's):
+ * a worker whose clock runs ahead would otherwise reap or expire another worker's live run.
+ */
 export async function heartbeatRun(runId: string, leaseToken: string, leaseMs: number = CANARY_LEASE_MS): Promise<boolean> {
   const prisma = await db();
-  const n = await prisma.canaryRun.updateMany({
-    where: { id: runId, state: "running", leaseToken, leaseExpiresAt: { gt: new Date() } },
-    data: { leaseExpiresAt: new Date(Date.now() + leaseMs) },
-  });
-  return n.count === 1;
+  const n = await exec(
+    prisma,
+    `UPDATE "canary_runs" SET "leaseExpiresAt" = ${NOW_UTC} + ($3::int * interval '1 millisecond')
+      WHERE "id" = $1 AND "state" = 'running' AND "leaseToken" = $2 AND "leaseExpiresAt" > ${NOW_UTC}`,
+    runId,
+    leaseToken,
+    leaseMs,
+  );
+  return n === 1;
 }
 
 /** lost() once a heartbeat found it gone. */
@@ -61,26 +68,32 @@ export function holdLease(runId: string, leaseToken: string, leaseMs: number = C
   return { lost: () => lost, stop: () => clearInterval(beat) };
 }
 
-function retryAfter(now: Date, attempts: number): Date {
+/** The backoff after this many attempts, in ms from the database's now. */
+function retryDelayMs(attempts: number): number {
   const cfg = queueConfig();
   const ceiling = backoffCeilingMs(attempts, cfg);
-  return new Date(now.getTime() + Math.round(cfg.backoffJitter ? Math.random() * ceiling : ceiling));
+  return Math.round(cfg.backoffJitter ? Math.random() * ceiling : ceiling);
 }
 
 /**
  * Fenced by its token: queued after the backoff, or dead-lettered and re-ranked. The attempt's samples stay for the
  * retry to reconcile.
  */
-export async function giveBack(run: { id: string; listingId: string; attempts: number; leaseToken: string | null }, why: string, now: Date = new Date()): Promise<"requeued" | "given_up" | null> {
+export async function giveBack(run: { id: string; listingId: string; attempts: number; leaseToken: string | null }, why: string, opts: { expiredOnly?: boolean } = {}): Promise<"requeued" | "given_up" | null> {
   const prisma = await db();
+  // Fenced by the token, and for the reaper by the lease still being expired by the database's clock.
+  const fence = `"id" = $1 AND "state" = 'running' AND "leaseToken" = $2${opts.expiredOnly ? ` AND "leaseExpiresAt" < ${NOW_UTC}` : ""}`;
   if (run.attempts >= CANARY_MAX_ATTEMPTS) {
     // One transaction: the run dead-lettered, the listing's verification, the unsigned part of its reservation back.
     const changed = await prisma.$transaction(async (tx) => {
-      const n = await tx.canaryRun.updateMany({
-        where: { id: run.id, state: "running", leaseToken: run.leaseToken },
-        data: { state: "done", outcome: "unverified", reason: `attempts_exhausted: ${why}`.slice(0, 2000), finishedAt: now, leaseToken: null, leaseExpiresAt: null },
-      });
-      if (n.count !== 1) return null;
+      const n = await exec(
+        tx,
+        `UPDATE "canary_runs" SET "state" = 'done', "outcome" = 'unverified', "reason" = $3, "finishedAt" = ${NOW_UTC}, "leaseToken" = NULL, "leaseExpiresAt" = NULL WHERE ${fence}`,
+        run.id,
+        run.leaseToken,
+        `attempts_exhausted: ${why}`.slice(0, 2000),
+      );
+      if (n !== 1) return null;
       // A run that judged nothing says nothing: a degraded listing stays degraded (a run that always throws would
       // otherwise clear it), a verified one is no longer verified.
       const moved = await tx.listing.updateMany({ where: { id: run.listingId, verificationStatus: "verified" }, data: { verificationStatus: "unverified" } });
@@ -99,11 +112,14 @@ export async function giveBack(run: { id: string; listingId: string; attempts: n
     if (changed) await recomputeListingRank(run.listingId);
     return "given_up";
   }
-  const n = await prisma.canaryRun.updateMany({
-    where: { id: run.id, state: "running", leaseToken: run.leaseToken },
-    data: { state: "queued", leaseToken: null, leaseExpiresAt: null, runAfter: retryAfter(now, run.attempts) },
-  });
-  return n.count === 1 ? "requeued" : null;
+  const n = await exec(
+    prisma,
+    `UPDATE "canary_runs" SET "state" = 'queued', "leaseToken" = NULL, "leaseExpiresAt" = NULL, "runAfter" = ${NOW_UTC} + ($3::int * interval '1 millisecond') WHERE ${fence}`,
+    run.id,
+    run.leaseToken,
+    retryDelayMs(run.attempts),
+  );
+  return n === 1 ? "requeued" : null;
 }
 
 /** Given back at once rather than at lease expiry. */
@@ -114,12 +130,16 @@ export async function failAttempt(runId: string, leaseToken: string, error: stri
   return giveBack(run, error);
 }
 
-export async function reapExpiredRuns(now: Date = new Date()): Promise<{ requeued: number; given_up: number }> {
+/** Runs whose lease expired by the database's clock, never the caller's. */
+export async function reapExpiredRuns(): Promise<{ requeued: number; given_up: number }> {
   const prisma = await db();
-  const expired = await prisma.canaryRun.findMany({ where: { state: "running", leaseExpiresAt: { lt: now } }, select: { id: true, listingId: true, attempts: true, leaseToken: true } });
+  const expired = await rows<{ id: string; listingId: string; attempts: number; leaseToken: string | null }>(
+    prisma,
+    `SELECT "id", "listingId", "attempts", "leaseToken" FROM "canary_runs" WHERE "state" = 'running' AND "leaseExpiresAt" < ${NOW_UTC}`,
+  );
   const out = { requeued: 0, given_up: 0 };
   for (const r of expired) {
-    const moved = await giveBack(r, "lease_expired", now);
+    const moved = await giveBack(r, "lease_expired", { expiredOnly: true });
     if (moved) out[moved]++;
   }
   return out;
