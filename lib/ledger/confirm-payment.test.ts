@@ -1,18 +1,21 @@
 /**
  * Confirming relayed payments on a real anvil: a real settlement (a buyer's EIP-3009 authorization
  * settled by the facilitator) is `settled` with the chain's amount, recipient and block; a hash the
- * chain does not have is `failed` `unproven`; while the node is down the row stays `unconfirmed`,
- * and once the node is back (restarted on the same port with its state) the ledger tick confirms it.
+ * chain does not have is `failed` `unproven`; two equal authorizations settled in one transaction bind each
+ * to its own Transfer; while the node is down the row stays `unconfirmed`, and once the node is back
+ * (restarted on the same port with its state) the ledger tick confirms it.
  */
 import { x402Client } from "@x402/core/client";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
-import { createPublicClient, http, keccak256, toHex, type Address, type Hex, type PrivateKeyAccount } from "viem";
+import { createPublicClient, encodeFunctionData, http, keccak256, parseSignature, toHex, type Address, type Hex, type PrivateKeyAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAnvil, type AnvilNode } from "@/devchain/anvil";
 import { createFacilitator, type FacilitatorSetup } from "@/lib/chain/facilitator";
-import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, setupLocalChain, type LocalChain } from "@/devchain/local-chain";
+import { LOCAL_DEV_KEYS, LOCAL_NETWORK, LOCAL_USDC_ADDRESS, LOCAL_USDC_DOMAIN, MULTICALL3_ADDRESS, setupLocalChain, type LocalChain } from "@/devchain/local-chain";
+import { TEST_USDC_ABI } from "@/devchain/test-usdc";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@/lib/x402/eip3009";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { createTestListing } from "@/test/ledger";
 import { auditLedger, formatAudit } from "./audit";
@@ -128,6 +131,78 @@ describe("confirming one row", () => {
     expect(first.created).toBe(true);
     expect(again).toEqual({ id: first.id, created: false });
     expect(await t.prisma.routerPayment.count({ where: { authorizationNonce: nonce.toLowerCase() } })).toBe(1);
+  });
+});
+
+const MULTICALL_ABI = [
+  {
+    type: "function",
+    name: "tryAggregate",
+    stateMutability: "payable",
+    inputs: [
+      { name: "requireSuccess", type: "bool" },
+      { name: "calls", type: "tuple[]", components: [{ name: "target", type: "address" }, { name: "callData", type: "bytes" }] },
+    ],
+    outputs: [{ name: "returnData", type: "tuple[]", components: [{ name: "success", type: "bool" }, { name: "returnData", type: "bytes" }] }],
+  },
+] as const;
+
+/** One EIP-3009 authorization of the payer to the seller for 0.01, as transferWithAuthorization calldata. */
+async function signed(label: string) {
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const auth = { from: payer.address, to: seller, value: 10_000n, validAfter: now - 600n, validBefore: now + 600n, nonce: keccak256(toHex(`audit batch ${label} ${Math.random()}`)) as Hex };
+  const signature = await payer.signTypedData({
+    domain: { name: "USD Coin", version: "2", chainId: 31337, verifyingContract: LOCAL_USDC_ADDRESS },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+    primaryType: "TransferWithAuthorization",
+    message: auth,
+  });
+  const sig = parseSignature(signature);
+  const callData = encodeFunctionData({
+    abi: TEST_USDC_ABI,
+    functionName: "transferWithAuthorization",
+    args: [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, Number(sig.v ?? BigInt(sig.yParity + 27)), sig.r, sig.s],
+  });
+  return { auth, callData };
+}
+
+describe("one transaction settling two payments", () => {
+  // Before, bind() took the first matching Transfer for every row: the second hit the claim index and was
+  // failed unproven ("already claimed"), a failure of the seller's though both payments settled.
+  it("settles both rows, each bound to its own Transfer (its own log index)", async () => {
+    const relayedAt = new Date(Date.now() - 1000);
+    const before = await local.balanceOf(seller);
+    const a = await signed("a");
+    const b = await signed("b");
+    const hash = await local.walletClient.writeContract({
+      address: MULTICALL3_ADDRESS as Address,
+      abi: MULTICALL_ABI,
+      functionName: "tryAggregate",
+      args: [true, [{ target: LOCAL_USDC_ADDRESS, callData: a.callData }, { target: LOCAL_USDC_ADDRESS, callData: b.callData }]],
+    });
+    const receipt = await local.publicClient.waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe("success");
+    expect((await local.balanceOf(seller)) - before).toBe(20_000n);
+
+    const ids: string[] = [];
+    for (const x of [a, b]) {
+      const { id } = await recordPayment({
+        listingId, payer: payer.address, status: "unconfirmed", advertisedAmount: "10000", asset: LOCAL_USDC_ADDRESS, network: LOCAL_NETWORK,
+        transactionId: hash, quotedPayTo: seller, authorizationNonce: x.auth.nonce, relayedAt, protocol: "x402",
+      });
+      ids.push(id);
+    }
+    for (const id of ids) await confirmPayment(id);
+    const rows = await t.prisma.routerPayment.findMany({ where: { id: { in: ids } }, orderBy: { createdAt: "asc" } });
+    expect(rows.map((r) => [r.status, r.reason])).toEqual([["settled", null], ["settled", null]]);
+    const logs = rows.map((r) => r.transferLogIndex);
+    expect(new Set(logs).size).toBe(2);
+    // Each row's log is the Transfer right after its own AuthorizationUsed.
+    const used = receipt.logs.map((l, i) => ({ i: l.logIndex, topic: l.topics[0], nonce: l.topics[2] }));
+    for (const [k, x] of [a, b].entries()) {
+      const at = used.find((u) => u.nonce?.toLowerCase() === x.auth.nonce.toLowerCase())!.i;
+      expect(logs[k]).toBe(at + 1);
+    }
   });
 });
 

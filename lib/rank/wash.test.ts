@@ -1,8 +1,9 @@
 /**
  * Wash on a real local chain: payers the seller's wallets (its payTo, its members' SIWE wallets)
  * funded before they paid are not distinct payers, so two such wallets no longer pass the floor;
- * independently funded buyers count; a refund after a payment does not exclude; one hop only; and
- * with the chain down the last measured exclusion stands and the check says it is unmeasured.
+ * independently funded buyers count; a refund after a payment does not exclude; one hop only; with
+ * the chain down the last measured exclusion stands and the check says it is unmeasured; and funding
+ * is looked for a year back, not only in the 30-day window (last: it moves the chain's clock).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWalletClient, http, type Address, type Hex, type PrivateKeyAccount } from "viem";
@@ -43,14 +44,14 @@ async function transfer(from: PrivateKeyAccount, to: Address, amount: bigint): P
   return { tx, block: receipt.blockNumber };
 }
 
-/** A buyer pays the seller's payTo on chain, and the ledger holds that settlement. */
-async function pays(listingId: string, buyer: PrivateKeyAccount, payTo: Address, amount = 10_000n): Promise<void> {
+/** A buyer pays the seller's payTo on chain, and the ledger holds that settlement (recorded at `at`, default now). */
+async function pays(listingId: string, buyer: PrivateKeyAccount, payTo: Address, amount = 10_000n, at = new Date()): Promise<void> {
   const { tx, block } = await transfer(buyer, payTo, amount);
   await t.prisma.routerPayment.create({
     data: {
       listingId, payer: buyer.address.toLowerCase(), advertisedAmount: String(amount), settledAmount: String(amount), asset: LOCAL_USDC_ADDRESS.toLowerCase(), network: LOCAL_NETWORK,
       status: "settled", transactionId: tx, blockNumber: block, quotedPayTo: payTo.toLowerCase(), chainFrom: buyer.address.toLowerCase(), chainTo: payTo.toLowerCase(), chainAmount: String(amount),
-      confirmedAt: new Date(), authorizationNonce: tx,
+      confirmedAt: at, authorizationNonce: tx, createdAt: at,
     },
   });
 }
@@ -201,5 +202,34 @@ describe("wash", () => {
     await applyWash(await ledgerFacts({ ids: [l1, l2] }, now), now, undefined, cache);
     expect(cache.blocks.size).toBe(1);
     expect(cache.logs.size).toBe(1);
+  });
+});
+
+// Last in this file: it moves the local chain's clock a year ahead.
+describe("wash funding older than the 30-day window (WASH_FUNDING_LOOKBACK_MS)", () => {
+  const passDays = async (days: number) => {
+    await local.publicClient.request({ method: "evm_increaseTime" as never, params: [days * 86_400] as never });
+    await local.publicClient.request({ method: "evm_mine" as never, params: [] as never });
+  };
+
+  it("the payTo funds two wallets, 31 days pass, they pay: both excluded; a wallet funded over a year before it pays counts", async () => {
+    // Before, the funding read covered the window's blocks only, so both such payers counted.
+    const [, , payTo, c, a, b] = accounts();
+    const { listing } = await seller();
+    await local.mint(payTo.address, 1_000_000n);
+    await transfer(payTo, c.address, 100_000n);
+    await passDays(340);
+    const fundA = await transfer(payTo, a.address, 100_000n);
+    await transfer(payTo, b.address, 100_000n);
+    await passDays(31);
+    const later = new Date(Date.now() + 371 * 86_400_000);
+    for (const w of [a, b, c]) await pays(listing, w, payTo.address, 10_000n, later);
+    const r = await rankForListing(listing, new Date(later.getTime() + 60_000));
+    const w = await storedWash(listing);
+    expect(w!.unmeasured).toBeNull();
+    expect(w!.excluded.map((x) => [x.payer, x.reason]).sort()).toEqual([[a.address.toLowerCase(), "funded_by_seller"], [b.address.toLowerCase(), "funded_by_seller"]].sort());
+    expect(w!.excluded.find((x) => x.payer === a.address.toLowerCase())).toMatchObject({ from: payTo.address.toLowerCase(), transaction: fundA.tx });
+    // C's funding is 371 days old: beyond the look-back, it counts.
+    expect(r!.inputs.ledger.distinctPayers30d).toBe(1);
   });
 });

@@ -24,7 +24,7 @@ export const WASH_READS_IN_FLIGHT = 8;
 export const WASH_WINDOW_MS = 30 * DAY_MS;
 /**
  * How far back a payer's funding by a seller wallet is looked for, up to its first settlement: a year, not the
- * 30-day window, or a seller could fund wallets, wait 31 days and pay from them unseen (lib/rank/wash-lookback.test.ts).
+ * 30-day window, or a seller could fund wallets, wait 31 days and pay from them unseen (lib/rank/wash.test.ts, last).
  */
 export const WASH_FUNDING_LOOKBACK_MS = 365 * DAY_MS;
 

@@ -95,22 +95,28 @@ afterAll(async () => {
   await node?.stop();
 });
 
+/** A sound x402 v2 payment header: `from` signs 0.01 USDC to `to`, answering `accepted` at `resource`. */
+async function signedPayment(from: PrivateKeyAccount, to: Address, resource: string, accepted: Record<string, unknown>, label: string) {
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const auth: SignedAuthorization = { from: from.address, to, value: 10_000n, validAfter: now - 600n, validBefore: now + 600n, nonce: keccak256(toHex(`${label} ${Math.random()}`)) as Hex };
+  const signature = await from.signTypedData({
+    domain: { name: "USD Coin", version: "2", chainId: 31337, verifyingContract: LOCAL_USDC_ADDRESS },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+    primaryType: "TransferWithAuthorization",
+    message: auth,
+  });
+  const header = encodePaymentSignatureHeader({
+    x402Version: 2,
+    resource: { url: resource },
+    accepted,
+    payload: { signature, authorization: { from: auth.from, to: auth.to, value: "10000", validAfter: auth.validAfter.toString(), validBefore: auth.validBefore.toString(), nonce: auth.nonce } },
+  } as never);
+  return { auth, signature, header };
+}
+
 describe("a buyer's own settlement of its authorization", () => {
   it("to another payee than the seller's challenge names: rejected payer_requirements_mismatch, no settlement, the verification kept", async () => {
-    const now = BigInt(Math.floor(Date.now() / 1000));
-    const auth: SignedAuthorization = { from: buyer.address, to: buyersOwnWallet, value: 10_000n, validAfter: now - 600n, validBefore: now + 600n, nonce: keccak256(toHex(`audit self-settle ${Math.random()}`)) as Hex };
-    const signature = await buyer.signTypedData({
-      domain: { name: "USD Coin", version: "2", chainId: 31337, verifyingContract: LOCAL_USDC_ADDRESS },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: "TransferWithAuthorization",
-      message: auth,
-    });
-    const header = encodePaymentSignatureHeader({
-      x402Version: 2,
-      resource: { url: "http://seller/weather" },
-      accepted: { ...requirement(), payTo: buyersOwnWallet },
-      payload: { signature, authorization: { from: auth.from, to: auth.to, value: "10000", validAfter: auth.validAfter.toString(), validBefore: auth.validBefore.toString(), nonce: auth.nonce } },
-    } as never);
+    const { auth, signature, header } = await signedPayment(buyer, buyersOwnWallet, "http://seller/weather", { ...requirement(), payTo: buyersOwnWallet }, "self-settle");
     // The buyer submits its own authorization on chain while the seller is answering (after the router read the arrival block).
     whileSellerAnswers = async () => {
       await new Promise((r) => setTimeout(r, 300));
@@ -143,20 +149,7 @@ describe("a seller whose challenge changes on every request", () => {
       // The buyer reads the seller's 402 through the router and signs exactly what it asks.
       const unpaid = await relayCall(new Request(`http://127.0.0.1/router/call/${evaderSlug}/weather`), evaderSlug, "weather", { caller: { kind: "api_key", id: "buyer" }, allowHosts: [evaderHost] });
       const asked = (decodePaymentRequiredHeader(unpaid.headers.get("payment-required")!) as { accepts: Array<Record<string, unknown>> }).accepts[0];
-      const now = BigInt(Math.floor(Date.now() / 1000));
-      const auth: SignedAuthorization = { from: b.address, to: sellerPayTo, value: 10_000n, validAfter: now - 600n, validBefore: now + 600n, nonce: keccak256(toHex(`audit evader ${i} ${Math.random()}`)) as Hex };
-      const signature = await (b as PrivateKeyAccount).signTypedData({
-        domain: { name: "USD Coin", version: "2", chainId: 31337, verifyingContract: LOCAL_USDC_ADDRESS },
-        types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-        primaryType: "TransferWithAuthorization",
-        message: auth,
-      });
-      const header = encodePaymentSignatureHeader({
-        x402Version: 2,
-        resource: { url: "http://evader/weather" },
-        accepted: asked,
-        payload: { signature, authorization: { from: auth.from, to: auth.to, value: "10000", validAfter: auth.validAfter.toString(), validBefore: auth.validBefore.toString(), nonce: auth.nonce } },
-      } as never);
+      const { header } = await signedPayment(b as PrivateKeyAccount, sellerPayTo, "http://evader/weather", asked, `evader ${i}`);
       await relayCall(new Request(`http://127.0.0.1/router/call/${evaderSlug}/weather`, { headers: { "payment-signature": header } }), evaderSlug, "weather", { caller: { kind: "api_key", id: "buyer" }, allowHosts: [evaderHost] });
     }
     await confirmationsSettled();
