@@ -116,6 +116,22 @@ export async function reservePayTo(input: { network: string; payTo: string; list
   return { ok: false, left: left < 0n ? 0n : left };
 }
 
+/**
+ * A run's reservation less what its samples signed for, given back (finishRun, and the dead letter in lease.ts).
+ * A sample's nonce is written before its payment leaves, so a signed sample counts whether or not it settled.
+ */
+export async function releaseUnsigned(tx: PrismaLike, runId: string, listingId: string): Promise<void> {
+  const [r] = await rows<{ reserved: string | null; budgetDay: string | null; signed: string }>(
+    tx,
+    `SELECT r."reserved"::text AS reserved, to_char(r."budgetDay", 'YYYY-MM-DD') AS "budgetDay",
+            COALESCE((SELECT sum(COALESCE(s."quotedAmount", '0')::numeric) FROM "canary_samples" s
+                       WHERE s."runId" = r."id" AND s."authorizationNonce" IS NOT NULL), 0)::text AS signed
+       FROM "canary_runs" r WHERE r."id" = $1`,
+    runId,
+  );
+  if (r?.reserved && r.budgetDay) await release(tx, { listingId, budgetDay: r.budgetDay, amount: BigInt(r.reserved) - BigInt(r.signed) });
+}
+
 export async function release(tx: PrismaLike, run: { listingId: string; budgetDay: string; amount: bigint }): Promise<void> {
   if (run.amount <= 0n) return;
   await exec(

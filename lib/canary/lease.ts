@@ -7,7 +7,7 @@ import { db } from "@/lib/db";
 import { exec, NOW_UTC, rows } from "@/lib/sql";
 import { backoffCeilingMs, queueConfig } from "@/lib/queue/config";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
-import { release } from "./budget";
+import { releaseUnsigned } from "./budget";
 
 /** Renewed every third, so a killed worker's run is retried within a minute. */
 export const CANARY_LEASE_MS = 60_000;
@@ -97,15 +97,7 @@ export async function giveBack(run: { id: string; listingId: string; attempts: n
       // A run that judged nothing says nothing: a degraded listing stays degraded (a run that always throws would
       // otherwise clear it), a verified one is no longer verified.
       const moved = await tx.listing.updateMany({ where: { id: run.listingId, verificationStatus: "verified" }, data: { verificationStatus: "unverified" } });
-      const [r] = await rows<{ reserved: string | null; budgetDay: string | null; signed: string }>(
-        tx,
-        `SELECT r."reserved"::text AS reserved, to_char(r."budgetDay", 'YYYY-MM-DD') AS "budgetDay",
-                COALESCE((SELECT sum(CASE WHEN s."quotedAmount" ~ '^[0-9]{1,60}$' THEN s."quotedAmount"::numeric ELSE 0 END) FROM "canary_samples" s
-                           WHERE s."runId" = r."id" AND s."authorizationNonce" IS NOT NULL), 0)::text AS signed
-           FROM "canary_runs" r WHERE r."id" = $1`,
-        run.id,
-      );
-      if (r?.reserved && r.budgetDay) await release(tx, { listingId: run.listingId, budgetDay: r.budgetDay, amount: BigInt(r.reserved.split(".")[0]) - BigInt(r.signed.split(".")[0]) });
+      await releaseUnsigned(tx, run.id, run.listingId);
       return moved.count === 1;
     });
     if (changed === null) return null;

@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { rows, type PrismaLike } from "@/lib/sql";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import { recordSamplesObservations, type OutputFacts } from "@/lib/trust/observe";
-import { release } from "./budget";
+import { releaseUnsigned } from "./budget";
 import { verificationOf, type SampleOutcome, type Verification } from "./judge";
 
 export interface RunResult {
@@ -76,13 +76,12 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
   const ended = await prisma.$transaction(async (tx) => {
     await writeCompletions(tx, input.completions);
     let { state, outcome, reason } = input.fixed ?? { state: "done" as const, outcome: null, reason: "" };
-    const samples = await tx.canarySample.findMany({ where: { runId }, select: { method: true, path: true, outcome: true, reason: true, authorizationNonce: true, quotedAmount: true } });
+    const samples = await tx.canarySample.findMany({ where: { runId }, select: { method: true, path: true, outcome: true, reason: true } });
     if (!input.fixed) {
       outcome = verificationOf(samples.map((s) => s.outcome));
       const notPassed = samples.filter((s) => s.outcome !== "pass").map((s) => `${s.method} ${s.path}: ${s.outcome ?? "no verdict"} (${s.reason})`);
       reason = notPassed.length ? notPassed.join("; ") : `all ${samples.length} endpoint${samples.length === 1 ? "" : "s"} passed`;
     }
-    const run = await tx.canaryRun.findUnique({ where: { id: runId }, select: { reserved: true, budgetDay: true } });
     const moved = await tx.canaryRun.updateMany({
       where: { id: runId, state: "running", leaseToken },
       data: { state, outcome: state === "done" ? outcome : null, reason: reason.slice(0, 2000), finishedAt: new Date(), leaseToken: null, leaseExpiresAt: null },
@@ -104,11 +103,7 @@ export async function finishRun(input: FinishInput): Promise<RunResult> {
       changed = listing?.status !== outcome;
       if (changed) await tx.listing.update({ where: { id: listingId }, data: { verificationStatus: outcome } });
     }
-    if (run?.reserved && run.budgetDay) {
-      const signed = samples.filter((x) => x.authorizationNonce !== null);
-      const spent = signed.reduce((sum, x) => sum + BigInt(x.quotedAmount ?? "0"), 0n);
-      await release(tx, { listingId, budgetDay: run.budgetDay.toISOString().slice(0, 10), amount: BigInt(run.reserved.toFixed(0)) - spent });
-    }
+    await releaseUnsigned(tx, runId, listingId);
     return { state, outcome: state === "done" ? outcome : null, reason, changed };
   });
   // An unchanged verification leaves the rank to the sweep.

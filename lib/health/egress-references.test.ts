@@ -5,7 +5,8 @@ import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { fixtureListings } from "@/sellers";
 import { writeListing } from "@/lib/listings/save";
 import { createTestOrganization } from "@/test/ledger";
-import { EGRESS_MIN_HOSTS, egressOutage, needsReferences, referencesAnswer, runHealthSweep } from "./sweep-health";
+import { referencesAnswer } from "@/lib/net/references";
+import { EGRESS_MIN_HOSTS, egressOutage, needsReferences, runHealthSweep } from "./sweep-health";
 
 let t: TestDatabase;
 let reference: LocalServer;

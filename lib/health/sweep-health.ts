@@ -87,9 +87,6 @@ export function egressOutage(results: ReadonlyArray<{ host: string; unanswered: 
   return tally.silent / tally.hosts >= EGRESS_OUTAGE_SHARE;
 }
 
-/** lib/net/references.ts, shared with the relay's own outage check. */
-export { referencesAnswer };
-
 export interface HealthSweepOptions {
   now?: Date;
   concurrency?: number;
