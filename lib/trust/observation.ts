@@ -22,7 +22,7 @@ export interface Observation {
   receipt: Record<string, unknown>;
 }
 
-/** Revision 1 starts with the endpoint; a change of price, payTo, description or schemas starts the next. */
+/** Revision 1 starts with the endpoint; a change of price, payTo, description, schemas or URL starts the next. */
 export interface Revision {
   revision: number;
   startedAt: string;

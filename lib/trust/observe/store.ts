@@ -2,6 +2,7 @@
 import crypto from "node:crypto";
 import { listedPrice, type ListedPrice } from "@/lib/amounts";
 import type { ProbeEvidence } from "@/lib/evidence";
+import { endpointUrl } from "@/lib/listing-document/endpoint-url";
 import { isoOf, randomRowId, rows, utcParam, type Client } from "@/lib/sql";
 import type { CheckKind } from "@/lib/trust/observation";
 import { readAssetDomains, type DomainRead } from "./chain";
@@ -26,28 +27,62 @@ export interface EndpointState {
   payTo: string | null;
   descriptionSha256: string;
   schemasSha256: string;
+  /** The endpoint's URL as listed (endpointUrlKey); null when unknown at this write. */
+  url: string | null;
+}
+
+/**
+ * The URL an endpoint is called at, compared as one server: scheme, host (lower-cased, a default port
+ * dropped) and path without a trailing slash; no query. Null when the base URL does not parse.
+ */
+export function endpointUrlKey(baseUrl: string, path: string): string | null {
+  return urlKey(endpointUrl(baseUrl, path));
+}
+
+/** A called URL (a probe's, with its example query) as endpointUrlKey writes it. */
+export function urlKey(url: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "") || "/"}`;
 }
 
 const sha = (s: string) => crypto.createHash("sha256").update(s).digest("hex");
 
-export function stateOf(e: Pick<ListedEndpoint, "description" | "requestSchema" | "responseSchema" | "priceAmount" | "priceAsset" | "priceNetwork" | "priceMode">, payTo: string | null): EndpointState {
+export function stateOf(
+  e: Pick<ListedEndpoint, "path" | "description" | "requestSchema" | "responseSchema" | "priceAmount" | "priceAsset" | "priceNetwork" | "priceMode">,
+  payTo: string | null,
+  baseUrl: string | null,
+): EndpointState {
   return {
     listedPrice: listedPrice(e),
     payTo: payTo ? payTo.toLowerCase() : null,
     descriptionSha256: sha(e.description ?? ""),
     schemasSha256: sha(canonicalJson({ request: e.requestSchema ?? null, response: e.responseSchema ?? null })),
+    url: baseUrl === null ? null : endpointUrlKey(baseUrl, e.path),
   };
 }
 
-/** "price", "payTo" (only when both are known), "description", "schemas". */
+/** "price", "payTo" (only when both are known), "description", "schemas", "url" (only when both are known). */
 export function changesBetween(before: EndpointState, after: EndpointState): string[] {
   const out: string[] = [];
   if (canonicalJson(before.listedPrice) !== canonicalJson(after.listedPrice)) out.push("price");
   if (before.payTo && after.payTo && before.payTo !== after.payTo) out.push("payTo");
   if (before.descriptionSha256 !== after.descriptionSha256) out.push("description");
   if (before.schemasSha256 !== after.schemasSha256) out.push("schemas");
+  if (before.url && after.url && before.url !== after.url) out.push("url");
   return out;
 }
+
+/** The base URL of a scored document, when it has one. */
+const documentBaseUrl = (doc: unknown): string | null => {
+  const b = (doc as { baseUrl?: unknown } | null)?.baseUrl;
+  return typeof b === "string" ? b : null;
+};
 
 /** One endpoint of a scored document (lib/listing-document/document.ts). */
 function documentEndpoint(doc: unknown, method: string, path: string): Omit<ListedEndpoint, "id" | "payable"> | null {
@@ -70,14 +105,14 @@ function documentEndpoint(doc: unknown, method: string, path: string): Omit<List
   };
 }
 
-type RevisionRow = { revision: number; startedAt: string; listedPrice: EndpointState["listedPrice"]; payTo: string | null; descriptionSha256: string | null; schemasSha256: string | null };
+type RevisionRow = { revision: number; startedAt: string; listedPrice: EndpointState["listedPrice"]; payTo: string | null; descriptionSha256: string | null; schemasSha256: string | null; url: string | null };
 
 async function insertRevision(tx: Client, key: EndpointKey, revision: number, startedAt: string, changes: string[], state: EndpointState, derivedFrom: string, note: string | null = null): Promise<void> {
   await rows(
     tx,
-    `INSERT INTO "trust_endpoint_revisions" ("listingId", "method", "path", "revision", "startedAt", "changes", "note", "listedPrice", "payTo", "descriptionSha256", "schemasSha256", "derivedFrom")
-     VALUES ($1, $2, $3, $4, ${utcParam(5)}, $6::text[], $12, $7::jsonb, $8, $9, $10, $11) RETURNING "revision"`,
-    key.listingId, key.method, key.path, revision, startedAt, changes, JSON.stringify(state.listedPrice), state.payTo, state.descriptionSha256, state.schemasSha256, derivedFrom, note,
+    `INSERT INTO "trust_endpoint_revisions" ("listingId", "method", "path", "revision", "startedAt", "changes", "note", "listedPrice", "payTo", "descriptionSha256", "schemasSha256", "derivedFrom", "url")
+     VALUES ($1, $2, $3, $4, ${utcParam(5)}, $6::text[], $12, $7::jsonb, $8, $9, $10, $11, $13) RETURNING "revision"`,
+    key.listingId, key.method, key.path, revision, startedAt, changes, JSON.stringify(state.listedPrice), state.payTo, state.descriptionSha256, state.schemasSha256, derivedFrom, note, state.url,
   );
 }
 
@@ -93,18 +128,23 @@ export interface EndpointHistory {
   /** Quotes of the 30 days up to the write, oldest first (H2, H3). */
   pastQuotes: PastQuote[];
   noted: Array<{ startedAt: string; note: string }>;
+  /** When the endpoint's current URL was first listed (its latest `url` revision); null if it never moved. */
+  urlSince: string | null;
 }
 
-/** One statement: latest revision, last payTo seen, 30 days of quotes, noted price revisions. */
+/** One statement: latest revision, last payTo and URL seen, 30 days of quotes, noted price revisions, the last move. */
 async function endpointContext(tx: Client, key: EndpointKey, at: string) {
   const k = `"listingId" = $1 AND "method" = $2 AND "path" = $3`;
-  const [row] = await rows<{ latest: RevisionRow | null; seenPayTo: string | null; pastQuotes: PastQuote[]; noted: Array<{ startedAt: string; note: string }> }>(
+  const [row] = await rows<{ latest: RevisionRow | null; seenPayTo: string | null; seenUrl: string | null; urlSince: string | null; pastQuotes: PastQuote[]; noted: Array<{ startedAt: string; note: string }> }>(
     tx,
     `SELECT
-       (SELECT row_to_json(r) FROM (SELECT "revision", ${isoOf(`"startedAt"`)} AS "startedAt", "listedPrice", "payTo", "descriptionSha256", "schemasSha256"
+       (SELECT row_to_json(r) FROM (SELECT "revision", ${isoOf(`"startedAt"`)} AS "startedAt", "listedPrice", "payTo", "descriptionSha256", "schemasSha256", "url"
           FROM "trust_endpoint_revisions" WHERE ${k} ORDER BY "revision" DESC LIMIT 1) r) AS "latest",
        (SELECT "receipt"->>'payTo' FROM "trust_observations" WHERE ${k} AND "check" = 'H3' AND "receipt" ? 'payTo'
           ORDER BY "observedAt" DESC, "createdAt" DESC LIMIT 1) AS "seenPayTo",
+       (SELECT "receipt"->>'url' FROM "trust_observations" WHERE ${k} AND "check" = 'R1' AND "receipt"->>'url' IS NOT NULL
+          ORDER BY "observedAt" DESC, "createdAt" DESC LIMIT 1) AS "seenUrl",
+       (SELECT ${isoOf(`max("startedAt")`)} FROM "trust_endpoint_revisions" WHERE ${k} AND 'url' = ANY("changes")) AS "urlSince",
        (SELECT coalesce(json_agg(q ORDER BY q."at"), '[]'::json) FROM (
           SELECT ${isoOf(`"observedAt"`)} AS "at", "receipt"->'quote'->>'amount' AS "amount", "receipt"->'quote'->>'asset' AS "asset",
                  "receipt"->'quote'->>'network' AS "network", "receipt"->'quote'->>'payTo' AS "payTo"
@@ -130,7 +170,8 @@ export async function settleRevision(
   const ctx = await endpointContext(tx, key, at);
   // With one this write starts: H2 reads it in this very observation.
   const noted = [...ctx.noted];
-  const history = (revision: number): EndpointHistory => ({ revision, pastQuotes: ctx.pastQuotes, noted });
+  let urlSince = ctx.urlSince;
+  const history = (revision: number): EndpointHistory => ({ revision, pastQuotes: ctx.pastQuotes, noted, urlSince });
   const latest = ctx.latest;
   const clamp = (t: string, floor: string) => (t < floor ? floor : t > at ? (at < floor ? floor : at) : t);
   if (!latest) {
@@ -146,7 +187,7 @@ export async function settleRevision(
     for (const d of docs) {
       const e = documentEndpoint(d.document, key.method, key.path);
       if (!e) continue;
-      const s = stateOf(e, current.payTo);
+      const s = stateOf(e, current.payTo, documentBaseUrl(d.document));
       if (!last) {
         planned.push({ startedAt: listing.createdAt, changes: [], state: s, derivedFrom: `scored_document:${d.id}`, scoredAt: d.createdAt });
       } else {
@@ -180,6 +221,8 @@ export async function settleRevision(
     payTo: ctx.seenPayTo ?? latest.payTo,
     descriptionSha256: latest.descriptionSha256 ?? "",
     schemasSha256: latest.schemasSha256 ?? "",
+    // Rows written before revisions kept the URL: the URL the last probe called.
+    url: latest.url ?? (ctx.seenUrl ? urlKey(ctx.seenUrl) : null),
   };
   const changes = changesBetween(before, current);
   if (changes.length === 0) return history(latest.revision);
@@ -187,8 +230,9 @@ export async function settleRevision(
   const startedAt = changes.every((c) => c === "payTo") ? clamp(at, latest.startedAt) : clamp(listing.updatedAt, latest.startedAt);
   // The note of the save that last changed the price is this change's (an unnoted one would clear it).
   const note = changes.includes("price") && priceNote ? priceNote.note : null;
-  await insertRevision(tx, key, latest.revision + 1, startedAt, changes, { ...current, payTo: current.payTo ?? before.payTo }, changes.includes("payTo") ? derivedFrom : "listing", note);
+  await insertRevision(tx, key, latest.revision + 1, startedAt, changes, { ...current, payTo: current.payTo ?? before.payTo, url: current.url ?? before.url }, changes.includes("payTo") ? derivedFrom : "listing", note);
   if (note !== null) noted.push({ startedAt, note });
+  if (changes.includes("url")) urlSince = startedAt;
   return history(latest.revision + 1);
 }
 
@@ -284,9 +328,11 @@ export async function recordProbeObservations(
   for (const listed of endpoints) {
     const ev = byKey.get(`${listed.method} ${listed.path}`);
     if (!ev) continue; // not called by the probe: nothing observed
+    // A probe begun before the base URL changed called the server the listing no longer lists.
+    if (urlKey(ev.url) !== endpointUrlKey(listing.baseUrl, listed.path)) continue;
     const key = { listingId: listing.id, method: listed.method, path: listed.path };
     const quote = ev.challenge.kind.startsWith("x402") ? quoteOf(ev.challenge.requirements, listed) : null;
-    const { revision, pastQuotes, noted } = await settleRevision(tx, key, stateOf(listed, quote?.payTo ?? null), at, `${input.source}:${input.sourceId}`, listing, noteOf(listed));
+    const { revision, pastQuotes, noted } = await settleRevision(tx, key, stateOf(listed, quote?.payTo ?? null, listing.baseUrl), at, `${input.source}:${input.sourceId}`, listing, noteOf(listed));
     const drafts = freeObservations(ev, listed, {
       listing,
       operatorWallets: wallets,
@@ -304,14 +350,14 @@ export async function recordProbeObservations(
 const SAMPLE_COLUMNS = `"id", "listingId", "endpointId", "method", "path", "authorizationNonce", "quotedAmount", "quotedPayTo", "quotedAsset", "quotedNetwork",
   "paymentId", "paymentStatus", "transactionId", "chainAmount", "chainTo", "chainNetwork", "chainAsset", "blockNumber"::text AS "blockNumber",
   "httpStatus", "ttlbMs", "responseBytes", "contentType", "outputSha256", "schemaValid", "replay", "replayStatus", "outcome"::text AS "outcome", "reason",
-  "state"::text AS "state", ${isoOf(`"completedAt"`)} AS "completedAt"`;
+  "state"::text AS "state", ${isoOf(`"createdAt"`)} AS "createdAt", ${isoOf(`"completedAt"`)} AS "completedAt"`;
 
 /** A completed sample's paid checks, in its transaction; `output` null for a reconciled sample. */
 export async function recordSampleObservations(tx: Client, sampleId: string, output: OutputFacts | null, vantage = "canary"): Promise<{ written: number }> {
   return recordSamplesObservations(tx, [{ sampleId, output }], vantage);
 }
 
-type SampleRow = SampleFacts & { listingId: string; endpointId: string; method: string; path: string; state: string; completedAt: string | null };
+type SampleRow = SampleFacts & { listingId: string; endpointId: string; method: string; path: string; state: string; createdAt: string; completedAt: string | null };
 
 /** Completed samples' paid checks, in their transaction: one read of the samples, one of each listing, one insert (docs/CANARY.md "Batched writes"). */
 export async function recordSamplesObservations(tx: Client, samples: Array<{ sampleId: string; output: OutputFacts | null }>, vantage = "canary"): Promise<{ written: number }> {
@@ -330,7 +376,10 @@ export async function recordSamplesObservations(tx: Client, samples: Array<{ sam
     if (!loaded) continue;
     const key = { listingId: s.listingId, method: s.method, path: s.path };
     const listed = loaded.endpoints.find((e) => e.method === s.method && e.path === s.path);
-    const revision = listed ? (await settleRevision(tx, key, stateOf(listed, s.quotedPayTo), s.completedAt, `canary:${s.id}`, loaded.listing, noteOf(listed))).revision : await latestRevision(tx, key);
+    const settled = listed ? await settleRevision(tx, key, stateOf(listed, s.quotedPayTo, loaded.listing.baseUrl), s.completedAt, `canary:${s.id}`, loaded.listing, noteOf(listed)) : null;
+    // A sample begun before the endpoint moved paid the server the listing no longer lists.
+    if (settled?.urlSince && s.createdAt < settled.urlSince) continue;
+    const revision = settled ? settled.revision : await latestRevision(tx, key);
     const endpointId = listed?.id ?? s.endpointId;
     all.push(...rowsOf(drafts, { listingId: s.listingId, endpointId, method: s.method, path: s.path, observedAt: s.completedAt, vantage, revision, source: "canary", sourceId: s.id }));
   }
