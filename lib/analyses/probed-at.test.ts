@@ -9,7 +9,7 @@ import type { ProbeEvidence } from "@/lib/evidence";
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { writeListing } from "@/lib/listings/save";
 import { completeLease } from "@/lib/analyses/store-result";
-import { reanalyseForActor } from "@/lib/analyses/progress";
+import { PRIORITY_SWEEP, requestAnalysis } from "@/lib/queue/enqueue-analysis";
 import { claimLeases, reapExpiredLeases } from "@/lib/queue/lease";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedOwner } from "@/test/analyses";
@@ -31,9 +31,10 @@ function doc(): ListingDocument {
 const evidence = (at: string): ProbeEvidence => ({ version: 1, probedAt: at, vantage: "local", baseUrl: "https://api.example.com", endpoints: [probed({ pr: challenge() }, { method: "POST", path: "/v1/x" })], logo: null, docs: null, discovery: null, findings: [] });
 
 it("a completion whose worker clock is 7 days ahead is refused, naming the pointer, and writes no observation; one on time is stored", async () => {
-  const { org, user } = await seedOwner(t.prisma);
+  const { org } = await seedOwner(t.prisma);
   const { id: listingId } = await writeListing(doc(), { organizationId: org.id, publicationState: "published" });
-  const { id } = await reanalyseForActor(user.id, listingId);
+  // A staleness re-analysis: the catalog times it, so its probe is trust evidence (a seller's own re-analysis writes none).
+  const { id } = await requestAnalysis({ submitter: `system:staleness:${listingId}`, listingId, targetUrl: "https://api.example.com/", trigger: "staleness", priority: PRIORITY_SWEEP });
   await reapExpiredLeases();
   const job = (await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w1", limit: 10, leaseMs: 60_000, skipReap: true })).find((j) => j.id === id)!;
   const skewed = new Date(Date.now() + 7 * 86_400_000).toISOString();

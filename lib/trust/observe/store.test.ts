@@ -13,13 +13,14 @@ import { writeListing } from "@/lib/listings/save";
 import { completeLease } from "@/lib/analyses/store-result";
 import { reanalyseForActor } from "@/lib/analyses/progress";
 import { claimLeases, reapExpiredLeases } from "@/lib/queue/lease";
+import { PRIORITY_SWEEP, requestAnalysis } from "@/lib/queue/enqueue-analysis";
 import { exec } from "@/lib/sql";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { seedOwner } from "@/test/analyses";
 import { fullEndpoint, fullListing } from "@/test/readiness";
 import { challenge, daysAgo, OTHER, PAY_TO, probed, USDC } from "@/test/trust";
 import { loadRubric, scoreSubject } from "@/lib/trust/engine";
-import { domainKey, readTrustSubjects, recordProbeObservations, type DomainRead } from "@/lib/trust/observe";
+import { domainKey, readTrustSubjects, recordProbeObservations, recordSampleObservations, type DomainRead } from "@/lib/trust/observe";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -257,18 +258,128 @@ describe("revisions", () => {
   });
 });
 
+describe("an endpoint moved to another server (docs/TRUST.md \"Revisions\")", () => {
+  const MOVED = "https://api.elsewhere.example";
+  const at = (base: string, when: string, pr = challenge()): ProbeEvidence => ({
+    ...evidence(when, pr),
+    baseUrl: base,
+    endpoints: [probed({ pr, url: base.replace(/\/+$/, "") + "/v1/x/" }, { method: "POST", path: "/v1/x" })],
+  });
+  const moved = (slug: string) => doc("10000", { slug, baseUrl: MOVED });
+
+  it("a new base URL starts a `url` revision: the first server's observations weigh half (C checks reset), and the move is on the grade's watch", async () => {
+    const slug = `trust-move-${Math.random().toString(36).slice(2, 8)}`;
+    const { id, org } = await newListing(doc("10000", { slug }));
+    for (const d of [9, 8, 7, 6, 5]) await record(id, evidence(daysAgo(d)));
+    // The seller points the listing at another server, which answers the same 402.
+    await writeListing(moved(slug), { organizationId: org, listingId: id });
+    await record(id, at(MOVED, daysAgo(1)));
+    const revs = await t.prisma.trustEndpointRevision.findMany({ where: { listingId: id }, orderBy: { revision: "asc" } });
+    expect(revs.map((r) => [r.revision, r.changes, r.url])).toEqual([
+      [1, [], "https://api.example.com/v1/x"],
+      [2, ["url"], "https://api.elsewhere.example/v1/x"],
+    ]);
+    expect(revs[1].startedAt.toISOString()).toBe(daysAgo(1));
+    const [subject] = await readTrustSubjects(t.prisma, id, { raw: true });
+    const now = Date.parse(daysAgo(0));
+    const r = scoreSubject(loadRubric(), subject, { now, band: false });
+    expect(r.watch).toBe(true);
+    expect(r.watchBecause.join(" ")).toMatch(/revision 2 \(url\)/);
+    const c1 = r.checks.find((c) => c.id === "C1")!;
+    expect(c1.facts.droppedByRevision).toBe(5); // the first server's five C1 passes
+    const r1 = r.checks.find((c) => c.id === "R1")!;
+    expect(r1.facts.onRevision).toBe("half");
+  });
+
+  it("a probe begun before the move called the server the listing no longer lists: nothing is written for it", async () => {
+    const slug = `trust-move-${Math.random().toString(36).slice(2, 8)}`;
+    const { id, org } = await newListing(doc("10000", { slug }));
+    await record(id, evidence(daysAgo(3)));
+    await writeListing(moved(slug), { organizationId: org, listingId: id });
+    // The old server's answer arrives after the save: not the moved endpoint's evidence, and no revision.
+    expect((await record(id, evidence(daysAgo(2)))).written).toBe(0);
+    expect((await t.prisma.trustEndpointRevision.findMany({ where: { listingId: id } })).map((r) => r.changes)).toEqual([[]]);
+    // The same URL written another way (host case, default port, trailing slash) is the same server.
+    expect((await record(id, at("HTTPS://API.ELSEWHERE.EXAMPLE:443/", daysAgo(1)))).written).toBe(16);
+  });
+
+  it("revisions written before the URL was kept: the URL the last probe called stands in for it", async () => {
+    const slug = `trust-move-${Math.random().toString(36).slice(2, 8)}`;
+    const { id, org } = await newListing(doc("10000", { slug }));
+    await record(id, evidence(daysAgo(4)));
+    // As a row of before migration 20261210010000 (no url): a copy of revision 1 on a fresh endpoint key.
+    await exec(t.prisma, `ALTER TABLE "trust_endpoint_revisions" DISABLE TRIGGER USER`);
+    try {
+      await exec(t.prisma, `UPDATE "trust_endpoint_revisions" SET "url" = NULL WHERE "listingId" = $1`, id);
+    } finally {
+      await exec(t.prisma, `ALTER TABLE "trust_endpoint_revisions" ENABLE TRIGGER USER`);
+    }
+    await writeListing(moved(slug), { organizationId: org, listingId: id });
+    await record(id, at(MOVED, daysAgo(1)));
+    const revs = await t.prisma.trustEndpointRevision.findMany({ where: { listingId: id }, orderBy: { revision: "asc" } });
+    expect(revs.map((r) => [r.revision, r.changes, r.url])).toEqual([
+      [1, [], null],
+      [2, ["url"], "https://api.elsewhere.example/v1/x"],
+    ]);
+  });
+
+  it("a canary sample begun before the move paid the server the listing no longer lists: its paid checks are not written; one begun after is", async () => {
+    const slug = `trust-move-${Math.random().toString(36).slice(2, 8)}`;
+    const { id, org } = await newListing(doc("10000", { slug }));
+    await record(id, evidence(new Date(Date.now() - 3_600_000).toISOString()));
+    let n = 0;
+    const sample = async (createdAt: Date | undefined, completedAt: Date) => {
+      const ep = await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: id } });
+      const run = await t.prisma.canaryRun.create({ data: { listingId: id, trigger: "schedule", requestedBy: "test", state: "done", outcome: "verified", finishedAt: completedAt } });
+      const k = `${slug}${++n}`;
+      const nonce = "0x" + Buffer.from(k).toString("hex").padStart(64, "0").slice(-64);
+      return t.prisma.canarySample.create({
+        data: {
+          runId: run.id, listingId: id, endpointId: ep.id, method: ep.method, path: ep.path, state: "completed", completedAt, ...(createdAt ? { createdAt } : {}),
+          listedAmount: ep.priceAmount, quotedAmount: ep.priceAmount, quotedPayTo: PAY_TO, quotedAsset: USDC, quotedNetwork: "eip155:8453",
+          authorizationNonce: nonce, paymentStatus: "settled", transactionId: nonce, chainAmount: "10000", chainTo: PAY_TO, chainNetwork: "eip155:8453", chainAsset: USDC, blockNumber: 7n,
+          httpStatus: 200, ttlbMs: 300, responseBytes: 1024, contentType: "application/json", schemaValid: true, outcome: "pass", reason: "ok",
+        },
+      });
+    };
+    const before = await sample(new Date(Date.now() - 60_000), new Date(Date.now() + 5_000));
+    await writeListing(moved(slug), { organizationId: org, listingId: id });
+    const after = await sample(undefined, new Date(Date.now() + 10_000));
+    const write = (sampleId: string) => t.prisma.$transaction((db) => recordSampleObservations(db, sampleId, null));
+    expect((await write(before.id)).written).toBe(0);
+    expect((await write(after.id)).written).toBeGreaterThan(0);
+    const revs = await t.prisma.trustEndpointRevision.findMany({ where: { listingId: id }, orderBy: { revision: "asc" } });
+    expect(revs.map((r) => r.changes)).toEqual([[], ["url"]]);
+  });
+});
+
 describe("the analysis completion writes its probe's observations with the evidence", () => {
-  it("completeLease stores the evidence and its free observations in one transaction", async () => {
+  async function complete(start: (listingId: string, userId: string) => Promise<{ id: string }>) {
     const { org, user } = await seedOwner(t.prisma);
     const { id: listingId } = await writeListing(doc(), { organizationId: org.id, publicationState: "published" });
-    const { id } = await reanalyseForActor(user.id, listingId);
+    const { id } = await start(listingId, user.id);
     await reapExpiredLeases();
     const jobs = await claimLeases({ rubricVersions: MONITOR_RUBRIC_VERSIONS, workerId: "w1", limit: 10, leaseMs: 60_000, skipReap: true });
     const job = jobs.find((j) => j.id === id)!;
     expect(job).toBeDefined();
     const done = await completeLease(id, { leaseToken: job.leaseToken, evidence: evidence(new Date().toISOString()) });
-    const rows = await t.prisma.trustObservation.findMany({ where: { listingId } });
+    return { listingId, done, rows: await t.prisma.trustObservation.findMany({ where: { listingId } }) };
+  }
+
+  it("completeLease of a staleness re-analysis (timed by the catalog) stores the evidence and its free observations in one transaction", async () => {
+    const { done, rows } = await complete((listingId) =>
+      requestAnalysis({ submitter: `system:staleness:${listingId}`, listingId, targetUrl: "https://api.example.com/", trigger: "staleness", priority: PRIORITY_SWEEP }),
+    );
     expect(rows).toHaveLength(16);
     expect(rows.every((r) => r.source === "analysis" && r.sourceId === done.evidenceId)).toBe(true);
+  });
+
+  it("a re-analysis the seller asked for writes no trust observation: the seller cannot time the probes its grade is made of", async () => {
+    // The attack: a server up only some of the time, its owner asking for a re-analysis whenever it is up
+    // (30 an hour), each answered probe a pass beside the monitor's 12 an hour.
+    const { done, rows } = await complete((listingId, userId) => reanalyseForActor(userId, listingId));
+    expect(done.evidenceId).toBeTruthy();
+    expect(await t.prisma.probeEvidence.count({ where: { id: done.evidenceId! } })).toBe(1); // readiness still scores it
+    expect(rows).toHaveLength(0);
   });
 });
