@@ -20,17 +20,17 @@ export function gradedDoc(over: Partial<ListingDocument> = {}): ListingDocument 
 }
 
 let seq = 0;
-export async function observe(prisma: PrismaClient, listingId: string, at: string) {
-  const evidence: ProbeEvidence = { version: 1, probedAt: at, vantage: "local", baseUrl: "https://api.example.com", endpoints: [probed({ pr: challenge() }, { method: "POST", path: "/v1/x" })], logo: null, docs: null, discovery: null, findings: [] };
+export async function observe(prisma: PrismaClient, listingId: string, at: string, baseUrl = "https://api.example.com") {
+  const evidence: ProbeEvidence = { version: 1, probedAt: at, vantage: "local", baseUrl, endpoints: [probed({ pr: challenge(), url: `${baseUrl}/v1/x` }, { method: "POST", path: "/v1/x" })], logo: null, docs: null, discovery: null, findings: [] };
   return prisma.$transaction((tx) => recordProbeObservations(tx, { listingId, evidence, source: "monitor", sourceId: `attest-${process.pid}-${++seq}`, domains: DOMAINS }));
 }
 
 /** A published listing, created 60 days before GRADE_NOW, probed once a day for `days` days. */
-export async function gradedListing(prisma: PrismaClient, days = 5) {
-  const { org } = await seedOwner(prisma);
-  const { id } = await writeListing(gradedDoc(), { organizationId: org.id, publicationState: "published" });
+export async function gradedListing(prisma: PrismaClient, days = 5, o: { baseUrl?: string; organizationId?: string } = {}) {
+  const organizationId = o.organizationId ?? (await seedOwner(prisma)).org.id;
+  const { id } = await writeListing(gradedDoc(o.baseUrl ? { baseUrl: o.baseUrl } : {}), { organizationId, publicationState: "published" });
   await exec(prisma, `UPDATE "listings" SET "createdAt" = $2::timestamp, "updatedAt" = $2::timestamp WHERE "id" = $1`, id, daysBefore(60).replace("Z", ""));
-  for (let d = days; d >= 1; d--) await observe(prisma, id, daysBefore(d));
+  for (let d = days; d >= 1; d--) await observe(prisma, id, daysBefore(d), o.baseUrl);
   const [ep] = await prisma.endpoint.findMany({ where: { listingId: id } });
   return { id, endpointId: ep.id };
 }

@@ -107,17 +107,23 @@ const BASE_PATH = `coalesce(substring(l."baseUrl" from '^[A-Za-z][A-Za-z0-9+.-]*
 const ENDPOINT_URL = `rtrim(${ORIGIN} || rtrim(${BASE_PATH}, '/') || '/' || ltrim(e."path", '/'), '/')`;
 
 /**
- * The listed endpoint at this URL (and method, when given). Nothing proves which organisation controls a
- * URL, so when several listings list it, the one published first answers: a later listing of the same
- * URL, by its seller or anyone else, never takes over what the guard and preflight read for it
- * (docs/ATTESTATIONS.md "Finding an attestation by URL").
+ * The listed endpoint at this URL (and method, when given). When several listings list it, a listing whose
+ * organisation holds the wallet the endpoint is paid to (a user of it signed in with that wallet, SIWE; the
+ * payTo of its latest attestation) answers before one whose does not: a squatter who listed a seller's URL
+ * first cannot hold it once the seller lists it from the payee wallet. Among equals, the one published
+ * first answers: a later listing of the same URL, by its seller or anyone else, never takes over what the
+ * guard and preflight read for it (docs/ATTESTATIONS.md "Finding an attestation by URL").
  */
 export async function readAttestationByUrl(client: Client, url: string, method: string | null): Promise<StoredAttestation> {
   const found = await rows<{ id: string }>(
     client,
     `SELECT e."id" FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
+     LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."path"
+     LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
      WHERE ${LISTED} AND ${ENDPOINT_URL} = $1 AND ($2::text IS NULL OR e."method"::text = $2)
-     ORDER BY l."publishedAt" ASC NULLS LAST, l."createdAt", l."id", e."method"::text, e."id" LIMIT 1`,
+     ORDER BY EXISTS (SELECT 1 FROM "users" u WHERE u."organizationId" = l."organizationId" AND u."walletAddress" IS NOT NULL
+                        AND lower(u."walletAddress") = lower(g."statement"->'payment'->>'payTo')) DESC,
+              l."publishedAt" ASC NULLS LAST, l."createdAt", l."id", e."method"::text, e."id" LIMIT 1`,
     url.replace(/\/+$/, ""),
     method,
   );

@@ -13,7 +13,7 @@ import { fixedKeyring, RFC8032_TEST1_SEED_HEX } from "@/test/badges";
 import { gradedDoc, gradedListing } from "@/test/attest";
 import { seedOwner } from "@/test/analyses";
 import { fullEndpoint } from "@/test/readiness";
-import { USDC } from "@/test/trust";
+import { PAY_TO, USDC } from "@/test/trust";
 import { TollgateGuard, type PaymentTerms } from "@/clients/guard/src/index";
 import { GET } from "@/app/api/attestations/route";
 
@@ -63,6 +63,30 @@ describe("a URL listed more than once", () => {
     const second = await writeListing(gradedDoc(), { organizationId: first.organizationId, publicationState: "published" });
     await gradeListing(t.prisma, second.id, { now: new Date(), signer: signerFor(keyring), force: true });
     expect((await (await get(`?url=${encodeURIComponent(URL_X)}&method=POST`)).json()).statement.endpoint.listingId).toBe(honest.id);
+  });
+});
+
+describe("a squatter who listed a seller's URL first", () => {
+  const VICTIM = "https://victim.example.com";
+  const victimUrl = `${VICTIM}/v1/x`;
+  const lookup = async () => (await (await get(`?url=${encodeURIComponent(victimUrl)}&method=POST`)).json()).statement.endpoint.listingId as string;
+
+  it("holds the URL only until the seller lists it from the wallet the endpoint is paid to; the seller's own later listing does not take it back from the first", async () => {
+    // A stranger lists the seller's URL before the seller does (its grade names the seller's payTo, as probed).
+    const squat = await gradedListing(t.prisma, 4, { baseUrl: VICTIM });
+    await gradeListing(t.prisma, squat.id, { now: new Date(), signer: signerFor(keyring), force: true });
+    expect(await lookup()).toBe(squat.id);
+    // The seller signs in with its payee wallet (SIWE makes a user and an organisation of it) and lists its URL.
+    const seller = await t.prisma.user.create({ data: { name: "payee", walletAddress: PAY_TO.toLowerCase(), role: "seller", organization: { create: { slug: `payee-${Date.now()}`, name: "Payee" } } } });
+    const own = await gradedListing(t.prisma, 4, { baseUrl: VICTIM, organizationId: seller.organizationId! });
+    await gradeListing(t.prisma, own.id, { now: new Date(), signer: signerFor(keyring), force: true });
+    expect(await lookup()).toBe(own.id);
+    const s = (await (await get(`?url=${encodeURIComponent(victimUrl)}&method=POST`)).json()).statement;
+    expect(await guard().check({ url: victimUrl, method: "POST", scheme: "exact", network: s.payment.network, asset: s.payment.asset, payTo: s.payment.payTo, amount: s.payment.amount })).toMatchObject({ ok: true, statement: { endpoint: { listingId: own.id } } });
+    // The seller's second listing of the URL, from the same wallet, does not take over from its first.
+    const second = await gradedListing(t.prisma, 4, { baseUrl: VICTIM, organizationId: seller.organizationId! });
+    await gradeListing(t.prisma, second.id, { now: new Date(), signer: signerFor(keyring), force: true });
+    expect(await lookup()).toBe(own.id);
   });
 });
 
