@@ -60,12 +60,7 @@ export function probeOutcomeKinds(evidence: ProbeEvidence): ProbeOutcomeKind[] {
   return evidence.endpoints.map((e) => (e.refusal ? "refused" : e.challenge.kind));
 }
 
-/**
- * Analyses the seller starts, and so times: a submission, a publish, a re-analysis (up to the rate limit's 30 an
- * hour). Their probes score readiness but write no trust observation: a seller whose server is up only now and
- * then would otherwise ask for its probes at the moments it is up, outnumbering the monitor's 12 an hour. The
- * monitor's sweep and the system's staleness and rubric re-analyses are timed by the catalog.
- */
+/** Analyses the seller times; their probes write no trust observation (docs/TRUST.md "Where they come from"). */
 const SELLER_TIMED: ReadonlySet<string> = new Set(["submit", "publish", "reanalyse"]);
 
 /** How far a worker's probedAt may run ahead of the database's clock. */
@@ -136,7 +131,6 @@ export async function completeLease(id: string, input: CompletionInput, opts: { 
       JSON.stringify(result.improvements),
       JSON.stringify(document),
     );
-    // Only a probe the seller did not time is trust evidence (docs/TRUST.md "Where they come from").
     if (!SELLER_TIMED.has(lease.trigger)) await recordProbeObservations(tx, { listingId, evidence: probe, source: "analysis", sourceId: stored.evidenceId, domains });
     const previous = lease.listingId ? lease.previousRubricVersion : null;
     const notice = lease.trigger === "rubric" && previous !== null && minorOf(previous) !== minorOf(rubricVersion);

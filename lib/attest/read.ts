@@ -107,12 +107,9 @@ const BASE_PATH = `coalesce(substring(l."baseUrl" from '^[A-Za-z][A-Za-z0-9+.-]*
 const ENDPOINT_URL = `rtrim(${ORIGIN} || rtrim(${BASE_PATH}, '/') || '/' || ltrim(e."path", '/'), '/')`;
 
 /**
- * The listed endpoint at this URL (and method, when given). When several listings list it, a listing whose
- * organisation holds the wallet the endpoint is paid to (a user of it signed in with that wallet, SIWE; the
- * payTo of its latest attestation) answers before one whose does not: a squatter who listed a seller's URL
- * first cannot hold it once the seller lists it from the payee wallet. Among equals, the one published
- * first answers: a later listing of the same URL, by its seller or anyone else, never takes over what the
- * guard and preflight read for it (docs/ATTESTATIONS.md "Finding an attestation by URL").
+ * The listed endpoint at this URL (and method, when given): first a listing whose organisation signed in with
+ * the wallet its latest attestation is paid to, then the one published first (docs/ATTESTATIONS.md "Finding an
+ * attestation by URL").
  */
 export async function readAttestationByUrl(client: Client, url: string, method: string | null): Promise<StoredAttestation> {
   const found = await rows<{ id: string }>(

@@ -25,8 +25,7 @@ const EIP3009_STATE = parseAbi(["function authorizationState(address authorizer,
 async function relayAsHouse(slug: string, e: EndpointRow, extra: Record<string, string>, options: CanaryOptions): Promise<Relayed> {
   const { query, body } = requestOf(e);
   const path = e.path.replace(/^\/+/, "");
-  // The relay forwards the User-Agent: the canary's is a buyer agent's (Node's fetch), never its own name, so a seller
-  // cannot answer the catalog's paid test calls one way and buyers another (lib/canary/recognisable.test.ts).
+  // A buyer's User-Agent (Node's fetch), never our name (docs/CANARY.md "Looking like a buyer").
   const headers: Record<string, string> = { accept: "application/json", "user-agent": "node", ...extra };
   if (body !== undefined) headers["content-type"] = "application/json";
   const req = new Request(`http://tollgate.canary/router/call/${encodeURIComponent(slug)}/${path}${query}`, { method: e.method, headers, body });

@@ -78,7 +78,7 @@ describe("the verifier reproduces the app's grade to the digit", () => {
   it("knows the pinned rubric and readings the app pins (by their canonical content)", () => {
     for (const [ref, pin] of Object.entries(RUBRIC_FILES)) expect(RUBRIC_PINS[ref]).toBe(pin.contentSha256);
     for (const [ref, versions] of Object.entries(READING_FILES)) for (const [v, pin] of Object.entries(versions)) expect(READING_PINS[`${ref}/reading-${v}`]).toBe(pin.contentSha256);
-    expect(Object.keys(READING_PINS)).toHaveLength(2);
+    expect(Object.keys(READING_PINS)).toHaveLength(3);
     // The copies it ships (verifier/rubrics/) are the app's documents.
     for (const [ref, pin] of Object.entries(RUBRIC_FILES)) expect(pinnedRubric(ref)).toEqual(pin.json);
     for (const [ref, versions] of Object.entries(READING_FILES)) for (const [v, pin] of Object.entries(versions)) expect(pinnedReading(`${ref}/reading-${v}`)).toEqual(pin.json);

@@ -20,6 +20,8 @@ export interface Semantics {
   na: "latest" | "endpoint";
   paidDraws: "per-check" | "per-sample";
   rho: number;
+  /** `seen` (reading 3): a fail_weight_gte gate compares the fails' decayed weight with no revision factor. */
+  gates?: "revision-weighted" | "seen";
 }
 export interface Obs {
   check: string;
@@ -200,6 +202,7 @@ interface Stats {
   c: Check;
   pass: number;
   fail: number;
+  seenFail: number;
   na: number;
   latest: string | null;
   latestAt: number | null;
@@ -276,7 +279,7 @@ export function gradeSubject(doc: RubricDoc, sem: Semantics, subject: Subject, s
   let rev = 1;
   for (const r of subject.revisions) if (instant(r.startedAt, "revision startedAt") <= now && r.revision > rev) rev = r.revision;
 
-  const st: Stats[] = checks.map((c) => ({ c, pass: 0, fail: 0, na: 0, latest: null, latestAt: null, lastFail: null, lastPass: null, since: 0, failingSince: null, values: [], weights: [], sampleOf: [], sampleW: [], gt: [], go: [] }));
+  const st: Stats[] = checks.map((c) => ({ c, pass: 0, fail: 0, seenFail: 0, na: 0, latest: null, latestAt: null, lastFail: null, lastPass: null, since: 0, failingSince: null, values: [], weights: [], sampleOf: [], sampleW: [], gt: [], go: [] }));
   const gated = new Set(doc.gates.map((g) => byId.get(g.check)!.index));
   const probe = byId.get(v.probe_check)!.index;
   const paidFrom = now - v.paid_within_days * DAY;
@@ -310,7 +313,8 @@ export function gradeSubject(doc: RubricDoc, sem: Semantics, subject: Subject, s
       s.latest = o.outcome;
     }
     if (o.outcome === "na") return void s.na++;
-    const w = factor * Math.exp(-(Math.LN2 / (c.halfLife * DAY)) * (now - t));
+    const decay = Math.exp(-(Math.LN2 / (c.halfLife * DAY)) * (now - t));
+    const w = factor * decay;
     if (c.kind === "paid") {
       let k = sampleIdx.get(t);
       if (k === undefined) sampleIdx.set(t, (k = sampleAt.push(t) - 1));
@@ -328,6 +332,7 @@ export function gradeSubject(doc: RubricDoc, sem: Semantics, subject: Subject, s
       if (s.lastPass === null || t > s.lastPass) s.lastPass = t;
     } else {
       s.fail += w;
+      s.seenFail += decay;
       if (s.lastFail === null || t > s.lastFail) s.lastFail = t;
     }
     if (gated.has(c.index)) {
@@ -360,7 +365,7 @@ export function gradeSubject(doc: RubricDoc, sem: Semantics, subject: Subject, s
     const s = st[byId.get(g.check)!.index];
     const cleared = g.clear_after_passes !== undefined && s.lastFail !== null && s.since >= g.clear_after_passes;
     let hit: boolean;
-    if (g.when === "fail_weight_gte") hit = s.fail >= g.value;
+    if (g.when === "fail_weight_gte") hit = (sem.gates === "seen" ? s.seenFail : s.fail) >= g.value;
     else if (g.when === "failing_for_hours") hit = s.failingSince !== null && (now - s.failingSince) / HOUR >= g.value;
     else hit = (s.lastFail === null ? Infinity : (now - s.lastFail) / HOUR) <= g.value;
     return hit && !cleared;

@@ -14,6 +14,7 @@ export const RUBRIC_PINS: Record<string, string> = {
 export const READING_PINS: Record<string, string> = {
   "x402-endpoint/1.0.0-draft.1/reading-1": "3e0a3cc3d69808d5f8f356872738fa5c983ef91525e38113341e7ea959c36760",
   "x402-endpoint/1.0.0-draft.1/reading-2": "2a07ac378c212b196e07be8dcd7c710f6cdb16ba5b2806dc8c47274b1189558f",
+  "x402-endpoint/1.0.0-draft.1/reading-3": "6bca825cb4c82ed4ff2d6796c6085356062102f838f295b7aa745a49c9ccdd0e",
 };
 
 /** The shipped copy of each pinned document, by ref. */
@@ -21,6 +22,7 @@ const FILES: Record<string, string> = {
   "x402-endpoint/1.0.0-draft.1": "x402-endpoint-1.0.0-draft.1.json",
   "x402-endpoint/1.0.0-draft.1/reading-1": "x402-endpoint-1.0.0-draft.1.reading-1.json",
   "x402-endpoint/1.0.0-draft.1/reading-2": "x402-endpoint-1.0.0-draft.1.reading-2.json",
+  "x402-endpoint/1.0.0-draft.1/reading-3": "x402-endpoint-1.0.0-draft.1.reading-3.json",
 };
 
 const loaded = new Map<string, unknown>();

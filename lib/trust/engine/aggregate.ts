@@ -25,6 +25,8 @@ export interface CheckStats {
   /** Decayed, revision-weighted. */
   passWeight: number;
   failWeight: number;
+  /** Decayed, not revision-weighted: the fails that were seen, as a gate reads them under reading 3 ("gates"). */
+  seenFailWeight: number;
   /** Counted: pass or fail, at or before now, not reset. */
   n: number;
   passes: number;
@@ -100,6 +102,7 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
     check,
     passWeight: 0,
     failWeight: 0,
+    seenFailWeight: 0,
     n: 0,
     passes: 0,
     fails: 0,
@@ -223,6 +226,7 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
       if (inBaseline) s.baseline.pass += revisionFactor;
     } else {
       s.failWeight += w;
+      s.seenFailWeight += slotW[slot];
       s.fails++;
       if (s.lastFailAt === null || t > s.lastFailAt) s.lastFailAt = t;
       if (inRecent) s.recent.fail += revisionFactor;
@@ -284,6 +288,7 @@ export function aggregate(rubric: TrustRubric, subject: TrustSubject, now: numbe
         s.fails += r.fails;
         s.passWeight += rf * scale * r.pw;
         s.failWeight += rf * scale * r.fw;
+        s.seenFailWeight += scale * r.fw;
         if (r.lastPass !== null && (s.lastPassAt === null || r.lastPass > s.lastPassAt)) s.lastPassAt = r.lastPass;
         if (r.lastFail !== null && (s.lastFailAt === null || r.lastFail > s.lastFailAt)) s.lastFailAt = r.lastFail;
         for (const [win, on] of [[s.recent, inRecent], [s.baseline, inBaseline]] as const) {

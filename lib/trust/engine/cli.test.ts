@@ -28,7 +28,7 @@ describe("npm run trust", () => {
     const r = run(["obs.json"], { "obs.json": JSON.stringify(good) });
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^x402-endpoint\/1\.0\.0-draft\.1\/reading-2 {2}endpoint ep-1 {2}at 2026-12-01T12:00:00\.000Z {2}seed 5$/m);
+    expect(r.out).toMatch(/^x402-endpoint\/1\.0\.0-draft\.1\/reading-3 {2}endpoint ep-1 {2}at 2026-12-01T12:00:00\.000Z {2}seed 5$/m);
     expect(r.out).toMatch(/^score [\d.]+ {2}grade [A-F] {2}band [\d.]+–[\d.]+ \(width [\d.]+\) {2}confidence (low|medium|high)$/m);
     for (const line of [/^verdict /m, /^outlook /m, /^watch /m, /^gate overcharge \(H5, fail_weight_gte 0\.25\): quiet/m]) expect(r.out).toMatch(line);
     for (const c of rubric.checks) expect(r.out).toMatch(new RegExp(`^${c.id} +${c.dimension} +${c.kind} `, "m"));
@@ -68,14 +68,14 @@ describe("npm run trust", () => {
     const r1 = JSON.parse(run(["obs.json", "--json", "--reading", "1"], files).out);
     const r2 = JSON.parse(run(["obs.json", "--json"], files).out);
     expect(r1.reading).toBe("x402-endpoint/1.0.0-draft.1/reading-1");
-    expect(r2.reading).toBe("x402-endpoint/1.0.0-draft.1/reading-2");
+    expect(r2.reading).toBe("x402-endpoint/1.0.0-draft.1/reading-3");
     expect(r1.checks.find((c: { id: string }) => c.id === "H5").status).toBe("na"); // a per-call na hid H5's history
     expect(r2.checks.find((c: { id: string }) => c.id === "H5").status).toBe("measured");
     expect(run(["obs.json", "--reading", "1"], files).out).toMatch(/^x402-endpoint\/1\.0\.0-draft\.1\/reading-1 {2}endpoint/);
     for (const bad of [["--reading"], ["--reading", "9"], ["--reading", "two"]]) {
       const r = run(["obs.json", ...bad], files);
       expect(r.code).toBe(2);
-      expect(r.err).toMatch(/--reading needs a reading of x402-endpoint\/1\.0\.0-draft\.1: one of 1, 2/);
+      expect(r.err).toMatch(/--reading needs a reading of x402-endpoint\/1\.0\.0-draft\.1: one of 1, 2, 3/);
     }
   });
 

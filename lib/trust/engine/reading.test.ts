@@ -49,7 +49,7 @@ describe("reading 2, na: a per-call na never hides a paid check's history", () =
     expect(before).toMatchObject({ score: 89.8, grade: "B" });
     const after: TrustSubject = { ...s, observations: [...s.observations, ...failedBeforeSettlement(10 * 60_000)] };
     const r = scoreSubject(current, after, { now });
-    expect(r.reading).toBe("x402-endpoint/1.0.0-draft.1/reading-2");
+    expect(r.reading).toBe("x402-endpoint/1.0.0-draft.1/reading-3");
     expect(r.grade).toBe("B");
     expect(r.score!).toBeLessThan(before.score!); // one more failed call cannot raise the score
     expect(check(r, "R6")).toMatchObject({ status: "measured", rate: 0 });
@@ -140,5 +140,43 @@ describe("reading 2, band-draws: the paid checks of one sample share its luck", 
   it("a month of hourly probes and daily samples still reads high confidence", () => {
     const r = scoreSubject(current, simulateHistory(current, { now, days: 30, freeEveryHours: 1, paidEveryDays: 1, outage: 0.05, badCall: 0.1, pass: { H1: 0.9 } }), { now });
     expect(r.confidence).toBe("high");
+  });
+});
+
+describe("reading 3, gates: a gate reads the fails that were seen, whatever revision came after", () => {
+  const reading2 = loadRubric(CURRENT_RUBRIC_REF, 2);
+  // Two weeks of hourly probes and daily paid samples, all passing; then a paid call charged and not delivered
+  // (settled, 500) 12 hours ago; then the seller rewords the endpoint's description 6 hours ago, which starts
+  // a revision (lib/trust/observe/store.ts) and halves every H check's history under on_revision: half.
+  function chargedThenReworded(): TrustSubject {
+    const revisions = [
+      { revision: 1, startedAt: at(60 * D), changes: [], note: null },
+      { revision: 2, startedAt: at(6 * 3_600_000), changes: ["description"], note: null },
+    ];
+    const s = simulateHistory(current, { now, days: 14, freeEveryHours: 1, paidEveryDays: 1, revisions });
+    const t = 12 * 3_600_000;
+    return { ...s, revisions, observations: [...s.observations, paid("R4", "fail", t), paid("R5", "fail", t), paid("H5", "pass", t), paid("H6", "pass", t), paid("H8", "fail", t)] };
+  }
+
+  it("charged without delivery, then a reworded description: avoid under reading 3; reading 2 let the revision halve it under the gate (caution or better)", () => {
+    const s = chargedThenReworded();
+    const r = scoreSubject(current, s, { now, band: false });
+    expect(r.reading).toBe("x402-endpoint/1.0.0-draft.1/reading-3");
+    const gate = r.gates.find((g) => g.flag === "charged_without_delivery")!;
+    expect(gate).toMatchObject({ fired: true });
+    expect(gate.reason).toMatch(/^H8 fail weight 0\.9\d\d ≥ 0\.5/);
+    expect(r.verdict).toBe("avoid");
+    const old = scoreSubject(reading2, s, { now, band: false });
+    expect(old.gates.find((g) => g.flag === "charged_without_delivery")).toMatchObject({ fired: false });
+    expect(old.verdict).not.toBe("avoid");
+    // The rate still halves the older fail's weight, as in reading 2: only the gate reads it whole.
+    expect(check(r, "H8").rate).toBe(check(old, "H8").rate);
+  });
+
+  it("the same history without the revision gives the same verdict under both readings", () => {
+    const s = chargedThenReworded();
+    const plain: TrustSubject = { ...s, revisions: [s.revisions[0]], observations: s.observations.map((o) => ({ ...o, revision: 1 })) };
+    expect(scoreSubject(current, plain, { now, band: false }).verdict).toBe("avoid");
+    expect(scoreSubject(reading2, plain, { now, band: false }).verdict).toBe("avoid");
   });
 });

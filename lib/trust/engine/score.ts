@@ -1,6 +1,6 @@
 /** scoreSubject: one endpoint's trust grade from its observations alone; pure (docs/TRUST.md "Readings"). */
 import type { TrustSubject } from "../observation";
-import { readingOf, type ConfidenceLevel, type GateVerdict, type RubricGate, type TrustRubric } from "../rubric";
+import { readingOf, type ConfidenceLevel, type GateVerdict, type ReadingSemantics, type RubricGate, type TrustRubric } from "../rubric";
 import { aggregate, ascendingOrder, checkStatus, curveScore, DAY_MS, HOUR_MS, weightedQuantile, type CheckStats, type SubjectStats, type WindowCounts } from "./aggregate";
 import { drawBand, DEFAULT_SEED, type BandOptions } from "./band";
 import { valueMetrics, type ValueInput, type ValueMetrics } from "./value";
@@ -141,7 +141,7 @@ export function weightedScore(rubric: TrustRubric, rates: Array<number | null>):
   return { score: weight > 0 ? total / weight : null, dimensions };
 }
 
-function evaluateGate(g: RubricGate, s: CheckStats, now: number): GateResult {
+function evaluateGate(g: RubricGate, s: CheckStats, now: number, gates: ReadingSemantics["gates"]): GateResult {
   const base = { flag: g.flag, check: g.check, when: g.when, value: g.value, cap: g.cap, verdict: g.verdict, stale: g.stale, watch: g.watch };
   const clearable = g.clear_after_passes !== undefined && s.lastFailAt !== null;
   const since = s.passesSinceLastFail ?? 0;
@@ -149,8 +149,10 @@ function evaluateGate(g: RubricGate, s: CheckStats, now: number): GateResult {
   const clearNote = clearable ? `; ${since} pass(es) since the last fail, clears after ${g.clear_after_passes}` : "";
   switch (g.when) {
     case "fail_weight_gte": {
-      const hit = s.failWeight >= g.value;
-      return { ...base, fired: hit && !cleared, cleared: hit && cleared, reason: `${g.check} fail weight ${s.failWeight.toFixed(3)} ${hit ? "≥" : "<"} ${g.value}${clearNote}` };
+      // Reading 3 ("gates"): no revision factor.
+      const weight = gates === "seen" ? s.seenFailWeight : s.failWeight;
+      const hit = weight >= g.value;
+      return { ...base, fired: hit && !cleared, cleared: hit && cleared, reason: `${g.check} fail weight ${weight.toFixed(3)} ${hit ? "≥" : "<"} ${g.value}${clearNote}` };
     }
     case "failing_for_hours": {
       const hours = s.failingSince === null ? 0 : (now - s.failingSince) / HOUR_MS;
@@ -238,7 +240,7 @@ export function scoreSubject(rubric: TrustRubric, subject: TrustSubject, options
   });
 
   const point = weightedScore(rubric, rates);
-  const gates = f.gates.map((g) => evaluateGate(g, st.checks[rubric.checkById.get(g.check)!.index], now));
+  const gates = f.gates.map((g) => evaluateGate(g, st.checks[rubric.checkById.get(g.check)!.index], now, reading.semantics.gates));
   const fired = gates.filter((g) => g.fired);
   const caps = fired.filter((g) => g.cap !== undefined).map((g) => g.cap!);
   const cap = caps.length ? Math.min(...caps) : null;

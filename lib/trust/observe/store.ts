@@ -31,15 +31,11 @@ export interface EndpointState {
   url: string | null;
 }
 
-/**
- * The URL an endpoint is called at, compared as one server: scheme, host (lower-cased, a default port
- * dropped) and path without a trailing slash; no query. Null when the base URL does not parse.
- */
+/** Scheme, host (lower-cased, no default port) and path without a trailing slash; null when it does not parse. */
 export function endpointUrlKey(baseUrl: string, path: string): string | null {
   return urlKey(endpointUrl(baseUrl, path));
 }
 
-/** A called URL (a probe's, with its example query) as endpointUrlKey writes it. */
 export function urlKey(url: string): string | null {
   let u: URL;
   try {

@@ -1,6 +1,7 @@
 /** The engine's pinned readings of a rubric, where the seed leaves room; old versions stay loadable (docs/TRUST.md "The engine's readings"). */
 import reading_1 from "./x402-endpoint-1.0.0-draft.1.reading-1.json";
 import reading_2 from "./x402-endpoint-1.0.0-draft.1.reading-2.json";
+import reading_3 from "./x402-endpoint-1.0.0-draft.1.reading-3.json";
 import { contentDigest, RubricError, sha256, type RubricProblem } from "./pin";
 
 export interface ReadingSemantics {
@@ -9,6 +10,8 @@ export interface ReadingSemantics {
   /** `per-sample`: the paid checks of one sample share its luck. */
   paidDraws: "per-check" | "per-sample";
   rho: number;
+  /** A `fail_weight_gte` gate's weight: `seen` (reading 3) has no revision factor; absent, the rate's. */
+  gates?: "revision-weighted" | "seen";
 }
 
 export interface ReadingFile {
@@ -55,6 +58,12 @@ export const READING_FILES: Record<string, Record<number, PinnedReading>> = {
       sha256: "90bf17127dda146d7df42e3bd590418c9e84952ea171261ec64e2f1acb0bdb1d",
       contentSha256: "2a07ac378c212b196e07be8dcd7c710f6cdb16ba5b2806dc8c47274b1189558f",
     },
+    3: {
+      file: "x402-endpoint-1.0.0-draft.1.reading-3.json",
+      json: reading_3,
+      sha256: "a177412228a68575079f9360da19ee68e08be92db94e0e51550707f9479d61f4",
+      contentSha256: "6bca825cb4c82ed4ff2d6796c6085356062102f838f295b7aa745a49c9ccdd0e",
+    },
   },
 };
 
@@ -92,6 +101,7 @@ export function readingProblems(json: unknown, rubricRef: string, version: numbe
     if (s.na !== "latest" && s.na !== "endpoint") p.push({ pointer: "/semantics/na", message: `must be one of "latest", "endpoint"` });
     if (s.paidDraws !== "per-check" && s.paidDraws !== "per-sample") p.push({ pointer: "/semantics/paidDraws", message: `must be one of "per-check", "per-sample"` });
     if (typeof s.rho !== "number" || !(s.rho >= 0 && s.rho <= 1)) p.push({ pointer: "/semantics/rho", message: "must be a number from 0 to 1" });
+    if (s.gates !== undefined && s.gates !== "revision-weighted" && s.gates !== "seen") p.push({ pointer: "/semantics/gates", message: `must be one of "revision-weighted", "seen" when given` });
   }
   if (!Array.isArray(f.changelog) || !f.changelog.length || !f.changelog.every(str)) p.push({ pointer: "/changelog", message: "must list at least one entry" });
   else if (!f.changelog.some((c) => c.startsWith(`${version} (`))) p.push({ pointer: "/changelog", message: `has no entry for version ${version}` });

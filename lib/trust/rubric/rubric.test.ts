@@ -90,14 +90,15 @@ describe("the engine's readings, beside the rubric file", () => {
 
   it("every released reading matches its byte pin, quotes the seed word for word and loads; the newest is the default", () => {
     const versions = Object.keys(READING_FILES[CURRENT_RUBRIC_REF]).map(Number);
-    expect(versions).toEqual([1, 2]);
+    expect(versions).toEqual([1, 2, 3]);
     for (const v of versions) {
       const r = checkReadingText(readingBytes(v), CURRENT_RUBRIC_REF, v, compiled().file, rubricPin);
       expect(r).toMatchObject({ ref: `x402-endpoint/1.0.0-draft.1/reading-${v}`, version: v });
       expect(loadRubric(CURRENT_RUBRIC_REF, v).reading).toMatchObject({ ref: r.ref, sha256: r.sha256 });
     }
-    expect(currentReadingOf(CURRENT_RUBRIC_REF)).toBe(2);
-    expect(loadRubric().reading!.semantics).toEqual({ na: "endpoint", paidDraws: "per-sample", rho: 0.3 });
+    expect(currentReadingOf(CURRENT_RUBRIC_REF)).toBe(3);
+    expect(loadRubric().reading!.semantics).toEqual({ na: "endpoint", paidDraws: "per-sample", rho: 0.3, gates: "seen" });
+    expect(loadRubric(CURRENT_RUBRIC_REF, 2).reading!.semantics).toEqual({ na: "endpoint", paidDraws: "per-sample", rho: 0.3 });
     expect(loadRubric(CURRENT_RUBRIC_REF, 1).reading!.semantics).toEqual({ na: "latest", paidDraws: "per-check", rho: 0.5 });
     expect(loadRubric(CURRENT_RUBRIC_REF, 1).checks).toBe(loadRubric().checks); // one compiled rubric, two readings
   });
@@ -107,7 +108,7 @@ describe("the engine's readings, beside the rubric file", () => {
     const edited = bytes.replace('"rho": 0.3', '"rho": 0.35');
     expect(edited).not.toBe(bytes);
     expect(problemsOf(() => checkReadingText(edited, CURRENT_RUBRIC_REF, 2, compiled().file, rubricPin))[0].message).toMatch(/a released reading never changes/);
-    expect(problemsOf(() => loadRubric(CURRENT_RUBRIC_REF, 3))[0].message).toMatch(/unknown reading; known: 1, 2/);
+    expect(problemsOf(() => loadRubric(CURRENT_RUBRIC_REF, 4))[0].message).toMatch(/unknown reading; known: 1, 2, 3/);
     const f = JSON.parse(bytes);
     f.readings[1].seed[0].words = "A small paid sample: its uncertainty is hidden.";
     f.semantics.paidDraws = "per-day";
