@@ -53,7 +53,9 @@ type QuoteRow = { method: string; path: string; amount: string; asset: string; n
 type LastRow = { at: string; outcome: string; latencyMs: number | null; httpStatus: number | null };
 
 const AT_NOW = `($2::timestamptz AT TIME ZONE 'UTC')`;
-const IN_WINDOW = `s."listingId" = $1 AND s."at" > ${AT_NOW} - interval '${HEALTH_WINDOW_DAYS} days' AND s."at" <= ${AT_NOW}`;
+/** Samples since the listing last moved to another server (docs/RANK.md "Liveness"). */
+const SINCE_MOVE = `s."at" > coalesce((SELECT l."monitoredSince" FROM "listings" l WHERE l."id" = $1), '-infinity'::timestamp)`;
+const IN_WINDOW = `s."listingId" = $1 AND s."at" > ${AT_NOW} - interval '${HEALTH_WINDOW_DAYS} days' AND s."at" <= ${AT_NOW} AND ${SINCE_MOVE}`;
 
 /** All but the ledger's activity in one statement, each part as JSON. */
 const FACTS_SQL = `WITH g AS (
@@ -68,7 +70,7 @@ const FACTS_SQL = `WITH g AS (
          FROM "monitor_health_samples" s, g WHERE ${IN_WINDOW} GROUP BY 1) b) AS buckets,
     (SELECT row_to_json(x) FROM (
        SELECT to_char(s."at", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, s."outcome", s."latencyMs", s."httpStatus"
-         FROM "monitor_health_samples" s WHERE s."listingId" = $1 AND s."at" <= ${AT_NOW}
+         FROM "monitor_health_samples" s WHERE s."listingId" = $1 AND s."at" <= ${AT_NOW} AND ${SINCE_MOVE}
         ORDER BY s."at" DESC, s.id DESC LIMIT 1) x) AS "last",
     (SELECT coalesce(json_agg(q), '[]'::json) FROM (
        SELECT DISTINCT ON (e.id) e."method"::text AS method, e."path", q."amount", q."asset", q."network", e."priceDecimals" AS decimals,

@@ -68,7 +68,8 @@ export async function uptimeShield(endpointId: string, client?: Client, now = ne
   const since = new Date(now.getTime() - 30 * 86_400_000).toISOString().replace("Z", "");
   const [s] = await rows<{ n: number; up: number }>(
     c,
-    `SELECT count(*)::int AS n, count(*) FILTER (WHERE h."outcome" = 'up')::int AS up FROM "monitor_health_samples" h WHERE h."listingId" = $1 AND h."at" > $2::timestamp`,
+    `SELECT count(*)::int AS n, count(*) FILTER (WHERE h."outcome" = 'up')::int AS up FROM "monitor_health_samples" h
+      WHERE h."listingId" = $1 AND h."at" > $2::timestamp AND h."at" > coalesce((SELECT l."monitoredSince" FROM "listings" l WHERE l."id" = $1), '-infinity'::timestamp)`,
     e.listingId,
     since,
   );

@@ -94,9 +94,16 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   }
   let listing: { id: string; slug: string };
   if (existing) {
+    const moved = serverOf(existing.baseUrl) !== serverOf(columns.baseUrl);
     listing = await tx.listing.update({
       where: { id: existing.id },
-      data: { ...columns, updatedAt: savedAt, ...(opts.publicationState ? { publicationState: opts.publicationState } : {}) },
+      data: {
+        ...columns,
+        updatedAt: savedAt,
+        // Another server: the monitor's samples so far were the old one's (docs/RANK.md "Liveness").
+        ...(moved ? { monitoredSince: savedAt, healthStatus: "unverified" as const } : {}),
+        ...(opts.publicationState ? { publicationState: opts.publicationState } : {}),
+      },
       select: { id: true, slug: true },
     });
     await tx.endpoint.deleteMany({ where: { listingId: existing.id } });
@@ -127,6 +134,16 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   const verificationReset = reasons.join("; ");
   await rows(tx, `SELECT tollgate_reset_verification($1, $2)`, listing.id, verificationReset);
   return { ...listing, verificationReset };
+}
+
+/** The server a base URL names: scheme, host and port (lower-cased, a default port dropped). */
+export function serverOf(baseUrl: string): string {
+  try {
+    const u = new URL(baseUrl);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return baseUrl;
+  }
 }
 
 export const SLUG_WORDS_MAX = 48;
