@@ -46,10 +46,12 @@ describe("fewer hosts than the share can judge", () => {
     expect(needsReferences(oneAnswers)).toBe(false);
     expect(egressOutage(oneAnswers, false)).toBe(false);
     expect(needsReferences([])).toBe(false);
-    // Enough hosts: the share decides and the references are not asked.
+    // Enough hosts: the share decides, and an answering reference overrules it (one seller can hold many hosts).
     const many = Array.from({ length: EGRESS_MIN_HOSTS }, (_, i) => h(String(i), true));
     expect(needsReferences(many)).toBe(false);
-    expect(egressOutage(many, true)).toBe(true);
+    expect(egressOutage(many, null)).toBe(true);
+    expect(egressOutage(many, false)).toBe(true);
+    expect(egressOutage(many, true)).toBe(false);
   });
 
   it("referencesAnswer: any status from any reference is an answer; none configured is no opinion", async () => {

@@ -84,7 +84,8 @@ export function needsReferences(results: ReadonlyArray<{ host: string; unanswere
 export function egressOutage(results: ReadonlyArray<{ host: string; unanswered: boolean }>, referencesAnswered: boolean | null = null): boolean {
   const tally = hostsAnswered(results);
   if (tally.hosts < EGRESS_MIN_HOSTS) return fewAllSilent(tally) && referencesAnswered === false;
-  return tally.silent / tally.hosts >= EGRESS_OUTAGE_SHARE;
+  // One seller can hold many host names: an operator's reference answering says the network was up.
+  return tally.silent / tally.hosts >= EGRESS_OUTAGE_SHARE && referencesAnswered !== true;
 }
 
 export interface HealthSweepOptions {
@@ -162,7 +163,8 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
       return { listing, at, probe, unanswered };
     });
     const byHost = probed.filter((p) => p.probe.ok).map((p) => ({ host: hostOf(p.listing.baseUrl) ?? p.listing.baseUrl, unanswered: p.unanswered }));
-    const outage = egressOutage(byHost, needsReferences(byHost) ? await referencesAnswer(opts.references ?? env().monitorReferences, opts.deadlineMs) : null);
+    const askReferences = needsReferences(byHost) || egressOutage(byHost, null);
+    const outage = egressOutage(byHost, askReferences ? await referencesAnswer(opts.references ?? env().monitorReferences, opts.deadlineMs) : null);
     await mapBounded(probed, concurrency, async ({ listing, at, probe, unanswered }) => {
       if (!probe.ok && probe.refusal === "host_not_allowlisted") {
         totals.skipped++;
