@@ -158,11 +158,12 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
       await opts.onListing?.(listing.id);
       const at = opts.now ?? new Date();
       const probe = await probeListing(listingToDocument(listing), { allowHosts, vantage, now: at, deadlineMs: opts.deadlineMs, concurrency: 4 });
-      // Every endpoint without a status: nothing answered at all.
-      const unanswered = probe.ok && probe.evidence.endpoints.every((e) => e.status === null);
+      // Nothing answered at all; a base host our resolver answered with a refused address got no request either
+      // (a page of those is our resolver's outage: DNS64, a sinkhole).
+      const unanswered = probe.ok ? probe.evidence.endpoints.every((e) => e.status === null) : probe.refusal === "address_forbidden";
       return { listing, at, probe, unanswered };
     });
-    const byHost = probed.filter((p) => p.probe.ok).map((p) => ({ host: hostOf(p.listing.baseUrl) ?? p.listing.baseUrl, unanswered: p.unanswered }));
+    const byHost = probed.filter((p) => p.probe.ok || p.unanswered).map((p) => ({ host: hostOf(p.listing.baseUrl) ?? p.listing.baseUrl, unanswered: p.unanswered }));
     const askReferences = needsReferences(byHost) || egressOutage(byHost, null);
     const outage = egressOutage(byHost, askReferences ? await referencesAnswer(opts.references ?? env().monitorReferences, opts.deadlineMs) : null);
     await mapBounded(probed, concurrency, async ({ listing, at, probe, unanswered }) => {
