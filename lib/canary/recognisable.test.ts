@@ -1,9 +1,4 @@
-/**
- * The canary must not announce itself to the seller. Its calls go through the router's relay, which
- * forwards the caller's User-Agent, and the canary used to set its own name there: a seller could answer the
- * catalog's paid test calls honestly and everyone else's differently (take the payment and answer 500),
- * so H5–H8, R4–R7 and the listing's verification pass while buyers are cheated.
- */
+/** The canary's calls name neither the canary nor Tollgate in any header the seller receives (docs/CANARY.md). */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

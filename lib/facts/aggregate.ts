@@ -118,7 +118,6 @@ export function factsSql(scope: FactsScope): { payments: string; health: string;
          min(h."at") FILTER (WHERE h."at" > ${now} - interval '7 days') AS oldest7,
          min(h."at") AS oldest30
   FROM "monitor_health_samples" h
-  -- A listing moved to another server counts only the samples since (docs/RANK.md "Liveness").
   LEFT JOIN (SELECT "id", "monitoredSince" FROM "listings" WHERE "monitoredSince" IS NOT NULL) ml ON ml."id" = h."listingId"
   WHERE h."at" > ${d30} AND h."at" <= ${now}${only(`h."listingId"`)} AND (ml."monitoredSince" IS NULL OR h."at" > ml."monitoredSince")
   GROUP BY 1

@@ -1,10 +1,4 @@
-/**
- * The egress-outage share (lib/health/sweep-health.ts egressOutage) counts distinct HOSTS; it used to skip the
- * references once there were EGRESS_MIN_HOSTS of them. One seller's single server behind five host names (five
- * subdomains, or five ports) is five "hosts": when that one server is down, a page where it holds 80% of the hosts
- * reads as the monitor's own outage, and the seller gets no down sample at all, while the operator's reference
- * answers the whole time.
- */
+/** One seller down on five host names of one server gets its down samples while a reference answers (docs/ARCHITECTURE.md). */
 import { freePort, listenHttp, type LocalServer } from "@/test/net-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/test/db";

@@ -1,10 +1,4 @@
-/**
- * An outage of OUR resolver is not the sellers' downtime. When our resolver synthesises or sinkholes addresses
- * (DNS64 on an IPv6-only egress answers 64:ff9b::/96 for every IPv4-only host; a filtering resolver in trouble
- * answers 0.0.0.0), the SSRF guard refuses every seller's base host as `address_forbidden` and probeListing returns
- * ok:false. Those probes used to be left out of the egress tally and written `down`; they now count as unanswered.
- * (Not closed: a resolver timing out while an IP-literal reference answers; docs/ARCHITECTURE.md.)
- */
+/** Our resolver sinkholing every host (DNS64, 0.0.0.0) is our outage, not every seller down (docs/ARCHITECTURE.md). */
 import dns from "node:dns";
 import { listenHttp, type LocalServer } from "@/test/net-servers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";

@@ -158,8 +158,7 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
       await opts.onListing?.(listing.id);
       const at = opts.now ?? new Date();
       const probe = await probeListing(listingToDocument(listing), { allowHosts, vantage, now: at, deadlineMs: opts.deadlineMs, concurrency: 4 });
-      // Nothing answered at all; a base host our resolver answered with a refused address got no request either
-      // (a page of those is our resolver's outage: DNS64, a sinkhole).
+      // Nothing answered; a base host resolved to a refused address got no request either.
       const unanswered = probe.ok ? probe.evidence.endpoints.every((e) => e.status === null) : probe.refusal === "address_forbidden";
       return { listing, at, probe, unanswered };
     });

@@ -100,7 +100,7 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
       data: {
         ...columns,
         updatedAt: savedAt,
-        // Another server: the monitor's samples so far were the old one's (docs/RANK.md "Liveness").
+        // docs/RANK.md "Liveness"
         ...(moved ? { monitoredSince: savedAt, healthStatus: "unverified" as const } : {}),
         ...(opts.publicationState ? { publicationState: opts.publicationState } : {}),
       },

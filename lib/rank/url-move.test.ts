@@ -1,9 +1,4 @@
-/**
- * A listing moved to another server (its base URL's scheme, host or port) keeps none of the old server's health
- * samples in the rank's Liveness, nor in readiness's H2, which reads the same facts (lib/facts/aggregate.ts,
- * listings.monitoredSince; docs/RANK.md "Liveness"). Before, a seller could point a listing with a good week at a
- * server that answers half the time and read 91.5 % two hours later.
- */
+/** A listing moved to another server keeps none of the old server's health samples (docs/RANK.md "Liveness"). */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { fixtureListings } from "@/sellers";

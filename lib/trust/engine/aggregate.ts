@@ -25,7 +25,7 @@ export interface CheckStats {
   /** Decayed, revision-weighted. */
   passWeight: number;
   failWeight: number;
-  /** Decayed, not revision-weighted: the fails that were seen, as a gate reads them under reading 3 ("gates"). */
+  /** Decayed only: what reading 3's gates read. */
   seenFailWeight: number;
   /** Counted: pass or fail, at or before now, not reset. */
   n: number;

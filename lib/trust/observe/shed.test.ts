@@ -1,12 +1,4 @@
-/**
- * An `avoid` verdict is not shed by a seller's edit that starts a revision (reading 3, docs/TRUST.md "The
- * engine's readings, versioned"): under reading 2 a revision halved the gates' fail weight.
- *
- * Each test: a published endpoint probed daily for six days with passing paid samples, then one canary
- * sample charged without delivering (settled, HTTP 500): H8 fails, the `charged_without_delivery` gate
- * fires, the signed attestation says `avoid` and preflight refuses to pay. Then the seller does one
- * cheap thing, the monitor probes once, the sweep regrades, and preflight is asked again.
- */
+/** An `avoid` verdict is not shed by a seller's edit that starts a revision (trust reading 3, docs/TRUST.md). */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signerFor } from "@/lib/badges/keys";
 import { writeListing } from "@/lib/listings/save";
