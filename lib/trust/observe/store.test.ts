@@ -307,19 +307,22 @@ describe("an endpoint moved to another server (docs/TRUST.md \"Revisions\")", ()
     const slug = `trust-move-${Math.random().toString(36).slice(2, 8)}`;
     const { id, org } = await newListing(doc("10000", { slug }));
     await record(id, evidence(daysAgo(4)));
-    // As a row of before migration 20261210010000 (no url): a copy of revision 1 on a fresh endpoint key.
-    await exec(t.prisma, `ALTER TABLE "trust_endpoint_revisions" DISABLE TRIGGER USER`);
-    try {
-      await exec(t.prisma, `UPDATE "trust_endpoint_revisions" SET "url" = NULL WHERE "listingId" = $1`, id);
-    } finally {
-      await exec(t.prisma, `ALTER TABLE "trust_endpoint_revisions" ENABLE TRIGGER USER`);
-    }
+    // The latest revision as written before migration 20261210010000 (rows are immutable, so a new one): no url.
+    await exec(
+      t.prisma,
+      `INSERT INTO "trust_endpoint_revisions" ("listingId", "method", "path", "revision", "startedAt", "changes", "note", "listedPrice", "payTo", "descriptionSha256", "schemasSha256", "derivedFrom", "url")
+       SELECT "listingId", "method", "path", 2, $2::timestamp, ARRAY['description'], NULL, "listedPrice", "payTo", "descriptionSha256", "schemasSha256", 'listing', NULL
+       FROM "trust_endpoint_revisions" WHERE "listingId" = $1 AND "revision" = 1`,
+      id,
+      daysAgo(3).replace("Z", ""),
+    );
     await writeListing(moved(slug), { organizationId: org, listingId: id });
     await record(id, at(MOVED, daysAgo(1)));
     const revs = await t.prisma.trustEndpointRevision.findMany({ where: { listingId: id }, orderBy: { revision: "asc" } });
     expect(revs.map((r) => [r.revision, r.changes, r.url])).toEqual([
-      [1, [], null],
-      [2, ["url"], "https://api.elsewhere.example/v1/x"],
+      [1, [], "https://api.example.com/v1/x"],
+      [2, ["description"], null],
+      [3, ["url"], "https://api.elsewhere.example/v1/x"],
     ]);
   });
 
