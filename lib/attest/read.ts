@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { AppError } from "@/lib/errors";
+import { urlKey } from "@/lib/listing-document/endpoint-url";
 import { listedSql } from "@/lib/listings/visibility";
 import { clientOr, isoOf, rows, utcParam, type Client } from "@/lib/sql";
 import type { DsseEnvelope } from "@/lib/badges/dsse";
@@ -95,7 +96,7 @@ export function checkResourceUrl(raw: string | null): string {
     throw bad("is not an absolute URL");
   }
   if (u.protocol !== "http:" && u.protocol !== "https:") throw bad("is not http or https");
-  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "") || "/"}`;
+  return urlKey(raw)!;
 }
 
 /**

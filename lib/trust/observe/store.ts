@@ -2,7 +2,7 @@
 import crypto from "node:crypto";
 import { listedPrice, type ListedPrice } from "@/lib/amounts";
 import type { ProbeEvidence } from "@/lib/evidence";
-import { endpointUrl } from "@/lib/listing-document/endpoint-url";
+import { endpointUrlKey, urlKey } from "@/lib/listing-document/endpoint-url";
 import { isoOf, randomRowId, rows, utcParam, type Client } from "@/lib/sql";
 import type { CheckKind } from "@/lib/trust/observation";
 import { readAssetDomains, type DomainRead } from "./chain";
@@ -29,22 +29,6 @@ export interface EndpointState {
   schemasSha256: string;
   /** The endpoint's URL as listed (endpointUrlKey); null when unknown at this write. */
   url: string | null;
-}
-
-/** Scheme, host (lower-cased, no default port) and path without a trailing slash; null when it does not parse. */
-export function endpointUrlKey(baseUrl: string, path: string): string | null {
-  return urlKey(endpointUrl(baseUrl, path));
-}
-
-export function urlKey(url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return null;
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return null;
-  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "") || "/"}`;
 }
 
 const sha = (s: string) => crypto.createHash("sha256").update(s).digest("hex");
