@@ -30,7 +30,7 @@ export async function refreshCategoryPeers(client: Client, rubric: TrustRubric, 
               (SELECT jsonb_object_agg(c->>'id', c->'rate') FROM jsonb_array_elements(g."detail"->'scored'->'checks') c WHERE c->>'id' = ANY($1::text[])) AS rates
          FROM "listings" l
          JOIN "endpoints" e ON e."listingId" = l."id"
-         JOIN "trust_grade_latest" p ON p."listingId" = l."id" AND p."method" = e."method"::text AND p."path" = e."path"
+         JOIN "trust_grade_latest" p ON p."listingId" = l."id" AND p."method" = e."method"::text AND p."path" = e."trustPath"
          JOIN "trust_grades" g ON g."id" = p."gradeId"
         WHERE l."category" IS NOT NULL AND ${inScope(`l."category"`)} AND ${publicSql("l")} AND e."priceUsd" IS NOT NULL AND g."detail"->'scored' IS NOT NULL),
      agg AS (

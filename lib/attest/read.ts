@@ -72,7 +72,7 @@ export async function readLatestAttestation(client: Client, endpointId: string):
     `SELECT true AS "endpointFound", g."id" AS "gradeId", g."endpointId" AS "gradedId", g."envelope", g."bundleSha256",
             ${isoOf(`g."issuedAt"`)} AS "issuedAt", ${isoOf(`g."expiresAt"`)} AS "expiresAt"
      FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
-     LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."path"
+     LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."trustPath"
      LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
      WHERE e."id" = $1 AND ${LISTED}`,
     endpointId,
@@ -116,7 +116,7 @@ export async function readAttestationByUrl(client: Client, url: string, method: 
   const found = await rows<{ id: string }>(
     client,
     `SELECT e."id" FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
-     LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."path"
+     LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."trustPath"
      LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
      WHERE ${LISTED} AND ${ENDPOINT_URL} = $1 AND ($2::text IS NULL OR e."method"::text = $2)
      ORDER BY EXISTS (SELECT 1 FROM "users" u WHERE u."organizationId" = l."organizationId" AND u."walletAddress" IS NOT NULL
@@ -157,7 +157,7 @@ export async function readEvidenceBundle(client: Client, endpointId: string, sha
     client,
     `SELECT encode(b."bytes", 'base64') AS "bytes", b."encoding"
      FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
-     JOIN "trust_grades" g ON g."listingId" = e."listingId" AND g."method" = e."method"::text AND g."path" = e."path" AND g."bundleSha256" = $2
+     JOIN "trust_grades" g ON g."listingId" = e."listingId" AND g."method" = e."method"::text AND g."path" = e."trustPath" AND g."bundleSha256" = $2
      JOIN "trust_evidence_bundles" b ON b."sha256" = g."bundleSha256"
      WHERE e."id" = $1 AND ${LISTED} LIMIT 1`,
     endpointId,

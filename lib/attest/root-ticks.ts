@@ -44,7 +44,7 @@ export async function endpointBundleProof(endpointId: string, sha256: string | n
     c,
     `SELECT ${isoOf(`min(g."issuedAt")`)} AS "issuedAt"
      FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
-     JOIN "trust_grades" g ON g."listingId" = e."listingId" AND g."method" = e."method"::text AND g."path" = e."path" AND g."bundleSha256" = $2
+     JOIN "trust_grades" g ON g."listingId" = e."listingId" AND g."method" = e."method"::text AND g."path" = e."trustPath" AND g."bundleSha256" = $2
      WHERE e."id" = $1 AND l."publicationState" IN ('published', 'unlisted') AND l."deletedAt" IS NULL`,
     id,
     hash,

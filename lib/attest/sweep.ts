@@ -25,6 +25,7 @@ export interface EndpointTerms {
   endpointId: string;
   method: string;
   path: string;
+  trustPath: string;
   url: string;
   payment: AttestedPayment | null;
 }
@@ -35,6 +36,7 @@ interface TermsRow {
   endpointId: string;
   method: string;
   path: string;
+  trustPath: string;
   payable: boolean;
   priceAmount: string | null;
   priceAsset: string | null;
@@ -45,10 +47,10 @@ interface TermsRow {
 export async function readEndpointTerms(client: Client, listingId: string): Promise<EndpointTerms[]> {
   const rs = await rows<TermsRow>(
     client,
-    `SELECT l."id" AS "listingId", l."baseUrl", e."id" AS "endpointId", e."method"::text AS "method", e."path", e."payable",
+    `SELECT l."id" AS "listingId", l."baseUrl", e."id" AS "endpointId", e."method"::text AS "method", e."path", e."trustPath", e."payable",
             e."priceAmount", e."priceAsset", e."priceNetwork",
             (SELECT r."payTo" FROM "trust_endpoint_revisions" r
-              WHERE r."listingId" = l."id" AND r."method" = e."method"::text AND r."path" = e."path" AND r."payTo" IS NOT NULL
+              WHERE r."listingId" = l."id" AND r."method" = e."method"::text AND r."path" = e."trustPath" AND r."payTo" IS NOT NULL
               ORDER BY r."revision" DESC LIMIT 1) AS "payTo"
      FROM "listings" l JOIN "endpoints" e ON e."listingId" = l."id"
      WHERE l."id" = $1 ORDER BY e."position"`,
@@ -59,6 +61,7 @@ export async function readEndpointTerms(client: Client, listingId: string): Prom
     endpointId: r.endpointId,
     method: r.method,
     path: r.path,
+    trustPath: r.trustPath,
     url: endpointUrl(r.baseUrl, r.path),
     payment:
       r.payable && r.priceAmount && r.priceAsset && r.priceNetwork
@@ -147,7 +150,7 @@ export async function writeGrade(tx: Client, g: PreparedGrade): Promise<boolean>
     g.terms.listingId,
     g.terms.endpointId,
     g.terms.method,
-    g.terms.path,
+    g.terms.trustPath,
     r.score,
     r.grade,
     r.band?.low ?? null,
@@ -178,7 +181,7 @@ export async function writeGrade(tx: Client, g: PreparedGrade): Promise<boolean>
      WHERE t."scoredAt" <= EXCLUDED."scoredAt"`,
     g.terms.listingId,
     g.terms.method,
-    g.terms.path,
+    g.terms.trustPath,
     inserted[0].id,
     s.scoring.now,
   );
@@ -237,7 +240,7 @@ export async function gradeListing(client: Client, listingId: string, opts: Grad
   const [terms, latest] = await Promise.all([readEndpointTerms(client, listingId), latestStates(client, listingId)]);
   const out: GradeListingResult = { written: 0, unchanged: 0, skipped: 0 };
   const dueTerms = terms.filter((t) => {
-    const l = latest.get(`${t.method} ${t.path}`);
+    const l = latest.get(`${t.method} ${t.trustPath}`);
     const current =
       l &&
       !opts.force &&
@@ -279,7 +282,7 @@ async function listingsToGrade(client: Client, now: Date, readingRef: string, al
     client,
     `SELECT l."id" FROM "listings" l WHERE ${listedSql("l")}
        AND EXISTS (SELECT 1 FROM "endpoints" e
-         LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."path"
+         LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."trustPath"
          LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
          WHERE e."listingId" = l."id" AND ($3 OR g."id" IS NULL OR g."endpointId" <> e."id" OR g."readingRef" <> $2
            OR g."scoredAt" < ${utcParam(1)} - interval '${RENEW_AFTER_MS / 1000} seconds' OR EXISTS (${NEW_ROWS})))

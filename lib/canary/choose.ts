@@ -23,6 +23,7 @@ export const ENDPOINT_SELECT = {
   id: true,
   method: true,
   path: true,
+  trustPath: true,
   position: true,
   payable: true,
   requestExample: true,
@@ -40,6 +41,7 @@ export type EndpointRow = {
   id: string;
   method: string;
   path: string;
+  trustPath: string;
   payable: boolean;
   requestExample: unknown;
   noParameters: boolean;

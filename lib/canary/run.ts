@@ -50,7 +50,7 @@ export async function executeRun(runId: string, leaseToken: string, options: Can
       if (lease.lost()) throw new AppError("conflict", `canary run ${runId} lost its lease`);
       const prior = priors.get(e.id);
       if (prior?.state === "completed") continue;
-      const identity = { runId, listingId: listing.id, endpointId: e.id, method: e.method, path: e.path, listedAmount: e.priceAmount };
+      const identity = { runId, listingId: listing.id, endpointId: e.id, method: e.method, path: e.trustPath, listedAmount: e.priceAmount };
       const cannot = unrunnable(e);
       if (cannot) completions.push({ sampleId: prior?.id ?? null, identity, data: { outcome: null, reason: cannot }, output: null, at: new Date() });
       else if (prior?.authorizationNonce) completions.push(await reconcile(prior, identity, options));

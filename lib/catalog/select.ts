@@ -139,6 +139,7 @@ interface CandidateRow {
   endpointId: string;
   method: string;
   path: string;
+  trustPath: string;
   priceUsd: string | null;
   priceLabel: string | null;
   priceAmount: string | null;
@@ -238,7 +239,7 @@ async function poolOf(hits: readonly SearchHit[], endpoint: EndpointFilter, now:
     prisma,
     rows.map((r) => ({
       listingId: r.id,
-      endpoint: { id: r.endpointId, method: r.method, path: r.path, payable: true },
+      endpoint: { id: r.endpointId, method: r.method, path: r.path, trustPath: r.trustPath, payable: true },
       grade: r.gVerdict === null ? null : { score: r.gScore === null ? null : Number(r.gScore), grade: r.gGrade, band: r.gBandLow === null || r.gBandHigh === null ? null : { low: Number(r.gBandLow), high: Number(r.gBandHigh), width: r.gDetail!.bandWidth ?? Math.round((Number(r.gBandHigh) - Number(r.gBandLow)) * 10) / 10 }, confidence: r.gConfidence, verdict: r.gVerdict, flags: r.gFlags!, detail: r.gDetail! },
       observed: r.observed === true,
       listingCreatedAt: r.createdAt,
@@ -284,12 +285,12 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
     `SELECT l.id, l.slug, l."title", l."baseUrl", l."category", l."verificationStatus"::text AS verification, ${RANK_COLUMNS_SQL},
             ${isoOf(`cr."finishedAt"`)} AS "canaryAt", cr."reason" AS "canaryReason",
             ch."chargedAbove", ch."listedBelow", ch."withoutDelivery", w."ring" AS "washRing",
-            e.id AS "endpointId", e."method"::text AS method, e."path", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals", e."priceMode"::text AS "priceMode",
+            e.id AS "endpointId", e."method"::text AS method, e."path", e."trustPath", e."priceUsd", e."priceLabel", e."priceAmount", e."priceAsset", e."priceNetwork", e."priceDecimals", e."priceMode"::text AS "priceMode",
             ${isoOf(`l."createdAt"`)} AS "createdAt", g."score" AS "gScore", g."grade" AS "gGrade", g."bandLow" AS "gBandLow", g."bandHigh" AS "gBandHigh",
             g."confidence" AS "gConfidence", g."verdict" AS "gVerdict", g."flags" AS "gFlags", g."detail" AS "gDetail",
             CASE WHEN g."id" IS NULL THEN
-              EXISTS (SELECT 1 FROM "trust_observations" o WHERE o."listingId" = l.id AND o."method" = e."method"::text AND o."path" = e."path")
-              OR EXISTS (SELECT 1 FROM "trust_endpoint_revisions" v WHERE v."listingId" = l.id AND v."method" = e."method"::text AND v."path" = e."path")
+              EXISTS (SELECT 1 FROM "trust_observations" o WHERE o."listingId" = l.id AND o."method" = e."method"::text AND o."path" = e."trustPath")
+              OR EXISTS (SELECT 1 FROM "trust_endpoint_revisions" v WHERE v."listingId" = l.id AND v."method" = e."method"::text AND v."path" = e."trustPath")
             END AS observed
        FROM "listings" l
        LEFT JOIN "listing_ranks" rk ON rk."listingId" = l.id
@@ -309,7 +310,7 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
                                  CASE WHEN s."paymentStatus" = 'settled' AND s."chainAmount" ~ '^[0-9]{1,60}$' THEN s."chainAmount"::numeric END) AS charged
                    FROM "canary_samples" s WHERE s."runId" = cr."id") x) ch ON true
        LEFT JOIN "listing_wash" w ON w."listingId" = l.id
-       LEFT JOIN "trust_grade_latest" p ON p."listingId" = l.id AND p."method" = e."method"::text AND p."path" = e."path"
+       LEFT JOIN "trust_grade_latest" p ON p."listingId" = l.id AND p."method" = e."method"::text AND p."path" = e."trustPath"
        LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
       WHERE l.id = ANY($1::text[]) AND ${publicSql("l")}`,
     ...params,

@@ -29,11 +29,11 @@ const badge = (label: string, message: string, color: string, isError = false): 
 interface EndpointRow {
   listingId: string;
   method: string;
-  path: string;
+  trustPath: string;
 }
 
 async function publicEndpoint(c: Client, endpointId: string): Promise<EndpointRow | null> {
-  const [r] = await rows<EndpointRow>(c, `SELECT e."listingId", e."method"::text AS "method", e."path" FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId" WHERE e."id" = $1 AND ${publicSql("l")}`, endpointId);
+  const [r] = await rows<EndpointRow>(c, `SELECT e."listingId", e."method"::text AS "method", e."trustPath" FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId" WHERE e."id" = $1 AND ${publicSql("l")}`, endpointId);
   return r ?? null;
 }
 
@@ -42,7 +42,7 @@ export async function gradeShield(endpointId: string, client?: Client): Promise<
   const c = await clientOr(client);
   const e = await publicEndpoint(c, endpointId);
   if (!e) return badge("tollgate grade", "not listed", "lightgrey", true);
-  const g = (await readLatestGrades(c, [e.listingId])).find((x) => x.method === e.method && x.path === e.path);
+  const g = (await readLatestGrades(c, [e.listingId])).find((x) => x.method === e.method && x.path === e.trustPath);
   if (!g) return badge("tollgate grade", "not graded yet", "lightgrey");
   if (g.verdict === "avoid" || g.verdict === "down") return badge("tollgate grade", g.grade ? `${g.grade} · ${g.verdict}` : g.verdict, "red");
   if (g.grade === null || g.score === null) return badge("tollgate grade", "insufficient evidence", "lightgrey");

@@ -13,7 +13,7 @@ export interface EndpointValueInput extends ValueInput {
   unpriced: number;
 }
 
-type EndpointPrice = { id: string; method: string; path: string; priceUsd: string | null; priceAmount: string | null; priceAsset: string | null; priceNetwork: string | null };
+type EndpointPrice = { id: string; method: string; path: string; trustPath: string; priceUsd: string | null; priceAmount: string | null; priceAsset: string | null; priceNetwork: string | null };
 
 /** The peer rule: every named check's rate at least the rule's rate. */
 const meetsPeerRule = (rubric: TrustRubric, rates: Record<string, number | null>) => rubric.pricePeers.checks.every((c) => (rates[c] ?? -1) >= rubric.pricePeers.minRate);
@@ -35,7 +35,7 @@ export async function readValuePeers(client: Client, rubric: TrustRubric, catego
   );
   const peers: ValuePeer[] = [];
   for (const { id } of listings) {
-    const prices = await rows<EndpointPrice>(client, `SELECT "id", "method"::text AS "method", "path", "priceUsd", "priceAmount", "priceAsset", "priceNetwork" FROM "endpoints" WHERE "listingId" = $1`, id);
+    const prices = await rows<EndpointPrice>(client, `SELECT "id", "method"::text AS "method", "path", "trustPath", "priceUsd", "priceAmount", "priceAsset", "priceNetwork" FROM "endpoints" WHERE "listingId" = $1`, id);
     for (const s of await readTrustSubjects(client, id, { now })) {
       const priceUsd = usdNumber(prices.find((p) => p.id === s.endpointId)?.priceUsd ?? null);
       if (priceUsd === null) continue;
@@ -110,7 +110,7 @@ export type ListingPrices = { category: string | null; endpoints: Array<Endpoint
 export async function readListingPrices(client: Client, listingId: string): Promise<ListingPrices> {
   const found = await rows<EndpointPrice & { payable: boolean; category: string | null }>(
     client,
-    `SELECT e."id", e."method"::text AS "method", e."path", e."payable", e."priceUsd", e."priceAmount", e."priceAsset", e."priceNetwork", l."category"
+    `SELECT e."id", e."method"::text AS "method", e."path", e."trustPath", e."payable", e."priceUsd", e."priceAmount", e."priceAsset", e."priceNetwork", l."category"
        FROM "listings" l JOIN "endpoints" e ON e."listingId" = l."id" WHERE l."id" = $1 ORDER BY e."position"`,
     listingId,
   );
@@ -124,7 +124,7 @@ export async function readListingValueInputs(client: Client, rubric: TrustRubric
   const peers = category === null ? [] : await (options.live ? readStoredValuePeers(client, rubric, category) : readValuePeers(client, rubric, category, now));
   const out = new Map<string, EndpointValueInput>();
   for (const e of prices.endpoints) {
-    const { samples, unpriced } = valueSamples(e, sampled.get(`${e.method} ${e.path}`) ?? []);
+    const { samples, unpriced } = valueSamples(e, sampled.get(`${e.method} ${e.trustPath}`) ?? []);
     out.set(e.id, { priceUsd: usdNumber(e.priceUsd), category, peers: peers.filter((p) => p.endpointId !== e.id), paidSamples: samples, unpriced });
   }
   return out;

@@ -39,7 +39,7 @@ function valueView(rb: TrustRubric, r: { value: ValueMetrics | null }, input: En
   };
 }
 
-type EndpointRow = { id: string; method: string; path: string; payable: boolean };
+type EndpointRow = { id: string; method: string; path: string; trustPath: string; payable: boolean };
 
 /** A free endpoint is not judged on payments: when only a paid sample stands between it and a grade, the grade rule decides. */
 export function freeVerdict(rb: TrustRubric, r: Pick<TrustResult, "verdict" | "verdictBecause" | "grade" | "confidence">): Pick<TrustResult, "verdict" | "verdictBecause"> {
@@ -79,6 +79,7 @@ function gradedOf(g: StoredGrade, endpointId: string): Graded {
 }
 
 const keyOf = (x: { method: string; path: string }) => `${x.method} ${x.path}`;
+const endpointKeyOf = (e: { method: string; trustPath: string }) => `${e.method} ${e.trustPath}`;
 
 function summary(rb: TrustRubric, r: Graded, e: EndpointRow, s: TrustSubject | { firstProbeAt: string | null }, value: EndpointValueView, now: number): EndpointTrustSummary {
   const free = !e.payable;
@@ -109,7 +110,7 @@ function summary(rb: TrustRubric, r: Graded, e: EndpointRow, s: TrustSubject | {
   };
 }
 
-const ENDPOINT_COLUMNS = `"id", "method"::text AS "method", "path", "payable"`;
+const ENDPOINT_COLUMNS = `"id", "method"::text AS "method", "path", "trustPath", "payable"`;
 
 async function endpointsOf(client: Client, listingId: string) {
   return rows<EndpointRow>(client, `SELECT ${ENDPOINT_COLUMNS} FROM "endpoints" WHERE "listingId" = $1 ORDER BY "position"`, listingId);
@@ -137,7 +138,7 @@ export interface TrustReadOptions {
 /** By (method, path), and subjects only of endpoints without one. */
 async function gradesAndSubjects(client: Client, listingId: string, endpoints: EndpointRow[], stored: boolean, now: number) {
   const grades = new Map((stored ? await readLatestGrades(client, [listingId]) : []).map((g) => [keyOf(g), g]));
-  const subjects = endpoints.some((e) => !grades.has(keyOf(e))) ? await readTrustSubjects(client, listingId, { now }) : [];
+  const subjects = endpoints.some((e) => !grades.has(endpointKeyOf(e))) ? await readTrustSubjects(client, listingId, { now }) : [];
   return { grades, subjects };
 }
 
@@ -153,7 +154,7 @@ export async function readListingTrust(client: Client, listingId: string, option
   ]);
   return endpoints.flatMap((e) => {
     const input = values.get(e.id);
-    const g = grades.get(keyOf(e));
+    const g = grades.get(endpointKeyOf(e));
     if (g) {
       const value = input ? valueMetrics(rb, input) : null;
       return [summary(rb, gradedOf(g, e.id), e, { firstProbeAt: g.detail.firstProbeAt }, valueView(rb, { value }, input), now)];
@@ -186,7 +187,7 @@ export async function readEndpointTrust(
   if (!e) return null;
   const rb = rubric();
   const byId = new Map(rb.file.checks.map((c) => [c.id, c]));
-  const stored = grades.find((g) => g.listingId === listingId && keyOf(g) === keyOf(e)) ?? null;
+  const stored = grades.find((g) => g.listingId === listingId && keyOf(g) === endpointKeyOf(e)) ?? null;
   const values = options.values ?? (await readListingValueInputs(client, rb, listingId, now, { live }));
   const input = values.get(endpointId);
 
@@ -250,7 +251,7 @@ export async function readEndpointTrust(
 async function storedHistory(client: Client, listingId: string, e: EndpointRow, days: number, now: number): Promise<HistoryPoint[]> {
   const from = new Date(now - days * DAY_MS);
   const points = await readDailyPoints(client, listingId, new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate())));
-  const byDay = new Map(points.filter((p) => keyOf(p) === keyOf(e)).map((p) => [p.day, p]));
+  const byDay = new Map(points.filter((p) => keyOf(p) === endpointKeyOf(e)).map((p) => [p.day, p]));
   const history: HistoryPoint[] = [];
   for (let d = days; d >= 0; d--) {
     const at = new Date(now - d * DAY_MS).toISOString();
@@ -288,14 +289,14 @@ export async function readTrustGlances(client: Client, listingIds: readonly stri
   for (const g of allGrades) gradesBy.get(g.listingId)?.set(keyOf(g), g);
   const endpointsBy = new Map(ids.map((id) => [id, [] as EndpointRow[]]));
   for (const { listingId, ...e } of allEndpoints) endpointsBy.get(listingId)?.push(e);
-  const live = ids.filter((id) => endpointsBy.get(id)!.some((e) => !gradesBy.get(id)!.has(keyOf(e))));
+  const live = ids.filter((id) => endpointsBy.get(id)!.some((e) => !gradesBy.get(id)!.has(endpointKeyOf(e))));
   const subjectsOf = await readTrustSubjectsOfMany(client, live, { now });
   for (const listingId of ids) {
     const endpoints = endpointsBy.get(listingId)!;
     const grades = gradesBy.get(listingId)!;
     const subjects = subjectsOf.get(listingId) ?? [];
     const summaries = endpoints.flatMap((e) => {
-      const g = grades.get(keyOf(e));
+      const g = grades.get(endpointKeyOf(e));
       if (g) return [summary(rb, gradedOf(g, e.id), e, { firstProbeAt: g.detail.firstProbeAt }, valueView(rb, { value: null }, undefined), now)];
       const s = subjects.find((x) => x.endpointId === e.id);
       if (!s) return [];
@@ -330,7 +331,7 @@ export async function readPickReadings(client: Client, picks: readonly PickEvide
   for (const p of picks) {
     const e = p.endpoint;
     if (p.grade) {
-      const g = { ...p.grade, listingId: p.listingId, endpointId: e.id, method: e.method, path: e.path } as StoredGrade;
+      const g = { ...p.grade, listingId: p.listingId, endpointId: e.id, method: e.method, path: e.trustPath } as StoredGrade;
       out.set(e.id, trustReading(summary(rb, gradedOf(g, e.id), e, { firstProbeAt: g.detail.firstProbeAt }, valueView(rb, { value: null }, undefined), now), now));
       continue;
     }

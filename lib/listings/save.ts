@@ -9,6 +9,7 @@ import { slugify, unstorableText, validateListingDocument } from "@/lib/listing-
 import type { ListingDocument } from "@/lib/listing-document/document";
 import { endpointColumns, listingColumns, listingToDocument, uniqueEndpoints } from "@/lib/listings/document-mapping";
 import { checkPriceChangeNote, listedPriceKey, PRICE_CHANGE_NOTE_LABEL, PRICE_CHANGE_NOTE_POINTER } from "@/lib/listings/price-change-note";
+import { carriedTrustPaths } from "@/lib/listings/trust-path";
 import { verificationResetReasons } from "@/lib/listings/verification-reset";
 import { recomputeListingRank } from "@/lib/rank/sweep-ranks";
 import type { PublicationState } from "@/lib/generated/prisma/client";
@@ -72,7 +73,7 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
           baseUrl: true,
           endpoints: {
             select: {
-              method: true, path: true, payable: true, priceAmount: true, priceAsset: true, priceNetwork: true, priceDecimals: true, priceMode: true, priceChangeNote: true, priceChangeNoteAt: true,
+              method: true, path: true, trustPath: true, payable: true, priceAmount: true, priceAsset: true, priceNetwork: true, priceDecimals: true, priceMode: true, priceChangeNote: true, priceChangeNoteAt: true,
             },
           },
         },
@@ -81,8 +82,9 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   if (opts.listingId && !existing) throw new AppError("not_found", `listing ${opts.listingId} does not exist`);
   const savedAt = new Date();
   const endpointRows = endpoints.map((e, i) => endpointColumns(e, i));
-  const notes = endpointRows.map((r) => {
-    const old = existing?.endpoints.find((o) => o.method === r.method && o.path === r.path);
+  const keys = carriedTrustPaths(existing, columns.baseUrl, endpointRows);
+  const notes = endpointRows.map((r, i) => {
+    const old = existing?.endpoints.find((o) => o.method === r.method && o.trustPath === keys[i]);
     if (!old) return { priceChangeNote: null, priceChangeNoteAt: null };
     if (listedPriceKey(old) === listedPriceKey(r)) return { priceChangeNote: old.priceChangeNote, priceChangeNoteAt: old.priceChangeNoteAt };
     return note !== null && r.payable ? { priceChangeNote: note, priceChangeNoteAt: savedAt } : { priceChangeNote: null, priceChangeNoteAt: null };
@@ -126,7 +128,7 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
     });
   }
   if (endpoints.length) {
-    await tx.endpoint.createMany({ data: endpointRows.map((r, i) => ({ ...r, ...notes[i], listingId: listing.id })) });
+    await tx.endpoint.createMany({ data: endpointRows.map((r, i) => ({ ...r, ...notes[i], trustPath: keys[i], listingId: listing.id })) });
   }
   if (!existing) return listing;
   const reasons = verificationResetReasons(existing, { baseUrl: columns.baseUrl, endpoints: endpointRows });

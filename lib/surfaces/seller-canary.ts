@@ -75,8 +75,10 @@ export async function readSellerCanary(client: Client, listingId: string, verifi
   const samples = run
     ? await rows<CanarySampleRow>(
         client,
-        `SELECT "method", "path", "outcome"::text AS "outcome", "reason", "httpStatus", ${isoOf(`"completedAt"`)} AS "completedAt"
-           FROM "canary_samples" WHERE "runId" = $1 ORDER BY "method", "path"`,
+        `SELECT s."method", coalesce(e."path", s."path") AS "path", s."outcome"::text AS "outcome", s."reason", s."httpStatus", ${isoOf(`s."completedAt"`)} AS "completedAt"
+           FROM "canary_samples" s
+           LEFT JOIN "endpoints" e ON e."listingId" = s."listingId" AND e."method"::text = s."method" AND e."trustPath" = s."path"
+          WHERE s."runId" = $1 ORDER BY 1, 2`,
         run.id,
       )
     : [];

@@ -25,6 +25,7 @@ describe("the verifier on the sweep's own attestations (prepareGrade)", () => {
         endpointId: subject.endpointId,
         method: i % 3 ? "GET" : "POST",
         path: `/v1/p${i}`,
+        trustPath: `/v1/p${i}`,
         url: `https://api${i % 7}.example.com/v1/p${i}`,
         payment: i % 10 === 0 ? null : { scheme: "exact", network: "eip155:84532", asset: "0x036cbd53842c5426634e7929541ec2318f3dcf7e", payTo: i % 10 === 1 ? null : `0x${(i + 1).toString(16).padStart(40, "0")}`, amount: String(1000 * (i + 1)) },
       };

@@ -67,8 +67,8 @@ export async function readTrustSubjectsOfMany(client: Client, listingIds: readon
   if (listings.length === 0) return out;
   const endpoints = await rows<EndpointRow>(
     client,
-    `SELECT e."listingId", e."id", e."method"::text AS "method", e."path",
-            EXISTS (SELECT 1 FROM "trust_rollup_coverage" c WHERE c."listingId" = e."listingId" AND c."method" = e."method"::text AND c."path" = e."path") AS "covered"
+    `SELECT e."listingId", e."id", e."method"::text AS "method", e."trustPath" AS "path",
+            EXISTS (SELECT 1 FROM "trust_rollup_coverage" c WHERE c."listingId" = e."listingId" AND c."method" = e."method"::text AND c."path" = e."trustPath") AS "covered"
      FROM "endpoints" e WHERE e."listingId" = ANY($1::text[]) ORDER BY e."listingId", e."position"`,
     ids,
   );
@@ -175,7 +175,7 @@ export async function readTrustSubjectsOfMany(client: Client, listingIds: readon
 }
 
 /** An endpoint's latest `limit` observations at or before `now`, newest first, live or archived: a bounded read whatever the history. */
-export async function readRecentObservations(client: Client, listingId: string, endpoint: { id: string; method: string; path: string }, limit: number, now: number): Promise<Observation[]> {
+export async function readRecentObservations(client: Client, listingId: string, endpoint: { id: string; method: string; trustPath: string }, limit: number, now: number): Promise<Observation[]> {
   const where = (t: string) => `${t}."listingId" = $1 AND ${t}."method" = $2 AND ${t}."path" = $3 AND ${t}."observedAt" <= ${utcParam(4)}`;
   const order = `"observedAt" DESC, "check" DESC, "id" DESC`;
   const rs = await rows<Omit<ObsRow, "listingId" | "method" | "path">>(
@@ -190,7 +190,7 @@ export async function readRecentObservations(client: Client, listingId: string, 
      ) x ORDER BY ${order} LIMIT $5`,
     listingId,
     endpoint.method,
-    endpoint.path,
+    endpoint.trustPath,
     new Date(now).toISOString(),
     limit,
   );

@@ -139,7 +139,7 @@ async function endpointContext(tx: Client, key: EndpointKey, at: string) {
 
 export async function settleRevision(
   tx: Client,
-  key: EndpointKey,
+  key: EndpointKey & { listedPath?: string },
   current: EndpointState,
   at: string,
   derivedFrom: string,
@@ -165,7 +165,7 @@ export async function settleRevision(
     let last: EndpointState | null = null;
     let lastStart = listing.createdAt;
     for (const d of docs) {
-      const e = documentEndpoint(d.document, key.method, key.path);
+      const e = documentEndpoint(d.document, key.method, key.listedPath ?? key.path);
       if (!e) continue;
       const s = stateOf(e, current.payTo, documentBaseUrl(d.document));
       if (!last) {
@@ -264,7 +264,7 @@ function rowsOf(drafts: Draft[], base: Omit<Row, "id" | "check" | "kind" | "outc
 }
 
 type ListingRow = { id: string; organizationId: string; baseUrl: string; title: string; shortDescription: string | null; description: string | null; authPreconditions: string | null; createdAt: string; updatedAt: string };
-type EndpointRow = ListedEndpoint & { priceChangeNote: string | null; priceChangeNoteAt: string | null };
+type EndpointRow = ListedEndpoint & { trustPath: string; priceChangeNote: string | null; priceChangeNoteAt: string | null };
 
 const noteOf = (e: EndpointRow): PriceChangeNote | null => (e.priceChangeNote && e.priceChangeNoteAt ? { note: e.priceChangeNote, at: e.priceChangeNoteAt } : null);
 
@@ -274,7 +274,7 @@ async function loadListing(tx: Client, listingId: string): Promise<{ listing: Li
     `SELECT l."id", l."organizationId", l."baseUrl", l."title", l."shortDescription", l."description", l."authPreconditions",
             ${isoOf(`l."createdAt"`)} AS "createdAt", ${isoOf(`l."updatedAt"`)} AS "updatedAt",
             (SELECT coalesce(json_agg(e ORDER BY e."position"), '[]'::json) FROM (
-               SELECT "id", "position", "method"::text AS "method", "path", "payable", "description", "requestSchema", "responseSchema",
+               SELECT "id", "position", "method"::text AS "method", "path", "trustPath", "payable", "description", "requestSchema", "responseSchema",
                       "priceAmount", "priceAsset", "priceNetwork", "priceMode"::text AS "priceMode",
                       "priceChangeNote", ${isoOf(`"priceChangeNoteAt"`)} AS "priceChangeNoteAt"
                FROM "endpoints" WHERE "listingId" = l."id") e) AS "endpoints",
@@ -310,7 +310,7 @@ export async function recordProbeObservations(
     if (!ev) continue; // not called by the probe: nothing observed
     // A probe begun before the base URL changed called the server the listing no longer lists.
     if (urlKey(ev.url) !== endpointUrlKey(listing.baseUrl, listed.path)) continue;
-    const key = { listingId: listing.id, method: listed.method, path: listed.path };
+    const key = { listingId: listing.id, method: listed.method, path: listed.trustPath, listedPath: listed.path };
     const quote = ev.challenge.kind.startsWith("x402") ? quoteOf(ev.challenge.requirements, listed) : null;
     const { revision, pastQuotes, noted } = await settleRevision(tx, key, stateOf(listed, quote?.payTo ?? null, listing.baseUrl), at, `${input.source}:${input.sourceId}`, listing, noteOf(listed));
     const drafts = freeObservations(ev, listed, {
@@ -322,7 +322,7 @@ export async function recordProbeObservations(
       domains: input.domains,
       observedAt: at,
     });
-    all.push(...rowsOf(drafts, { listingId: listing.id, endpointId: listed.id, method: listed.method, path: listed.path, observedAt: at, vantage: input.evidence.vantage || input.source, revision, source: input.source, sourceId: input.sourceId }));
+    all.push(...rowsOf(drafts, { listingId: listing.id, endpointId: listed.id, method: listed.method, path: listed.trustPath, observedAt: at, vantage: input.evidence.vantage || input.source, revision, source: input.source, sourceId: input.sourceId }));
   }
   return { written: await insertRows(tx, all) };
 }
@@ -354,8 +354,8 @@ export async function recordSamplesObservations(tx: Client, samples: Array<{ sam
     if (!listings.has(s.listingId)) listings.set(s.listingId, await loadListing(tx, s.listingId));
     const loaded = listings.get(s.listingId);
     if (!loaded) continue;
-    const key = { listingId: s.listingId, method: s.method, path: s.path };
-    const listed = loaded.endpoints.find((e) => e.method === s.method && e.path === s.path);
+    const listed = loaded.endpoints.find((e) => e.method === s.method && e.trustPath === s.path);
+    const key = { listingId: s.listingId, method: s.method, path: s.path, listedPath: listed?.path };
     const settled = listed ? await settleRevision(tx, key, stateOf(listed, s.quotedPayTo, loaded.listing.baseUrl), s.completedAt, `canary:${s.id}`, loaded.listing, noteOf(listed)) : null;
     // A sample begun before the endpoint moved paid the server the listing no longer lists.
     if (settled?.urlSince && s.createdAt < settled.urlSince) continue;
