@@ -69,4 +69,16 @@ describe("an endpoint's path rewritten without moving its URL keeps its history"
       expect((await t.prisma.endpoint.findFirstOrThrow({ where: { listingId: id } })).trustPath).toBe("/v1/x");
     });
   }
+
+  it("removed by one save and listed again with a trailing slash by the next: still down", async () => {
+    const host = "readded.example.com";
+    const { id, org, slug, observations } = await downListing(host);
+    await writeListing(gradedDoc({ slug, baseUrl: `https://${host}`, endpoints: [fullEndpoint({ method: "POST", path: "/v2/other", pricing: priced })] }), { organizationId: org, listingId: id });
+    await writeListing(listed(`https://${host}`, "/v1/x/", slug), { organizationId: org, listingId: id });
+    await unreachable(id, `https://${host}`, "/v1/x/", ago(1));
+    await gradeListing(t.prisma, id, { now: new Date(), signer, force: true });
+    const after = await readAttestationByUrl(t.prisma, `https://${host}/v1/x`, "POST");
+    expect(after.statement.grade.verdict).toBe("down");
+    expect(after.statement.evidence.observations).toBeGreaterThan(observations);
+  });
 });

@@ -82,7 +82,7 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   if (opts.listingId && !existing) throw new AppError("not_found", `listing ${opts.listingId} does not exist`);
   const savedAt = new Date();
   const endpointRows = endpoints.map((e, i) => endpointColumns(e, i));
-  const keys = carriedTrustPaths(existing, columns.baseUrl, endpointRows);
+  const keys = carriedTrustPaths(existing, columns.baseUrl, endpointRows, existing ? await trustKeys(tx, existing.id) : []);
   const notes = endpointRows.map((r, i) => {
     const old = existing?.endpoints.find((o) => o.method === r.method && o.trustPath === keys[i]);
     if (!old) return { priceChangeNote: null, priceChangeNoteAt: null };
@@ -137,6 +137,14 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   await rows(tx, `SELECT tollgate_reset_verification($1, $2)`, listing.id, verificationReset);
   return { ...listing, verificationReset };
 }
+
+/** The listing's trust keys, each with its latest revision's URL. */
+const trustKeys = (tx: PrismaLike, listingId: string) =>
+  rows<{ method: string; trustPath: string; url: string | null }>(
+    tx,
+    `SELECT DISTINCT ON ("method", "path") "method", "path" AS "trustPath", "url" FROM "trust_endpoint_revisions" WHERE "listingId" = $1 ORDER BY "method", "path", "revision" DESC`,
+    listingId,
+  );
 
 /** The server a base URL names: scheme, host and port (lower-cased, a default port dropped). */
 export function serverOf(baseUrl: string): string {

@@ -43,4 +43,11 @@ describe("carriedTrustPaths", () => {
     expect(keys.slice(0, 1)).toEqual(["/x"]);
     expect(keys[3]).toBe("/y");
   });
+
+  it("an endpoint removed by one save and listed again at its URL by a later one continues the listing's key for that URL", () => {
+    const history = [{ method: "POST", trustPath: "/v1/x", url: "https://a.example/v1/x" }, { method: "POST", trustPath: "/old", url: null }];
+    expect(carriedTrustPaths(before("https://a.example", ep("/y")), "https://a.example", now("/y", "/v1/x/"), history)).toEqual(["/y", "/v1/x"]);
+    // A key still held by an endpoint is not given twice.
+    expect(carriedTrustPaths(before("https://a.example", ep("/v1/x")), "https://a.example", now("/v1/x", "/v1/x/"), history)).toEqual(["/v1/x", "/v1/x/"]);
+  });
 });

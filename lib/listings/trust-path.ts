@@ -1,7 +1,8 @@
 /**
- * Which trust history each saved endpoint continues (docs/TRUST.md "Which history an endpoint has"): an
- * earlier key of the same method at the same URL, else at the same listed path (a `url` revision), else its
- * own path (`#n` when taken). Each earlier key is given once.
+ * Which trust history each saved endpoint continues (docs/TRUST.md "Which history an endpoint has"): a key
+ * of the same method at the same URL (an earlier endpoint's, then one in `history`: the listing's keys with
+ * their latest revision's URL), else the same listed path's (a `url` revision), else its own path (`#n`
+ * when taken). Each key is given once.
  */
 import { endpointUrlKey } from "@/lib/listing-document/endpoint-url";
 
@@ -11,8 +12,17 @@ export interface KeyedEndpoint {
   trustPath: string;
 }
 
-export function carriedTrustPaths(before: { baseUrl: string; endpoints: KeyedEndpoint[] } | null, baseUrl: string, now: { method: string; path: string }[]): string[] {
-  const old = (before?.endpoints ?? []).map((e) => ({ ...e, url: endpointUrlKey(before!.baseUrl, e.path), free: true }));
+export function carriedTrustPaths(
+  before: { baseUrl: string; endpoints: KeyedEndpoint[] } | null,
+  baseUrl: string,
+  now: { method: string; path: string }[],
+  history: { method: string; trustPath: string; url: string | null }[] = [],
+): string[] {
+  const held = new Set((before?.endpoints ?? []).map((e) => `${e.method} ${e.trustPath}`));
+  const old: { method: string; path: string | null; trustPath: string; url: string | null; free: boolean }[] = [
+    ...(before?.endpoints ?? []).map((e) => ({ ...e, url: endpointUrlKey(before!.baseUrl, e.path), free: true })),
+    ...history.filter((h) => h.url !== null && !held.has(`${h.method} ${h.trustPath}`)).map((h) => ({ ...h, path: null, free: true })),
+  ];
   const out: (string | null)[] = now.map(() => null);
   const give = (i: number, match: (o: (typeof old)[number]) => boolean) => {
     const o = old.find((x) => x.free && x.method === now[i].method && match(x));
