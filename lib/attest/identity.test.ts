@@ -5,8 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signerFor } from "@/lib/badges/keys";
 import { gradeListing } from "@/lib/attest/sweep";
-import { readAttestationByUrl } from "@/lib/attest/read";
+import { readAttestationByUrl, RELIST_MEMORY_DAYS } from "@/lib/attest/read";
 import { writeListing } from "@/lib/listings/save";
+import { parseSelectRequest, selectServices } from "@/lib/catalog/select";
 import { exec } from "@/lib/sql";
 import type { ProbeEvidence } from "@/lib/evidence";
 import { domainKey, recordProbeObservations, type DomainRead } from "@/lib/trust/observe";
@@ -38,13 +39,13 @@ async function unreachable(listingId: string, baseUrl: string, path: string, at:
   return t.prisma.$transaction((tx) => recordProbeObservations(tx, { listingId, evidence, source: "monitor", sourceId: `identity-${++seq}`, domains: DOMAINS }));
 }
 
-async function downListing(host: string) {
+async function downListing(host: string, daysBack = 0) {
   const { org } = await seedOwner(t.prisma);
   const slug = `identity-${Math.random().toString(36).slice(2, 8)}`;
   const { id } = await writeListing(listed(`https://${host}`, "/v1/x", slug), { organizationId: org.id, publicationState: "published" });
   await exec(t.prisma, `UPDATE "listings" SET "createdAt" = $2::timestamp, "updatedAt" = $2::timestamp WHERE "id" = $1`, id, ago(24 * 30).replace("Z", ""));
-  for (let h = 24 * 5; h >= 6; h -= 6) await unreachable(id, `https://${host}`, "/v1/x", ago(h));
-  await gradeListing(t.prisma, id, { now: new Date(), signer, force: true });
+  for (let h = 24 * 5; h >= 6; h -= 6) await unreachable(id, `https://${host}`, "/v1/x", ago(h + 24 * daysBack));
+  await gradeListing(t.prisma, id, { now: new Date(Date.parse(ago(24 * daysBack))), signer, force: true });
   const before = await readAttestationByUrl(t.prisma, `https://${host}/v1/x`, "POST");
   expect(before.statement.grade.verdict).toBe("down");
   return { id, org: org.id, slug, observations: before.statement.evidence.observations };
@@ -80,5 +81,46 @@ describe("an endpoint's path rewritten without moving its URL keeps its history"
     const after = await readAttestationByUrl(t.prisma, `https://${host}/v1/x`, "POST");
     expect(after.statement.grade.verdict).toBe("down");
     expect(after.statement.evidence.observations).toBeGreaterThan(observations);
+  });
+});
+
+describe("a listing unlisted while down, listed again as a new listing", () => {
+  const relist = async (host: string, organizationId: string) => {
+    const { id } = await writeListing(listed(`https://${host}`, "/v1/x", `relisted-${Math.random().toString(36).slice(2, 8)}`), { organizationId, publicationState: "published" });
+    await gradeListing(t.prisma, id, { now: new Date(), signer, force: true });
+    return id;
+  };
+  const unlist = (id: string) => exec(t.prisma, `UPDATE "listings" SET "publicationState" = 'archived', "deletedAt" = now() WHERE "id" = $1`, id);
+
+  it("the organisation's new listing of the URL answers with the old one's down attestation until its own evidence grades it", async () => {
+    const host = "relist.example.com";
+    const old = await downListing(host);
+    await unlist(old.id);
+    const fresh = await relist(host, old.org);
+    const a = await readAttestationByUrl(t.prisma, `https://${host}/v1/x`, "POST");
+    expect(a.statement.endpoint.listingId).toBe(old.id);
+    expect(a.statement.grade.verdict).toBe("down");
+    const picked = (await selectServices(parseSelectRequest({ task: "weatherly hourly forecasts", limit: 50 }))).items.find((i) => i.id === fresh);
+    expect(picked?.trust).toMatchObject({ verdict: "down" });
+    // Its own grade, once it has one, answers instead.
+    for (let h = 24 * 4; h >= 0; h -= 6) await unreachable(fresh, `https://${host}`, "/v1/x", ago(h));
+    await gradeListing(t.prisma, fresh, { now: new Date(), signer, force: true });
+    const own = await readAttestationByUrl(t.prisma, `https://${host}/v1/x`, "POST");
+    expect(own.statement.endpoint.listingId).toBe(fresh);
+    expect(own.statement.grade.verdict).toBe("down");
+  });
+
+  it("another organisation's listing of the URL, or a down grade older than RELIST_MEMORY_DAYS, answers with its own", async () => {
+    const host = "stranger.example.com";
+    const old = await downListing(host);
+    await unlist(old.id);
+    const { org } = await seedOwner(t.prisma);
+    const stranger = await relist(host, org.id);
+    expect((await readAttestationByUrl(t.prisma, `https://${host}/v1/x`, "POST")).statement.endpoint.listingId).toBe(stranger);
+    const host2 = "longago.example.com";
+    const longAgo = await downListing(host2, RELIST_MEMORY_DAYS + 1);
+    await unlist(longAgo.id);
+    const again = await relist(host2, longAgo.org);
+    expect((await readAttestationByUrl(t.prisma, `https://${host2}/v1/x`, "POST")).statement.endpoint.listingId).toBe(again);
   });
 });

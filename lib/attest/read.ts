@@ -4,7 +4,7 @@ import { gunzipSync } from "node:zlib";
 import { AppError } from "@/lib/errors";
 import { urlKey } from "@/lib/listing-document/endpoint-url";
 import { listedSql } from "@/lib/listings/visibility";
-import { clientOr, isoOf, rows, utcParam, type Client } from "@/lib/sql";
+import { clientOr, isoOf, NOW_UTC, rows, utcParam, type Client } from "@/lib/sql";
 import type { DsseEnvelope } from "@/lib/badges/dsse";
 import type { AttestationStatement } from "./attestation";
 import type { TrustResult } from "@/lib/trust/engine";
@@ -80,9 +80,19 @@ export async function readLatestAttestation(client: Client, endpointId: string):
   if (!r) throw new AppError("not_found", "No listed endpoint has this id.", [{ pointer: "/id", message: "names no listed endpoint" }], { reason: "no_endpoint" });
   if (!r.gradeId) throw new AppError("not_found", "This endpoint has no attestation yet: the trust grade sweep has not graded it.", [], { reason: "no_attestation" });
   if (r.gradedId !== endpointId) throw new AppError("not_found", "The endpoint changed since its latest grade; the next sweep grades it under this id.", [], { reason: "attestation_pending", gradedEndpointId: r.gradedId });
-  // What was signed, not a copy.
-  const statement = JSON.parse(Buffer.from(r.envelope!.payload, "base64").toString("utf8")) as AttestationStatement;
-  return { gradeId: r.gradeId, envelope: r.envelope!, statement, bundleSha256: r.bundleSha256!, issuedAt: r.issuedAt!, expiresAt: r.expiresAt! };
+  return storedOf(r.gradeId, { envelope: r.envelope!, bundleSha256: r.bundleSha256!, issuedAt: r.issuedAt!, expiresAt: r.expiresAt! });
+}
+
+type GradeEnvelope = Omit<StoredAttestation, "gradeId" | "statement">;
+const storedOf = (gradeId: string, r: GradeEnvelope): StoredAttestation => ({ gradeId, ...r, statement: JSON.parse(Buffer.from(r.envelope.payload, "base64").toString("utf8")) as AttestationStatement });
+
+async function readGradeAttestation(client: Client, gradeId: string): Promise<StoredAttestation> {
+  const [r] = await rows<GradeEnvelope>(
+    client,
+    `SELECT "envelope", "bundleSha256", ${isoOf(`"issuedAt"`)} AS "issuedAt", ${isoOf(`"expiresAt"`)} AS "expiresAt" FROM "trust_grades" WHERE "id" = $1`,
+    gradeId,
+  );
+  return storedOf(gradeId, r);
 }
 
 export function checkResourceUrl(raw: string | null): string {
@@ -103,9 +113,24 @@ export function checkResourceUrl(raw: string | null): string {
  * A listing's base URL joined to its endpoint's path, compared as checkResourceUrl writes a URL: the scheme and
  * host lower-cased, a default port (443, 80) dropped, no trailing slash. The path keeps its case.
  */
-const ORIGIN = `regexp_replace(lower(substring(l."baseUrl" from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*')), '^(https://[^/]*):443$|^(http://[^/]*):80$', '\\1\\2')`;
-const BASE_PATH = `coalesce(substring(l."baseUrl" from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)'), '')`;
-const ENDPOINT_URL = `rtrim(${ORIGIN} || rtrim(${BASE_PATH}, '/') || '/' || ltrim(e."path", '/'), '/')`;
+const endpointUrlSql = (l: string, e: string) => {
+  const origin = `regexp_replace(lower(substring(${l}."baseUrl" from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*')), '^(https://[^/]*):443$|^(http://[^/]*):80$', '\\1\\2')`;
+  const basePath = `coalesce(substring(${l}."baseUrl" from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)'), '')`;
+  return `rtrim(${origin} || rtrim(${basePath}, '/') || '/' || ltrim(${e}."path", '/'), '/')`;
+};
+const ENDPOINT_URL = endpointUrlSql("l", "e");
+
+export const RELIST_MEMORY_DAYS = 30;
+
+/** An unlisted same-organisation listing's recent avoid or down grade at l/e's URL (docs/ATTESTATIONS.md "Relisting"). */
+export const relistedGradeSql = (l: string, e: string, at: string) =>
+  `(SELECT pg."id" FROM "listings" pl JOIN "endpoints" pe ON pe."listingId" = pl."id"
+      JOIN "trust_grade_latest" pp ON pp."listingId" = pe."listingId" AND pp."method" = pe."method"::text AND pp."path" = pe."trustPath"
+      JOIN "trust_grades" pg ON pg."id" = pp."gradeId"
+     WHERE pl."organizationId" = ${l}."organizationId" AND pl."id" <> ${l}."id" AND NOT (${listedSql("pl")} AND pl."deletedAt" IS NULL)
+       AND pe."method" = ${e}."method" AND ${endpointUrlSql("pl", "pe")} = ${endpointUrlSql(l, e)}
+       AND pg."verdict" IN ('avoid', 'down') AND pg."scoredAt" >= ${at} - interval '${RELIST_MEMORY_DAYS} days'
+     ORDER BY pg."scoredAt" DESC, pg."id" LIMIT 1)`;
 
 /**
  * The listed endpoint at this URL (and method, when given): first a listing whose organisation signed in with
@@ -113,9 +138,10 @@ const ENDPOINT_URL = `rtrim(${ORIGIN} || rtrim(${BASE_PATH}, '/') || '/' || ltri
  * attestation by URL").
  */
 export async function readAttestationByUrl(client: Client, url: string, method: string | null): Promise<StoredAttestation> {
-  const found = await rows<{ id: string }>(
+  const found = await rows<{ id: string; relisted: string | null }>(
     client,
-    `SELECT e."id" FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
+    `SELECT e."id", CASE WHEN g."id" IS NULL OR g."verdict" = 'insufficient_evidence' THEN ${relistedGradeSql("l", "e", NOW_UTC)} END AS "relisted"
+     FROM "endpoints" e JOIN "listings" l ON l."id" = e."listingId"
      LEFT JOIN "trust_grade_latest" p ON p."listingId" = e."listingId" AND p."method" = e."method"::text AND p."path" = e."trustPath"
      LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
      WHERE ${LISTED} AND ${ENDPOINT_URL} = $1 AND ($2::text IS NULL OR e."method"::text = $2)
@@ -126,6 +152,7 @@ export async function readAttestationByUrl(client: Client, url: string, method: 
     method,
   );
   if (!found[0]) throw new AppError("not_found", "No listed endpoint is at this URL.", [{ pointer: "/url", message: "names no listed endpoint" }], { reason: "no_endpoint" });
+  if (found[0].relisted) return readGradeAttestation(client, found[0].relisted);
   return readLatestAttestation(client, found[0].id);
 }
 

@@ -5,14 +5,14 @@
 import { z } from "zod";
 import { USD_DECIMAL } from "@/lib/amounts";
 import { db } from "@/lib/db";
-import { isoOf, rows } from "@/lib/sql";
+import { isoOf, NOW_UTC, rows } from "@/lib/sql";
 import { publicSql } from "@/lib/listings/visibility";
 import { env } from "@/lib/env";
 import { AppError, type ErrorDetail } from "@/lib/errors";
 import { rankScoresForApiVersion, selectShortlist, CATALOG_API_VERSION_HEADER } from "@/lib/rank/score";
 import { readPickReadings } from "@/lib/catalog/trust";
 import type { TrustReading, Verification } from "@/lib/catalog/trust-words";
-import type { GradeDetail, StoredGrade } from "@/lib/attest/read";
+import { relistedGradeSql, type GradeDetail, type StoredGrade } from "@/lib/attest/read";
 import { endpointClauses, searchHits, QUERY_MAX_LENGTH, type EndpointFilter, type MatchKind, type Matching, type SearchHit, type SemanticProvider } from "@/lib/catalog/search";
 import { isUsdToken } from "@/lib/x402/assets";
 import { endpointUrl } from "@/lib/listing-document/endpoint-url";
@@ -311,7 +311,8 @@ async function candidateRows(ids: string[], f: EndpointFilter): Promise<Candidat
                    FROM "canary_samples" s WHERE s."runId" = cr."id") x) ch ON true
        LEFT JOIN "listing_wash" w ON w."listingId" = l.id
        LEFT JOIN "trust_grade_latest" p ON p."listingId" = l.id AND p."method" = e."method"::text AND p."path" = e."trustPath"
-       LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
+       LEFT JOIN "trust_grades" g0 ON g0."id" = p."gradeId"
+       LEFT JOIN "trust_grades" g ON g."id" = CASE WHEN g0."id" IS NULL OR g0."verdict" = 'insufficient_evidence' THEN coalesce(${relistedGradeSql("l", "e", NOW_UTC)}, g0."id") ELSE g0."id" END
       WHERE l.id = ANY($1::text[]) AND ${publicSql("l")}`,
     ...params,
   );
