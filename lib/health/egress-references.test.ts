@@ -58,6 +58,7 @@ describe("fewer hosts than the share can judge", () => {
     expect(await referencesAnswer([])).toBeNull();
     expect(await referencesAnswer([silentReference], 2_000)).toBe(false);
     expect(await referencesAnswer([silentReference, referenceUrl], 2_000)).toBe(true);
+    expect(await referencesAnswer([referenceUrl], 2_000, { through: "resolver" })).toBeNull();
   });
 
   it("a sweep whose every seller and every reference is silent records nothing; with a reference answering, the sellers are down", async () => {

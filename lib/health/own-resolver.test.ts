@@ -51,4 +51,25 @@ describe("our resolver's outage is not the sellers' downtime", () => {
     expect(r).toMatchObject({ down: 0, unmeasured: 5 });
     expect(await t.prisma.listing.count({ where: { id: { in: ids }, healthStatus: "unavailable" } })).toBe(0);
   });
+
+  const failing = (code: string) => Object.assign(new Error(`queryA ${code}`), { code });
+
+  it("(b) our resolver times out for every host while a reference by IP address answers: the reference says nothing of the resolver, no seller is written down", async () => {
+    resolveTo(async () => {
+      throw failing("ETIMEOUT");
+    });
+    const r = await runHealthSweep({ allowHosts: allowHosts(), deadlineMs: 3_000, now: minutes(30), references: [`http://127.0.0.1:${reference.port}/`] });
+    // Before: the answering reference overruled the share, { down: 5 }, every listing `unavailable`.
+    expect(r).toMatchObject({ down: 0, unmeasured: 5 });
+    expect(await t.prisma.listing.count({ where: { id: { in: ids }, healthStatus: "unavailable" } })).toBe(0);
+  });
+
+  it("(c) our resolver names the reference but not the sellers' hosts: their DNS failed, and they are down", async () => {
+    vi.spyOn(dns.promises, "lookup").mockImplementation((async (host: string) => {
+      if (host === "reference.test") return [{ address: "127.0.0.1", family: 4 }];
+      throw failing("ESERVFAIL");
+    }) as unknown as typeof dns.promises.lookup);
+    const r = await runHealthSweep({ allowHosts: allowHosts(), deadlineMs: 3_000, now: minutes(40), references: [`http://reference.test:${reference.port}/`] });
+    expect(r).toMatchObject({ down: 5, unmeasured: 0 });
+  });
 });

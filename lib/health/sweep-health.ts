@@ -160,11 +160,16 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
       const probe = await probeListing(listingToDocument(listing), { allowHosts, vantage, now: at, deadlineMs: opts.deadlineMs, concurrency: 4 });
       // Nothing answered; a base host resolved to a refused address got no request either.
       const unanswered = probe.ok ? probe.evidence.endpoints.every((e) => e.status === null) : probe.refusal === "address_forbidden";
-      return { listing, at, probe, unanswered };
+      const unresolved = probe.ok && probe.evidence.endpoints.length > 0 && probe.evidence.endpoints.every((e) => e.refusal === "dns_failed");
+      return { listing, at, probe, unanswered, unresolved };
     });
-    const byHost = probed.filter((p) => p.probe.ok || p.unanswered).map((p) => ({ host: hostOf(p.listing.baseUrl) ?? p.listing.baseUrl, unanswered: p.unanswered }));
+    const answered = probed.filter((p) => p.probe.ok || p.unanswered);
+    const byHost = answered.map((p) => ({ host: hostOf(p.listing.baseUrl) ?? p.listing.baseUrl, unanswered: p.unanswered }));
     const askReferences = needsReferences(byHost) || egressOutage(byHost, null);
-    const outage = egressOutage(byHost, askReferences ? await referencesAnswer(opts.references ?? env().monitorReferences, opts.deadlineMs) : null);
+    // Mostly unresolved: only named references vouch for our resolver.
+    const silent = answered.filter((p) => p.unanswered);
+    const through = silent.length > 0 && silent.filter((p) => p.unresolved).length * 2 >= silent.length ? "resolver" : "network";
+    const outage = egressOutage(byHost, askReferences ? await referencesAnswer(opts.references ?? env().monitorReferences, opts.deadlineMs, { through }) : null);
     await mapBounded(probed, concurrency, async ({ listing, at, probe, unanswered }) => {
       if (!probe.ok && probe.refusal === "host_not_allowlisted") {
         totals.skipped++;

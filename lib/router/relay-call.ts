@@ -174,20 +174,21 @@ const URL_SHAPE_REFUSALS = new Set(["invalid_url", "ambiguous_url", "credentials
 
 /** How long the references' answer stands for every relay of this process. */
 const EGRESS_CHECK_TTL_MS = 30_000;
-let egressChecked: { at: number; down: Promise<boolean> } | null = null;
+const egressChecked = new Map<"network" | "resolver", { at: number; down: Promise<boolean> }>();
 
-/** Our egress is down: the operator's references (TOLLGATE_MONITOR_REFERENCES) all went unanswered. Unknown (none configured) is not down. */
-function egressDown(): Promise<boolean> {
+/** Our egress is down: the references (TOLLGATE_MONITOR_REFERENCES; `resolver`: named ones) all went unanswered. Unknown is not down. */
+function egressDown(through: "network" | "resolver"): Promise<boolean> {
   const now = Date.now();
-  if (!egressChecked || now - egressChecked.at > EGRESS_CHECK_TTL_MS) {
-    egressChecked = { at: now, down: referencesAnswer(env().monitorReferences).then((answered) => answered === false, () => false) };
-  }
-  return egressChecked.down;
+  const last = egressChecked.get(through);
+  if (last && now - last.at <= EGRESS_CHECK_TTL_MS) return last.down;
+  const down = referencesAnswer(env().monitorReferences, undefined, { through }).then((answered) => answered === false, () => false);
+  egressChecked.set(through, { at: now, down });
+  return down;
 }
 
 /** For tests: forget the references' last answer. */
 export function resetEgressCheck(): void {
-  egressChecked = null;
+  egressChecked.clear();
 }
 
 /**
@@ -206,8 +207,9 @@ async function relayOwnFault(answer: SafeFetchResult): Promise<{ status: number;
     }
     if (answer.refusal === "connection_limit") return { status: 503, code: "relay_busy", message: `The relay is at its connection limit; nothing was sent to the seller. Retry shortly. (${answer.detail})` };
   }
-  const unreached = "refusal" in answer ? answer.refusal === "dns_failed" : answer.error === "connection_failed";
-  if (unreached && (await egressDown())) return { status: 503, code: "relay_outage", message: "Tollgate's own network is down (its reference hosts do not answer); nothing was sent to the seller, and nothing is held against it." };
+  const unresolved = "refusal" in answer && answer.refusal === "dns_failed";
+  const unreached = unresolved || (!("refusal" in answer) && answer.error === "connection_failed");
+  if (unreached && (await egressDown(unresolved ? "resolver" : "network"))) return { status: 503, code: "relay_outage", message: "Tollgate's own network is down (its reference hosts do not answer); nothing was sent to the seller, and nothing is held against it." };
   return null;
 }
 

@@ -9,7 +9,8 @@ import type { AddressInfo } from "node:net";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { keccak256, toHex, type Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import dns from "node:dns";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as route from "@/app/router/call/[listing]/[...path]/route";
 import { createApiKey } from "@/lib/apikeys";
 import { LOCAL_NETWORK, LOCAL_USDC_ADDRESS } from "@/devchain/local-chain";
@@ -34,6 +35,8 @@ let slowSlug: string;
 let deadSlug: string;
 let listingId: string;
 let deadId: string;
+let namedId: string;
+let namedSlug: string;
 const payTo = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" as const;
 
 const listen = (s: Server, host = "127.0.0.1") => new Promise<number>((r) => s.listen(0, host, () => r((s.address() as AddressInfo).port)));
@@ -83,17 +86,19 @@ beforeAll(async () => {
   // The operator's reference host: answering means our egress works.
   reference = createServer((_req, res) => res.writeHead(204).end());
   referencePort = await listen(reference);
-  process.env.TOLLGATE_MONITOR_REFERENCES = `http://127.0.0.1:${referencePort}/`;
-  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = `127.0.0.1:${port},127.0.0.2:${slowPort},127.0.0.1:${deadPort}`;
+  // One by IP address, one by name (answered only while our resolver names it).
+  process.env.TOLLGATE_MONITOR_REFERENCES = `http://127.0.0.1:${referencePort}/,http://reference.test:${referencePort}/`;
+  process.env.TOLLGATE_PROBE_ALLOW_HOSTS = `127.0.0.1:${port},127.0.0.2:${slowPort},127.0.0.1:${deadPort},unresolved.test:${port}`;
   t = await createTestDatabase();
   const admin = (await t.prisma.user.create({ data: { name: "Stranger", role: "admin" } })).id;
   secret = (await createApiKey({ actorId: admin, name: "stranger", scopes: ["router:call"] })).secret;
   const priced = [{ method: "GET" as const, path: "/weather", priceAmount: "10000", priceAsset: LOCAL_USDC_ADDRESS, priceNetwork: LOCAL_NETWORK, priceUsd: "0.01" }];
   listingId = await createTestListing(t.prisma, { baseUrl: `http://127.0.0.1:${port}`, networks: [LOCAL_NETWORK], endpoints: priced });
   deadId = await createTestListing(t.prisma, { baseUrl: `http://127.0.0.1:${deadPort}`, networks: [LOCAL_NETWORK], endpoints: priced });
+  namedId = await createTestListing(t.prisma, { baseUrl: `http://unresolved.test:${port}`, networks: [LOCAL_NETWORK], endpoints: priced });
   const slowId = await createTestListing(t.prisma, { baseUrl: `http://127.0.0.2:${slowPort}`, endpoints: [{ method: "GET", path: "/slow" }] });
   const slugOf = async (id: string) => (await t.prisma.listing.findUniqueOrThrow({ where: { id }, select: { slug: true } })).slug;
-  [slug, slowSlug, deadSlug] = [await slugOf(listingId), await slugOf(slowId), await slugOf(deadId)];
+  [slug, slowSlug, deadSlug, namedSlug] = [await slugOf(listingId), await slugOf(slowId), await slugOf(deadId), await slugOf(namedId)];
 }, 60_000);
 
 afterAll(async () => {
@@ -150,6 +155,26 @@ describe("failures the relay causes are not recorded against the seller", () => 
       expect(await rowsOf(listingId)).toHaveLength(1);
     } finally {
       configureConnectionLimits();
+    }
+  });
+
+  it("our resolver timing out while the reference by IP address answers: 503 relay_outage and no row (only the named reference asked the resolver)", async () => {
+    resetEgressCheck();
+    const lookup = vi.spyOn(dns.promises, "lookup").mockImplementation((async () => {
+      throw Object.assign(new Error("queryA ETIMEOUT unresolved.test"), { code: "ETIMEOUT" });
+    }) as unknown as typeof dns.promises.lookup);
+    try {
+      const buyer = privateKeyToAccount(keccak256(toHex("own fault: a buyer while our resolver is down")));
+      const res = await viaRouter(`http://127.0.0.1/router/call/${namedSlug}/weather`, { authorization: `Bearer ${secret}`, "payment-signature": await payment(buyer, 300) });
+      // Before: 502 seller_dns_failed, and a failed row held against the seller.
+      expect(res.status).toBe(503);
+      expect((await res.json()).error.code).toBe("relay_outage");
+      await confirmationsSettled();
+      expect(await rowsOf(namedId)).toEqual([]);
+      expect(sellerHits).toBe(1);
+    } finally {
+      lookup.mockRestore();
+      resetEgressCheck();
     }
   });
 
