@@ -308,7 +308,7 @@ async function main(): Promise<void> {
               (SELECT r."reason" FROM "canary_runs" r WHERE r."listingId" = l.id AND r."state" = 'done' ORDER BY r."finishedAt" DESC LIMIT 1) AS canary,
               g."verdict" AS verdict, g."grade" AS grade, w."ring" AS ring
          FROM "listings" l JOIN "endpoints" e ON e."listingId" = l.id
-         LEFT JOIN "trust_grade_latest" p ON p."listingId" = l.id AND p."method" = e."method"::text AND p."path" = e."path"
+         LEFT JOIN "trust_grade_latest" p ON p."listingId" = l.id AND p."method" = e."method"::text AND p."path" = e."trustPath"
          LEFT JOIN "trust_grades" g ON g."id" = p."gradeId"
          LEFT JOIN "listing_wash" w ON w."listingId" = l.id
         WHERE l.id = ANY($1::text[])`,
