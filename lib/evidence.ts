@@ -43,6 +43,8 @@ export interface EndpointEvidence {
   /** R1 */
   reachable: boolean;
   refusal?: string | null;
+  /** Resolving the host failed with this code (lib/net/types.ts `resolverError`). */
+  resolverError?: string;
   status: number | null;
   ttfbMs: number | null;
   tls: TlsFacts | null;

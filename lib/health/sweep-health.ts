@@ -6,7 +6,7 @@ import { PUBLIC_LISTING } from "@/lib/listings/visibility";
 import { probeListing, type EndpointEvidence } from "@/lib/probe";
 import { mapBounded } from "@/lib/probe/bounded";
 import { hostOf } from "@/lib/probe/transport";
-import { referencesAnswer } from "@/lib/net/references";
+import { referencesAnswer, resolverFailed } from "@/lib/net/references";
 import { listingToDocument } from "@/lib/listings/document-mapping";
 import { HEALTH_CONFIDENCE } from "@/lib/scoring/signals";
 import { healthStatusFor } from "@/lib/facts/aggregate";
@@ -160,7 +160,7 @@ async function sweep(opts: HealthSweepOptions): Promise<HealthSweepResult> {
       const probe = await probeListing(listingToDocument(listing), { allowHosts, vantage, now: at, deadlineMs: opts.deadlineMs, concurrency: 4 });
       // Nothing answered; a base host resolved to a refused address got no request either.
       const unanswered = probe.ok ? probe.evidence.endpoints.every((e) => e.status === null) : probe.refusal === "address_forbidden";
-      const unresolved = probe.ok && probe.evidence.endpoints.length > 0 && probe.evidence.endpoints.every((e) => e.refusal === "dns_failed");
+      const unresolved = probe.ok && probe.evidence.endpoints.length > 0 && probe.evidence.endpoints.every((e) => resolverFailed(e.resolverError));
       return { listing, at, probe, unanswered, unresolved };
     });
     const answered = probed.filter((p) => p.probe.ok || p.unanswered);

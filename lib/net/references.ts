@@ -4,6 +4,10 @@ import { safeFetch } from "./safe-fetch";
 
 const REFERENCE_DEADLINE_MS = 5_000;
 
+/** Our resolver failing (timed out, refused, broken), not its definite "no such name" (ENOTFOUND, ENODATA). */
+const TRANSIENT = new Set(["ETIMEOUT", "ETIMEDOUT", "EAI_AGAIN", "EAI_FAIL", "ESERVFAIL", "ECONNREFUSED", "EREFUSED", "ECANCELLED", "EBADRESP", "ECONNRESET"]);
+export const resolverFailed = (code: string | undefined): boolean => code !== undefined && TRANSIENT.has(code);
+
 const named = (u: string) => isIP(new URL(u).hostname.replace(/^\[|\]$/g, "")) === 0;
 
 /** Whether any reference answered with any status; null when none to ask (`resolver`: only those named by host). */

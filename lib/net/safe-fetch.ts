@@ -306,13 +306,13 @@ async function run(
       try {
         answers = await raceAbort(resolver(hostname), signal);
       } catch (err) {
-        if (signal.aborted) return { ok: false, error: timedOut(), detail: `resolving ${hostname}: ${errorMessage(signal.reason)}`, url: origin, redirects: hop ? redirects : undefined };
+        if (signal.aborted) return { ok: false, error: timedOut(), detail: `resolving ${hostname}: ${errorMessage(signal.reason)}`, url: origin, redirects: hop ? redirects : undefined, resolverError: "ETIMEOUT" };
         const detail = `resolving ${hostname} failed: ${errorCode(err) || errorMessage(err)}`;
-        return hop === 0 ? refuse("dns_failed", detail, origin, stage) : hopRefused("dns_failed", detail);
+        return hop === 0 ? refuse("dns_failed", detail, origin, stage, { resolverError: errorCode(err) || "unknown" }) : hopRefused("dns_failed", detail);
       }
       if (!Array.isArray(answers) || answers.length === 0) {
         const detail = `${hostname} resolved to no address`;
-        return hop === 0 ? refuse("dns_failed", detail, origin, stage) : hopRefused("dns_failed", detail);
+        return hop === 0 ? refuse("dns_failed", detail, origin, stage, { resolverError: "ENODATA" }) : hopRefused("dns_failed", detail);
       }
       addresses = [];
       for (const answer of answers) {

@@ -146,12 +146,16 @@ export interface SafeFetchRefusal {
   url: string;
   stage: SafeFetchStage;
   redirects?: RedirectRecord[];
+  /** `dns_failed`: the resolver's error code (`ENODATA`: it answered no address). */
+  resolverError?: string;
 }
 
 export interface SafeFetchFailure {
   ok: false;
   error: SafeFetchErrorCode;
   detail: string;
+  /** The deadline ran out while resolving: `ETIMEOUT`. */
+  resolverError?: string;
   url: string;
   ttfbMs?: number;
   /** After the head arrived (the probe keeps a 402's headers). */

@@ -68,7 +68,7 @@ export function evidenceFrom(target: ProbeTarget, r: SafeFetchResult, opts: Prob
       return { ...base, reachable: true, refusal: r.refusal, status: lastHop.status, ttfbMs: null, tls: null, contentType: null, headers: { location: lastHop.to }, challenge: NO_CHALLENGE, findings };
     }
     findings.push({ check: "R1", severity: "fail", code: "target_refused", message: `The probe refused to call ${target.url}: ${r.refusal} (${r.detail}).` });
-    return { ...base, reachable: false, refusal: r.refusal, status: null, ttfbMs: null, tls: null, contentType: null, headers: {}, challenge: NO_CHALLENGE, findings };
+    return { ...base, reachable: false, refusal: r.refusal, ...(r.resolverError ? { resolverError: r.resolverError } : {}), status: null, ttfbMs: null, tls: null, contentType: null, headers: {}, challenge: NO_CHALLENGE, findings };
   }
 
   if (!r.ok) {
@@ -80,7 +80,7 @@ export function evidenceFrom(target: ProbeTarget, r: SafeFetchResult, opts: Prob
     if (r.error === "tls_failed") findings.push({ check: "S1", severity: "fail", code: "tls_invalid", message: `The TLS handshake failed (${r.detail}).` });
     // A head before the failure still carries the challenge.
     const challenge = gotHead ? readChallenge(r.status!, headers, null, opts, findings, target.payable) : NO_CHALLENGE;
-    return { ...base, reachable: false, refusal: null, status: r.status ?? null, ttfbMs: r.ttfbMs ?? null, tls: tlsFacts(r.tls), contentType: headers["content-type"] ?? null, headers, challenge, findings };
+    return { ...base, reachable: false, refusal: null, ...(r.resolverError ? { resolverError: r.resolverError } : {}), status: r.status ?? null, ttfbMs: r.ttfbMs ?? null, tls: tlsFacts(r.tls), contentType: headers["content-type"] ?? null, headers, challenge, findings };
   }
 
   findings.push({ check: "R1", severity: "pass", code: "ok", message: `Answered ${r.status}.` });

@@ -10,7 +10,7 @@ import type { ReadOptions, WrittenRow } from "@/lib/ledger/confirm-payment";
 import { heldAuthorization, normalisePayer, recordPayment, type PaymentInput } from "@/lib/ledger/record";
 import { safeFetch } from "@/lib/net";
 import type { SafeFetchResult } from "@/lib/net/types";
-import { referencesAnswer } from "@/lib/net/references";
+import { referencesAnswer, resolverFailed } from "@/lib/net/references";
 import { judgeUnsettled } from "./blame";
 import { startBuyerSideCheck, type BuyerSideCheck, type PaymentTerms } from "./buyer-side";
 import { confirmRecorded } from "./confirm-after-answer";
@@ -207,8 +207,8 @@ async function relayOwnFault(answer: SafeFetchResult): Promise<{ status: number;
     }
     if (answer.refusal === "connection_limit") return { status: 503, code: "relay_busy", message: `The relay is at its connection limit; nothing was sent to the seller. Retry shortly. (${answer.detail})` };
   }
-  const unresolved = "refusal" in answer && answer.refusal === "dns_failed";
-  const unreached = unresolved || (!("refusal" in answer) && answer.error === "connection_failed");
+  const unresolved = resolverFailed(answer.resolverError);
+  const unreached = unresolved || ("refusal" in answer ? answer.refusal === "dns_failed" : answer.error === "connection_failed");
   if (unreached && (await egressDown(unresolved ? "resolver" : "network"))) return { status: 503, code: "relay_outage", message: "Tollgate's own network is down (its reference hosts do not answer); nothing was sent to the seller, and nothing is held against it." };
   return null;
 }
