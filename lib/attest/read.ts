@@ -109,27 +109,22 @@ export function checkResourceUrl(raw: string | null): string {
   return urlKey(raw)!;
 }
 
-/**
- * A listing's base URL joined to its endpoint's path, compared as checkResourceUrl writes a URL: the scheme and
- * host lower-cased, a default port (443, 80) dropped, no trailing slash. The path keeps its case.
- */
-const endpointUrlSql = (l: string, e: string) => {
-  const origin = `regexp_replace(lower(substring(${l}."baseUrl" from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*')), '^(https://[^/]*):443$|^(http://[^/]*):80$', '\\1\\2')`;
-  const basePath = `coalesce(substring(${l}."baseUrl" from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)'), '')`;
-  return `rtrim(${origin} || rtrim(${basePath}, '/') || '/' || ltrim(${e}."path", '/'), '/')`;
+/** A URL's text as checkResourceUrl writes it: the scheme and host lower-cased, a default port dropped, no trailing slash; the path keeps its case. */
+const urlKeySql = (t: string) => {
+  const origin = `regexp_replace(lower(substring(${t} from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*')), '^(https://[^/]*):443$|^(http://[^/]*):80$', '\\1\\2')`;
+  return `rtrim(${origin} || coalesce(substring(${t} from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)'), ''), '/')`;
 };
+const endpointUrlSql = (l: string, e: string) => urlKeySql(`(rtrim(${l}."baseUrl", '/') || '/' || ltrim(${e}."path", '/'))`);
 const ENDPOINT_URL = endpointUrlSql("l", "e");
 
 export const RELIST_MEMORY_DAYS = 30;
 
-/** An unlisted same-organisation listing's recent avoid or down grade at l/e's URL (docs/ATTESTATIONS.md "Relisting"). */
+/** The organisation's recent avoid or down grade at l/e's URL under another key (docs/ATTESTATIONS.md "Relisting"). */
 export const relistedGradeSql = (l: string, e: string, at: string) =>
-  `(SELECT pg."id" FROM "listings" pl JOIN "endpoints" pe ON pe."listingId" = pl."id"
-      JOIN "trust_grade_latest" pp ON pp."listingId" = pe."listingId" AND pp."method" = pe."method"::text AND pp."path" = pe."trustPath"
-      JOIN "trust_grades" pg ON pg."id" = pp."gradeId"
-     WHERE pl."organizationId" = ${l}."organizationId" AND pl."id" <> ${l}."id" AND NOT (${listedSql("pl")} AND pl."deletedAt" IS NULL)
-       AND pe."method" = ${e}."method" AND ${endpointUrlSql("pl", "pe")} = ${endpointUrlSql(l, e)}
+  `(SELECT pg."id" FROM "listings" pl JOIN "trust_grade_latest" pp ON pp."listingId" = pl."id" JOIN "trust_grades" pg ON pg."id" = pp."gradeId"
+     WHERE pl."organizationId" = ${l}."organizationId" AND pp."method" = ${e}."method"::text AND NOT (pl."id" = ${l}."id" AND pp."path" = ${e}."trustPath")
        AND pg."verdict" IN ('avoid', 'down') AND pg."scoredAt" >= ${at} - interval '${RELIST_MEMORY_DAYS} days'
+       AND ${urlKeySql(`(pg."statement"->'endpoint'->>'url')`)} = ${endpointUrlSql(l, e)}
      ORDER BY pg."scoredAt" DESC, pg."id" LIMIT 1)`;
 
 /**

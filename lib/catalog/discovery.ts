@@ -46,6 +46,7 @@ interface ResourceRow {
   listingId: string;
   method: string;
   path: string;
+  trustPath: string;
   resource: string;
   x402Version: number;
   accepts: Array<Record<string, unknown>>;
@@ -70,7 +71,7 @@ const FROM = `"discovery_resources" d
   LEFT JOIN "catalog_scoring_results" r ON r."id" = l."currentResultId"`;
 
 const COLUMNS = `d."listingId", d."method", d."path", d."resource", d."x402Version", d."accepts", d."extensions", d."description", d."mimeType",
-  ${isoOf(`d."probedAt"`)} AS "lastUpdated", e."id" AS "endpointId", e."description" AS "endpointDescription", l."slug", l."title", l."category",
+  ${isoOf(`d."probedAt"`)} AS "lastUpdated", e."id" AS "endpointId", coalesce(e."trustPath", d."path") AS "trustPath", e."description" AS "endpointDescription", l."slug", l."title", l."category",
   l."verificationStatus"::text AS "verification", r."total" AS "readinessScore", r."band" AS "readinessBand"`;
 
 /** Joint: one accepts entry matches every payment filter. */
@@ -244,7 +245,7 @@ async function toItems(client: Client, page: ResourceRow[]): Promise<DiscoveryIt
   const [{ quality, proofs }, grades] = await Promise.all([readQuality(client, page.flatMap((r) => (r.endpointId ? [r.endpointId] : []))), readLatestGrades(client, page.map((r) => r.listingId))]);
   const gradeOf = new Map(grades.map((g) => [`${g.listingId} ${g.method} ${g.path}`, g]));
   return page.map((r) => {
-    const g = gradeOf.get(`${r.listingId} ${r.method} ${r.path}`);
+    const g = gradeOf.get(`${r.listingId} ${r.method} ${r.trustPath}`);
     const proof = r.endpointId ? proofs.get(r.endpointId) : undefined;
     const description = r.description ?? r.endpointDescription ?? undefined;
     const tags = (r.category ? sanitizeTags([r.category]) : undefined) ?? [];

@@ -10,11 +10,7 @@ export const ALL_TAG = "*";
 /** Bounds what no tag covers (time-relative words, rolling windows, peers' statistics). */
 export const PAGE_TTL_MS = 60_000;
 
-/**
- * Browse, search and the category pages show the sweeps' per-listing results (rank score, stored
- * grades, health, verification, readiness) at most this plus one load old: those writes move only the
- * listing's own tag (migration 20261208030000), and a catalog entry this old is reloaded in the background.
- */
+/** Catalog pages show the sweeps' per-listing results at most this plus one load old (migration 20261208030000). */
 export const CATALOG_REFRESH_MS = 10_000;
 
 /** Tag → version as text ("0" for a tag never written). */

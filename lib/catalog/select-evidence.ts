@@ -101,12 +101,8 @@ export const tooFewPriced = (kept: ReadonlyArray<{ usd: string | null }>) => {
 };
 
 /**
- * Rule `price_outlier` among its category: when too few candidates clear the minimum relevance to
- * set a bar, a kept candidate is measured against the near matches of its own category (relevance
- * NEAR_RELEVANCE or more) with the other kept ones of that category. Priced above PRICE_OUTLIER_FACTOR
- * × their median, it is an outlier, and those near matches join the pool beside it. A listing written
- * with every word of a task clears the minimum alone; the listings that do the same job at a tenth
- * of the price match fewer of its words, not none.
+ * Rule `price_outlier` among its category, when too few candidates set a bar: against its category's near
+ * matches (NEAR_RELEVANCE or more) and kept ones; above PRICE_OUTLIER_FACTOR × their median, the near matches join the pool.
  */
 export function categoryOutliers(kept: readonly Priced[], near: readonly Priced[]): { outliers: Map<string, number>; joined: Set<string> } {
   const outliers = new Map<string, number>();

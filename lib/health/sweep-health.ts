@@ -54,14 +54,7 @@ export function readingFromEvidence(endpoints: readonly EndpointEvidence[], paya
   };
 }
 
-/**
- * The monitor's own outage: in one page of the sweep, listings on at least EGRESS_MIN_HOSTS distinct
- * hosts were probed and EGRESS_OUTAGE_SHARE or more of those hosts answered nothing at all (every
- * endpoint without a status). Their no-answer readings are then not recorded (`unmeasured`), so an
- * outage on our side is never written as the sellers' downtime; the next sweep samples them again.
- * Fewer hosts than that say nothing by their share: when every one is silent, the monitor's references
- * (TOLLGATE_MONITOR_REFERENCES, `referencesAnswered`) decide, and none answering is our outage too.
- */
+/** The monitor's own outage: no reading is written as the sellers' downtime (docs/ARCHITECTURE.md "Processes"). */
 export const EGRESS_MIN_HOSTS = 5;
 export const EGRESS_OUTAGE_SHARE = 0.8;
 

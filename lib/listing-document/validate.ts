@@ -6,6 +6,7 @@ import Ajv2020, { type ErrorObject } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import schema from "@/public/schemas/listing.schema.json";
 import type { EndpointPricing, ListingDocument, ListingEndpoint, ListingOperations } from "./document";
+import { endpointUrlKey } from "./endpoint-url";
 import { unstorableText } from "./unstorable";
 
 export { unstorableText };
@@ -166,5 +167,29 @@ export function validateListingDocument(input: unknown): ListingValidation {
     }
     return { ok: false, errors };
   }
-  return { ok: true, value: complete(input as Loose<ListingDocument>) };
+  const doc = complete(input as Loose<ListingDocument>);
+  const spelled = urlSpellingErrors(doc);
+  return spelled.length ? { ok: false, errors: spelled } : { ok: true, value: doc };
+}
+
+/** An escaped unreserved character, a lower-case escape, or a "." / ".." segment: another spelling of some plainer URL. */
+const RESPELLED = /%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])|%[0-9A-F]?[a-f]|(?:^|\/)\.{1,2}(?:\/|$)/;
+
+/**
+ * One URL, one endpoint: the catalog, the guard and the trust history compare URLs as urlKey writes them
+ * (docs/TRUST.md "Which history an endpoint has"), so no second spelling of a URL is listed.
+ */
+function urlSpellingErrors(doc: ListingDocument): ListingValidationError[] {
+  const errors: ListingValidationError[] = [];
+  const basePath = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(doc.baseUrl)?.[1] ?? "";
+  if (RESPELLED.test(basePath)) errors.push({ pointer: "/baseUrl", message: "spells its path another way (an escaped letter, digit or -._~, a lower-case escape, or a . or .. segment): write the plain form" });
+  const seen = new Map<string, number>();
+  doc.endpoints.forEach((e, i) => {
+    if (RESPELLED.test(e.path)) errors.push({ pointer: `/endpoints/${i}/path`, message: "spells the path another way (an escaped letter, digit or -._~, a lower-case escape, or a . or .. segment): write the plain form" });
+    const key = `${e.method} ${endpointUrlKey(doc.baseUrl, e.path)}`;
+    const j = seen.get(key);
+    if (j !== undefined && doc.endpoints[j].path !== e.path) errors.push({ pointer: `/endpoints/${i}/path`, message: `is the URL of /endpoints/${j}/path written another way (a trailing slash): list each URL once` });
+    else if (j === undefined) seen.set(key, i);
+  });
+  return errors;
 }

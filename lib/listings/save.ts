@@ -138,11 +138,11 @@ export async function writeListingIn(tx: PrismaLike, doc: ListingDocument, opts:
   return { ...listing, verificationReset };
 }
 
-/** The listing's trust keys, each with its latest revision's URL. */
+/** The listing's trust keys with every URL their revisions had. */
 const trustKeys = (tx: PrismaLike, listingId: string) =>
-  rows<{ method: string; trustPath: string; url: string | null }>(
+  rows<{ method: string; trustPath: string; url: string }>(
     tx,
-    `SELECT DISTINCT ON ("method", "path") "method", "path" AS "trustPath", "url" FROM "trust_endpoint_revisions" WHERE "listingId" = $1 ORDER BY "method", "path", "revision" DESC`,
+    `SELECT DISTINCT "method", "path" AS "trustPath", "url" FROM "trust_endpoint_revisions" WHERE "listingId" = $1 AND "url" IS NOT NULL`,
     listingId,
   );
 

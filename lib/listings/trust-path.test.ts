@@ -50,4 +50,9 @@ describe("carriedTrustPaths", () => {
     // A key still held by an endpoint is not given twice.
     expect(carriedTrustPaths(before("https://a.example", ep("/v1/x")), "https://a.example", now("/v1/x", "/v1/x/"), history)).toEqual(["/v1/x", "/v1/x/"]);
   });
+
+  it("a key follows every URL it had: the server moved away (carried by the listed path) and back with another spelling", () => {
+    const history = [{ method: "POST", trustPath: "/v1/x", url: "https://a.example/v1/x" }];
+    expect(carriedTrustPaths(before("https://b.example", ep("/v1/x")), "https://a.example", now("/v1/x/"), history)).toEqual(["/v1/x"]);
+  });
 });

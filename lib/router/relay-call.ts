@@ -191,12 +191,7 @@ export function resetEgressCheck(): void {
   egressChecked.clear();
 }
 
-/**
- * A relay that failed on our side, not the seller's (docs/ROUTER.md "Whose failure it is"): the URL refused
- * before anything was sent (the buyer's path or query, or the listing's host no longer allowed), this process's
- * connection caps, or a host that did not resolve or connect while our egress was down. Nothing reached the
- * seller, so nothing is recorded against it, and no row holds the authorization: the buyer may send it again.
- */
+/** Our failure, not the seller's (docs/ROUTER.md "Whose failure it is"): nothing reached it, no row holds the authorization. */
 async function relayOwnFault(answer: SafeFetchResult): Promise<{ status: number; code: string; message: string } | null> {
   if (answer.ok) return null;
   if ("refusal" in answer) {
