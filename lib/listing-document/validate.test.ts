@@ -32,6 +32,11 @@ describe("validateListingDocument: refusals point at the field", () => {
     ["usd not a decimal string", { ...minimal, endpoints: [{ ...endpoint, pricing: { usd: "$0.01" } }] }, "/endpoints/0/pricing/usd", /shape/],
     ["noParameters not boolean", { ...minimal, endpoints: [{ ...endpoint, noParameters: "yes" }] }, "/endpoints/0/noParameters", /type boolean/],
     ["title of the wrong type", { ...minimal, title: 42 }, "/title", /type string/],
+    ["an escaped letter in a path", { ...minimal, endpoints: [{ method: "GET", path: "/v1/%78" }] }, "/endpoints/0/path", /another spelling of \/v1\/x .*: write \/v1\/x$/],
+    ["a lower-case escape", { ...minimal, endpoints: [{ method: "GET", path: "/v1/a%2fb" }] }, "/endpoints/0/path", /write \/v1\/a%2Fb$/],
+    ["a dot segment", { ...minimal, endpoints: [{ method: "GET", path: "/v1/../x" }] }, "/endpoints/0/path", /write \/x$/],
+    ["an escaped digit in the base URL's path", { ...minimal, baseUrl: "https://api.weatherly.dev/v%31" }, "/baseUrl", /write \/v1$/],
+    ["one URL twice, with and without a trailing slash", { ...minimal, endpoints: [endpoint, { ...endpoint, path: "/v1/forecast/" }] }, "/endpoints/1/path", /the URL of \/endpoints\/0\/path written another way/],
   ])("%s → %s", (_name, doc, pointer, message) => {
     const e = firstError(doc);
     expect(e.pointer).toBe(pointer);
