@@ -12,10 +12,13 @@ import { challenge, probed, USDC } from "@/test/trust";
 export const GRADE_NOW = new Date("2026-12-03T12:00:00.000Z");
 export const daysBefore = (d: number, from = GRADE_NOW) => new Date(from.getTime() - d * 86_400_000).toISOString();
 
-const DOMAINS = new Map<string, DomainRead>([[domainKey("eip155:8453", USDC, "USD Coin", "2"), { ok: true, matches: true, expected: "0xaa", onChain: "0xaa" }]]);
+export const DOMAINS = new Map<string, DomainRead>([[domainKey("eip155:8453", USDC, "USD Coin", "2"), { ok: true, matches: true, expected: "0xaa", onChain: "0xaa" }]]);
+
+/** $0.01 a call in USDC on Base, as every graded fixture is priced. */
+export const PRICED = { label: "$0.01", usd: "0.01", machine: { amount: "10000", asset: USDC, network: "eip155:8453", decimals: 6 }, mode: "fixed" as const, dynamic: null };
 
 export function gradedDoc(over: Partial<ListingDocument> = {}): ListingDocument {
-  const ep = fullEndpoint({ method: "POST", path: "/v1/x", pricing: { label: "$0.01", usd: "0.01", machine: { amount: "10000", asset: USDC, network: "eip155:8453", decimals: 6 }, mode: "fixed", dynamic: null } });
+  const ep = fullEndpoint({ method: "POST", path: "/v1/x", pricing: PRICED });
   return fullListing({ slug: `attest-${Math.random().toString(36).slice(2, 8)}`, baseUrl: "https://api.example.com", endpoints: [ep], ...over });
 }
 

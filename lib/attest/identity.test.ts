@@ -13,10 +13,10 @@ import { makeDiscoverable } from "@/test/discovery";
 import { parseSelectRequest, selectServices } from "@/lib/catalog/select";
 import { exec } from "@/lib/sql";
 import type { ProbeEvidence } from "@/lib/evidence";
-import { domainKey, recordProbeObservations, type DomainRead } from "@/lib/trust/observe";
+import { recordProbeObservations } from "@/lib/trust/observe";
 import { createTestDatabase, type TestDatabase } from "@/test/db";
 import { fixedKeyring } from "@/test/badges";
-import { gradedDoc } from "@/test/attest";
+import { DOMAINS, gradedDoc, PRICED } from "@/test/attest";
 import { seedOwner } from "@/test/analyses";
 import { fullEndpoint } from "@/test/readiness";
 import { PAY_TO, probed, USDC } from "@/test/trust";
@@ -30,11 +30,9 @@ afterAll(async () => {
 });
 
 const signer = signerFor(fixedKeyring());
-const DOMAINS = new Map<string, DomainRead>([[domainKey("eip155:8453", USDC, "USD Coin", "2"), { ok: true, matches: true, expected: "0xaa", onChain: "0xaa" }]]);
 const ago = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
-const priced = { label: "$0.01", usd: "0.01", machine: { amount: "10000", asset: USDC, network: "eip155:8453", decimals: 6 }, mode: "fixed" as const, dynamic: null };
 const listed = (baseUrl: string, paths: string | string[], slug: string) =>
-  gradedDoc({ slug, baseUrl, endpoints: [paths].flat().map((path) => fullEndpoint({ method: "POST", path, pricing: priced })) });
+  gradedDoc({ slug, baseUrl, endpoints: [paths].flat().map((path) => fullEndpoint({ method: "POST", path, pricing: PRICED })) });
 
 let seq = 0;
 /** The monitor finds the endpoint unreachable, as listed now. */
@@ -85,7 +83,7 @@ describe("an endpoint's path rewritten without moving its URL keeps its history"
   it("removed by one save and listed again with a trailing slash by the next: still down", async () => {
     const host = "readded.example.com";
     const { id, org, slug, observations } = await downListing(host);
-    await writeListing(gradedDoc({ slug, baseUrl: `https://${host}`, endpoints: [fullEndpoint({ method: "POST", path: "/v2/other", pricing: priced })] }), { organizationId: org, listingId: id });
+    await writeListing(gradedDoc({ slug, baseUrl: `https://${host}`, endpoints: [fullEndpoint({ method: "POST", path: "/v2/other", pricing: PRICED })] }), { organizationId: org, listingId: id });
     await writeListing(listed(`https://${host}`, "/v1/x/", slug), { organizationId: org, listingId: id });
     await unreachable(id, `https://${host}`, "/v1/x/", ago(1));
     await gradeListing(t.prisma, id, { now: new Date(), signer, force: true });
