@@ -175,8 +175,11 @@ export function validateListingDocument(input: unknown): ListingValidation {
 /** An escaped unreserved character, a lower-case escape, or a "." / ".." segment: another spelling of some plainer URL. */
 const RESPELLED = /%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])|%[0-9A-F]?[a-f]|(?:^|\/)\.{1,2}(?:\/|$)/;
 
-const plainPath = (path: string) =>
-  new URL(path.replace(/%[0-9A-Fa-f]{2}/g, (x) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(parseInt(x.slice(1), 16))) ? String.fromCharCode(parseInt(x.slice(1), 16)) : x.toUpperCase())), "http://h").pathname;
+const unescaped = (x: string) => {
+  const c = String.fromCharCode(parseInt(x.slice(1), 16));
+  return /[A-Za-z0-9\-._~]/.test(c) ? c : x.toUpperCase();
+};
+const plainPath = (path: string) => new URL(path.replace(/%[0-9A-Fa-f]{2}/g, unescaped), "http://h").pathname;
 
 /**
  * One URL, one endpoint: the catalog, the guard and the trust history compare URLs as urlKey writes them
@@ -184,8 +187,8 @@ const plainPath = (path: string) =>
  */
 function urlSpellingErrors(doc: ListingDocument): ListingValidationError[] {
   const errors: ListingValidationError[] = [];
-  const respelled = (path: string) =>
-    `is another spelling of ${plainPath(path)} (an escaped letter, digit or -._~, a lower-case escape, or a . or .. segment): write ${plainPath(path)}`;
+  const respelled = (path: string, plain = plainPath(path)) =>
+    `is another spelling of ${plain} (an escaped letter, digit or -._~, a lower-case escape, or a . or .. segment): write ${plain}`;
   const basePath = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(doc.baseUrl)?.[1] ?? "";
   if (RESPELLED.test(basePath)) errors.push({ pointer: "/baseUrl", message: `has a path that ${respelled(basePath)}` });
   const seen = new Map<string, number>();
